@@ -1,0 +1,115 @@
+"""Indexing keys (``x[1:, idx]``) as hashable op attributes.
+
+A user's key mixes ints, slices, ``None``, ``...`` and integer arrays.  The
+static parts become the ``GetItem`` op's ``index`` attribute (hashable, so the
+compiler can compare nodes); each integer array becomes an extra *input* of
+the op, marked by :data:`ARRAY` in the attribute.
+
+>>> spec, arrays = encode_index((slice(1, None), [0, 2]))
+>>> spec
+(Slice(start=1, stop=None, step=None), ARRAY)
+>>> decode_index(spec, [np.array([0, 2])])
+(slice(1, None, None), array([0, 2]))
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .errors import ShapeError
+
+__all__ = ["Slice", "ARRAY", "encode_index", "decode_index", "index_shape"]
+
+
+class Slice(NamedTuple):
+    start: int | None
+    stop: int | None
+    step: int | None
+
+
+class _ArrayMarker:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ARRAY"
+
+    def __reduce__(self):
+        return "ARRAY"
+
+
+ARRAY = _ArrayMarker()
+
+
+def encode_index(key, is_array=lambda k: isinstance(k, (list, np.ndarray))) -> tuple[tuple, list]:
+    """Split a key into its hashable spec and its integer-array parts.
+
+    ``is_array`` lets a front end say which of its own objects (tensors) are arrays.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    spec, arrays = [], []
+    for k in key:
+        if isinstance(k, slice):
+            spec.append(Slice(_int(k.start), _int(k.stop), _int(k.step)))
+        elif k is None or k is Ellipsis:
+            spec.append(k)
+        elif isinstance(k, (bool, np.bool_)):
+            raise TypeError("boolean scalars are not supported as indices")
+        elif isinstance(k, (int, np.integer)):
+            spec.append(int(k))
+        elif is_array(k):
+            spec.append(ARRAY)
+            arrays.append(k)
+        else:
+            raise TypeError(f"unsupported index {k!r}: use ints, slices, None, ... or integer arrays")
+    return tuple(spec), arrays
+
+
+def decode_index(spec: tuple, arrays) -> tuple:
+    """The numpy key for a spec and its arrays."""
+    arrays = iter(arrays)
+    key = []
+    for k in spec:
+        if isinstance(k, Slice):
+            key.append(slice(*k))
+        elif k is ARRAY:
+            key.append(np.asarray(next(arrays)))
+        else:
+            key.append(k)
+    return tuple(key)
+
+
+def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
+    """Result shape of indexing a partially known ``shape`` (numpy's rules, exactly).
+
+    numpy itself answers, on a zero-stride view (no data is allocated).  Unknown
+    dims are tried at two different large sizes; result dims that differ between
+    the two tries depend on an unknown dim and are reported as ``None``.
+    """
+    if shape is None:
+        return None
+    arrays = [np.zeros(s if s is not None else (), dtype=np.intp) for s in array_shapes]
+    if any(s is None or None in s for s in array_shapes):
+        return None
+    tries = []
+    for unknown in _UNKNOWN_SIZES:
+        dummy = np.broadcast_to(np.empty((), np.int8), [unknown if d is None else d for d in shape])
+        try:
+            tries.append(dummy[decode_index(spec, arrays)].shape)
+        except IndexError as e:
+            raise ShapeError(f"cannot index a tensor of shape {list(shape)}: {e}") from None
+    return tuple(a if a == b else None for a, b in zip(*tries))
+
+
+_UNKNOWN_SIZES = (1_000_003, 1_000_033)
+
+
+def _int(v):
+    if v is None:
+        return None
+    if hasattr(v, "item"):
+        v = v.item()
+    if not isinstance(v, (int, np.integer)):
+        raise TypeError(f"slice bounds must be ints, not {v!r}")
+    return int(v)

@@ -1,0 +1,187 @@
+"""Elementwise ops: broadcasting arithmetic, unary math, comparisons, logic.
+
+Every gradient rule reads like the math (``d(a*b)/da = g*b``); ``ub`` sums a
+gradient back over the dims that broadcasting added (see ``shapes.unbroadcast``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..examples import Example as E, pos
+from ..registry import Spec, defop
+from ..shapes import broadcast_shapes, result_dtype, unbroadcast as ub
+
+BOOL = np.dtype(bool)
+
+# --- shape/dtype rules --------------------------------------------------------
+
+
+def binary(a: Spec, b: Spec) -> Spec:
+    """Broadcast shapes, promote dtypes (numpy rules)."""
+    return Spec(broadcast_shapes(a.shape, b.shape), result_dtype(a.dtype, b.dtype))
+
+
+def true_divide(a: Spec, b: Spec) -> Spec:
+    dtype = result_dtype(a.dtype, b.dtype)
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.dtype(np.float64)
+    return Spec(broadcast_shapes(a.shape, b.shape), dtype)
+
+
+def same(x: Spec, **_) -> Spec:
+    return x
+
+
+def with_scalars(*scalar_attrs):
+    """Shape of ``x``; dtype promoted with Python-number attributes (weak, as numpy 2)."""
+    def infer(x: Spec, **attrs) -> Spec:
+        scalars = [attrs[a] for a in scalar_attrs if attrs.get(a) is not None]
+        return Spec(x.shape, np.result_type(x.dtype, *scalars))
+    return infer
+
+
+def power(a: Spec, b: Spec) -> Spec:
+    """numpy raises bools to bools in int8."""
+    out = binary(a, b)
+    return Spec(out.shape, np.dtype(np.int8)) if out.dtype == BOOL else out
+
+
+def floating(x: Spec) -> Spec:
+    """exp/log/tanh...: ints and bools become floats, as numpy does."""
+    return Spec(x.shape, result_dtype(x.dtype, np.float16))
+
+
+def compare(a: Spec, b: Spec) -> Spec:
+    result_dtype(a.dtype, b.dtype)
+    return Spec(broadcast_shapes(a.shape, b.shape), BOOL)
+
+
+def logical_unary(x: Spec) -> Spec:
+    return Spec(x.shape, BOOL)
+
+
+def select(cond: Spec, a: Spec, b: Spec) -> Spec:
+    return Spec(broadcast_shapes(cond.shape, a.shape, b.shape), result_dtype(a.dtype, b.dtype))
+
+
+# --- examples -------------------------------------------------------------------
+
+BINARY = (E(((3,), (3,))), E(((2, 3), (3,))), E(((2, 1), (1, 4))), E(((), (2, 2))), E(((2, 3), ())))
+UNARY = (E(((),)), E(((4,),)), E(((2, 3),)))
+POSITIVE = (E((pos(()),)), E((pos((4,)),)), E((pos((2, 3)),)))
+
+# --- arithmetic ----------------------------------------------------------------
+
+defop("Add", np.add, binary, inputs=("a", "b"), fname="add", examples=BINARY,
+      grads=(lambda F, g, a_shape: ub(F, g, a_shape),
+             lambda F, g, b_shape: ub(F, g, b_shape)))
+
+defop("Sub", np.subtract, binary, inputs=("a", "b"), fname="sub", examples=BINARY,
+      grads=(lambda F, g, a_shape: ub(F, g, a_shape),
+             lambda F, g, b_shape: ub(F, F.neg(g), b_shape)))
+
+defop("Mul", np.multiply, binary, inputs=("a", "b"), fname="mul", examples=BINARY,
+      grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, b), a_shape),
+             lambda F, g, a, b_shape: ub(F, F.mul(g, a), b_shape)))
+
+defop("RealDiv", np.true_divide, true_divide, inputs=("a", "b"), fname="div",
+      torch_name="DivBackward0",
+      examples=(E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4))))),
+      grads=(lambda F, g, b, a_shape: ub(F, F.div(g, b), a_shape),
+             lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, out), b)), b_shape)))
+
+
+def _pow_grad_exponent(F, g, a, out, b_shape):
+    """d(a**b)/db = a**b * log(a); 0 where a == 0 and b >= 0 (as PyTorch)."""
+    return ub(F, F.mul(g, F.mul(out, F.log(F.where(F.eq(a, 0.0), 1.0, a)))), b_shape)
+
+
+defop("Pow", np.power, power, inputs=("a", "b"), fname="pow",
+      examples=(E((pos((3,)), (3,))), E((pos((2, 3)), (3,))), E((pos((2, 3)), ()))),
+      grads=(lambda F, g, a, b, a_shape: ub(F, F.mul(F.mul(g, b), F.pow(a, F.sub(b, 1.0))), a_shape),
+             _pow_grad_exponent))
+
+
+def _pick(F, g, wins, ties):
+    """``g`` where an input won, ``g/2`` where it tied (PyTorch splits ties evenly)."""
+    return F.where(wins, g, F.where(ties, F.mul(g, 0.5), 0.0))
+
+
+defop("Maximum", np.maximum, binary, inputs=("a", "b"), fname="maximum", examples=BINARY,
+      grads=(lambda F, g, a, b, a_shape: ub(F, _pick(F, g, F.gt(a, b), F.eq(a, b)), a_shape),
+             lambda F, g, a, b, b_shape: ub(F, _pick(F, g, F.gt(b, a), F.eq(a, b)), b_shape)))
+
+defop("Minimum", np.minimum, binary, inputs=("a", "b"), fname="minimum", examples=BINARY,
+      grads=(lambda F, g, a, b, a_shape: ub(F, _pick(F, g, F.lt(a, b), F.eq(a, b)), a_shape),
+             lambda F, g, a, b, b_shape: ub(F, _pick(F, g, F.lt(b, a), F.eq(a, b)), b_shape)))
+
+defop("Select", np.where, select, inputs=("cond", "a", "b"), fname="where",
+      torch_name="WhereBackward0",
+      examples=(E((np.array([True, False, True]), (3,), (3,))),
+                E((np.array([[True], [False]]), (2, 3), (3,)))),
+      grads=(None,
+             lambda F, g, cond, a_shape: ub(F, F.where(cond, g, 0.0), a_shape),
+             lambda F, g, cond, b_shape: ub(F, F.where(cond, 0.0, g), b_shape)))
+
+
+def _clip(x, lo=None, hi=None):
+    """``x`` limited to ``[lo, hi]``; either bound may be None."""
+    return np.clip(x, lo, hi)
+
+
+def _clip_grad(F, g, x, lo, hi):
+    """Gradient passes where ``lo <= x <= hi`` (bounds included, as PyTorch)."""
+    if lo is not None:
+        g = F.where(F.ge(x, lo), g, 0.0)
+    if hi is not None:
+        g = F.where(F.le(x, hi), g, 0.0)
+    return g
+
+
+defop("ClipByValue", _clip, with_scalars("lo", "hi"), inputs=("x",), fname="clip", torch_name="ClampBackward1",
+      examples=(E(((5,),), {"lo": -0.5, "hi": 0.5}), E(((2, 3),), {"lo": 0.0, "hi": None})),
+      grads=(_clip_grad,))
+
+# --- unary math -----------------------------------------------------------------
+
+defop("Neg", np.negative, same, inputs=("x",), fname="neg", examples=UNARY,
+      grads=(lambda F, g: F.neg(g),))
+defop("Exp", np.exp, floating, inputs=("x",), fname="exp", examples=UNARY,
+      grads=(lambda F, g, out: F.mul(g, out),))
+defop("Log", np.log, floating, inputs=("x",), fname="log", examples=POSITIVE,
+      grads=(lambda F, g, x: F.div(g, x),))
+defop("Sqrt", np.sqrt, floating, inputs=("x",), fname="sqrt", examples=POSITIVE,
+      grads=(lambda F, g, out: F.div(g, F.mul(out, 2.0)),))
+defop("Abs", np.abs, same, inputs=("x",), fname="abs", examples=UNARY,
+      grads=(lambda F, g, x: F.mul(g, F.sign(x)),))
+defop("Sign", np.sign, same, inputs=("x",), fname="sign", examples=UNARY,
+      grads=(lambda F, g: F.zeros_like(g),))
+defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
+      grads=(lambda F, g, out: F.mul(g, F.sub(1.0, F.mul(out, out))),))
+
+
+def _sigmoid(x):
+    """1 / (1 + exp(-x)), computed without overflow for large |x|."""
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(e.dtype, copy=False)
+
+
+def _relu(x):
+    return np.maximum(x, 0)
+
+
+defop("Sigmoid", _sigmoid, floating, inputs=("x",), fname="sigmoid", examples=UNARY,
+      grads=(lambda F, g, out: F.mul(g, F.mul(out, F.sub(1.0, out))),))
+defop("Relu", _relu, lambda x: Spec(x.shape, np.result_type(x.dtype, 0)), inputs=("x",), fname="relu", examples=UNARY,
+      grads=(lambda F, g, out: F.where(F.gt(out, 0.0), g, 0.0),))
+
+# --- comparisons and logic: bool results, no gradient -----------------------------
+
+for _name, _fname, _impl in [("Less", "lt", np.less), ("LessEqual", "le", np.less_equal),
+                             ("Greater", "gt", np.greater), ("GreaterEqual", "ge", np.greater_equal),
+                             ("Equal", "eq", np.equal), ("NotEqual", "ne", np.not_equal)]:
+    defop(_name, _impl, compare, inputs=("a", "b"), fname=_fname, examples=BINARY)
+
+defop("LogicalAnd", np.logical_and, compare, inputs=("a", "b"), fname="logical_and", examples=BINARY)
+defop("LogicalOr", np.logical_or, compare, inputs=("a", "b"), fname="logical_or", examples=BINARY)
+defop("LogicalNot", np.logical_not, logical_unary, inputs=("x",), fname="logical_not", examples=UNARY)

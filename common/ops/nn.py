@@ -1,0 +1,87 @@
+"""Neural-network ops: softmax, log-softmax, sparse softmax cross-entropy, one-hot.
+
+They are primitives (not composites of exp/sum) because the fused forms are
+numerically stable and their gradients are short:
+``softmax: y * (g - sum(g*y))``, ``log_softmax: g - exp(y) * sum(g)``,
+``xent: (softmax(z) - onehot(labels)) * g``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..examples import Example as E, ints
+from ..registry import Spec, defop
+from ..shapes import fmt_shape, normalize_axes
+from .elementwise import floating
+
+
+def _softmax(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(x, axis=-1):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _softmax_infer(x: Spec, axis=-1) -> Spec:
+    if x.shape is not None:
+        normalize_axes(axis, len(x.shape))
+    return floating(x)
+
+
+SOFTMAX = (E(((4,),)), E(((2, 3),)), E(((2, 3),), {"axis": 0}))
+
+defop("Softmax", _softmax, _softmax_infer, inputs=("x",), fname="softmax", examples=SOFTMAX,
+      grads=(lambda F, g, out, axis: F.mul(out, F.sub(g, F.sum(F.mul(g, out), axis=axis, keepdims=True))),))
+defop("LogSoftmax", _log_softmax, _softmax_infer, inputs=("x",), fname="log_softmax", examples=SOFTMAX,
+      grads=(lambda F, g, out, axis: F.sub(g, F.mul(F.exp(out), F.sum(g, axis=axis, keepdims=True))),))
+
+
+def _one_hot(labels, depth, dtype):
+    return (labels[..., None] == np.arange(depth)).astype(dtype)
+
+
+def _one_hot_infer(labels: Spec, depth, dtype) -> Spec:
+    return Spec(None if labels.shape is None else labels.shape + (depth,), np.dtype(dtype))
+
+
+defop("OneHot", _one_hot, _one_hot_infer, inputs=("labels",), fname="one_hot",
+      examples=(E((ints((4,), 3),), {"depth": 3, "dtype": np.dtype(np.float64)}),))
+
+
+def _xent(logits, labels):
+    """Per-example ``-log softmax(logits)[label]`` (TF's sparse_softmax_cross_entropy_with_logits)."""
+    if labels.size and (labels.min() < 0 or labels.max() >= logits.shape[-1]):
+        raise ValueError(f"labels must be in [0, {logits.shape[-1]}), got values from "
+                         f"{labels.min()} to {labels.max()}")
+    logp = _log_softmax(logits, axis=-1)
+    return -np.take_along_axis(logp, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+
+
+def _xent_infer(logits: Spec, labels: Spec) -> Spec:
+    if not np.issubdtype(labels.dtype, np.integer):
+        raise ShapeError(f"labels must be integers, not {labels.dtype}")
+    if logits.shape is not None and labels.shape is not None:
+        if len(logits.shape) != len(labels.shape) + 1 or any(
+                a is not None and b is not None and a != b
+                for a, b in zip(logits.shape[:-1], labels.shape)):
+            raise ShapeError(f"logits {fmt_shape(logits.shape)} need labels of shape "
+                             f"{fmt_shape(logits.shape[:-1])}, got {fmt_shape(labels.shape)}")
+    return Spec(None if logits.shape is None else logits.shape[:-1], floating(logits).dtype)
+
+
+def _xent_grad(F, g, logits, labels):
+    depth = F.shape(logits)[-1]
+    if depth is None:
+        raise ShapeError("the gradient of sparse softmax cross-entropy needs a known number of classes")
+    onehot = F.one_hot(labels, depth=depth, dtype=F.dtype(logits))
+    return F.mul(F.sub(F.softmax(logits, axis=-1), onehot), F.expand_dims(g, axis=-1))
+
+
+defop("SparseSoftmaxCrossEntropyWithLogits", _xent, _xent_infer, inputs=("logits", "labels"),
+      fname="sparse_softmax_cross_entropy", torch_name="NllLossBackward0",
+      examples=(E(((4, 3), ints((4,), 3))), E(((2, 5, 3), ints((2, 5), 3)))),
+      grads=(_xent_grad, None))

@@ -1,0 +1,307 @@
+"""Ops that move data without arithmetic: reshape, transpose, concat, slicing...
+
+The ``*Like`` ops take a *reference* whose shape they adopt at run time: an
+ndarray, a symbolic tensor, or the eager engine's :class:`ShapeRef`.  Gradient
+rules use them because a static graph may not know a shape until it runs
+(a ``None`` batch dim), and because they close under differentiation:
+``SumLike`` and ``BroadcastLike`` are each other's gradient.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ShapeError
+from ..examples import Example as E, ints
+from ..indexing import ARRAY, Slice, decode_index, index_shape
+from ..registry import Spec, defop
+from ..shapes import broadcast_shapes, fmt_shape, is_known, normalize_axes, sum_to_shape
+from .elementwise import same
+
+# --- the *Like family: shapes taken from a reference at run time -------------
+
+
+def _like(x: Spec, ref: Spec) -> Spec:
+    return Spec(ref.shape, x.dtype)
+
+
+def _broadcast_like_infer(x: Spec, ref: Spec) -> Spec:
+    return Spec(broadcast_shapes(x.shape, ref.shape), x.dtype)
+
+
+def _sum_like(x, ref):
+    """Sum a broadcast ``x`` down to ``ref``'s shape."""
+    return sum_to_shape(x, ref.shape)
+
+
+def _broadcast_like(x, ref):
+    """``x`` broadcast to ``ref``'s shape, as a writeable array of its own."""
+    return np.array(np.broadcast_to(x, ref.shape))
+
+
+def _reshape_like(x, ref):
+    return np.reshape(x, ref.shape)
+
+
+defop("SumLike", _sum_like, _like, inputs=("x", "ref"), fname="sum_like",
+      torch_name="SumToSizeBackward0", examples=(E(((2, 3), (3,))), E(((2, 3), (2, 1)))),
+      grads=(lambda F, g, x_shape: F.broadcast_like(g, x_shape), None))
+defop("BroadcastLike", _broadcast_like, _broadcast_like_infer, inputs=("x", "ref"),
+      fname="broadcast_like", torch_name="ExpandBackward0",
+      examples=(E(((3,), (2, 3))), E(((2, 1), (2, 3)))),
+      grads=(lambda F, g, x_shape: F.sum_like(g, x_shape), None))
+defop("ReshapeLike", _reshape_like, _like, inputs=("x", "ref"), fname="reshape_like",
+      torch_name="ViewBackward0", examples=(E(((2, 3), (3, 2))),),
+      grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape), None))
+
+# --- reshape family ---------------------------------------------------------------
+
+
+def _reshape_infer(x: Spec, shape) -> Spec:
+    shape = tuple(shape)
+    if shape.count(-1) > 1:
+        raise ShapeError(f"reshape to {list(shape)}: only one dim may be -1")
+    if x.shape is not None and is_known(x.shape):
+        size = int(np.prod(x.shape))
+        known = int(np.prod([d for d in shape if d != -1]))
+        if -1 in shape:
+            if known == 0 or size % known:
+                raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
+                                 f"into {list(shape)}")
+            shape = tuple(size // known if d == -1 else d for d in shape)
+        elif known != size:
+            raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
+                             f"into {list(shape)} ({known} elements)")
+        return Spec(shape, x.dtype)
+    return Spec(tuple(None if d == -1 else d for d in shape), x.dtype)
+
+
+def _reshape(x, shape):
+    return np.reshape(x, shape)
+
+
+defop("Reshape", _reshape, _reshape_infer, inputs=("x",), fname="reshape",
+      torch_name="ViewBackward0",
+      examples=(E(((2, 3),), {"shape": (3, 2)}), E(((2, 3),), {"shape": (-1,)}),
+                E(((6,),), {"shape": (2, -1)})),
+      grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape),))
+
+
+def _expand_dims_infer(x: Spec, axis) -> Spec:
+    if x.shape is None:
+        return Spec(None, x.dtype)
+    axes = normalize_axes(axis, len(x.shape) + (1 if isinstance(axis, int) else len(axis)))
+    out, dims = [], iter(x.shape)
+    for i in range(len(x.shape) + len(axes)):
+        out.append(1 if i in axes else next(dims))
+    return Spec(tuple(out), x.dtype)
+
+
+def _squeeze_infer(x: Spec, axis=None) -> Spec:
+    if x.shape is None:
+        return Spec(None, x.dtype)
+    if axis is None:
+        if None in x.shape:
+            return Spec(None, x.dtype)
+        return Spec(tuple(d for d in x.shape if d != 1), x.dtype)
+    axes = normalize_axes(axis, len(x.shape))
+    for a in axes:
+        if x.shape[a] not in (1, None):
+            raise ShapeError(f"cannot squeeze axis {a} of size {x.shape[a]} (shape {fmt_shape(x.shape)})")
+    return Spec(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+
+
+def _expand_dims(x, axis):
+    return np.expand_dims(x, axis)
+
+
+def _squeeze(x, axis=None):
+    return np.squeeze(x, axis)
+
+
+defop("ExpandDims", _expand_dims, _expand_dims_infer, inputs=("x",), fname="expand_dims",
+      torch_name="UnsqueezeBackward0",
+      examples=(E(((3,),), {"axis": 0}), E(((2, 3),), {"axis": -1}), E(((2, 3),), {"axis": (0, 2)})),
+      grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape),))
+defop("Squeeze", _squeeze, _squeeze_infer, inputs=("x",), fname="squeeze",
+      torch_name="SqueezeBackward0",
+      examples=(E(((1, 3),), {"axis": 0}), E(((2, 1, 3, 1),),), E(((2, 1),), {"axis": -1})),
+      grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape),))
+
+
+def _broadcast_to_infer(x: Spec, shape) -> Spec:
+    shape = tuple(shape)
+    out = broadcast_shapes(x.shape, shape)
+    if x.shape is not None and len(x.shape) > len(shape) or out != tuple(
+            s if s is not None else o for s, o in zip(shape, out)):
+        raise ShapeError(f"cannot broadcast {fmt_shape(x.shape)} to {list(shape)}")
+    return Spec(shape, x.dtype)
+
+
+def _broadcast_to(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+defop("BroadcastTo", _broadcast_to, _broadcast_to_infer, inputs=("x",), fname="broadcast_to",
+      torch_name="ExpandBackward0",
+      examples=(E(((3,),), {"shape": (2, 3)}), E(((2, 1),), {"shape": (2, 4)})),
+      grads=(lambda F, g, x_shape: F.sum_like(g, x_shape),))
+
+# --- transpose ------------------------------------------------------------------
+
+
+def _transpose_infer(x: Spec, perm=None) -> Spec:
+    if x.shape is None:
+        return Spec(None, x.dtype)
+    if perm is None:
+        return Spec(tuple(reversed(x.shape)), x.dtype)
+    if sorted(perm) != list(range(len(x.shape))):
+        raise ShapeError(f"perm {list(perm)} is not a permutation of the {len(x.shape)} dims "
+                         f"of {fmt_shape(x.shape)}")
+    return Spec(tuple(x.shape[p] for p in perm), x.dtype)
+
+
+def _inverse(perm):
+    return None if perm is None else tuple(int(i) for i in np.argsort(perm))
+
+
+def _transpose(x, perm=None):
+    return np.transpose(x, perm)
+
+
+defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
+      torch_name="PermuteBackward0",
+      examples=(E(((2, 3),),), E(((2, 3, 4),), {"perm": (1, 2, 0)})),
+      grads=(lambda F, g, perm: F.transpose(g, perm=_inverse(perm)),))
+
+# --- concat, stack, and their gradients' slicing -------------------------------------
+
+
+def _concat_infer(*xs: Spec, axis=0) -> Spec:
+    if not xs:
+        raise ShapeError("concat needs at least one tensor")
+    ranks = {len(x.shape) for x in xs if x.shape is not None}
+    if len(ranks) > 1:
+        raise ShapeError(f"concat of tensors of different ranks: {[fmt_shape(x.shape) for x in xs]}")
+    dtype = np.result_type(*[x.dtype for x in xs])
+    if not ranks:
+        return Spec(None, dtype)
+    rank = ranks.pop()
+    ax = normalize_axes(axis, rank)[0]
+    out = []
+    for i in range(rank):
+        dims = [x.shape[i] for x in xs if x.shape is not None]
+        if i == ax:
+            out.append(None if None in dims else sum(dims))
+            continue
+        known = {d for d in dims if d is not None}
+        if len(known) > 1:
+            raise ShapeError(f"concat along axis {ax}: dims {sorted(known)} disagree at axis {i} "
+                             f"in {[fmt_shape(x.shape) for x in xs]}")
+        out.append(known.pop() if known else None)
+    return Spec(tuple(out), dtype)
+
+
+def _concat(*xs, axis=0):
+    return np.concatenate(xs, axis=axis)
+
+
+def _split_part(g, *refs, axis=0, part=0):
+    """Piece number ``part`` of ``g`` cut along ``axis`` into pieces shaped like ``refs``."""
+    ax = axis % g.ndim
+    start = sum(r.shape[ax] for r in refs[:part])
+    return g[(slice(None),) * ax + (slice(start, start + refs[part].shape[ax]),)]
+
+
+def _split_part_infer(g: Spec, *refs: Spec, axis=0, part=0) -> Spec:
+    return Spec(refs[part].shape, g.dtype)
+
+
+def _split_part_grad(F, g, xs_shape, index, axis, part):
+    """The piece goes back to its place; the other pieces get zeros."""
+    if index != 0:
+        return None
+    return F.concat(*[g if i == part else F.zeros_like(r) for i, r in enumerate(xs_shape[1:])],
+                    axis=axis)
+
+
+defop("ConcatV2", _concat, _concat_infer, inputs=("*xs",), fname="concat", torch_name="CatBackward0",
+      examples=(E(((2, 3), (1, 3)), {"axis": 0}), E(((2, 3), (2, 2), (2, 1)), {"axis": -1})),
+      grads=(lambda F, g, xs_shape, index, axis: F.split_part(g, *xs_shape, axis=axis, part=index),))
+defop("SplitPart", _split_part, _split_part_infer, inputs=("*xs",), fname="split_part",
+      torch_name="SplitBackward0",
+      examples=(E(((5, 2), (2, 2), (3, 2)), {"axis": 0, "part": 1}),
+                E(((2, 5), (2, 4), (2, 1)), {"axis": -1, "part": 0})),
+      grads=(_split_part_grad,))
+
+
+def _stack_infer(*xs: Spec, axis=0) -> Spec:
+    merged = _concat_infer(*[_expand_dims_infer(x, 0) for x in xs], axis=0)
+    if merged.shape is None:
+        return Spec(None, merged.dtype)
+    item = merged.shape[1:]
+    ax = normalize_axes(axis, len(item) + 1)[0]
+    return Spec(item[:ax] + (len(xs),) + item[ax:], merged.dtype)
+
+
+def _stack(*xs, axis=0):
+    return np.stack(xs, axis=axis)
+
+
+def _stack_grad(F, g, index, axis):
+    """Input ``index`` is the slice at position ``index`` along the stacked axis."""
+    ax = normalize_axes(axis, F.rank(g))[0]
+    return F.getitem(g, key=(FULL,) * ax + (index,))
+
+
+defop("Pack", _stack, _stack_infer, inputs=("*xs",), fname="stack", torch_name="StackBackward0",
+      examples=(E(((3,), (3,)), {"axis": 0}), E(((2, 3), (2, 3), (2, 3)), {"axis": -1})),
+      grads=(_stack_grad,))
+
+# --- indexing: x[key]; integer arrays in the key are extra inputs ---------------------
+
+FULL = Slice(None, None, None)
+
+
+def _getitem(x, *arrays, key):
+    return x[decode_index(key, arrays)]
+
+
+def _getitem_infer(x: Spec, *arrays: Spec, key) -> Spec:
+    for a in arrays:
+        if not np.issubdtype(a.dtype, np.integer):
+            raise ShapeError(f"index arrays must hold integers, not {a.dtype}")
+    return Spec(index_shape(x.shape, key, [a.shape for a in arrays]), x.dtype)
+
+
+def _getitem_grad(F, g, xs, xs_shape, index, key):
+    """Scatter-add: each picked element sends its gradient home (repeats accumulate)."""
+    return F.scatter_like(g, xs_shape[0], *xs[1:], key=key) if index == 0 else None
+
+
+def _scatter_like(g, ref, *arrays, key):
+    """Zeros shaped like ``ref``, plus ``g`` added at ``key``."""
+    out = np.zeros(ref.shape, dtype=g.dtype)
+    np.add.at(out, decode_index(key, arrays), g)
+    return out
+
+
+def _scatter_like_infer(g: Spec, ref: Spec, *arrays: Spec, key) -> Spec:
+    return Spec(ref.shape, g.dtype)
+
+
+def _scatter_like_grad(F, g, xs, index, key):
+    return F.getitem(g, *xs[2:], key=key) if index == 0 else None
+
+
+defop("GetItem", _getitem, _getitem_infer, inputs=("*xs",), fname="getitem",
+      torch_name="IndexBackward0",
+      examples=(E(((4, 3),), {"key": (1,)}), E(((4, 3),), {"key": (Slice(1, None, 2), -1)}),
+                E(((4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
+                E(((4, 3), ints((2,), 3)), {"key": (FULL, ARRAY)}),
+                E(((4, 3),), {"key": (None, Ellipsis, 0)})),
+      grads=(_getitem_grad,))
+defop("ScatterLike", _scatter_like, _scatter_like_infer, inputs=("*xs",), fname="scatter_like",
+      torch_name="IndexPutBackward0",
+      examples=(E(((5, 3), (4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
+                E(((4,), (4, 3)), {"key": (FULL, 1)})),
+      grads=(_scatter_like_grad,))

@@ -1,0 +1,250 @@
+"""The op registry: every op is declared once, here, and both engines interpret it.
+
+An op is *data*, an engine is an *interpreter*::
+
+                    OpDef("Mul")
+          impl  ---------------------  numpy forward, run by both engines
+          infer ---------------------  shape/dtype on partial shapes (static engine, build time)
+          grads ---------------------  one VJP rule per input, written against ``F``
+
+A gradient rule never touches numpy.  It receives ``F``, a namespace with one
+function per registry op (``F.mul``, ``F.sum``, ...), and the engine decides
+what applying an op means:
+
+* eager backward: ``F`` computes on numpy arrays right away;
+* eager ``create_graph=True``: ``F`` computes on recorded tensors (so the
+  gradient itself has a graph, giving higher derivatives);
+* static ``gradients()``: ``F`` adds nodes to the graph.
+
+That is why one rule serves all three (TF's gradient registry and PyTorch's
+``derivatives.yaml`` work the same way).
+
+What a backward step must keep is *derived* from the rules' parameter names
+(see :func:`defop`): a rule ``def d_a(F, g, b)`` reads input ``b``, a rule
+that names ``out`` reads the output, ``a_shape`` reads only the shape and dtype
+of ``a`` (a cheap :class:`ShapeRef` in the eager engine).  Nothing else is kept.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, NamedTuple, Sequence
+
+import numpy as np
+
+__all__ = ["OpDef", "Spec", "ShapeRef", "REGISTRY", "defop", "get_op", "Namespace", "numpy_namespace"]
+
+
+class Spec(NamedTuple):
+    """What the static engine knows about a tensor before running: shape and dtype.
+
+    ``shape`` is a tuple whose entries are ints or ``None`` (unknown size), or
+    ``None`` for unknown rank.  ``dtype`` is a ``numpy.dtype``.
+    """
+
+    shape: tuple | None
+    dtype: np.dtype
+
+
+class ShapeRef:
+    """Stands for "a tensor of this shape and dtype" without holding its data.
+
+    Gradient rules that only need an input's shape (``sum``'s rule broadcasts
+    back to it, ``reshape``'s reshapes back) name ``x_shape``; the eager engine
+    then keeps a ShapeRef instead of the array.  ndarrays and the static
+    engine's symbolic tensors offer the same three attributes, so the shape
+    ops accept any of them as a reference.
+
+    >>> ShapeRef((2, 3), np.float32).ndim
+    2
+    """
+
+    __slots__ = ("shape", "dtype", "ndim")
+
+    def __init__(self, shape: tuple, dtype: np.dtype):
+        self.shape = shape
+        self.dtype = dtype
+        self.ndim = len(shape)
+
+    def __repr__(self) -> str:
+        return f"ShapeRef({self.shape}, {np.dtype(self.dtype).name})"
+
+
+class OpDef:
+    """One registered op.  Built by :func:`defop`; read by both engines.
+
+    Attributes:
+        name: TF-style op type, e.g. ``"MatMul"`` (also the static node's type).
+        fname: the ``F`` namespace name, e.g. ``"matmul"``.
+        inputs: input names; a single ``"*xs"`` makes the op variadic.
+        impl: ``impl(*arrays, **attrs) -> ndarray`` (numpy forward).
+        infer: ``infer(*specs, **attrs) -> Spec`` (static shape/dtype rule).
+        grads: one rule (or ``None`` = not differentiable) per input.
+        params: for each rule, the names it reads besides ``F`` and ``g``.
+        saves: union of ``params`` that are inputs, shapes or ``out``.
+        torch_name: the PyTorch ``grad_fn`` class name, e.g. ``MulBackward0``.
+        examples: example inputs ``(args, attrs)`` driving the test-suite.
+    """
+
+    __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
+                 "params", "saves", "defaults", "torch_name", "examples", "doc")
+
+    def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc):
+        self.name = name
+        self.fname = fname
+        self.variadic = inputs == ("*xs",)
+        self.inputs = ("xs",) if self.variadic else tuple(inputs)
+        self.impl = impl
+        self.infer = infer
+        self.grads = tuple(grads)
+        self.params = tuple(_rule_params(r) if r else () for r in self.grads)
+        self.saves = _saved_names(self.params, self.inputs)
+        self.defaults = {p.name: p.default for p in inspect.signature(impl).parameters.values()
+                         if p.default is not inspect.Parameter.empty}
+        self.torch_name = torch_name
+        self.examples = examples
+        self.doc = doc
+
+    @property
+    def differentiable(self) -> bool:
+        return any(r is not None for r in self.grads)
+
+    def save(self, inputs: Sequence, out: Any, ref: Callable = lambda x: x) -> dict:
+        """What a backward step keeps: exactly what the rules read.
+
+        ``ref(x)`` makes a shape reference for ``<input>_shape`` parameters
+        (the eager engine passes ``ShapeRef``-making function; the static
+        engine keeps the symbolic tensor itself).
+        """
+        saved = {}
+        for name in self.saves:
+            if name == "out":
+                saved[name] = out
+            elif name.endswith("_shape"):
+                saved[name] = ([ref(x) for x in inputs] if self.variadic
+                               else ref(inputs[self.inputs.index(name[:-6])]))
+            else:
+                saved[name] = list(inputs) if self.variadic else inputs[self.inputs.index(name)]
+        return saved
+
+    def vjp(self, i: int, F: "Namespace", g: Any, saved: dict, attrs: dict) -> Any:
+        """The gradient for input ``i`` given output cotangent ``g`` (None: no gradient)."""
+        k = 0 if self.variadic else i
+        rule = self.grads[k]
+        if rule is None:
+            return None
+        args = [saved[p] if p in saved else (i if p == "index" else attrs.get(p, self.defaults.get(p)))
+                for p in self.params[k]]
+        return rule(F, g, *args)
+
+    def input_differentiable(self, i: int) -> bool:
+        return self.grads[0 if self.variadic else i] is not None
+
+    def __repr__(self) -> str:
+        return f"<OpDef {self.name}({', '.join(self.inputs)})>"
+
+
+REGISTRY: dict[str, OpDef] = {}
+
+
+def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
+          grads: Sequence[Callable | None] = (), fname: str | None = None,
+          torch_name: str | None = None, examples: Sequence = (),
+          doc: str = "") -> OpDef:
+    """Declare an op.  Its rules are read once, here.
+
+    ``grads`` holds one rule per input (``None`` where the input is not
+    differentiable; omitted entirely for ops with no gradient).  A rule is
+    ``rule(F, g, *named)`` where every name after ``g`` is one of: an input
+    name (its value), ``<input>_shape`` (a reference to its shape/dtype),
+    ``out`` (the op's output), ``index`` (position of the input, for variadic
+    ops) or an attribute name.  Names are resolved by the engines via
+    :meth:`OpDef.params`.
+
+    >>> op = defop("Neg", np.negative, lambda x: x, inputs=("x",),
+    ...            grads=(lambda F, g: F.neg(g),), examples=())  # doctest: +SKIP
+    """
+    if name in REGISTRY:
+        raise ValueError(f"op {name!r} is already registered")
+    if not grads:
+        grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
+    op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
+               torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""))
+    REGISTRY[name] = op
+    return op
+
+
+def get_op(name: str) -> OpDef:
+    """The registered op called ``name`` (TF-style type name, e.g. ``"Add"``)."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no op named {name!r} in the registry; known: {sorted(REGISTRY)}") from None
+
+
+class Namespace:
+    """``F``: one method per registry op, bound to an engine's ``apply``.
+
+    ``apply(op, inputs, attrs)`` is the engine's single entry point.  Gradient
+    rules and composites call ``F.mul(a, b)``, ``F.sum(x, axis=0)``... and never
+    know which engine they run in.  The three helpers below answer static
+    questions the rules need (rank, static shape, dtype) for any value kind.
+
+    >>> F = Namespace(lambda op, xs, attrs: op.impl(*xs, **attrs))
+    >>> F.add(1.0, 2.0)
+    3.0
+    """
+
+    def __init__(self, apply: Callable[[OpDef, tuple, dict], Any]):
+        self._apply = apply
+        for op in REGISTRY.values():
+            setattr(self, op.fname, _bind(apply, op))
+
+    @staticmethod
+    def shape(x) -> tuple | None:
+        """The static shape of ``x`` (may hold ``None`` in the static engine)."""
+        s = x.shape
+        return tuple(s) if s is not None else None
+
+    @staticmethod
+    def rank(x) -> int:
+        return x.ndim
+
+    @staticmethod
+    def dtype(x) -> np.dtype:
+        return np.dtype(getattr(x, "np_dtype", None) or x.dtype)
+
+
+def _bind(apply, op):
+    def call(*xs, **attrs):
+        return apply(op, xs, attrs)
+    call.__name__ = op.fname
+    call.__doc__ = op.doc
+    return call
+
+
+def _rule_params(rule) -> tuple[str, ...]:
+    names = list(inspect.signature(rule).parameters)
+    if names[:2] != ["F", "g"]:
+        raise TypeError(f"gradient rule {rule} must start with parameters (F, g)")
+    return tuple(names[2:])
+
+
+def _saved_names(params, inputs) -> tuple[str, ...]:
+    wanted = {p for ps in params for p in ps}
+    values = [n for n in inputs if n in wanted]
+    shapes = [n + "_shape" for n in inputs if n + "_shape" in wanted]
+    return tuple(values + shapes + (["out"] if "out" in wanted else []))
+
+
+def _snake(name: str) -> str:
+    out = []
+    for i, c in enumerate(name):
+        if c.isupper() and i and not name[i - 1].isupper():
+            out.append("_")
+        out.append(c.lower())
+    return "".join(out)
+
+
+def numpy_namespace() -> Namespace:
+    """``F`` that computes right away on numpy arrays (the eager engine's backward uses it)."""
+    return Namespace(lambda op, xs, attrs: op.impl(*xs, **attrs))

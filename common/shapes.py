@@ -1,0 +1,143 @@
+"""Shape and dtype rules shared by the ops' ``infer`` functions.
+
+Shapes here may be partially known: a dim is an int or ``None`` (unknown until
+run time), and a whole shape may be ``None`` (unknown rank).  The static engine
+calls these at graph-build time, so a mismatch is reported before anything
+runs; the eager engine never calls them (numpy checks as it computes).
+
+Broadcasting's gradient lives here too, in exactly one place:
+:func:`unbroadcast` (symbolic, any engine) over :func:`sum_to_shape` (numpy).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .errors import ShapeError, DTypeError
+
+__all__ = ["broadcast_shapes", "normalize_axes", "reduced_shape", "result_dtype",
+           "sum_to_shape", "unbroadcast", "is_float", "is_known", "merge_shapes", "fmt_shape"]
+
+def is_known(shape) -> bool:
+    """True when the rank and every dim are known."""
+    return shape is not None and None not in shape
+
+
+def broadcast_shapes(*shapes) -> tuple | None:
+    """numpy broadcasting on partially known shapes.
+
+    >>> broadcast_shapes((None, 3), (3,))
+    (None, 3)
+    >>> broadcast_shapes((2, 1), (1, 4))
+    (2, 4)
+    """
+    if any(s is None for s in shapes):
+        return None
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(-rank, 0):
+        dims = [s[i] for s in shapes if len(s) >= -i]
+        known = {d for d in dims if d is not None and d != 1}
+        if len(known) > 1:
+            raise ShapeError(f"shapes {_fmt_all(shapes)} cannot be broadcast together "
+                             f"(dims {sorted(known)} at axis {i})")
+        if known:
+            out.append(known.pop())
+        elif None in dims:
+            out.append(None)
+        else:
+            out.append(1)
+    return tuple(out)
+
+
+def merge_shapes(a, b) -> tuple | None:
+    """The most specific shape compatible with both, or None if they disagree in rank."""
+    if a is None or b is None or len(a) != len(b):
+        return a if b is None else (b if a is None else None)
+    return tuple(x if x == y else (x if y is None else (y if x is None else None))
+                 for x, y in zip(a, b))
+
+
+def normalize_axes(axis, rank: int | None) -> tuple[int, ...] | None:
+    """``axis`` (None, int or sequence) as sorted non-negative ints; None means all.
+
+    >>> normalize_axes(-1, 3)
+    (2,)
+    """
+    if axis is None:
+        return None if rank is None else tuple(range(rank))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if rank is None:
+        if any(a < 0 for a in axes):
+            raise ShapeError(f"negative axis {axis} needs a known rank")
+        return tuple(sorted(int(a) for a in axes))
+    out = []
+    for a in axes:
+        if not -rank <= a < max(rank, 1):
+            raise ShapeError(f"axis {a} is out of range for a tensor of rank {rank}")
+        out.append(int(a) % max(rank, 1))
+    if len(set(out)) != len(out):
+        raise ShapeError(f"axis {axis} repeats a dimension")
+    return tuple(sorted(out))
+
+
+def reduced_shape(shape, axis, keepdims: bool) -> tuple | None:
+    """Shape after reducing ``axis`` (None = all axes)."""
+    if shape is None:
+        return None
+    axes = normalize_axes(axis, len(shape))
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def is_float(dtype) -> bool:
+    return np.issubdtype(np.dtype(dtype), np.floating)
+
+
+def result_dtype(*dtypes) -> np.dtype:
+    """numpy's type promotion (the engines' front ends pick their own defaults)."""
+    try:
+        return np.result_type(*dtypes)
+    except TypeError as e:
+        raise DTypeError(f"dtypes {[str(np.dtype(d)) for d in dtypes]} do not combine: {e}") from None
+
+
+def sum_to_shape(g: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """Sum a broadcast result back down to ``shape`` (numpy; the one broadcast-gradient kernel).
+
+    >>> sum_to_shape(np.ones((2, 3)), (3,)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
+                                      if d == 1 and g.shape[i + lead] != 1)
+    out = g.sum(axis=axes, keepdims=True, dtype=g.dtype) if axes else g
+    return out.reshape(shape)
+
+
+def unbroadcast(F, g, like):
+    """Gradient ``g`` of a broadcasting op, brought back to the shape of input ``like``.
+
+    Statically equal shapes need nothing; otherwise one ``SumLike`` op does it
+    (at run time in the static engine, where dims may be unknown at build time).
+    """
+    gs, ls = F.shape(g), F.shape(like)
+    if gs == ls and is_known(gs):
+        return g
+    return F.sum_like(g, like)
+
+
+def _fmt_all(shapes) -> str:
+    return " and ".join(fmt_shape(s) for s in shapes)
+
+
+def fmt_shape(shape) -> str:
+    """``[2, ?, 3]`` style, as the error messages print shapes."""
+    if shape is None:
+        return "<unknown>"
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"

@@ -1,0 +1,1 @@
+"""Side-by-side comparisons of the eager (dyngraph) and static (staticgraph) engines."""

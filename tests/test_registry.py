@@ -1,0 +1,191 @@
+"""The registry's contract, driven by each op's own examples.
+
+For every op: infer agrees with impl (shape and dtype), infer accepts partially
+known shapes, and every gradient rule matches central finite differences in
+float64.  The engines' own gradient checks live in their test modules.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from common import REGISTRY, ShapeError, Spec, numpy_namespace
+from common.examples import materialize
+from common.shapes import broadcast_shapes, normalize_axes, sum_to_shape
+
+F = numpy_namespace()
+CASES = [(name, k) for name, op in sorted(REGISTRY.items()) for k in range(len(op.examples))]
+
+
+def _example(name, k, seed=0):
+    op = REGISTRY[name]
+    args, attrs = materialize(op.examples[k], np.random.default_rng(seed))
+    return op, args, attrs
+
+
+def spec_of(a) -> Spec:
+    a = np.asarray(a)
+    return Spec(a.shape, a.dtype)
+
+
+def test_every_op_has_examples():
+    missing = [name for name, op in REGISTRY.items() if not op.examples]
+    assert not missing, f"ops registered without examples: {missing}"
+
+
+@pytest.mark.parametrize("name,k", CASES)
+def test_infer_matches_impl(name, k):
+    op, args, attrs = _example(name, k)
+    out = np.asarray(op.impl(*args, **attrs))
+    spec = op.infer(*map(spec_of, args), **attrs)
+    assert spec.shape == out.shape
+    assert spec.dtype == out.dtype
+
+
+@pytest.mark.parametrize("name,k", CASES)
+def test_infer_on_unknown_dims(name, k):
+    """With every dim of the first input unknown, infer still answers compatibly."""
+    op, args, attrs = _example(name, k)
+    if not args or op.name in ("Fill",):
+        pytest.skip("no tensor input")
+    out = np.asarray(op.impl(*args, **attrs))
+    specs = list(map(spec_of, args))
+    specs[0] = Spec(tuple(None for _ in specs[0].shape), specs[0].dtype)
+    spec = op.infer(*specs, **attrs)
+    assert spec.dtype == out.dtype
+    if spec.shape is not None:
+        assert len(spec.shape) == out.ndim
+        assert all(d is None or d == o for d, o in zip(spec.shape, out.shape))
+
+
+def numeric_grad(f, x, eps=1e-6):
+    """Central finite differences of scalar ``f`` at float64 array ``x``."""
+    grad = np.zeros_like(x)
+    flat, gflat = x.reshape(-1), grad.reshape(-1)
+    for j in range(flat.size):
+        old = flat[j]
+        flat[j] = old + eps
+        hi = f()
+        flat[j] = old - eps
+        lo = f()
+        flat[j] = old
+        gflat[j] = (hi - lo) / (2 * eps)
+    return grad
+
+
+def differentiable_cases():
+    for name, k in CASES:
+        op = REGISTRY[name]
+        if op.differentiable:
+            yield name, k
+
+
+@pytest.mark.parametrize("name,k", list(differentiable_cases()))
+def test_gradient_matches_finite_differences(name, k):
+    op, args, attrs = _example(name, k)
+    args = [np.array(a) for a in args]
+    out = np.asarray(op.impl(*args, **attrs))
+    if out.dtype != np.float64:
+        pytest.skip("finite differences need a float64 result")
+    g = np.random.default_rng(1).standard_normal(out.shape)
+    saved = op.save(args, out, ref=lambda x: x)
+    checked = 0
+    for i, x in enumerate(args):
+        if not op.input_differentiable(i) or not np.issubdtype(x.dtype, np.floating):
+            continue
+        analytic = op.vjp(i, F, g, saved, attrs)
+        if analytic is None:
+            continue
+        analytic = np.asarray(analytic)
+        assert analytic.shape == x.shape, f"{name} input {i}: grad shape {analytic.shape} != {x.shape}"
+        numeric = numeric_grad(lambda: float(np.sum(g * op.impl(*args, **attrs))), x)
+        np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name} example {k} input {i}")
+        checked += 1
+    assert checked, f"{name} example {k}: no input was gradient-checked"
+
+
+# --- dtype promotion -----------------------------------------------------------------
+
+DTYPES = [np.float32, np.float64, np.int32, np.int64, np.bool_]
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_dtype_rule_matches_numpy(name, dtype):
+    """Cast the first example's float inputs to ``dtype``: infer's dtype is numpy's."""
+    op, args, attrs = _example(name, 0)
+    args = [a.astype(dtype) if np.issubdtype(np.asarray(a).dtype, np.floating) else a for a in args]
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(op.impl(*args, **attrs))
+    except (TypeError, ValueError, np.exceptions.DTypePromotionError):
+        pytest.skip("numpy refuses this dtype for this op")
+    assert op.infer(*map(spec_of, args), **attrs).dtype == out.dtype
+
+
+# --- shape rules and the broadcast-gradient kernel ---------------------------------
+
+def test_broadcast_shapes_partial():
+    assert broadcast_shapes((None, 3), (3,)) == (None, 3)
+    assert broadcast_shapes((None, 1), (4, 5)) == (4, 5)
+    assert broadcast_shapes((2, None), (2, 1)) == (2, None)
+    assert broadcast_shapes(None, (3,)) is None
+
+
+def test_broadcast_mismatch_names_the_shapes():
+    with pytest.raises(ShapeError, match=r"\[2, 3\] and \[4\]"):
+        broadcast_shapes((2, 3), (4,))
+
+
+@pytest.mark.parametrize("name,a,b,msg", [
+    ("MatMul", (2, 3), (4, 5), r"matmul of \[2, 3\] and \[4, 5\]: inner dims 3 and 4 differ"),
+    ("MatMul", (None, 3), (4, None), r"inner dims 3 and 4"),
+    ("Add", (None, 3), (2,), r"cannot be broadcast"),
+])
+def test_infer_mismatch_raises(name, a, b, msg):
+    with pytest.raises(ShapeError, match=msg):
+        REGISTRY[name].infer(Spec(a, np.dtype("f4")), Spec(b, np.dtype("f4")))
+
+
+def test_matmul_infers_with_unknown_batch():
+    spec = REGISTRY["MatMul"].infer(Spec((None, 784), np.dtype("f4")), Spec((784, 256), np.dtype("f4")))
+    assert spec == Spec((None, 256), np.dtype("f4"))
+
+
+def test_reshape_infer_rules():
+    op = REGISTRY["Reshape"]
+    f4 = np.dtype("f4")
+    assert op.infer(Spec((2, 3), f4), shape=(-1,)).shape == (6,)
+    assert op.infer(Spec((None, 3), f4), shape=(-1, 3)).shape == (None, 3)
+    with pytest.raises(ShapeError, match=r"cannot reshape \[2, 3\] \(6 elements\) into \[4\]"):
+        op.infer(Spec((2, 3), f4), shape=(4,))
+
+
+def test_normalize_axes():
+    assert normalize_axes(None, 3) == (0, 1, 2)
+    assert normalize_axes((-1, 0), 3) == (0, 2)
+    with pytest.raises(ShapeError, match="out of range"):
+        normalize_axes(3, 3)
+
+
+def test_sum_to_shape():
+    g = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(sum_to_shape(g, (3, 1)), g.sum(axis=(0, 2)).reshape(3, 1))
+    np.testing.assert_array_equal(sum_to_shape(g, ()), g.sum())
+    assert sum_to_shape(g, (2, 3, 4)) is g
+
+
+def test_max_splits_ties_evenly():
+    op = REGISTRY["Max"]
+    x = np.array([1.0, 3.0, 3.0])
+    out = op.impl(x)
+    grad = op.vjp(0, F, np.float64(1.0), op.save([x], out), {"axis": None, "keepdims": False})
+    np.testing.assert_array_equal(grad, [0.0, 0.5, 0.5])
+
+
+def test_rules_read_only_what_they_need():
+    assert REGISTRY["Add"].saves == ("a_shape", "b_shape")
+    assert REGISTRY["Mul"].saves == ("a", "b", "a_shape", "b_shape")
+    assert REGISTRY["Exp"].saves == ("out",)
+    assert REGISTRY["Neg"].saves == ()
