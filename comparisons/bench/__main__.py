@@ -1,0 +1,6 @@
+"""``python -m comparisons.bench``."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,111 @@
+"""Plots of one benchmark run (matplotlib, from the optional ``[plots]`` extra).
+
+* ``bars_<workload>.png``: steady time per run of each engine, labelled ``x numpy``.
+* ``amortization.png``: cumulative time against the number of runs k —
+  static engines pay ``build + first run + (k-1) * steady``, eager ones
+  ``k * steady`` — so the crossing point is where building once pays off.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .suite import Row
+
+__all__ = ["MISSING_HINT", "have_matplotlib", "write_plots"]
+
+MISSING_HINT = "plots need matplotlib: pip install -e '.[plots]'"
+
+
+def have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _ok(rows: list[Row]) -> list[Row]:
+    return [r for r in rows if r.status == "ok" and r.median_s]
+
+
+def _bars(plt, work: str, rows: list[Row], path: str) -> None:
+    rows = _ok(rows)
+    base = next((r.median_s for r in rows if r.engine == "numpy"), None)
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+    y = np.arange(len(rows))
+    colors = {"numpy": "0.5", "eager": "tab:orange", "static": "tab:blue"}
+    for i, r in enumerate(rows):
+        ax.barh(i, r.median_s * 1e6, color=colors[r.kind], alpha=0.55 if r.peer else 1.0)
+    ax.set_yticks(y, [r.engine for r in rows])
+    ax.invert_yaxis()
+    for i, r in enumerate(rows):
+        label = f" {r.median_s / base:.2f}x numpy" if base else ""
+        ax.text(r.median_s * 1e6, i, label, va="center", fontsize=8)
+    ax.set_xlabel("steady time per run (µs, median)")
+    ax.set_title(work)
+    ax.margins(x=0.25)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _cumulative(row: Row, k: np.ndarray) -> np.ndarray:
+    if row.kind == "static":
+        return row.build_s + row.first_s + (k - 1) * row.median_s
+    return k * row.median_s
+
+
+def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:
+    panels = [(w, rs) for w, rs in by_work.items()
+              if {r.kind for r in _ok(rs)} >= {"static", "eager"}]
+    if not panels:
+        return False
+    cols = min(3, len(panels))
+    nrows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
+    k = np.unique(np.logspace(0, 4, 60).astype(int))
+    for ax, (work, rows) in zip(axes.flat, panels):
+        for r in _ok(rows):
+            if r.kind == "numpy":
+                continue
+            style = "-" if r.kind == "static" else "--"
+            ax.loglog(k, _cumulative(r, k), style, label=r.engine, alpha=0.6 if r.peer else 1.0)
+        ax.set_title(work, fontsize=9)
+        ax.set_xlabel("runs k")
+        ax.set_ylabel("cumulative seconds")
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
+    fig.suptitle("static: build + first run + (k-1) x steady   vs   eager: k x steady")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def write_plots(rows: list[Row], out_dir: str) -> list[str]:
+    """Write the PNGs into ``out_dir``; returns their paths."""
+    plt = _pyplot()
+    os.makedirs(out_dir, exist_ok=True)
+    by_work: dict[str, list[Row]] = {}
+    for r in rows:
+        by_work.setdefault(r.workload, []).append(r)
+    paths = []
+    for work, rs in by_work.items():
+        if _ok(rs):
+            path = os.path.join(out_dir, f"bars_{work}.png")
+            _bars(plt, work, rs, path)
+            paths.append(path)
+    path = os.path.join(out_dir, "amortization.png")
+    if _amortization(plt, by_work, path):
+        paths.append(path)
+    return paths

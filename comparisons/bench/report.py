@@ -1,0 +1,161 @@
+"""Turning measured rows into ratios, a terminal table and a JSON document.
+
+Nothing here measures: every figure comes from the :class:`~.suite.Row`
+objects of one run, so the table, the JSON and the plots always agree.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import sys
+from dataclasses import asdict
+
+from .suite import Row
+
+__all__ = ["fmt_s", "ratios", "break_even", "summary_table", "detail_table",
+           "machine_info", "to_json"]
+
+# (label, numerator engine, denominator engine)
+PAIRS = [("static/eager", "staticgraph", "dyngraph"), ("dyngraph/torch", "dyngraph", "torch"),
+         ("staticgraph/tf1", "staticgraph", "tf1"), ("tf1/torch", "tf1", "torch")]
+
+
+def fmt_s(s: float | None) -> str:
+    """Seconds in a readable unit: ``812 ns``, ``12.3 µs``, ``4.56 ms``, ``1.23 s``."""
+    if s is None:
+        return "-"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s * 1e9:.3g} ns"
+
+
+def _by_workload(rows: list[Row]) -> dict[str, dict[str, Row]]:
+    table: dict[str, dict[str, Row]] = {}
+    for r in rows:
+        table.setdefault(r.workload, {})[r.engine] = r
+    return table
+
+
+def _ok(row: Row | None) -> bool:
+    return row is not None and row.status == "ok" and row.median_s is not None
+
+
+def ratios(rows: list[Row]) -> dict[str, dict[str, float]]:
+    """Per workload: each engine / numpy (``x numpy``) and the :data:`PAIRS` ratios."""
+    out = {}
+    for work, engines in _by_workload(rows).items():
+        base = engines.get("numpy")
+        r = {}
+        for name, row in engines.items():
+            if _ok(row) and _ok(base):
+                r[f"{name}/numpy"] = row.median_s / base.median_s
+        for label, a, b in PAIRS:
+            if _ok(engines.get(a)) and _ok(engines.get(b)):
+                r[label] = engines[a].median_s / engines[b].median_s
+        out[work] = r
+    return out
+
+
+def break_even(static: Row | None, eager: Row | None) -> int | None:
+    """Smallest k with ``build + first + (k-1)*steady_static <= k * steady_eager``.
+
+    None when static's steady run is not faster than eager's (it never pays off).
+    """
+    if not (_ok(static) and _ok(eager)) or static.median_s >= eager.median_s:
+        return None
+    upfront = static.build_s + static.first_s - static.median_s
+    k = upfront / (eager.median_s - static.median_s)
+    return max(1, int(k) + (k > int(k)))
+
+
+def _cell(row: Row | None, base: Row | None) -> str:
+    if row is None:
+        return ""
+    if row.status != "ok":
+        return row.status
+    mark = "" if row.check in (None, "ok") else " MISMATCH"
+    if row.engine == "numpy":
+        return fmt_s(row.median_s / row.units) + mark
+    return (f"{row.median_s / base.median_s:.2f}x" if _ok(base) else fmt_s(row.median_s)) + mark
+
+
+def _render(header: list[str], body: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header] + body]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def summary_table(rows: list[Row]) -> str:
+    """One line per workload: numpy's time per unit, every engine as x numpy, key ratios."""
+    seen = list(dict.fromkeys(r.engine for r in rows))
+    bases = list(dict.fromkeys(e.split("-")[0] for e in seen))
+    engines = sorted(seen, key=lambda e: (bases.index(e.split("-")[0]), e))
+    rat = ratios(rows)
+    header = ["workload", "unit"] + [("numpy /unit" if e == "numpy" else e) for e in engines]
+    header += [p[0] for p in PAIRS] + ["static pays off after"]
+    body = []
+    for work, by in _by_workload(rows).items():
+        first = next(iter(by.values()))
+        line = [work, first.unit] + [_cell(by.get(e), by.get("numpy")) for e in engines]
+        line += [f"{rat[work][p[0]]:.2f}" if p[0] in rat[work] else "-" for p in PAIRS]
+        k = break_even(by.get("staticgraph"), by.get("dyngraph"))
+        line.append("-" if k is None else f"{k} runs")
+        body.append(line)
+    return _render(header, body)
+
+
+def detail_table(rows: list[Row]) -> str:
+    """Absolute times: build, first run, steady median/min, per unit; notes for n/a rows."""
+    header = ["workload", "engine", "build", "first run", "steady median", "steady min",
+              "per unit", "runs", "check / note"]
+    body = []
+    for r in rows:
+        per_unit = fmt_s(r.median_s / r.units) + f"/{r.unit}" if r.median_s else "-"
+        note = r.note if r.status != "ok" else (r.check or "")
+        body.append([r.workload, r.engine, fmt_s(r.build_s), fmt_s(r.first_s), fmt_s(r.median_s),
+                     fmt_s(r.min_s), per_unit, str(r.runs), note[:90]])
+    return _render(header, body)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def machine_info() -> dict:
+    """Python, numpy and engine versions, CPU and platform: what the figures depend on."""
+    import networkx
+    import numpy
+    info = {"python": sys.version.split()[0], "implementation": platform.python_implementation(),
+            "numpy": numpy.__version__, "networkx": networkx.__version__,
+            "platform": platform.platform(), "machine": platform.machine(),
+            "cpu": _cpu_model(), "cpu_count": os.cpu_count()}
+    for name in ("torch", "tensorflow"):
+        if name in sys.modules:
+            info[name] = getattr(sys.modules[name], "__version__", "?")
+    return info
+
+
+def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float) -> str:
+    """The whole run as JSON: machine, settings, every row (with derived figures), ratios."""
+    items = []
+    for r in rows:
+        d = asdict(r)
+        d["per_unit_median_s"] = r.median_s / r.units if r.median_s else None
+        items.append(d)
+    doc = {"schema": 1, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+           "quick": quick, "elapsed_s": elapsed_s, "machine": machine_info(),
+           "budget": asdict(budget), "rows": items, "ratios": ratios(rows),
+           "break_even_runs": {w: break_even(by.get("staticgraph"), by.get("dyngraph"))
+                               for w, by in _by_workload(rows).items()}}
+    return json.dumps(doc, indent=2)

@@ -1,0 +1,247 @@
+"""The workloads, the engines, and the loop that measures every pair.
+
+A workload is its data (made once, seeded) plus one program per API: the
+numpy floor, a PyTorch-API program run by ``dyngraph`` and ``torch``, a
+TF1-API program run by ``staticgraph`` and ``tensorflow.compat.v1``.  Every
+engine's first result is checked against the floor's, so a fast wrong answer
+shows up as ``MISMATCH`` in the table, never as a win.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from . import eager_programs, numpy_floor as nf, static_programs
+from .static_programs import NotAvailable
+from .timing import Budget, Progress, measure, timed
+
+__all__ = ["Workload", "Engine", "Row", "WORKLOADS", "ENGINES", "run_suite"]
+
+
+@dataclass(frozen=True)
+class Workload:
+    name: str
+    title: str
+    make_data: Callable[[np.random.Generator, bool], dict]   # (rng, quick) -> data
+    floor: Callable[[dict], Callable[[], list]]              # data -> numpy run
+    eager: str | None                                        # key in eager_programs
+    static: tuple[tuple[str, str], ...]                      # (row suffix, static_programs key)
+    unit: str = "step"
+    units: Callable[[dict], int] = lambda data: 1            # runs' worth of units (per-unit time)
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    kind: str            # "numpy" | "eager" | "static"
+    peer: bool
+    load: Callable[[], Any]
+
+
+@dataclass
+class Row:
+    """One (workload, engine) measurement, as it goes into the table and the JSON."""
+
+    workload: str
+    engine: str
+    kind: str
+    peer: bool
+    status: str = "ok"              # "ok" | "n/a" | "error"
+    note: str = ""
+    build_s: float | None = None
+    first_s: float | None = None
+    median_s: float | None = None
+    min_s: float | None = None
+    runs: int = 0
+    units: int = 1
+    unit: str = "step"
+    check: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _randn(rng, *shape, scale=1.0) -> np.ndarray:
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def _counter_data(n: int, quick_n: int):
+    return lambda rng, quick: {"n": quick_n if quick else n}
+
+
+def _gradient_data(rng, quick):
+    return {"x": np.array([2.0], np.float32), "w": np.array([1.0], np.float32)}
+
+
+def _rnn_cell_data(rng, quick):
+    return {"W_h": _randn(rng, 20, 20), "W_x": _randn(rng, 20, 10),
+            "x": _randn(rng, 1, 10), "prev_h": _randn(rng, 1, 20)}
+
+
+def _rnn_seq_data(rng, quick):
+    steps = 5 if quick else 50
+    return {"W_h": _randn(rng, 20, 20, scale=0.2), "W_x": _randn(rng, 20, 10, scale=0.3),
+            "xs": _randn(rng, steps, 10, 1), "h0": _randn(rng, 20, 1)}
+
+
+def _mlp_data(sizes: tuple, batch: int, quick_sizes: tuple, quick_batch: int):
+    def make(rng, quick):
+        dims, b = (quick_sizes, quick_batch) if quick else (sizes, batch)
+        params = [(_randn(rng, i, o, scale=np.sqrt(2.0 / i)), np.zeros(o, np.float32))
+                  for i, o in zip(dims[:-1], dims[1:])]
+        return {"params": params, "x": _randn(rng, b, dims[0]),
+                "labels": rng.integers(0, dims[-1], size=b).astype(np.int64), "lr": 0.1}
+    return make
+
+
+def _chain_data(rng, quick):
+    return {"x": _randn(rng, 16, 16), "c": _randn(rng, 16, 16), "n": 100}
+
+
+def _mlp_floor(data):
+    params = [(W.copy(), b.copy()) for W, b in data["params"]]
+    return lambda: [nf.mlp_train_step(params, data["x"], data["labels"], data["lr"])]
+
+
+WHILE = (("", "counter"),)
+WORKLOADS = [
+    Workload("counter_10", "counter loop, N=10", _counter_data(10, 10),
+             lambda d: lambda: list(nf.counter(d["n"])), "counter", WHILE,
+             unit="iteration", units=lambda d: d["n"]),
+    Workload("counter_10k", "counter loop, N=10,000", _counter_data(10_000, 100),
+             lambda d: lambda: list(nf.counter(d["n"])), "counter", WHILE,
+             unit="iteration", units=lambda d: d["n"]),
+    Workload("gradient", "seeds' y=(x+w)*(w+1), fwd+bwd", _gradient_data,
+             lambda d: lambda: list(nf.gradient_example(d["x"], d["w"])), "gradient",
+             (("", "gradient"),)),
+    Workload("rnn_cell", "RNN cell (20x20, 20x10), fwd+bwd", _rnn_cell_data,
+             lambda d: lambda: list(nf.rnn_cell(d["W_h"], d["W_x"], d["x"], d["prev_h"])),
+             "rnn_cell", (("", "rnn_cell"),)),
+    Workload("rnn_50", "RNN over 50 steps, fwd+bwd", _rnn_seq_data,
+             lambda d: lambda: list(nf.rnn_unrolled(d["W_h"], d["W_x"], d["xs"], d["h0"])),
+             "rnn_unrolled", (("", "rnn_while"), ("-unrolled", "rnn_unrolled"))),
+    Workload("mlp", "MLP 784-256-10 train step, batch 64", _mlp_data((784, 256, 10), 64,
+                                                                    (784, 256, 10), 64),
+             _mlp_floor, "mlp", (("", "mlp"),)),
+    Workload("mlp_large", "MLP 2048-2048-2048-10 train step, batch 512",
+             _mlp_data((2048, 2048, 2048, 10), 512, (64, 64, 64, 10), 16),
+             _mlp_floor, "mlp", (("", "mlp"),)),
+    Workload("chain_fwd", "100 chained adds (16,16), fwd", _chain_data,
+             lambda d: lambda: [nf.chain_forward(d["x"], d["c"], d["n"])], "chain_fwd",
+             (("", "chain_fwd"),), unit="op", units=lambda d: d["n"]),
+    Workload("chain_fwd_bwd", "100 chained adds (16,16), fwd+bwd", _chain_data,
+             lambda d: lambda: list(nf.chain_forward_backward(d["x"], d["c"], d["n"])),
+             "chain_fwd_bwd", (("", "chain_fwd_bwd"),), unit="op", units=lambda d: d["n"]),
+]
+
+
+def _import(name: str):
+    return __import__(name)
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence the C++ start-up chatter TensorFlow writes straight to file descriptor 2."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _tf1():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    with _quiet_stderr():
+        import tensorflow as tf
+    tf.compat.v1.disable_eager_execution()
+    return tf.compat.v1
+
+
+ENGINES = [
+    Engine("numpy", "numpy", False, lambda: np),
+    Engine("dyngraph", "eager", False, lambda: _import("dyngraph")),
+    Engine("staticgraph", "static", False, lambda: _import("staticgraph")),
+    Engine("torch", "eager", True, lambda: _import("torch")),
+    Engine("tf1", "static", True, _tf1),
+]
+
+
+def _builders(work: Workload, engine: Engine, module) -> list[tuple[str, Callable]]:
+    """(row name, data -> run) for each program this engine runs for this workload."""
+    if engine.kind == "numpy":
+        return [(engine.name, work.floor)]
+    if engine.kind == "eager":
+        program = eager_programs.PROGRAMS[work.eager]
+        return [(engine.name, lambda d: program(module, d))]
+    return [(engine.name + suffix, (lambda p: lambda d: p(module, d))(static_programs.PROGRAMS[key]))
+            for suffix, key in work.static]
+
+
+def _check(out, reference) -> str:
+    """Compare an engine's first result with the floor's, value by value."""
+    out, reference = list(out), list(reference)
+    if len(out) != len(reference):
+        return f"MISMATCH: {len(out)} results vs {len(reference)}"
+    for k, (a, b) in enumerate(zip(out, reference)):
+        a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
+        if a.shape != b.shape or not np.allclose(a, b, rtol=2e-3, atol=1e-4):
+            return f"MISMATCH in result {k}"
+    return "ok"
+
+
+def _measure_one(row: Row, build: Callable, data: dict, budget: Budget, reference) -> Any:
+    try:
+        run, row.build_s = timed(lambda: build(data))
+        out, t = measure(run, budget)
+    except NotAvailable as e:
+        row.status, row.note = "n/a", str(e)
+        return None
+    except Exception as e:  # an engine under construction must not stop the suite
+        row.status, row.note = "error", f"{type(e).__name__}: {e}"[:300]
+        return None
+    row.first_s, row.median_s, row.min_s, row.runs = t.first_s, t.median_s, t.min_s, t.runs
+    if reference is not None:
+        row.check = _check(out, reference)
+    return out
+
+
+def _load(engine: Engine):
+    try:
+        return engine.load(), ""
+    except ImportError as e:
+        hint = "pip install -e '.[peers]'" if engine.peer else "engine not importable"
+        return None, f"not installed ({hint}): {e}"
+
+
+def run_suite(workloads=WORKLOADS, engines=ENGINES, budget: Budget = Budget(),
+              quick: bool = False, seed: int = 0) -> list[Row]:
+    """Measure every (workload, engine) pair; never raises for an engine's failure."""
+    loaded = {e.name: _load(e) for e in engines}
+    progress = Progress(len(workloads) * len(engines))
+    rows = []
+    for work in workloads:
+        data = work.make_data(np.random.default_rng(seed), quick)
+        reference = None
+        for engine in engines:
+            progress.step(f"{work.name}  {engine.name}")
+            module, why = loaded[engine.name]
+            base = dict(workload=work.name, kind=engine.kind, peer=engine.peer,
+                        unit=work.unit, units=work.units(data))
+            if module is None:
+                rows.append(Row(engine=engine.name, status="n/a", note=why, **base))
+                continue
+            for name, build in _builders(work, engine, module):
+                row = Row(engine=name, **base)
+                out = _measure_one(row, build, data, budget, reference)
+                if engine.kind == "numpy":
+                    reference = out
+                rows.append(row)
+    progress.done()
+    return rows

@@ -1,0 +1,108 @@
+"""Timing: first run apart, warm-up, then adaptively many repeats; and a progress line.
+
+A run's cost is what we report, so the harness separates what a user pays
+once from what they pay every time::
+
+    build()   ->  static: graph construction + Session; eager/numpy: tensors
+    run() #1  ->  "first run": a static engine compiles here
+    run() #2  ->  warm-up (caches, allocator), also the cost estimate
+    run() x n ->  samples; each sample loops ``number`` runs so that even a
+                  microsecond run is timed over >= ``min_sample_s``
+
+``repeats`` follow from a time budget, so the whole suite finishes in a few
+minutes whatever the machine.  All clocks are :func:`time.perf_counter`.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import sys
+from dataclasses import dataclass
+from time import perf_counter
+from typing import Any, Callable
+
+__all__ = ["Budget", "Timing", "measure", "timed", "Progress"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long to spend on one (workload, engine) pair."""
+
+    seconds: float = 0.4          # total time aimed at for the samples
+    min_samples: int = 3
+    max_samples: int = 50
+    min_sample_s: float = 2e-3     # a sample loops runs until it lasts this long
+    warmup: bool = True
+
+    @classmethod
+    def quick(cls) -> "Budget":
+        """Smoke mode: one sample of one run, no warm-up (checks the harness, not speed)."""
+        return cls(seconds=0.0, min_samples=1, max_samples=1, min_sample_s=0.0, warmup=False)
+
+
+@dataclass
+class Timing:
+    """Per-run seconds: the first run, and the median/min over the samples."""
+
+    first_s: float
+    median_s: float
+    min_s: float
+    runs: int          # runs timed in the samples (not counting first and warm-up)
+    samples: int
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    """``(fn(), seconds)``."""
+    t0 = perf_counter()
+    out = fn()
+    return out, perf_counter() - t0
+
+
+def measure(run: Callable[[], Any], budget: Budget) -> tuple[Any, Timing]:
+    """Time ``run``; returns the first run's result (for checking) and the timing."""
+    first_out, first_s = timed(run)
+    estimate = first_s
+    if budget.warmup:
+        _, estimate = timed(run)
+    estimate = max(estimate, 1e-7)
+    number = max(1, math.ceil(budget.min_sample_s / estimate))
+    samples = int(budget.seconds / (estimate * number))
+    samples = min(budget.max_samples, max(budget.min_samples, samples))
+    per_run = []
+    for _ in range(samples):
+        t0 = perf_counter()
+        for _ in range(number):
+            run()
+        per_run.append((perf_counter() - t0) / number)
+    return first_out, Timing(first_s, statistics.median(per_run), min(per_run),
+                             samples * number, samples)
+
+
+class Progress:
+    """``[#####.....] 12/48  mlp  staticgraph`` on stderr, redrawn in place on a terminal.
+
+    When stderr is not a terminal (CI, a test, a pipe) it stays silent until
+    :meth:`done`, so logs are not flooded with redraws.
+    """
+
+    def __init__(self, total: int, stream=None, width: int = 30):
+        self.total, self.width, self.count = max(total, 1), width, 0
+        self.stream = stream or sys.stderr
+        self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.t0 = perf_counter()
+
+    def step(self, label: str) -> None:
+        """Announce the item about to run."""
+        self.count += 1
+        if self.live:
+            filled = self.width * (self.count - 1) // self.total
+            bar = "#" * filled + "." * (self.width - filled)
+            line = f"[{bar}] {self.count}/{self.total}  {label}"
+            self.stream.write("\r" + line[:100].ljust(100))
+            self.stream.flush()
+
+    def done(self) -> None:
+        elapsed = perf_counter() - self.t0
+        end = "\r" + " " * 100 + "\r" if self.live else ""
+        self.stream.write(f"{end}ran {self.count} measurements in {elapsed:.1f} s\n")
+        self.stream.flush()

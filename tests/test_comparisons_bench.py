@@ -1,0 +1,157 @@
+"""The benchmark harness: the numpy floor's hand-derived gradients, the harness end to end.
+
+Timings are never asserted; only that the harness measures, checks and reports.
+"""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from comparisons.bench import main, numpy_floor as nf, report
+from comparisons.bench.suite import ENGINES, WORKLOADS, Row, _check, run_suite
+from comparisons.bench.timing import Budget, measure
+
+RNG = np.random.default_rng(7)
+
+
+def fd_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """Central finite differences of the scalar ``f()`` w.r.t. ``x`` (perturbed in place)."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + eps
+        up = f()
+        x[i] = old - eps
+        down = f()
+        x[i] = old
+        g[i] = (up - down) / (2 * eps)
+    return g
+
+
+def randn(*shape, scale=1.0):
+    return RNG.standard_normal(shape) * scale
+
+
+def test_gradient_example_matches_finite_differences_and_the_seed():
+    x, w = np.array([2.0]), np.array([1.0])
+    y, gx, gw = nf.gradient_example(x, w)
+    f = lambda: nf.gradient_example(x, w)[0].sum()
+    np.testing.assert_allclose(gx, fd_grad(f, x), rtol=1e-6)
+    np.testing.assert_allclose(gw, fd_grad(f, w), rtol=1e-6)
+    assert (y[0], gw[0], gx[0]) == (6.0, 5.0, 2.0)   # the seed: w.grad is 5
+
+
+def test_rnn_cell_matches_finite_differences():
+    W_h, W_x, x, h = randn(20, 20), randn(20, 10), randn(1, 10), randn(1, 20)
+    _, dW_h, dW_x = nf.rnn_cell(W_h, W_x, x, h)
+    f = lambda: nf.rnn_cell(W_h, W_x, x, h)[0]
+    np.testing.assert_allclose(dW_h, fd_grad(f, W_h), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dW_x, fd_grad(f, W_x), rtol=1e-5, atol=1e-8)
+
+
+def test_unrolled_rnn_matches_finite_differences():
+    W_h, W_x = randn(6, 6, scale=0.4), randn(6, 3, scale=0.4)
+    xs, h0 = randn(7, 3, 1), randn(6, 1)
+    _, dW_h, dW_x = nf.rnn_unrolled(W_h, W_x, xs, h0)
+    f = lambda: nf.rnn_unrolled(W_h, W_x, xs, h0)[0]
+    np.testing.assert_allclose(dW_h, fd_grad(f, W_h), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dW_x, fd_grad(f, W_x), rtol=1e-5, atol=1e-8)
+
+
+def test_mlp_gradients_match_finite_differences():
+    dims = (5, 4, 4, 3)
+    params = [(randn(i, o), randn(o)) for i, o in zip(dims[:-1], dims[1:])]
+    x, labels = randn(6, 5), RNG.integers(0, 3, size=6)
+    _, grads = nf.mlp_loss_and_grads(params, x, labels)
+    f = lambda: nf.mlp_loss_and_grads(params, x, labels)[0]
+    for (W, b), (dW, db) in zip(params, grads):
+        np.testing.assert_allclose(dW, fd_grad(f, W), rtol=1e-5, atol=1e-8)
+        np.testing.assert_allclose(db, fd_grad(f, b), rtol=1e-5, atol=1e-8)
+
+
+def test_mlp_train_step_descends_by_the_gradient():
+    params = [(randn(4, 3), randn(3))]
+    x, labels = randn(8, 4), RNG.integers(0, 3, size=8)
+    before = [(W.copy(), b.copy()) for W, b in params]
+    _, grads = nf.mlp_loss_and_grads(params, x, labels)
+    nf.mlp_train_step(params, x, labels, lr=0.5)
+    np.testing.assert_allclose(params[0][0], before[0][0] - 0.5 * grads[0][0])
+    np.testing.assert_allclose(params[0][1], before[0][1] - 0.5 * grads[0][1])
+
+
+def test_chain_matches_finite_differences():
+    x, c = randn(3, 3), randn(3, 3)
+    loss, dx, dc = nf.chain_forward_backward(x, c, 5)
+    f = lambda: nf.chain_forward(x, c, 5).sum()
+    assert loss == pytest.approx(f())
+    np.testing.assert_allclose(dx, fd_grad(f, x), rtol=1e-6)
+    np.testing.assert_allclose(dc, fd_grad(f, c), rtol=1e-6)
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 37])
+def test_counter_runs_n_iterations(n):
+    assert nf.counter(n) == (2 * n, 2 * n)
+
+
+def test_measure_returns_first_result_and_counts_runs():
+    calls = []
+    out, t = measure(lambda: calls.append(1) or len(calls), Budget(seconds=0.0, min_samples=3,
+                                                                   min_sample_s=0.0))
+    assert out == 1
+    assert t.samples == 3 and t.runs == 3 and len(calls) == 5   # first + warm-up + 3
+    assert 0 < t.min_s <= t.median_s
+
+
+def test_check_flags_a_wrong_result():
+    assert _check([np.ones(3)], [np.ones(3)]) == "ok"
+    assert _check([np.ones(3) * 2], [np.ones(3)]) == "MISMATCH in result 0"
+    assert _check([1.0], [1.0, 2.0]).startswith("MISMATCH")
+
+
+def _row(engine, kind, median, build=0.0, first=0.0):
+    return Row("w", engine, kind, False, build_s=build, first_s=first, median_s=median)
+
+
+def test_break_even_counts_runs_until_static_pays_off():
+    # static: 10 up front + 1 per run (first run included); eager: 3 per run
+    static, eager = _row("staticgraph", "static", 1.0, 9.0, 1.0), _row("dyngraph", "eager", 3.0)
+    assert report.break_even(static, eager) == 5       # 9 + 1 + 4 = 14 <= 15
+    assert report.break_even(_row("staticgraph", "static", 4.0), eager) is None
+
+
+def test_ratios_divide_by_numpy_and_pair_engines():
+    rows = [_row("numpy", "numpy", 2.0), _row("dyngraph", "eager", 6.0),
+            _row("staticgraph", "static", 3.0)]
+    r = report.ratios(rows)["w"]
+    assert r["dyngraph/numpy"] == 3.0 and r["static/eager"] == 0.5
+    assert "dyngraph/torch" not in r
+
+
+def test_an_engine_failure_becomes_a_row_not_a_crash():
+    broken = [e for e in ENGINES if e.name == "numpy"]
+    from comparisons.bench.suite import Engine
+    broken.append(Engine("broken", "eager", False, lambda: __import__("no_such_module_xyz")))
+    rows = run_suite(WORKLOADS[2:3], broken, Budget.quick(), quick=True)
+    assert [(r.engine, r.status) for r in rows] == [("numpy", "ok"), ("broken", "n/a")]
+    assert "not installed" in rows[1].note
+
+
+def test_quick_run_end_to_end_writes_valid_json(tmp_path, capsys):
+    path = tmp_path / "bench.json"
+    assert main(["--quick", "--engines", "dyngraph,staticgraph", "--json", str(path)]) == 0
+    doc = json.loads(path.read_text())
+    assert doc["quick"] is True
+    assert {"python", "numpy", "cpu", "platform"} <= set(doc["machine"])
+    names = {(r["workload"], r["engine"]) for r in doc["rows"]}
+    assert names >= {(w.name, e) for w in WORKLOADS for e in ("numpy", "dyngraph", "staticgraph")}
+    assert all(r["status"] == "ok" and r["median_s"] > 0 for r in doc["rows"] if r["engine"] == "numpy")
+    assert all(r["check"] in (None, "ok") for r in doc["rows"] if r["status"] == "ok")
+    out = capsys.readouterr().out
+    assert "static/eager" in out and "chain_fwd_bwd" in out and "QUICK MODE" in out
+
+
+def test_unknown_workload_is_refused():
+    with pytest.raises(SystemExit, match="unknown workload: nope"):
+        main(["--quick", "--only", "nope", "--json", ""])
