@@ -101,3 +101,28 @@ defop("ReduceSize", _reduce_size,
       inputs=("x",), fname="reduce_size", examples=(E(((2, 3),), {"axis": 1}),))
 
 __all__ = ["keep"]
+
+
+# --- arg-reductions: integer positions, no gradient ---------------------------------------
+
+
+def _arg_infer(x: Spec, axis=None, keepdims=False) -> Spec:
+    """Positions of the extreme: over all elements (flat index) or along one axis."""
+    if axis is None:
+        shape = None if x.shape is None else ((1,) * len(x.shape) if keepdims else ())
+    else:
+        shape = reduced_shape(x.shape, axis, keepdims)
+    return Spec(shape, np.dtype(np.intp))
+
+
+def _argmax(x, axis=None, keepdims=False):
+    return np.asarray(np.argmax(x, axis=axis, keepdims=keepdims))
+
+
+def _argmin(x, axis=None, keepdims=False):
+    return np.asarray(np.argmin(x, axis=axis, keepdims=keepdims))
+
+
+ARG = (E(((4,),)), E(((2, 3),), {"axis": 1}), E(((2, 3),), {"axis": 0, "keepdims": True}))
+defop("ArgMax", _argmax, _arg_infer, inputs=("x",), fname="argmax", examples=ARG)
+defop("ArgMin", _argmin, _arg_infer, inputs=("x",), fname="argmin", examples=ARG)
