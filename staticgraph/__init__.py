@@ -1,0 +1,55 @@
+"""staticgraph: a define-then-run engine with TensorFlow 1.x's surface (``import staticgraph as tf``).
+
+Calling an op adds a node to a Graph and returns a symbolic Tensor with a
+static shape and dtype but no value.  A Session compiles what a ``run`` needs
+once (prune -> order -> plan -> generated Python) and then executes the cached
+plan for every ``feed_dict``.
+"""
+from __future__ import annotations
+
+from . import dtypes, errors, nn, train  # noqa: F401
+from .build import constant, convert_to_tensor, is_tensor
+from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
+                     int16, int32, int64, string, uint8)
+from .gradients import gradients
+from .graph import (Graph, Operation, Tensor, control_dependencies, get_default_graph,
+                    name_scope, reset_default_graph)
+from .ops import *  # noqa: F403
+from .ops import __all__ as _ops_all
+from .overloads import install as _install
+from .serialize import from_json, to_json, to_networkx
+from .session import InteractiveSession, Session, get_default_session
+from .shape import TensorShape
+from .sources import Print, group, no_op, placeholder, placeholder_with_default
+from .sources import print_op as print  # noqa: A004  (tf.print)
+from .variables import (Variable, global_variables, global_variables_initializer,
+                        initialize_all_variables, trainable_variables, variables_initializer)
+from . import losses  # noqa: E402,F401
+
+_install()
+
+
+def disable_eager_execution() -> None:
+    """Accepted for TF2-ported code: staticgraph is always in graph mode."""
+
+
+def disable_v2_behavior() -> None:
+    """Accepted for TF2-ported code: staticgraph always behaves like TF 1.x graph mode."""
+
+
+def executing_eagerly() -> bool:
+    return False
+
+
+__all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
+           "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
+           "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
+           "control_dependencies", "get_default_graph", "name_scope", "reset_default_graph",
+           "Session", "InteractiveSession", "get_default_session", "TensorShape", "Print",
+           "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
+           "global_variables", "global_variables_initializer", "initialize_all_variables",
+           "trainable_variables", "variables_initializer", "disable_eager_execution",
+           "disable_v2_behavior", "executing_eagerly", "compat", "dtypes", "errors", "nn",
+           "train", "losses", "to_json", "from_json", "to_networkx"]
+
+from . import compat  # noqa: E402  (needs the names above)

@@ -1,0 +1,146 @@
+"""``apply``: the one way a registry op becomes a graph node.
+
+::
+
+    apply(op, inputs, attrs)
+      1. non-Tensor inputs -> Const nodes (Python scalars take the dtype of the
+         tensor operands; TF's defaults otherwise: int -> int32, float -> float32)
+      2. op.infer(*specs, **attrs)  -- shape/dtype now, at build time; a
+         mismatch is raised HERE, naming the op, the shapes and the user's line
+      3. graph.create_op(...)       -- returns the output Tensor
+
+Gradient rules reach it through ``F = common.Namespace(apply)``, so backward
+graphs are built by the same code path as forward ones.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from common import DTypeError, Namespace, OpDef, ShapeError, Spec
+from common.shapes import fmt_shape
+
+from . import dtypes as _dtypes
+from .errors import GraphDTypeError, GraphShapeError
+from .graph import Tensor, creation_site, get_default_graph
+from .shape import as_shape_tuple
+
+__all__ = ["apply", "F", "checked_array", "constant", "convert_to_tensor", "default_dtype", "is_tensor"]
+
+_INPUT_NAMES = {"a": "x", "b": "y"}  # TF names a binary op's constant inputs "Add/y"
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+def default_dtype(value: Any) -> np.dtype:
+    """TF's defaults: Python int -> int32, float -> float32; numpy arrays keep theirs."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.dtype
+    arr = np.asarray(value)
+    if arr.dtype == np.float64:
+        return np.dtype(np.float32)
+    if arr.dtype == np.int64:
+        return np.dtype(np.int32)
+    return arr.dtype
+
+
+def checked_array(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``value`` as ``dtype``, refusing to silently truncate floats into ints (as TF)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind == "f" and np.dtype(dtype).kind in "iub" and not np.all(arr == np.trunc(arr)):
+        raise TypeError(f"Expected {_dtypes.as_dtype(dtype).name}, got {value!r} of type "
+                        f"'{type(value).__name__}' instead.")
+    return np.array(arr, dtype=dtype)
+
+
+def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> Tensor:
+    """A Const node holding ``value`` (broadcast to ``shape`` if given)."""
+    if isinstance(value, Tensor):
+        raise TypeError(f"constant() needs a Python or numpy value, not the symbolic {value}")
+    np_dtype = default_dtype(value) if dtype is None else _dtypes.as_dtype(dtype)._np
+    arr = checked_array(value, np_dtype)
+    shape = as_shape_tuple(shape)
+    if shape is not None and arr.shape != shape:
+        if arr.size == 1:
+            arr = np.full(shape, arr.reshape(()), dtype=np_dtype)
+        elif arr.size == int(np.prod(shape)):
+            arr = arr.reshape(shape)
+        else:
+            raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
+    arr.setflags(write=False)
+    graph = get_default_graph()
+    op = graph.create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)], name=name or "Const")
+    return op.outputs[0]
+
+
+def convert_to_tensor(value: Any, dtype=None, name: str | None = None) -> Tensor:
+    """A Tensor as is (dtype checked), anything else as a Const."""
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != _dtypes.as_dtype(dtype):
+            raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {value.dtype.name}: {value}")
+        return value
+    conv = getattr(value, "_as_graph_element", None)
+    if conv is not None:
+        return conv()
+    return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _hint(inputs) -> np.dtype | None:
+    """The dtype weak scalars adopt: that of the first non-bool tensor input (else any tensor)."""
+    tensors = [x for x in inputs if isinstance(x, Tensor)]
+    for t in tensors:
+        if t.np_dtype != np.bool_:
+            return t.np_dtype
+    return tensors[0].np_dtype if tensors else None
+
+
+def _as_input(x: Any, hint: np.dtype | None, const_name: str) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    conv = getattr(x, "_as_graph_element", None)
+    if conv is not None:
+        return conv()
+    if isinstance(x, numbers.Number) and hint is not None:
+        return constant(x, dtype=hint, name=const_name)
+    return constant(x, name=const_name)
+
+
+def _freeze(v: Any) -> Any:
+    """Attributes are hashable: lists become tuples (recursively)."""
+    return tuple(_freeze(i) for i in v) if isinstance(v, list) else v
+
+
+def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None) -> Tensor:
+    """Add a node for registry op ``op``; return its output Tensor."""
+    graph = get_default_graph()
+    attrs = {k: _freeze(v) for k, v in attrs.items()}
+    with graph.name_scope(name or op.name) as scope:  # TF: the op's name doubles as a scope
+        hint = _hint(inputs)
+        names = op.inputs if not op.variadic else [f"x_{i}" for i in range(len(inputs))]
+        tensors = tuple(_as_input(x, hint, _INPUT_NAMES.get(n, n)) for x, n in zip(inputs, names))
+    name = scope[:-1]
+    site = creation_site()
+    try:
+        spec = op.infer(*[Spec(t._shape, t.np_dtype) for t in tensors], **attrs)
+    except ShapeError as e:
+        raise GraphShapeError(_build_message(op, name, tensors, e, site)) from None
+    except DTypeError as e:
+        raise GraphDTypeError(_build_message(op, name, tensors, e, site)) from None
+    node = graph.create_op(op.name, tensors, attrs, [(spec.shape, spec.dtype)], name=name,
+                           op_def=op, site=site, exact_name=True)
+    return node.outputs[0]
+
+
+def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str) -> str:
+    shapes = ", ".join(f"{fmt_shape(t._shape)} ({t.dtype.name})" for t in tensors)
+    return (f"{err}\n  in op '{name}' ({op.name}) with input shapes: {shapes}\n"
+            f"  created at {site}")
+
+
+F = Namespace(lambda op, xs, attrs: apply(op, xs, attrs))
+"""The registry namespace bound to graph building (gradient rules and composites use it)."""

@@ -1,0 +1,84 @@
+"""Stage 4: the plan as Python source, compiled once.
+
+One line per step, every value a local (``LOAD_FAST``), kernels and constants
+bound as default arguments::
+
+    def plan_3(v0, v1, v2=<Const>, f3=<add>, f4=<mul>):
+        v3 = f3(v0, v2)        # Add        (user.py:12)
+        v4 = f4(v3, v1)        # mul        (user.py:13)
+        return v4[()]
+
+The source is registered with ``linecache`` so tracebacks show the generated
+line, and a line number maps back to its step for error messages.  Issue 7's
+liveness pass will add ``del`` lines / buffer reuse here.
+"""
+from __future__ import annotations
+
+import itertools
+import linecache
+from typing import Callable
+
+from .plan import Plan
+
+__all__ = ["generate", "Generated"]
+
+_counter = itertools.count()
+
+
+class Generated:
+    """The compiled function plus what error reporting needs (source, line -> step)."""
+
+    __slots__ = ("fn", "source", "filename", "line_step")
+
+    def __init__(self, fn: Callable, source: str, filename: str, line_step: dict[int, int]):
+        self.fn = fn
+        self.source = source
+        self.filename = filename
+        self.line_step = line_step
+
+
+def _result(slot: int | None, rank: int | None, copy: bool) -> str:
+    """A fetched value as TF returns it: 0-d results become numpy scalars; state is copied."""
+    if slot is None:
+        return "None"
+    if rank == 0:
+        return f"v{slot}[()]"
+    if copy:
+        return f"_scalarize(v{slot}.copy())"
+    return f"v{slot}" if rank is not None else f"_scalarize(v{slot})"
+
+
+def _scalarize(v):
+    return v[()] if getattr(v, "ndim", 1) == 0 else v
+
+
+def generate(plan: Plan, fetch_ranks: list[int | None], single: bool,
+             copies: list[bool] | None = None) -> Generated:
+    """Compile ``plan``; the function returns one value if ``single`` else a tuple.
+
+    ``copies`` marks fetches whose value is session state (a variable's array):
+    the caller gets a copy, so mutating it cannot change the variable.
+    """
+    n = next(_counter)
+    name, filename = f"plan_{n}", f"<staticgraph-plan-{n}>"
+    env = {"_scalarize": _scalarize}
+    params = [f"v{i}" for i in range(len(plan.feeds))]
+    for slot, value in plan.consts.items():
+        env[f"v{slot}"] = value
+        params.append(f"v{slot}=v{slot}")
+    body, line_step = [], {}
+    for k, step in enumerate(plan.steps):
+        env[f"f{k}"] = step.kernel
+        params.append(f"f{k}=f{k}")
+        call = f"f{k}({', '.join(f'v{i}' for i in step.inputs)})"
+        outs = ["_" if s is None else f"v{s}" for s in step.outputs]
+        target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")
+        line_step[len(body) + 2] = k
+        body.append(f"    {target}{call}  # {step.op.type} '{step.op.name}' ({step.op.site})")
+    copies = copies or [False] * len(fetch_ranks)
+    results = [_result(s, r, c) for s, r, c in zip(plan.fetches, fetch_ranks, copies)]
+    ret = results[0] if single else "(" + "".join(r + ", " for r in results) + ")"
+    source = "\n".join([f"def {name}({', '.join(params)}):", *body, f"    return {ret}", ""])
+    exec(compile(source, filename, "exec"), env)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return Generated(env[name], source, filename, line_step)

@@ -1,0 +1,72 @@
+"""TF's exception classes (``tf.errors``), plus the build-time errors of this engine.
+
+Run-time failures are ``OpError`` subclasses that carry the failing node, as
+TF's do; build-time shape/dtype mismatches are ``ValueError``/``TypeError``
+subclasses raised at the user's line, before any Session exists.
+"""
+from __future__ import annotations
+
+__all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError", "NotFoundError",
+           "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError",
+           "OperatorNotAllowedInGraphError", "GraphShapeError", "GraphDTypeError"]
+
+
+class OpError(Exception):
+    """A failure while running a graph; ``op`` is the failing Operation (or None)."""
+
+    def __init__(self, node_def, op, message: str):
+        super().__init__(message)
+        self.node_def = node_def
+        self.op = op
+        self.message = message
+
+
+class InvalidArgumentError(OpError):
+    """An op received an argument it cannot use (e.g. an unfed placeholder, bad shapes)."""
+
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class FailedPreconditionError(OpError):
+    """The system is not in a state the op needs (e.g. an uninitialized variable)."""
+
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class NotFoundError(OpError):
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class OutOfRangeError(OpError):
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class UnimplementedError(OpError):
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class InternalError(OpError):
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class ResourceExhaustedError(OpError):
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A symbolic tensor was used where Python needs a concrete value (``if t:``)."""
+
+
+class GraphShapeError(ValueError):
+    """Build time: an op's input shapes do not fit it (message names op, shapes and line)."""
+
+
+class GraphDTypeError(TypeError):
+    """Build time: an op's input dtypes do not fit it."""

@@ -1,0 +1,122 @@
+"""``gradients(ys, xs)``: reverse-mode differentiation that *adds nodes* to the graph.
+
+::
+
+    forward:  x --Mul--> y
+    gradients(y, x) adds, under the scope "gradients/":
+              OnesLike(y) --[Mul's rule for input 0, applied with F = graph builder]--> dy/dx
+
+The rules are the registry's (``op.vjp``), called with ``F = Namespace(apply)``
+so every ``F.mul`` adds a node; what a rule reads (``b``, ``out``, ``a_shape``)
+is the forward symbolic tensor itself.  Gradient nodes are ordinary nodes, so
+they are pruned and compiled like any other, and differentiating them again
+gives higher-order gradients.
+
+Ops are visited in reverse creation order (creation order is topological),
+only those on a path from some x to some y.  Structural kinds that pass a
+gradient through (Identity-like, control flow in issue 5) register a rule with
+:func:`register_structural_gradient`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from .build import F, convert_to_tensor
+from .graph import Operation, Tensor, get_default_graph
+from .ops import add, ones_like
+
+__all__ = ["gradients", "register_structural_gradient"]
+
+_STRUCTURAL: dict[str, Callable] = {}
+
+
+def register_structural_gradient(type_name: str):
+    """``@register_structural_gradient("While") def grad(op, out_grads) -> list[input grads]``."""
+    def deco(fn):
+        _STRUCTURAL[type_name] = fn
+        return fn
+    return deco
+
+
+@register_structural_gradient("PlaceholderWithDefault")
+def _pass_through(op: Operation, out_grads: list) -> list:
+    return [out_grads[0]]
+
+
+@register_structural_gradient("Print")
+def _print_grad(op: Operation, out_grads: list) -> list:
+    return [out_grads[0]] + [None] * (len(op.inputs) - 1)
+
+
+def _as_list(x) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Operation]:
+    """Ops on a path from some x to some y (not crossing a stop tensor)."""
+    reach_back, stack = set(), [y.op for y in ys]
+    while stack:
+        op = stack.pop()
+        if op not in reach_back:
+            reach_back.add(op)
+            stack.extend(t.op for t in op.inputs if t not in stops)
+    graph = ys[0].graph
+    forward, x_set = set(), set(xs)
+    for op in graph._ops:  # creation order: inputs come first
+        if op in reach_back and any(t in x_set or t.op in forward for t in op.inputs if t not in stops):
+            forward.add(op)
+    return forward
+
+
+def _differentiable(t: Tensor) -> bool:
+    return t.dtype.is_floating
+
+
+def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
+              colocate_gradients_with_ops=False, gate_gradients=False,
+              aggregation_method=None) -> list[Tensor | None]:
+    """d(sum ys)/d xs as new graph nodes; None for an x that no y depends on."""
+    ys = [convert_to_tensor(y) for y in _as_list(ys)]
+    xs = [convert_to_tensor(x) for x in _as_list(xs)]
+    stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
+    grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
+    graph = get_default_graph()
+    with graph.name_scope(name):
+        grads: dict[Tensor, list] = {}
+        for y, gy in zip(ys, grad_ys):
+            g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
+            grads.setdefault(y, []).append(g)
+        between = _between(ys, xs, stops)
+        for op in sorted(between, key=lambda o: -o.index):
+            out_grads = [_total(grads.get(t)) if t not in stops else None for t in op.outputs]
+            if all(g is None for g in out_grads):
+                continue
+            with graph.name_scope(f"{op.name}_grad"):
+                in_grads = _op_input_grads(op, out_grads)
+            for t, g in zip(op.inputs, in_grads):
+                if g is not None and t not in stops and _differentiable(t):
+                    grads.setdefault(t, []).append(g)
+        return [_total(grads.get(x)) for x in xs]
+
+
+def _total(gs: list | None) -> Tensor | None:
+    if not gs:
+        return None
+    total = gs[0]
+    for g in gs[1:]:
+        total = add(total, g)
+    gs[:] = [total]
+    return total
+
+
+def _op_input_grads(op: Operation, out_grads: list) -> list[Any]:
+    if op.op_def is None:
+        rule = _STRUCTURAL.get(op.type)
+        return rule(op, out_grads) if rule else [None] * len(op.inputs)
+    g = out_grads[0]
+    if g is None or not op.outputs[0].dtype.is_floating:
+        return [None] * len(op.inputs)
+    d = op.op_def
+    saved = d.save(op.inputs, op.outputs[0])
+    return [d.vjp(i, F, g, saved, op.attrs) if d.input_differentiable(i) and _differentiable(t) else None
+            for i, t in enumerate(op.inputs)]

@@ -1,0 +1,341 @@
+"""The graph: Operations (nodes) in creation order, symbolic Tensors (edges).
+
+::
+
+    Placeholder "x" --x:0--> Add "Add" --Add:0--> Mul "mul" --mul:0--> (fetch)
+                                ^                    ^
+    Const "Add/y" --Add/y:0-----+    VariableV2 "w" -+
+
+An Operation records its type, its registry OpDef (or None for the engine's
+own structural kinds: Placeholder, Const, VariableV2, Assign*, NoOp, Print...),
+input Tensors, hashable attrs, output Tensors, control inputs and the user's
+``file:line`` that created it.  A Tensor is ``(op, index)`` plus the static
+shape/dtype inferred at build time; it holds no value (``bool(t)`` raises).
+
+Every mutation bumps ``graph.version`` so Sessions know their cached plans
+are stale; ``finalize()`` forbids further mutation.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import dtypes as _dtypes
+from .errors import OperatorNotAllowedInGraphError
+from .shape import TensorShape, as_shape_tuple
+
+__all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
+           "name_scope", "control_dependencies", "creation_site"]
+
+_ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
+                     (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
+
+
+def creation_site() -> str:
+    """``file:line`` of the first stack frame outside staticgraph/ and common/ (the user's line)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not os.path.abspath(path).startswith(_ENGINE_DIRS):
+            return f"{path}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+class Tensor:
+    """A symbolic value: output ``index`` of ``op``.  Shape and dtype are known statically."""
+
+    __slots__ = ("op", "value_index", "_shape", "_dtype", "_tshape", "__weakref__")
+
+    def __init__(self, op: "Operation", index: int, shape: tuple | None, dtype: np.dtype):
+        self.op = op
+        self.value_index = index
+        self._shape = shape
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._tshape = None
+
+    # --- static facts ---------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}:{self.value_index}"
+
+    @property
+    def graph(self) -> "Graph":
+        return self.op.graph
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        """The numpy dtype (the registry's rules read this through ``F.dtype``)."""
+        return self._dtype._np
+
+    @property
+    def shape(self) -> TensorShape:
+        if self._tshape is None:
+            self._tshape = TensorShape(self._shape)
+        return self._tshape
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def ndim(self) -> int | None:
+        return None if self._shape is None else len(self._shape)
+
+    def set_shape(self, shape: Any) -> None:
+        """Refine the static shape (TF's rule: the new shape must be compatible)."""
+        merged = self.shape.merge_with(shape)
+        self._shape, self._tshape = merged.dims_tuple, None
+        self.op.graph._bump()
+
+    def consumers(self) -> list["Operation"]:
+        return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
+
+    def eval(self, feed_dict: dict | None = None, session=None):
+        from .session import default_session
+        return (session or default_session()).run(self, feed_dict)
+
+    # --- Python protocol: a symbolic tensor has no value ----------------------------
+    def __bool__(self):
+        raise OperatorNotAllowedInGraphError(
+            f"Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: {self.name} has no "
+            f"value while the graph is being built (values exist only inside Session.run). "
+            f"A Python `if`/`while` on it would run once, now, at build time. To branch on a "
+            f"tensor's value at run time use tf.cond(pred, true_fn, false_fn); to loop, use "
+            f"tf.while_loop(cond, body, loop_vars); to pick elementwise, use tf.where.")
+
+    def __iter__(self):
+        raise OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic `tf.Tensor` is not allowed: {self.name} has no value at "
+            f"graph-build time. Index it (t[0]) or use tf.unstack / tf.while_loop.")
+
+    def __len__(self):
+        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}); "
+                        f"use t.shape[0] (static) or tf.shape(t) (run time).")
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        shape = "" if self._shape is None else f"shape={self.shape}, "
+        return f'Tensor("{self.name}", {shape}dtype={self._dtype.name})'
+
+    __str__ = __repr__
+
+
+class Operation:
+    """A node: ``type`` with registry ``op_def`` (None for structural kinds), inputs, attrs."""
+
+    __slots__ = ("graph", "name", "type", "op_def", "inputs", "attrs", "outputs",
+                 "control_inputs", "site", "index", "__weakref__")
+
+    def __init__(self, graph: "Graph", name: str, type_: str, op_def, inputs: tuple,
+                 attrs: dict, specs: list, control_inputs: tuple, site: str, index: int):
+        self.graph = graph
+        self.name = name
+        self.type = type_
+        self.op_def = op_def
+        self.inputs = tuple(inputs)
+        self.attrs = attrs
+        self.control_inputs = tuple(control_inputs)
+        self.site = site
+        self.index = index
+        self.outputs = tuple(Tensor(self, i, s, d) for i, (s, d) in enumerate(specs))
+
+    def get_attr(self, name: str) -> Any:
+        return self.attrs[name]
+
+    def run(self, feed_dict: dict | None = None, session=None) -> None:
+        from .session import default_session
+        (session or default_session()).run(self, feed_dict)
+
+    def __repr__(self) -> str:
+        return f"<tf.Operation '{self.name}' type={self.type}>"
+
+
+class Graph:
+    """Operations in creation order, TF-unique names, a name-scope stack and a version."""
+
+    def __init__(self):
+        self._ops: list[Operation] = []
+        self._by_name: dict[str, Operation] = {}
+        self._names_in_use: dict[str, int] = {}
+        self._name_stack = ""
+        self._control_stack: list[list[Operation]] = []
+        self._collections: dict[str, list] = {}
+        self._finalized = False
+        self.version = 0
+
+    # --- building -----------------------------------------------------------------
+    def create_op(self, type_: str, inputs, attrs: dict, specs: list, name: str | None = None,
+                  op_def=None, control_inputs=(), site: str | None = None,
+                  exact_name: bool = False) -> Operation:
+        """Add a node; ``specs`` are (shape, dtype) per output. The single way nodes are made.
+
+        ``exact_name``: ``name`` is already unique and scoped (taken by a ``name_scope``).
+        """
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        for t in inputs:
+            if t.op.graph is not self:
+                raise ValueError(f"Tensor {t.name} must be from the same graph as the op "
+                                 f"being created ({type_}).")
+        deps = tuple(dict.fromkeys([*control_inputs, *(op for ops in self._control_stack for op in ops)]))
+        name = name if exact_name else self.unique_name(name or type_)
+        op = Operation(self, name, type_, op_def, inputs, attrs, specs,
+                       deps, site or creation_site(), len(self._ops))
+        self._ops.append(op)
+        self._by_name[op.name] = op
+        self._bump()
+        return op
+
+    def _bump(self) -> None:
+        self.version += 1
+
+    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
+        """TF's rule: prefix the scope; add ``_1``, ``_2``... ignoring case."""
+        if self._name_stack:
+            name = f"{self._name_stack}/{name}"
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base = key
+            while key in self._names_in_use:
+                key = f"{base}_{i}"
+                i += 1
+            if mark_as_used:
+                self._names_in_use[key] = 1
+            name = f"{name}_{i - 1}"
+        return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name: str | None) -> Iterator[str]:
+        """Nest op names under ``name/``; a name ending in ``/`` re-enters a scope exactly."""
+        old = self._name_stack
+        if not name:
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            new = self.unique_name(name)
+        self._name_stack = new
+        try:
+            yield (new + "/") if new else ""
+        finally:
+            self._name_stack = old
+
+    @contextlib.contextmanager
+    def control_dependencies(self, control_inputs) -> Iterator[None]:
+        """Ops created inside run after ``control_inputs`` (None clears the outer ones)."""
+        if control_inputs is None:
+            saved, self._control_stack = self._control_stack, []
+            try:
+                yield
+            finally:
+                self._control_stack = saved
+            return
+        ops = [c if isinstance(c, Operation) else _as_graph_element(c).op for c in control_inputs]
+        self._control_stack.append(ops)
+        try:
+            yield
+        finally:
+            self._control_stack.pop()
+
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator["Graph"]:
+        _default_stack.append(self)
+        try:
+            yield self
+        finally:
+            _default_stack.pop()
+
+    def finalize(self) -> None:
+        self._finalized = True
+
+    @property
+    def finalized(self) -> bool:
+        return self._finalized
+
+    # --- lookup --------------------------------------------------------------------
+    def get_operations(self) -> list[Operation]:
+        return list(self._ops)
+
+    def get_operation_by_name(self, name: str) -> Operation:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+
+    def get_tensor_by_name(self, name: str) -> Tensor:
+        op_name, sep, index = name.rpartition(":")
+        if not sep or not index.isdigit():
+            raise ValueError(f"The name '{name}' looks like an (invalid) Operation name, not a "
+                             f"Tensor. Tensor names must be of the form \"<op_name>:<output_index>\".")
+        op = self._by_name.get(op_name)
+        if op is None or int(index) >= len(op.outputs):
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist.")
+        return op.outputs[int(index)]
+
+    def as_graph_element(self, obj: Any) -> Tensor | Operation:
+        """A Tensor, Operation, or a name of either, resolved in this graph."""
+        if isinstance(obj, str):
+            return self.get_tensor_by_name(obj) if ":" in obj else self.get_operation_by_name(obj)
+        el = _as_graph_element(obj)
+        if el.graph is not self:
+            raise ValueError(f"{obj} is not an element of this graph.")
+        return el
+
+    def add_to_collection(self, name: str, value: Any) -> None:
+        self._collections.setdefault(name, []).append(value)
+
+    def get_collection(self, name: str) -> list:
+        return list(self._collections.get(name, []))
+
+    def __str__(self) -> str:
+        from .printing import format_graph
+        return format_graph(self)
+
+
+def _as_graph_element(obj: Any) -> Tensor | Operation:
+    if isinstance(obj, (Tensor, Operation)):
+        return obj
+    conv = getattr(obj, "_as_graph_element", None)
+    if conv is None:
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a Tensor or Operation.")
+    return conv()
+
+
+# --- the default graph --------------------------------------------------------------
+
+_default_stack: list[Graph] = []
+_global_graph = Graph()
+
+
+def get_default_graph() -> Graph:
+    return _default_stack[-1] if _default_stack else _global_graph
+
+
+def reset_default_graph() -> None:
+    """A fresh global default graph (not allowed inside a ``with g.as_default()`` block)."""
+    global _global_graph
+    if _default_stack:
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If "
+                             "you need a cleared graph, exit the nesting and create a new graph.")
+    _global_graph = Graph()
+
+
+def name_scope(name: str | None, default_name: str | None = None, values=None):
+    """``with tf.name_scope("layer1"):`` on the default graph."""
+    return get_default_graph().name_scope(name or default_name)
+
+
+def control_dependencies(control_inputs):
+    return get_default_graph().control_dependencies(control_inputs)

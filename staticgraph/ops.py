@@ -1,0 +1,308 @@
+"""Graph-building functions with TensorFlow's names and argument names.
+
+Each is a thin front end over one registry op through :func:`build.apply`:
+it maps TF's argument names, checks TF's dtype rule for binary ops (operands
+must agree; a Python/numpy value next to a tensor takes the tensor's dtype),
+and names the node as TF would (``Add``, ``MatMul``, ``Sum``...).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from common import REGISTRY
+from common.indexing import encode_index
+
+from . import dtypes as _dtypes
+from .build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
+from .graph import Tensor
+from .shape import as_shape_tuple
+
+__all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmul", "pow",
+           "maximum", "minimum", "negative", "square", "reciprocal", "tanh", "exp", "log",
+           "sqrt", "abs", "sign", "sigmoid", "where", "clip_by_value", "less", "less_equal",
+           "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
+           "logical_not", "transpose", "reshape", "broadcast_to", "squeeze", "expand_dims",
+           "concat", "stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
+           "reduce_min", "cast", "identity", "stop_gradient", "zeros", "ones", "fill",
+           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "sub", "mul", "div",
+           "neg"]
+
+_R = REGISTRY
+
+
+def _tensor(x: Any) -> Tensor | None:
+    if isinstance(x, Tensor):
+        return x
+    conv = getattr(x, "_as_graph_element", None)
+    return conv() if conv is not None else None
+
+
+def _operands(op_type: str, *xs: Any) -> tuple:
+    """TF's rule: tensor operands share one dtype; other values are converted to it."""
+    tensors = [_tensor(x) for x in xs]
+    known = [t for t in tensors if t is not None]
+    if not known:
+        return xs
+    dtype = known[0].dtype
+    for i, t in enumerate(tensors):
+        if t is not None and t.dtype != dtype:
+            names = [_INPUT_NAMES.get(n, n) for n in _R[op_type].inputs] \
+                if not _R[op_type].variadic else [f"x_{k}" for k in range(len(xs))]
+            raise TypeError(f"Input '{names[i]}' of '{op_type}' Op has type {t.dtype.name} that "
+                            f"does not match type {dtype.name} of argument '{names[0]}'.")
+    return tuple(t if t is not None else _const_like(x, dtype) for t, x in zip(tensors, xs))
+
+
+def _const_like(x: Any, dtype: _dtypes.DType) -> np.ndarray:
+    """The value in ``dtype``; ``apply`` makes it a Const inside the op's scope (``Add/y``)."""
+    return checked_array(x, dtype._np)
+
+
+def _binary(op_type: str, x, y, name):
+    return apply(_R[op_type], _operands(op_type, x, y), {}, name=name)
+
+
+def _unary(op_type: str, x, name):
+    return apply(_R[op_type], (convert_to_tensor(x),), {}, name=name)
+
+
+# --- arithmetic ---------------------------------------------------------------------
+
+def add(x, y, name=None): return _binary("Add", x, y, name)
+def subtract(x, y, name=None): return _binary("Sub", x, y, name)
+def multiply(x, y, name=None): return _binary("Mul", x, y, name)
+def realdiv(x, y, name=None): return _binary("RealDiv", x, y, name)
+def maximum(x, y, name=None): return _binary("Maximum", x, y, name)
+def minimum(x, y, name=None): return _binary("Minimum", x, y, name)
+def pow(x, y, name=None): return _binary("Pow", x, y, name)  # noqa: A001  (TF's name)
+
+
+def truediv(x, y, name=None):
+    """``x / y``; integer operands give float64 (as TF's truediv)."""
+    return _binary("RealDiv", x, y, name or "truediv")
+
+
+divide = truediv
+sub, mul, div = subtract, multiply, truediv
+
+
+def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None):
+    """Matrix product of rank >= 2 tensors; ``transpose_*`` swap the last two axes first."""
+    a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b))
+    if transpose_a:
+        a = _swap_last(a)
+    if transpose_b:
+        b = _swap_last(b)
+    return apply(_R["MatMul"], (a, b), {}, name=name)
+
+
+def _swap_last(x: Tensor) -> Tensor:
+    r = x.ndim
+    return transpose(x, perm=tuple(range(r - 2)) + (r - 1, r - 2))
+
+
+def negative(x, name=None): return _unary("Neg", x, name)
+def tanh(x, name=None): return _unary("Tanh", x, name)
+def exp(x, name=None): return _unary("Exp", x, name)
+def log(x, name=None): return _unary("Log", x, name)
+def sqrt(x, name=None): return _unary("Sqrt", x, name)
+def abs(x, name=None): return _unary("Abs", x, name)  # noqa: A001
+def sign(x, name=None): return _unary("Sign", x, name)
+def sigmoid(x, name=None): return _unary("Sigmoid", x, name)
+
+
+neg = negative
+
+
+def square(x, name=None):
+    x = convert_to_tensor(x)
+    return apply(_R["Mul"], (x, x), {}, name=name or "Square")
+
+
+def reciprocal(x, name=None):
+    x = convert_to_tensor(x)
+    return apply(_R["RealDiv"], (1, x), {}, name=name or "Reciprocal")
+
+
+def add_n(inputs: Sequence, name=None):
+    """Sum of a list of same-shaped tensors."""
+    inputs = list(inputs)
+    total = inputs[0]
+    for x in inputs[1:]:
+        total = add(total, x)
+    return identity(total, name=name or "AddN")
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise ``x if condition else y`` (the index form, x=y=None, is not supported)."""
+    if x is None or y is None:
+        raise NotImplementedError("tf.where(condition) returning indices is not supported; "
+                                  "pass x and y")
+    x, y = _operands("Select", x, y)
+    return apply(_R["Select"], (convert_to_tensor(condition), x, y), {}, name=name)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """``t`` limited to ``[min, max]`` (Python numbers are attributes; tensors use max/min)."""
+    t = convert_to_tensor(t)
+    if isinstance(clip_value_min, Tensor) or isinstance(clip_value_max, Tensor):
+        return minimum(maximum(t, clip_value_min), clip_value_max, name=name)
+    return apply(_R["ClipByValue"], (t,), {"lo": clip_value_min, "hi": clip_value_max}, name=name)
+
+
+# --- comparisons and logic ------------------------------------------------------------
+
+def less(x, y, name=None): return _binary("Less", x, y, name)
+def less_equal(x, y, name=None): return _binary("LessEqual", x, y, name)
+def greater(x, y, name=None): return _binary("Greater", x, y, name)
+def greater_equal(x, y, name=None): return _binary("GreaterEqual", x, y, name)
+def equal(x, y, name=None): return _binary("Equal", x, y, name)
+def not_equal(x, y, name=None): return _binary("NotEqual", x, y, name)
+def logical_and(x, y, name=None): return _binary("LogicalAnd", x, y, name)
+def logical_or(x, y, name=None): return _binary("LogicalOr", x, y, name)
+def logical_not(x, name=None): return _unary("LogicalNot", x, name)
+
+
+# --- shapes ---------------------------------------------------------------------------
+
+def _axes(axis):
+    return tuple(int(a) for a in axis) if isinstance(axis, (list, tuple, np.ndarray)) else axis
+
+
+def transpose(a, perm=None, name=None):
+    return apply(_R["Transpose"], (convert_to_tensor(a),),
+                 {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")
+
+
+def reshape(tensor, shape, name=None):
+    if isinstance(shape, Tensor):
+        raise TypeError("reshape to a run-time shape tensor is not supported; pass a list of ints")
+    return apply(_R["Reshape"], (convert_to_tensor(tensor),), {"shape": tuple(int(d) for d in shape)},
+                 name=name)
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    return apply(_R["BroadcastTo"], (convert_to_tensor(input),),
+                 {"shape": tuple(int(d) for d in shape)}, name=name)
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    axis = _axes(axis if axis is not None else squeeze_dims)
+    return apply(_R["Squeeze"], (convert_to_tensor(input),), {"axis": axis}, name=name)
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    return apply(_R["ExpandDims"], (convert_to_tensor(input),), {"axis": _axes(axis)}, name=name)
+
+
+def concat(values, axis, name="concat"):
+    values = _operands("ConcatV2", *values)
+    return apply(_R["ConcatV2"], values, {"axis": int(axis)}, name=name)
+
+
+def stack(values, axis=0, name="stack"):
+    values = _operands("Pack", *values)
+    return apply(_R["Pack"], values, {"axis": int(axis)}, name=name)
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """The slices of ``value`` along ``axis`` (its size there must be known)."""
+    value = convert_to_tensor(value)
+    axis = axis % value.ndim
+    n = value._shape[axis] if num is None else num
+    if n is None:
+        raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
+    return [gather_index(value, (slice(None),) * axis + (i,), name=name) for i in range(n)]
+
+
+def gather_index(x, key, name=None):
+    """``x[key]`` (ints, slices, None, ..., integer arrays/tensors): the GetItem op."""
+    x = convert_to_tensor(x)
+    spec, arrays = encode_index(key, is_array=lambda k: isinstance(k, (list, np.ndarray, Tensor)))
+    arrays = [a if isinstance(a, Tensor) else constant(np.asarray(a), name="index") for a in arrays]
+    return apply(_R["GetItem"], (x, *arrays), {"key": spec}, name=name or "strided_slice")
+
+
+# --- reductions -------------------------------------------------------------------------
+
+def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
+    x = convert_to_tensor(input_tensor)
+    keep = bool(keepdims if keep_dims is None else keep_dims)
+    out = apply(_R[op_type], (x,), {"axis": _axes(axis), "keepdims": keep}, name=name)
+    if out.dtype != x.dtype and (x.dtype.is_integer or x.dtype.is_bool) and op_type in ("Sum", "Mean"):
+        out = cast(out, x.dtype)  # TF keeps an integer tensor's dtype; numpy widens it
+    return out
+
+
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
+    return _reduce("Sum", input_tensor, axis, keepdims, keep_dims, name)
+
+
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
+    return _reduce("Mean", input_tensor, axis, keepdims, keep_dims, name)
+
+
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
+    return _reduce("Max", input_tensor, axis, keepdims, keep_dims, name)
+
+
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
+    return _reduce("Min", input_tensor, axis, keepdims, keep_dims, name)
+
+
+# --- casts, identities, fills ----------------------------------------------------------------
+
+def cast(x, dtype, name=None):
+    x = convert_to_tensor(x)
+    dt = _dtypes.as_dtype(dtype)
+    return apply(_R["Cast"], (x,), {"dtype": dt._np}, name=name or "Cast")
+
+
+def identity(input, name=None):  # noqa: A002
+    return apply(_R["Identity"], (convert_to_tensor(input),), {}, name=name)
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    return apply(_R["StopGradient"], (convert_to_tensor(input),), {}, name=name)
+
+
+def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with ``value`` (dtype: TF's default for ``value``)."""
+    return apply(_R["Fill"], (), {"shape": tuple(int(d) for d in dims), "value": value,
+                                   "dtype": default_dtype(value)}, name=name or "Fill")
+
+
+def zeros(shape, dtype=_dtypes.float32, name=None):
+    return apply(_R["Fill"], (), {"shape": as_shape_tuple(shape), "value": 0,
+                                   "dtype": _dtypes.as_dtype(dtype)._np}, name=name or "zeros")
+
+
+def ones(shape, dtype=_dtypes.float32, name=None):
+    return apply(_R["Fill"], (), {"shape": as_shape_tuple(shape), "value": 1,
+                                   "dtype": _dtypes.as_dtype(dtype)._np}, name=name or "ones")
+
+
+def zeros_like(tensor, dtype=None, name=None):
+    out = apply(_R["ZerosLike"], (convert_to_tensor(tensor),), {}, name=name)
+    return out if dtype is None else cast(out, dtype)
+
+
+def ones_like(tensor, dtype=None, name=None):
+    out = apply(_R["OnesLike"], (convert_to_tensor(tensor),), {}, name=name)
+    return out if dtype is None else cast(out, dtype)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot along a new last axis; ``on_value``/``off_value`` scale it."""
+    if axis not in (None, -1):
+        raise NotImplementedError("one_hot only supports axis=-1")
+    dt = _dtypes.as_dtype(dtype or _dtypes.float32)
+    out = apply(_R["OneHot"], (convert_to_tensor(indices),), {"depth": int(depth), "dtype": dt._np},
+                name=name)
+    if on_value is None and off_value is None:
+        return out
+    on = 1 if on_value is None else on_value
+    off = 0 if off_value is None else off_value
+    return add(multiply(out, on - off), off)

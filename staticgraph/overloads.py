@@ -1,0 +1,56 @@
+"""Python operators on symbolic tensors (and Variables): ``x + y`` builds an ``Add`` node.
+
+``==``/``!=`` stay identity comparisons, as in TF1 graph mode, so tensors can
+be dict keys (``feed_dict={x: ...}``); use ``tf.equal`` for elementwise equality.
+"""
+from __future__ import annotations
+
+from . import ops
+from .graph import Tensor
+from .variables import Variable
+
+__all__ = ["install"]
+
+
+def _r(fn):
+    """The reflected form: ``2 - x`` is ``fn(2, x)``."""
+    return lambda self, other: fn(other, self)
+
+
+_BINARY = {
+    "add": ops.add, "sub": ops.subtract, "mul": ops.multiply, "truediv": ops.truediv,
+    "matmul": ops.matmul, "pow": ops.pow,
+}
+
+
+def _methods() -> dict:
+    m = {}
+    for name, fn in _BINARY.items():
+        m[f"__{name}__"] = (lambda f: lambda self, other: f(self, other))(fn)
+        m[f"__r{name}__"] = _r(fn)
+    m.update({
+        "__neg__": lambda self: ops.negative(self),
+        "__abs__": lambda self: ops.abs(self),
+        "__lt__": lambda self, o: ops.less(self, o),
+        "__le__": lambda self, o: ops.less_equal(self, o),
+        "__gt__": lambda self, o: ops.greater(self, o),
+        "__ge__": lambda self, o: ops.greater_equal(self, o),
+        "__and__": lambda self, o: ops.logical_and(self, o),
+        "__rand__": lambda self, o: ops.logical_and(o, self),
+        "__or__": lambda self, o: ops.logical_or(self, o),
+        "__ror__": lambda self, o: ops.logical_or(o, self),
+        "__invert__": lambda self: ops.logical_not(self),
+        "__getitem__": lambda self, key: ops.gather_index(self, key),
+    })
+    return m
+
+
+def install() -> None:
+    """Attach the operators to Tensor and Variable (done once, on import)."""
+    for cls in (Tensor, Variable):
+        for name, fn in _methods().items():
+            setattr(cls, name, fn)
+    Variable.__hash__ = object.__hash__
+    Variable.__bool__ = lambda self: bool(self.value())
+    for cls in (Tensor, Variable):
+        cls.__array_ufunc__ = None  # numpy defers: np.ones(3) + x calls x.__radd__

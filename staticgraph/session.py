@@ -1,0 +1,210 @@
+"""``Session``: compile a run's signature once, then execute the cached plan.
+
+::
+
+    run(fetches, feed_dict)
+      key = (fetch structure, feed keys)          graph.version change -> cache cleared
+      miss: resolve names, flatten fetches, compile_plan(...)   <- all graph work is here
+      hit:  convert/validate feeds -> plan.fn(*fed) -> rebuild the fetch structure
+
+``compile_count`` counts cache misses, so tests (and users) can see that a
+steady loop of ``run`` calls does no graph work.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from .compiler import Executable, compile_plan
+from .graph import Graph, Operation, Tensor, get_default_graph
+from .kinds import SessionState
+
+__all__ = ["Session", "InteractiveSession", "get_default_session", "default_session"]
+
+_session_stack: list["Session"] = []
+
+
+def get_default_session() -> "Session | None":
+    return _session_stack[-1] if _session_stack else None
+
+
+def default_session() -> "Session":
+    if not _session_stack:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
+                         "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    return _session_stack[-1]
+
+
+def _fetch_key(fetches: Any) -> Any:
+    """A hashable image of the fetch structure (tensors/ops by identity)."""
+    if isinstance(fetches, (Tensor, Operation, str)):
+        return fetches
+    if isinstance(fetches, dict):
+        return (type(fetches), tuple((k, _fetch_key(v)) for k, v in fetches.items()))
+    if isinstance(fetches, (list, tuple)):
+        return (type(fetches), tuple(_fetch_key(v) for v in fetches))
+    el = getattr(fetches, "_as_graph_element", None)
+    if el is not None:
+        return el()
+    raise TypeError(f"Fetch argument {fetches!r} has invalid type {type(fetches)}, must be a "
+                    f"string or Tensor. (Can not convert a {type(fetches).__name__} into a Tensor "
+                    f"or Operation.)")
+
+
+def _flatten(fetches: Any, graph: Graph, flat: list) -> Callable[[tuple], Any]:
+    """Append leaves to ``flat``; return a function rebuilding the structure from values."""
+    if isinstance(fetches, dict):
+        parts = [(k, _flatten(v, graph, flat)) for k, v in fetches.items()]
+        cls = type(fetches)
+        return lambda vals: cls((k, f(vals)) for k, f in parts)
+    if isinstance(fetches, (list, tuple)):
+        parts = [_flatten(v, graph, flat) for v in fetches]
+        if isinstance(fetches, list):
+            return lambda vals: [f(vals) for f in parts]
+        if hasattr(fetches, "_fields"):
+            cls = type(fetches)
+            return lambda vals: cls(*[f(vals) for f in parts])
+        return lambda vals: tuple(f(vals) for f in parts)
+    i = len(flat)
+    flat.append(graph.as_graph_element(fetches))
+    return lambda vals: vals[i]
+
+
+class _Feed:
+    """Converts and validates one fed value against its tensor's static dtype and shape."""
+
+    __slots__ = ("tensor", "dtype", "shape", "exact")
+
+    def __init__(self, tensor: Tensor):
+        self.tensor = tensor
+        self.dtype = tensor.np_dtype
+        self.shape = tensor._shape
+        self.exact = self.shape is not None and None not in self.shape
+
+    def __call__(self, value: Any) -> np.ndarray:
+        if isinstance(value, Tensor):
+            raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed "
+                            "values include Python scalars, strings, lists, numpy ndarrays, or "
+                            "TensorHandles.")
+        a = np.asarray(value, dtype=self.dtype)
+        if self.exact:
+            if a.shape != self.shape:
+                self._refuse(a)
+        elif self.shape is not None and (a.ndim != len(self.shape) or any(
+                d is not None and d != n for d, n in zip(self.shape, a.shape))):
+            self._refuse(a)
+        return a
+
+    def _refuse(self, a: np.ndarray):
+        raise ValueError(f"Cannot feed value of shape {a.shape} for Tensor {self.tensor.name}, "
+                         f"which has shape {self.tensor.shape}")
+
+
+class _Compiled:
+    __slots__ = ("exe", "feeds", "rebuild", "fn")
+
+    def __init__(self, exe: Executable, feeds: list[_Feed], rebuild):
+        self.exe, self.feeds, self.rebuild, self.fn = exe, feeds, rebuild, exe.fn
+
+
+class Session:
+    """Runs (parts of) a graph; holds variable values; caches one plan per run signature."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None):
+        self.graph = graph or get_default_graph()
+        self.state = SessionState()
+        self.compile_count = 0
+        self._cache: dict = {}
+        self._version = self.graph.version
+        self._closed = False
+
+    # --- the hot path ----------------------------------------------------------------
+    def run(self, fetches: Any, feed_dict: dict | None = None, options=None, run_metadata=None):
+        """Evaluate ``fetches`` (any nesting of tensors/ops/names) given ``feed_dict``."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if self.graph.version != self._version:
+            self._cache.clear()
+            self._version = self.graph.version
+        feed_dict = feed_dict or {}
+        key = (fetches if fetches.__class__ is Tensor else _fetch_key(fetches), tuple(feed_dict))
+        c = self._cache.get(key)
+        if c is None:
+            c = self._cache[key] = self._compile(fetches, feed_dict)
+        args = [conv(v) for conv, v in zip(c.feeds, feed_dict.values())]
+        try:
+            out = c.fn(*args)
+        except Exception as e:  # noqa: BLE001  (re-raised with the node that failed)
+            c.exe.reraise(e)
+        return out if c.rebuild is None else c.rebuild(out)
+
+    # --- compilation (once per signature) ---------------------------------------------
+    def _compile(self, fetches: Any, feed_dict: dict) -> _Compiled:
+        self.compile_count += 1
+        feeds = [_Feed(self._feed_tensor(k)) for k in feed_dict]
+        flat: list = []
+        rebuild = _flatten(fetches, self.graph, flat)
+        single = not isinstance(fetches, (list, tuple, dict))
+        exe = compile_plan(flat, [f.tensor for f in feeds], self.state, single=single)
+        return _Compiled(exe, feeds, None if single else rebuild)
+
+    def _feed_tensor(self, key: Any) -> Tensor:
+        try:
+            t = self.graph.as_graph_element(key)
+        except (KeyError, ValueError, TypeError) as e:
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        if not isinstance(t, Tensor):
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r} is an Operation.")
+        return t
+
+    def explain(self, fetches: Any, feed_dict: dict | None = None) -> str:
+        """The generated source of the plan ``run(fetches, feed_dict)`` uses."""
+        key = (fetches if fetches.__class__ is Tensor else _fetch_key(fetches), tuple(feed_dict or {}))
+        c = self._cache.get(key) or self._compile(fetches, feed_dict or {})
+        return c.exe.source
+
+    # --- lifecycle -------------------------------------------------------------------
+    def close(self) -> None:
+        self._closed = True
+        self._cache.clear()
+        self.state.variables.clear()
+
+    def as_default(self):
+        return _DefaultSession(self)
+
+    def __enter__(self) -> "Session":
+        _session_stack.append(self)
+        self._graph_ctx = self.graph.as_default()
+        self._graph_ctx.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._graph_ctx.__exit__(*exc)
+        _session_stack.remove(self)
+        self.close()
+
+
+class _DefaultSession:
+    def __init__(self, sess: Session):
+        self.sess = sess
+
+    def __enter__(self) -> Session:
+        _session_stack.append(self.sess)
+        return self.sess
+
+    def __exit__(self, *exc) -> None:
+        _session_stack.remove(self.sess)
+
+
+class InteractiveSession(Session):
+    """A Session that installs itself as the default one (for ``t.eval()`` at a prompt)."""
+
+    def __init__(self, target: str = "", graph: Graph | None = None, config=None):
+        super().__init__(target, graph, config)
+        _session_stack.append(self)
+
+    def close(self) -> None:
+        if self in _session_stack:
+            _session_stack.remove(self)
+        super().close()

@@ -1,0 +1,108 @@
+"""``TensorShape``: a static shape that may hold ``None`` dims, printed the way TF prints it.
+
+``print(t.shape)`` gives ``(None, 3)`` and ``repr`` gives ``TensorShape([None, 3])``
+(what ``tf.compat.v1`` prints today); unknown rank prints ``<unknown>``.
+Iterating yields ints and ``None`` so the registry's rules can call ``tuple(t.shape)``.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+__all__ = ["TensorShape", "as_shape_tuple"]
+
+
+def as_shape_tuple(shape: Any) -> tuple | None:
+    """A user shape (None, int, list, tuple, TensorShape) as a tuple of int/None, or None."""
+    if shape is None:
+        return None
+    if isinstance(shape, TensorShape):
+        return shape.dims_tuple
+    if isinstance(shape, int):
+        return (shape,)
+    return tuple(None if d is None or (isinstance(d, int) and d < 0) else int(d) for d in shape)
+
+
+class TensorShape:
+    """Immutable static shape; ``dims_tuple`` is None for unknown rank."""
+
+    __slots__ = ("dims_tuple",)
+
+    def __init__(self, dims: Any):
+        self.dims_tuple = as_shape_tuple(dims)
+
+    @property
+    def ndims(self) -> int | None:
+        return None if self.dims_tuple is None else len(self.dims_tuple)
+
+    rank = ndims
+
+    @property
+    def dims(self) -> list | None:
+        return None if self.dims_tuple is None else list(self.dims_tuple)
+
+    def as_list(self) -> list:
+        if self.dims_tuple is None:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
+        return list(self.dims_tuple)
+
+    def is_fully_defined(self) -> bool:
+        return self.dims_tuple is not None and None not in self.dims_tuple
+
+    def num_elements(self) -> int | None:
+        if not self.is_fully_defined():
+            return None
+        n = 1
+        for d in self.dims_tuple:
+            n *= d
+        return n
+
+    def is_compatible_with(self, other: Any) -> bool:
+        a, b = self.dims_tuple, as_shape_tuple(other)
+        if a is None or b is None:
+            return True
+        return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+    def merge_with(self, other: Any) -> "TensorShape":
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {TensorShape(other)} are not compatible")
+        a, b = self.dims_tuple, as_shape_tuple(other)
+        if a is None:
+            return TensorShape(b)
+        if b is None:
+            return self
+        return TensorShape(tuple(x if x is not None else y for x, y in zip(a, b)))
+
+    def __iter__(self) -> Iterator:
+        if self.dims_tuple is None:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
+        return iter(self.dims_tuple)
+
+    def __len__(self) -> int:
+        if self.dims_tuple is None:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return len(self.dims_tuple)
+
+    def __getitem__(self, key):
+        if self.dims_tuple is None:
+            return None if isinstance(key, int) else TensorShape(None)
+        item = self.dims_tuple[key]
+        return TensorShape(item) if isinstance(key, slice) else item
+
+    def __eq__(self, other: Any) -> bool:
+        try:
+            return self.dims_tuple == as_shape_tuple(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.dims_tuple)
+
+    def __str__(self) -> str:
+        if self.dims_tuple is None:
+            return "<unknown>"
+        if len(self.dims_tuple) == 1:
+            return f"({self.dims_tuple[0]},)"
+        return "(" + ", ".join(str(d) for d in self.dims_tuple) + ")"
+
+    def __repr__(self) -> str:
+        return "TensorShape(None)" if self.dims_tuple is None else f"TensorShape({list(self.dims_tuple)})"

@@ -1,0 +1,163 @@
+"""``tf.train`` optimizers, with TF 1.x's update formulas exactly.
+
+``minimize`` = ``compute_gradients`` (graph nodes from ``tf.gradients``) +
+``apply_gradients`` (assign nodes, grouped into one op to run each step)::
+
+    GradientDescent:  var -= lr * g
+    Momentum:         accum = momentum * accum + g
+                      var -= lr * accum                    (nesterov: lr * (g + momentum * accum))
+    Adam:             lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)
+                      m = beta1 * m + (1 - beta1) * g
+                      v = beta2 * v + (1 - beta2) * g^2
+                      var -= lr_t * m / (sqrt(v) + epsilon)   (TF's "epsilon hat")
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import ops
+from .build import convert_to_tensor
+from .gradients import gradients
+from .graph import Operation, Tensor, control_dependencies, get_default_graph, name_scope
+from .sources import group
+from .variables import Variable, trainable_variables
+
+__all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
+           "get_or_create_global_step", "get_global_step"]
+
+
+class Optimizer:
+    """Base: gradients -> per-variable update ops (``_apply_dense``) -> one grouped op."""
+
+    def __init__(self, use_locking: bool = False, name: str = "Optimizer"):
+        self._name = name
+        self._slots: dict[tuple[str, str], Variable] = {}
+
+    def compute_gradients(self, loss, var_list=None, **_) -> list[tuple[Tensor | None, Variable]]:
+        var_list = list(var_list) if var_list is not None else trainable_variables()
+        if not var_list:
+            raise ValueError("No variables to optimize.")
+        grads = gradients(loss, var_list)
+        return list(zip(grads, var_list))
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name: str | None = None) -> Operation:
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not pairs:
+            raise ValueError(f"No gradients provided for any variable, check your graph for ops "
+                             f"that do not support gradients, between variables "
+                             f"{[v.name for _, v in grads_and_vars]} and loss.")
+        with name_scope(name or self._name):
+            self._prepare(pairs)
+            updates = [self._apply_dense(g, v) for g, v in pairs]
+            with control_dependencies(updates):
+                finish = self._finish(updates)
+            if global_step is not None:
+                with control_dependencies([finish]):
+                    return global_step.assign_add(1).op
+            return finish
+
+    def minimize(self, loss, global_step=None, var_list=None, name: str | None = None, **_) -> Operation:
+        return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
+
+    # --- what subclasses fill in -------------------------------------------------------
+    def _prepare(self, pairs) -> None:
+        """Create slots and hyper-parameter tensors once per apply."""
+
+    def _apply_dense(self, g: Tensor, v: Variable) -> Tensor:
+        raise NotImplementedError
+
+    def _finish(self, updates) -> Operation:
+        return group(*updates, name="update")
+
+    def _slot(self, v: Variable, slot_name: str) -> Variable:
+        key = (v.op.name, slot_name)
+        if key not in self._slots:
+            with get_default_graph().name_scope(v.op.name + "/"):
+                zero = np.zeros(v.shape.as_list(), dtype=v.dtype.as_numpy_dtype)
+                self._slots[key] = Variable(zero, trainable=False, name=slot_name)
+        return self._slots[key]
+
+    def get_slot(self, var: Variable, name: str) -> Variable | None:
+        return self._slots.get((var.op.name, name))
+
+    @staticmethod
+    def _hyper(value: Any, v: Variable) -> Any:
+        """A hyper-parameter in the variable's dtype (Python numbers stay weak scalars)."""
+        if isinstance(value, (Tensor, Variable)):
+            t = convert_to_tensor(value)
+            return t if t.dtype == v.dtype else ops.cast(t, v.dtype)
+        return value
+
+
+class GradientDescentOptimizer(Optimizer):
+    def __init__(self, learning_rate, use_locking: bool = False, name: str = "GradientDescent"):
+        super().__init__(use_locking, name)
+        self._lr = learning_rate
+
+    def _apply_dense(self, g, v):
+        return v.assign_sub(ops.multiply(g, self._hyper(self._lr, v)))
+
+
+class MomentumOptimizer(Optimizer):
+    def __init__(self, learning_rate, momentum, use_locking: bool = False, name: str = "Momentum",
+                 use_nesterov: bool = False):
+        super().__init__(use_locking, name)
+        self._lr, self._momentum, self._nesterov = learning_rate, momentum, use_nesterov
+
+    def _apply_dense(self, g, v):
+        lr, mu = self._hyper(self._lr, v), self._hyper(self._momentum, v)
+        acc = self._slot(v, "Momentum")
+        new_acc = acc.assign(ops.add(ops.multiply(acc, mu), g))
+        step = ops.add(g, ops.multiply(new_acc, mu)) if self._nesterov else new_acc
+        return v.assign_sub(ops.multiply(step, lr))
+
+
+class AdamOptimizer(Optimizer):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 use_locking: bool = False, name: str = "Adam"):
+        super().__init__(use_locking, name)
+        self._lr, self._beta1, self._beta2, self._eps = learning_rate, beta1, beta2, epsilon
+        self._powers: tuple[Variable, Variable] | None = None
+
+    def _prepare(self, pairs):
+        if self._powers is None:
+            first = min((v for _, v in pairs), key=lambda v: v.op.name)
+            dtype = first.dtype
+            with get_default_graph().name_scope(None):
+                self._powers = (Variable(np.array(self._beta1, dtype.as_numpy_dtype), trainable=False, name="beta1_power"),
+                                Variable(np.array(self._beta2, dtype.as_numpy_dtype), trainable=False, name="beta2_power"))
+
+    def _apply_dense(self, g, v):
+        b1p, b2p = (convert_to_tensor(p) for p in self._powers)
+        b1, b2 = self._beta1, self._beta2
+        lr_t = ops.multiply(self._hyper(self._lr, v),
+                            ops.truediv(ops.sqrt(ops.subtract(1.0, b2p)), ops.subtract(1.0, b1p)))
+        m, s = self._slot(v, "Adam"), self._slot(v, "Adam_1")
+        m_t = m.assign(ops.add(ops.multiply(m, b1), ops.multiply(g, 1 - b1)))
+        v_t = s.assign(ops.add(ops.multiply(s, b2), ops.multiply(ops.square(g), 1 - b2)))
+        step = ops.truediv(ops.multiply(lr_t, m_t), ops.add(ops.sqrt(v_t), self._eps))
+        return v.assign_sub(step)
+
+    def _finish(self, updates):
+        b1p, b2p = self._powers
+        up1 = b1p.assign(ops.multiply(b1p, self._beta1))
+        up2 = b2p.assign(ops.multiply(b2p, self._beta2))
+        return group(*updates, up1, up2, name="update")
+
+
+def get_or_create_global_step(graph=None) -> Variable:
+    graph = graph or get_default_graph()
+    found = graph.get_collection("global_step")
+    if found:
+        return found[0]
+    with graph.name_scope(None):
+        step = Variable(np.int64(0), trainable=False, name="global_step")
+    graph.add_to_collection("global_step", step)
+    return step
+
+
+def get_global_step(graph=None) -> Variable | None:
+    found = (graph or get_default_graph()).get_collection("global_step")
+    return found[0] if found else None
