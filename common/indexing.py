@@ -89,9 +89,9 @@ def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
     """
     if shape is None:
         return None
-    arrays = [np.zeros(s if s is not None else (), dtype=np.intp) for s in array_shapes]
     if any(s is None or None in s for s in array_shapes):
         return None
+    arrays = [np.zeros(s, dtype=np.intp) for s in array_shapes]
     tries = []
     for unknown in _UNKNOWN_SIZES:
         dummy = np.broadcast_to(np.empty((), np.int8), [unknown if d is None else d for d in shape])
