@@ -142,5 +142,13 @@ def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str) -> 
             f"  created at {site}")
 
 
-F = Namespace(lambda op, xs, attrs: apply(op, xs, attrs))
+class GraphNamespace(Namespace):
+    """``F`` that builds nodes; ``F.shape`` answers None for a tensor of unknown rank."""
+
+    @staticmethod
+    def shape(x) -> tuple | None:
+        return x._shape if isinstance(x, Tensor) else Namespace.shape(x)
+
+
+F = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs))
 """The registry namespace bound to graph building (gradient rules and composites use it)."""
