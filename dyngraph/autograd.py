@@ -1,0 +1,250 @@
+"""Reverse mode: walk the recorded graph from the outputs back to the leaves.
+
+    1. reachability from the roots (iterative: no recursion limit);
+    2. nodes in decreasing sequence number -- a node is always newer than the
+       nodes of its inputs, so every consumer runs before what it consumes
+       (deterministic, no topological sort needed);
+    3. per node: take its summed gradient out of the table (freeing it), run
+       its hooks, check its saved values are not stale (version counters),
+       apply each input's registry rule, add the results into the table;
+    4. leaves last: hooks, then accumulate into ``.grad``.
+
+The rules run against ``F``: plain numpy (fast, nothing recorded) or, for
+``create_graph=True``, this engine's own ``apply`` -- then the gradient is
+itself a recorded computation and can be differentiated again.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from common import Namespace, numpy_namespace
+
+from .errors import torch_type_name
+from .grad_mode import STATE, enable_grad, no_grad
+from .node import AccumulateGrad, Node
+from .tensor import Tensor, make
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad"]
+
+NUMPY_F = numpy_namespace()
+
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+         "after they have already been freed). Saved intermediate values of the graph are freed "
+         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+         "backward through the graph a second time or if you need to access saved tensors after "
+         "calling backward.")
+HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def _tensor_F() -> Namespace:
+    global _TENSOR_F
+    if _TENSOR_F is None:
+        from .engine import apply
+        _TENSOR_F = Namespace(apply)
+    return _TENSOR_F
+
+
+_TENSOR_F = None
+
+
+# --- saved values ---------------------------------------------------------------------
+
+
+def _stale(node: Node) -> str | None:
+    """Why the node's saved values can no longer be used, if they cannot."""
+    for t, version in node.versions:
+        if t._vc[0] != version:
+            owner = f", which is output 0 of {type(t.grad_fn).__name__}," if t.grad_fn else ""
+            return (f"{torch_type_name(t._data)}{owner} is at version {t._vc[0]}; "
+                    f"expected version {version} instead.")
+    if node.out_vc is not None and node.out_vc[0] != 0:
+        out = node.saved["out"]
+        return (f"{torch_type_name(out)}, which is output 0 of {type(node).__name__}, is at "
+                f"version {node.out_vc[0]}; expected version 0 instead.")
+    return None
+
+
+def _unpack(node: Node, create_graph: bool) -> dict:
+    """The node's saved values as its rules want them: arrays, or tensors when recording."""
+    if node.saved is None:
+        raise RuntimeError(FREED)
+    problem = _stale(node)
+    if problem:
+        raise RuntimeError("one of the variables needed for gradient computation has been "
+                           f"modified by an inplace operation: {problem} {HINT}")
+    if create_graph:
+        return {k: (make(v, True, node) if k == "out" else v) for k, v in node.saved.items()}
+    return {k: _arrays(v) for k, v in node.saved.items()}
+
+
+def _arrays(v):
+    if isinstance(v, Tensor):
+        return v._data
+    if isinstance(v, list):
+        return [x._data if isinstance(x, Tensor) else x for x in v]
+    return v
+
+
+def _release(node: Node) -> None:
+    if node.frees:
+        node.saved, node.versions, node.out_vc = None, (), None
+
+
+# --- the walk ---------------------------------------------------------------------------
+
+
+def _reachable(roots) -> list[Node]:
+    """Every Node reachable from ``roots``, newest first."""
+    seen, stack, nodes = set(), [r for r in roots if isinstance(r, Node)], []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        nodes.append(node)
+        stack.extend(p for p in node.parents if isinstance(p, Node) and p not in seen)
+    nodes.sort(key=lambda n: n.seq, reverse=True)
+    return nodes
+
+
+def _add(F, table: dict, key, g) -> None:
+    old = table.get(key)
+    table[key] = g if old is None else F.add(old, g)
+
+
+def _run_hooks(hooks, g, create_graph: bool):
+    """Tensor hooks see and may replace the gradient (as a Tensor)."""
+    gt = g if isinstance(g, Tensor) else make(np.asarray(g))
+    for hook in hooks:
+        new = hook(gt)
+        if new is not None:
+            gt = new
+    return gt if create_graph else gt._data
+
+
+def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -> dict:
+    """Propagate root gradients; return the gradients that reached leaves (and ``capture``)."""
+    F = _tensor_F() if create_graph else NUMPY_F
+    table: dict = {}
+    for edge, g in roots:
+        _add(F, table, edge, g)
+    captured = {}
+    for node in _reachable([edge for edge, _ in roots]):
+        g = table.pop(node, None)
+        if g is None:
+            continue
+        if node.hooks:
+            g = _run_hooks(node.hooks, g, create_graph)
+        if capture is not None and node in capture:
+            captured[node] = g
+        if node.retained is not None:
+            _retain(node, g, create_graph)
+        saved = _unpack(node, create_graph)
+        op, attrs = node.op, node.attrs
+        for i, parent in enumerate(node.parents):
+            if parent is not None:
+                gi = op.vjp(i, F, g, saved, attrs)
+                if gi is not None:
+                    _add(F, table, parent, gi)
+        if not retain_graph:
+            _release(node)
+    table.update(captured)
+    return table
+
+
+def _retain(node: Node, g, create_graph: bool) -> None:
+    t = node.retained()
+    if t is not None:
+        _accumulate(t, g, create_graph)
+
+
+def _accumulate(t: Tensor, g, create_graph: bool) -> None:
+    """``t.grad += g``: in place when possible (optimizers hold on to ``.grad``)."""
+    if create_graph:
+        g = g if isinstance(g, Tensor) else make(np.asarray(g))
+        t.grad = g if t.grad is None else t.grad + g
+        return
+    g = np.asarray(g, dtype=t._data.dtype)
+    if t.grad is None:
+        t.grad = make(np.array(g, copy=True))
+    else:
+        np.add(t.grad._data, g, out=t.grad._data)
+        t.grad._vc[0] += 1
+
+
+# --- public entry points --------------------------------------------------------------
+
+
+def _roots(tensors, grads, create_graph: bool) -> list:
+    roots = []
+    for k, (t, g) in enumerate(zip(tensors, grads)):
+        if not t._rg:
+            raise RuntimeError(f"element {k} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = np.ones_like(t._data)
+        elif isinstance(g, Tensor):
+            if g._data.shape != t._data.shape:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{k}] has a shape of "
+                                   f"{g.shape} and output[{k}] has a shape of {t.shape}.")
+            g = g if create_graph else g._data
+        else:
+            g = np.asarray(g, dtype=t._data.dtype)
+        if create_graph and not isinstance(g, Tensor):
+            g = make(g)
+        roots.append((t.grad_fn or t._accumulator(), g))
+    return roots
+
+
+def _seq(x) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Accumulate d(tensors)/d(leaf) into every reachable leaf's ``.grad``."""
+    tensors = _seq(tensors)
+    grads = _seq(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
+    retain = create_graph if retain_graph is None else retain_graph
+    with enable_grad() if create_graph else no_grad():
+        roots = _roots(tensors, grads, create_graph)
+        table = _engine(roots, retain, create_graph)
+        wanted = None if inputs is None else {id(t) for t in _seq(inputs)}
+        for edge, g in table.items():
+            if isinstance(edge, AccumulateGrad):
+                leaf = edge.variable
+                if leaf is not None and (wanted is None or id(leaf) in wanted):
+                    if leaf._hooks:
+                        g = _run_hooks(leaf._hooks, g, create_graph)
+                    _accumulate(leaf, g, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
+         allow_unused: bool = False) -> tuple:
+    """d(outputs)/d(inputs), returned (not accumulated into ``.grad``)."""
+    outputs, inputs = _seq(outputs), _seq(inputs)
+    grads = _seq(grad_outputs) if grad_outputs is not None else [None] * len(outputs)
+    retain = create_graph if retain_graph is None else retain_graph
+    for t in inputs:
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    edges = [t.grad_fn or t._accumulator() for t in inputs]
+    with enable_grad() if create_graph else no_grad():
+        table = _engine(_roots(outputs, grads, create_graph), retain, create_graph,
+                        capture={e for e in edges if isinstance(e, Node)})
+        result = []
+        for t, edge in zip(inputs, edges):
+            g = table.get(edge)
+            if g is None and not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+            if g is not None and not isinstance(g, Tensor):
+                g = make(np.array(np.asarray(g, dtype=t._data.dtype), copy=True))
+            if isinstance(edge, AccumulateGrad) and g is not None and t._hooks:
+                g = _run_hooks(t._hooks, g, True)
+            result.append(g)
+    return tuple(result)

@@ -1,0 +1,152 @@
+"""Making tensors: ``tensor``, ``zeros``, ``randn``, ``arange``... with PyTorch's dtype defaults.
+
+Python floats become float32 (the default dtype), Python ints int64, bools
+bool; numpy arrays keep their dtype (``from_numpy`` shares their memory).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .dtypes import DEFAULT_FLOAT, np_dtype_of
+from .tensor import Tensor, make
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
+           "linspace", "eye", "rand", "randn", "randint", "manual_seed", "zeros_like",
+           "ones_like", "full_like", "rand_like", "randn_like", "is_tensor"]
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator behind rand/randn/randint (values differ from PyTorch's own)."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
+    t = make(data)
+    if requires_grad:
+        t.requires_grad_(True)  # raises PyTorch's error for integer dtypes
+    return t
+
+
+def _plain(data):
+    """Nested lists that may hold tensors -> plain Python values."""
+    if isinstance(data, Tensor):
+        return data._data.tolist()
+    if isinstance(data, (list, tuple)):
+        return [_plain(x) for x in data]
+    return data
+
+
+def _infer_array(data, dtype) -> np.ndarray:
+    target = np_dtype_of(dtype)
+    if isinstance(data, np.ndarray):
+        return np.array(data, dtype=target)
+    arr = np.array(_plain(data), dtype=target)
+    if target is None and arr.dtype.kind == "f":
+        arr = arr.astype(DEFAULT_FLOAT.np)
+    elif target is None and arr.dtype.kind in "iu":
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data``."""
+    return _leaf(_infer_array(data, dtype), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None, like: Tensor | None = None) -> Tensor:
+    """``data`` as a tensor, without copying when it already is one (or an ndarray)."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and dtype is None:
+        return make(data)
+    return make(_infer_array(data, dtype))
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing ``array``'s memory."""
+    return make(array)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def _shape(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    return tuple(builtins.int(s) for s in size)
+
+
+def _dtype(dtype, default=DEFAULT_FLOAT.np) -> np.dtype:
+    return np_dtype_of(dtype) or default
+
+
+def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.zeros(_shape(size), _dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.ones(_shape(size), _dtype(dtype)), requires_grad)
+
+
+empty = zeros
+
+
+def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+    default = (np.bool_ if isinstance(fill_value, builtins.bool) else
+               np.int64 if isinstance(fill_value, builtins.int) else DEFAULT_FLOAT.np)
+    return _leaf(np.full(_shape((size,)), fill_value, _dtype(dtype, np.dtype(default))),
+                 requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    floats = any(isinstance(v, builtins.float) for v in (start, end, step))
+    default = DEFAULT_FLOAT.np if floats else np.dtype(np.int64)
+    return _leaf(np.arange(start, end, step, dtype=_dtype(dtype, default)), requires_grad)
+
+
+def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.linspace(start, end, steps, dtype=_dtype(dtype)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
+
+
+def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _leaf(_rng.random(_shape(size)).astype(_dtype(dtype)), requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _leaf(_rng.standard_normal(_shape(size)).astype(_dtype(dtype)), requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    return make(_rng.integers(low, high, _shape((size,))).astype(_dtype(dtype, np.dtype(np.int64))))
+
+
+def _like(fill):
+    def f(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+        target = _dtype(dtype, input._data.dtype)
+        return _leaf(fill(input._data.shape, target), requires_grad)
+    return f
+
+
+zeros_like = _like(np.zeros)
+ones_like = _like(np.ones)
+rand_like = _like(lambda shape, dtype: _rng.random(shape).astype(dtype))
+randn_like = _like(lambda shape, dtype: _rng.standard_normal(shape).astype(dtype))
+
+
+def full_like(input: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+    return _leaf(np.full(input._data.shape, fill_value, _dtype(dtype, input._data.dtype)),
+                 requires_grad)

@@ -1,0 +1,70 @@
+"""PyTorch-style dtype objects over numpy dtypes.
+
+``dyngraph.float32`` prints as ``torch.float32`` (the tutorials print dtypes and
+compare the output with PyTorch's).  Each object carries its numpy dtype; the
+engine computes with numpy and looks the object up again from the result.
+
+>>> float32, float32.is_floating_point
+(torch.float32, True)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+           "bool_", "to_dtype", "np_dtype_of", "DEFAULT_FLOAT", "half", "float", "double",
+           "short", "int", "long"]
+
+
+class dtype:
+    """A tensor element type, e.g. ``torch.float32`` (``dyngraph.float32``)."""
+
+    __slots__ = ("name", "np", "is_floating_point", "itemsize", "legacy")
+
+    def __init__(self, name: str, np_type, legacy: str):
+        self.name = name
+        self.np = np.dtype(np_type)
+        self.is_floating_point = bool(np.issubdtype(self.np, np.floating))
+        self.itemsize = self.np.itemsize
+        self.legacy = legacy  # the legacy tensor type name, e.g. FloatTensor (error messages)
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+float16 = half = dtype("float16", np.float16, "HalfTensor")
+float32 = float = dtype("float32", np.float32, "FloatTensor")
+float64 = double = dtype("float64", np.float64, "DoubleTensor")
+int8 = dtype("int8", np.int8, "CharTensor")
+int16 = short = dtype("int16", np.int16, "ShortTensor")
+int32 = int = dtype("int32", np.int32, "IntTensor")
+int64 = long = dtype("int64", np.int64, "LongTensor")
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
+bool_ = dtype("bool", np.bool_, "BoolTensor")
+
+DEFAULT_FLOAT = float32
+_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
+
+
+def to_dtype(np_dtype) -> dtype:
+    """The dtype object for a numpy dtype."""
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(f"numpy dtype {np.dtype(np_dtype)} has no dyngraph equivalent") from None
+
+
+def np_dtype_of(d) -> np.dtype | None:
+    """numpy dtype of a user's ``dtype=`` argument (a dyngraph dtype, numpy dtype or None)."""
+    if d is None:
+        return None
+    if isinstance(d, dtype):
+        return d.np
+    return np.dtype(d)

@@ -1,0 +1,186 @@
+"""``apply(op, inputs, attrs)``: the one function every forward op goes through.
+
+    compute with numpy  --->  nothing requires grad (or no_grad)?  -->  wrap, done
+                                     |
+                                     v
+                        record a Node: parents, and what the
+                        op's gradient rules read (nothing more)
+
+The fast path is the common case when evaluating, so it does no dict or
+ShapeRef work at all.  Recording keeps only what the rules of the inputs that
+need a gradient read: ``x * 2`` with ``x`` requiring grad keeps ``2`` and a
+ShapeRef of ``x``, never ``x``'s data.  Which names to keep for which inputs is
+worked out once per (op, inputs-needing-grad) and cached as a plan.
+
+dtype rules follow PyTorch where they differ from numpy: Python numbers are
+weak (``float32 + 1.5`` stays float32, which numpy 2 also does) and integer
+inputs that numpy would promote to float64 (``int / int``, ``int + 1.5``,
+``exp(int)``) give the default float32.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from common import REGISTRY, ShapeRef
+
+from .errors import explain
+from .grad_mode import STATE
+from .node import node_class, next_seq
+from .tensor import Tensor, make
+
+__all__ = ["apply", "binary", "record", "node_class_for"]
+
+_ndarray = np.ndarray
+_SCALARS = (int, float, bool)
+_EMPTY: dict = {}
+_EXPLICIT_DTYPE = ("Cast", "Fill", "OneHot")  # ops whose dtype attribute decides the result
+
+
+class _OpInfo:
+    """Per-op data computed once: node class, which inputs are differentiable, save plans."""
+
+    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype")
+
+    def __init__(self, op):
+        self.cls = node_class(op.torch_name)
+        self.variadic = op.variadic
+        self.diff = tuple(r is not None for r in op.grads)
+        self.plans: dict[int, tuple] = {}
+        self.keeps_dtype = op.name in _EXPLICIT_DTYPE
+
+
+_INFO = {op: _OpInfo(op) for op in REGISTRY.values()}
+
+
+def node_class_for(op):
+    return _INFO[op].cls
+
+
+def _plan(op, mask: int) -> tuple:
+    """What to save when the inputs in ``mask`` need gradients: ((name, kind, index), ...).
+
+    kinds: 'v' an input's value, 's' a ShapeRef of an input, 'o' the output's
+    array, 'V'/'S' the same for all inputs of a variadic op.
+    """
+    if op.variadic:
+        wanted = set(op.params[0])
+    else:
+        wanted = {p for i, ps in enumerate(op.params) if mask >> i & 1 for p in ps}
+    plan = []
+    for name in op.saves:
+        if name not in wanted:
+            continue
+        if name == "out":
+            plan.append((name, "o", 0))
+        elif op.variadic:
+            plan.append((name, "S" if name.endswith("_shape") else "V", 0))
+        elif name.endswith("_shape"):
+            plan.append((name, "s", op.inputs.index(name[:-6])))
+        else:
+            plan.append((name, "v", op.inputs.index(name)))
+    return tuple(plan)
+
+
+def _ref(x) -> ShapeRef:
+    if isinstance(x, Tensor):
+        return ShapeRef(x._data.shape, x._data.dtype)
+    a = np.asarray(x)
+    return ShapeRef(a.shape, a.dtype)
+
+
+def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
+    """Wrap ``out`` as the result of a new Node (if some differentiable input requires grad)."""
+    info = _INFO[op]
+    parents, mask = [], 0
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x._rg and info.diff[0 if info.variadic else i]:
+            parents.append(x.grad_fn or x._accumulator())
+            mask |= 1 << i
+        else:
+            parents.append(None)
+    if not mask:
+        return make(out)
+    plan = info.plans.get(mask)
+    if plan is None:
+        plan = info.plans[mask] = _plan(op, mask)
+    node = (cls or info.cls).__new__(cls or info.cls)
+    saved, versions, frees = {}, [], False
+    for name, kind, i in plan:
+        if kind == "s":
+            saved[name] = _ref(inputs[i])
+            continue
+        frees = True
+        if kind == "v":
+            x = saved[name] = inputs[i]
+            if isinstance(x, Tensor):
+                versions.append((x, x._vc[0]))
+        elif kind == "o":
+            saved[name] = out
+        elif kind == "V":
+            saved[name] = list(inputs)
+            versions.extend((x, x._vc[0]) for x in inputs if isinstance(x, Tensor))
+        else:
+            saved[name] = [_ref(x) for x in inputs]
+    node.op, node.attrs, node.parents = op, attrs, tuple(parents)
+    node.saved, node.versions, node.frees = saved, versions, frees
+    node.seq, node.hooks, node.retained = next_seq(), None, None
+    t = make(out, True, node)
+    node.out_vc = t._vc if "out" in saved else None
+    return t
+
+
+def _has_f64(inputs) -> bool:
+    for x in inputs:
+        d = getattr(x, "_data", x)
+        if getattr(d, "dtype", None) == np.float64:
+            return True
+    return False
+
+
+def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
+    """Run ``op`` on ``inputs`` (Tensors, Python numbers, ShapeRefs) now; record if needed."""
+    arrays, needs = [], False
+    for x in inputs:
+        if isinstance(x, Tensor):
+            arrays.append(x._data)
+            needs = needs or x._rg
+        elif isinstance(x, np.generic):
+            arrays.append(x.item())
+        else:
+            arrays.append(x)
+    try:
+        out = op.impl(*arrays, **attrs)
+    except Exception as e:
+        raise explain(op, inputs, e) from None
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    if out.dtype.char == "d" and not _INFO[op].keeps_dtype and not _has_f64(inputs):
+        out = out.astype(np.float32)
+    if needs and STATE.enabled and out.dtype.kind == "f":
+        return record(op, inputs, attrs, out, cls)
+    return make(out)
+
+
+def binary(op, a: Tensor, b, cls=None) -> Tensor:
+    """``apply`` for a Tensor and a Tensor-or-number (the operators' path, kept short)."""
+    if isinstance(b, Tensor):
+        bd, needs = b._data, a._rg or b._rg
+    elif type(b) in _SCALARS:
+        bd, needs = b, a._rg
+    elif isinstance(b, np.generic):
+        return binary(op, a, b.item(), cls)
+    else:
+        from .creation import as_tensor
+        return apply(op, (a, as_tensor(b, like=a)), _EMPTY, cls)
+    ad = a._data
+    try:
+        out = op.impl(ad, bd)
+    except Exception as e:
+        raise explain(op, (a, b), e) from None
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    if out.dtype.char == "d" and ad.dtype.char != "d" and getattr(bd, "dtype", None) != np.float64:
+        out = out.astype(np.float32)
+    if needs and STATE.enabled and out.dtype.kind == "f":
+        return record(op, (a, b), _EMPTY, out, cls)
+    return make(out)

@@ -1,0 +1,468 @@
+"""The ``torch.*`` functions (and, attached to Tensor, its methods) over registry ops.
+
+Each function maps PyTorch's call form onto one registry op and ``apply``:
+argument names (``dim``, ``keepdim``), the ``grad_fn`` name PyTorch gives that
+call form (``x.sum()`` -> ``SumBackward0``, ``x.sum(0)`` -> ``SumBackward1``),
+and PyTorch's errors where numpy would say something else or nothing.  No
+function computes anything itself.  Registry ops without a PyTorch spelling
+here are still exported under their registry name (``sum_like``, ...).
+"""
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from common import REGISTRY, Namespace
+from common.indexing import ARRAY, Slice, encode_index
+
+from .dtypes import np_dtype_of
+from .engine import apply, binary
+from .errors import c_type_name
+from .node import node_class
+from .tensor import Tensor, check_inplace, make, rebase
+
+OPS = Namespace(apply)
+"""``F`` of the registry bound to this engine: every op, plus what composites need."""
+
+_R = REGISTRY
+_names = node_class
+values_indices = namedtuple("return_types", ["values", "indices"])
+
+
+def _t(x):
+    """Python numbers stay weak scalars; lists and arrays become tensors."""
+    if isinstance(x, (Tensor, builtins.int, builtins.float, builtins.bool)):
+        return x
+    from .creation import as_tensor
+    return as_tensor(x)
+
+
+def _axis(dim):
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+def _shape_args(shape) -> tuple:
+    """``f(2, 3)`` and ``f((2, 3))`` both mean shape (2, 3)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return tuple(builtins.int(s) for s in shape)
+
+
+# --- arithmetic -----------------------------------------------------------------------
+
+
+def add(input, other, *, alpha=1):
+    return binary(_R["Add"], input, other if alpha == 1 else mul(other, alpha)) \
+        if isinstance(input, Tensor) else apply(_R["Add"], (_t(input), _t(other)))
+
+
+def sub(input, other, *, alpha=1):
+    return binary(_R["Sub"], input, other if alpha == 1 else mul(other, alpha)) \
+        if isinstance(input, Tensor) else apply(_R["Sub"], (_t(input), _t(other)))
+
+
+def rsub(input, other):
+    """``other - input`` (``1 - x``), named RsubBackward1 as in PyTorch."""
+    return apply(_R["Sub"], (_t(other), input), cls=_names("RsubBackward1"))
+
+
+def mul(input, other):
+    return binary(_R["Mul"], input, other) if isinstance(input, Tensor) \
+        else apply(_R["Mul"], (_t(input), _t(other)))
+
+
+def div(input, other):
+    return apply(_R["RealDiv"], (_t(input), _t(other)))
+
+
+true_divide = divide = div
+multiply, subtract = mul, sub
+
+
+def pow(input, exponent):
+    """PowBackward0 for a number exponent, 1 for tensor ** tensor, 2 for number ** tensor."""
+    name = "PowBackward0" if not isinstance(exponent, Tensor) else (
+        "PowBackward1" if isinstance(input, Tensor) else "PowBackward2")
+    return apply(_R["Pow"], (_t(input), _t(exponent)), cls=_names(name))
+
+
+def _unary(name: str):
+    op = REGISTRY[name]
+
+    def f(input):
+        return apply(op, (input,))
+    f.__name__ = op.fname
+    f.__doc__ = f"Elementwise {op.fname} (registry op {name})."
+    return f
+
+
+neg, exp, log, sqrt, tanh, sigmoid, relu, abs, sign = map(
+    _unary, ["Neg", "Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs", "Sign"])
+negative = neg
+
+
+def maximum(input, other):
+    return apply(_R["Maximum"], (_t(input), _t(other)))
+
+
+def minimum(input, other):
+    return apply(_R["Minimum"], (_t(input), _t(other)))
+
+
+def clamp(input, min=None, max=None):
+    return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": max})
+
+
+clip = clamp
+
+
+def where(condition, input, other):
+    return apply(_R["Select"], (_t(condition), _t(input), _t(other)))
+
+
+def softmax(input, dim):
+    return apply(_R["Softmax"], (input,), {"axis": dim})
+
+
+def log_softmax(input, dim):
+    return apply(_R["LogSoftmax"], (input,), {"axis": dim})
+
+
+def _compare(name: str):
+    op = REGISTRY[name]
+
+    def f(input, other):
+        return binary(op, input, other) if isinstance(input, Tensor) else apply(op, (_t(input), _t(other)))
+    f.__name__ = op.fname
+    return f
+
+
+lt, le, gt, ge, eq, ne = map(_compare, ["Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
+                                        "NotEqual"])
+less, greater = lt, gt
+logical_and, logical_or = _compare("LogicalAnd"), _compare("LogicalOr")
+logical_not = _unary("LogicalNot")
+
+# --- matrix products -------------------------------------------------------------------
+
+
+def _same_dtype(a, b) -> None:
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{c_type_name(a._data.dtype)} != {c_type_name(b._data.dtype)}")
+
+
+def mm(input, mat2):
+    """2-D matrix product (MmBackward0)."""
+    for x in (input, mat2):
+        if x.dim() != 2:
+            raise RuntimeError(f"{'self' if x is input else 'mat2'} must be a matrix")
+    _same_dtype(input, mat2)
+    return apply(_R["MatMul"], (input, mat2))
+
+
+def matmul(input, other):
+    """numpy/PyTorch matmul: 1-D operands become matrices for the product, then lose that dim."""
+    input, other = _t(input), _t(other)
+    _same_dtype(input, other)
+    a1, b1 = input.dim() == 1, other.dim() == 1
+    if not (a1 or b1):
+        return apply(_R["MatMul"], (input, other))
+    a = unsqueeze(input, 0) if a1 else input
+    b = unsqueeze(other, -1) if b1 else other
+    out = apply(_R["MatMul"], (a, b))
+    name = "DotBackward0" if a1 and b1 else ("MvBackward0" if b1 else "SqueezeBackward1")
+    axis = (-2, -1) if a1 and b1 else (-1 if b1 else -2)
+    return apply(_R["Squeeze"], (out,), {"axis": axis}, cls=_names(name))
+
+
+# --- reductions ----------------------------------------------------------------------------
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["Sum"], (x,), {"axis": _axis(dim), "keepdims": keepdim},
+                 cls=_names("SumBackward0" if dim is None else "SumBackward1"))
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    x = input if dtype is None else to(input, dtype)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {x.dtype.legacy[:-6]}")
+    return apply(_R["Mean"], (x,), {"axis": _axis(dim), "keepdims": keepdim},
+                 cls=_names("MeanBackward0" if dim is None else "MeanBackward1"))
+
+
+def _extreme(name: str, arg: str):
+    op, argop = REGISTRY[name], REGISTRY[arg]
+
+    def f(input, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return (maximum if name == "Max" else minimum)(input, dim)
+        if dim is None:
+            return apply(op, (input,))
+        attrs = {"axis": dim, "keepdims": keepdim}
+        values = apply(op, (input,), attrs, cls=_names(f"{name}Backward0"))
+        return values_indices(values, apply(argop, (input,), attrs))
+    f.__name__ = op.fname
+    f.__doc__ = (f"{op.fname} of all elements, or ``(values, indices)`` along ``dim``; "
+                 f"with a tensor second argument, the elementwise {op.fname}imum.")
+    return f
+
+
+max, min = _extreme("Max", "ArgMax"), _extreme("Min", "ArgMin")
+
+
+def argmax(input, dim=None, keepdim=False):
+    return apply(_R["ArgMax"], (input,), {"axis": dim, "keepdims": keepdim})
+
+
+def argmin(input, dim=None, keepdim=False):
+    return apply(_R["ArgMin"], (input,), {"axis": dim, "keepdims": keepdim})
+
+
+# --- shapes -------------------------------------------------------------------------------
+
+
+def reshape(input, *shape):
+    shape = _shape_args(shape)
+    size = input._data.size
+    known = builtins.int(np.prod([d for d in shape if d != -1]))
+    if shape.count(-1) > 1 or (known != size if -1 not in shape else (known == 0 or size % known)):
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {size}")
+    return apply(_R["Reshape"], (input,), {"shape": shape})
+
+
+view = reshape
+
+
+def view_as(input, other):
+    return reshape(input, other._data.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    shape = input._data.shape
+    if not shape:
+        return reshape(input, 1)
+    end = end_dim % len(shape)
+    return reshape(input, shape[:start_dim] + (-1,) + shape[end + 1:])
+
+
+def unsqueeze(input, dim):
+    return apply(_R["ExpandDims"], (input,), {"axis": dim})
+
+
+def squeeze(input, dim=None):
+    if dim is not None and input._data.shape and input._data.shape[dim] != 1:
+        return input.view(input._data.shape)  # PyTorch: squeezing a non-1 dim is a no-op
+    return apply(_R["Squeeze"], (input,), {"axis": dim},
+                 cls=_names("SqueezeBackward0" if dim is None else "SqueezeBackward1"))
+
+
+def t(input):
+    if input.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    return apply(_R["Transpose"], (input,), {"perm": None}, cls=_names("TBackward0"))
+
+
+def transpose(input, dim0, dim1):
+    perm = list(range(input.dim()))
+    perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+    return apply(_R["Transpose"], (input,), {"perm": tuple(perm)}, cls=_names("TransposeBackward0"))
+
+
+def permute(input, *dims):
+    return apply(_R["Transpose"], (input,), {"perm": _shape_args(dims)})
+
+
+def permute_all(input):
+    """``x.T``: all dims reversed (PermuteBackward0)."""
+    return permute(input, tuple(reversed(range(input.dim()))))
+
+
+def expand(input, *sizes):
+    sizes = _shape_args(sizes)
+    lead = len(sizes) - input.dim()
+    shape = tuple(input._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    return apply(_R["BroadcastTo"], (input,), {"shape": shape})
+
+
+def broadcast_to(input, shape):
+    return expand(input, shape)
+
+
+def cat(tensors, dim=0):
+    tensors = [_t(x) for x in tensors]
+    try:
+        return apply(_R["ConcatV2"], tuple(tensors), {"axis": dim})
+    except RuntimeError:
+        for i, x in enumerate(tensors[1:], 1):
+            for d, (p, q) in enumerate(zip(tensors[0]._data.shape, x._data.shape)):
+                if d != dim % tensors[0].dim() and p != q:
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                                       f"Expected size {p} but got size {q} for tensor number {i} "
+                                       f"in the list.") from None
+        raise
+
+
+concat = cat
+
+
+def stack(tensors, dim=0):
+    tensors = [_t(x) for x in tensors]
+    for i, x in enumerate(tensors[1:], 1):
+        if x._data.shape != tensors[0]._data.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0]._data.shape)} at entry 0 and "
+                               f"{list(x._data.shape)} at entry {i}")
+    return apply(_R["Pack"], tuple(tensors), {"axis": dim})
+
+
+# --- dtype conversions and copies ------------------------------------------------------------
+
+
+def to(input, *args, dtype=None, **_device):
+    """``x.to(torch.float64)``; device arguments are accepted and ignored (CPU only)."""
+    for a in args:
+        if not isinstance(a, str):
+            dtype = a
+    target = np_dtype_of(dtype)
+    if target is None or target == input._data.dtype:
+        return input
+    return apply(_R["Cast"], (input,), {"dtype": target})
+
+
+def _caster(name: str, np_type):
+    """``x.float()``, ``x.long()``...: Tensor methods (``torch.float`` itself is a dtype)."""
+    def f(input):
+        return to(input, np.dtype(np_type))
+    f.__name__ = name
+    return f
+
+
+CASTS = {name: _caster(name, np_type) for name, np_type in [
+    ("float", np.float32), ("double", np.float64), ("half", np.float16), ("long", np.int64),
+    ("int", np.int32), ("bool", np.bool_)]}
+
+
+def type_as(input, other):
+    return to(input, other._data.dtype)
+
+
+def clone(input):
+    out = apply(_R["Identity"], (input,), cls=_names("CloneBackward0"))
+    out._data = out._data.copy()
+    return out
+
+
+# --- indexing ----------------------------------------------------------------------------------
+
+
+def _index_name(spec) -> str:
+    """PyTorch names the node after the last indexing step: Index, Select, Slice or Unsqueeze."""
+    if ARRAY in spec:
+        return "IndexBackward0"
+    for k in reversed(spec):
+        if isinstance(k, Slice):
+            if k != (None, None, None):
+                return "SliceBackward0"
+        elif k is None:
+            return "UnsqueezeBackward0"
+        elif k is not Ellipsis:
+            return "SelectBackward0"
+    return "AliasBackward0"
+
+
+def _is_array(k) -> bool:
+    return isinstance(k, (list, np.ndarray, Tensor))
+
+
+def getitem(input, key):
+    spec, arrays = encode_index(key, is_array=_is_array)
+    arrays = tuple(a if isinstance(a, Tensor) else np.asarray(a) for a in arrays)
+    return apply(_R["GetItem"], (input, *arrays), {"key": spec}, cls=_names(_index_name(spec)))
+
+
+def setitem(input, key, value) -> None:
+    """``x[key] = value`` in place (outside a graph; inside one, build the new tensor instead)."""
+    check_inplace(input)
+    if input._rg or getattr(value, "_rg", False):
+        raise RuntimeError("index assignment into a tensor that is part of a graph is not "
+                           "supported; build a new tensor with torch.where or torch.cat")
+    if isinstance(key, Tensor):
+        key = key._data
+    elif isinstance(key, tuple):
+        key = tuple(k._data if isinstance(k, Tensor) else k for k in key)
+    input._data[key] = value._data if isinstance(value, Tensor) else value
+    input._vc[0] += 1
+
+
+# --- in-place methods --------------------------------------------------------------------------
+
+
+def add_(input, other, *, alpha=1):
+    return input.__iadd__(other if alpha == 1 else mul(other, alpha))
+
+
+def sub_(input, other, *, alpha=1):
+    return input.__isub__(other if alpha == 1 else mul(other, alpha))
+
+
+def mul_(input, other):
+    return input.__imul__(other)
+
+
+def div_(input, other):
+    return input.__itruediv__(other)
+
+
+def fill_(input, value):
+    check_inplace(input)
+    input._data[...] = value
+    input._vc[0] += 1
+    return input
+
+
+def zero_(input):
+    return fill_(input, 0)
+
+
+def copy_(input, src):
+    """Copy ``src``'s values into ``input`` (broadcasting, casting); recorded like an expand."""
+    check_inplace(input)
+    return rebase(input, expand(_t(src), input._data.shape) if input._data.shape != np.shape(
+        getattr(src, "_data", src)) else apply(_R["Identity"], (_t(src),)))
+
+
+def _registry_function(op):
+    def f(*inputs, **attrs):
+        return apply(op, inputs, attrs)
+    f.__name__, f.__doc__ = op.fname, op.doc
+    return f
+
+
+# Every registry op is a dyngraph function, under its registry name unless PyTorch's is above.
+_TORCH_NAMED = {op.fname for op in REGISTRY.values() if op.fname in globals()}
+for _op in REGISTRY.values():
+    globals().setdefault(_op.fname, _registry_function(_op))
+
+METHODS = ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "tanh", "sigmoid",
+           "relu", "abs", "sign", "maximum", "minimum", "clamp", "clip", "softmax", "log_softmax",
+           "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not",
+           "mm", "matmul", "sum", "mean", "max", "min", "argmax", "argmin", "reshape", "view",
+           "view_as", "flatten", "unsqueeze", "squeeze", "t", "transpose", "permute", "expand",
+           "to", "type_as", "clone",
+           "add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_"]
+
+
+__all__ = ["OPS", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
+           "subtract", "pow", "neg", "negative", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
+           "abs", "sign", "maximum", "minimum", "clamp", "clip", "where", "softmax",
+           "log_softmax", "lt", "le", "gt", "ge", "eq", "ne", "less", "greater", "logical_and",
+           "logical_or", "logical_not", "mm", "matmul", "sum", "mean", "max", "min", "argmax",
+           "argmin", "reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "transpose",
+           "permute", "expand", "broadcast_to", "cat", "concat", "stack", "clone", "getitem"] + [
+    op.fname for op in REGISTRY.values() if op.fname not in _TORCH_NAMED]

@@ -1,0 +1,92 @@
+"""Tape nodes: what a recorded op leaves behind for ``backward``.
+
+Each recorded op makes one :class:`Node`; a leaf tensor that requires grad gets
+one :class:`AccumulateGrad`.  Edges point from a node to its inputs' nodes
+(``parents``), so the graph is reachable from any output's ``grad_fn``::
+
+    y = (x + w) * (w + 1)
+
+    MulBackward0 --> AddBackward0 --> AccumulateGrad(x)
+         |                  \\------> AccumulateGrad(w)
+         \\------> AddBackward0 ----> AccumulateGrad(w)
+
+A node's class is named after PyTorch's ``grad_fn`` class (``MulBackward0``),
+so ``type(y.grad_fn).__name__`` and ``repr`` read as in PyTorch.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+__all__ = ["Node", "AccumulateGrad", "node_class", "next_seq"]
+
+next_seq = itertools.count().__next__
+"""Sequence numbers: a node is always newer than its inputs' nodes (backward order)."""
+
+
+class Node:
+    """A recorded op: the op, its attributes, its parents and what its gradient rules read.
+
+    ``saved`` maps rule parameter names to inputs (Tensors), ShapeRefs or the
+    output's array; ``versions`` holds ``(tensor, version)`` for saved inputs
+    and ``out_vc`` the output's version counter, checked before use so that an
+    in-place change after recording is reported instead of silently used.
+    """
+
+    __slots__ = ("op", "attrs", "parents", "saved", "versions", "out_vc", "frees", "seq",
+                 "hooks", "retained", "out_meta", "__weakref__")
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        """``((parent_node_or_None, 0), ...)`` one entry per input, as PyTorch."""
+        return tuple((p, 0) for p in self.parents)
+
+    def register_hook(self, fn) -> None:
+        """``fn(grad)`` runs on the gradient of this node's output (may return a replacement)."""
+        if self.hooks is None:
+            self.hooks = []
+        self.hooks.append(fn)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def node_class(name: str) -> type:
+    """The Node subclass called ``name`` (created once, then cached)."""
+    cls = _CLASSES.get(name)
+    if cls is None:
+        cls = _CLASSES[name] = type(name, (Node,), {"__slots__": ()})
+    return cls
+
+
+class AccumulateGrad:
+    """The end of every path to a leaf: adds the arriving gradient into ``leaf.grad``.
+
+    Holds the leaf weakly (the leaf holds this object), so no reference cycle.
+    """
+
+    __slots__ = ("_ref", "seq", "__weakref__")
+
+    def __init__(self, leaf):
+        self._ref = weakref.ref(leaf)
+        self.seq = -1
+
+    @property
+    def variable(self):
+        return self._ref()
+
+    @property
+    def next_functions(self) -> tuple:
+        return ()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {id(self):#x}>"

@@ -1,0 +1,387 @@
+"""``Tensor``: a numpy array plus what autograd needs to know about it.
+
+Slots, not a ``__dict__``: a tensor is created for every op, so it must be
+cheap.  ``_data`` is the ndarray, ``_rg`` whether it requires grad, ``grad_fn``
+the Node that made it (None for leaves), ``_vc`` a one-element list used as a
+version counter (bumped by every in-place op; nodes remember the version of
+what they saved and backward refuses stale values), ``_hooks`` gradient hooks
+of a leaf, ``_accum`` the leaf's AccumulateGrad node.
+
+Math methods are the functions of :mod:`dyngraph.functions` attached at the
+bottom of this module (``x.exp()`` is ``dyngraph.exp(x)``); the operators call
+:func:`dyngraph.engine.binary` directly, the shortest path to numpy.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .dtypes import to_dtype
+from .errors import scalar_type_name
+from .grad_mode import STATE
+from .node import AccumulateGrad
+
+__all__ = ["Tensor", "Size", "make", "init_slots", "check_inplace", "rebase"]
+
+_object_new = object.__new__
+
+
+class Size(tuple):
+    """A shape; prints as ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"torch.Size({list(self)})"
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it.
+
+    ``Tensor(list)`` is PyTorch's legacy constructor (always float32);
+    ``Tensor(2, 3)`` makes a zero-filled float32 tensor of that shape.  Use
+    :func:`dyngraph.tensor` to infer the dtype from the data.
+    """
+
+    __slots__ = ("_data", "_rg", "grad", "grad_fn", "_vc", "_hooks", "_accum", "__weakref__")
+
+    def __init__(self, *args):
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = np.array(args[0].tolist() if isinstance(args[0], Tensor) else args[0],
+                            dtype=np.float32)
+        else:
+            data = np.zeros(args, dtype=np.float32)
+        init_slots(self, data, False, None)
+
+    # --- what a tensor is ---------------------------------------------------------
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        return Size(self._data.shape) if dim is None else self._data.shape[dim]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return to_dtype(self._data.dtype)
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        """The numpy dtype (what the registry's rules read through ``F.dtype``)."""
+        return self._data.dtype
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    @property
+    def data(self) -> "Tensor":
+        """The same values as a tensor outside any graph (changes to it are not tracked)."""
+        return make(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    # --- autograd attributes ---------------------------------------------------------
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag: bool) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
+                               "want to use a computed variable in a subgraph that doesn't require "
+                               "differentiation use var_no_grad = var.detach().")
+        if flag and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = bool(flag)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def _accumulator(self) -> AccumulateGrad:
+        """This leaf's AccumulateGrad node (one per leaf, so graphs share it)."""
+        acc = self._accum
+        if acc is None:
+            acc = self._accum = AccumulateGrad(self)
+        return acc
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf after backward (leaves always keep theirs)."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and self.grad_fn.retained is None:
+            self.grad_fn.retained = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        fn = self.grad_fn
+        return fn is not None and fn.retained is not None and fn.retained() is self
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            self.grad_fn.register_hook(hook)
+        else:
+            self._hooks = (self._hooks or []) + [hook]
+        return hook
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Gradients of this tensor w.r.t. the leaves, accumulated into their ``.grad``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """Same data, no graph (shares memory and the version counter, as PyTorch)."""
+        t = make(self._data)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn, self._rg = None, False
+        return self
+
+    # --- conversions -------------------------------------------------------------
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self) -> np.ndarray:
+        if self._rg:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return len(self._data)
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self._data)))
+
+    def __format__(self, spec: str) -> str:
+        return format(self.item(), spec) if self._data.ndim == 0 and spec else repr(self)
+
+    def __repr__(self) -> str:
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+    __hash__ = object.__hash__
+
+    # --- operators ---------------------------------------------------------------
+
+    def __add__(self, other):
+        return binary(_ADD, self, other)
+
+    def __sub__(self, other):
+        return binary(_SUB, self, other)
+
+    def __mul__(self, other):
+        return binary(_MUL, self, other)
+
+    def __truediv__(self, other):
+        return binary(_DIV, self, other)
+
+    def __radd__(self, other):
+        return binary(_ADD, self, other)
+
+    def __rmul__(self, other):
+        return binary(_MUL, self, other)
+
+    def __rsub__(self, other):
+        return _F.rsub(self, other)
+
+    def __rtruediv__(self, other):
+        return _F.div(other, self)
+
+    def __pow__(self, exponent):
+        return _F.pow(self, exponent)
+
+    def __rpow__(self, base):
+        return _F.pow(base, self)
+
+    def __matmul__(self, other):
+        return _F.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _F.matmul(other, self)
+
+    def __neg__(self):
+        return _F.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _F.abs(self)
+
+    def __lt__(self, other):
+        return _F.lt(self, other)
+
+    def __le__(self, other):
+        return _F.le(self, other)
+
+    def __gt__(self, other):
+        return _F.gt(self, other)
+
+    def __ge__(self, other):
+        return _F.ge(self, other)
+
+    def __eq__(self, other):
+        return _F.eq(self, other)
+
+    def __ne__(self, other):
+        return _F.ne(self, other)
+
+    def __and__(self, other):
+        return _F.logical_and(self, other)
+
+    def __or__(self, other):
+        return _F.logical_or(self, other)
+
+    def __invert__(self):
+        return _F.logical_not(self)
+
+    def __iadd__(self, other):
+        return _inplace(self, _ADD, other)
+
+    def __isub__(self, other):
+        return _inplace(self, _SUB, other)
+
+    def __imul__(self, other):
+        return _inplace(self, _MUL, other)
+
+    def __itruediv__(self, other):
+        return _inplace(self, _DIV, other)
+
+    def __getitem__(self, key):
+        return _F.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _F.setitem(self, key, value)
+
+
+def init_slots(t: Tensor, data: np.ndarray, rg: bool, grad_fn) -> None:
+    t._data, t._rg, t.grad, t.grad_fn = data, rg, None, grad_fn
+    t._vc, t._hooks, t._accum = [0], None, None
+
+
+def make(data: np.ndarray, rg: bool = False, grad_fn=None) -> Tensor:
+    """A new Tensor around ``data`` (no copy, no checks: the engine's constructor).
+
+    Same as ``init_slots`` written inline: one call less on every op.
+    """
+    t = _object_new(Tensor)
+    t._data, t._rg, t.grad, t.grad_fn = data, rg, None, grad_fn
+    t._vc, t._hooks, t._accum = [0], None, None
+    return t
+
+
+# --- in-place updates ----------------------------------------------------------------
+
+
+def check_inplace(t: Tensor) -> None:
+    if t._rg and t.grad_fn is None and STATE.enabled:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def rebase(t: Tensor, result: Tensor) -> Tensor:
+    """Write ``result`` into ``t``'s memory; ``t`` takes over ``result``'s history."""
+    if result._data.shape != t._data.shape:
+        raise RuntimeError(f"output with shape {list(t._data.shape)} doesn't match the broadcast "
+                           f"shape {list(result._data.shape)}")
+    if not np.can_cast(result._data.dtype, t._data.dtype, "same_kind"):
+        raise RuntimeError(f"result type {scalar_type_name(result._data.dtype)} can't be cast to the "
+                           f"desired output type {scalar_type_name(t._data.dtype)}")
+    np.copyto(t._data, result._data, casting="unsafe")
+    t._vc[0] += 1
+    if result._rg and t._data.dtype.kind == "f":
+        t._rg, t.grad_fn = True, result.grad_fn
+    return t
+
+
+def _inplace(t: Tensor, op, other) -> Tensor:
+    """``t op= other``: numpy in place when nothing records; otherwise record, then rebase.
+
+    When recording, the op reads a snapshot of ``t`` (its rule may need the old
+    values, as ``mul_`` does), and ``t`` becomes the op's output.
+    """
+    recording = STATE.enabled and (t._rg or getattr(other, "_rg", False))
+    if not recording:
+        result = binary(op, t, other)  # checks shapes/dtypes with PyTorch's wording
+        return rebase(t, result)
+    check_inplace(t)
+    old = make(t._data.copy(), t._rg, t.grad_fn)
+    return rebase(t, binary(op, old, other))
+
+
+# The engine needs the Tensor class, so it is imported after it is defined.
+from common import REGISTRY as _OPS  # noqa: E402
+from .engine import binary  # noqa: E402
+from . import functions as _F  # noqa: E402
+
+_ADD, _SUB, _MUL, _DIV = (_OPS[n] for n in ("Add", "Sub", "Mul", "RealDiv"))
+
+for _name in _F.METHODS:
+    setattr(Tensor, _name, getattr(_F, _name))
+for _name, _cast in _F.CASTS.items():
+    setattr(Tensor, _name, _cast)
+Tensor.T = property(_F.permute_all)
