@@ -33,6 +33,14 @@ def _pyplot():
     return plt
 
 
+COLORS = {"numpy": "0.5", "dyngraph": "tab:orange", "torch": "tab:red",
+          "staticgraph": "tab:blue", "tf1": "tab:cyan"}
+
+
+def _color(engine: str) -> str:
+    return COLORS.get(engine.split("-")[0], "tab:green")
+
+
 def _ok(rows: list[Row]) -> list[Row]:
     return [r for r in rows if r.status == "ok" and r.median_s]
 
@@ -42,9 +50,8 @@ def _bars(plt, work: str, rows: list[Row], path: str) -> None:
     base = next((r.median_s for r in rows if r.engine == "numpy"), None)
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
     y = np.arange(len(rows))
-    colors = {"numpy": "0.5", "eager": "tab:orange", "static": "tab:blue"}
     for i, r in enumerate(rows):
-        ax.barh(i, r.median_s * 1e6, color=colors[r.kind], alpha=0.55 if r.peer else 1.0)
+        ax.barh(i, r.median_s * 1e6, color=_color(r.engine), hatch="//" if "-" in r.engine else None)
     ax.set_yticks(y, [r.engine for r in rows])
     ax.invert_yaxis()
     for i, r in enumerate(rows):
@@ -77,8 +84,8 @@ def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:
         for r in _ok(rows):
             if r.kind == "numpy":
                 continue
-            style = "-" if r.kind == "static" else "--"
-            ax.loglog(k, _cumulative(r, k), style, label=r.engine, alpha=0.6 if r.peer else 1.0)
+            style = ":" if "-" in r.engine else "-" if r.kind == "static" else "--"
+            ax.loglog(k, _cumulative(r, k), style, color=_color(r.engine), label=r.engine)
         ax.set_title(work, fontsize=9)
         ax.set_xlabel("runs k")
         ax.set_ylabel("cumulative seconds")

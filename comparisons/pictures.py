@@ -1,0 +1,182 @@
+"""Pictures of graphs: DOT text always; PNG/SVG via graphviz if installed, else matplotlib.
+
+Two adapters turn each engine's graph into one drawing format, an
+``nx.DiGraph`` whose nodes carry ``label`` (text, lines split by ``\\n``) and
+``kind`` (colour), with edges pointing from an input to its consumer:
+
+* :func:`eager_graph` — the backward graph recorded by one dyngraph pass (what
+  torchviz draws): one box per ``grad_fn`` node, leaves as ``AccumulateGrad``.
+* :func:`static_graph` — a staticgraph ``Graph``: one box per op with its type
+  and output shape; ``gradients/`` nodes, variables, placeholders and control
+  flow coloured apart.
+
+Layout is layered top to bottom (inputs at the top, the output at the bottom),
+each layer ordered by its parents' positions to keep edges from crossing.
+Drawing needs matplotlib (``pip install -e '.[plots]'``); DOT text needs nothing.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import networkx as nx
+
+from .graphdiff import record
+
+__all__ = ["PLOTS_HINT", "eager_graph", "static_graph", "to_dot", "layered_layout", "write_graph"]
+
+PLOTS_HINT = "PNG/SVG pictures need matplotlib: pip install -e '.[plots]' (DOT text written anyway)"
+
+COLORS = {"leaf": "#cfe2ff", "input": "#fff3bf", "param": "#cfe2ff", "const": "#f1f3f5",
+          "op": "#e9ecef", "grad": "#ffd8e0", "control": "#ffe0b2", "output": "#c3f0ca"}
+
+
+def eager_graph(output, names: dict | None = None) -> nx.DiGraph:
+    """The graph recorded behind ``output`` (a tensor with a ``grad_fn``), leaves named by ``names``."""
+    rec = record(output, names)
+    g = nx.DiGraph()
+    for i in rec.order:
+        label = rec.label[i]
+        kind = "leaf" if label.startswith("AccumulateGrad") else "op"
+        g.add_node(i, label=label.replace("AccumulateGrad(", "AccumulateGrad\n(", 1), kind=kind)
+    g.add_edges_from(rec.edges)
+    root = rec.order[-1]
+    g.nodes[root]["kind"] = "output"
+    g.nodes[root]["label"] += "\n" + _fmt_shape(tuple(output.shape))
+    return g
+
+
+def _fmt_shape(shape) -> str:
+    if shape is None:
+        return "<unknown>"
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _static_kind(name: str, op_type: str) -> str:
+    if name.startswith("gradients") or "/gradients" in name:
+        return "grad"
+    if op_type in ("Placeholder", "PlaceholderWithDefault"):
+        return "input"
+    if op_type.startswith("Variable") or op_type in ("Assign", "AssignAdd", "AssignSub"):
+        return "param"
+    if op_type == "Const":
+        return "const"
+    if op_type in ("While", "Cond", "Case", "Enter", "Exit", "Merge", "Switch", "NextIteration"):
+        return "control"
+    return "op"
+
+
+def static_graph(graph) -> nx.DiGraph:
+    """One node per op of a staticgraph ``Graph``: name, type (if not in the name), output shape."""
+    g = nx.DiGraph()
+    for op in graph.get_operations():
+        lines = [op.name]
+        if not op.name.split("/")[-1].startswith(op.type):
+            lines.append(op.type)
+        if op.outputs:
+            out = op.outputs[0]
+            lines.append(f"{out.dtype.name}{_fmt_shape(_shape_of(out))}")
+        g.add_node(op.name, label="\n".join(lines), kind=_static_kind(op.name, op.type))
+        for t in op.inputs:
+            g.add_edge(t.op.name, op.name)
+        for c in getattr(op, "control_inputs", ()):
+            g.add_edge(c.name, op.name, control=True)
+    return g
+
+
+def _shape_of(t):
+    shape = t.shape
+    dims = getattr(shape, "dims", shape)
+    if dims is None:
+        return None
+    return tuple(getattr(d, "value", d) for d in dims)
+
+
+def to_dot(g: nx.DiGraph, title: str = "") -> str:
+    """Graphviz DOT text (top-to-bottom, coloured boxes); renders with ``dot -Tpng``."""
+    esc = lambda s: str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    ids = {n: f"n{k}" for k, n in enumerate(g.nodes)}
+    lines = ["digraph G {", "  rankdir=TB;", f'  label="{esc(title)}"; labelloc=t;',
+             '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];']
+    for n, data in g.nodes(data=True):
+        color = COLORS.get(data.get("kind", "op"), COLORS["op"])
+        lines.append(f'  {ids[n]} [label="{esc(data.get("label", n))}", fillcolor="{color}"];')
+    for a, b, data in g.edges(data=True):
+        style = " [style=dashed]" if data.get("control") else ""
+        lines.append(f"  {ids[a]} -> {ids[b]}{style};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def layered_layout(g: nx.DiGraph) -> dict:
+    """Positions: layer = longest path from a source (top = 0); barycentre order in a layer."""
+    layer = {}
+    for n in nx.topological_sort(g):
+        layer[n] = max((layer[p] + 1 for p in g.predecessors(n)), default=0)
+    rows: dict[int, list] = {}
+    for n in g.nodes:                      # creation order: a stable first guess
+        rows.setdefault(layer[n], []).append(n)
+    pos = {}
+    for depth in sorted(rows):
+        def centre(n):
+            xs = [pos[p][0] for p in g.predecessors(n) if p in pos]
+            return sum(xs) / len(xs) if xs else 0.0
+        members = sorted(rows[depth], key=centre)
+        for k, n in enumerate(members):
+            pos[n] = (k - (len(members) - 1) / 2, -depth)
+    return pos
+
+
+def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    pos = layered_layout(g)
+    width = max((sum(1 for p in pos.values() if p[1] == y) for y in {p[1] for p in pos.values()}),
+                default=1)
+    depth = -min((p[1] for p in pos.values()), default=0) + 1
+    fig, ax = plt.subplots(figsize=(max(4.0, 2.3 * width), max(3.0, 1.15 * depth)))
+    boxes = {}
+    for n, (x, y) in pos.items():
+        data = g.nodes[n]
+        boxes[n] = ax.text(x, y, data.get("label", str(n)), ha="center", va="center", fontsize=8,
+                           zorder=3, bbox=dict(boxstyle="round,pad=0.35", ec="0.3", lw=0.8,
+                                               fc=COLORS.get(data.get("kind"), COLORS["op"])))
+    for a, b, data in g.edges(data=True):   # bottom centre of the input's box -> top of the consumer's
+        ax.annotate("", xy=(0.5, 1.0), xycoords=boxes[b], xytext=(0.5, 0.0), textcoords=boxes[a],
+                    arrowprops=dict(arrowstyle="-|>", color="0.45", lw=0.9,
+                                    linestyle="--" if data.get("control") else "-"), zorder=1)
+    xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
+    ax.set_xlim(min(xs) - 0.7, max(xs) + 0.7)
+    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
+    ax.set_title(title, fontsize=10)
+    ax.set_axis_off()
+    fig.tight_layout()
+    for path in paths:
+        fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_graph(g: nx.DiGraph, out_dir: str, name: str, title: str = "") -> list[str]:
+    """Write ``name.dot`` and, where a renderer exists, ``name.png`` and ``name.svg``.
+
+    graphviz's ``dot`` is used when on PATH, matplotlib otherwise; with
+    neither, only the DOT text is written (and :data:`PLOTS_HINT` says why).
+    """
+    os.makedirs(out_dir, exist_ok=True)
+    base = os.path.join(out_dir, name)
+    with open(base + ".dot", "w") as f:
+        f.write(to_dot(g, title))
+    written = [base + ".dot"]
+    images = [base + ".png", base + ".svg"]
+    if shutil.which("dot"):
+        for path in images:
+            subprocess.run(["dot", "-T" + path[-3:], base + ".dot", "-o", path], check=True)
+        return written + images
+    try:
+        _draw_matplotlib(g, images, title)
+    except ImportError:
+        print(PLOTS_HINT)
+        return written
+    return written + images

@@ -1,0 +1,112 @@
+"""comparisons.graphdiff and comparisons.pictures on hand-made graphs and on dyngraph passes.
+
+The hand-made nodes offer exactly the public autograd surface the module reads
+(``name()``, ``next_functions``, ``variable``), so these tests pin its logic
+independently of any engine; the dyngraph tests check it on real recordings.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from comparisons.graphdiff import Loop, diff, find_loops, record
+from comparisons.pictures import layered_layout, to_dot
+
+
+class Var:
+    def __init__(self, *shape):
+        self.shape = shape
+
+
+class Leaf:
+    next_functions = ()
+
+    def __init__(self, var):
+        self.variable = var
+
+
+class Op:
+    def __init__(self, name, *parents):
+        self._name = name
+        self.next_functions = tuple((p, 0) for p in parents)
+
+    def name(self):
+        return self._name
+
+
+W, X = Var(3, 3), Var(3)
+
+
+def branch(positive: bool):
+    x = Leaf(X)
+    return Op("SumBackward0", Op("MulBackward0", x) if positive else Op("AddBackward0", x))
+
+
+def rnn(steps: int):
+    w = Leaf(W)
+    h = None
+    for _ in range(steps):
+        parents = (w,) if h is None else (w, h)
+        h = Op("TanhBackward0", Op("AddBackward0", Op("MmBackward0", *parents), Op("MmBackward0", w)))
+    return Op("SumBackward0", h)
+
+
+def test_same_program_same_input_is_identical():
+    d = diff(record(branch(True), {"x": X}), record(branch(True), {"x": X}))
+    assert d.same and "identical" in str(d)
+
+
+def test_branches_show_where_each_pass_left_the_shared_graph():
+    d = diff(record(branch(True), {"x": X}), record(branch(False), {"x": X}))
+    assert (d.a_nodes, d.b_nodes) == (3, 3)
+    assert d.removed == ["MulBackward0", "SumBackward0"]
+    assert d.added == ["AddBackward0", "SumBackward0"]
+    assert d.diverged_a == ["MulBackward0(AccumulateGrad(x))"]
+    assert d.diverged_b == ["AddBackward0(AccumulateGrad(x))"]
+    assert ("AccumulateGrad(x)", "MulBackward0") in d.edges_removed
+    assert ("AccumulateGrad(x)", "AddBackward0") in d.edges_added
+
+
+def test_loop_trip_counts_and_extra_iterations():
+    a, b = record(rnn(3)), record(rnn(5))
+    block = ("MmBackward0", "MmBackward0", "AddBackward0", "TanhBackward0")
+    assert a.loops == [Loop(block, 3, 0)] and b.loops == [Loop(block, 5, 0)]
+    d = diff(a, b)
+    assert sorted(d.added) == sorted(list(block) * 2 + ["SumBackward0"])
+    assert d.removed == ["SumBackward0"]
+    assert "x 3" in str(d) and "x 5" in str(d)
+
+
+def test_unnamed_leaves_are_labelled_by_shape():
+    rec = record(branch(True))
+    assert rec.label[0] == "AccumulateGrad(leaf0 [3])"
+
+
+def test_find_loops_prefers_the_longest_cover_and_finds_several():
+    assert find_loops(list("abababxyz")) == [Loop(("a", "b"), 3, 0)]
+    assert find_loops(list("aaaqbcbc")) == [Loop(("a",), 3, 0), Loop(("b", "c"), 2, 4)]
+    assert find_loops(list("abc")) == []
+
+
+def test_record_refuses_a_tensor_without_a_graph():
+    class Plain:
+        grad_fn = None
+    with pytest.raises(ValueError, match="no grad_fn: nothing was recorded"):
+        record(Plain())
+
+
+def test_layered_layout_puts_inputs_above_consumers():
+    import networkx as nx
+    g = nx.DiGraph([("x", "add"), ("w", "add"), ("add", "mul"), ("w", "mul")])
+    pos = layered_layout(g)
+    assert pos["x"][1] == pos["w"][1] == 0 and pos["add"][1] == -1 and pos["mul"][1] == -2
+
+
+def test_dot_text_has_every_node_and_edge():
+    import networkx as nx
+    g = nx.DiGraph()
+    g.add_node("a", label='say "hi"\nshape', kind="input")
+    g.add_node("b", label="b", kind="op")
+    g.add_edge("a", "b")
+    dot = to_dot(g, "t")
+    assert 'label="say \\"hi\\"\\nshape"' in dot and "n0 -> n1;" in dot and dot.startswith("digraph")
