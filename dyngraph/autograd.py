@@ -15,6 +15,8 @@ itself a recorded computation and can be differentiated again.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from common import Namespace, numpy_namespace
@@ -55,14 +57,19 @@ def _stale(node: Node) -> str | None:
     """Why the node's saved values can no longer be used, if they cannot."""
     for t, version in node.versions:
         if t._vc[0] != version:
-            owner = f", which is output 0 of {type(t.grad_fn).__name__}," if t.grad_fn else ""
+            owner = f", which is output 0 of {_op_name(t.grad_fn)}," if t.grad_fn else ""
             return (f"{torch_type_name(t._data)}{owner} is at version {t._vc[0]}; "
                     f"expected version {version} instead.")
     if node.out_vc is not None and node.out_vc[0] != 0:
         out = node.saved["out"]
-        return (f"{torch_type_name(out)}, which is output 0 of {type(node).__name__}, is at "
+        return (f"{torch_type_name(out)}, which is output 0 of {_op_name(node)}, is at "
                 f"version {node.out_vc[0]}; expected version 0 instead.")
     return None
+
+
+def _op_name(node: Node) -> str:
+    """``MulBackward0`` -> ``Mul``, as PyTorch names the producer in version errors."""
+    return re.sub(r"Backward\d*$", "", type(node).__name__)
 
 
 def _unpack(node: Node, create_graph: bool) -> dict:
@@ -236,11 +243,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
         table = _engine(_roots(outputs, grads, create_graph), retain, create_graph,
                         capture={e for e in edges if isinstance(e, Node)})
         result = []
-        for t, edge in zip(inputs, edges):
+        for k, (t, edge) in enumerate(zip(inputs, edges)):
             g = table.get(edge)
             if g is None and not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the "
+                raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
             if g is not None and not isinstance(g, Tensor):
                 g = make(np.array(np.asarray(g, dtype=t._data.dtype), copy=True))

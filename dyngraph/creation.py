@@ -26,10 +26,9 @@ def manual_seed(seed: int) -> None:
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
-    t = make(data)
-    if requires_grad:
-        t.requires_grad_(True)  # raises PyTorch's error for integer dtypes
-    return t
+    if requires_grad and data.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return make(data, bool(requires_grad))
 
 
 def _plain(data):

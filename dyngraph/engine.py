@@ -129,12 +129,22 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
     return t
 
 
-def _has_f64(inputs) -> bool:
+def _torch_dtype(out: np.ndarray, inputs) -> np.ndarray:
+    """A float64 result recast where PyTorch's promotion gives a narrower float.
+
+    PyTorch ranks operands: tensors with dims, then 0-dim tensors, then Python
+    numbers, each only counting when it raises the category (int < float).
+    So ``float32[3] + float64 0-dim`` is float32 and ``int + 1.5`` is the
+    default float32, where numpy says float64.
+    """
+    dims, zero = [], []
     for x in inputs:
         d = getattr(x, "_data", x)
-        if getattr(d, "dtype", None) == np.float64:
-            return True
-    return False
+        dt = getattr(d, "dtype", None)
+        if dt is not None and dt.kind == "f":
+            (dims if d.ndim else zero).append(dt)
+    target = np.result_type(*dims) if dims else (np.result_type(*zero) if zero else np.float32)
+    return out if target == out.dtype else out.astype(target)
 
 
 def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
@@ -154,8 +164,8 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
         raise explain(op, inputs, e) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
-    if out.dtype.char == "d" and not _INFO[op].keeps_dtype and not _has_f64(inputs):
-        out = out.astype(np.float32)
+    if out.dtype.char == "d" and not _INFO[op].keeps_dtype:
+        out = _torch_dtype(out, inputs)
     if needs and STATE.enabled and out.dtype.kind == "f":
         return record(op, inputs, attrs, out, cls)
     return make(out)
@@ -179,8 +189,8 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
         raise explain(op, (a, b), e) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
-    if out.dtype.char == "d" and ad.dtype.char != "d" and getattr(bd, "dtype", None) != np.float64:
-        out = out.astype(np.float32)
+    if out.dtype.char == "d" and not (ad.ndim and ad.dtype.char == "d"):
+        out = _torch_dtype(out, (ad, bd))
     if needs and STATE.enabled and out.dtype.kind == "f":
         return record(op, (a, b), _EMPTY, out, cls)
     return make(out)

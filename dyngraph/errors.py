@@ -45,11 +45,10 @@ def _broadcast_message(shapes) -> str | None:
     for d in range(rank - 1, -1, -1):
         k = d - rank
         sizes = [(i, s[k]) for i, s in enumerate(shapes) if len(s) >= -k and s[k] != 1]
-        for (i, a), (j, b) in zip(sizes, sizes[1:]):
+        for (_, a), (_, b) in zip(sizes, sizes[1:]):
             if a != b:
-                names = "abc"
-                return (f"The size of tensor {names[i]} ({a}) must match the size of tensor "
-                        f"{names[j]} ({b}) at non-singleton dimension {d}")
+                return (f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                        f"non-singleton dimension {d}")
     return None
 
 
@@ -58,6 +57,10 @@ def explain(op, inputs, error: Exception) -> Exception:
     shapes = _shapes(inputs)
     where = f"(in {op.fname} on shapes {', '.join(map(str, shapes))}, at {user_site()})"
     text = str(error)
+    if isinstance(error, np.exceptions.AxisError) and error.ndim is not None:
+        n = max(error.ndim, 1)
+        return IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                          f"but got {error.axis})")
     if isinstance(error, IndexError):
         return IndexError(text.replace("axis", "dimension"))
     if "could not be broadcast" in text or "broadcast shape" in text:

@@ -28,7 +28,21 @@ OPS = Namespace(apply)
 
 _R = REGISTRY
 _names = node_class
-values_indices = namedtuple("return_types", ["values", "indices"])
+
+
+class _ValuesIndices(namedtuple("_ValuesIndices", ["values", "indices"])):
+    """``torch.return_types.max(values=..., indices=...)``."""
+
+    __slots__ = ()
+    fname = ""
+
+    def __repr__(self) -> str:
+        return (f"torch.return_types.{self.fname}(\nvalues={self.values!r},\n"
+                f"indices={self.indices!r})")
+
+
+_RETURN_TYPES = {name: type(name, (_ValuesIndices,), {"__slots__": (), "fname": name})
+                 for name in ("max", "min")}
 
 
 def _t(x):
@@ -206,7 +220,7 @@ def _extreme(name: str, arg: str):
             return apply(op, (input,))
         attrs = {"axis": dim, "keepdims": keepdim}
         values = apply(op, (input,), attrs, cls=_names(f"{name}Backward0"))
-        return values_indices(values, apply(argop, (input,), attrs))
+        return _RETURN_TYPES[op.fname](values, apply(argop, (input,), attrs))
     f.__name__ = op.fname
     f.__doc__ = (f"{op.fname} of all elements, or ``(values, indices)`` along ``dim``; "
                  f"with a tensor second argument, the elementwise {op.fname}imum.")
