@@ -52,6 +52,19 @@ def _fetch_key(fetches: Any) -> Any:
                     f"or Operation.)")
 
 
+def _run_key(fetches: Any) -> Any:
+    """The fetch part of a cache key: cheap for a Tensor or a flat list/tuple of Tensors."""
+    cls = fetches.__class__
+    if cls is Tensor:
+        return fetches
+    if cls is list or cls is tuple:
+        for f in fetches:
+            if f.__class__ is not Tensor:
+                return _fetch_key(fetches)
+        return (cls, *fetches)
+    return _fetch_key(fetches)
+
+
 def _flatten(fetches: Any, graph: Graph, flat: list) -> Callable[[tuple], Any]:
     """Append leaves to ``flat``; return a function rebuilding the structure from values."""
     if isinstance(fetches, dict):
@@ -127,27 +140,32 @@ class Session:
         if self.graph.version != self._version:
             self._cache.clear()
             self._version = self.graph.version
-        feed_dict = feed_dict or {}
-        key = (fetches if fetches.__class__ is Tensor else _fetch_key(fetches), tuple(feed_dict))
+        key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key)
         if c is None:
-            c = self._cache[key] = self._compile(fetches, feed_dict)
-        args = [conv(v) for conv, v in zip(c.feeds, feed_dict.values())]
+            c = self._cache[key] = self._compile(fetches, feed_dict or {})
         try:
-            out = c.fn(*args)
-        except Exception as e:  # noqa: BLE001  (re-raised with the node that failed)
+            out = c.fn(*feed_dict.values()) if feed_dict else c.fn()
+        except Exception as e:  # noqa: BLE001  (re-raised naming the node that failed)
             c.exe.reraise(e)
         return out if c.rebuild is None else c.rebuild(out)
 
     # --- compilation (once per signature) ---------------------------------------------
     def _compile(self, fetches: Any, feed_dict: dict) -> _Compiled:
+        """All graph work of a run signature: resolve, flatten, compile (with feed guards)."""
         self.compile_count += 1
         feeds = [_Feed(self._feed_tensor(k)) for k in feed_dict]
         flat: list = []
         rebuild = _flatten(fetches, self.graph, flat)
-        single = not isinstance(fetches, (list, tuple, dict))
-        exe = compile_plan(flat, [f.tensor for f in feeds], self.state, single=single)
-        return _Compiled(exe, feeds, None if single else rebuild)
+        if not isinstance(fetches, (list, tuple, dict)):
+            container, rebuild = "single", None
+        elif type(fetches) in (list, tuple) and all(isinstance(f, (Tensor, Operation, str))
+                                                    for f in fetches):
+            container, rebuild = type(fetches).__name__, None
+        else:
+            container = "tuple"
+        exe = compile_plan(flat, [f.tensor for f in feeds], self.state, container, guards=feeds)
+        return _Compiled(exe, feeds, rebuild)
 
     def _feed_tensor(self, key: Any) -> Tensor:
         try:
@@ -160,7 +178,7 @@ class Session:
 
     def explain(self, fetches: Any, feed_dict: dict | None = None) -> str:
         """The generated source of the plan ``run(fetches, feed_dict)`` uses."""
-        key = (fetches if fetches.__class__ is Tensor else _fetch_key(fetches), tuple(feed_dict or {}))
+        key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key) or self._compile(fetches, feed_dict or {})
         return c.exe.source
 

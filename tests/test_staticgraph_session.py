@@ -206,4 +206,38 @@ def test_plan_only_runs_what_the_fetch_needs():
     with tf.Session() as s:
         src = s.explain(y, {x: 1.0})
     assert "Mul" in src and "Sqrt" not in src and unused.op.name not in src
-    assert src.count("\n    ") == 2                 # one step + the return line
+    assert src.count("  # ") == 1                   # exactly one step line
+
+
+def test_feeds_are_validated_inline_and_lists_are_converted():
+    x = tf.placeholder(tf.float32, shape=(None, 2), name="x")
+    y = x * 2.0
+    with tf.Session() as s:
+        assert s.run(y, {x: [[1, 2]]}).dtype == np.float32            # list -> converted
+        np.testing.assert_array_equal(s.run(y, {x: np.ones((3, 2), np.float64)}), np.full((3, 2), 2.0))
+        with pytest.raises(ValueError, match=r"shape \(3, 3\) for Tensor x:0, which has shape \(None, 2\)"):
+            s.run(y, {x: np.ones((3, 3), np.float32)})
+        assert s.compile_count == 1
+
+
+def test_a_sub_graph_compiles_into_its_own_plan_called_from_a_kernel():
+    """The seam control flow uses: a kind whose kernel runs another compiled plan."""
+    from staticgraph.compiler import compile_plan
+    from staticgraph.kinds import register_kind
+
+    body = tf.Graph()
+    with body.as_default():
+        p = tf.placeholder(tf.float64, shape=(), name="p")
+        captured = tf.placeholder(tf.float64, shape=(), name="captured")
+        out = p * captured + 1.0
+
+    @register_kind("TestApplyBody")
+    def lower(op, state):
+        exe = compile_plan([out], [p, captured], state, container="single")
+        return exe.fn
+
+    x = tf.placeholder(tf.float64, shape=(), name="x")
+    k = tf.constant(3.0, tf.float64)
+    node = tf.get_default_graph().create_op("TestApplyBody", (x, k), {}, [((), np.dtype("f8"))])
+    with tf.Session() as s:
+        assert s.run(node.outputs[0], {x: 2.0}) == 7.0

@@ -70,9 +70,13 @@ class Executable:
 
 
 def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
-                 state: SessionState, single: bool = False,
+                 state: SessionState, container: str = "tuple", guards: Sequence | None = None,
                  passes: Sequence[Callable[[list[Operation]], list[Operation]]] = ()) -> Executable:
-    """Prune, order, (rewrite), lower and generate: the whole pipeline, once."""
+    """Prune, order, (rewrite), lower and generate: the whole pipeline, once.
+
+    The result's ``fn(*fed_values)`` returns the fetched values in ``container``
+    (see :func:`codegen.generate`); ``guards`` validate fed values inline.
+    """
     fed = set(feeds)
     order = topological_order(prune(fetches, fed))
     for p in passes:
@@ -80,5 +84,5 @@ def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
     plan = lower_plan(order, list(feeds), list(fetches), state)
     ranks = [f.ndim if isinstance(f, Tensor) else None for f in fetches]
     copies = [isinstance(f, Tensor) and f not in fed and f.op.type in STATEFUL for f in fetches]
-    return Executable(plan, generate(plan, ranks, single, copies))
+    return Executable(plan, generate(plan, ranks, container, copies, guards and list(guards)))
 

@@ -18,6 +18,8 @@ import itertools
 import linecache
 from typing import Callable
 
+import numpy as np
+
 from .plan import Plan
 
 __all__ = ["generate", "Generated"]
@@ -52,33 +54,63 @@ def _scalarize(v):
     return v[()] if getattr(v, "ndim", 1) == 0 else v
 
 
-def generate(plan: Plan, fetch_ranks: list[int | None], single: bool,
-             copies: list[bool] | None = None) -> Generated:
-    """Compile ``plan``; the function returns one value if ``single`` else a tuple.
+def _guard(i: int, conv) -> str:
+    """Inline check that fed value ``v{i}`` is already an ndarray of the right dtype and shape.
 
-    ``copies`` marks fetches whose value is session state (a variable's array):
-    the caller gets a copy, so mutating it cannot change the variable.
+    Only a value that fails it pays for the general converter ``g{i}`` (which
+    converts lists/scalars, or raises TF's feed errors).
+    """
+    cond = [f"v{i}.__class__ is not _ndarray", f"v{i}.dtype is not g{i}.dtype"]
+    shape = conv.shape
+    if shape is not None and None not in shape:
+        cond.append(f"v{i}.shape != {tuple(shape)!r}")
+    elif shape is not None:
+        cond.append(f"v{i}.ndim != {len(shape)}")
+        cond += [f"v{i}.shape[{k}] != {d}" for k, d in enumerate(shape) if d is not None]
+    return f"    if {' or '.join(cond)}:\n        v{i} = g{i}(v{i})"
+
+
+def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple",
+             copies: list[bool] | None = None, guards: list | None = None) -> Generated:
+    """Compile ``plan`` into a function of the fed values.
+
+    ``container``: ``"single"`` returns the one fetched value, ``"list"``/``"tuple"``
+    return the values in that container.  ``copies`` marks fetches whose value
+    is session state (a variable's array): the caller gets a copy, so mutating it
+    cannot change the variable.  ``guards`` (one converter per feed, with
+    ``.dtype``/``.shape``) validate fed values inline (see :func:`_guard`).
     """
     n = next(_counter)
     name, filename = f"plan_{n}", f"<staticgraph-plan-{n}>"
-    env = {"_scalarize": _scalarize}
+    env = {"_scalarize": _scalarize, "_ndarray": np.ndarray}
     params = [f"v{i}" for i in range(len(plan.feeds))]
+    lines: list[str] = [""]
+    for i, conv in enumerate(guards or []):
+        env[f"g{i}"] = conv
+        params.append(f"g{i}=g{i}")
+        lines += _guard(i, conv).split("\n")
     for slot, value in plan.consts.items():
         env[f"v{slot}"] = value
         params.append(f"v{slot}=v{slot}")
-    body, line_step = [], {}
+    line_step = {}
     for k, step in enumerate(plan.steps):
         env[f"f{k}"] = step.kernel
         params.append(f"f{k}=f{k}")
         call = f"f{k}({', '.join(f'v{i}' for i in step.inputs)})"
         outs = ["_" if s is None else f"v{s}" for s in step.outputs]
         target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")
-        line_step[len(body) + 2] = k
-        body.append(f"    {target}{call}  # {step.op.type} '{step.op.name}' ({step.op.site})")
+        line_step[len(lines) + 1] = k
+        lines.append(f"    {target}{call}  # {step.op.type} '{step.op.name}' ({step.op.site})")
     copies = copies or [False] * len(fetch_ranks)
     results = [_result(s, r, c) for s, r, c in zip(plan.fetches, fetch_ranks, copies)]
-    ret = results[0] if single else "(" + "".join(r + ", " for r in results) + ")"
-    source = "\n".join([f"def {name}({', '.join(params)}):", *body, f"    return {ret}", ""])
+    if container == "single":
+        ret = results[0]
+    elif container == "list":
+        ret = "[" + ", ".join(results) + "]"
+    else:
+        ret = "(" + "".join(r + ", " for r in results) + ")"
+    lines[0] = f"def {name}({', '.join(params)}):"
+    source = "\n".join([*lines, f"    return {ret}", ""])
     exec(compile(source, filename, "exec"), env)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return Generated(env[name], source, filename, line_step)
