@@ -124,6 +124,11 @@ class Tensor:
         return self
 
     @property
+    def _version(self) -> int:
+        """How many in-place changes this tensor's memory has seen (PyTorch's ``_version``)."""
+        return self._vc[0]
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
