@@ -28,7 +28,7 @@ from . import dtypes as _dtypes
 from .errors import OperatorNotAllowedInGraphError
 from .shape import TensorShape, as_shape_tuple
 
-__all__ = ["Graph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
+__all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "name_scope", "control_dependencies", "creation_site"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
@@ -182,10 +182,7 @@ class Graph:
         """
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        for t in inputs:
-            if t.op.graph is not self:
-                raise ValueError(f"Tensor {t.name} must be from the same graph as the op "
-                                 f"being created ({type_}).")
+        inputs = [t if t.op.graph is self else self.capture(t, type_) for t in inputs]
         deps = tuple(dict.fromkeys([*control_inputs, *(op for ops in self._control_stack for op in ops)]))
         name = name if exact_name else self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
@@ -194,6 +191,11 @@ class Graph:
         self._by_name[op.name] = op
         self._bump()
         return op
+
+    def capture(self, tensor: Tensor, type_: str = "op") -> Tensor:
+        """A tensor of another graph used here: an error (a SubGraph captures it instead)."""
+        raise ValueError(f"Tensor {tensor.name} must be from the same graph as the op "
+                         f"being created ({type_}).")
 
     def _bump(self) -> None:
         self.version += 1
@@ -302,6 +304,40 @@ class Graph:
     def __str__(self) -> str:
         from .printing import format_graph
         return format_graph(self)
+
+
+class SubGraph(Graph):
+    """A body/branch graph (control flow): outer tensors it uses become explicit inputs.
+
+    Using a tensor of an enclosing graph inside ``with sub.as_default():`` creates
+    a Placeholder here (once per tensor) and records it in ``captures``
+    (outer tensor -> inner placeholder).  A kernel that runs the sub-graph's plan
+    feeds those placeholders with the outer values: captured tensors are extra
+    inputs of the control-flow node, so pruning and ordering see them.
+    """
+
+    def __init__(self, outer: Graph, name: str = "body"):
+        super().__init__()
+        self.outer = outer
+        self.name = name
+        self.captures: dict[Tensor, Tensor] = {}
+
+    def capture(self, tensor: Tensor, type_: str = "op") -> Tensor:
+        if tensor.op.graph is not self.outer:      # from further out: the outer graph captures first
+            if not isinstance(self.outer, SubGraph):
+                return super().capture(tensor, type_)
+            tensor = self.outer.capture(tensor, type_)
+        inner = self.captures.get(tensor)
+        if inner is None:
+            saved, self._name_stack = self._name_stack, ""
+            try:
+                op = self.create_op("Placeholder", (), {"dtype": tensor.dtype, "shape": tensor._shape},
+                                    [(tensor._shape, tensor.np_dtype)],
+                                    name="capture_" + tensor.op.name.replace("/", "_"))
+            finally:
+                self._name_stack = saved
+            inner = self.captures[tensor] = op.outputs[0]
+        return inner
 
 
 def _as_graph_element(obj: Any) -> Tensor | Operation:

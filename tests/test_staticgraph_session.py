@@ -241,3 +241,27 @@ def test_a_sub_graph_compiles_into_its_own_plan_called_from_a_kernel():
     node = tf.get_default_graph().create_op("TestApplyBody", (x, k), {}, [((), np.dtype("f8"))])
     with tf.Session() as s:
         assert s.run(node.outputs[0], {x: 2.0}) == 7.0
+
+
+def test_sub_graphs_capture_outer_tensors_as_placeholders():
+    from staticgraph.compiler import compile_plan
+    from staticgraph.graph import SubGraph
+
+    outer = tf.get_default_graph()
+    w = tf.constant(5.0, tf.float64, name="w")
+    body = SubGraph(outer)
+    with body.as_default():
+        p = tf.placeholder(tf.float64, shape=(), name="p")
+        out = p * w + w                                   # w used twice: captured once
+        inner = SubGraph(body)
+        with inner.as_default():
+            deep = w * 2.0                                # captured through `body`
+    assert list(body.captures) == [w]
+    assert body.captures[w].op.type == "Placeholder" and body.captures[w].graph is body
+    assert list(inner.captures) == [body.captures[w]]
+    exe = compile_plan([out], [p, body.captures[w]], tf.Session().state, container="single")
+    assert exe.fn(np.float64(2.0), np.float64(5.0)) == 15.0
+    assert deep.graph is inner
+    with pytest.raises(ValueError, match="must be from the same graph"):
+        with tf.Graph().as_default():
+            tf.add(w, 1.0)
