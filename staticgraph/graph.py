@@ -35,12 +35,18 @@ _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
 
 
+_is_engine_file: dict[str, bool] = {}
+
+
 def creation_site() -> str:
     """``file:line`` of the first stack frame outside staticgraph/ and common/ (the user's line)."""
     frame = sys._getframe(1)
     while frame is not None:
         path = frame.f_code.co_filename
-        if not os.path.abspath(path).startswith(_ENGINE_DIRS):
+        engine = _is_engine_file.get(path)
+        if engine is None:
+            engine = _is_engine_file[path] = os.path.abspath(path).startswith(_ENGINE_DIRS)
+        if not engine:
             return f"{path}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"

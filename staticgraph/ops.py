@@ -26,8 +26,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
            "logical_not", "transpose", "reshape", "broadcast_to", "squeeze", "expand_dims",
            "concat", "stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
            "reduce_min", "cast", "identity", "stop_gradient", "zeros", "ones", "fill",
-           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "sub", "mul", "div",
-           "neg"]
+           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "div"]
 
 _R = REGISTRY
 
@@ -84,8 +83,7 @@ def truediv(x, y, name=None):
     return _binary("RealDiv", x, y, name or "truediv")
 
 
-divide = truediv
-sub, mul, div = subtract, multiply, truediv
+divide = div = truediv
 
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None):
@@ -111,9 +109,6 @@ def sqrt(x, name=None): return _unary("Sqrt", x, name)
 def abs(x, name=None): return _unary("Abs", x, name)  # noqa: A001
 def sign(x, name=None): return _unary("Sign", x, name)
 def sigmoid(x, name=None): return _unary("Sigmoid", x, name)
-
-
-neg = negative
 
 
 def square(x, name=None):

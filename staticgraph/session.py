@@ -115,10 +115,12 @@ class _Feed:
 
 
 class _Compiled:
-    __slots__ = ("exe", "feeds", "rebuild", "fn")
+    """A cached run signature: the compiled plan and how to rebuild the fetch structure."""
 
-    def __init__(self, exe: Executable, feeds: list[_Feed], rebuild):
-        self.exe, self.feeds, self.rebuild, self.fn = exe, feeds, rebuild, exe.fn
+    __slots__ = ("exe", "rebuild", "fn")
+
+    def __init__(self, exe: Executable, rebuild):
+        self.exe, self.rebuild, self.fn = exe, rebuild, exe.fn
 
 
 class Session:
@@ -165,7 +167,7 @@ class Session:
         else:
             container = "tuple"
         exe = compile_plan(flat, [f.tensor for f in feeds], self.state, container, guards=feeds)
-        return _Compiled(exe, feeds, rebuild)
+        return _Compiled(exe, rebuild)
 
     def _feed_tensor(self, key: Any) -> Tensor:
         try:

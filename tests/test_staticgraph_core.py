@@ -171,3 +171,22 @@ def test_print_graph_one_node_per_line():
 def test_creation_site_is_the_users_line():
     c = tf.constant(1.0) * 2.0  # SITE-LINE
     assert c.op.site.endswith(f"test_staticgraph_core.py:{line_of('SITE-LINE')}")
+
+
+def test_build_time_dtype_error_names_the_op():
+    from common import REGISTRY
+    from staticgraph.build import apply
+    s = tf.constant(np.array(["2020-01-01", "2020-01-02"], dtype="M8[D]"))
+    with pytest.raises(TypeError) as info:
+        apply(REGISTRY["Add"], (s, tf.ones((2,))), {})
+    assert isinstance(info.value, tf.errors.GraphDTypeError)
+    assert "do not combine" in str(info.value) and "in op 'Add' (Add)" in str(info.value)
+
+
+def test_feed_key_must_be_a_tensor_of_the_graph():
+    x = tf.placeholder(tf.float32, shape=(), name="x")
+    with tf.Session() as s:
+        with pytest.raises(TypeError, match="Cannot interpret feed_dict key as Tensor"):
+            s.run(x, {"nope:0": 1.0})
+        with pytest.raises(TypeError, match="is an Operation"):
+            s.run(x, {"x": 1.0})
