@@ -84,7 +84,7 @@ x = torch.randn(2, 3, requires_grad=True)
 v = torch.randn(3, requires_grad=True)
 s = torch.randn(3, 4, requires_grad=True)
 NAMES = {
-    "x ** 2": "PowBackward0", "x ** x": "PowBackward1", "2 ** x": "PowBackward2",
+    "x ** 2": "PowBackward0", "x.abs() ** x": "PowBackward1", "2 ** x": "PowBackward2",
     "x.sum()": "SumBackward0", "x.sum(0)": "SumBackward1", "x.sum(dim=1, keepdim=True)": "SumBackward1",
     "x.mean()": "MeanBackward0", "x.mean(1)": "MeanBackward1", "x.max()": "MaxBackward1",
     "x.max(1)[0]": "MaxBackward0", "x.min()": "MinBackward1", "x.min(0).values": "MinBackward0",
