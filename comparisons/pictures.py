@@ -110,10 +110,19 @@ def to_dot(g: nx.DiGraph, title: str = "") -> str:
 
 
 def layered_layout(g: nx.DiGraph) -> dict:
-    """Positions: layer = longest path from a source (top = 0); barycentre order in a layer."""
+    """Positions: sources on top, every other node just above its first consumer.
+
+    Layers come from the longest path from a source, then each inner node
+    moves down next to its earliest consumer (short edges); within a layer,
+    nodes sit at the mean position of their inputs (fewer crossings).
+    """
+    order = list(nx.topological_sort(g))
     layer = {}
-    for n in nx.topological_sort(g):
+    for n in order:
         layer[n] = max((layer[p] + 1 for p in g.predecessors(n)), default=0)
+    for n in reversed(order):          # then as late as possible: short edges
+        if g.pred[n] and g.succ[n]:
+            layer[n] = min(layer[s] for s in g.successors(n)) - 1
     rows: dict[int, list] = {}
     for n in g.nodes:                      # creation order: a stable first guess
         rows.setdefault(layer[n], []).append(n)
