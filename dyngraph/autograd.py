@@ -82,6 +82,8 @@ def _unpack(node: Node, create_graph: bool) -> dict:
                            f"modified by an inplace operation: {problem} {HINT}")
     if create_graph:
         return {k: (make(v, True, node) if k == "out" else v) for k, v in node.saved.items()}
+    if not node.frees:
+        return node.saved  # ShapeRefs only: nothing to convert
     return {k: _arrays(v) for k, v in node.saved.items()}
 
 
@@ -103,21 +105,22 @@ def _release(node: Node) -> None:
 
 def _reachable(roots) -> list[Node]:
     """Every Node reachable from ``roots``, newest first."""
-    seen, stack, nodes = set(), [r for r in roots if isinstance(r, Node)], []
+    stack = [r for r in roots if isinstance(r, Node)]
+    seen = set(stack)
     while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        nodes.append(node)
-        stack.extend(p for p in node.parents if isinstance(p, Node) and p not in seen)
+        for p in stack.pop().parents:
+            if p is not None and p not in seen and isinstance(p, Node):
+                seen.add(p)
+                stack.append(p)
+    nodes = list(seen)
     nodes.sort(key=lambda n: n.seq, reverse=True)
     return nodes
 
 
-def _add(F, table: dict, key, g) -> None:
+def _add(table: dict, key, g) -> None:
+    """Sum gradients arriving at ``key`` (numpy arrays or, when recording, Tensors)."""
     old = table.get(key)
-    table[key] = g if old is None else F.add(old, g)
+    table[key] = g if old is None else old + g
 
 
 def _run_hooks(hooks, g, create_graph: bool):
@@ -135,7 +138,7 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
     F = _tensor_F() if create_graph else NUMPY_F
     table: dict = {}
     for edge, g in roots:
-        _add(F, table, edge, g)
+        _add(table, edge, g)
     captured = {}
     for node in _reachable([edge for edge, _ in roots]):
         g = table.pop(node, None)
@@ -153,7 +156,7 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
             if parent is not None:
                 gi = op.vjp(i, F, g, saved, attrs)
                 if gi is not None:
-                    _add(F, table, parent, gi)
+                    _add(table, parent, gi)
         if not retain_graph:
             _release(node)
     table.update(captured)

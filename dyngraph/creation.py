@@ -42,8 +42,8 @@ def _plain(data):
 
 def _infer_array(data, dtype) -> np.ndarray:
     target = np_dtype_of(dtype)
-    if isinstance(data, np.ndarray):
-        return np.array(data, dtype=target)
+    if isinstance(data, (np.ndarray, Tensor)):
+        return np.array(getattr(data, "_data", data), dtype=target)
     arr = np.array(_plain(data), dtype=target)
     if target is None and arr.dtype.kind == "f":
         arr = arr.astype(DEFAULT_FLOAT.np)

@@ -57,43 +57,56 @@ def node_class_for(op):
 
 
 def _plan(op, mask: int) -> tuple:
-    """What to save when the inputs in ``mask`` need gradients: ((name, kind, index), ...).
+    """What to save when the inputs in ``mask`` need gradients.
 
-    kinds: 'v' an input's value, 's' a ShapeRef of an input, 'o' the output's
-    array, 'V'/'S' the same for all inputs of a variadic op.
+    Returns ``(entries, frees, saves_out)``: entries are ``(name, kind, index)``
+    with kinds 'v' an input's value, 's' a ShapeRef of an input, 'o' the
+    output's array, 'V'/'S' the same for all inputs of a variadic op; ``frees``
+    says whether backward must release anything (ShapeRefs alone are kept,
+    as PyTorch keeps sizes, so such nodes can be walked twice).
     """
     if op.variadic:
         wanted = set(op.params[0])
     else:
         wanted = {p for i, ps in enumerate(op.params) if mask >> i & 1 for p in ps}
-    plan = []
+    entries = []
     for name in op.saves:
         if name not in wanted:
             continue
         if name == "out":
-            plan.append((name, "o", 0))
+            entries.append((name, "o", 0))
         elif op.variadic:
-            plan.append((name, "S" if name.endswith("_shape") else "V", 0))
+            entries.append((name, "S" if name.endswith("_shape") else "V", 0))
         elif name.endswith("_shape"):
-            plan.append((name, "s", op.inputs.index(name[:-6])))
+            entries.append((name, "s", op.inputs.index(name[:-6])))
         else:
-            plan.append((name, "v", op.inputs.index(name)))
-    return tuple(plan)
+            entries.append((name, "v", op.inputs.index(name)))
+    frees = any(kind != "s" and kind != "S" for _, kind, _ in entries)
+    return tuple(entries), frees, "out" in wanted
+
+
+_REFS: dict = {}
 
 
 def _ref(x) -> ShapeRef:
-    if isinstance(x, Tensor):
-        return ShapeRef(x._data.shape, x._data.dtype)
-    a = np.asarray(x)
-    return ShapeRef(a.shape, a.dtype)
+    """A shared ShapeRef per (shape, dtype): rules only read it, so one object serves all."""
+    d = x._data if isinstance(x, Tensor) else np.asarray(x)
+    key = (d.shape, d.dtype)
+    ref = _REFS.get(key)
+    if ref is None:
+        if len(_REFS) > 4096:
+            _REFS.clear()
+        ref = _REFS[key] = ShapeRef(d.shape, d.dtype)
+    return ref
 
 
 def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
     """Wrap ``out`` as the result of a new Node (if some differentiable input requires grad)."""
     info = _INFO[op]
+    diff, variadic = info.diff, info.variadic
     parents, mask = [], 0
     for i, x in enumerate(inputs):
-        if isinstance(x, Tensor) and x._rg and info.diff[0 if info.variadic else i]:
+        if isinstance(x, Tensor) and x._rg and diff[0 if variadic else i]:
             parents.append(x.grad_fn or x._accumulator())
             mask |= 1 << i
         else:
@@ -103,14 +116,12 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
     plan = info.plans.get(mask)
     if plan is None:
         plan = info.plans[mask] = _plan(op, mask)
-    node = (cls or info.cls).__new__(cls or info.cls)
-    saved, versions, frees = {}, [], False
-    for name, kind, i in plan:
+    entries, frees, saves_out = plan
+    saved, versions = {}, []
+    for name, kind, i in entries:
         if kind == "s":
             saved[name] = _ref(inputs[i])
-            continue
-        frees = True
-        if kind == "v":
+        elif kind == "v":
             x = saved[name] = inputs[i]
             if isinstance(x, Tensor):
                 versions.append((x, x._vc[0]))
@@ -121,11 +132,13 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
             versions.extend((x, x._vc[0]) for x in inputs if isinstance(x, Tensor))
         else:
             saved[name] = [_ref(x) for x in inputs]
+    cls = cls or info.cls
+    node = cls.__new__(cls)
     node.op, node.attrs, node.parents = op, attrs, tuple(parents)
     node.saved, node.versions, node.frees = saved, versions, frees
     node.seq, node.hooks, node.retained = next_seq(), None, None
     t = make(out, True, node)
-    node.out_vc = t._vc if "out" in saved else None
+    node.out_vc = t._vc if saves_out else None
     return t
 
 
