@@ -58,9 +58,12 @@ def columns(rows: list[tuple[str, Any, Any]], left: str = "dyngraph (eager)",
             print(f"{cells[0]:{label_w}}  {cells[1]:{width}}  {cells[2]}".rstrip())
 
 
-def show_programs(eager: Callable, static: Callable) -> None:
-    """The two programs' source, next to each other."""
-    a, b = (textwrap.dedent(inspect.getsource(f)).rstrip() for f in (eager, static))
+def show_programs(eager, static) -> None:
+    """The two programs' source (a function or class, or a tuple of them), next to each other."""
+    def src(objs) -> str:
+        objs = objs if isinstance(objs, tuple) else (objs,)
+        return "\n\n".join(textwrap.dedent(inspect.getsource(o)).rstrip() for o in objs)
+    a, b = src(eager), src(static)
     columns([("", a, b)], width=max(len(line) for line in a.splitlines()) + 2)
 
 

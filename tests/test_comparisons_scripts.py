@@ -4,9 +4,10 @@ from __future__ import annotations
 import pytest
 import staticgraph as tf
 
-from comparisons import __main__ as runner, counter, gradient, rnn
+from comparisons import __main__ as runner, branch, counter, debugging, errors, gradient, rnn
 
 HAS_WHILE = hasattr(tf, "while_loop")
+HAS_COND = hasattr(tf, "cond")
 
 
 def run(module, capsys, *argv) -> str:
@@ -45,7 +46,37 @@ def test_rnn_engines_agree_and_graphs_grow_with_length(capsys):
     assert ("one graph per length" in out) and (HAS_WHILE or "not available yet" in out)
 
 
+def test_branch_records_two_graphs_and_diffs_them(capsys):
+    out = run(branch, capsys)
+    assert "x.grad = tensor([2., 2., 2.])" in out and "x.grad = tensor([1., 1., 1.])" in out
+    assert "A left the shared graph at: MulBackward0(AccumulateGrad(x))" in out
+    assert "B left the shared graph at: AddBackward0(AccumulateGrad(x))" in out
+    assert "loops in A: [MulBackward0] x 2" in out and "loops in B: [MulBackward0] x 6" in out
+    assert "OperatorNotAllowedInGraphError" in out
+    if HAS_COND:
+        assert "y = [2. 4. 6.], dx = [2. 2. 2.]" in out and "y = [0. 3. 4.], dx = [1. 1. 1.]" in out
+    else:
+        assert "not available yet (staticgraph has no cond" in out
+
+
+def test_errors_static_at_build_eager_at_the_call(capsys):
+    out = run(errors, capsys)
+    assert "GraphShapeError" in out and "SizeMismatchError" in out
+    assert "static_program(), line" in out and "forward(), line" in out
+    assert "raised during  eager_program() -> forward()" in out
+    assert "the line they cite: dyngraph errors.py:" in out and "staticgraph errors.py:" in out
+
+
+def test_debugging_prints_a_value_eagerly_and_a_symbol_statically(capsys):
+    out = run(debugging, capsys)
+    assert 'h = Tensor("MatMul:0", shape=(2, 2), dtype=float32)' in out
+    assert "h = tensor([[0.0700, 0.1000]," in out and "grad_fn=<MmBackward0>" in out
+    assert "dloss/dh = tensor([[0.9951, 0.9901]," in out
+    assert "inside Session.run:" in out and "Same loss in both: 0.534957 vs 0.534957" in out
+
+
 @pytest.mark.parametrize("module,names", [
+    (branch, ["branch_eager_positive", "branch_eager_negative", "loop_eager"]),
     (gradient, ["gradient_eager", "gradient_static"]),
     (rnn, ["rnn_eager", "rnn_cell_static"]),
 ])
