@@ -107,7 +107,7 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
     parents, mask = [], 0
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x._rg and diff[0 if variadic else i]:
-            parents.append(x.grad_fn or x._accumulator())
+            parents.append(x.grad_fn or x._accum or x._accumulator())
             mask |= 1 << i
         else:
             parents.append(None)

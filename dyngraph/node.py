@@ -31,6 +31,9 @@ class Node:
     output's array; ``versions`` holds ``(tensor, version)`` for saved inputs
     and ``out_vc`` the output's version counter, checked before use so that an
     in-place change after recording is reported instead of silently used.
+    ``frees`` says whether backward releases ``saved``; ``hooks`` are the
+    output tensor's gradient hooks and ``retained`` a weak reference to it
+    when ``retain_grad()`` was called.
     """
 
     __slots__ = ("op", "attrs", "parents", "saved", "versions", "out_vc", "frees", "seq",
@@ -43,12 +46,6 @@ class Node:
     def next_functions(self) -> tuple:
         """``((parent_node_or_None, 0), ...)`` one entry per input, as PyTorch."""
         return tuple((p, 0) for p in self.parents)
-
-    def register_hook(self, fn) -> None:
-        """``fn(grad)`` runs on the gradient of this node's output (may return a replacement)."""
-        if self.hooks is None:
-            self.hooks = []
-        self.hooks.append(fn)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"

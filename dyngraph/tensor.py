@@ -151,15 +151,16 @@ class Tensor:
         fn = self.grad_fn
         return fn is not None and fn.retained is not None and fn.retained() is self
 
-    def register_hook(self, hook):
+    def register_hook(self, hook) -> "RemovableHandle":
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new one."""
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
-            self.grad_fn.register_hook(hook)
+            hooks = self.grad_fn.hooks = self.grad_fn.hooks or []
         else:
-            self._hooks = (self._hooks or []) + [hook]
-        return hook
+            hooks = self._hooks = self._hooks or []
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Gradients of this tensor w.r.t. the leaves, accumulated into their ``.grad``."""
@@ -322,6 +323,19 @@ class Tensor:
 
     def __setitem__(self, key, value):
         _F.setitem(self, key, value)
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks: list, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
 
 
 def init_slots(t: Tensor, data: np.ndarray, rg: bool, grad_fn) -> None:

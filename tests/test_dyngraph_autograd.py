@@ -126,6 +126,13 @@ def test_hooks_see_and_replace_gradients():
     y.register_hook(lambda g: g * 10)
     y.sum().backward()
     assert seen == [[30.0, 30.0]] and x.grad.tolist() == [30.0, 30.0]
+    handle = y.register_hook(lambda g: g * 0)
+    handle.remove()
+    x.grad = None
+    y = x * 3
+    y.register_hook(lambda g: g * 2).remove()
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0] and len(seen) == 2
 
 
 def test_hook_on_tensor_without_grad_is_refused():
