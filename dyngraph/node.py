@@ -37,7 +37,7 @@ class Node:
     """
 
     __slots__ = ("op", "attrs", "parents", "saved", "versions", "out_vc", "frees", "seq",
-                 "hooks", "retained", "out_meta", "__weakref__")
+                 "hooks", "retained", "__weakref__")
 
     def name(self) -> str:
         return type(self).__name__
