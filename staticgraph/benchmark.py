@@ -3,7 +3,8 @@
 ``python -m staticgraph.benchmark`` prints, measured in one run: graph build
 time, first run (prune + order + plan + codegen + run), steady per-run time,
 and the same computation in plain numpy (forward + hand-derived backward).
-dyngraph and TF1 (``tf.compat.v1``) are timed too when importable.
+dyngraph (eager: build and run are one step, timed as steady) and TF1
+(``tf.compat.v1``) are timed too when importable.
 """
 from __future__ import annotations
 
@@ -76,8 +77,42 @@ def measure(build: Callable, lib=tf, session=None, reset=None) -> dict:
             "values": sess.run(fetches, feed), "feed": list(feed.values())}
 
 
-def _peers(name: str, build: Callable) -> dict:
+def _eager_gradient(torch, feed):
+    x = torch.tensor(feed[0], requires_grad=True)
+    w = torch.tensor(feed[1], requires_grad=True)
+
+    def step():
+        x.grad = w.grad = None
+        y = torch.mul(torch.add(w, x), torch.add(w, 1.0))
+        y.backward()
+        return y, w.grad, x.grad
+    return step
+
+
+def _eager_rnn(torch, feed):
+    W_h, W_x = (torch.tensor(a, requires_grad=True) for a in feed[:2])
+    x, h = (torch.tensor(a) for a in feed[2:])
+
+    def step():
+        W_h.grad = W_x.grad = None
+        loss = torch.tanh(torch.mm(W_h, h.t()) + torch.mm(W_x, x.t())).sum()
+        loss.backward()
+        return loss, W_h.grad, W_x.grad
+    return step
+
+
+EAGER = {"gradient example": _eager_gradient, "RNN cell": _eager_rnn}
+
+
+def _peers(name: str, build: Callable, feed: list) -> dict:
     out = {}
+    try:
+        import dyngraph  # noqa: PLC0415  (the sibling eager engine; script only)
+        step = EAGER[name](dyngraph, feed)
+        step()
+        out["dyngraph (eager)"] = {"build": None, "first_run": None, "steady": _best(step, 2000)}
+    except ImportError:
+        pass
     try:
         import tensorflow as real_tf  # noqa: PLC0415  (optional peer, script only)
         v1 = real_tf.compat.v1
@@ -86,6 +121,10 @@ def _peers(name: str, build: Callable) -> dict:
     except ImportError:
         pass
     return out
+
+
+def _ms(seconds: float | None) -> str:
+    return f"{'-':>12}" if seconds is None else f"{seconds * 1e3:>10.2f}ms"
 
 
 def main() -> None:
@@ -99,9 +138,9 @@ def main() -> None:
             np.testing.assert_allclose(got, want, rtol=1e-5)
         print(f"\n{title} (fwd + bwd)")
         print(f"  {'engine':<22}{'build':>12}{'first run':>12}{'steady/run':>13}{'x numpy':>9}")
-        results = {"staticgraph": ours, **_peers(title, build)}
+        results = {"staticgraph": ours, **_peers(title, build, feed)}
         for name, r in results.items():
-            print(f"  {name:<22}{r['build'] * 1e3:>10.2f}ms{r['first_run'] * 1e3:>10.2f}ms"
+            print(f"  {name:<22}{_ms(r['build'])}{_ms(r['first_run'])}"
                   f"{r['steady'] * 1e6:>11.2f}us{r['steady'] / numpy_t:>8.1f}x")
         print(f"  {'numpy (hand-written)':<22}{'':>12}{'':>12}{numpy_t * 1e6:>11.2f}us{1.0:>8.1f}x")
 

@@ -86,15 +86,17 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
         for y, gy in zip(ys, grad_ys):
             g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
             grads.setdefault(y, []).append(g)
-        between = _between(ys, xs, stops)
+        between, x_set = _between(ys, xs, stops), set(xs)
         for op in sorted(between, key=lambda o: -o.index):
             out_grads = [_total(grads.get(t)) if t not in stops else None for t in op.outputs]
             if all(g is None for g in out_grads):
                 continue
+            wanted = [t not in stops and _differentiable(t) and (t in x_set or t.op in between)
+                      for t in op.inputs]
             with graph.name_scope(f"{op.name}_grad"):
-                in_grads = _op_input_grads(op, out_grads)
-            for t, g in zip(op.inputs, in_grads):
-                if g is not None and t not in stops and _differentiable(t):
+                in_grads = _op_input_grads(op, out_grads, wanted)
+            for t, g, w in zip(op.inputs, in_grads, wanted):
+                if g is not None and w:
                     grads.setdefault(t, []).append(g)
         return [_total(grads.get(x)) for x in xs]
 
@@ -109,7 +111,8 @@ def _total(gs: list | None) -> Tensor | None:
     return total
 
 
-def _op_input_grads(op: Operation, out_grads: list) -> list[Any]:
+def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[Any]:
+    """Gradients for the ``wanted`` inputs (only those on a path to some x get nodes)."""
     if op.op_def is None:
         rule = _STRUCTURAL.get(op.type)
         return rule(op, out_grads) if rule else [None] * len(op.inputs)
@@ -118,5 +121,5 @@ def _op_input_grads(op: Operation, out_grads: list) -> list[Any]:
         return [None] * len(op.inputs)
     d = op.op_def
     saved = d.save(op.inputs, op.outputs[0])
-    return [d.vjp(i, F, g, saved, op.attrs) if d.input_differentiable(i) and _differentiable(t) else None
-            for i, t in enumerate(op.inputs)]
+    return [d.vjp(i, F, g, saved, op.attrs) if w and d.input_differentiable(i) else None
+            for i, w in enumerate(wanted)]
