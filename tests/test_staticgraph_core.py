@@ -190,3 +190,16 @@ def test_feed_key_must_be_a_tensor_of_the_graph():
             s.run(x, {"nope:0": 1.0})
         with pytest.raises(TypeError, match="is an Operation"):
             s.run(x, {"x": 1.0})
+
+
+def test_name_scope_reentry_and_variable_names():
+    with tf.name_scope("layer") as scope:
+        assert scope == "layer/"
+        w = tf.Variable(1.0, name="w")
+        a = tf.identity(w)
+    with tf.name_scope(scope):                       # "layer/" re-enters exactly
+        b = tf.identity(w)
+    assert w.op.name == "layer/w" and w.initializer.op.name == "layer/w/Assign"
+    assert a.op.name == "layer/Identity" and b.op.name == "layer/Identity_1"
+    with tf.name_scope("layer"):
+        assert tf.constant(0).op.name == "layer_1/Const"

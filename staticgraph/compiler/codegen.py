@@ -60,7 +60,7 @@ def _guard(i: int, conv) -> str:
     Only a value that fails it pays for the general converter ``g{i}`` (which
     converts lists/scalars, or raises TF's feed errors).
     """
-    cond = [f"v{i}.__class__ is not _ndarray", f"v{i}.dtype is not g{i}.dtype"]
+    cond = [f"v{i}.__class__ is not _ndarray", f"v{i}.dtype is not d{i}"]
     shape = conv.shape
     if shape is not None and None not in shape:
         cond.append(f"v{i}.shape != {tuple(shape)!r}")
@@ -86,8 +86,8 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     params = [f"v{i}" for i in range(len(plan.feeds))]
     lines: list[str] = [""]
     for i, conv in enumerate(guards or []):
-        env[f"g{i}"] = conv
-        params.append(f"g{i}=g{i}")
+        env[f"g{i}"], env[f"d{i}"] = conv, conv.dtype
+        params += [f"g{i}=g{i}", f"d{i}=d{i}"]
         lines += _guard(i, conv).split("\n")
     for slot, value in plan.consts.items():
         env[f"v{slot}"] = value
