@@ -22,7 +22,7 @@ import numpy as np
 from common import Namespace, numpy_namespace
 
 from .errors import torch_type_name
-from .grad_mode import STATE, enable_grad, no_grad
+from .grad_mode import enable_grad, no_grad
 from .node import AccumulateGrad, Node
 from .tensor import Tensor, make
 
@@ -72,14 +72,19 @@ def _op_name(node: Node) -> str:
     return re.sub(r"Backward\d*$", "", type(node).__name__)
 
 
+def _check(nodes: list[Node]) -> None:
+    """Refuse before anything changes: freed or stale saved values anywhere on the walk."""
+    for node in nodes:
+        if node.saved is None:
+            raise RuntimeError(FREED)
+        problem = _stale(node)
+        if problem:
+            raise RuntimeError("one of the variables needed for gradient computation has been "
+                               f"modified by an inplace operation: {problem} {HINT}")
+
+
 def _unpack(node: Node, create_graph: bool) -> dict:
     """The node's saved values as its rules want them: arrays, or tensors when recording."""
-    if node.saved is None:
-        raise RuntimeError(FREED)
-    problem = _stale(node)
-    if problem:
-        raise RuntimeError("one of the variables needed for gradient computation has been "
-                           f"modified by an inplace operation: {problem} {HINT}")
     if create_graph:
         return {k: (make(v, True, node) if k == "out" else v) for k, v in node.saved.items()}
     if not node.frees:
@@ -140,7 +145,9 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
     for edge, g in roots:
         _add(table, edge, g)
     captured = {}
-    for node in _reachable([edge for edge, _ in roots]):
+    nodes = _reachable([edge for edge, _ in roots])
+    _check(nodes)
+    for node in nodes:
         g = table.pop(node, None)
         if g is None:
             continue

@@ -21,7 +21,7 @@ from .dtypes import np_dtype_of
 from .engine import apply, binary
 from .errors import c_type_name
 from .node import node_class
-from .tensor import Tensor, check_inplace, make, rebase
+from .tensor import Tensor, check_inplace, rebase
 
 OPS = Namespace(apply)
 """``F`` of the registry bound to this engine: every op, plus what composites need."""
@@ -46,9 +46,11 @@ _RETURN_TYPES = {name: type(name, (_ValuesIndices,), {"__slots__": (), "fname": 
 
 
 def _t(x):
-    """Python numbers stay weak scalars; lists and arrays become tensors."""
+    """Python (and numpy) numbers stay weak scalars; lists and arrays become tensors."""
     if isinstance(x, (Tensor, builtins.int, builtins.float, builtins.bool)):
         return x
+    if isinstance(x, np.generic):
+        return x.item()
     from .creation import as_tensor
     return as_tensor(x)
 

@@ -210,6 +210,7 @@ def test_inplace_change_of_saved_input_is_reported_at_backward():
     with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch\.FloatTensor "
                                            r"\[3\]\] is at version 1; expected version 0 instead"):
         y.sum().backward()
+    assert x.grad is None and y.grad_fn.saved is not None  # refused before anything changed
     h = x * 2
     z = h * h
     h.add_(1)
