@@ -7,7 +7,7 @@ subclasses raised at the user's line, before any Session exists.
 from __future__ import annotations
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError", "NotFoundError",
-           "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError",
+           "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError", "DataLossError",
            "OperatorNotAllowedInGraphError", "GraphShapeError", "GraphDTypeError"]
 
 
@@ -56,6 +56,13 @@ class InternalError(OpError):
 
 
 class ResourceExhaustedError(OpError):
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption (e.g. a truncated or damaged checkpoint)."""
+
     def __init__(self, node_def, op, message: str):
         super().__init__(node_def, op, message)
 

@@ -12,22 +12,26 @@ from .variables import Variable
 __all__ = ["install"]
 
 
-def _r(fn):
-    """The reflected form: ``2 - x`` is ``fn(2, x)``."""
-    return lambda self, other: fn(other, self)
-
-
-_BINARY = {
+_BINARY = {  # operator -> builder; TF names the node after the operator ("add", "mul"...)
     "add": ops.add, "sub": ops.subtract, "mul": ops.multiply, "truediv": ops.truediv,
     "matmul": ops.matmul, "pow": ops.pow,
 }
 
 
+def _forward(fn, name):
+    return lambda self, other: fn(self, other, name=name)
+
+
+def _reflected(fn, name):
+    """``2 - x`` is ``fn(2, x)``."""
+    return lambda self, other: fn(other, self, name=name)
+
+
 def _methods() -> dict:
     m = {}
     for name, fn in _BINARY.items():
-        m[f"__{name}__"] = (lambda f: lambda self, other: f(self, other))(fn)
-        m[f"__r{name}__"] = _r(fn)
+        m[f"__{name}__"] = _forward(fn, name)
+        m[f"__r{name}__"] = _reflected(fn, name)
     m.update({
         "__neg__": lambda self: ops.negative(self),
         "__abs__": lambda self: ops.abs(self),

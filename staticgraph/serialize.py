@@ -105,12 +105,16 @@ def to_json(graph: Graph, indent: int | None = None) -> str:
     return json.dumps({"format": "staticgraph/1", "ops": ops, "variables": variables}, indent=indent)
 
 
-def from_json(text: str) -> Graph:
-    """A new Graph equal to the serialized one (names, attrs, shapes, variables)."""
+def from_json(text: str, graph: Graph | None = None) -> Graph:
+    """A new Graph equal to the serialized one (names, attrs, shapes, variables).
+
+    ``graph``: an empty Graph to rebuild into instead (``train.import_meta_graph``
+    fills the default graph, as TF does).
+    """
     data = json.loads(text)
     if data.get("format") != "staticgraph/1":
         raise ValueError(f"not a staticgraph JSON graph (format={data.get('format')!r})")
-    graph = Graph()
+    graph = Graph() if graph is None else graph
     for d in data["ops"]:
         for k in range(d["name"].count("/") + 1):  # reserve the name and its scopes
             graph._names_in_use.setdefault("/".join(d["name"].split("/")[:k + 1]).lower(), 1)

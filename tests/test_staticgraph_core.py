@@ -40,10 +40,13 @@ def test_names_are_unique_the_tf_way():
 
 def test_constant_inputs_live_in_the_op_scope():
     x = tf.placeholder(tf.float32, shape=(2,), name="x")
-    y = x + 1.0
+    y = x + 1.0                         # operators name nodes as TF does: add, mul, truediv...
+    z = tf.add(x, 1.0)
     names = [op.name for op in tf.get_default_graph().get_operations()]
-    assert names == ["x", "Add/y", "Add"]
-    assert y.op.inputs[1].op.name == "Add/y"
+    assert names == ["x", "add/y", "add", "Add_1/y", "Add_1"]
+    assert y.op.inputs[1].op.name == "add/y" and z.op.type == "Add"
+    assert [t.op.name for t in (x - 1.0, x * 2.0, x / 2.0, x ** 2.0, 2.0 - x, -x, x < 1.0)] == \
+        ["sub", "mul", "truediv", "pow", "sub_1", "Neg", "Less"]
 
 
 def test_graph_lookup_by_name():
@@ -143,7 +146,7 @@ def test_build_time_shape_error_names_op_shapes_and_line():
 
 def test_build_time_broadcast_error_with_unknown_dims():
     x = tf.placeholder(tf.float32, shape=(None, 3))
-    with pytest.raises(ValueError, match=r"cannot be broadcast[\s\S]*in op 'Add' \(Add\)"):
+    with pytest.raises(ValueError, match=r"cannot be broadcast[\s\S]*in op 'add' \(Add\)"):
         x + tf.ones((4,))
 
 
