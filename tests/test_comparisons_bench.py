@@ -97,11 +97,14 @@ def test_counter_runs_n_iterations(n):
 
 def test_measure_returns_first_result_and_counts_runs():
     calls = []
-    out, t = measure(lambda: calls.append(1) or len(calls), Budget(seconds=0.0, min_samples=3,
-                                                                   min_sample_s=0.0))
+    run = lambda: calls.append(1) or len(calls)
+    out, t = measure(run, Budget(seconds=0.0, min_samples=3, min_sample_s=0.0, warmup_s=0.0))
     assert out == 1
-    assert t.samples == 3 and t.runs == 3 and len(calls) == 5   # first + warm-up + 3
+    assert t.samples == 3 and t.runs == 3 and len(calls) == 4      # first + 3 samples
     assert 0 < t.min_s <= t.median_s
+    calls.clear()
+    measure(run, Budget(seconds=0.0, min_samples=2, min_sample_s=0.0, warmup_s=1e-12))
+    assert len(calls) == 4                                          # first + 1 warm-up + 2
 
 
 def test_check_flags_a_wrong_result():

@@ -55,20 +55,27 @@ def rnn_cell(W_h: np.ndarray, W_x: np.ndarray, x: np.ndarray, prev_h: np.ndarray
 def rnn_unrolled(W_h: np.ndarray, W_x: np.ndarray, xs: np.ndarray, h0: np.ndarray) -> tuple:
     """``h_t = tanh(W_h @ h_{t-1} + W_x @ xs[t])`` over ``len(xs)`` steps, loss ``sum(h_T)``.
 
-    Backpropagation through time by hand: walk the stored states backwards,
-    summing each step's weight gradients.  Returns ``(loss, dW_h, dW_x)``.
+    ``xs`` is ``(T, in, 1)``, ``h0`` is ``(hidden, 1)``.  Returns ``(loss, dW_h, dW_x)``.
+    Backpropagation through time by hand, as a careful numpy programmer would
+    write it: the input projections of all steps are one matmul, the loop
+    keeps only what must be sequential (the recurrence), and each weight
+    gradient is one matmul over all steps (``dW = sum_t dz_t a_t^T = DZ @ A^T``).
     """
-    hs = [h0]
-    for x in xs:
-        hs.append(np.tanh(W_h @ hs[-1] + W_x @ x))
+    steps = len(xs)
+    X = xs[:, :, 0]                              # (T, in)
+    U = W_x @ X.T                                # every step's input projection
+    H = np.empty((h0.shape[0], steps + 1), dtype=h0.dtype)
+    H[:, :1] = h0
+    for t in range(steps):
+        H[:, t + 1:t + 2] = np.tanh(W_h @ H[:, t:t + 1] + U[:, t:t + 1])
+    DZ = np.empty((h0.shape[0], steps), dtype=h0.dtype)
     dh = np.ones_like(h0)
-    dW_h, dW_x = np.zeros_like(W_h), np.zeros_like(W_x)
-    for t in range(len(xs) - 1, -1, -1):
-        dz = dh * (1 - hs[t + 1] * hs[t + 1])
-        dW_h += dz @ hs[t].T
-        dW_x += dz @ xs[t].T
-        dh = W_h.T @ dz
-    return hs[-1].sum(), dW_h, dW_x
+    W_hT = W_h.T
+    for t in range(steps - 1, -1, -1):
+        h = H[:, t + 1:t + 2]
+        dz = DZ[:, t:t + 1] = dh * (1 - h * h)
+        dh = W_hT @ dz
+    return H[:, steps].sum(), DZ @ H[:, :steps].T, DZ @ X
 
 
 def mlp_loss_and_grads(params: list, x: np.ndarray, labels: np.ndarray) -> tuple:

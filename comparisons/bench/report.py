@@ -133,13 +133,18 @@ def _cpu_model() -> str:
 
 
 def machine_info() -> dict:
-    """Python, numpy and engine versions, CPU and platform: what the figures depend on."""
+    """Python, numpy and engine versions, CPU, platform and load: what the figures depend on.
+
+    The load average (1, 5, 15 min, taken when the report is written) tells
+    whether other processes competed for the cores during the run.
+    """
     import networkx
     import numpy
     info = {"python": sys.version.split()[0], "implementation": platform.python_implementation(),
             "numpy": numpy.__version__, "networkx": networkx.__version__,
             "platform": platform.platform(), "machine": platform.machine(),
-            "cpu": _cpu_model(), "cpu_count": os.cpu_count()}
+            "cpu": _cpu_model(), "cpu_count": os.cpu_count(),
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
     for name in ("torch", "tensorflow"):
         if name in sys.modules:
             info[name] = getattr(sys.modules[name], "__version__", "?")

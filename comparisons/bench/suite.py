@@ -222,26 +222,31 @@ def _load(engine: Engine):
 
 def run_suite(workloads=WORKLOADS, engines=ENGINES, budget: Budget = Budget(),
               quick: bool = False, seed: int = 0) -> list[Row]:
-    """Measure every (workload, engine) pair; never raises for an engine's failure."""
-    loaded = {e.name: _load(e) for e in engines}
+    """Measure every (workload, engine) pair; never raises for an engine's failure.
+
+    Engines run one after another over all workloads (numpy first, peers
+    last), not interleaved: PyTorch's and TensorFlow's thread pools keep
+    spinning after a call and would slow whatever numpy runs next.
+    """
+    data = {w.name: w.make_data(np.random.default_rng(seed), quick) for w in workloads}
+    references: dict[str, Any] = {}
     progress = Progress(len(workloads) * len(engines))
     rows = []
-    for work in workloads:
-        data = work.make_data(np.random.default_rng(seed), quick)
-        reference = None
-        for engine in engines:
-            progress.step(f"{work.name}  {engine.name}")
-            module, why = loaded[engine.name]
+    for engine in engines:
+        module, why = _load(engine)
+        for work in workloads:
+            progress.step(f"{engine.name}  {work.name}")
             base = dict(workload=work.name, kind=engine.kind, peer=engine.peer,
-                        unit=work.unit, units=work.units(data))
+                        unit=work.unit, units=work.units(data[work.name]))
             if module is None:
                 rows.append(Row(engine=engine.name, status="n/a", note=why, **base))
                 continue
             for name, build in _builders(work, engine, module):
                 row = Row(engine=name, **base)
-                out = _measure_one(row, build, data, budget, reference)
+                out = _measure_one(row, build, data[work.name], budget, references.get(work.name))
                 if engine.kind == "numpy":
-                    reference = out
+                    references[work.name] = out
                 rows.append(row)
     progress.done()
-    return rows
+    order = {w.name: k for k, w in enumerate(workloads)}
+    return sorted(rows, key=lambda r: order[r.workload])    # stable: engine order kept

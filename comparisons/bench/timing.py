@@ -5,7 +5,8 @@ once from what they pay every time::
 
     build()   ->  static: graph construction + Session; eager/numpy: tensors
     run() #1  ->  "first run": a static engine compiles here
-    run() #2  ->  warm-up (caches, allocator), also the cost estimate
+    run() #2+ ->  warm-up (caches, allocator) for ~``warmup_s``; its fastest
+                  run is the cost estimate
     run() x n ->  samples; each sample loops ``number`` runs so that even a
                   microsecond run is timed over >= ``min_sample_s``
 
@@ -29,15 +30,15 @@ class Budget:
     """How long to spend on one (workload, engine) pair."""
 
     seconds: float = 0.4          # total time aimed at for the samples
-    min_samples: int = 3
+    min_samples: int = 5
     max_samples: int = 50
     min_sample_s: float = 2e-3     # a sample loops runs until it lasts this long
-    warmup: bool = True
+    warmup_s: float = 0.05         # 0: no warm-up (quick mode)
 
     @classmethod
     def quick(cls) -> "Budget":
         """Smoke mode: one sample of one run, no warm-up (checks the harness, not speed)."""
-        return cls(seconds=0.0, min_samples=1, max_samples=1, min_sample_s=0.0, warmup=False)
+        return cls(seconds=0.0, min_samples=1, max_samples=1, min_sample_s=0.0, warmup_s=0.0)
 
 
 @dataclass
@@ -61,9 +62,12 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
 def measure(run: Callable[[], Any], budget: Budget) -> tuple[Any, Timing]:
     """Time ``run``; returns the first run's result (for checking) and the timing."""
     first_out, first_s = timed(run)
-    estimate = first_s
-    if budget.warmup:
-        _, estimate = timed(run)
+    estimate, spent = first_s, 0.0
+    if budget.warmup_s > 0:
+        estimate = math.inf
+        while spent < budget.warmup_s or estimate is math.inf:
+            _, t = timed(run)
+            estimate, spent = min(estimate, t), spent + t
     estimate = max(estimate, 1e-7)
     number = max(1, math.ceil(budget.min_sample_s / estimate))
     samples = int(budget.seconds / (estimate * number))
