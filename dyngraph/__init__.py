@@ -25,9 +25,10 @@ from .functions import __all__ as _functions_all
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import graph_of
 from .printing import set_printoptions
+from .serialization import load, save
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "nn", "optim", "no_grad", "enable_grad",
             "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
-            "SizeMismatchError", "bool", "double", "float", "float16", "float32", "float64",
+            "SizeMismatchError", "save", "load", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
            + _creation_all + _functions_all)

@@ -87,8 +87,6 @@ def _unpack(node: Node, create_graph: bool) -> dict:
     """The node's saved values as its rules want them: arrays, or tensors when recording."""
     if create_graph:
         return {k: (make(v, True, node) if k == "out" else v) for k, v in node.saved.items()}
-    if not node.frees:
-        return node.saved  # ShapeRefs only: nothing to convert
     return {k: _arrays(v) for k, v in node.saved.items()}
 
 
@@ -98,11 +96,6 @@ def _arrays(v):
     if isinstance(v, list):
         return [x._data if isinstance(x, Tensor) else x for x in v]
     return v
-
-
-def _release(node: Node) -> None:
-    if node.frees:
-        node.saved, node.versions, node.out_vc = None, (), None
 
 
 # --- the walk ---------------------------------------------------------------------------
@@ -157,15 +150,17 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
             captured[node] = g
         if node.retained is not None:
             _retain(node, g, create_graph)
-        saved = _unpack(node, create_graph)
+        # a node that saved only ShapeRefs (Add, Sum...) hands them over as they are
+        saved = _unpack(node, create_graph) if node.frees or create_graph else node.saved
         op, attrs = node.op, node.attrs
         for i, parent in enumerate(node.parents):
             if parent is not None:
                 gi = op.vjp(i, F, g, saved, attrs)
                 if gi is not None:
-                    _add(table, parent, gi)
-        if not retain_graph:
-            _release(node)
+                    old = table.get(parent)
+                    table[parent] = gi if old is None else old + gi
+        if node.frees and not retain_graph:
+            node.saved, node.versions, node.out_vc = None, (), None
     table.update(captured)
     return table
 

@@ -73,6 +73,15 @@ class Module:
         for _, p in self.named_parameters():
             yield p
 
+    def state_dict(self) -> "OrderedDict[str, Tensor]":
+        """Parameters by dotted name, detached (sharing memory, as PyTorch's)."""
+        return OrderedDict((name, p.detach()) for name, p in self.named_parameters())
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True):
+        """Copy ``state_dict`` into the parameters: all of them or, on any error, none."""
+        from ..serialization import load_state_dict
+        return load_state_dict(self, state_dict, strict)
+
     def children(self) -> Iterator["Module"]:
         return iter(self._modules.values())
 
