@@ -18,7 +18,8 @@ import dyngraph as torch
 import numpy as np
 import staticgraph as tf
 
-from .sidebyside import columns, facts, heading, parse_args, show_programs
+from .sidebyside import (columns, draw_eager, draw_static, facts, heading, parse_args,
+                         show_programs)
 
 __all__ = ["main"]
 
@@ -55,7 +56,7 @@ def _captured(fn):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parse_args(argv, __doc__)
+    args = parse_args(argv, __doc__)
     print(__doc__.strip().splitlines()[0])
     heading("print an intermediate")
     show_programs(eager_debug, static_debug)
@@ -76,6 +77,9 @@ def main(argv: list[str] | None = None) -> None:
            f"dtype, no numbers; the print op added to the graph printed the value only when "
            f"Session.run executed it, and fetching h returned it as a numpy array.",
            f"Same loss in both: {loss.item():.6f} vs {float(sl2):.6f}."])
+    draw_eager(args.out, "debugging_eager", loss, "dyngraph: the pass that printed h")
+    draw_static(args.out, "debugging_static", g,
+                "staticgraph: the print op runs first (dashed: control dependency)")
 
 
 if __name__ == "__main__":

@@ -145,7 +145,8 @@ def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
     width = max((sum(1 for p in pos.values() if p[1] == y) for y in {p[1] for p in pos.values()}),
                 default=1)
     depth = -min((p[1] for p in pos.values()), default=0) + 1
-    fig, ax = plt.subplots(figsize=(max(4.0, 2.3 * width), max(3.0, 1.15 * depth)))
+    fig, ax = plt.subplots(figsize=(max(4.0, 2.3 * width, 0.09 * len(title)),
+                                    max(3.0, 1.15 * depth)))
     boxes = {}
     for n, (x, y) in pos.items():
         data = g.nodes[n]
@@ -153,8 +154,10 @@ def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
                            zorder=3, bbox=dict(boxstyle="round,pad=0.35", ec="0.3", lw=0.8,
                                                fc=COLORS.get(data.get("kind"), COLORS["op"])))
     for a, b, data in g.edges(data=True):   # bottom centre of the input's box -> top of the consumer's
+        skips = pos[a][1] - pos[b][1] > 1    # would run behind the boxes between: bend it
         ax.annotate("", xy=(0.5, 1.0), xycoords=boxes[b], xytext=(0.5, 0.0), textcoords=boxes[a],
                     arrowprops=dict(arrowstyle="-|>", color="0.45", lw=0.9,
+                                    connectionstyle=f"arc3,rad={0.3 if skips else 0.0}",
                                     linestyle="--" if data.get("control") else "-"), zorder=1)
     xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
     ax.set_xlim(min(xs) - 0.7, max(xs) + 0.7)
