@@ -114,7 +114,8 @@ def test_check_flags_a_wrong_result():
 
 
 def _row(engine, kind, median, build=0.0, first=0.0):
-    return Row("w", engine, kind, False, build_s=build, first_s=first, median_s=median)
+    return Row("w", engine, kind, False, build_s=build, first_s=first, median_s=2 * median,
+               min_s=median)
 
 
 def test_break_even_counts_runs_until_static_pays_off():
@@ -149,7 +150,9 @@ def test_quick_run_end_to_end_writes_valid_json(tmp_path, capsys):
     assert {"python", "numpy", "cpu", "platform"} <= set(doc["machine"])
     names = {(r["workload"], r["engine"]) for r in doc["rows"]}
     assert names >= {(w.name, e) for w in WORKLOADS for e in ("numpy", "dyngraph", "staticgraph")}
-    assert all(r["status"] == "ok" and r["median_s"] > 0 for r in doc["rows"] if r["engine"] == "numpy")
+    assert all(r["status"] == "ok" and 0 < r["min_s"] <= r["median_s"]
+               for r in doc["rows"] if r["engine"] == "numpy")
+    assert any(r["peak_bytes"] for r in doc["rows"] if r["workload"] == "mlp_large")
     assert all(r["check"] in (None, "ok") for r in doc["rows"] if r["status"] == "ok")
     out = capsys.readouterr().out
     assert "static/eager" in out and "chain_fwd_bwd" in out and "QUICK MODE" in out

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = perf_counter()
     rows = run_suite(workloads, engines, budget, quick=args.quick)
     elapsed = perf_counter() - t0
-    print("Each engine as a multiple of hand-written numpy (median steady run); "
+    print("Each engine as a multiple of hand-written numpy (steady run, fastest sample); "
           "numpy column: time per unit." + (" QUICK MODE: not real figures." if args.quick else ""))
     print(report.summary_table(rows))
     print()

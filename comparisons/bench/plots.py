@@ -42,22 +42,22 @@ def _color(engine: str) -> str:
 
 
 def _ok(rows: list[Row]) -> list[Row]:
-    return [r for r in rows if r.status == "ok" and r.median_s]
+    return [r for r in rows if r.status == "ok" and r.steady_s]
 
 
 def _bars(plt, work: str, rows: list[Row], path: str) -> None:
     rows = _ok(rows)
-    base = next((r.median_s for r in rows if r.engine == "numpy"), None)
+    base = next((r.steady_s for r in rows if r.engine == "numpy"), None)
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
     y = np.arange(len(rows))
     for i, r in enumerate(rows):
-        ax.barh(i, r.median_s * 1e6, color=_color(r.engine), hatch="//" if "-" in r.engine else None)
+        ax.barh(i, r.steady_s * 1e6, color=_color(r.engine), hatch="//" if "-" in r.engine else None)
     ax.set_yticks(y, [r.engine for r in rows])
     ax.invert_yaxis()
     for i, r in enumerate(rows):
-        label = f" {r.median_s / base:.2f}x numpy" if base else ""
-        ax.text(r.median_s * 1e6, i, label, va="center", fontsize=8)
-    ax.set_xlabel("steady time per run (µs, median)")
+        label = f" {r.steady_s / base:.2f}x numpy" if base else ""
+        ax.text(r.steady_s * 1e6, i, label, va="center", fontsize=8)
+    ax.set_xlabel("steady time per run (µs, fastest sample)")
     ax.set_title(work)
     ax.margins(x=0.25)
     fig.tight_layout()
@@ -67,8 +67,8 @@ def _bars(plt, work: str, rows: list[Row], path: str) -> None:
 
 def _cumulative(row: Row, k: np.ndarray) -> np.ndarray:
     if row.kind == "static":
-        return row.build_s + row.first_s + (k - 1) * row.median_s
-    return k * row.median_s
+        return row.build_s + row.first_s + (k - 1) * row.steady_s
+    return k * row.steady_s
 
 
 def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:

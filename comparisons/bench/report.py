@@ -40,7 +40,7 @@ def _by_workload(rows: list[Row]) -> dict[str, dict[str, Row]]:
 
 
 def _ok(row: Row | None) -> bool:
-    return row is not None and row.status == "ok" and row.median_s is not None
+    return row is not None and row.status == "ok" and row.steady_s is not None
 
 
 def ratios(rows: list[Row]) -> dict[str, dict[str, float]]:
@@ -51,10 +51,10 @@ def ratios(rows: list[Row]) -> dict[str, dict[str, float]]:
         r = {}
         for name, row in engines.items():
             if _ok(row) and _ok(base):
-                r[f"{name}/numpy"] = row.median_s / base.median_s
+                r[f"{name}/numpy"] = row.steady_s / base.steady_s
         for label, a, b in PAIRS:
             if _ok(engines.get(a)) and _ok(engines.get(b)):
-                r[label] = engines[a].median_s / engines[b].median_s
+                r[label] = engines[a].steady_s / engines[b].steady_s
         out[work] = r
     return out
 
@@ -64,10 +64,10 @@ def break_even(static: Row | None, eager: Row | None) -> int | None:
 
     None when static's steady run is not faster than eager's (it never pays off).
     """
-    if not (_ok(static) and _ok(eager)) or static.median_s >= eager.median_s:
+    if not (_ok(static) and _ok(eager)) or static.steady_s >= eager.steady_s:
         return None
-    upfront = static.build_s + static.first_s - static.median_s
-    k = upfront / (eager.median_s - static.median_s)
+    upfront = static.build_s + static.first_s - static.steady_s
+    k = upfront / (eager.steady_s - static.steady_s)
     return max(1, int(k) + (k > int(k)))
 
 
@@ -78,8 +78,8 @@ def _cell(row: Row | None, base: Row | None) -> str:
         return row.status
     mark = "" if row.check in (None, "ok") else " MISMATCH"
     if row.engine == "numpy":
-        return fmt_s(row.median_s / row.units) + mark
-    return (f"{row.median_s / base.median_s:.2f}x" if _ok(base) else fmt_s(row.median_s)) + mark
+        return fmt_s(row.steady_s / row.units) + mark
+    return (f"{row.steady_s / base.steady_s:.2f}x" if _ok(base) else fmt_s(row.steady_s)) + mark
 
 
 def _render(header: list[str], body: list[list[str]]) -> str:
@@ -111,13 +111,14 @@ def summary_table(rows: list[Row]) -> str:
 def detail_table(rows: list[Row]) -> str:
     """Absolute times: build, first run, steady median/min, per unit; notes for n/a rows."""
     header = ["workload", "engine", "build", "first run", "steady median", "steady min",
-              "per unit", "runs", "check / note"]
+              "per unit", "runs", "peak mem", "check / note"]
     body = []
     for r in rows:
-        per_unit = fmt_s(r.median_s / r.units) + f"/{r.unit}" if r.median_s else "-"
+        per_unit = fmt_s(r.steady_s / r.units) + f"/{r.unit}" if r.steady_s else "-"
         note = r.note if r.status != "ok" else (r.check or "")
         body.append([r.workload, r.engine, fmt_s(r.build_s), fmt_s(r.first_s), fmt_s(r.median_s),
-                     fmt_s(r.min_s), per_unit, str(r.runs), note[:90]])
+                     fmt_s(r.min_s), per_unit, str(r.runs),
+                     f"{r.peak_bytes / 2**20:.1f} MiB" if r.peak_bytes else "", note[:90]])
     return _render(header, body)
 
 
@@ -156,7 +157,8 @@ def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float) -> str:
     items = []
     for r in rows:
         d = asdict(r)
-        d["per_unit_median_s"] = r.median_s / r.units if r.median_s else None
+        d["per_unit_steady_s"] = r.steady_s / r.units if r.steady_s else None
+        d["steady_s"] = r.steady_s
         items.append(d)
     doc = {"schema": 1, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
            "quick": quick, "elapsed_s": elapsed_s, "machine": machine_info(),

@@ -11,7 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from dataclasses import dataclass, field
+import tracemalloc
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -33,6 +34,7 @@ class Workload:
     static: tuple[tuple[str, str], ...]                      # (row suffix, static_programs key)
     unit: str = "step"
     units: Callable[[dict], int] = lambda data: 1            # runs' worth of units (per-unit time)
+    memory: bool = False                                     # also measure one run's peak memory
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,16 @@ class Row:
     units: int = 1
     unit: str = "step"
     check: str | None = None
-    extra: dict = field(default_factory=dict)
+    peak_bytes: int | None = None   # tracemalloc peak of one run (numpy-based engines only)
+
+    @property
+    def steady_s(self) -> float | None:
+        """The figure every ratio uses: the fastest sample's per-run time.
+
+        On a shared 2-core machine other processes only ever add time, so the
+        minimum is the least disturbed estimate; the median is reported beside it.
+        """
+        return self.min_s
 
 
 def _randn(rng, *shape, scale=1.0) -> np.ndarray:
@@ -128,7 +139,7 @@ WORKLOADS = [
              _mlp_floor, "mlp", (("", "mlp"),)),
     Workload("mlp_large", "MLP 2048-2048-2048-10 train step, batch 512",
              _mlp_data((2048, 2048, 2048, 10), 512, (64, 64, 64, 10), 16),
-             _mlp_floor, "mlp", (("", "mlp"),)),
+             _mlp_floor, "mlp", (("", "mlp"),), memory=True),
     Workload("chain_fwd", "100 chained adds (16,16), fwd", _chain_data,
              lambda d: lambda: [nf.chain_forward(d["x"], d["c"], d["n"])], "chain_fwd",
              (("", "chain_fwd"),), unit="op", units=lambda d: d["n"]),
@@ -196,10 +207,27 @@ def _check(out, reference) -> str:
     return "ok"
 
 
-def _measure_one(row: Row, build: Callable, data: dict, budget: Budget, reference) -> Any:
+def peak_memory(run: Callable) -> int:
+    """Peak bytes allocated during one ``run()`` as tracemalloc sees them.
+
+    numpy reports its buffers to tracemalloc, so this covers numpy, dyngraph
+    and staticgraph; PyTorch and TensorFlow allocate outside its view.
+    """
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _measure_one(row: Row, build: Callable, data: dict, budget: Budget, reference,
+                 memory: bool = False) -> Any:
     try:
         run, row.build_s = timed(lambda: build(data))
         out, t = measure(run, budget)
+        if memory and not row.peer:
+            row.peak_bytes = peak_memory(run)
     except NotAvailable as e:
         row.status, row.note = "n/a", str(e)
         return None
@@ -243,7 +271,8 @@ def run_suite(workloads=WORKLOADS, engines=ENGINES, budget: Budget = Budget(),
                 continue
             for name, build in _builders(work, engine, module):
                 row = Row(engine=name, **base)
-                out = _measure_one(row, build, data[work.name], budget, references.get(work.name))
+                out = _measure_one(row, build, data[work.name], budget, references.get(work.name),
+                                   work.memory)
                 if engine.kind == "numpy":
                     references[work.name] = out
                 rows.append(row)
