@@ -60,10 +60,10 @@ def _stale(node: Node) -> str | None:
             owner = f", which is output 0 of {_op_name(t.grad_fn)}," if t.grad_fn else ""
             return (f"{torch_type_name(t._data)}{owner} is at version {t._vc[0]}; "
                     f"expected version {version} instead.")
-    if node.out_vc is not None and node.out_vc[0] != 0:
-        out = node.saved["out"]
+    if node.out_vc is not None and node.out_vc[0][0] != node.out_vc[1]:
+        (vc, version), out = node.out_vc, node.saved["out"]
         return (f"{torch_type_name(out)}, which is output 0 of {_op_name(node)}, is at "
-                f"version {node.out_vc[0]}; expected version 0 instead.")
+                f"version {vc[0]}; expected version {version} instead.")
     return None
 
 

@@ -34,12 +34,16 @@ _ndarray = np.ndarray
 _SCALARS = (int, float, bool)
 _EMPTY: dict = {}
 _EXPLICIT_DTYPE = ("Cast", "Fill", "OneHot")  # ops whose dtype attribute decides the result
+# ops whose numpy result may be a view of their first input: it then shares that input's
+# version counter, so an in-place change through either is seen by nodes that saved the other
+_VIEWS = ("Reshape", "ReshapeLike", "Transpose", "ExpandDims", "Squeeze", "GetItem",
+          "BroadcastTo", "BroadcastLike", "Identity", "Cast")
 
 
 class _OpInfo:
     """Per-op data computed once: node class, which inputs are differentiable, save plans."""
 
-    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype")
+    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views")
 
     def __init__(self, op):
         self.cls = node_class(op.torch_name)
@@ -47,6 +51,7 @@ class _OpInfo:
         self.diff = tuple(r is not None for r in op.grads)
         self.plans: dict[int, tuple] = {}
         self.keeps_dtype = op.name in _EXPLICIT_DTYPE
+        self.views = op.name in _VIEWS
 
 
 _INFO = {op: _OpInfo(op) for op in REGISTRY.values()}
@@ -100,8 +105,11 @@ def _ref(x) -> ShapeRef:
     return ref
 
 
-def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
-    """Wrap ``out`` as the result of a new Node (if some differentiable input requires grad)."""
+def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -> Tensor:
+    """Wrap ``out`` as the result of a new Node (if some differentiable input requires grad).
+
+    ``vc``: the version counter to share when ``out`` is a view of an input.
+    """
     info = _INFO[op]
     diff, variadic = info.diff, info.variadic
     parents, mask = [], 0
@@ -112,7 +120,7 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
         else:
             parents.append(None)
     if not mask:
-        return make(out)
+        return _view_of(make(out), vc)
     plan = info.plans.get(mask)
     if plan is None:
         plan = info.plans[mask] = _plan(op, mask)
@@ -137,8 +145,14 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None) -> Tensor:
     node.op, node.attrs, node.parents = op, attrs, tuple(parents)
     node.saved, node.versions, node.frees = saved, versions, frees
     node.seq, node.hooks, node.retained = next_seq(), None, None
-    t = make(out, True, node)
-    node.out_vc = t._vc if saves_out else None
+    t = _view_of(make(out, True, node), vc)
+    node.out_vc = (t._vc, t._vc[0]) if saves_out else None
+    return t
+
+
+def _view_of(t: Tensor, vc) -> Tensor:
+    if vc is not None:
+        t._vc = vc
     return t
 
 
@@ -179,9 +193,14 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
         out = np.asarray(out)
     if out.dtype.char == "d" and not _INFO[op].keeps_dtype:
         out = _torch_dtype(out, inputs)
+    info = _INFO[op]
+    vc = None
+    if info.views and out.base is not None and isinstance(inputs[0], Tensor) \
+            and np.may_share_memory(out, arrays[0]):
+        vc = inputs[0]._vc
     if needs and STATE.enabled and out.dtype.kind == "f":
-        return record(op, inputs, attrs, out, cls)
-    return make(out)
+        return record(op, inputs, attrs, out, cls, vc)
+    return _view_of(make(out), vc)
 
 
 def binary(op, a: Tensor, b, cls=None) -> Tensor:

@@ -370,7 +370,7 @@ def type_as(input, other):
 
 def clone(input):
     out = apply(_R["Identity"], (input,), cls=_names("CloneBackward0"))
-    out._data = out._data.copy()
+    out._data, out._vc = out._data.copy(), [0]  # its own memory, so its own version counter
     return out
 
 

@@ -29,8 +29,8 @@ class Node:
 
     ``saved`` maps rule parameter names to inputs (Tensors), ShapeRefs or the
     output's array; ``versions`` holds ``(tensor, version)`` for saved inputs
-    and ``out_vc`` the output's version counter, checked before use so that an
-    in-place change after recording is reported instead of silently used.
+    and ``out_vc`` the output's ``(version counter, version)``, checked before
+    use so that an in-place change after recording is reported, not used.
     ``frees`` says whether backward releases ``saved``; ``hooks`` are the
     output tensor's gradient hooks and ``retained`` a weak reference to it
     when ``retain_grad()`` was called.

@@ -50,7 +50,7 @@ def _encode(obj: Any, arrays: dict, seen: dict) -> dict:
         index = seen.get(id(obj))
         if index is None:
             index = seen[id(obj)] = len(seen)
-            arrays[f"t{index}"] = np.ascontiguousarray(obj._data)
+            arrays[f"t{index}"] = obj._data  # (np.ascontiguousarray would make 0-d 1-d)
         from .nn.modules import Parameter
         return {"tensor": index, "requires_grad": obj.requires_grad,
                 "parameter": isinstance(obj, Parameter)}

@@ -219,6 +219,22 @@ def test_inplace_change_of_saved_input_is_reported_at_backward():
         z.sum().backward()
 
 
+def test_inplace_change_through_a_view_is_reported():
+    """A view shares its base's version counter (as in PyTorch), so either side's change counts."""
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x.exp()
+    row = y[0]
+    row.mul_(2)
+    assert y._version == 1 and y.tolist()[0] == pytest.approx([2 * np.e] * 3)
+    with pytest.raises(RuntimeError, match=r"\[torch\.FloatTensor \[2, 3\]\], which is output 0 of Exp, "
+                                           r"is at version 1; expected version 0 instead"):
+        y.sum().backward()
+    z = torch.ones(4)
+    flat = z.view(2, 2)
+    z.add_(1)
+    assert flat._version == 1 and torch.ones(4).clone()._version == 0
+
+
 def test_bool_of_multi_element_tensor():
     with pytest.raises(RuntimeError, match="^Boolean value of Tensor with more than one value is ambiguous$"):
         bool(torch.ones(3))
