@@ -68,21 +68,49 @@ def _static_kind(name: str, op_type: str) -> str:
 
 
 def static_graph(graph) -> nx.DiGraph:
-    """One node per op of a staticgraph ``Graph``: name, type (if not in the name), output shape."""
+    """One node per op of a staticgraph ``Graph``: name, type (if not in the name), output shape.
+
+    Control-flow ops (``While``, ``Cond``) carry their loop body, condition and
+    branches as regions (sub-graphs built once); those are drawn too, each as
+    a cluster hanging under its op, with dashed edges for the outer tensors
+    they capture.
+    """
     g = nx.DiGraph()
-    for op in graph.get_operations():
-        lines = [op.name]
-        if not op.name.split("/")[-1].startswith(op.type):
-            lines.append(op.type)
-        if op.outputs:
-            out = op.outputs[0]
-            lines.append(f"{out.dtype.name}{_fmt_shape(_shape_of(out))}")
-        g.add_node(op.name, label="\n".join(lines), kind=_static_kind(op.name, op.type))
-        for t in op.inputs:
-            g.add_edge(t.op.name, op.name)
-        for c in getattr(op, "control_inputs", ()):
-            g.add_edge(c.name, op.name, control=True)
+    _add_ops(g, graph, prefix="", cluster=None)
     return g
+
+
+def _op_label(op) -> str:
+    lines = [op.name]
+    if not op.name.split("/")[-1].startswith(op.type):
+        lines.append(op.type)
+    if op.outputs:
+        out = op.outputs[0]
+        lines.append(f"{out.dtype.name}{_fmt_shape(_shape_of(out))}")
+    return "\n".join(lines)
+
+
+def _add_ops(g: nx.DiGraph, graph, prefix: str, cluster: str | None) -> None:
+    for op in graph.get_operations():
+        node = prefix + op.name
+        g.add_node(node, label=_op_label(op), kind=_static_kind(op.name, op.type), cluster=cluster)
+        for t in op.inputs:
+            g.add_edge(prefix + t.op.name, node)
+        for c in getattr(op, "control_inputs", ()):
+            g.add_edge(prefix + c.name, node, control=True)
+        for attr, region in getattr(op, "attrs", {}).items():
+            if hasattr(getattr(region, "graph", None), "get_operations"):
+                _add_region(g, node, attr, region, prefix)
+
+
+def _add_region(g: nx.DiGraph, owner: str, attr: str, region, prefix: str) -> None:
+    """A control-flow op's sub-graph: its ops, a 'runs' edge from the op, capture edges."""
+    inner = f"{owner}/{attr}/"
+    _add_ops(g, region.graph, inner, cluster=f"{owner}: {attr}")
+    for arg in getattr(region, "args", ()):
+        g.add_edge(owner, inner + arg.op.name, control=True)
+    for outer, placeholder in zip(getattr(region, "captured", ()), getattr(region, "placeholders", ())):
+        g.add_edge(prefix + outer.op.name, inner + placeholder.op.name, control=True)
 
 
 def _shape_of(t):
@@ -99,9 +127,20 @@ def to_dot(g: nx.DiGraph, title: str = "") -> str:
     ids = {n: f"n{k}" for k, n in enumerate(g.nodes)}
     lines = ["digraph G {", "  rankdir=TB;", f'  label="{esc(title)}"; labelloc=t;',
              '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=10];']
+    clusters: dict = {}
     for n, data in g.nodes(data=True):
-        color = COLORS.get(data.get("kind", "op"), COLORS["op"])
-        lines.append(f'  {ids[n]} [label="{esc(data.get("label", n))}", fillcolor="{color}"];')
+        clusters.setdefault(data.get("cluster"), []).append(n)
+    for k, (cluster, members) in enumerate(clusters.items()):
+        indent = "  " if cluster is None else "    "
+        if cluster is not None:
+            lines += [f"  subgraph cluster_{k} {{", f'    label="{esc(cluster)}"; style=rounded;']
+        for n in members:
+            data = g.nodes[n]
+            color = COLORS.get(data.get("kind", "op"), COLORS["op"])
+            lines.append(f'{indent}{ids[n]} [label="{esc(data.get("label", n))}", '
+                         f'fillcolor="{color}"];')
+        if cluster is not None:
+            lines.append("  }")
     for a, b, data in g.edges(data=True):
         style = " [style=dashed]" if data.get("control") else ""
         lines.append(f"  {ids[a]} -> {ids[b]}{style};")
@@ -131,7 +170,8 @@ def layered_layout(g: nx.DiGraph) -> dict:
         def centre(n):
             xs = [pos[p][0] for p in g.predecessors(n) if p in pos]
             return sum(xs) / len(xs) if xs else 0.0
-        members = sorted(rows[depth], key=centre)
+        members = sorted(rows[depth], key=lambda n: (str(g.nodes[n].get("cluster") or ""),
+                                                     centre(n)))
         for k, n in enumerate(members):
             pos[n] = (k - (len(members) - 1) / 2, -depth)
     return pos
@@ -159,6 +199,7 @@ def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
                     arrowprops=dict(arrowstyle="-|>", color="0.45", lw=0.9,
                                     connectionstyle=f"arc3,rad={0.3 if skips else 0.0}",
                                     linestyle="--" if data.get("control") else "-"), zorder=1)
+    _draw_clusters(ax, g, pos)
     xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
     ax.set_xlim(min(xs) - 0.7, max(xs) + 0.7)
     ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
@@ -168,6 +209,21 @@ def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
     for path in paths:
         fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _draw_clusters(ax, g: nx.DiGraph, pos: dict) -> None:
+    """A labelled rounded rectangle around each cluster's nodes (loop bodies, branches)."""
+    from matplotlib.patches import FancyBboxPatch
+    clusters: dict = {}
+    for n, data in g.nodes(data=True):
+        if data.get("cluster"):
+            clusters.setdefault(data["cluster"], []).append(pos[n])
+    for name, points in clusters.items():
+        x0, x1 = min(p[0] for p in points) - 0.45, max(p[0] for p in points) + 0.45
+        y0, y1 = min(p[1] for p in points) - 0.35, max(p[1] for p in points) + 0.35
+        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02",
+                                    fc="#fff8e1", ec="#e0a800", lw=1.0, zorder=0))
+        ax.text(x0 + 0.05, y1 - 0.05, name, fontsize=7, va="top", color="#8a6d00", zorder=4)
 
 
 def write_graph(g: nx.DiGraph, out_dir: str, name: str, title: str = "") -> list[str]:
