@@ -161,3 +161,20 @@ def test_quick_run_end_to_end_writes_valid_json(tmp_path, capsys):
 def test_unknown_workload_is_refused():
     with pytest.raises(SystemExit, match="unknown workload: nope"):
         main(["--quick", "--only", "nope", "--json", ""])
+
+
+def test_plots_are_written(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["--quick", "--only", "gradient,rnn_cell", "--engines", "dyngraph,staticgraph",
+                 "--json", "", "--plots", str(tmp_path)]) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["amortization.png", "bars_gradient.png", "bars_rnn_cell.png"]
+
+
+def test_missing_matplotlib_says_how_to_install(tmp_path, monkeypatch, capsys):
+    from comparisons.bench import plots
+    monkeypatch.setattr(plots, "have_matplotlib", lambda: False)
+    assert main(["--quick", "--only", "gradient", "--engines", "numpy", "--json", "",
+                 "--plots", str(tmp_path)]) == 0
+    assert "pip install -e '.[plots]'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

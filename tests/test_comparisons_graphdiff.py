@@ -110,3 +110,29 @@ def test_dot_text_has_every_node_and_edge():
     g.add_edge("a", "b")
     dot = to_dot(g, "t")
     assert 'label="say \\"hi\\"\\nshape"' in dot and "n0 -> n1;" in dot and dot.startswith("digraph")
+
+
+def test_write_graph_uses_graphviz_when_installed(tmp_path, monkeypatch):
+    import networkx as nx
+    from comparisons import pictures
+    calls = []
+    monkeypatch.setattr(pictures.shutil, "which", lambda name: "/usr/bin/dot")
+    monkeypatch.setattr(pictures.subprocess, "run", lambda cmd, check: calls.append(cmd))
+    paths = pictures.write_graph(nx.DiGraph([("a", "b")]), str(tmp_path), "g", "t")
+    base = str(tmp_path / "g")
+    assert paths == [base + ".dot", base + ".png", base + ".svg"]
+    assert calls == [["dot", "-Tpng", base + ".dot", "-o", base + ".png"],
+                     ["dot", "-Tsvg", base + ".dot", "-o", base + ".svg"]]
+
+
+def test_write_graph_without_matplotlib_still_writes_dot(tmp_path, monkeypatch, capsys):
+    import networkx as nx
+    from comparisons import pictures
+
+    def no_matplotlib(*args):
+        raise ImportError("No module named 'matplotlib'")
+    monkeypatch.setattr(pictures.shutil, "which", lambda name: None)
+    monkeypatch.setattr(pictures, "_draw_matplotlib", no_matplotlib)
+    paths = pictures.write_graph(nx.DiGraph([("a", "b")]), str(tmp_path), "g")
+    assert paths == [str(tmp_path / "g.dot")]
+    assert "pip install -e '.[plots]'" in capsys.readouterr().out
