@@ -25,7 +25,7 @@ from .sources import group
 from .variables import Variable, trainable_variables
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
-           "get_or_create_global_step", "get_global_step"]
+           "get_or_create_global_step", "get_global_step", "Saver", "import_meta_graph"]
 
 
 class Optimizer:
@@ -161,3 +161,6 @@ def get_or_create_global_step(graph=None) -> Variable:
 def get_global_step(graph=None) -> Variable | None:
     found = (graph or get_default_graph()).get_collection("global_step")
     return found[0] if found else None
+
+
+from .saver import Saver, import_meta_graph  # noqa: E402  (train.Saver, as TF)

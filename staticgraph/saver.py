@@ -1,0 +1,131 @@
+"""``train.Saver``: variable values to a checkpoint and back; the graph itself as a meta file.
+
+::
+
+    saver.save(sess, "run/model")        run/model       .npz: one array per variable name
+                                         run/model.meta  the graph as JSON (serialize.to_json)
+    --- a fresh process ---
+    saver = tf.train.import_meta_graph("run/model.meta")   # rebuilds the graph (default graph)
+    saver.restore(sess, "run/model")                       # checks everything, then assigns
+
+Both files are written atomically (:mod:`common.checkpoint`), so a crash
+mid-save leaves the previous checkpoint whole.  ``restore`` reads and checks
+every value (present, same shape, same dtype) before it assigns any: a bad
+checkpoint raises and the session's variables stay as they were.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from common.checkpoint import CheckpointError, read_arrays, write_arrays, write_text
+
+from .errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from .graph import get_default_graph
+from .serialize import from_json, to_json
+from .variables import Variable, global_variables
+
+__all__ = ["Saver", "import_meta_graph"]
+
+FORMAT = "staticgraph-checkpoint/1"
+_MARK = "__format__"
+
+
+class Saver:
+    """Saves and restores ``var_list`` (default: every global variable, optimizer slots too).
+
+    ``var_list`` may be a list of Variables (checkpoint keys are their op names,
+    e.g. ``"w"`` and ``"w/Adam"``) or a dict ``{key: Variable}``.
+    """
+
+    def __init__(self, var_list=None, max_to_keep: int = 5, name: str | None = None, **_):
+        if var_list is None:
+            var_list = global_variables()
+        if not isinstance(var_list, dict):
+            var_list = {v.op.name: v for v in var_list}
+        if not var_list:
+            raise ValueError("No variables to save")
+        for key, v in var_list.items():
+            if not isinstance(v, Variable):
+                raise TypeError(f"Saver var_list entries must be Variables; {key!r} is {v!r}")
+        self._vars: dict[str, Variable] = dict(var_list)
+        self.graph = next(iter(self._vars.values())).graph
+
+    def save(self, sess, save_path: str, global_step=None, write_meta_graph: bool = True,
+             **_) -> str:
+        """Write the variables' current values; returns the checkpoint path (``save_path-step``)."""
+        self._check_session(sess)
+        if global_step is not None:
+            step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
+            save_path = f"{save_path}-{int(step)}"
+        store = sess.state.variables
+        arrays = {_MARK: np.array(FORMAT)}
+        for key, v in self._vars.items():
+            if v.op.name not in store:
+                raise FailedPreconditionError(None, v.op, f"Attempting to use uninitialized value "
+                                                          f"{v.op.name} (while saving {save_path})")
+            arrays[key] = store[v.op.name]
+        write_arrays(save_path, arrays)
+        if write_meta_graph:
+            write_text(save_path + ".meta", to_json(self.graph))
+        return save_path
+
+    def restore(self, sess, save_path: str) -> None:
+        """Assign every variable its saved value -- all of them, or (on any error) none."""
+        self._check_session(sess)
+        if not os.path.isfile(save_path):
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        try:
+            arrays = read_arrays(save_path)
+        except CheckpointError as e:
+            raise DataLossError(None, None, str(e)) from None
+        if str(arrays.pop(_MARK, "")) != FORMAT:
+            raise DataLossError(None, None, f"{save_path} is not a staticgraph checkpoint "
+                                            f"(no {FORMAT!r} marker)")
+        values = {v.op.name: self._checked(key, v, arrays, save_path)
+                  for key, v in self._vars.items()}
+        sess.state.variables.update(values)
+
+    @staticmethod
+    def _checked(key: str, v: Variable, arrays: dict, save_path: str) -> np.ndarray:
+        """The saved value for ``v``, refused unless it is present and fits exactly."""
+        if key not in arrays:
+            raise NotFoundError(None, v.op, f"Key {key} not found in checkpoint {save_path}")
+        value, out = arrays[key], v.op.outputs[0]
+        if value.dtype != out.np_dtype:
+            raise InvalidArgumentError(None, v.op, f"tensor_name = {key}; expected dtype "
+                                                   f"{out.dtype.name} does not equal original dtype "
+                                                   f"{value.dtype.name} in checkpoint {save_path}")
+        if out._shape is not None and (len(out._shape) != value.ndim or any(
+                d is not None and d != n for d, n in zip(out._shape, value.shape))):
+            raise InvalidArgumentError(None, v.op, f"Assign requires shapes of both tensors to "
+                                                   f"match. lhs shape= {list(out.shape.as_list())} "
+                                                   f"rhs shape= {list(value.shape)} (variable {key} "
+                                                   f"in checkpoint {save_path})")
+        return value
+
+    def _check_session(self, sess) -> None:
+        if sess._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if sess.graph is not self.graph:
+            raise ValueError("The Session graph is not the graph of this Saver's variables: build "
+                             "the Saver in the graph the Session runs.")
+
+
+def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_) -> Saver:
+    """Rebuild a saved graph (a ``.meta`` file written by :meth:`Saver.save`) in the default graph.
+
+    Returns a Saver for its variables.  The default graph must be empty
+    (``tf.reset_default_graph()`` or ``with tf.Graph().as_default():``), since
+    names are restored exactly.
+    """
+    graph = get_default_graph()
+    if graph._ops:
+        raise ValueError("import_meta_graph restores op names exactly, so it needs an empty "
+                         "default graph: call tf.reset_default_graph() or build inside "
+                         "`with tf.Graph().as_default():` first.")
+    with open(meta_graph_or_file, encoding="utf-8") as f:
+        text = f.read()
+    from_json(text, graph)
+    return Saver()
