@@ -19,6 +19,8 @@ inputs that numpy would promote to float64 (``int / int``, ``int + 1.5``,
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from common import REGISTRY, ShapeRef
@@ -28,7 +30,7 @@ from .grad_mode import STATE
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
-__all__ = ["apply", "binary", "record", "node_class_for"]
+__all__ = ["apply", "binary", "record", "node_class_for", "base_counter"]
 
 _ndarray = np.ndarray
 _SCALARS = (int, float, bool)
@@ -150,6 +152,18 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     return t
 
 
+def base_counter(base: Tensor) -> list:
+    """``base``'s version counter, marked (once) with a weak reference to the memory's owner.
+
+    ``[version]`` becomes ``[version, ref(owner)]``: in-place checks use it to
+    refuse writing through a view into a leaf that requires grad.
+    """
+    vc = base._vc
+    if len(vc) == 1:
+        vc.append(weakref.ref(base))
+    return vc
+
+
 def _view_of(t: Tensor, vc) -> Tensor:
     if vc is not None:
         t._vc = vc
@@ -197,7 +211,7 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
     vc = None
     if info.views and out.base is not None and isinstance(inputs[0], Tensor) \
             and np.may_share_memory(out, arrays[0]):
-        vc = inputs[0]._vc
+        vc = base_counter(inputs[0])
     if needs and STATE.enabled and out.dtype.kind == "f":
         return record(op, inputs, attrs, out, cls, vc)
     return _view_of(make(out), vc)

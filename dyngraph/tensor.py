@@ -170,7 +170,7 @@ class Tensor:
     def detach(self) -> "Tensor":
         """Same data, no graph (shares memory and the version counter, as PyTorch)."""
         t = make(self._data)
-        t._vc = self._vc
+        t._vc = base_counter(self)
         return t
 
     def detach_(self) -> "Tensor":
@@ -358,8 +358,16 @@ def make(data: np.ndarray, rg: bool = False, grad_fn=None) -> Tensor:
 
 
 def check_inplace(t: Tensor) -> None:
-    if t._rg and t.grad_fn is None and STATE.enabled:
+    """PyTorch refuses in-place writes into a leaf that requires grad, directly or via a view."""
+    if not STATE.enabled:
+        return
+    if t._rg and t.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if t.grad_fn is not None and len(t._vc) > 1:
+        base = t._vc[1]()
+        if base is not None and base._rg and base.grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
 
 
 def rebase(t: Tensor, result: Tensor) -> Tensor:
@@ -394,7 +402,7 @@ def _inplace(t: Tensor, op, other) -> Tensor:
 
 # The engine needs the Tensor class, so it is imported after it is defined.
 from common import REGISTRY as _OPS  # noqa: E402
-from .engine import binary  # noqa: E402
+from .engine import base_counter, binary  # noqa: E402
 from . import functions as _F  # noqa: E402
 
 _ADD, _SUB, _MUL, _DIV = (_OPS[n] for n in ("Add", "Sub", "Mul", "RealDiv"))

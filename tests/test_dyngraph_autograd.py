@@ -191,6 +191,19 @@ def test_inplace_on_leaf_that_requires_grad(update):
     assert t._version == 1
 
 
+def test_inplace_through_a_view_of_a_leaf_that_requires_grad():
+    x = torch.ones(2, 3, requires_grad=True)
+    row = x[0]
+    with pytest.raises(RuntimeError, match=r"^a view of a leaf Variable that requires grad is being "
+                                           r"used in an in-place operation\.$"):
+        row.mul_(2)
+    assert x.tolist() == [[1.0] * 3] * 2 and x._version == 0
+    x.detach()[0].add_(1)  # outside the graph: allowed, and counted
+    assert x._version == 1
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        x[1].add_(1)  # the view's base is still known to be x
+
+
 def test_inplace_change_of_saved_output_is_reported_at_backward():
     x = torch.ones(3, requires_grad=True)
     y = x.exp()
