@@ -1,0 +1,511 @@
+"""Control flow as graph nodes: ``while_loop``, ``cond``, ``case``.
+
+In a static graph a Python ``while``/``if`` runs once, while the graph is
+built.  A loop or branch that depends on data must itself be a node::
+
+    outer graph:   init vars, captured w ──> While(cond: Region, body: Region) ──> results
+    cond region:   x ──> Less ──> pred            (a SubGraph, built ONCE from cond(...))
+    body region:   x, capture_w ──> ... ──> y     (a SubGraph, built ONCE from body(...))
+
+A :class:`Region` is a SubGraph plus its argument placeholders and outputs;
+outer tensors a region uses are captured as placeholders and become extra
+inputs of the node (so pruning and ordering see them).  When the outer plan
+is compiled, each region is lowered once to a flat plan and the node's kernel
+is *generated Python source* in which the regions' steps are inlined into a
+tight ``while True:`` / ``if p:`` -- an iteration is a few plain calls, no
+graph work.  Gradients live in :mod:`.control_flow_grad`.
+"""
+from __future__ import annotations
+
+import itertools
+import linecache
+from typing import Any, Callable
+
+import numpy as np
+
+from .build import convert_to_tensor
+from .compiler import lower_plan, prune, topological_order
+from .compiler.plan import Plan
+from .errors import InvalidArgumentError
+from .graph import Graph, SubGraph, Tensor, get_default_graph
+from .kinds import SessionState, register_kind
+from .shape import TensorShape, as_shape_tuple
+from .sources import placeholder
+
+__all__ = ["while_loop", "cond", "case", "Region", "Source"]
+
+
+# --- nested structures (tuples, lists, dicts, namedtuples) --------------------------
+
+def _is_namedtuple(s: Any) -> bool:
+    return isinstance(s, tuple) and hasattr(s, "_fields")
+
+
+def _flatten(s: Any) -> list:
+    """Leaves in TF's order (dicts by sorted key)."""
+    if isinstance(s, dict):
+        return [leaf for k in sorted(s) for leaf in _flatten(s[k])]
+    if isinstance(s, (list, tuple)):
+        return [leaf for v in s for leaf in _flatten(v)]
+    return [s]
+
+
+def _flatten_like(template: Any, s: Any) -> list:
+    """``s`` flattened down to ``template``'s leaves (a leaf of ``s`` may itself be a tuple)."""
+    if isinstance(template, dict):
+        return [leaf for k in sorted(template) for leaf in _flatten_like(template[k], s[k])]
+    if isinstance(template, (list, tuple)):
+        return [leaf for t, v in zip(template, s, strict=True) for leaf in _flatten_like(t, v)]
+    return [s]
+
+
+def _pack(template: Any, leaves) -> Any:
+    """``leaves`` (an iterator) arranged like ``template``."""
+    if isinstance(template, dict):
+        packed = {k: _pack(template[k], leaves) for k in sorted(template)}
+        return type(template)((k, packed[k]) for k in template)
+    if _is_namedtuple(template):
+        return type(template)(*[_pack(v, leaves) for v in template])
+    if isinstance(template, (list, tuple)):
+        return type(template)(_pack(v, leaves) for v in template)
+    return next(leaves)
+
+
+def _describe(s: Any) -> str:
+    if isinstance(s, dict):
+        return f"a dict with keys {sorted(s)}"
+    if _is_namedtuple(s):
+        return f"a {type(s).__name__} (fields {list(s._fields)})"
+    if isinstance(s, (list, tuple)):
+        return f"a {type(s).__name__} of {len(s)} items"
+    return "a Tensor" if isinstance(s, Tensor) else f"a {type(s).__name__}"
+
+
+def _difference(a: Any, b: Any, path: str) -> str | None:
+    """Where ``b``'s structure first differs from ``a``'s (lists and tuples are alike), or None."""
+    kinds = [("dict" if isinstance(s, dict) else type(s).__name__ if _is_namedtuple(s)
+              else "seq" if isinstance(s, (list, tuple)) else "leaf") for s in (a, b)]
+    if kinds[0] != kinds[1] or (kinds[0] == "seq" and len(a) != len(b)) or (
+            kinds[0] == "dict" and sorted(a) != sorted(b)):
+        return f"at {path}: {_describe(a)} vs {_describe(b)}"
+    if kinds[0] == "dict":
+        return next((d for k in sorted(a) if (d := _difference(a[k], b[k], f"{path}[{k!r}]"))), None)
+    if kinds[0] != "leaf":
+        return next((d for i, (x, y) in enumerate(zip(a, b))
+                     if (d := _difference(x, y, f"{path}[{i}]"))), None)
+    return None
+
+
+def _call(fn: Callable, args: Any) -> Any:
+    """TF's calling convention: a list/tuple/namedtuple is spread, anything else passed whole."""
+    return fn(*args) if isinstance(args, (list, tuple)) else fn(args)
+
+
+# --- regions: a sub-graph with argument placeholders and outputs ---------------------
+
+class Region:
+    """A SubGraph built once from a Python function, as a node attribute.
+
+    ``args``: placeholders standing for the values the node passes in (loop
+    variables; none for a cond branch).  ``outs``: the result tensors.
+    ``captured``: outer tensors the function used, in capture order, and
+    ``placeholders`` their stand-ins inside.
+    """
+
+    __slots__ = ("graph", "args", "outs", "captured", "placeholders")
+
+    def __init__(self, graph: SubGraph, args: list[Tensor], outs: list[Tensor]):
+        self.graph, self.args, self.outs = graph, args, outs
+        self.captured = list(graph.captures)
+        self.placeholders = [graph.captures[t] for t in self.captured]
+
+    def plan(self, state: SessionState, fetches: list[Tensor], feeds: list[Tensor]) -> Plan:
+        """Lower this region (what ``fetches`` need, given ``feeds``) to a flat plan, once."""
+        order = topological_order(prune(fetches, set(feeds)))
+        return lower_plan(order, feeds, fetches, state)
+
+
+def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:
+    """``value`` as a tensor of ``sub``: outer tensors are captured, Python values become Consts."""
+    if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
+        t = convert_to_tensor(value)
+        return t if t.graph is sub else sub.capture(t, "control flow")
+    return convert_to_tensor(value, dtype=dtype)
+
+
+def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
+                  specs: list[tuple]) -> tuple[Region, Any]:
+    """Call ``fn`` once on placeholders shaped ``specs`` arranged like ``structure``."""
+    sub = SubGraph(outer, label)
+    with sub.as_default():
+        args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
+        result = fn() if structure is None else _call(fn, _pack(structure, iter(args)))
+    return Region(sub, args, []), result
+
+
+def _refresh(region: Region, outs: list[Tensor]) -> Region:
+    region.outs = outs
+    region.captured = list(region.graph.captures)
+    region.placeholders = [region.graph.captures[t] for t in region.captured]
+    return region
+
+
+def _union(*regions: Region) -> list[Tensor]:
+    return list(dict.fromkeys(t for r in regions for t in r.captured))
+
+
+# --- generated kernels ---------------------------------------------------------------
+
+_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
+              np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
+              np.equal: "==", np.not_equal: "!="}
+"""Kernels that *are* these numpy ufuncs are spelled as the operator: the same ufunc,
+but numpy scalars then take numpy's scalar fast path (a loop's 0-d values are scalars)."""
+
+_counter = itertools.count()
+
+
+class Source:
+    """A generated kernel under construction: source lines and the objects they name."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self.env: dict[str, Any] = {"_zeros_like": np.zeros_like}
+
+    def bind(self, name: str, value: Any) -> str:
+        self.env[name] = value
+        return name
+
+    def inline(self, plan: Plan, feeds: list[str], prefix: str, indent: int) -> list[str]:
+        """Emit ``plan``'s steps with its fed slots named ``feeds``; return its fetch names."""
+        names = dict(enumerate(feeds))
+        for slot, value in plan.consts.items():
+            value = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+            names[slot] = self.bind(f"{prefix}k{slot}", value)
+        pad = " " * indent
+        for k, step in enumerate(plan.steps):
+            args = [names[i] for i in step.inputs]
+            for s in step.outputs:
+                if s is not None:
+                    names[s] = f"{prefix}{s}"
+            sym = _OPERATORS.get(step.kernel) if len(args) == 2 and _hashable(step.kernel) else None
+            call = (f"{args[0]} {sym} {args[1]}" if sym else
+                    f"{self.bind(f'{prefix}f{k}', step.kernel)}({', '.join(args)})")
+            outs = ["_" if s is None else names[s] for s in step.outputs]
+            target = (", ".join(outs) + (" = " if len(outs) == 1 else ", = ")) if outs else ""
+            self.lines.append(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'")
+        return [names[s] for s in plan.fetches]
+
+    def compile(self, label: str, params: list[str]) -> Callable:
+        """The finished function; its text is ``fn.source`` (and shows in tracebacks)."""
+        n = next(_counter)
+        name, filename = f"{label}_{n}", f"<staticgraph-{label}-{n}>"
+        defaults = [f"{k}={k}" for k in self.env]
+        source = "\n".join([f"def {name}({', '.join(params + defaults)}):", *self.lines, ""])
+        exec(compile(source, filename, "exec"), self.env)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        fn = self.env[name]
+        fn.source = source
+        return fn
+
+
+def _hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _tuple(names: list[str]) -> str:
+    return "(" + "".join(f"{n}, " for n in names) + ")"
+
+
+def _bump(graph: Graph) -> None:
+    """A node's attrs changed (gradients asked it to keep values): plans using it are stale."""
+    while graph is not None:
+        graph._bump()
+        graph = getattr(graph, "outer", None)
+
+
+# --- while_loop ----------------------------------------------------------------------
+
+def _less_or_equal(shape: tuple | None, invariant: tuple | None) -> bool:
+    """TF's rule: ``shape`` is at least as specific as ``invariant``."""
+    if invariant is None:
+        return True
+    if shape is None or len(shape) != len(invariant):
+        return False
+    return all(i is None or s == i for s, i in zip(shape, invariant))
+
+
+def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> list[tuple | None]:
+    if shape_invariants is None:
+        return [t._shape for t in flat]
+    try:
+        shapes = [as_shape_tuple(s) for s in _flatten_like(structure, shape_invariants)]
+    except (ValueError, TypeError, KeyError) as e:
+        raise ValueError(f"shape_invariants must have the same structure as loop_vars "
+                         f"({_describe(structure)}): {e}") from None
+    for t, s in zip(flat, shapes):
+        if not _less_or_equal(t._shape, s):
+            raise ValueError(f"The shape invariant specified for {t.name} is not compatible with "
+                             f"the initial shape of the loop variable. It enters the loop with "
+                             f"shape {t.shape}, but the specified shape invariant is {TensorShape(s)}.")
+    return shapes
+
+
+def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
+                shapes: list) -> list[Tensor]:
+    """The body's result as tensors of ``sub``; build errors say what differs from loop_vars."""
+    expect = list(structure) if isinstance(structure, (list, tuple)) else [structure]
+    got = list(result) if isinstance(result, (list, tuple)) else [result]
+    diff = _difference(expect, got, "loop_vars")
+    if diff:
+        raise ValueError(f"tf.while_loop: body must return the same structure as loop_vars; "
+                         f"they differ {diff} (body returned {result!r}).")
+    outs = []
+    for i, (x, y, shape) in enumerate(zip(flat, _flatten(got), shapes)):
+        y = _inner(sub, y, x.dtype)
+        if y.dtype != x.dtype:
+            raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
+                            f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
+        if not _less_or_equal(y._shape, shape):
+            raise ValueError(f"Input tensor '{x.name}' enters the loop with shape "
+                             f"{TensorShape(shape)}, but has shape {y.shape} after one iteration. "
+                             f"To allow the shape to vary across iterations, use the "
+                             f"`shape_invariants` argument of tf.while_loop to specify a "
+                             f"less-specific shape.")
+        outs.append(y)
+    return outs
+
+
+def _scalar_bool(pred: Tensor, what: str) -> Tensor:
+    if pred.dtype.name != "bool":
+        raise TypeError(f"{what} must be a boolean scalar tensor, got {pred} of dtype {pred.dtype.name}.")
+    if pred.ndim not in (None, 0):
+        raise ValueError(f"{what} must be a scalar (shape ()), got {pred} of shape {pred.shape}.")
+    return pred
+
+
+def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
+               name: str | None = None, maximum_iterations: Any = None,
+               return_same_structure: bool = False) -> Any:
+    """Repeat ``body`` while ``cond`` holds -- as ONE graph node; cond/body are called once, now.
+
+    Run-time semantics (a test checks the node against exactly this)::
+
+        vars, i = loop_vars, 0
+        while (maximum_iterations is None or i < maximum_iterations) and cond(*vars):
+            vars, i = body(*vars), i + 1
+        return vars
+
+    A list/tuple/namedtuple ``loop_vars`` is spread into ``cond(*vars)``,
+    anything else (a Tensor, a dict) is passed whole.  ``body`` returns the same
+    structure; each var keeps its dtype and its shape (or ``shape_invariants``'
+    less specific one).  Tensors of enclosing graphs used inside are read at
+    run time.  A single-element list returns its element (TF 1.x), unless
+    ``return_same_structure``.
+    """
+    if not callable(cond) or not callable(body):
+        raise TypeError(f"tf.while_loop: cond and body must be callable, got "
+                        f"{type(cond).__name__} and {type(body).__name__}.")
+    graph = get_default_graph()
+    with graph.name_scope(name or "while") as scope:
+        flat = [convert_to_tensor(v) for v in _flatten(loop_vars)]
+        structure = _pack(loop_vars, iter(flat))
+        if not flat:
+            raise ValueError("tf.while_loop: no loop variables provided (loop_vars is empty).")
+        shapes = _invariants(structure, flat, shape_invariants)
+        specs = [(s, t.np_dtype) for s, t in zip(shapes, flat)]
+        cond_r, pred = _build_region(graph, "cond", cond, structure, specs)
+        pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result")
+        _refresh(cond_r, [pred])
+        body_r, result = _build_region(graph, "body", body, structure, specs)
+        _refresh(body_r, _check_body(structure, flat, result, body_r.graph, shapes))
+        captured = _union(cond_r, body_r)
+        inputs = [*flat, *captured]
+        if maximum_iterations is not None:
+            inputs.append(convert_to_tensor(maximum_iterations, name="maximum_iterations"))
+        attrs = {"cond": cond_r, "body": body_r, "n_vars": len(flat), "captured": tuple(captured),
+                 "max_iter": maximum_iterations is not None, "back_prop": back_prop, "grad": None}
+        op = graph.create_op("While", inputs, attrs, [*specs, (None, np.object_)],
+                             name=scope[:-1], exact_name=True)
+    out = _pack(structure, iter(op.outputs))
+    if not return_same_structure and isinstance(out, (list, tuple)) and len(out) == 1:
+        return out[0]
+    return out
+
+
+@register_kind("While")
+def _lower_while(op, state: SessionState) -> Callable:
+    """The loop as one generated function (see its ``.source``); regions inlined."""
+    a = op.attrs
+    cond_r, body_r, grad = a["cond"], a["body"], a["grad"]
+    xs = [f"x{i}" for i in range(a["n_vars"])]
+    cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
+    saved = grad.needed if grad is not None else []
+    src = Source()
+    src.lines += [f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0]
+    if grad is not None:
+        src.lines += ["    trace = []", "    push = trace.append"]
+    if a["max_iter"]:
+        src.lines += ["    i, m = 0, int(m)"]
+    src.lines.append("    while True:")
+    if a["max_iter"]:
+        src.lines.append("        if i >= m: break")
+    cond_plan = cond_r.plan(state, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
+    pred, = src.inline(cond_plan, xs + [cap[t] for t in cond_r.captured], "p", 8)
+    src.lines.append(f"        if not {pred}: break")
+    body_plan = body_r.plan(state, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
+    ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
+    if grad is not None:
+        src.lines.append(f"        push({_tuple(ys[len(xs):])})")
+    src.lines.append(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
+    if a["max_iter"]:
+        src.lines.append("        i += 1")
+    src.lines.append(f"    return ({', '.join(xs)}, {'trace' if grad is not None else 'None'})")
+    return src.compile("while", xs + list(cap.values()) + (["m"] if a["max_iter"] else []))
+
+
+# --- cond and case -------------------------------------------------------------------
+
+def _most_specific_compatible(a: tuple | None, b: tuple | None) -> tuple | None:
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None = None,
+         strict: bool = False, name: str | None = None, fn1=None, fn2=None) -> Any:
+    """``true_fn()`` if ``pred`` else ``false_fn()`` -- both built once, only one runs.
+
+    Run-time semantics (a test checks the node against exactly this)::
+
+        return true_fn() if pred else false_fn()
+
+    Both branches must return the same structure and dtypes; a result's static
+    shape is the most specific one compatible with both branches.  The branch
+    not taken costs nothing at run time (its ops never execute).  A singleton
+    list result is unpacked unless ``strict`` (TF 1.x).
+    """
+    true_fn, false_fn = true_fn or fn1, false_fn or fn2
+    if not callable(true_fn) or not callable(false_fn):
+        raise TypeError("tf.cond: true_fn and false_fn must be callable.")
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool (tf.cond decides at run time; "
+                        "use a Python `if` for a value known while building).")
+    graph = get_default_graph()
+    with graph.name_scope(name or "cond") as scope:
+        pred = _scalar_bool(convert_to_tensor(pred), "tf.cond: pred")
+        (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
+                                      for lbl, fn in (("true", true_fn), ("false", false_fn)))
+        diff = _difference(t_res, f_res, "result")
+        if diff:
+            raise ValueError(f"tf.cond: true_fn and false_fn must return the same structure; "
+                             f"they differ {diff}.")
+        t_outs = [_inner(t_r.graph, v) for v in _flatten(t_res)]
+        f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(_flatten(f_res), t_outs)]
+        if not t_outs:
+            raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
+        for t, f in zip(t_outs, f_outs):
+            if t.dtype != f.dtype:
+                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
+                                 f"{t.dtype.name}, {f.dtype.name} ({t.name} vs {f.name})")
+        _refresh(t_r, t_outs), _refresh(f_r, f_outs)
+        captured = _union(t_r, f_r)
+        specs = [(_most_specific_compatible(t._shape, f._shape), t.np_dtype)
+                 for t, f in zip(t_outs, f_outs)]
+        attrs = {"branches": (f_r, t_r), "captured": tuple(captured), "grad": None}
+        op = graph.create_op("Cond", [pred, *captured], attrs, [*specs, (None, np.object_)],
+                             name=scope[:-1], exact_name=True)
+    out = _pack(t_res, iter(op.outputs))
+    if not strict and isinstance(out, (list, tuple)) and len(out) == 1:
+        return out[0]
+    return out
+
+
+@register_kind("Cond")
+def _lower_cond(op, state: SessionState) -> Callable:
+    """``if p: <true steps> else: <false steps>`` as one generated function."""
+    a = op.attrs
+    cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
+    src = Source()
+    for which, region in ((1, a["branches"][1]), (0, a["branches"][0])):
+        saved = a["grad"][which].needed if a["grad"] is not None else []
+        plan = region.plan(state, [*region.outs, *saved], region.placeholders)
+        if which:
+            src.lines.append("    if p:")
+        outs = src.inline(plan, [cap[t] for t in region.captured], "tf"[which], 8 if which else 4)
+        n = len(region.outs)
+        trace = "None" if a["grad"] is None else f"({which}, {_tuple(outs[n:])})"
+        src.lines.append(f"{' ' * (8 if which else 4)}return ({', '.join(outs[:n])}, {trace})")
+    return src.compile("cond", ["p", *cap.values()])
+
+
+def case(pred_fn_pairs: Any, default: Callable | None = None, exclusive: bool = False,
+         strict: bool = False, name: str = "case") -> Any:
+    """The first ``fn`` whose ``pred`` holds, else ``default()`` -- nested ``cond`` nodes.
+
+    Run-time semantics::
+
+        for pred, fn in pred_fn_pairs:
+            if pred: return fn()
+        return default()
+
+    Without ``default`` the last pair's fn is the default and it is an error if
+    its pred is false too; ``exclusive=True`` makes more than one true pred an
+    error (both checked at run time: ``InvalidArgumentError``).
+    """
+    pairs = list(pred_fn_pairs.items() if isinstance(pred_fn_pairs, dict) else pred_fn_pairs)
+    if not pairs:
+        raise ValueError("tf.case: pred_fn_pairs must not be empty.")
+    for p, fn in pairs:
+        if not callable(fn):
+            raise TypeError(f"tf.case: fn for pred {p} must be callable.")
+    with get_default_graph().name_scope(name):
+        preds = [_scalar_bool(convert_to_tensor(p), "tf.case: each pred") for p, _ in pairs]
+        fns = [fn for _, fn in pairs]
+        checked = _case_check(preds, exclusive, default is None)
+        if default is None:
+            fns, default = fns[:-1], fns[-1]
+
+        def branch(k: int) -> Callable:
+            if k == len(fns):
+                return default
+            return lambda: cond(checked[k], fns[k], branch(k + 1), strict=strict)
+        if not fns:  # one pair, no default: still run the check
+            return cond(checked[0], default, default, strict=strict)
+        return branch(0)()
+
+
+def _case_check(preds: list[Tensor], exclusive: bool, last_is_default: bool) -> list[Tensor]:
+    """The preds, passed through a node that enforces ``case``'s run-time conditions."""
+    if not exclusive and not last_is_default:
+        return preds
+    op = get_default_graph().create_op(
+        "CaseCheck", preds, {"exclusive": exclusive, "last_is_default": last_is_default},
+        [((), np.bool_)] * len(preds), name="CaseCheck")
+    return list(op.outputs)
+
+
+@register_kind("CaseCheck")
+def _lower_case_check(op, state: SessionState) -> Callable:
+    exclusive, last_default = op.attrs["exclusive"], op.attrs["last_is_default"]
+    names = [t.name for t in op.inputs]
+
+    def check(*preds):
+        true = [n for n, p in zip(names, preds) if p]
+        if exclusive and len(true) > 1:
+            raise InvalidArgumentError(None, op, f"Input error: exclusive=True: more than 1 "
+                                                 f"conditions ({', '.join(names)}) evaluated as "
+                                                 f"True: {true}")
+        if last_default and not true:
+            raise InvalidArgumentError(None, op, f"tf.case: no default was given and none of the "
+                                                 f"predicates ({', '.join(names)}) is True.")
+        return preds if len(preds) > 1 else preds[0]
+    return check
+
+
+from . import control_flow_grad  # noqa: E402,F401  (registers the gradient rules)

@@ -1,0 +1,181 @@
+"""Gradients through ``While`` and ``Cond``: the regions' own gradient graphs, run in reverse.
+
+No per-op rule is written here.  For a region (a loop body or a cond branch)
+the ordinary :func:`gradients` builds the region's gradient nodes *inside its
+own sub-graph*::
+
+    body region:  x, capture_w --> ... --> y          (forward, as built)
+                  dy, [needed forward values] --> ... --> dx, dw      (added once)
+
+A :class:`GradProgram` records which forward values those gradient nodes
+read (``needed``).  Once it exists, the forward node keeps them: a ``While``
+pushes one tuple per iteration onto a trace (memory linear in the iteration
+count), a ``Cond`` records which branch ran and its values.  Values that do
+not depend on the loop variables (``transpose(w)`` of a captured weight) are
+not kept: the gradient plan recomputes them from the captures.
+
+``WhileGrad`` walks the trace backwards, running the body's gradient plan
+once per iteration (``dx`` feeds the next step's ``dy``; captured tensors'
+gradients are summed over iterations).  ``CondGrad`` runs the gradient plan
+of the branch the forward pass took -- a cond on the same predicate.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .control_flow import Region, Source, _bump, _tuple
+from .gradients import gradients, register_structural_gradient
+from .graph import Operation, Tensor
+from .kinds import SessionState, register_kind
+from .ops import zeros_like
+from .sources import placeholder
+
+__all__ = ["GradProgram"]
+
+
+class GradProgram:
+    """A region's gradient nodes: d(outs[k] for k in ``outs``)/d ``wrt``, given ``dys``.
+
+    ``needed``: forward values of the region the gradient reads and that must
+    be kept per run/iteration (fed to the gradient plan together with ``dys``
+    and the region's capture placeholders).
+    """
+
+    __slots__ = ("dys", "grads", "needed")
+
+    def __init__(self, region: Region, outs: list[int], wrt: list[Tensor], roots: list[Tensor]):
+        sub = region.graph
+        forward = list(sub._ops)
+        with sub.as_default():
+            self.dys = [placeholder(region.outs[k].dtype, region.outs[k]._shape, name=f"dy_{k}")
+                        for k in outs]
+            grads = gradients([region.outs[k] for k in outs], wrt, grad_ys=self.dys)
+            self.grads = [zeros_like(w) if g is None else g for g, w in zip(grads, wrt)]
+        variant = _dependents(forward, roots)
+        fwd = set(forward)
+        reads = [t for op in sub._ops[len(forward):] for t in op.inputs] + self.grads
+        self.needed = list(dict.fromkeys(t for t in reads if t.op in fwd and t.op in variant
+                                         and t not in region.placeholders))
+
+    def plan(self, region: Region, state: SessionState):
+        return region.plan(state, self.grads, [*self.needed, *self.dys, *region.placeholders])
+
+
+def _dependents(ops: list[Operation], roots: list[Tensor]) -> set[Operation]:
+    """Ops (in creation order, so topological) whose value depends on ``roots``."""
+    root_ops, out = {t.op for t in roots}, set()
+    for op in ops:
+        if op in root_ops or any(t.op in out for t in op.inputs):
+            out.add(op)
+    return out
+
+
+def _result(names: list[str]) -> str:
+    """A kernel returns its one output bare, several as a tuple (the plan's convention)."""
+    return names[0] if len(names) == 1 else _tuple(names)
+
+
+def _floating(ts) -> list[int]:
+    return [i for i, t in enumerate(ts) if t.dtype.is_floating]
+
+
+def _out_grads(op: Operation, out_grads: list, idx: list[int]) -> list[Tensor]:
+    return [out_grads[i] if out_grads[i] is not None else zeros_like(op.outputs[i]) for i in idx]
+
+
+# --- While --------------------------------------------------------------------------
+
+@register_structural_gradient("While")
+def _while_grad(op: Operation, out_grads: list) -> list:
+    a = op.attrs
+    n, body = a["n_vars"], a["body"]
+    result: list = [None] * len(op.inputs)
+    floats = _floating(op.outputs[:n])
+    if not a["back_prop"] or not floats:
+        return result
+    caps = list(a["captured"])
+    fcaps = [j for j, t in enumerate(caps) if t in body.graph.captures and t.dtype.is_floating]
+    if a["grad"] is None:
+        wrt = [body.args[i] for i in floats] + [body.graph.captures[caps[j]] for j in fcaps]
+        a["grad"] = GradProgram(body, floats, wrt, body.args)
+        _bump(op.graph)
+    specs = [(op.inputs[i]._shape, op.inputs[i].np_dtype) for i in floats]
+    specs += [(caps[j]._shape, caps[j].np_dtype) for j in fcaps]
+    node = op.graph.create_op("WhileGrad", [op.outputs[n], *_out_grads(op, out_grads, floats),
+                                            *body.captured],
+                              {"forward": a, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
+    for k, i in enumerate(floats):
+        result[i] = node.outputs[k]
+    for k, j in enumerate(fcaps):
+        result[n + j] = node.outputs[len(floats) + k]
+    return result
+
+
+@register_kind("WhileGrad")
+def _lower_while_grad(op: Operation, state: SessionState) -> Callable:
+    """``for saved in reversed(trace): dy = body_grad(saved, dy); dcap += ...``, generated."""
+    fwd = op.attrs["forward"]
+    body, prog, nd = fwd["body"], fwd["grad"], op.attrs["n_grads"]
+    caps = [f"cap{j}" for j in range(len(body.captured))]
+    fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
+    ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
+    saved = [f"s{k}" for k in range(len(prog.needed))]
+    src = Source()
+    src.lines += [f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)]
+    src.lines.append("    for saved in reversed(trace):")
+    if saved:
+        src.lines.append(f"        {', '.join(saved)}, = saved")
+    gs = src.inline(prog.plan(body, state), saved + ds + caps, "g", 8)
+    src.lines.append(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
+    src.lines += [f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])]
+    src.lines.append(f"    return {_result(ds + acc)}")
+    return src.compile("while_grad", ["trace", *ds, *caps])
+
+
+# --- Cond ---------------------------------------------------------------------------
+
+@register_structural_gradient("Cond")
+def _cond_grad(op: Operation, out_grads: list) -> list:
+    a = op.attrs
+    branches, caps = a["branches"], list(a["captured"])
+    n = len(branches[0].outs)
+    result: list = [None] * len(op.inputs)
+    floats, fcaps = _floating(op.outputs[:n]), _floating(caps)
+    if not floats or not fcaps:
+        return result
+    if a["grad"] is None:
+        a["grad"] = tuple(
+            GradProgram(r, floats, [r.graph.captures[caps[j]] for j in fcaps if caps[j] in r.graph.captures],
+                        r.placeholders) for r in branches)
+        _bump(op.graph)
+    specs = [(caps[j]._shape, caps[j].np_dtype) for j in fcaps]
+    node = op.graph.create_op("CondGrad", [op.outputs[n], *_out_grads(op, out_grads, floats), *caps],
+                              {"forward": a, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs)
+    for k, j in enumerate(fcaps):
+        result[1 + j] = node.outputs[k]
+    return result
+
+
+@register_kind("CondGrad")
+def _lower_cond_grad(op: Operation, state: SessionState) -> Callable:
+    """``if <forward took true>: <true branch grads> else: <false branch grads>``, generated."""
+    fwd = op.attrs["forward"]
+    caps = list(fwd["captured"])
+    cap = {t: f"cap{j}" for j, t in enumerate(caps)}
+    ds = [f"d{k}" for k in range(op.attrs["n_dys"])]
+    src = Source()
+    src.lines.append("    which, saved = trace")
+    for which in (1, 0):
+        region, prog = fwd["branches"][which], fwd["grad"][which]
+        pad = " " * (8 if which else 4)
+        if which:
+            src.lines.append("    if which:")
+        saved = [f"s{which}_{k}" for k in range(len(prog.needed))]
+        if saved:
+            src.lines.append(f"{pad}{', '.join(saved)}, = saved")
+        gs = iter(src.inline(prog.plan(region, state), saved + ds + [cap[t] for t in region.captured],
+                             "tf"[which], len(pad)))
+        outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
+                for j in op.attrs["fcaps"]]
+        src.lines.append(f"{pad}return {_result(outs)}")
+    return src.compile("cond_grad", ["trace", *ds, *cap.values()])
