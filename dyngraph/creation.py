@@ -57,7 +57,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     return _leaf(_infer_array(data, dtype), requires_grad)
 
 
-def as_tensor(data, dtype=None, device=None, like: Tensor | None = None) -> Tensor:
+def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` as a tensor, without copying when it already is one (or an ndarray)."""
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)

@@ -25,6 +25,7 @@ import numpy as np
 
 from common import REGISTRY, ShapeRef
 
+from .creation import as_tensor
 from .errors import explain
 from .grad_mode import STATE
 from .node import node_class, next_seq
@@ -205,9 +206,9 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
         raise explain(op, inputs, e) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
-    if out.dtype.char == "d" and not _INFO[op].keeps_dtype:
-        out = _torch_dtype(out, inputs)
     info = _INFO[op]
+    if out.dtype.char == "d" and not info.keeps_dtype:
+        out = _torch_dtype(out, inputs)
     vc = None
     if info.views and out.base is not None and isinstance(inputs[0], Tensor) \
             and np.may_share_memory(out, arrays[0]):
@@ -226,8 +227,7 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
     elif isinstance(b, np.generic):
         return binary(op, a, b.item(), cls)
     else:
-        from .creation import as_tensor
-        return apply(op, (a, as_tensor(b, like=a)), _EMPTY, cls)
+        return apply(op, (a, as_tensor(b)), _EMPTY, cls)
     ad = a._data
     try:
         out = op.impl(ad, bd)

@@ -17,6 +17,7 @@ import numpy as np
 from common import REGISTRY, Namespace
 from common.indexing import ARRAY, Slice, encode_index
 
+from .creation import as_tensor
 from .dtypes import np_dtype_of
 from .engine import apply, binary
 from .errors import c_type_name
@@ -51,7 +52,6 @@ def _t(x):
         return x
     if isinstance(x, np.generic):
         return x.item()
-    from .creation import as_tensor
     return as_tensor(x)
 
 
