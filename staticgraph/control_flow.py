@@ -437,7 +437,7 @@ def _lower_cond(op, state: SessionState) -> Callable:
         plan = region.plan(state, [*region.outs, *saved], region.placeholders)
         if which:
             src.lines.append("    if p:")
-        outs = src.inline(plan, [cap[t] for t in region.captured], "tf"[which], 8 if which else 4)
+        outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
         n = len(region.outs)
         trace = "None" if a["grad"] is None else f"({which}, {_tuple(outs[n:])})"
         src.lines.append(f"{' ' * (8 if which else 4)}return ({', '.join(outs[:n])}, {trace})")

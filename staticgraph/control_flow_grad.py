@@ -174,7 +174,7 @@ def _lower_cond_grad(op: Operation, state: SessionState) -> Callable:
         if saved:
             src.lines.append(f"{pad}{', '.join(saved)}, = saved")
         gs = iter(src.inline(prog.plan(region, state), saved + ds + [cap[t] for t in region.captured],
-                             "tf"[which], len(pad)))
+                             "ft"[which], len(pad)))
         outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
                 for j in op.attrs["fcaps"]]
         src.lines.append(f"{pad}return {_result(outs)}")

@@ -1,0 +1,390 @@
+"""staticgraph control flow (forward): while_loop, cond, case -- values, structure, errors.
+
+Each primitive is checked against the plain-Python semantics its docstring
+states, on the same lambdas (they work on symbolic tensors and numpy values).
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+from staticgraph.control_flow import Region
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+SEED_COUNTER = """import tensorflow as tf
+
+first_counter = tf.constant(0)
+second_counter = tf.constant(10)
+
+def cond(first_counter,second_conter,*args):
+    return first_counter<second_counter
+
+def body(first_counter,second_conter):
+      first_counter = tf.add(first_counter,2)
+      second_conter = tf.add(second_counter,1)
+      return first_counter, second_counter
+
+
+c1,c2 = tf.while_loop(cond,body,[first_counter,second_counter])
+
+
+with tf.compat.v1.Session() as sess:
+      counter_1_res, counter_2_res = sess.run([c1,c2])
+      print(counter_1_res,counter_2_res)
+"""
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def run(fetches, feed=None):
+    with tf.Session() as s:
+        return s.run(fetches, feed)
+
+
+# --- the seeds' counter ------------------------------------------------------------
+
+def test_seed_counter_prints_what_tf1_graph_mode_prints():
+    """cond/body read the OUTER second_counter (10): first stops at 10, second stays 10."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(SEED_COUNTER.replace("import tensorflow as tf", "import staticgraph as tf"), {})
+    assert out.getvalue() == "10 10\n"        # tensorflow-cpu 2.21, compat.v1 graph mode
+
+
+def test_seed_counter_is_verbatim_from_its_seed():
+    seeds = sorted(SEEDS.glob("*.txt")) if SEEDS.exists() else []
+    if not seeds:
+        pytest.skip("the seeds are not next to this checkout")
+    assert any(SEED_COUNTER.strip() in p.read_text(encoding="utf-8") for p in seeds)
+
+
+def test_counter_bound_fed_runs_10_and_10000_from_one_compiled_plan(monkeypatch):
+    lowered = []
+    plan = Region.plan
+    monkeypatch.setattr(Region, "plan", lambda self, *a: lowered.append(self) or plan(self, *a))
+    n = tf.placeholder(tf.float32, (), name="n")
+    c1, c2 = tf.while_loop(lambda a, b: a < b, lambda a, b: (a + 2.0, b + 1.0), [tf.constant(0.0), n])
+    with tf.Session() as s:
+        assert s.run([c1, c2], {n: 10}) == [20.0, 20.0]
+        assert s.run([c1, c2], {n: 10_000}) == [20000.0, 20000.0]
+        assert s.run([c1, c2], {n: 3}) == [6.0, 6.0]
+        assert s.compile_count == 1
+    assert len(lowered) == 2                  # cond and body regions, each lowered once
+    assert c1.dtype == tf.float32 and c1.shape == () and isinstance(s, tf.Session)
+
+
+def test_loop_kernel_is_a_tight_generated_loop():
+    from staticgraph.kinds import SessionState, lower
+    n = tf.placeholder(tf.float32, (), name="n")
+    c1, _ = tf.while_loop(lambda a, b: a < b, lambda a, b: (a + 2.0, b + 1.0), [tf.constant(0.0), n])
+    src = lower(c1.op, SessionState()).source
+    assert "while True:" in src and "x0 < x1" in src and "x0 + bk" in src
+    assert "run(" not in src and "plan" not in src
+
+
+# --- while_loop semantics vs its reference loop ------------------------------------
+
+def reference_while(cond, body, loop_vars, maximum_iterations=None):
+    """The docstring's semantics, verbatim."""
+    vars, i = loop_vars, 0
+    while (maximum_iterations is None or i < maximum_iterations) and cond(*vars):
+        vars, i = body(*vars), i + 1
+    return vars
+
+
+@pytest.mark.parametrize("limit,max_it", [(0.0, None), (1.0, None), (37.5, None), (37.5, 4),
+                                          (37.5, 0), (-3.0, 2)])
+def test_while_loop_matches_reference_loop(limit, max_it):
+    cond = lambda i, x, lim: x < lim  # noqa: E731
+    body = lambda i, x, lim: (i + 1, x * 1.5 + 1.0, lim)  # noqa: E731
+    lim = tf.placeholder(tf.float64, (), name="lim")
+    x0 = np.array([1.0, 2.0]).sum()
+    got = run(tf.while_loop(cond, body, [tf.constant(0), tf.constant(x0), lim],
+                            maximum_iterations=max_it), {lim: limit})
+    want = reference_while(cond, body, [np.int32(0), np.float64(x0), np.float64(limit)], max_it)
+    assert [type(v) for v in got] == [np.int32, np.float64, np.float64]
+    np.testing.assert_allclose(got, want)
+
+
+def test_zero_iterations_return_the_initial_values():
+    x = tf.placeholder(tf.float32, (2, 2), name="x")
+    out = tf.while_loop(lambda v: tf.reduce_sum(v) < 0.0, lambda v: v * 2.0, [x])
+    value = np.ones((2, 2), np.float32)
+    np.testing.assert_array_equal(run(out, {x: value}), value)
+    assert isinstance(out, tf.Tensor)                 # a one-element list gives the tensor (TF 1.x)
+
+
+def test_maximum_iterations_fed_at_run_time_bounds_an_endless_loop():
+    m = tf.placeholder(tf.int32, (), name="m")
+    i, x = tf.while_loop(lambda i, x: True, lambda i, x: (i + 1, x + x), [0, 1.0],
+                         maximum_iterations=m)
+    assert run([i, x], {m: 7}) == [7, 128.0]
+    assert run([i, x], {m: 0}) == [0, 1.0]
+
+
+def test_nested_structures_namedtuple_dict_and_return_same_structure():
+    State = collections.namedtuple("State", "step acc")
+
+    def body(s, d):
+        return State(s.step + 1, s.acc + d["w"] * tf.cast(s.step, tf.float32)), {"w": d["w"]}
+    s, d = tf.while_loop(lambda s, d: s.step < 4, body,
+                         (State(tf.constant(0), tf.constant(0.5)), {"w": tf.constant(2.0)}))
+    assert isinstance(s, State) and set(d) == {"w"}
+    assert run([s.step, s.acc, d["w"]]) == [4, 0.5 + 2.0 * (0 + 1 + 2 + 3), 2.0]
+    same = tf.while_loop(lambda v: v < 3, lambda v: [v + 1], [tf.constant(0)], return_same_structure=True)
+    assert isinstance(same, list) and run(same) == [3]
+    single = tf.while_loop(lambda v: v < 3, lambda v: v + 1, tf.constant(0))
+    assert run(single) == 3
+
+
+def test_closure_capture_reads_outer_tensors_at_run_time():
+    w = tf.placeholder(tf.float32, (), name="w")
+    limit = tf.placeholder(tf.float32, (), name="limit")
+    x = tf.while_loop(lambda x: x < limit, lambda x: x + w, [tf.constant(0.0)])
+    assert run(x, {w: 3.0, limit: 10.0}) == 12.0
+    assert run(x, {w: 5.0, limit: 10.0}) == 10.0
+    assert list(x.op.attrs["captured"]) == [limit, w] and list(x.op.inputs[1:]) == [limit, w]
+
+
+def test_body_may_return_outer_tensors_and_unchanged_loop_vars():
+    k = tf.constant(7.0)
+    a, b, c = tf.while_loop(lambda a, b, c: a < 3, lambda a, b, c: (a + 1, k, c), [0, 1.0, 2.0])
+    assert run([a, b, c]) == [3, 7.0, 2.0]
+
+
+def test_shape_invariants_let_a_loop_var_grow():
+    x = tf.constant([1.0])
+    i, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.concat([y, y], 0)), [0, x],
+                         shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])
+    assert y.shape.as_list() == [None]
+    np.testing.assert_array_equal(run(y), np.ones(8, np.float32))
+
+
+def test_nested_loops_with_the_outer_bound_fed():
+    n = tf.placeholder(tf.int32, (), name="n")
+
+    def outer_body(i, total):
+        _, inner = tf.while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t + 1), [0, total])
+        return i + 1, inner
+    _, total = tf.while_loop(lambda i, t: i < n, outer_body, [0, 0])
+    with tf.Session() as s:
+        assert [s.run(total, {n: k}) for k in (0, 1, 5, 20)] == [0, 0, 10, 190]
+
+
+def test_cond_inside_a_loop_body_and_a_loop_inside_a_cond_branch():
+    n = tf.placeholder(tf.int32, (), name="n")
+    _, acc = tf.while_loop(lambda i, a: i < n,
+                           lambda i, a: (i + 1, tf.cond(i < 3, lambda: a + 1.0, lambda: a * 2.0)),
+                           [0, 0.0])
+    p = tf.placeholder(tf.bool, (), name="p")
+    y = tf.cond(p, lambda: tf.while_loop(lambda v: v < 100.0, lambda v: v * 3.0, [1.0]),
+                lambda: tf.constant(-1.0))
+    with tf.Session() as s:
+        assert s.run(acc, {n: 5}) == 12.0 and s.run(acc, {n: 2}) == 2.0
+        assert s.run(y, {p: True}) == 243.0 and s.run(y, {p: False}) == -1.0
+
+
+# --- while_loop build-time errors ---------------------------------------------------
+
+def test_error_body_returns_a_different_number_of_values():
+    with pytest.raises(ValueError, match=r"body must return the same structure as loop_vars; they "
+                                         r"differ at loop_vars: a list of 2 items vs a list of 1 items"):
+        tf.while_loop(lambda a, b: a < b, lambda a, b: [a + 1], [1, 2])
+
+
+def test_error_body_returns_a_dict_with_other_keys():
+    with pytest.raises(ValueError, match=r"differ at loop_vars\[0\]: a dict with keys \['a', 'b'\] "
+                                         r"vs a dict with keys \['a'\]"):
+        tf.while_loop(lambda d: d["a"] < 3, lambda d: {"a": d["a"] + 1},
+                      {"a": tf.constant(0), "b": tf.constant(1.0)})
+
+
+def test_error_body_changes_a_loop_var_dtype():
+    with pytest.raises(TypeError, match=r"loop variable 1 \(Const_1:0\) enters the loop with dtype "
+                                        r"int32, but body returns dtype float32"):
+        tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, tf.cast(x, tf.float32)),
+                      [tf.constant(0), tf.constant(1)])
+
+
+def test_error_loop_var_shape_changes_without_shape_invariants():
+    with pytest.raises(ValueError, match=r"Input tensor 'Const:0' enters the loop with shape \(1,\), "
+                                         r"but has shape \(2,\) after one iteration\. To allow the "
+                                         r"shape to vary across iterations, use the `shape_invariants`"):
+        tf.while_loop(lambda y: tf.reduce_sum(y) < 10.0, lambda y: tf.concat([y, y], 0),
+                      [tf.constant([1.0])])
+
+
+def test_error_shape_invariant_incompatible_with_the_initial_value():
+    with pytest.raises(ValueError, match=r"The shape invariant specified for Const:0 is not compatible "
+                                         r"with the initial shape of the loop variable. It enters the "
+                                         r"loop with shape \(2,\), but the specified shape invariant "
+                                         r"is \(3,\)"):
+        tf.while_loop(lambda y: True, lambda y: y, [tf.constant([1.0, 2.0])],
+                      shape_invariants=[tf.TensorShape([3])])
+
+
+def test_error_shape_invariants_structure_differs():
+    with pytest.raises(ValueError, match="shape_invariants must have the same structure as loop_vars"):
+        tf.while_loop(lambda a, b: True, lambda a, b: (a, b), [1, 2], shape_invariants=[tf.TensorShape([])])
+
+
+def test_error_cond_result_not_a_boolean_scalar():
+    with pytest.raises(TypeError, match=r"cond's result must be a boolean scalar tensor, got "
+                                        r"Tensor\(\"add:0\", shape=\(\), dtype=int32\)"):
+        tf.while_loop(lambda i: i + 1, lambda i: i + 1, [0])
+    with pytest.raises(ValueError, match=r"cond's result must be a scalar \(shape \(\)\), got .* "
+                                         r"of shape \(2,\)"):
+        tf.while_loop(lambda v: v < 3.0, lambda v: v + 1.0, [tf.constant([1.0, 2.0])])
+
+
+def test_error_not_callable_and_empty_loop_vars():
+    with pytest.raises(TypeError, match="cond and body must be callable, got int and function"):
+        tf.while_loop(1, lambda: 1, [1])
+    with pytest.raises(ValueError, match="no loop variables provided"):
+        tf.while_loop(lambda: True, lambda: [], [])
+
+
+def test_error_capturing_a_tensor_of_another_graph():
+    other = tf.Graph()
+    with other.as_default():
+        foreign = tf.constant(1.0)
+    with pytest.raises(ValueError, match="Tensor Const:0 must be from the same graph"):
+        tf.while_loop(lambda x: x < foreign, lambda x: x + 1.0, [0.0])
+
+
+def test_python_while_on_a_tensor_explains_while_loop():
+    x = tf.constant(1.0)
+    with pytest.raises(TypeError, match="tf.while_loop"):
+        while x < 3.0:
+            x = x + 1.0
+
+
+# --- cond ----------------------------------------------------------------------------
+
+def test_cond_matches_its_reference_for_both_predicates():
+    x = tf.placeholder(tf.float64, (3,), name="x")
+    true_fn, false_fn = (lambda: (x * 2.0, x[0])), (lambda: (x + 1.0, x[2]))
+    out = tf.cond(tf.reduce_sum(x) > 0.0, true_fn, false_fn)
+    for value in (np.array([1.0, 2.0, 3.0]), np.array([-1.0, -2.0, 0.5])):
+        want = (value * 2.0, value[0]) if value.sum() > 0 else (value + 1.0, value[2])
+        got = run(list(out), {x: value})
+        np.testing.assert_allclose(got[0], want[0])
+        assert got[1] == want[1]
+
+
+def test_untaken_branch_costs_nothing_even_if_it_would_fail(capsys):
+    x = tf.placeholder(tf.float32, (None,), name="x")
+    p = tf.placeholder(tf.bool, (), name="p")
+
+    def expensive_failing():
+        with tf.control_dependencies([tf.print("false branch ran")]):
+            return x[10] * 2.0             # fails for any x shorter than 11: only if taken
+    y = tf.cond(p, lambda: x[0] + 1.0, expensive_failing)
+    with tf.Session() as s:
+        assert s.run(y, {x: [1.0, 2.0], p: True}) == 2.0
+        assert capsys.readouterr().err == ""
+        with pytest.raises(tf.errors.InvalidArgumentError, match="index 10 is out of bounds"):
+            s.run(y, {x: [1.0, 2.0], p: False})
+        assert capsys.readouterr().err == "false branch ran\n"
+
+
+def test_cond_result_shape_is_the_most_specific_compatible_one():
+    p = tf.placeholder(tf.bool, (), name="p")
+    a, b = tf.cond(p, lambda: (tf.zeros((2, 3)), tf.zeros((2,))), lambda: (tf.ones((2, 4)), tf.ones((3,))))
+    assert a.shape.as_list() == [2, None] and b.shape.as_list() == [None]
+    c = tf.cond(p, lambda: tf.zeros((2,)), lambda: tf.zeros((2, 2)))
+    assert c.shape.ndims is None
+    assert run(a, {p: False}).shape == (2, 4) and run(c, {p: True}).shape == (2,)
+
+
+def test_cond_singleton_list_unpacked_unless_strict():
+    p = tf.constant(True)
+    assert isinstance(tf.cond(p, lambda: [tf.constant(1)], lambda: [tf.constant(2)]), tf.Tensor)
+    strict = tf.cond(p, lambda: [tf.constant(1)], lambda: [tf.constant(2)], strict=True)
+    assert isinstance(strict, list) and run(strict) == [1]
+
+
+def test_error_cond_pred_python_bool():
+    with pytest.raises(TypeError, match="pred must not be a Python bool"):
+        tf.cond(True, lambda: 1, lambda: 2)
+
+
+def test_error_cond_branch_structures_differ():
+    with pytest.raises(ValueError, match=r"true_fn and false_fn must return the same structure; they "
+                                         r"differ at result: a tuple of 2 items vs a tuple of 1 items"):
+        tf.cond(tf.constant(True), lambda: (1, 2), lambda: (1,))
+
+
+def test_error_cond_branch_dtypes_differ():
+    with pytest.raises(ValueError, match="Outputs of true_fn and false_fn must have the same type: "
+                                         "int32, float32"):
+        tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(1.0))
+
+
+def test_error_cond_without_outputs_non_callable_and_bad_pred():
+    with pytest.raises(ValueError, match="must return at least one tensor"):
+        tf.cond(tf.constant(True), lambda: [], lambda: [])
+    with pytest.raises(TypeError, match="true_fn and false_fn must be callable"):
+        tf.cond(tf.constant(True), 1, lambda: 2)
+    with pytest.raises(TypeError, match="tf.cond: pred must be a boolean scalar tensor"):
+        tf.cond(tf.constant(1), lambda: 1, lambda: 2)
+
+
+# --- case ----------------------------------------------------------------------------
+
+def reference_case(pairs, default):
+    for pred, fn in pairs:
+        if pred:
+            return fn()
+    return default()
+
+
+def test_case_picks_the_first_true_pred_else_default():
+    x = tf.placeholder(tf.int32, (), name="x")
+    fns = [lambda: tf.constant(10), lambda: tf.constant(20)]
+    y = tf.case([(x < 0, fns[0]), (x < 5, fns[1])], default=lambda: tf.constant(30))
+    with tf.Session() as s:
+        for v in (-3, 2, 7):
+            assert s.run(y, {x: v}) == reference_case([(v < 0, lambda: 10), (v < 5, lambda: 20)],
+                                                      lambda: 30)
+
+
+def test_case_without_default_uses_the_last_fn_and_checks_a_pred_holds():
+    x = tf.placeholder(tf.int32, (), name="x")
+    y = tf.case([(x < 0, lambda: tf.constant(1)), (x > 10, lambda: tf.constant(2))])
+    one = tf.case([(x > 0, lambda: tf.constant(5))])
+    with tf.Session() as s:
+        assert s.run(y, {x: -1}) == 1 and s.run(y, {x: 11}) == 2 and s.run(one, {x: 3}) == 5
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"no default was given and none of "
+                                                                 r"the predicates \(Less:0, "
+                                                                 r"Greater:0\) is True"):
+            s.run(y, {x: 5})
+
+
+def test_case_exclusive_refuses_two_true_preds_at_run_time():
+    x = tf.placeholder(tf.int32, (), name="x")
+    y = tf.case({x > 0: lambda: tf.constant(1), x > 1: lambda: tf.constant(2)},
+                default=lambda: tf.constant(0), exclusive=True)
+    with tf.Session() as s:
+        assert s.run(y, {x: 1}) == 1 and s.run(y, {x: -1}) == 0
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"exclusive=True: more than 1 "
+                                                                 r"conditions .* evaluated as True"):
+            s.run(y, {x: 2})
+
+
+def test_error_case_empty_or_not_callable():
+    with pytest.raises(ValueError, match="pred_fn_pairs must not be empty"):
+        tf.case([])
+    with pytest.raises(TypeError, match="fn for pred .* must be callable"):
+        tf.case([(tf.constant(True), 3)])
