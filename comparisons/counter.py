@@ -14,7 +14,7 @@ import staticgraph as tf
 
 from .sidebyside import (columns, draw_eager, draw_static, facts, fmt_s, has, heading,
                          not_yet, parse_args, recorded_nodes, run_seed, say, show_programs,
-                         static_ops, timed)
+                         static_summary, timed)
 
 __all__ = ["main", "SEED_TORCH", "SEED_TF"]
 
@@ -102,17 +102,17 @@ def _static_side(out: str | None) -> tuple[list, list]:
         return [not_yet("while_loop")] * 4, ["staticgraph: while_loop " + not_yet("while_loop")]
     (g, n, c1, c2), build_s = timed(static_count_graph)
     draw_static(out, "counter_static", g, "staticgraph: the counter as one while_loop")
-    ops = static_ops(g)
+    ops = static_summary(g)
     with tf.Session(graph=g) as sess:
         (r10, first_s) = timed(lambda: sess.run([c1, c2], {n: 10}))
         (r10k, run_s) = timed(lambda: sess.run([c1, c2], {n: 10_000}))
-    after = static_ops(g)
+    after = static_summary(g)
     cells = [f"{r10[0]:g} {r10[1]:g}", f"{r10k[0]:g} {r10k[1]:g}",
-             f"{ops} ops, built once before any run", f"{after} ops (unchanged by running)"]
-    lines = [f"staticgraph built {ops} graph ops in {fmt_s(build_s)} before any data existed; "
+             f"{ops}, built once before any run", f"{after}: unchanged by running"]
+    lines = [f"staticgraph built {ops} in {fmt_s(build_s)} before any data existed; "
              f"the first run (compile + 10 iterations) took {fmt_s(first_s)}, N=10,000 took "
              f"{fmt_s(run_s)} ({fmt_s(run_s / 10_000)} per iteration) on the same graph, which "
-             f"still has {after} ops."]
+             f"still has {after}."]
     return cells, lines
 
 

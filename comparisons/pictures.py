@@ -24,7 +24,7 @@ import networkx as nx
 
 from .graphdiff import record
 
-__all__ = ["PLOTS_HINT", "eager_graph", "static_graph", "to_dot", "layered_layout", "write_graph"]
+__all__ = ["PLOTS_HINT", "eager_graph", "static_graph", "regions", "to_dot", "layered_layout", "write_graph"]
 
 PLOTS_HINT = "PNG/SVG pictures need matplotlib: pip install -e '.[plots]' (DOT text written anyway)"
 
@@ -80,8 +80,18 @@ def static_graph(graph) -> nx.DiGraph:
     return g
 
 
+def _wrap_name(name: str, width: int = 22) -> str:
+    """Long scoped names broken at '/' so boxes stay narrow."""
+    lines = [""]
+    for part in name.split("/"):
+        if lines[-1] and len(lines[-1]) + len(part) + 1 > width:
+            lines.append("")
+        lines[-1] += ("/" if lines[-1] else "") + part
+    return "/\n".join(lines)
+
+
 def _op_label(op) -> str:
-    lines = [op.name]
+    lines = [_wrap_name(op.name)]
     if not op.name.split("/")[-1].startswith(op.type):
         lines.append(op.type)
     if op.outputs:
@@ -90,23 +100,41 @@ def _op_label(op) -> str:
     return "\n".join(lines)
 
 
-def _add_ops(g: nx.DiGraph, graph, prefix: str, cluster: str | None) -> None:
+def _add_ops(g: nx.DiGraph, graph, prefix: str, cluster: str | None, owner=None) -> None:
     for op in graph.get_operations():
         node = prefix + op.name
-        g.add_node(node, label=_op_label(op), kind=_static_kind(op.name, op.type), cluster=cluster)
+        g.add_node(node, label=_op_label(op), kind=_static_kind(op.name, op.type),
+                   cluster=cluster, owner=owner)
         for t in op.inputs:
             g.add_edge(prefix + t.op.name, node)
         for c in getattr(op, "control_inputs", ()):
             g.add_edge(prefix + c.name, node, control=True)
-        for attr, region in getattr(op, "attrs", {}).items():
-            if hasattr(getattr(region, "graph", None), "get_operations"):
-                _add_region(g, node, attr, region, prefix)
+        for attr, region in regions(op):
+            _add_region(g, node, attr, region, prefix)
+
+
+def regions(op) -> list[tuple[str, object]]:
+    """``(name, region)`` for each sub-graph a control-flow op carries in its attributes.
+
+    A region has ``.graph`` (its sub-graph), ``.args`` and ``.outs`` (a tensor
+    has a ``.graph`` too, but it is the graph it lives in); an attribute may
+    hold one region (``body``) or a tuple of them (``branches`` -> ``branches[0]``).
+    """
+    is_region = lambda v: (hasattr(v, "args") and hasattr(v, "outs")
+                           and hasattr(getattr(v, "graph", None), "get_operations"))
+    found = []
+    for attr, value in getattr(op, "attrs", {}).items():
+        if is_region(value):
+            found.append((attr, value))
+        elif isinstance(value, (tuple, list)):
+            found += [(f"{attr}[{k}]", v) for k, v in enumerate(value) if is_region(v)]
+    return found
 
 
 def _add_region(g: nx.DiGraph, owner: str, attr: str, region, prefix: str) -> None:
     """A control-flow op's sub-graph: its ops, a 'runs' edge from the op, capture edges."""
     inner = f"{owner}/{attr}/"
-    _add_ops(g, region.graph, inner, cluster=f"{owner}: {attr}")
+    _add_ops(g, region.graph, inner, cluster=f"{owner}: {attr}", owner=owner)
     for arg in getattr(region, "args", ()):
         g.add_edge(owner, inner + arg.op.name, control=True)
     for outer, placeholder in zip(getattr(region, "captured", ()), getattr(region, "placeholders", ())):
@@ -148,7 +176,7 @@ def to_dot(g: nx.DiGraph, title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def layered_layout(g: nx.DiGraph) -> dict:
+def _layers(g: nx.DiGraph) -> dict:
     """Positions: sources on top, every other node just above its first consumer.
 
     Layers come from the longest path from a source, then each inner node
@@ -170,10 +198,32 @@ def layered_layout(g: nx.DiGraph) -> dict:
         def centre(n):
             xs = [pos[p][0] for p in g.predecessors(n) if p in pos]
             return sum(xs) / len(xs) if xs else 0.0
-        members = sorted(rows[depth], key=lambda n: (str(g.nodes[n].get("cluster") or ""),
-                                                     centre(n)))
+        members = sorted(rows[depth], key=centre)
         for k, n in enumerate(members):
             pos[n] = (k - (len(members) - 1) / 2, -depth)
+    return pos
+
+
+def layered_layout(g: nx.DiGraph) -> dict:
+    """Layered positions; each cluster (a control-flow region) gets its own band.
+
+    The outer graph is laid out first; every region is laid out on its own
+    and placed to the right of everything so far, its top one level below the
+    op that owns it, so regions never overlap the outer graph or each other.
+    """
+    groups: dict = {}
+    for n, data in g.nodes(data=True):
+        groups.setdefault(data.get("cluster"), []).append(n)
+    pos = _layers(g.subgraph(groups.pop(None, [])))
+    right = max((x for x, _ in pos.values()), default=-1.5)
+    for members in groups.values():
+        local = _layers(g.subgraph(members))
+        owner = g.nodes[members[0]].get("owner")
+        top = pos[owner][1] - 1 if owner in pos else 0
+        left = min(x for x, _ in local.values())
+        for n, (x, y) in local.items():
+            pos[n] = (x - left + right + 1.5, y + top)
+        right = max(x for x, _ in pos.values())
     return pos
 
 
@@ -182,10 +232,9 @@ def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     pos = layered_layout(g)
-    width = max((sum(1 for p in pos.values() if p[1] == y) for y in {p[1] for p in pos.values()}),
-                default=1)
-    depth = -min((p[1] for p in pos.values()), default=0) + 1
-    fig, ax = plt.subplots(figsize=(max(4.0, 2.3 * width, 0.09 * len(title)),
+    xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
+    width, depth = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+    fig, ax = plt.subplots(figsize=(max(4.0, 1.9 * width, 0.09 * len(title)),
                                     max(3.0, 1.15 * depth)))
     boxes = {}
     for n, (x, y) in pos.items():
@@ -200,7 +249,6 @@ def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
                                     connectionstyle=f"arc3,rad={0.3 if skips else 0.0}",
                                     linestyle="--" if data.get("control") else "-"), zorder=1)
     _draw_clusters(ax, g, pos)
-    xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
     ax.set_xlim(min(xs) - 0.7, max(xs) + 0.7)
     ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.set_title(title, fontsize=10)
@@ -220,10 +268,10 @@ def _draw_clusters(ax, g: nx.DiGraph, pos: dict) -> None:
             clusters.setdefault(data["cluster"], []).append(pos[n])
     for name, points in clusters.items():
         x0, x1 = min(p[0] for p in points) - 0.45, max(p[0] for p in points) + 0.45
-        y0, y1 = min(p[1] for p in points) - 0.35, max(p[1] for p in points) + 0.35
+        y0, y1 = min(p[1] for p in points) - 0.35, max(p[1] for p in points) + 0.4
         ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02",
                                     fc="#fff8e1", ec="#e0a800", lw=1.0, zorder=0))
-        ax.text(x0 + 0.05, y1 - 0.05, name, fontsize=7, va="top", color="#8a6d00", zorder=4)
+        ax.text(x0 + 0.05, y1 - 0.03, name, fontsize=7, va="top", color="#8a6d00", zorder=4)
 
 
 def write_graph(g: nx.DiGraph, out_dir: str, name: str, title: str = "") -> list[str]:

@@ -15,7 +15,8 @@ import numpy as np
 import staticgraph as tf
 
 from .sidebyside import (agree, columns, draw_eager, draw_static, facts, has, heading,
-                         not_yet, parse_args, recorded_summary, show_programs, static_ops)
+                         not_yet, parse_args, recorded_summary, show_programs, static_ops,
+                         static_summary)
 
 __all__ = ["main"]
 
@@ -120,7 +121,7 @@ def _static_while(loss, W_h, W_x, out) -> tuple[str, str]:
     wl, wgh, wgx = _run(g, fetches, {xs: XS, n: len(XS)})
     draw_static(out, "rnn_while_static", g, "staticgraph: RNN as one while_loop")
     return (f"{float(wl):.6f} (while_loop)",
-            f"staticgraph while_loop: {static_ops(g)} ops serve every length; loss and gradients "
+            f"staticgraph while_loop: {static_summary(g)} serve every length; loss and gradients "
             f"vs eager {agree([(loss, wl), (W_h.grad, wgh), (W_x.grad, wgx)])}.")
 
 
