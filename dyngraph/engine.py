@@ -148,7 +148,9 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     node.op, node.attrs, node.parents = op, attrs, tuple(parents)
     node.saved, node.versions, node.frees = saved, versions, frees
     node.seq, node.hooks, node.retained = next_seq(), None, None
-    t = _view_of(make(out, True, node), vc)
+    t = make(out, True, node)
+    if vc is not None:
+        t._vc = vc
     node.out_vc = (t._vc, t._vc[0]) if saves_out else None
     return t
 

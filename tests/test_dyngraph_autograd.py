@@ -84,12 +84,14 @@ def test_autograd_grad_returns_without_accumulating():
     assert torch.autograd.grad((x * 2).sum(), [x, z], allow_unused=True)[1] is None
 
 
-def test_saved_values_are_freed_after_backward():
+def test_saved_values_are_freed_after_backward_unless_retained():
     x = torch.ones(3, requires_grad=True)
     y = x.exp()
     node = y.grad_fn
+    y.sum().backward(retain_graph=True)
+    assert node.saved["out"] is not None
     y.sum().backward()
-    assert node.saved is None
+    assert node.saved is None and x.grad.tolist() == pytest.approx([2 * np.e] * 3)
 
 
 def test_add_can_backward_twice_since_it_saves_no_tensor():
