@@ -386,10 +386,11 @@ def rebase(t: Tensor, result: Tensor) -> Tensor:
 
 
 def _inplace(t: Tensor, op, other) -> Tensor:
-    """``t op= other``: numpy in place when nothing records; otherwise record, then rebase.
+    """``t op= other``: compute the result, then write it into ``t``'s memory.
 
     When recording, the op reads a snapshot of ``t`` (its rule may need the old
-    values, as ``mul_`` does), and ``t`` becomes the op's output.
+    values, as ``mul_`` does), and ``t`` becomes the op's output.  Either way
+    ``t``'s version counter is bumped, so nodes that saved ``t`` notice.
     """
     recording = STATE.enabled and (t._rg or getattr(other, "_rg", False))
     if not recording:
