@@ -173,16 +173,17 @@ def _retain(node: Node, g, create_graph: bool) -> None:
 
 def _accumulate(t: Tensor, g, create_graph: bool) -> None:
     """``t.grad += g``: in place when possible (optimizers hold on to ``.grad``)."""
+    old = t._grad
     if create_graph:
         g = g if isinstance(g, Tensor) else make(np.asarray(g))
-        t.grad = g if t.grad is None else t.grad + g
+        t._grad = g if old is None else old + g
         return
     g = np.asarray(g, dtype=t._data.dtype)
-    if t.grad is None:
-        t.grad = make(np.array(g, copy=True))
+    if old is None:
+        t._grad = make(np.array(g, copy=True))
     else:
-        np.add(t.grad._data, g, out=t.grad._data)
-        t.grad._vc[0] += 1
+        np.add(old._data, g, out=old._data)
+        old._vc[0] += 1
 
 
 # --- public entry points --------------------------------------------------------------

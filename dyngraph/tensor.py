@@ -13,6 +13,7 @@ bottom of this module (``x.exp()`` is ``dyngraph.exp(x)``); the operators call
 """
 from __future__ import annotations
 
+import warnings
 import weakref
 
 import numpy as np
@@ -25,6 +26,13 @@ from .node import AccumulateGrad
 __all__ = ["Tensor", "Size", "make", "init_slots", "check_inplace", "rebase"]
 
 _object_new = object.__new__
+
+NON_LEAF_GRAD = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information.")
 
 
 class Size(tuple):
@@ -47,7 +55,7 @@ class Tensor:
     :func:`dyngraph.tensor` to infer the dtype from the data.
     """
 
-    __slots__ = ("_data", "_rg", "grad", "grad_fn", "_vc", "_hooks", "_accum", "__weakref__")
+    __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_vc", "_hooks", "_accum", "__weakref__")
 
     def __init__(self, *args):
         if len(args) == 1 and not isinstance(args[0], int):
@@ -122,6 +130,17 @@ class Tensor:
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         self.requires_grad = requires_grad
         return self
+
+    @property
+    def grad(self) -> "Tensor | None":
+        """The accumulated gradient: leaves (and retained non-leaves) only, as PyTorch."""
+        if self._grad is None and self.grad_fn is not None and not self.retains_grad:
+            warnings.warn(NON_LEAF_GRAD, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        self._grad = value
 
     @property
     def _version(self) -> int:
@@ -339,7 +358,7 @@ class RemovableHandle:
 
 
 def init_slots(t: Tensor, data: np.ndarray, rg: bool, grad_fn) -> None:
-    t._data, t._rg, t.grad, t.grad_fn = data, rg, None, grad_fn
+    t._data, t._rg, t._grad, t.grad_fn = data, rg, None, grad_fn
     t._vc, t._hooks, t._accum = [0], None, None
 
 
@@ -349,7 +368,7 @@ def make(data: np.ndarray, rg: bool = False, grad_fn=None) -> Tensor:
     Same as ``init_slots`` written inline: one call less on every op.
     """
     t = _object_new(Tensor)
-    t._data, t._rg, t.grad, t.grad_fn = data, rg, None, grad_fn
+    t._data, t._rg, t._grad, t.grad_fn = data, rg, None, grad_fn
     t._vc, t._hooks, t._accum = [0], None, None
     return t
 

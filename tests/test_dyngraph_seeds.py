@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import warnings
 from pathlib import Path
 
 import pytest
@@ -175,23 +176,33 @@ CASES = {
 }
 
 
-def run(code: str, repairs) -> tuple[str, dict]:
+def run(code: str, repairs) -> tuple[str, dict, list[str]]:
+    """Run a repaired snippet: what it printed, its namespace, the warnings it raised."""
     for repair in repairs:
         code = repair(code)
     code = code.replace("import torch\n", "import dyngraph as torch\n")
     if "import dyngraph as torch" not in code:
         code = "import dyngraph as torch\n" + code
     out, namespace = io.StringIO(), {}
-    with contextlib.redirect_stdout(out):
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         exec(compile(code, "<seed>", "exec"), namespace)
-    return re.sub(r"0x[0-9a-f]+", "0x...", out.getvalue()), namespace
+    return (re.sub(r"0x[0-9a-f]+", "0x...", out.getvalue()), namespace,
+            [f"{w.category.__name__}: {w.message}" for w in caught])
+
+
+# PyTorch warns (on stderr) each time a non-leaf's .grad is read without retain_grad()
+NON_LEAF_READS = {"is_leaf": 3, "retain_grad": 2}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_seed_snippet_prints_what_pytorch_prints(name):
     _, code, repairs, expected = CASES[name]
-    printed, _ = run(code, repairs)
+    printed, _, caught = run(code, repairs)
     assert printed == expected
+    assert len(caught) == NON_LEAF_READS.get(name, 0)
+    assert all(w.startswith("UserWarning: The .grad attribute of a Tensor that is not a leaf "
+                            "Tensor is being accessed.") for w in caught)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -203,7 +214,7 @@ def test_snippet_is_verbatim_from_its_seed(name):
 
 
 def test_rnn_step_builds_gradients_of_the_right_shapes():
-    _, ns = run(RNN_STEP, [split_line])
+    _, ns, _ = run(RNN_STEP, [split_line])
     assert ns["W_h"].grad.shape == (20, 20) and ns["W_x"].grad.shape == (20, 10)
     assert ns["x"].grad is None and ns["loss"].grad_fn.name() == "SumBackward0"
     assert type(ns["next_h"].grad_fn).__name__ == "TanhBackward0"
