@@ -25,6 +25,8 @@ def _label(fn) -> str:
 def graph_of(t) -> nx.DiGraph:
     """The graph recorded for ``t``: one node per backward node, ``op`` and ``label`` attributes.
 
+    Each edge's ``inputs`` attribute lists the consumer's input positions it feeds.
+
     Node ids are ``"<Name>_<k>"`` in discovery order from the output (the
     output's node is ``_0``), so the export is deterministic.
     """
@@ -50,6 +52,10 @@ def graph_of(t) -> nx.DiGraph:
         done.add(fn)
         for i, parent in enumerate(fn.parents):
             if parent is not None:
-                g.add_edge(ident(parent), ident(fn), input=i)
+                src, dst = ident(parent), ident(fn)
+                if g.has_edge(src, dst):  # x * x: one edge, both input positions
+                    g.edges[src, dst]["inputs"] += (i,)
+                else:
+                    g.add_edge(src, dst, inputs=(i,))
                 stack.append(parent)
     return g

@@ -251,3 +251,5 @@ def test_graph_of_exports_the_recorded_graph():
     leaves = [n for n in g if g.in_degree(n) == 0]
     assert len(leaves) == 2 and all(n.startswith("AccumulateGrad") for n in leaves)
     assert torch.graph_of(torch.ones(2)).number_of_nodes() == 0
+    sq = torch.graph_of(w * w)
+    assert [d["inputs"] for _, _, d in sq.edges(data=True)] == [(0, 1)]
