@@ -7,8 +7,6 @@ drawing reads like the forward computation.  Never used on the hot path.
 """
 from __future__ import annotations
 
-import networkx as nx
-
 from .node import AccumulateGrad, Node
 
 __all__ = ["graph_of"]
@@ -22,7 +20,7 @@ def _label(fn) -> str:
     return type(fn).__name__
 
 
-def graph_of(t) -> nx.DiGraph:
+def graph_of(t) -> "networkx.DiGraph":
     """The graph recorded for ``t``: one node per backward node, ``op`` and ``label`` attributes.
 
     Each edge's ``inputs`` attribute lists the consumer's input positions it feeds.
@@ -30,7 +28,9 @@ def graph_of(t) -> nx.DiGraph:
     Node ids are ``"<Name>_<k>"`` in discovery order from the output (the
     output's node is ``_0``), so the export is deterministic.
     """
-    g = nx.DiGraph()
+    import networkx  # only here: exporting is never on the hot path
+
+    g = networkx.DiGraph()
     if t.grad_fn is None:
         return g
     ids: dict = {}

@@ -5,6 +5,9 @@ Every expected string here is what PyTorch 2.13 prints for the same expression.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -253,3 +256,13 @@ def test_graph_of_exports_the_recorded_graph():
     assert torch.graph_of(torch.ones(2)).number_of_nodes() == 0
     sq = torch.graph_of(w * w)
     assert [d["inputs"] for _, _, d in sq.edges(data=True)] == [(0, 1)]
+
+
+def test_engine_imports_neither_torch_nor_networkx_to_compute():
+    code = ("import sys, dyngraph as torch\n"
+            "x = torch.ones(2, requires_grad=True)\n"
+            "(x * 2).sum().backward()\n"
+            "assert 'torch' not in sys.modules and 'networkx' not in sys.modules\n"
+            "torch.graph_of(x * 2)\n"
+            "assert 'networkx' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
