@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from .report import break_even
 from .suite import Row
 
 __all__ = ["MISSING_HINT", "have_matplotlib", "write_plots"]
@@ -86,6 +87,13 @@ def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:
                 continue
             style = ":" if "-" in r.engine else "-" if r.kind == "static" else "--"
             ax.loglog(k, _cumulative(r, k), style, color=_color(r.engine), label=r.engine)
+        by = {r.engine: r for r in rows}
+        k_even = break_even(by.get("staticgraph"), by.get("dyngraph"))
+        if k_even is not None and k_even <= k[-1]:
+            y = _cumulative(by["dyngraph"], np.array([k_even]))[0]
+            ax.plot([k_even], [y], "ko", ms=4)
+            ax.annotate(f" static pays off at k={k_even}", (k_even, y), fontsize=7,
+                        va="top")
         ax.set_title(work, fontsize=9)
         ax.set_xlabel("runs k")
         ax.set_ylabel("cumulative seconds")
