@@ -7,7 +7,12 @@ drawing reads like the forward computation.  Never used on the hot path.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .node import AccumulateGrad, Node
+
+if TYPE_CHECKING:
+    import networkx
 
 __all__ = ["graph_of"]
 
