@@ -17,17 +17,20 @@ graph work.  Gradients live in :mod:`.control_flow_grad`.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import linecache
 from typing import Any, Callable
 
 import numpy as np
 
+from common.shapes import fmt_shape
+
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
 from .compiler.plan import Plan
-from .errors import InvalidArgumentError
-from .graph import Graph, SubGraph, Tensor, get_default_graph
+from .errors import InvalidArgumentError, OpError
+from .graph import Graph, Operation, SubGraph, Tensor, get_default_graph
 from .kinds import SessionState, register_kind
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
@@ -119,6 +122,10 @@ class Region:
         self.captured = list(graph.captures)
         self.placeholders = [graph.captures[t] for t in self.captured]
 
+    def __repr__(self) -> str:
+        return (f"<Region {self.graph.name}: {len(self.graph._ops)} ops, {len(self.args)} args, "
+                f"{len(self.captured)} captured>")
+
     def plan(self, state: SessionState, fetches: list[Tensor], feeds: list[Tensor]) -> Plan:
         """Lower this region (what ``fetches`` need, given ``feeds``) to a flat plan, once."""
         order = topological_order(prune(fetches, set(feeds)))
@@ -168,9 +175,11 @@ _counter = itertools.count()
 class Source:
     """A generated kernel under construction: source lines and the objects they name."""
 
-    def __init__(self):
+    def __init__(self, owner: Operation):
+        self.owner = owner
         self.lines: list[str] = []
-        self.env: dict[str, Any] = {"_zeros_like": np.zeros_like}
+        self.env: dict[str, Any] = {"_zeros_like": np.zeros_like, "_OpError": OpError}
+        self.line_step: dict[int, tuple[Operation, list[str]]] = {}  # index in lines -> step
 
     def bind(self, name: str, value: Any) -> str:
         self.env[name] = value
@@ -193,20 +202,44 @@ class Source:
                     f"{self.bind(f'{prefix}f{k}', step.kernel)}({', '.join(args)})")
             outs = ["_" if s is None else names[s] for s in step.outputs]
             target = (", ".join(outs) + (" = " if len(outs) == 1 else ", = ")) if outs else ""
+            self.line_step[len(self.lines)] = (step.op, args)
             self.lines.append(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'")
         return [names[s] for s in plan.fetches]
 
     def compile(self, label: str, params: list[str]) -> Callable:
-        """The finished function; its text is ``fn.source`` (and shows in tracebacks)."""
+        """The finished function; its text is ``fn.source`` (and shows in tracebacks).
+
+        The body is wrapped in ``try:`` (free unless something raises): a failing
+        inner step is re-raised as ``InvalidArgumentError`` naming that node.
+        """
         n = next(_counter)
         name, filename = f"{label}_{n}", f"<staticgraph-{label}-{n}>"
+        self.env["_fail"] = functools.partial(self._fail, filename)
         defaults = [f"{k}={k}" for k in self.env]
-        source = "\n".join([f"def {name}({', '.join(params + defaults)}):", *self.lines, ""])
+        source = "\n".join([f"def {name}({', '.join(params + defaults)}):", "    try:",
+                            *("    " + line for line in self.lines),
+                            "    except _OpError:", "        raise",
+                            "    except Exception as e:", "        _fail(e)", ""])
         exec(compile(source, filename, "exec"), self.env)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         fn = self.env[name]
         fn.source = source
         return fn
+
+    def _fail(self, filename: str, err: Exception):
+        tb = err.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+            tb = tb.tb_next
+        step = self.line_step.get(tb.tb_lineno - 3) if tb is not None else None
+        if step is None:
+            raise err
+        op, args = step
+        shapes = ", ".join(fmt_shape(getattr(tb.tb_frame.f_locals.get(a, self.env.get(a)), "shape", None))
+                           for a in args)
+        raise InvalidArgumentError(
+            None, op, f"{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
+                      f"shapes: {shapes}, inside {self.owner.type} '{self.owner.name}'\n"
+                      f"  created at {op.site}") from err
 
 
 def _hashable(x: Any) -> bool:
@@ -346,7 +379,7 @@ def _lower_while(op, state: SessionState) -> Callable:
     xs = [f"x{i}" for i in range(a["n_vars"])]
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
     saved = grad.needed if grad is not None else []
-    src = Source()
+    src = Source(op)
     src.lines += [f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0]
     if grad is not None:
         src.lines += ["    trace = []", "    push = trace.append"]
@@ -431,7 +464,7 @@ def _lower_cond(op, state: SessionState) -> Callable:
     """``if p: <true steps> else: <false steps>`` as one generated function."""
     a = op.attrs
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
-    src = Source()
+    src = Source(op)
     for which, region in ((1, a["branches"][1]), (0, a["branches"][0])):
         saved = a["grad"][which].needed if a["grad"] is not None else []
         plan = region.plan(state, [*region.outs, *saved], region.placeholders)

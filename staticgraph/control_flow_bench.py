@@ -6,7 +6,9 @@ given at run time):
 
 * staticgraph -- one ``while_loop`` node, compiled once, ``Session.run``;
 * dyngraph    -- a Python ``while`` over eager tensors;
-* numpy       -- a Python ``while`` over numpy float32 scalars (the floor).
+* numpy       -- a Python ``while`` over numpy float32 scalars (the floor, as
+  comparisons/bench/numpy_floor.py writes it), and the same with its two
+  constants hoisted out of the loop (what the generated loop does).
 
 Best of several repeats; the compile happens before timing (and is asserted
 to happen once).
@@ -42,6 +44,14 @@ def _numpy(n: float) -> tuple:
     return first, second
 
 
+def _numpy_hoisted(n: float) -> tuple:
+    first, second, two, one = np.float32(0.0), np.float32(n), np.float32(2.0), np.float32(1.0)
+    while first < second:
+        first = first + two
+        second = second + one
+    return first, second
+
+
 def _dyngraph(n: float) -> tuple:
     first, second = torch.tensor(0.0), torch.tensor(n)
     while first < second:
@@ -62,7 +72,8 @@ def main(argv: list[str] | None = None) -> None:
     assert sess.run([c1, c2], feed) == [2 * n, 2 * n]
     times = {"staticgraph (while_loop, Session.run)": _best(lambda: sess.run([c1, c2], feed)),
              "dyngraph (Python while over tensors)": _best(lambda: _dyngraph(float(n)), 3),
-             "numpy (Python while over float32 scalars)": _best(lambda: _numpy(n))}
+             "numpy (Python while over float32 scalars)": _best(lambda: _numpy(n)),
+             "numpy, constants hoisted out of the loop": _best(lambda: _numpy_hoisted(n))}
     assert sess.compile_count == 1
     floor = times["numpy (Python while over float32 scalars)"]
     print(f"counter loop, N = {n:,} iterations, per iteration (best of repeats):")

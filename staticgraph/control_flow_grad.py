@@ -120,7 +120,7 @@ def _lower_while_grad(op: Operation, state: SessionState) -> Callable:
     fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
     ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
     saved = [f"s{k}" for k in range(len(prog.needed))]
-    src = Source()
+    src = Source(op)
     src.lines += [f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)]
     src.lines.append("    for saved in reversed(trace):")
     if saved:
@@ -163,7 +163,7 @@ def _lower_cond_grad(op: Operation, state: SessionState) -> Callable:
     caps = list(fwd["captured"])
     cap = {t: f"cap{j}" for j, t in enumerate(caps)}
     ds = [f"d{k}" for k in range(op.attrs["n_dys"])]
-    src = Source()
+    src = Source(op)
     src.lines.append("    which, saved = trace")
     for which in (1, 0):
         region, prog = fwd["branches"][which], fwd["grad"][which]

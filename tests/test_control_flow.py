@@ -388,3 +388,17 @@ def test_error_case_empty_or_not_callable():
         tf.case([])
     with pytest.raises(TypeError, match="fn for pred .* must be callable"):
         tf.case([(tf.constant(True), 3)])
+
+
+def test_run_time_failure_inside_a_loop_names_the_inner_node_and_its_line():
+    x = tf.placeholder(tf.float32, (None,), name="x")
+    n = tf.placeholder(tf.int32, (), name="n")
+    _, y = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v + x[i]), [0, 0.0])
+    with tf.Session() as s:
+        assert s.run(y, {x: [1.0, 2.0], n: 2}) == 3.0
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"IndexError: index 2 is out of bounds .*\n  in node 'strided_slice' "
+                                 r"\(GetItem\) with input shapes: \[2\], \[\], inside While 'while'\n"
+                                 r"  created at .*test_control_flow.py:\d+") as e:
+            s.run(y, {x: [1.0, 2.0], n: 3})
+    assert e.value.op.type == "GetItem"
