@@ -413,8 +413,13 @@ def _inplace(t: Tensor, op, other) -> Tensor:
     """
     recording = STATE.enabled and (t._rg or getattr(other, "_rg", False))
     if not recording:
-        result = binary(op, t, other)  # checks shapes/dtypes with PyTorch's wording
-        return rebase(t, result)
+        b = other._data if isinstance(other, Tensor) else other
+        try:
+            op.impl(t._data, b, out=t._data, casting="same_kind")
+        except (TypeError, ValueError):  # let rebase word the error as PyTorch does
+            return rebase(t, binary(op, t, other))
+        t._vc[0] += 1
+        return t
     check_inplace(t)
     old = make(t._data.copy(), t._rg, t.grad_fn)
     return rebase(t, binary(op, old, other))
