@@ -13,7 +13,7 @@ import dyngraph as torch
 import staticgraph as tf
 
 from .sidebyside import (agree, columns, draw_eager, draw_static, facts, heading, parse_args,
-                         recorded_nodes, recorded_summary, run_seed, show_programs, static_ops)
+                         recorded_summary, run_seed, show_programs)
 
 __all__ = ["main", "SEED"]
 

@@ -6,7 +6,6 @@ independently of any engine; the dyngraph tests check it on real recordings.
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from comparisons.graphdiff import Loop, diff, find_loops, record

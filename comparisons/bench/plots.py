@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import numpy as np
@@ -20,11 +21,7 @@ MISSING_HINT = "plots need matplotlib: pip install -e '.[plots]'"
 
 
 def have_matplotlib() -> bool:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def _pyplot():
