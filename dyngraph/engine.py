@@ -12,6 +12,9 @@ need a gradient read: ``x * 2`` with ``x`` requiring grad keeps ``2`` and a
 ShapeRef of ``x``, never ``x``'s data.  Which names to keep for which inputs is
 worked out once per (op, inputs-needing-grad) and cached as a plan.
 
+:func:`binary` is the same steps specialised for the operators' two operands
+(``x + y``, ``x * 2``): no argument list, no star-call, about 0.4 us less per op.
+
 dtype rules follow PyTorch where they differ from numpy: Python numbers are
 weak (``float32 + 1.5`` stays float32, which numpy 2 also does) and integer
 inputs that numpy would promote to float64 (``int / int``, ``int + 1.5``,
