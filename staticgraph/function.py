@@ -1,0 +1,388 @@
+"""``function``: trace a Python function into a graph once per input signature (like ``tf.function``).
+
+::
+
+    f(np.ones(3, np.float32))        signature: x -> float32[3]
+      cache miss: new Graph; Placeholder "x"; call the (autograph-converted)
+                  Python function on the placeholder -> output Tensors;
+                  compile the plan once                       (a "trace")
+      cache hit:  plan.fn(x)  -- no Python of the user's function runs at all
+
+A numpy array or numpy scalar becomes a placeholder of its dtype and shape
+(or of the ``input_signature``'s :class:`TensorSpec`, which may have None
+dims).  A plain Python value (int, float, bool, str, None, ...) is part of the
+signature *by value* and is baked into the graph as a constant, as in
+TensorFlow: calling with ``n=3`` then ``n=4`` traces twice.  Retracing many
+times in a row is reported with a :class:`RetracingWarning` naming the
+argument whose signature changed.
+
+Gradients: :meth:`ConcreteFunction.value_and_gradients` adds
+``gradients(outputs, placeholders)`` nodes to the concrete graph (once) and
+compiles a second plan that returns the outputs and d(sum of outputs)/d(input).
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+
+from common.shapes import fmt_shape
+
+from . import dtypes as _dtypes
+from .build import constant
+from .compiler import Executable, compile_plan
+from .gradients import gradients
+from .graph import Graph, Tensor
+from .kinds import SessionState
+from .shape import TensorShape, as_shape_tuple
+from .sources import placeholder
+
+__all__ = ["function", "Function", "ConcreteFunction", "TensorSpec", "RetracingWarning"]
+
+RETRACE_WINDOW = 5
+"""TF warns when 5 traces happen within a short run of calls (FREQUENT_TRACING_WARNING_THRESHOLD)."""
+_MAX_CALLS_IN_WINDOW = 10
+
+
+class RetracingWarning(UserWarning):
+    """A ``function`` traced again and again: each trace builds and compiles a new graph."""
+
+
+class TensorSpec:
+    """The dtype and (partially known) shape of a tensor argument: ``TensorSpec([None, 3], tf.float32)``."""
+
+    __slots__ = ("shape", "dtype", "name")
+
+    def __init__(self, shape: Any, dtype: Any = _dtypes.float32, name: str | None = None):
+        self.shape = TensorShape(shape)
+        self.dtype = _dtypes.as_dtype(dtype)
+        self.name = name
+
+    def is_compatible_with(self, value: np.ndarray) -> bool:
+        return value.dtype == self.dtype._np and self.shape.is_compatible_with(value.shape)
+
+    def __eq__(self, other: Any) -> bool:
+        return (isinstance(other, TensorSpec) and self.shape.dims_tuple == other.shape.dims_tuple
+                and self.dtype is other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape.dims_tuple, self.dtype))
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
+
+
+# --- signatures --------------------------------------------------------------------------
+
+def _is_tensor_value(v: Any) -> bool:
+    return isinstance(v, (np.ndarray, np.generic))
+
+
+def _arg_key(v: Any) -> Any:
+    """A hashable image of one argument: tensors by dtype/shape, Python values by value."""
+    if _is_tensor_value(v):
+        return ("tensor", v.dtype.str, np.shape(v))
+    if isinstance(v, TensorSpec):
+        return ("tensor", v.dtype._np.str, v.shape.dims_tuple)
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, tuple(_arg_key(x) for x in v))
+    if isinstance(v, dict):
+        return ("dict", tuple((k, _arg_key(v[k])) for k in sorted(v)))
+    try:
+        hash(v)
+    except TypeError:
+        return ("object", id(v))
+    return ("python", type(v).__name__, v)
+
+
+def _describe_key(key: Any) -> str:
+    kind = key[0]
+    if kind == "tensor":
+        return f"{np.dtype(key[1]).name}{fmt_shape(key[2])}"
+    if kind == "python":
+        return f"the Python {key[1]} {key[2]!r}"
+    return f"a {kind}"
+
+
+class _Arg:
+    """Converts/validates one fed argument (the compiled plan's inline guard calls it on a miss)."""
+
+    __slots__ = ("name", "dtype", "shape")
+
+    def __init__(self, name: str, dtype: np.dtype, shape: tuple | None):
+        self.name, self.dtype, self.shape = name, np.dtype(dtype), shape
+
+    def __call__(self, value: Any) -> np.ndarray:
+        a = np.asarray(value, dtype=self.dtype)
+        if not TensorShape(self.shape).is_compatible_with(a.shape):
+            raise ValueError(f"argument '{self.name}' has shape {a.shape}, the concrete function "
+                             f"was traced for shape {TensorShape(self.shape)}")
+        return a
+
+
+# --- concrete functions ------------------------------------------------------------------
+
+def _flatten(structure: Any, leaves: list) -> Callable[[list], Any]:
+    """Collect output Tensors into ``leaves``; return a function rebuilding the structure."""
+    if isinstance(structure, (list, tuple)):
+        parts = [_flatten(s, leaves) for s in structure]
+        cls = type(structure)
+        if hasattr(structure, "_fields"):
+            return lambda vals: cls(*[p(vals) for p in parts])
+        return lambda vals: cls(p(vals) for p in parts)
+    if isinstance(structure, dict):
+        items = [(k, _flatten(v, leaves)) for k, v in structure.items()]
+        return lambda vals: {k: p(vals) for k, p in items}
+    if structure is None:
+        return lambda vals: None
+    if not isinstance(structure, Tensor):
+        structure = constant(structure)
+    i = len(leaves)
+    leaves.append(structure)
+    return lambda vals: vals[i]
+
+
+class ConcreteFunction:
+    """One traced graph: placeholders for the tensor arguments, outputs, a compiled plan."""
+
+    def __init__(self, graph: Graph, names: list[str], inputs: list[Tensor | None],
+                 structured_outputs: Any, outputs: list[Tensor], rebuild: Callable[[list], Any]):
+        self.graph = graph
+        self.arg_names = names
+        self.inputs = [t for t in inputs if t is not None]
+        self._tensor_args = [i for i, t in enumerate(inputs) if t is not None]
+        self.structured_outputs = structured_outputs
+        self.outputs = outputs
+        self._rebuild = rebuild
+        self._guards = [_Arg(names[i], inputs[i].np_dtype, inputs[i]._shape) for i in self._tensor_args]
+        self._exe = self._compile(outputs)
+        self._grad_exe: Executable | None = None
+        self._grads: list[Tensor | None] = []
+
+    def _compile(self, fetches: list[Tensor]) -> Executable:
+        return compile_plan(fetches, self.inputs, SessionState(), "list", guards=self._guards)
+
+    @property
+    def code(self) -> str:
+        """The generated Python source of the compiled plan (``print(cf.code)``)."""
+        return self._exe.source
+
+    def _values(self, args: tuple) -> list:
+        return [args[i] for i in self._tensor_args]
+
+    def _run(self, exe: Executable, values: list) -> list:
+        try:
+            return exe.fn(*values)
+        except Exception as e:  # noqa: BLE001  (re-raised naming the node that failed)
+            exe.reraise(e)
+
+    def __call__(self, *args: Any) -> Any:
+        """Run the compiled plan on the tensor arguments (Python arguments were baked in)."""
+        return self._rebuild(self._run(self._exe, self._values(args)))
+
+    def value_and_gradients(self, *args: Any) -> tuple[Any, list]:
+        """``(outputs, grads)``: grads[i] is d(sum of all outputs)/d(argument i), None if none.
+
+        Python (non-tensor) arguments and arguments the outputs do not depend
+        on get None.  The gradient nodes are added to ``self.graph`` once.
+        """
+        if self._grad_exe is None:
+            with self.graph.as_default():
+                floats = [t for t in self.outputs if t.dtype.is_floating]
+                self._grads = gradients(floats, self.inputs) if floats and self.inputs else \
+                    [None] * len(self.inputs)
+            wanted = [g for g in self._grads if g is not None]
+            self._grad_exe = self._compile([*self.outputs, *wanted])
+        vals = self._run(self._grad_exe, self._values(args))
+        n, found = len(self.outputs), iter(vals[len(self.outputs):])
+        per_input = [None if g is None else next(found) for g in self._grads]
+        grads: list = [None] * len(args)
+        for i, g in zip(self._tensor_args, per_input):
+            grads[i] = g
+        return self._rebuild(vals[:n]), grads
+
+    def count_ops(self, type_: str) -> int:
+        """How many nodes of ``type_`` (e.g. "While") the traced graph has."""
+        return sum(op.type == type_ for op in self.graph.get_operations())
+
+    def __repr__(self) -> str:
+        sig = ", ".join(f"{n}: {t.dtype.name}{list(t.shape)}" for n, t in
+                        zip([self.arg_names[i] for i in self._tensor_args], self.inputs))
+        return f"<ConcreteFunction ({sig}) with {len(self.graph.get_operations())} ops>"
+
+
+# --- the decorator ------------------------------------------------------------------------
+
+class Function:
+    """A Python function that runs as compiled graphs, one per input signature."""
+
+    def __init__(self, fn: Callable, input_signature: list | tuple | None = None,
+                 autograph: bool = True):
+        self.python_function = fn
+        self.input_signature = None if input_signature is None else tuple(input_signature)
+        self.autograph = autograph
+        self._sig = inspect.signature(fn)
+        self._converted: Callable | None = None
+        self._cache: dict[Any, ConcreteFunction] = {}
+        self._last_key: tuple | None = None
+        self._calls_per_trace: list[int] = []
+        self.trace_count = 0
+        self.__name__ = getattr(fn, "__name__", "function")
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+
+    def experimental_get_tracing_count(self) -> int:
+        """TF's name for :attr:`trace_count`."""
+        return self.trace_count
+
+    # --- calling ----------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        names, values = self._bind(args, kwargs)
+        cf = self._concrete(names, values)
+        return cf(*values)
+
+    def value_and_gradients(self, *args: Any, **kwargs: Any) -> tuple[Any, list]:
+        """Outputs and d(sum of outputs)/d(each argument) through the compiled graph."""
+        names, values = self._bind(args, kwargs)
+        return self._concrete(names, values).value_and_gradients(*values)
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """The traced graph for these arguments (values or :class:`TensorSpec`), tracing if needed."""
+        names, values = self._bind(args, kwargs, specs_ok=True)
+        return self._concrete(names, values)
+
+    def _bind(self, args: tuple, kwargs: dict, specs_ok: bool = False) -> tuple[list[str], tuple]:
+        """Arguments in parameter order, named (``*args`` items as ``args_0``, ``args_1``...)."""
+        if self.input_signature is not None and not args and not kwargs:
+            args = self.input_signature
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        names, values = [], []
+        for name, v in bound.arguments.items():
+            kind = self._sig.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                names += [f"*{name}_{i}" for i in range(len(v))]
+                values += list(v)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                raise TypeError(f"{self.__name__}: **{name} arguments are not supported; "
+                                f"pass them as named parameters")
+            else:
+                names.append(name)
+                values.append(v)
+        if self.input_signature is not None:
+            values = self._conform(names, values, specs_ok)
+        elif not specs_ok and any(isinstance(v, TensorSpec) for v in values):
+            raise TypeError("TensorSpec arguments are only accepted by get_concrete_function")
+        return names, tuple(values)
+
+    def _conform(self, names: list[str], values: list, specs_ok: bool) -> list:
+        """Arguments converted to the input_signature's dtypes (shapes must be compatible)."""
+        sig = self.input_signature
+        if len(values) != len(sig):
+            raise TypeError(f"{self.__name__} has an input_signature of {len(sig)} tensors, "
+                            f"got {len(values)} arguments")
+        out = []
+        for name, v, spec in zip(names, values, sig):
+            if isinstance(v, TensorSpec) and specs_ok:
+                out.append(spec)
+                continue
+            a = np.asarray(v, dtype=spec.dtype._np) if not isinstance(v, TensorSpec) else None
+            if a is None or not spec.shape.is_compatible_with(a.shape) or (
+                    _is_tensor_value(v) and np.asarray(v).dtype != spec.dtype._np):
+                got = repr(v) if a is None else f"{np.asarray(v).dtype.name}{list(np.shape(v))}"
+                raise TypeError(f"Python inputs incompatible with input_signature: argument "
+                                f"'{name}' is {got}, expected {spec}")
+            out.append(a)
+        return out
+
+    # --- tracing ----------------------------------------------------------------------
+    def _key(self, values: tuple) -> tuple:
+        if self.input_signature is not None:
+            return ("signature",)
+        return tuple(_arg_key(v) for v in values)
+
+    def _concrete(self, names: list[str], values: tuple) -> ConcreteFunction:
+        key = self._key(values)
+        cf = self._cache.get(key)
+        if cf is None:
+            cf = self._cache[key] = self._trace(names, values)
+            self._note_trace(names, key)
+        elif self._calls_per_trace:
+            self._calls_per_trace[-1] += 1
+        return cf
+
+    def _trace(self, names: list[str], values: tuple) -> ConcreteFunction:
+        if self._converted is None:
+            self._converted = self._convert()
+        self.trace_count += 1
+        graph = Graph()
+        with graph.as_default():
+            kinds = self.input_signature or values
+            inputs = [self._placeholder(n, v) for n, v in zip(names, kinds)]
+            call = [v if t is None else t for t, v in zip(inputs, values)]
+            result = self._call_python(names, call)
+            leaves: list[Tensor] = []
+            rebuild = _flatten(result, leaves)
+        return ConcreteFunction(graph, names, inputs, result, leaves, rebuild)
+
+    def _call_python(self, names: list[str], values: list) -> Any:
+        """Call the (converted) Python function with the placeholders in place of the tensors."""
+        positional, keyword = [], {}
+        for n, v in zip(names, values):
+            kind = self._sig.parameters[n].kind if n in self._sig.parameters else None
+            if kind is inspect.Parameter.KEYWORD_ONLY:
+                keyword[n] = v
+            else:                      # positional parameters and ``*args`` items, in order
+                positional.append(v)
+        return self._converted(*positional, **keyword)
+
+    @staticmethod
+    def _placeholder(name: str, v: Any) -> Tensor | None:
+        if isinstance(v, TensorSpec):
+            return placeholder(v.dtype, v.shape, name=name.lstrip("*"))
+        if isinstance(v, np.ndarray | np.generic):
+            return placeholder(v.dtype, v.shape, name=name.lstrip("*"))
+        return None
+
+    def _convert(self) -> Callable:
+        if not self.autograph:
+            return self.python_function
+        from .autograph import convert
+        return convert(self.python_function)
+
+    def _note_trace(self, names: list[str], key: tuple) -> None:
+        """Count calls per trace; warn when the last few traces came in quick succession."""
+        previous, self._last_key = self._last_key, key
+        self._calls_per_trace.append(1)
+        recent = self._calls_per_trace[-RETRACE_WINDOW:]
+        if previous is None or len(recent) < RETRACE_WINDOW or sum(recent) > _MAX_CALLS_IN_WINDOW:
+            return
+        changed = [f"'{n}' ({_describe_key(a)} -> {_describe_key(b)})"
+                   for n, a, b in zip(names, previous, key) if a != b]
+        warnings.warn(
+            f"{len(recent)} out of the last {sum(recent)} calls to {self.python_function} "
+            f"triggered function retracing (traces so far: {self.trace_count}); this one because "
+            f"argument {', '.join(changed) or '(the argument structure)'} changed. Tracing is "
+            f"expensive: it rebuilds and recompiles the graph. Pass numpy arrays instead of Python "
+            f"numbers that change, or give an input_signature with None dims for shapes that vary.",
+            RetracingWarning, stacklevel=4)
+
+    def __repr__(self) -> str:
+        return f"<staticgraph.function {self.__name__} (traced {self.trace_count}x)>"
+
+
+def function(fn: Callable | None = None, input_signature: list | tuple | None = None,
+             autograph: bool = True) -> Any:
+    """``@function`` or ``function(fn, input_signature=[TensorSpec([None], tf.float32)])``.
+
+    With ``autograph`` (default) Python ``while``/``if``/``for i in range(n)``
+    on symbolic tensors become ``while_loop``/``cond`` (see :mod:`.autograph`).
+    """
+    if fn is None:
+        return lambda f: Function(f, input_signature, autograph)
+    return Function(fn, input_signature, autograph)

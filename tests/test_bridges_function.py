@@ -1,0 +1,163 @@
+"""staticgraph.function: tracing once per signature, caching, retracing warnings, gradients."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+from staticgraph.function import ConcreteFunction, RetracingWarning
+
+
+def _f32(*v):
+    return np.array(v, dtype=np.float32)
+
+
+def test_traces_once_per_signature_and_reuses_the_plan():
+    calls = []
+
+    @tf.function
+    def f(x, y):
+        calls.append(1)                       # Python side effects run only while tracing
+        return tf.reduce_sum(x * y)
+
+    assert f(_f32(1, 2), _f32(3, 4)) == np.float32(11)
+    assert f(_f32(2, 2), _f32(1, 1)) == np.float32(4)
+    assert (f.trace_count, len(calls)) == (1, 1)
+    f(_f32(1, 2, 3), _f32(1, 1, 1))           # new shape -> new trace
+    f(np.array([1, 2], np.float64), np.array([1, 2], np.float64))   # new dtype -> new trace
+    assert f.trace_count == f.experimental_get_tracing_count() == 3
+
+
+def test_python_numbers_are_baked_in_by_value():
+    @tf.function(autograph=False)
+    def scale(x, k):
+        return x * k
+
+    assert np.array_equal(scale(_f32(1, 2), 3.0), _f32(3, 6))
+    assert np.array_equal(scale(_f32(1, 2), 3.0), _f32(3, 6))
+    assert scale.trace_count == 1
+    assert np.array_equal(scale(_f32(1, 2), 4.0), _f32(4, 8))
+    assert scale.trace_count == 2
+    cf = scale.get_concrete_function(_f32(1, 2), 4.0)
+    assert [op.type for op in cf.graph.get_operations()] == ["Placeholder", "Const", "Mul"]
+
+
+def test_nested_outputs_keyword_and_default_arguments():
+    @tf.function
+    def f(x, *, bias=1.0):
+        return {"sum": tf.reduce_sum(x) + bias, "pair": (x, None)}
+
+    out = f(_f32(1, 2), bias=2.0)
+    assert out["sum"] == np.float32(5) and out["pair"][1] is None
+    assert np.array_equal(out["pair"][0], _f32(1, 2))
+    assert f(_f32(1, 2))["sum"] == np.float32(4)
+
+
+def test_input_signature_with_none_dims_traces_once():
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def double(x):
+        return x * 2.0
+
+    assert np.array_equal(double(_f32(1, 2, 3)), _f32(2, 4, 6))
+    assert np.array_equal(double([1.0, 2.0]), _f32(2, 4))    # converted to the spec's dtype
+    assert double.trace_count == 1
+    cf = double.get_concrete_function()
+    assert cf.inputs[0].shape.as_list() == [None]
+
+
+def test_input_signature_mismatch_is_a_type_error_naming_the_argument():
+    f = tf.function(lambda x: x + 1.0, input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    with pytest.raises(TypeError, match=r"incompatible with input_signature: argument 'x' is "
+                                        r"float64\[3\], expected TensorSpec\(shape=\(None, 2\)"):
+        f(np.ones(3))
+    g = tf.function(lambda x, y: x + y, input_signature=[tf.TensorSpec([2])])
+    with pytest.raises(TypeError, match="input_signature of 1 tensors, got 2 arguments"):
+        g(np.ones(2, np.float32), 3)
+    with pytest.raises(TypeError, match="<lambda>\\(\\): too many positional arguments"):
+        f(np.ones((1, 2), np.float32), 3)
+
+
+def test_concrete_function_prints_ops_and_generated_code():
+    @tf.function
+    def f(x):
+        return tf.tanh(x) * 2.0
+
+    cf = f.get_concrete_function(_f32(0.5))
+    assert isinstance(cf, ConcreteFunction)
+    assert str(cf.graph).splitlines() == [
+        "%x = Placeholder(dtype=float32, shape=(1,))  # float32[1]",
+        "%Tanh = Tanh(%x)  # float32[1]",
+        "%mul/y = Const(value=2.0)  # float32[]",
+        "%mul = Mul(%Tanh, %mul/y)  # float32[1]"]
+    assert cf.code.startswith("def plan_")
+    assert "Tanh 'Tanh'" in cf.code and "Mul 'mul'" in cf.code
+    assert "test_bridges_function.py" in cf.code          # each line names the user's source line
+    assert f.get_concrete_function(_f32(0.1)) is cf       # same signature, same graph
+    assert repr(cf) == "<ConcreteFunction (x: float32[1]) with 4 ops>"
+
+
+def test_get_concrete_function_accepts_tensor_specs():
+    f = tf.function(lambda x: x * x)
+    cf = f.get_concrete_function(tf.TensorSpec([None], tf.float64))
+    assert cf.inputs[0].dtype == tf.float64
+    assert np.array_equal(cf(np.array([3.0])), np.array([9.0]))
+    with pytest.raises(ValueError, match="argument 'x' has shape \\(2, 2\\)"):
+        cf(np.ones((2, 2)))
+    with pytest.raises(TypeError, match="only accepted by get_concrete_function"):
+        f(tf.TensorSpec([1]))
+
+
+def test_gradients_through_a_traced_function():
+    @tf.function
+    def loss(w, x, k):
+        return tf.reduce_sum(tf.tanh(w * x)) * k
+
+    w, x = _f32(0.3, -0.2), _f32(1.5, 2.0)
+    value, (gw, gx, gk) = loss.value_and_gradients(w, x, 2.0)
+    expect = 2.0 * (1 - np.tanh(w * x) ** 2)
+    assert np.isclose(value, 2.0 * np.tanh(w * x).sum())
+    np.testing.assert_allclose(gw, expect * x, rtol=1e-6)
+    np.testing.assert_allclose(gx, expect * w, rtol=1e-6)
+    assert gk is None                                      # a Python number: no gradient
+    assert loss.trace_count == 1                           # same graph, gradient nodes added once
+    loss.value_and_gradients(w, x, 2.0)
+    assert loss.get_concrete_function(w, x, 2.0).count_ops("OnesLike") == 1
+
+
+def test_integer_input_gets_no_gradient():
+    f = tf.function(lambda x, n: tf.reduce_sum(x) * tf.cast(n, tf.float32))
+    _, (gx, gn) = f.value_and_gradients(_f32(1, 2), np.int32(3))
+    assert np.array_equal(gx, _f32(3, 3)) and gn is None
+
+
+def test_retracing_warning_names_the_changed_argument():
+    f = tf.function(lambda x, y: x + y)
+    y = _f32(1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for n in range(1, 5):
+            f(np.ones(n, np.float32), y)
+        assert not [w for w in caught if w.category is RetracingWarning]
+        f(np.ones(5, np.float32), y)                     # the 5th trace in 5 calls
+    msgs = [str(w.message) for w in caught if w.category is RetracingWarning]
+    assert len(msgs) == 1
+    assert "5 out of the last 5 calls" in msgs[0]
+    assert "argument 'x' (float32[4] -> float32[5])" in msgs[0] and "'y'" not in msgs[0]
+
+
+def test_no_retracing_warning_when_calls_mostly_hit_the_cache():
+    f = tf.function(lambda x: x * 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RetracingWarning)
+        for n in range(1, 8):
+            for _ in range(3):
+                f(np.ones(n, np.float32))
+    assert f.trace_count == 7
+
+
+def test_run_time_error_names_the_node_and_the_user_line():
+    f = tf.function(lambda x: tf.reshape(x, [-1, 3]), input_signature=[tf.TensorSpec([None])])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="(?s)Reshape.*test_bridges_function.py"):
+        f(np.ones(4, np.float32))
