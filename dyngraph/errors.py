@@ -61,6 +61,9 @@ def explain(op, inputs, error: Exception) -> Exception:
         n = max(error.ndim, 1)
         return IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                           f"but got {error.axis})")
+    for numpy_says, torch_says in _BOOL_MESSAGES:
+        if numpy_says in text:
+            return RuntimeError(torch_says)
     if isinstance(error, IndexError):
         return IndexError(text.replace("axis", "dimension"))
     if "could not be broadcast" in text or "broadcast shape" in text:
@@ -74,6 +77,14 @@ def explain(op, inputs, error: Exception) -> Exception:
         return SizeMismatchError(f"{text} {where}")
     return RuntimeError(f"{op.fname}: {text} {where}")
 
+
+_BOOL_MESSAGES = [
+    ("boolean subtract", "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                         "Use the `^` or `logical_xor()` operator instead."),
+    ("boolean negative", "Negation, the `-` operator, on a bool tensor is not supported. If you "
+                         "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                         "instead."),
+]
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
             "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",

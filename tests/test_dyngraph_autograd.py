@@ -297,6 +297,12 @@ def test_shape_error_points_at_the_users_line():
      r"^mean\(\): could not infer output dtype\. Input dtype must be either a floating point or "
      r"complex dtype\. Got: Long$"),
     ("torch.ones(3, requires_grad=True).numpy()", RuntimeError, r"Use tensor\.detach\(\)\.numpy\(\)"),
+    ("torch.tensor([True]) - torch.tensor([False])", RuntimeError,
+     r"^Subtraction, the `-` operator, with two bool tensors is not supported\. Use the `\^` or "
+     r"`logical_xor\(\)` operator instead\.$"),
+    ("-torch.tensor([True])", RuntimeError,
+     r"^Negation, the `-` operator, on a bool tensor is not supported\. If you are trying to "
+     r"invert a mask, use the `~` or `logical_not\(\)` operator instead\.$"),
 ])
 def test_other_errors_use_pytorch_wording(expr, error, message):
     with pytest.raises(error, match=message):
