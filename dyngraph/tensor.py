@@ -62,7 +62,7 @@ class Tensor:
             data = np.array(args[0].tolist() if isinstance(args[0], Tensor) else args[0],
                             dtype=np.float32)
         else:
-            data = np.zeros(args, dtype=np.float32)
+            data = np.zeros(args or (0,), dtype=np.float32)
         init_slots(self, data, False, None)
 
     # --- what a tensor is ---------------------------------------------------------

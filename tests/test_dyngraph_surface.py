@@ -41,6 +41,8 @@ REPRS = [
     ("torch.tensor([1e9, 1.])", "tensor([1.0000e+09, 1.0000e+00])"),
     ("torch.tensor([float('nan'), float('inf'), 1.5])", "tensor([   nan,    inf, 1.5000])"),
     ("torch.tensor([])", "tensor([])"),
+    ("torch.Tensor()", "tensor([])"),
+    ("torch.Tensor([0])", "tensor([0.])"),
     ("torch.zeros(0, 3)", "tensor([], size=(0, 3))"),
     ("torch.zeros(0, 3, dtype=torch.int64)", "tensor([], size=(0, 3), dtype=torch.int64)"),
     ("torch.arange(2000)", "tensor([   0,    1,    2,  ..., 1997, 1998, 1999])"),
