@@ -213,6 +213,15 @@ def test_inplace_ops_update_memory_and_version():
     assert t.tolist() == [1.0, 2.0, 3.0]
 
 
+def test_copy_into_a_plain_tensor_records_the_source():
+    x = torch.tensor([1., 2., 3.], requires_grad=True)
+    y = torch.zeros(2, 3)
+    y.copy_(x * 2)  # broadcast, recorded
+    assert y.requires_grad and not y.is_leaf
+    y.sum().backward()
+    assert x.grad.tolist() == [4.0, 4.0, 4.0]
+
+
 def test_inplace_on_intermediate_rebases_its_history():
     x = torch.tensor([1., 2.], requires_grad=True)
     y = x * 2
