@@ -72,6 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     show_programs(eager_gradient, static_gradient)
     w, x, a, b, y = eager_gradient()
     g, xp, yt, (dw, dx, da), forward_ops = static_gradient()
+    draw_static(args.out, "gradient_static", g, "staticgraph: y = (x + w) * (w + 1) and gradients()")
     with g.as_default():
         init = tf.global_variables_initializer()
     grad_ops = [op.name for op in g.get_operations() if op.name.startswith("gradients")]
@@ -101,7 +102,6 @@ def main(argv: list[str] | None = None) -> None:
            + "; by hand dy/dw = b + a = 5 and dy/dx = b = 2."])
     draw_eager(args.out, "gradient_eager", y, "dyngraph: graph recorded for y = (x + w) * (w + 1)",
                {"w": w, "x": x})
-    draw_static(args.out, "gradient_static", g, "staticgraph: y = (x + w) * (w + 1) and gradients()")
 
 
 def _fn(t) -> str:

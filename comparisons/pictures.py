@@ -181,7 +181,8 @@ def _layers(g: nx.DiGraph) -> dict:
 
     Layers come from the longest path from a source, then each inner node
     moves down next to its earliest consumer (short edges); within a layer,
-    nodes sit at the mean position of their inputs (fewer crossings).
+    nodes are ordered by the mean position of their neighbours, sweeping
+    down, up and down again (the classic barycentre heuristic: fewer crossings).
     """
     order = list(nx.topological_sort(g))
     layer = {}
@@ -193,15 +194,28 @@ def _layers(g: nx.DiGraph) -> dict:
     rows: dict[int, list] = {}
     for n in g.nodes:                      # creation order: a stable first guess
         rows.setdefault(layer[n], []).append(n)
-    pos = {}
-    for depth in sorted(rows):
-        def centre(n):
-            xs = [pos[p][0] for p in g.predecessors(n) if p in pos]
-            return sum(xs) / len(xs) if xs else 0.0
-        members = sorted(rows[depth], key=centre)
-        for k, n in enumerate(members):
-            pos[n] = (k - (len(members) - 1) / 2, -depth)
+    pos: dict = {}
+    depths = sorted(rows)
+    for sweep, neighbours in ((depths, g.predecessors), (depths[::-1], g.successors),
+                              (depths, g.predecessors)):
+        for depth in sweep:               # barycentre ordering, down, up, down again
+            def centre(n):
+                xs = [pos[m][0] for m in neighbours(n) if m in pos]
+                return sum(xs) / len(xs) if xs else pos.get(n, (0.0,))[0]
+            members = sorted(rows[depth], key=centre)
+            rows[depth] = members
+            for k, n in enumerate(members):
+                pos[n] = (k - (len(members) - 1) / 2, -depth)
     return pos
+
+
+def _induced(g: nx.DiGraph, members: list) -> nx.DiGraph:
+    """The sub-graph on ``members`` with their order kept (``g.subgraph`` iterates a set)."""
+    keep = set(members)
+    sub = nx.DiGraph()
+    sub.add_nodes_from(members)
+    sub.add_edges_from((a, b) for a, b in g.edges(members) if b in keep)
+    return sub
 
 
 def layered_layout(g: nx.DiGraph) -> dict:
@@ -214,10 +228,10 @@ def layered_layout(g: nx.DiGraph) -> dict:
     groups: dict = {}
     for n, data in g.nodes(data=True):
         groups.setdefault(data.get("cluster"), []).append(n)
-    pos = _layers(g.subgraph(groups.pop(None, [])))
+    pos = _layers(_induced(g, groups.pop(None, [])))
     right = max((x for x, _ in pos.values()), default=-1.5)
     for members in groups.values():
-        local = _layers(g.subgraph(members))
+        local = _layers(_induced(g, members))
         owner = g.nodes[members[0]].get("owner")
         top = pos[owner][1] - 1 if owner in pos else 0
         left = min(x for x, _ in local.values())
