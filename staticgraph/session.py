@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .compiler import Executable, compile_plan
+from .compiler import Executable, PassConfig, compile_plan
 from .graph import Graph, Operation, Tensor, get_default_graph
 from .kinds import SessionState
 
@@ -127,7 +127,10 @@ class Session:
     """Runs (parts of) a graph; holds variable values; caches one plan per run signature."""
 
     def __init__(self, target: str = "", graph: Graph | None = None, config=None):
+        """``config``: a :class:`compiler.PassConfig` choosing the optimisation passes for this
+        Session's plans (anything else, e.g. a TF ConfigProto, is accepted and ignored)."""
         self.graph = graph or get_default_graph()
+        self.passes = config if isinstance(config, PassConfig) else None
         self.state = SessionState()
         self.compile_count = 0
         self._cache: dict = {}
@@ -166,7 +169,8 @@ class Session:
             container, rebuild = type(fetches).__name__, None
         else:
             container = "tuple"
-        exe = compile_plan(flat, [f.tensor for f in feeds], self.state, container, guards=feeds)
+        exe = compile_plan(flat, [f.tensor for f in feeds], self.state, container, guards=feeds,
+                           optimize=self.passes)
         return _Compiled(exe, rebuild)
 
     def _feed_tensor(self, key: Any) -> Tensor:
@@ -179,10 +183,14 @@ class Session:
         return t
 
     def explain(self, fetches: Any, feed_dict: dict | None = None) -> str:
-        """The generated source of the plan ``run(fetches, feed_dict)`` uses."""
+        """What ``run(fetches, feed_dict)`` executes: the pass report, then the generated source."""
+        return self.compiled(fetches, feed_dict).explain()
+
+    def compiled(self, fetches: Any, feed_dict: dict | None = None) -> Executable:
+        """The compiled plan for this run signature (``.source``, ``.report``, ``.plan``)."""
         key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key) or self._compile(fetches, feed_dict or {})
-        return c.exe.source
+        return c.exe
 
     # --- lifecycle -------------------------------------------------------------------
     def close(self) -> None:

@@ -2,13 +2,16 @@
 
 ::
 
-    fetches, feeds --prune--> needed ops --order--> op list --(passes)--> op list
-                   --lower_plan--> Plan (slots, steps) --generate--> Python function
+    fetches, feeds --prune--> needed ops --order--> op list
+                   --fold/simplify/cse/dce (compiler.passes)--> op list --(passes)--> op list
+                   --lower_plan--> Plan (slots, steps) --liveness--> --generate--> Python function
 
 ``compile_plan`` is what a Session calls on a cache miss and what control-flow
 kernels (issue 5) call to compile a body or branch sub-graph: its result maps
-fed values to fetched values and knows nothing about Sessions.  ``passes`` is
-the hook for issue 7's rewrites (each ``pass(ops) -> ops``).
+fed values to fetched values and knows nothing about Sessions.  Which
+rewrites run is ``optimize`` (a :class:`passes.PassConfig`; default: the
+global one, see :mod:`.passes`); ``passes`` is an extra hook (each
+``pass(ops) -> ops``).  ``Executable.report`` lists nodes before/after per pass.
 """
 from __future__ import annotations
 
@@ -21,11 +24,13 @@ from ..graph import Operation, Tensor
 from ..kinds import SessionState
 from .codegen import Generated, generate
 from .order import topological_order
+from .passes import PassConfig, PassReport, current, run_passes
+from .passes.liveness import allocate
 from .plan import Plan, Step, lower_plan
 from .prune import prune
 
 __all__ = ["compile_plan", "Executable", "Plan", "Step", "prune", "topological_order",
-           "lower_plan", "generate"]
+           "lower_plan", "generate", "PassConfig"]
 
 
 STATEFUL = frozenset({"VariableV2", "ReadVariableOp", "Assign", "AssignAdd", "AssignSub"})
@@ -35,16 +40,22 @@ STATEFUL = frozenset({"VariableV2", "ReadVariableOp", "Assign", "AssignAdd", "As
 class Executable:
     """A compiled plan: ``fn(*fed_values)`` runs it; ``reraise`` explains a failure."""
 
-    __slots__ = ("fn", "plan", "generated")
+    __slots__ = ("fn", "plan", "generated", "report")
 
-    def __init__(self, plan: Plan, generated: Generated):
+    def __init__(self, plan: Plan, generated: Generated, report: PassReport | None = None):
         self.plan = plan
         self.generated = generated
         self.fn = generated.fn
+        self.report = report or PassReport()
 
     @property
     def source(self) -> str:
+        """The generated Python function (one line per step)."""
         return self.generated.source
+
+    def explain(self) -> str:
+        """The pass report followed by the generated source (a teaching view of the plan)."""
+        return f"{self.report}\n\n{self.source}"
 
     def reraise(self, err: BaseException):
         """Re-raise ``err`` naming the node, its op type, input shapes and creation site."""
@@ -53,7 +64,8 @@ class Executable:
         step, values = self._failed_step(err)
         if step is None:
             raise err
-        shapes = ", ".join(fmt_shape(getattr(values.get(f"v{i}"), "shape", None)) for i in step.inputs)
+        names = self.generated.names
+        shapes = ", ".join(fmt_shape(getattr(values.get(names[i]), "shape", None)) for i in step.inputs)
         raise InvalidArgumentError(
             None, step.op,
             f"{type(err).__name__}: {err}\n  in node '{step.op.name}' ({step.op.type}) with input "
@@ -71,18 +83,34 @@ class Executable:
 
 def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
                  state: SessionState, container: str = "tuple", guards: Sequence | None = None,
-                 passes: Sequence[Callable[[list[Operation]], list[Operation]]] = ()) -> Executable:
-    """Prune, order, (rewrite), lower and generate: the whole pipeline, once.
+                 passes: Sequence[Callable[[list[Operation]], list[Operation]]] = (),
+                 optimize: PassConfig | None = None) -> Executable:
+    """Prune, order, rewrite, lower and generate: the whole pipeline, once.
 
     The result's ``fn(*fed_values)`` returns the fetched values in ``container``
     (see :func:`codegen.generate`); ``guards`` validate fed values inline.
     """
-    fed = set(feeds)
-    order = topological_order(prune(fetches, fed))
+    fed, config, report = set(feeds), optimize or current(), PassReport()
+    needed = prune(fetches, fed)
+    report.add("prune", len(fetches[0].graph._ops) if fetches else 0, len(needed))
+    prog = run_passes(topological_order(needed), list(fetches), fed, config, report)
+    order = prog.ops
     for p in passes:
         order = p(order)
-    plan = lower_plan(order, list(feeds), list(fetches), state)
+    plan = lower_plan(order, list(feeds), prog.fetches, state)
     ranks = [f.ndim if isinstance(f, Tensor) else None for f in fetches]
-    copies = [isinstance(f, Tensor) and f not in fed and f.op.type in STATEFUL for f in fetches]
-    return Executable(plan, generate(plan, ranks, container, copies, guards and list(guards)))
+    copies = [_copied(f, r, fed) for f, r in zip(fetches, prog.fetches)]
+    alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
+    gen = generate(plan, ranks, container, copies, guards and list(guards), alloc)
+    return Executable(plan, gen, report)
+
+
+def _copied(fetch, resolved, fed: set) -> bool:
+    """Does the caller get a copy?  A variable's array always (state never leaks), and a
+    fed array or a constant that a pass substituted for a computed fetch (as unoptimised)."""
+    if not isinstance(fetch, Tensor) or fetch in fed:
+        return False
+    if resolved.op.type in STATEFUL:
+        return True
+    return resolved is not fetch and (resolved in fed or resolved.op.type == "Const")
 

@@ -9,8 +9,13 @@ bound as default arguments::
         return v4[()]
 
 The source is registered with ``linecache`` so tracebacks show the generated
-line, and a line number maps back to its step for error messages.  Issue 7's
-liveness pass will add ``del`` lines / buffer reuse here.
+line, and a line number maps back to its step for error messages.  With an
+:class:`~.passes.liveness.Allocation`, intermediates live in reused locals
+``r0, r1...``, dead ones are ``del``-eted, and in-place steps pass their
+output buffer as the ufunc's last positional argument (``out``)::
+
+    r0 = f0(v0, v1)          # Add
+    r0 = f1(r0, v1, r0)      # Add, written into r0's own (dead) buffer
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from .passes.liveness import Allocation
 from .plan import Plan
 
 __all__ = ["generate", "Generated"]
@@ -30,24 +36,26 @@ _counter = itertools.count()
 class Generated:
     """The compiled function plus what error reporting needs (source, line -> step)."""
 
-    __slots__ = ("fn", "source", "filename", "line_step")
+    __slots__ = ("fn", "source", "filename", "line_step", "names")
 
-    def __init__(self, fn: Callable, source: str, filename: str, line_step: dict[int, int]):
+    def __init__(self, fn: Callable, source: str, filename: str, line_step: dict[int, int],
+                 names: dict[int, str]):
         self.fn = fn
         self.source = source
         self.filename = filename
         self.line_step = line_step
+        self.names = names          # slot -> the local holding it
 
 
-def _result(slot: int | None, rank: int | None, copy: bool) -> str:
+def _result(name: str | None, rank: int | None, copy: bool) -> str:
     """A fetched value as TF returns it: 0-d results become numpy scalars; state is copied."""
-    if slot is None:
+    if name is None:
         return "None"
     if rank == 0:
-        return f"v{slot}[()]"
+        return f"{name}[()]"
     if copy:
-        return f"_scalarize(v{slot}.copy())"
-    return f"v{slot}" if rank is not None else f"_scalarize(v{slot})"
+        return f"_scalarize({name}.copy())"
+    return name if rank is not None else f"_scalarize({name})"
 
 
 def _scalarize(v):
@@ -71,7 +79,8 @@ def _guard(i: int, conv) -> str:
 
 
 def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple",
-             copies: list[bool] | None = None, guards: list | None = None) -> Generated:
+             copies: list[bool] | None = None, guards: list | None = None,
+             alloc: Allocation | None = None) -> Generated:
     """Compile ``plan`` into a function of the fed values.
 
     ``container``: ``"single"`` returns the one fetched value, ``"list"``/``"tuple"``
@@ -79,7 +88,9 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     is session state (a variable's array): the caller gets a copy, so mutating it
     cannot change the variable.  ``guards`` (one converter per feed, with
     ``.dtype``/``.shape``) validate fed values inline (see :func:`_guard`).
+    ``alloc`` (from :func:`~.passes.liveness.allocate`) names, reuses and releases locals.
     """
+    names = alloc.names if alloc is not None else {s: f"v{s}" for s in plan.slot_of.values()}
     n = next(_counter)
     name, filename = f"plan_{n}", f"<staticgraph-plan-{n}>"
     env = {"_scalarize": _scalarize, "_ndarray": np.ndarray}
@@ -96,13 +107,19 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     for k, step in enumerate(plan.steps):
         env[f"f{k}"] = step.kernel
         params.append(f"f{k}=f{k}")
-        call = f"f{k}({', '.join(f'v{i}' for i in step.inputs)})"
-        outs = ["_" if s is None else f"v{s}" for s in step.outputs]
+        args = [names[i] for i in step.inputs]
+        if alloc is not None and k in alloc.out:
+            args.append(names[alloc.out[k]])
+        call = f"f{k}({', '.join(args)})"
+        outs = ["_" if s is None else names[s] for s in step.outputs]
         target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")
         line_step[len(lines) + 1] = k
         lines.append(f"    {target}{call}  # {step.op.type} '{step.op.name}' ({step.op.site})")
+        if alloc is not None and k in alloc.dels:
+            lines.append(f"    del {', '.join(alloc.dels[k])}")
     copies = copies or [False] * len(fetch_ranks)
-    results = [_result(s, r, c) for s, r, c in zip(plan.fetches, fetch_ranks, copies)]
+    results = [_result(None if s is None else names[s], r, c)
+               for s, r, c in zip(plan.fetches, fetch_ranks, copies)]
     if container == "single":
         ret = results[0]
     elif container == "list":
@@ -113,4 +130,4 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     source = "\n".join([*lines, f"    return {ret}", ""])
     exec(compile(source, filename, "exec"), env)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return Generated(env[name], source, filename, line_step)
+    return Generated(env[name], source, filename, line_step, names)

@@ -1,0 +1,123 @@
+"""Issue 7's rewrite passes and their switches.
+
+::
+
+    pruned, ordered ops --fold--> --simplify--> --cse-->   (repeated while anything changes)
+                        --dce--> ops for lower_plan;  liveness + in-place run in codegen
+
+Each pass is a small ``Program -> Program`` function that records what it
+changed (see :mod:`.report`).  All of them are on by default; each can be
+switched off -- globally with :func:`disable`/:func:`enable` or the
+:func:`options` context manager, or per Session with
+``Session(config=PassConfig(cse=False))`` (``PassConfig.off()`` turns every
+optimisation off: the plan then runs exactly the pruned graph, one step per
+node, with no buffer reuse).  Pruning is not a switch: without it a plan
+would have to run placeholders nobody fed.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from typing import Iterator
+
+from ...graph import Operation, Tensor
+from .cse import cse
+from .dce import dce, live_ops
+from .fold import fold
+from .program import Program
+from .report import PassRecord, PassReport
+from .simplify import simplify
+
+__all__ = ["PassConfig", "PassReport", "PassRecord", "Program", "run_passes", "enable", "disable",
+           "options", "current", "fold", "simplify", "cse", "dce", "REWRITES"]
+
+REWRITES = {"fold": fold, "simplify": simplify, "cse": cse}
+"""The rewrites repeated until nothing changes (in this order), then ``dce`` once."""
+
+MAX_ROUNDS = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class PassConfig:
+    """Which passes run.  ``liveness``: release values after their last use (``del``, reused
+    locals); ``inplace``: elementwise ops write into a dead input's buffer."""
+
+    fold: bool = True
+    simplify: bool = True
+    cse: bool = True
+    dce: bool = True
+    liveness: bool = True
+    inplace: bool = True
+    max_fold_elements: int = 1 << 16
+
+    @classmethod
+    def off(cls) -> "PassConfig":
+        """No optimisation at all (the baseline for comparisons and debugging)."""
+        return cls(False, False, False, False, False, False)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(self) if f.type in (bool, "bool"))
+
+
+_current = [PassConfig()]
+
+
+def current() -> PassConfig:
+    """The configuration new plans are compiled with (unless a Session carries its own)."""
+    return _current[-1]
+
+
+def _set(value: bool, names: tuple[str, ...]) -> None:
+    unknown = set(names) - set(current().names)
+    if unknown:
+        raise ValueError(f"unknown pass(es) {sorted(unknown)}; known: {list(current().names)}")
+    _current[-1] = dataclasses.replace(current(), **{n: value for n in names})
+
+
+def enable(*names: str) -> None:
+    """Switch passes on for plans compiled from now on (no names: all of them)."""
+    _set(True, names or current().names)
+
+
+def disable(*names: str) -> None:
+    """Switch passes off for plans compiled from now on (no names: all of them)."""
+    _set(False, names or current().names)
+
+
+@contextlib.contextmanager
+def options(**switches) -> Iterator[PassConfig]:
+    """``with options(cse=False): ...`` -- a temporary configuration."""
+    _current.append(dataclasses.replace(current(), **switches))
+    try:
+        yield current()
+    finally:
+        _current.pop()
+
+
+def run_passes(ops: list[Operation], fetches: list, fed: set[Tensor], config: PassConfig,
+               report: PassReport) -> Program:
+    """Rewrite the ordered ``ops`` for ``fetches`` as ``config`` allows; log into ``report``."""
+    prog = Program(ops, fetches, fed, config.max_fold_elements)
+    rewrites = [(n, p) for n, p in REWRITES.items() if getattr(config, n)]
+    for round_ in range(MAX_ROUNDS):
+        changed = False
+        for name, rewrite in rewrites:
+            changed |= _run(name, rewrite, prog, report, quiet=round_ > 0)
+        if not changed:
+            break
+    if config.dce:
+        _run("dce", dce, prog, report, quiet=False)
+    return prog
+
+
+def _run(name: str, rewrite, prog: Program, report: PassReport, quiet: bool) -> bool:
+    """One pass; the report counts *live* nodes (what would run), so each pass shows its effect.
+
+    ``quiet``: a later round's pass that changed nothing is not reported.
+    """
+    before, prog.changes = len(live_ops(prog)), []
+    rewrite(prog)
+    if prog.changes or not quiet:
+        report.add(name, before, len(live_ops(prog)), prog.changes)
+    return bool(prog.changes)

@@ -1,0 +1,41 @@
+"""Dead-code elimination: drop pure ops whose results nothing reads any more.
+
+After folding, simplification and CSE, some ops only fed ops that are gone.
+Kept: ops producing a fetch, fetched operations, every op with an effect
+(anything not pure: variable reads and writes, prints, control flow),
+control inputs of kept ops, and -- transitively -- the producers of their
+inputs.  One backward sweep suffices because ``ops`` is in execution order.
+Ops are matched to control inputs by name (a rewritten clone keeps its name).
+"""
+from __future__ import annotations
+
+from ...graph import Operation, Tensor
+from .program import Program, is_pure
+
+__all__ = ["dce", "live_ops"]
+
+
+def live_ops(prog: Program) -> list[Operation]:
+    """The ops a fetch or an effect needs, in order (``prog`` is not changed)."""
+    needed: set[Tensor] = {f for f in prog.fetches if isinstance(f, Tensor)}
+    named: set[str] = {f.name for f in prog.fetches if isinstance(f, Operation)}
+    keep: list[Operation] = []
+    for op in reversed(prog.ops):
+        if not (op.name in named or not is_pure(op) or any(t in needed for t in op.outputs)):
+            continue
+        keep.append(op)
+        needed.update(op.inputs)
+        named.update(c.name for c in op.control_inputs)
+    keep.reverse()
+    return keep
+
+
+def dce(prog: Program) -> Program:
+    """Keep only what a fetch or an effect needs."""
+    keep = live_ops(prog)
+    kept = set(map(id, keep))
+    for op in prog.ops:
+        if id(op) not in kept:
+            prog.note(f"dce: {op.type} '{op.name}'")
+    prog.ops = keep
+    return prog

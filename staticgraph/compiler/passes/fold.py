@@ -1,0 +1,94 @@
+"""Constant folding: a pure op whose inputs are all known now is computed now, once.
+
+::
+
+    %c = Const(2.0)   %d = Const(3.0)   %e = Mul(%c, %d)   -->   %e/folded = Const(6.0)
+    %o = OnesLike(%y)        # y: float32[20, 1], fully known   -->   Const(ones (20, 1))
+
+"Known now" means a Const input, or an input the kernel reads only for its
+shape and dtype (the ``*Like`` refs, ``OnesLike``'s argument...) whose static
+shape is fully known: it is stood in for by a :class:`common.ShapeRef`.
+
+Folding must not change what a run does, so an op is left alone when its
+result would exceed the size cap (a big constant costs memory for the
+plan's lifetime), when numpy would warn or raise while computing it (the
+warning or error belongs to the run, as before), or when the computed dtype
+or shape disagrees with the op's static spec.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from common import ShapeRef
+from common.shapes import is_known
+
+from ...graph import Operation, Tensor
+from .program import Program, frozen, is_pure, new_op, static_value
+
+__all__ = ["fold", "SHAPE_ONLY"]
+
+SHAPE_ONLY: dict[str, frozenset[int] | None] = {
+    "OnesLike": frozenset({0}), "ZerosLike": frozenset({0}), "ReduceSize": frozenset({0}),
+    "BroadcastLike": frozenset({1}), "SumLike": frozenset({1}), "ReshapeLike": frozenset({1}),
+    "ScatterLike": frozenset({1}), "SplitPart": None,   # None: every input but the first
+}
+"""Inputs whose value the kernel never reads, only ``.shape``/``.dtype`` (by op type)."""
+
+def shape_only(op: Operation, i: int) -> bool:
+    if op.type not in SHAPE_ONLY:
+        return False
+    which = SHAPE_ONLY[op.type]
+    return i > 0 if which is None else i in which
+
+
+def _known_input(op: Operation, i: int, t: Tensor, producers: dict):
+    """The value to fold ``t`` with, or None when it is not known at compile time."""
+    if shape_only(op, i) and is_known(t._shape):
+        return ShapeRef(tuple(t._shape), t.np_dtype)
+    return static_value(producers.get(t))
+
+
+def _compute(op: Operation, args: list, cap: int) -> np.ndarray | None:
+    """``op``'s kernel on ``args``; None when it warns, raises or breaks its static spec."""
+    out = op.outputs[0]
+    if out._shape is not None and None not in out._shape and math.prod(out._shape) > cap:
+        return None
+    try:
+        with warnings.catch_warnings(), np.errstate(all="raise"):
+            warnings.simplefilter("error")
+            value = np.asarray(op.op_def.impl(*args, **op.attrs))
+    except Exception:  # noqa: BLE001  (whatever it is, the run raises it, not the compiler)
+        return None
+    if value.dtype != out.np_dtype or value.size > cap or not _fits(value.shape, out._shape):
+        return None
+    return frozen(value)
+
+
+def _fits(shape: tuple, static: tuple | None) -> bool:
+    return static is None or (len(shape) == len(static) and
+                              all(d is None or d == n for d, n in zip(static, shape)))
+
+
+def fold(prog: Program) -> Program:
+    """Replace every foldable op by a Const holding its (read-only) value."""
+    producers = prog.producers()
+    for i, op in prog.live():
+        if op.op_def is None or not is_pure(op) or len(op.outputs) != 1:
+            continue
+        args = [_known_input(op, k, prog.resolve(t), producers) for k, t in enumerate(op.inputs)]
+        if any(a is None for a in args):
+            continue
+        value = _compute(op, args, prog.max_fold_elements)
+        if value is None:
+            continue
+        const = new_op(op, "Const", (), {"value": value}, (value.shape, value.dtype), "folded")
+        prog.ops[i] = const
+        producers[const.outputs[0]] = const
+        prog.pending[op.outputs[0]] = const.outputs[0]
+        prog.note(f"fold: {op.type} '{op.name}' -> constant {value.dtype}{list(value.shape)}")
+    prog.substitute()
+    return prog
+
