@@ -83,6 +83,16 @@ def _out_grads(op: Operation, out_grads: list, idx: list[int]) -> list[Tensor]:
     return [out_grads[i] if out_grads[i] is not None else zeros_like(op.outputs[i]) for i in idx]
 
 
+def _no_second_order(op: Operation, out_grads: list) -> list:
+    """Differentiating a control-flow gradient node: refused loudly, never a silent None."""
+    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}): "
+                      f"second-order gradients through while_loop/cond are not supported.")
+
+
+register_structural_gradient("WhileGrad")(_no_second_order)
+register_structural_gradient("CondGrad")(_no_second_order)
+
+
 # --- While --------------------------------------------------------------------------
 
 @register_structural_gradient("While")

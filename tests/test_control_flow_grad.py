@@ -51,6 +51,21 @@ def test_grad_wrt_loop_var_and_captured_weight_summed_over_iterations():
         assert s.compile_count == 1
 
 
+def test_grad_when_the_loss_reads_one_of_two_interacting_loop_vars():
+    a0, b0, w = (tf.placeholder(tf.float64, (), name=k) for k in ("a0", "b0", "w"))
+    _, a, b = tf.while_loop(lambda i, a, b: i < 5, lambda i, a, b: (i + 1, b, a * w + b), [0, a0, b0])
+    grads = tf.gradients(a, [a0, b0, w])
+
+    def ref(v):
+        a, b = v[0], v[1]
+        for _ in range(5):
+            a, b = b, a * v[2] + b
+        return a
+    v = np.array([0.3, -0.8, 1.1])
+    got = tf.Session().run(grads, {a0: v[0], b0: v[1], w: v[2]})
+    np.testing.assert_allclose(got, finite_difference(ref, v), atol=1e-7)
+
+
 def test_zero_iterations_pass_the_gradient_through_and_give_weights_zero():
     x = tf.placeholder(tf.float64, (2,), name="x")
     w = tf.constant([2.0, 3.0], tf.float64)
@@ -242,3 +257,12 @@ def test_minimize_trains_an_rnn_built_with_while_loop():
         for _ in range(30):
             s.run(train, feed)
         assert s.run(loss, feed) < 0.5 * before
+
+
+def test_error_second_order_gradient_through_a_loop():
+    x = tf.placeholder(tf.float64, (), name="x")
+    y = tf.while_loop(lambda v: v < 10.0, lambda v: v * v + 1.0, [x])
+    g, = tf.gradients(y, [x])
+    with pytest.raises(LookupError, match=r"No gradient defined for operation 'gradients/while_grad/"
+                                          r"WhileGrad' \(op type: WhileGrad\): second-order"):
+        tf.gradients(g, [x])
