@@ -131,8 +131,8 @@ defop("Squeeze", _squeeze, _squeeze_infer, inputs=("x",), fname="squeeze",
 def _broadcast_to_infer(x: Spec, shape) -> Spec:
     shape = tuple(shape)
     out = broadcast_shapes(x.shape, shape)
-    if x.shape is not None and len(x.shape) > len(shape) or out != tuple(
-            s if s is not None else o for s, o in zip(shape, out)):
+    if x.shape is not None and len(x.shape) > len(shape) or out is not None and any(
+            s is not None and o is not None and o != s for s, o in zip(shape, out)):
         raise ShapeError(f"cannot broadcast {fmt_shape(x.shape)} to {list(shape)}")
     return Spec(shape, x.dtype)
 
