@@ -127,8 +127,16 @@ def regions(op) -> list[tuple[str, object]]:
         if is_region(value):
             found.append((attr, value))
         elif isinstance(value, (tuple, list)):
-            found += [(f"{attr}[{k}]", v) for k, v in enumerate(value) if is_region(v)]
+            found += [(f"{attr}[{k}]{_branch_note(op, attr, k)}", v)
+                      for k, v in enumerate(value) if is_region(v)]
     return found
+
+
+def _branch_note(op, attr: str, k: int) -> str:
+    """A two-way ``Cond`` runs ``branches[int(pred)]`` (as TF's ``If``/``Case``): say which."""
+    if getattr(op, "type", "") == "Cond" and attr == "branches" and len(op.attrs[attr]) == 2:
+        return f" (pred {bool(k)})"
+    return ""
 
 
 def _add_region(g: nx.DiGraph, owner: str, attr: str, region, prefix: str) -> None:
