@@ -1,0 +1,112 @@
+"""AutoGraph: Python ``while``/``if``/``for i in range(n)`` on tensors become graph control flow.
+
+::
+
+    source --inspect.getsource--> AST --Converter--> AST with helper calls
+           --compile (same file name and line numbers)--> code object
+           --FunctionType(code, fn's globals, fn's closure cells + _ag__)--> converted fn
+
+The converted function is compiled under the original file name with the
+original line numbers, so build errors and graph nodes' creation sites point
+at the user's lines.  It shares the original's globals and closure cells, so
+names it reads stay live.  What cannot be converted (no source, lambdas,
+async/generator functions) runs unconverted, with a warning when it matters.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import types
+import warnings
+from typing import Callable
+
+from . import runtime
+from .runtime import AutoGraphError, UNDEFINED
+from .analysis import declared
+from .transformer import RUNTIME, Converter
+
+__all__ = ["convert", "to_code", "AutoGraphError", "AutoGraphWarning", "UNDEFINED"]
+
+_FACTORY = "_ag_factory"
+
+
+class AutoGraphWarning(UserWarning):
+    """AutoGraph could not convert a function; it runs as written (Python control flow at trace time)."""
+
+
+def _parse(fn: Callable) -> ast.FunctionDef | None:
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return None
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    node = tree.body[0] if tree.body else None
+    return node if isinstance(node, ast.FunctionDef) and node.name == fn.__name__ else None
+
+
+def _convert_tree(fn: Callable) -> tuple[ast.Module, int] | None:
+    """The converted function wrapped in a factory whose parameters are its free variables."""
+    fdef = _parse(fn)
+    if fdef is None:
+        return None
+    code = fn.__code__
+    first = code.co_firstlineno
+    conv = Converter(code.co_filename, first, declared(fdef))
+    fdef.decorator_list = []
+    fdef.body = conv.block(fdef.body, set())
+    if not conv.converted:
+        return None
+    params = [*code.co_freevars, RUNTIME]
+    factory = ast.FunctionDef(
+        name=_FACTORY, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
+                                          vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                          defaults=[]),
+        body=[fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))],
+        decorator_list=[], returns=None,
+        **({"type_params": []} if "type_params" in ast.FunctionDef._fields else {}))
+    ast.copy_location(factory, fdef)
+    ast.copy_location(factory.body[1], fdef)
+    module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
+    ast.increment_lineno(module, first - 1)
+    return module, conv.converted
+
+
+def convert(fn: Callable) -> Callable:
+    """``fn`` with its tensor-dependent control flow converted (or ``fn`` itself if none)."""
+    if getattr(fn, "__name__", "") == "<lambda>" or not isinstance(fn, types.FunctionType):
+        return fn
+    if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
+        warnings.warn(f"AutoGraph does not convert generator/async function {fn.__qualname__}; "
+                      f"it runs as written.", AutoGraphWarning, stacklevel=3)
+        return fn
+    made = _convert_tree(fn)
+    if made is None:
+        if _parse(fn) is None:
+            warnings.warn(f"AutoGraph could not read the source of {fn.__qualname__}; it runs as "
+                          f"written (Python if/while on a tensor will fail).", AutoGraphWarning,
+                          stacklevel=3)
+        return fn
+    module, _ = made
+    namespace: dict = {}
+    exec(compile(module, fn.__code__.co_filename, "exec"), fn.__globals__, namespace)
+    inner = next(c for c in namespace[_FACTORY].__code__.co_consts
+                 if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells[RUNTIME] = types.CellType(runtime)
+    new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__,
+                             tuple(cells[n] for n in inner.co_freevars))
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
+    new.__wrapped__ = fn
+    new.__ag_source__ = ast.unparse(module.body[0].body[0])
+    return new
+
+
+def to_code(fn: Callable) -> str:
+    """The converted source of ``fn`` (like ``tf.autograph.to_code``); ``fn``'s own if unchanged."""
+    converted = convert(fn)
+    return getattr(converted, "__ag_source__", None) or textwrap.dedent(inspect.getsource(fn))

@@ -1,0 +1,233 @@
+"""What converted code calls: one helper per statement kind, deciding at trace time.
+
+::
+
+    while first < second:        (first, second) = _ag__.while_stmt(
+        first += 2          ->        test, body, (first, second), ("first", "second"), ...)
+        second += 1
+
+    test(*vars) is a symbolic Tensor?  yes -> ONE while_loop node (body built once)
+                                       no  -> a plain Python loop, run now (at trace time)
+
+``if_stmt`` does the same with ``cond``, ``for_range`` with a counter loop.
+A variable not yet defined when the statement starts is passed as
+:data:`UNDEFINED`; a graph loop or branch cannot carry it, so if it is used
+afterwards the helper raises :class:`AutoGraphError` saying what to write.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..build import convert_to_tensor
+from ..control_flow import cond, while_loop
+from ..graph import SubGraph, Tensor, get_default_graph
+
+__all__ = ["AutoGraphError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range",
+           "py_test", "is_symbolic"]
+
+
+class AutoGraphError(ValueError):
+    """A Python construct that cannot become graph control flow; the message says what to rewrite."""
+
+
+class _Undefined:
+    """The value of a variable that has no value yet when a statement starts."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<undefined>"
+
+
+UNDEFINED = _Undefined()
+
+
+def ld(thunk: Callable[[], Any]) -> Any:
+    """The current value of a variable (``lambda: x``), or UNDEFINED if it has none yet."""
+    try:
+        return thunk()
+    except NameError:  # includes UnboundLocalError
+        return UNDEFINED
+
+
+def is_symbolic(x: Any) -> bool:
+    return isinstance(x, Tensor) or hasattr(x, "_as_graph_element")
+
+
+def py_test(value: Any, reason: str, where: str) -> Any:
+    """The test of a statement left as Python: fine on Python values, an error on a tensor."""
+    if is_symbolic(value):
+        raise AutoGraphError(f"{where}: this statement's condition is a tensor, so it would have "
+                             f"to become graph control flow, but {reason}.")
+    return value
+
+
+# --- loop state: the variables a graph loop carries -----------------------------------------
+
+def _carried(kind: str, names: Sequence[str], init: Sequence[Any], needed: Sequence[bool],
+             where: str) -> list[int]:
+    """Indices of the variables the graph loop carries; refuse a needed one that has no value."""
+    keep = []
+    for i, (n, v, need) in enumerate(zip(names, init, needed)):
+        if v is not UNDEFINED:
+            keep.append(i)
+        elif need:
+            raise AutoGraphError(
+                f"{where}: '{n}' is first assigned inside the {kind} body but is used after the "
+                f"loop or in its condition; a graph loop needs every loop variable to have a "
+                f"value (and a dtype and shape) before it starts: initialize '{n}' before the "
+                f"loop (e.g. {n} = tf.zeros_like(...)).")
+    return keep
+
+
+def _tensor(name: str, v: Any, where: str) -> Tensor:
+    """A loop variable as a tensor: tensors as they are, numbers (and arrays of them) as constants."""
+    if is_symbolic(v):
+        return v
+    try:
+        numeric = np.asarray(v).dtype.kind in "biuf"
+    except (TypeError, ValueError):
+        numeric = False
+    if not numeric:
+        raise AutoGraphError(f"{where}: loop variable '{name}' holds {type(v).__name__} {v!r}, "
+                             f"which a graph loop cannot carry (only tensors and numbers); "
+                             f"compute it outside the loop, or make it a tensor.")
+    return convert_to_tensor(v)
+
+
+def _expand(n: int, keep: list[int], vals: Sequence[Any]) -> list[Any]:
+    full = [UNDEFINED] * n
+    for i, v in zip(keep, vals):
+        full[i] = v
+    return full
+
+
+def _graph_loop(test: Callable, body: Callable, init: Sequence[Any], names: Sequence[str],
+                keep: list[int], where: str, extra: Sequence[Any] = ()) -> list[Any]:
+    """``while_loop`` over the kept variables (+ ``extra`` leading ones); UNDEFINED elsewhere.
+
+    ``test(extra, vars)`` and ``body(extra, vars) -> (extra', vars')`` see all variables.
+    """
+    n, k = len(names), len(extra)
+    if not keep and not extra:
+        raise AutoGraphError(f"{where}: the loop's condition is a tensor but the loop changes no "
+                             f"variable, so as a graph loop it could never stop.")
+    carried = [*extra, *(_tensor(names[i], init[i], where) for i in keep)]
+
+    def g_test(*vals):
+        return test(vals[:k], _expand(n, keep, vals[k:]))
+
+    def g_body(*vals):
+        new_extra, new = body(vals[:k], _expand(n, keep, vals[k:]))
+        return (*new_extra, *(new[i] for i in keep))
+
+    out = while_loop(g_test, g_body, carried, return_same_structure=True)
+    result = list(init)
+    for i, v in zip(keep, out[k:]):
+        result[i] = v
+    return [*out[:k], *result]
+
+
+# --- while ---------------------------------------------------------------------------------
+
+def while_stmt(test: Callable, body: Callable, init: tuple, names: tuple, needed: tuple,
+               where: str) -> tuple:
+    """A converted ``while``: a graph loop if the test is a tensor, a Python loop otherwise.
+
+    The test is first evaluated in a throwaway sub-graph (as TF does, to see
+    what it returns), so deciding adds no dead comparison node to the graph.
+    """
+    with SubGraph(get_default_graph(), "probe").as_default():  # the probe adds no node here
+        first = test(*init)
+    if is_symbolic(first):
+        keep = _carried("while loop", names, init, needed, where)
+        return tuple(_graph_loop(lambda _, v: test(*v), lambda _, v: ((), body(*v)),
+                                 init, names, keep, where))
+    state, ok = init, first
+    while ok:
+        state = body(*state)
+        ok = test(*state)
+        if is_symbolic(ok):
+            raise AutoGraphError(f"{where}: the while condition was a Python value when the loop "
+                                 f"started but became a tensor inside it (a loop variable was "
+                                 f"assigned a tensor in the body); make the loop variables "
+                                 f"tensors before the loop so the whole loop becomes a graph loop.")
+    return state
+
+
+# --- if ------------------------------------------------------------------------------------
+
+def if_stmt(pred: Any, true_fn: Callable, false_fn: Callable, init: tuple, names: tuple,
+            live: tuple, where: str) -> tuple:
+    """A converted ``if``: ``cond`` if ``pred`` is a tensor, a Python ``if`` otherwise.
+
+    Only the variables used after the ``if`` (``live``) become outputs of the
+    graph ``cond``; both branches must give each of them a value.
+    """
+    if not is_symbolic(pred):
+        return true_fn(*init) if pred else false_fn(*init)
+    outs = [i for i, flag in enumerate(live) if flag]
+
+    def branch(fn: Callable, label: str) -> Callable:
+        def build():
+            result = fn(*init)
+            for i in outs:
+                if result[i] is UNDEFINED:
+                    raise AutoGraphError(
+                        f"{where}: '{names[i]}' is assigned only in the {_other(label)} branch of "
+                        f"this if (its condition is a tensor), but is used after it; in a graph "
+                        f"both branches must produce it: assign '{names[i]}' in the {label} "
+                        f"branch too, or before the if.")
+            return tuple(result[i] for i in outs)
+        return build
+
+    if not outs:
+        raise AutoGraphError(f"{where}: this if's condition is a tensor but neither branch "
+                             f"assigns a variable used after it (side effects such as print() "
+                             f"run only once, at trace time); compute a value in both branches "
+                             f"and use it, or use tf.print.")
+    values = cond(pred, branch(true_fn, "if"), branch(false_fn, "else"), strict=True)
+    result = list(init)
+    for i, v in zip(outs, values):
+        result[i] = v
+    return tuple(result)
+
+
+def _other(label: str) -> str:
+    return "if" if label == "else" else "else"
+
+
+# --- for i in range(...) -------------------------------------------------------------------
+
+def for_range(rng: Callable, args: tuple, body: Callable, init: tuple, names: tuple,
+              needed: tuple, where: str) -> tuple:
+    """A converted ``for i in range(*args)``: a counter while_loop if a bound is a tensor.
+
+    Returns the final variables followed by the last index (None if the loop
+    never ran, in Python; the start value in a graph loop that never ran).
+    """
+    if rng is not builtins.range or not any(is_symbolic(a) for a in args):
+        state, last = init, None
+        for i in rng(*args):
+            state, last = body(i, *state), i
+        return (*state, last)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if is_symbolic(step) or not isinstance(step, int) or step == 0:
+        raise AutoGraphError(f"{where}: a tensor range's step must be a nonzero Python int "
+                             f"(got {step!r}); the loop direction is decided at trace time.")
+    bound = stop if is_symbolic(stop) else start
+    start, stop = (convert_to_tensor(a, dtype=bound.dtype) if not is_symbolic(a) else a
+                   for a in (start, stop))
+    keep = _carried("for loop", names, init, needed, where)
+
+    def test(extra, _):
+        return extra[0] < stop if step > 0 else extra[0] > stop
+
+    def step_body(extra, v):
+        return (extra[0] + step, extra[0]), body(extra[0], *v)
+
+    out = _graph_loop(test, step_body, init, names, keep, where, extra=(start, start))
+    return (*out[2:], out[1])

@@ -1,0 +1,203 @@
+"""AutoGraph: every construct it cannot convert fails at trace time saying what to rewrite.
+
+Each of these functions works as plain Python on Python values (the statement
+is left as Python); only a *tensor* condition makes it an error.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+from staticgraph.autograph import AutoGraphError, AutoGraphWarning, convert
+
+
+def _line(fn, offset: int) -> str:
+    return f"line {fn.__code__.co_firstlineno + offset}"
+
+
+def _raises(fn, *args, match: str):
+    with pytest.raises(AutoGraphError, match=match):
+        tf.function(fn)(*args)
+
+
+def test_break_in_a_tensor_loop():
+    def f(x):
+        while x < 10.:
+            x = x + 1.
+            if x > 5.:
+                break
+        return x
+
+    _raises(f, np.float32(0), match=re.escape(
+        f"this statement's condition is a tensor, so it would have to become graph control flow, "
+        f"but it contains `break` ({_line(f, 4)}); fold the exit condition into the loop test "
+        f"(while cond and not done:)"))
+    assert convert(f)(0.0) == 6.0                      # Python values: the loop stays Python
+
+
+def test_continue_in_a_tensor_range_loop():
+    def f(n):
+        s = tf.constant(0)
+        for i in range(n):
+            if i > 2:
+                continue
+            s += 1
+        return s
+
+    _raises(f, np.int32(5), match=r"contains `continue` \(line \d+\); wrap the rest of the body in an if")
+
+
+def test_return_inside_a_tensor_if():
+    def f(x):
+        if x > 0.:
+            return x
+        return -x
+
+    _raises(f, np.float32(1), match=r"test_autograph_errors.py:\d+: .*contains `return` \(line \d+\); "
+                                    r"assign the result to a variable in every branch/iteration and "
+                                    r"return it after the statement")
+    assert convert(f)(-2.0) == 2.0
+
+
+def test_while_else():
+    def f(x):
+        while x < 3.:
+            x = x + 1.
+        else:
+            x = x * 2.
+        return x
+
+    _raises(f, np.float32(0), match="the loop has an `else:` clause; move that code after the loop")
+
+
+def test_global_in_a_converted_statement():
+    def f(x):
+        global _COUNT
+        if x > 0.:
+            _COUNT = 1
+            x = x * 2.
+        return x
+
+    _raises(f, np.float32(1), match=r"it assigns '_COUNT' \(line \d+\), declared global/nonlocal; "
+                                    r"keep the value in a local variable")
+
+    def g(x):
+        if x > 0.:
+            global _OTHER
+            x = x * 2.
+        return x
+
+    _raises(g, np.float32(1), match=r"it declares _OTHER global \(line \d+\); keep the value in a local")
+
+
+def test_item_assignment_in_a_tensor_branch():
+    def f(x, out):
+        if x > 0.:
+            out["y"] = x
+        return x
+
+    _raises(f, np.float32(1), {}, match=re.escape("it assigns to `out['y']`") +
+            r".*keep the value in a variable and store it after the statement")
+
+
+def test_variable_defined_in_one_branch_only_and_used_after():
+    def f(x):
+        if x > 0.:
+            y = x * 2.
+        return y
+
+    _raises(f, np.float32(1), match=re.escape(
+        "'y' is assigned only in the if branch of this if (its condition is a tensor), but is used "
+        "after it; in a graph both branches must produce it: assign 'y' in the else branch too, "
+        "or before the if."))
+
+
+def test_variable_defined_in_else_only():
+    def f(x):
+        if x > 0.:
+            pass
+        else:
+            z = x
+        return z
+
+    _raises(f, np.float32(1), match="'z' is assigned only in the else branch .* assign 'z' in the if branch too")
+
+
+def test_loop_variable_first_assigned_in_the_body_and_used_after():
+    def f(x):
+        while x < 10.:
+            x = x + 1.
+            last = x
+        return last
+
+    _raises(f, np.float32(0), match=re.escape(
+        "'last' is first assigned inside the while loop body but is used after the loop or in its "
+        "condition; a graph loop needs every loop variable to have a value (and a dtype and shape) "
+        "before it starts: initialize 'last' before the loop"))
+
+
+def test_tensor_range_needs_a_python_int_step():
+    def f(n, step):
+        s = tf.constant(0)
+        for i in range(0, n, step):
+            s += 1
+        return s
+
+    _raises(f, np.int32(5), np.int32(2), match=r"a tensor range's step must be a nonzero Python int")
+    _raises(f, np.int32(5), 0, match=r"a tensor range's step must be a nonzero Python int \(got 0\)")
+
+
+def test_tensor_if_whose_branches_set_nothing_used_after():
+    def f(x):
+        if x > 0.:
+            print("positive")
+        return x
+
+    _raises(f, np.float32(1), match=r"neither branch assigns a variable used after it .*use tf.print")
+
+
+def test_condition_that_becomes_a_tensor_inside_the_loop():
+    def f(x):
+        i = 0.
+        while i < 3.:
+            i = i + x
+        return i
+
+    _raises(f, np.float32(1), match="the while condition was a Python value when the loop started "
+                                    "but became a tensor inside it")
+
+
+def test_tensor_loop_that_changes_no_variable():
+    def f(x):
+        while x < 10.:
+            print(x)
+        return x
+
+    _raises(f, np.float32(1), match="the loop's condition is a tensor but the loop changes no variable")
+
+
+def test_loop_variable_that_cannot_be_a_tensor():
+    def f(x):
+        log = object()
+        while x < 10.:
+            x = x + 1.
+            log = log
+        return x, log
+
+    _raises(f, np.float32(1), match="loop variable 'log' holds object .*which a graph loop cannot carry")
+
+
+def test_function_without_source_runs_unconverted_with_a_warning():
+    ns: dict = {}
+    exec("def f(x):\n    if x > 0.:\n        x = x * 2.\n    return x\n", {"tf": tf}, ns)
+    with pytest.warns(AutoGraphWarning, match="could not read the source of f"):
+        g = convert(ns["f"])
+    assert g is ns["f"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AutoGraphWarning)
+        with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.cond"):
+            tf.function(ns["f"])(np.float32(1))
