@@ -178,3 +178,20 @@ def test_missing_matplotlib_says_how_to_install(tmp_path, monkeypatch, capsys):
                  "--plots", str(tmp_path)]) == 0
     assert "pip install -e '.[plots]'" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_progress_redraws_on_a_terminal_and_stays_quiet_in_a_pipe():
+    import io
+    from comparisons.bench.timing import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    tty, pipe = Tty(), io.StringIO()
+    for stream in (tty, pipe):
+        p = Progress(2, stream=stream, width=4)
+        p.step("a")
+        p.step("b")
+        p.done()
+    assert "\r[....] 1/2  a" in tty.getvalue() and "\r[##..] 2/2  b" in tty.getvalue()
+    assert pipe.getvalue().startswith("ran 2 measurements in ")
