@@ -17,25 +17,21 @@ graph work.  Gradients live in :mod:`.control_flow_grad`.
 """
 from __future__ import annotations
 
-import functools
-import itertools
-import linecache
 from typing import Any, Callable
 
 import numpy as np
 
-from common.shapes import fmt_shape
-
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
 from .compiler.plan import Plan
-from .errors import InvalidArgumentError, OpError
-from .graph import Graph, Operation, SubGraph, Tensor, get_default_graph
+from .control_flow_codegen import Source, as_tuple
+from .errors import InvalidArgumentError
+from .graph import Graph, SubGraph, Tensor, get_default_graph
 from .kinds import SessionState, register_kind
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
-__all__ = ["while_loop", "cond", "case", "Region", "Source"]
+__all__ = ["while_loop", "cond", "case", "Region"]
 
 
 # --- nested structures (tuples, lists, dicts, namedtuples) --------------------------
@@ -134,10 +130,10 @@ class Region:
 
 def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:
     """``value`` as a tensor of ``sub``: outer tensors are captured, Python values become Consts."""
-    if isinstance(value, Tensor) or hasattr(value, "_as_graph_element"):
-        t = convert_to_tensor(value)
-        return t if t.graph is sub else sub.capture(t, "control flow")
-    return convert_to_tensor(value, dtype=dtype)
+    is_tensor = isinstance(value, Tensor) or hasattr(value, "_as_graph_element")
+    with sub.as_default():
+        t = convert_to_tensor(value) if is_tensor else convert_to_tensor(value, dtype=dtype)
+    return t if t.graph is sub else sub.capture(t, "control flow")
 
 
 def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
@@ -159,99 +155,6 @@ def _refresh(region: Region, outs: list[Tensor]) -> Region:
 
 def _union(*regions: Region) -> list[Tensor]:
     return list(dict.fromkeys(t for r in regions for t in r.captured))
-
-
-# --- generated kernels ---------------------------------------------------------------
-
-_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
-              np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
-              np.equal: "==", np.not_equal: "!="}
-"""Kernels that *are* these numpy ufuncs are spelled as the operator: the same ufunc,
-but numpy scalars then take numpy's scalar fast path (a loop's 0-d values are scalars)."""
-
-_counter = itertools.count()
-
-
-class Source:
-    """A generated kernel under construction: source lines and the objects they name."""
-
-    def __init__(self, owner: Operation):
-        self.owner = owner
-        self.lines: list[str] = []
-        self.env: dict[str, Any] = {"_zeros_like": np.zeros_like, "_OpError": OpError}
-        self.line_step: dict[int, tuple[Operation, list[str]]] = {}  # index in lines -> step
-
-    def bind(self, name: str, value: Any) -> str:
-        self.env[name] = value
-        return name
-
-    def inline(self, plan: Plan, feeds: list[str], prefix: str, indent: int) -> list[str]:
-        """Emit ``plan``'s steps with its fed slots named ``feeds``; return its fetch names."""
-        names = dict(enumerate(feeds))
-        for slot, value in plan.consts.items():
-            value = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
-            names[slot] = self.bind(f"{prefix}k{slot}", value)
-        pad = " " * indent
-        for k, step in enumerate(plan.steps):
-            args = [names[i] for i in step.inputs]
-            for s in step.outputs:
-                if s is not None:
-                    names[s] = f"{prefix}{s}"
-            sym = _OPERATORS.get(step.kernel) if len(args) == 2 and _hashable(step.kernel) else None
-            call = (f"{args[0]} {sym} {args[1]}" if sym else
-                    f"{self.bind(f'{prefix}f{k}', step.kernel)}({', '.join(args)})")
-            outs = ["_" if s is None else names[s] for s in step.outputs]
-            target = (", ".join(outs) + (" = " if len(outs) == 1 else ", = ")) if outs else ""
-            self.line_step[len(self.lines)] = (step.op, args)
-            self.lines.append(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'")
-        return [names[s] for s in plan.fetches]
-
-    def compile(self, label: str, params: list[str]) -> Callable:
-        """The finished function; its text is ``fn.source`` (and shows in tracebacks).
-
-        The body is wrapped in ``try:`` (free unless something raises): a failing
-        inner step is re-raised as ``InvalidArgumentError`` naming that node.
-        """
-        n = next(_counter)
-        name, filename = f"{label}_{n}", f"<staticgraph-{label}-{n}>"
-        self.env["_fail"] = functools.partial(self._fail, filename)
-        defaults = [f"{k}={k}" for k in self.env]
-        source = "\n".join([f"def {name}({', '.join(params + defaults)}):", "    try:",
-                            *("    " + line for line in self.lines),
-                            "    except _OpError:", "        raise",
-                            "    except Exception as e:", "        _fail(e)", ""])
-        exec(compile(source, filename, "exec"), self.env)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        fn = self.env[name]
-        fn.source = source
-        return fn
-
-    def _fail(self, filename: str, err: Exception):
-        tb = err.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != filename:
-            tb = tb.tb_next
-        step = self.line_step.get(tb.tb_lineno - 3) if tb is not None else None
-        if step is None:
-            raise err
-        op, args = step
-        shapes = ", ".join(fmt_shape(getattr(tb.tb_frame.f_locals.get(a, self.env.get(a)), "shape", None))
-                           for a in args)
-        raise InvalidArgumentError(
-            None, op, f"{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
-                      f"shapes: {shapes}, inside {self.owner.type} '{self.owner.name}'\n"
-                      f"  created at {op.site}") from err
-
-
-def _hashable(x: Any) -> bool:
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
-
-
-def _tuple(names: list[str]) -> str:
-    return "(" + "".join(f"{n}, " for n in names) + ")"
 
 
 def _bump(graph: Graph) -> None:
@@ -394,7 +297,7 @@ def _lower_while(op, state: SessionState) -> Callable:
     body_plan = body_r.plan(state, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
     ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
     if grad is not None:
-        src.lines.append(f"        push({_tuple(ys[len(xs):])})")
+        src.lines.append(f"        push({as_tuple(ys[len(xs):])})")
     src.lines.append(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
     if a["max_iter"]:
         src.lines.append("        i += 1")
@@ -472,7 +375,7 @@ def _lower_cond(op, state: SessionState) -> Callable:
             src.lines.append("    if p:")
         outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
         n = len(region.outs)
-        trace = "None" if a["grad"] is None else f"({which}, {_tuple(outs[n:])})"
+        trace = "None" if a["grad"] is None else f"({which}, {as_tuple(outs[n:])})"
         src.lines.append(f"{' ' * (8 if which else 4)}return ({', '.join(outs[:n])}, {trace})")
     return src.compile("cond", ["p", *cap.values()])
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .control_flow import Region, Source, _bump, _tuple
+from .control_flow import Region, _bump
+from .control_flow_codegen import Source, as_tuple
 from .gradients import gradients, register_structural_gradient
 from .graph import Operation, Tensor
 from .kinds import SessionState, register_kind
@@ -72,7 +73,7 @@ def _dependents(ops: list[Operation], roots: list[Tensor]) -> set[Operation]:
 
 def _result(names: list[str]) -> str:
     """A kernel returns its one output bare, several as a tuple (the plan's convention)."""
-    return names[0] if len(names) == 1 else _tuple(names)
+    return names[0] if len(names) == 1 else as_tuple(names)
 
 
 def _floating(ts) -> list[int]:

@@ -163,6 +163,14 @@ def test_body_may_return_outer_tensors_and_unchanged_loop_vars():
     assert run([a, b, c]) == [3, 7.0, 2.0]
 
 
+def test_python_values_returned_by_cond_and_body_become_constants_of_their_regions():
+    i, x = tf.while_loop(lambda i, x: True, lambda i, x: (i + 1, 2.0), [0, 1.0], maximum_iterations=3)
+    outer = [op.type for op in tf.get_default_graph().get_operations()]
+    assert outer == ["Const", "Const", "Const", "While"]     # 0, 1.0, maximum_iterations
+    assert [op.type for op in x.op.attrs["cond"].graph.get_operations()] == ["Placeholder"] * 2 + ["Const"]
+    assert run([i, x]) == [3, 2.0]
+
+
 def test_shape_invariants_let_a_loop_var_grow():
     x = tf.constant([1.0])
     i, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.concat([y, y], 0)), [0, x],
