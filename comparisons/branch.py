@@ -10,7 +10,11 @@ value while the graph is built): both branches become part of one graph and
 """
 from __future__ import annotations
 
+import inspect
+import textwrap
+
 import dyngraph as torch
+import numpy as np
 import staticgraph as tf
 
 from .graphdiff import diff, record
@@ -52,6 +56,15 @@ def eager_doubling(values):
     return x, y
 
 
+def python_branch(x):
+    """The tutorial's branch as plain Python, for ``tf.function`` to convert."""
+    if x[0] > 0:
+        y = x * 2
+    else:
+        y = x + 1
+    return y
+
+
 def static_doubling():
     """The same loop as one while_loop; ``i`` counts the trips."""
     g = tf.Graph()
@@ -88,6 +101,28 @@ def _static_side(out) -> tuple[list[str], str]:
              f"{static_summary(g)}, one graph for both inputs"]
     return cells, (f"staticgraph built both branches once ({static_summary(g)}, cond and "
                    f"gradients included); each run took one branch, and the graph stayed the same.")
+
+
+def _autograph(out) -> list[str]:
+    heading("the same Python `if` under tf.function: autograph turns it into cond")
+    if not has(tf, "function"):
+        print(not_yet("function (autograph)"))
+        return []
+    f = tf.function(python_branch)
+    a, b = (np.array(v, np.float32) for v in (POSITIVE, NEGATIVE))
+    ya, yb = f(a), f(b)
+    concrete = f.get_concrete_function(a)
+    (_, (ga,)), (_, (gb,)) = concrete.value_and_gradients(a), concrete.value_and_gradients(b)
+    print(textwrap.dedent(inspect.getsource(python_branch)))
+    columns([(f"x = {v}", f"y = {python_branch(torch.tensor(v))}", f"y = {y}, dx = {g}")
+             for v, y, g in ((POSITIVE, ya, ga), (NEGATIVE, yb, gb))],
+            left="python_branch(torch.tensor(x))", right="tf.function(python_branch)(x)")
+    draw_static(out, "branch_autograph_static", concrete.graph,
+                "staticgraph: tf.function traced the Python if into one cond")
+    return [f"tf.function traced python_branch {f.experimental_get_tracing_count()} time(s) "
+            f"for both inputs into one graph with {concrete.count_ops('Cond')} Cond op "
+            f"({static_summary(concrete.graph)}): the Python `if` became graph control flow, "
+            f"chosen per run; the very same function runs eagerly on dyngraph tensors."]
 
 
 def _loops(out) -> list[str]:
@@ -137,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
              static_line,
              "A Python `if` on a staticgraph tensor fails at build time: "
              + _python_if_on_a_symbolic_tensor()]
+    lines += _autograph(args.out)
     facts(lines + _loops(args.out))
 
 
