@@ -242,7 +242,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     structure; each var keeps its dtype and its shape (or ``shape_invariants``'
     less specific one).  Tensors of enclosing graphs used inside are read at
     run time.  A single-element list returns its element (TF 1.x), unless
-    ``return_same_structure``.
+    ``return_same_structure``.  ``parallel_iterations`` and ``swap_memory``
+    are accepted for TF code and have nothing to tune here (iterations run
+    in order, values stay in memory).
     """
     if not callable(cond) or not callable(body):
         raise TypeError(f"tf.while_loop: cond and body must be callable, got "

@@ -3,9 +3,10 @@
 A ``While`` kernel is one function in which the cond and body plans' steps
 are pasted as lines (each value a local, each kernel a default argument)::
 
-    def while_0(x0, x1, bk2=2.0, bk4=1.0):
+    def while_0(x0, x1, bk2=2.0, bk4=1.0, ...):
         try:
-            x0 = x0[()]
+            x0 = x0[()]                 # 0-d values as numpy scalars
+            x1 = x1[()]
             while True:
                 p2 = x0 < x1            # Less 'Less'
                 if not p2: break
@@ -13,7 +14,8 @@ are pasted as lines (each value a local, each kernel a default argument)::
                 b5 = x1 + bk4           # Add 'add_1'
                 x0, x1, = b3, b5,
             return (x0, x1, None)
-        except ...                      # a failing step is re-raised naming its node
+        except Exception as e:          # a failing step is re-raised naming its node
+            _fail(e)
 
 so an iteration costs what the same Python loop over numpy values costs.
 """
