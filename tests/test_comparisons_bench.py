@@ -118,6 +118,15 @@ def _row(engine, kind, median, build=0.0, first=0.0):
                min_s=median)
 
 
+def test_table_puts_each_variant_after_its_engine():
+    rows = [_row(e, "static", 1.0) for e in ("numpy", "staticgraph", "staticgraph-nopasses",
+                                             "staticgraph-unrolled", "staticgraph-nopasses-unrolled",
+                                             "tf1")]
+    header = report.summary_table(rows).splitlines()[0].split()
+    assert header[4:10] == ["staticgraph", "staticgraph-unrolled", "staticgraph-nopasses",
+                           "staticgraph-nopasses-unrolled", "tf1", "static/eager"]
+
+
 def test_break_even_counts_runs_until_static_pays_off():
     # static: 10 up front + 1 per run (first run included); eager: 3 per run
     static, eager = _row("staticgraph", "static", 1.0, 9.0, 1.0), _row("dyngraph", "eager", 3.0)
@@ -144,12 +153,14 @@ def test_an_engine_failure_becomes_a_row_not_a_crash():
 
 def test_quick_run_end_to_end_writes_valid_json(tmp_path, capsys):
     path = tmp_path / "bench.json"
-    assert main(["--quick", "--engines", "dyngraph,staticgraph", "--json", str(path)]) == 0
+    assert main(["--quick", "--engines", "dyngraph,staticgraph,staticgraph-nopasses",
+                 "--json", str(path)]) == 0
     doc = json.loads(path.read_text())
     assert doc["quick"] is True
     assert {"python", "numpy", "cpu", "platform"} <= set(doc["machine"])
     names = {(r["workload"], r["engine"]) for r in doc["rows"]}
-    assert names >= {(w.name, e) for w in WORKLOADS for e in ("numpy", "dyngraph", "staticgraph")}
+    assert names >= {(w.name, e) for w in WORKLOADS
+                     for e in ("numpy", "dyngraph", "staticgraph", "staticgraph-nopasses")}
     assert all(r["status"] == "ok" and 0 < r["min_s"] <= r["median_s"]
                for r in doc["rows"] if r["engine"] == "numpy")
     assert any(r["peak_bytes"] for r in doc["rows"] if r["workload"] == "mlp_large")

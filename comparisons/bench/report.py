@@ -89,11 +89,16 @@ def _render(header: list[str], body: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _column_order(rows: list[Row]) -> list[str]:
+    """Engines in suite order, each program variant (``-unrolled``) right after its engine."""
+    engine_of = {r.engine: r.engine.removesuffix("-unrolled") for r in rows}
+    engines = list(dict.fromkeys(engine_of.values()))
+    return sorted(engine_of, key=lambda e: (engines.index(engine_of[e]), e != engine_of[e]))
+
+
 def summary_table(rows: list[Row]) -> str:
     """One line per workload: numpy's time per unit, every engine as x numpy, key ratios."""
-    seen = list(dict.fromkeys(r.engine for r in rows))
-    bases = list(dict.fromkeys(e.split("-")[0] for e in seen))
-    engines = sorted(seen, key=lambda e: (bases.index(e.split("-")[0]), e))
+    engines = _column_order(rows)
     rat = ratios(rows)
     header = ["workload", "unit"] + [("numpy /unit" if e == "numpy" else e) for e in engines]
     header += [p[0] for p in PAIRS] + ["static pays off after"]

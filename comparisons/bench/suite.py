@@ -175,10 +175,31 @@ def _tf1():
     return tf.compat.v1
 
 
+class _SessionConfigured:
+    """A module whose ``Session`` always gets ``config``: the same programs, other settings."""
+
+    def __init__(self, module, config):
+        self._module, self._config = module, config
+
+    def __getattr__(self, name: str):
+        return getattr(self._module, name)
+
+    def Session(self, *args, **kwargs):  # noqa: N802 (TF's name)
+        return self._module.Session(*args, config=self._config, **kwargs)
+
+
+def _staticgraph_without_passes():
+    """staticgraph with every optimisation pass off: what the compiler's passes are worth."""
+    sg = _import("staticgraph")
+    from staticgraph.compiler import PassConfig
+    return _SessionConfigured(sg, PassConfig.off())
+
+
 ENGINES = [
     Engine("numpy", "numpy", False, lambda: np),
     Engine("dyngraph", "eager", False, lambda: _import("dyngraph")),
     Engine("staticgraph", "static", False, lambda: _import("staticgraph")),
+    Engine("staticgraph-nopasses", "static", False, _staticgraph_without_passes),
     Engine("torch", "eager", True, lambda: _import("torch")),
     Engine("tf1", "static", True, _tf1),
 ]
