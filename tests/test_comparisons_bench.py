@@ -206,3 +206,12 @@ def test_progress_redraws_on_a_terminal_and_stays_quiet_in_a_pipe():
         p.done()
     assert "\r[....] 1/2  a" in tty.getvalue() and "\r[##..] 2/2  b" in tty.getvalue()
     assert pipe.getvalue().startswith("ran 2 measurements in ")
+
+
+def test_best_of_rounds_keeps_each_figures_fastest_round():
+    from comparisons.bench.suite import best_of
+    slow, fast = _row("dyngraph", "eager", 3.0), _row("dyngraph", "eager", 1.0)
+    broken = Row("w", "staticgraph", "static", False, status="error", note="boom")
+    fixed = _row("staticgraph", "static", 2.0)
+    best = best_of([[slow, broken], [fast, fixed]])
+    assert [(r.engine, r.steady_s) for r in best] == [("dyngraph", 1.0), ("staticgraph", 2.0)]

@@ -7,7 +7,7 @@ import sys
 from time import perf_counter
 
 from . import plots, report
-from .suite import ENGINES, WORKLOADS, run_suite
+from .suite import ENGINES, WORKLOADS, best_of, run_suite
 from .timing import Budget
 
 __all__ = ["main", "DEFAULT_JSON"]
@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
                    + ",".join(e.name for e in ENGINES))
     p.add_argument("--seconds", type=float, default=Budget.seconds,
                    help="time budget per measurement (default %(default)s s)")
+    p.add_argument("--rounds", type=int, default=2,
+                   help="run the suite this many times, keep each figure's best round "
+                        "(default %(default)s; --quick: 1)")
     return p
 
 
@@ -53,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {plots.MISSING_HINT}; continuing without plots", file=sys.stderr)
         args.plots = None
     t0 = perf_counter()
-    rows = run_suite(workloads, engines, budget, quick=args.quick)
+    rounds = 1 if args.quick else max(1, args.rounds)
+    rows = best_of([run_suite(workloads, engines, budget, quick=args.quick)
+                    for _ in range(rounds)])
     elapsed = perf_counter() - t0
     print("Each engine as a multiple of hand-written numpy (steady run, fastest sample); "
           "numpy column: time per unit." + (" QUICK MODE: not real figures." if args.quick else ""))
@@ -63,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
         with open(args.json, "w") as f:
-            f.write(report.to_json(rows, quick=args.quick, budget=budget, elapsed_s=elapsed))
+            f.write(report.to_json(rows, quick=args.quick, budget=budget, elapsed_s=elapsed,
+                                   rounds=rounds))
         print(f"\nwrote {args.json}")
     if args.plots:
         for path in plots.write_plots(rows, args.plots):

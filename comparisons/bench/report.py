@@ -157,7 +157,7 @@ def machine_info() -> dict:
     return info
 
 
-def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float) -> str:
+def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float, rounds: int = 1) -> str:
     """The whole run as JSON: machine, settings, every row (with derived figures), ratios."""
     items = []
     for r in rows:
@@ -166,7 +166,7 @@ def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float) -> str:
         d["steady_s"] = r.steady_s
         items.append(d)
     doc = {"schema": 1, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-           "quick": quick, "elapsed_s": elapsed_s, "machine": machine_info(),
+           "quick": quick, "rounds": rounds, "elapsed_s": elapsed_s, "machine": machine_info(),
            "budget": asdict(budget), "rows": items, "ratios": ratios(rows),
            "break_even_runs": {w: break_even(by.get("staticgraph"), by.get("dyngraph"))
                                for w, by in _by_workload(rows).items()}}
