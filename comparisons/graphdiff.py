@@ -13,9 +13,9 @@ dyngraph tensors and on real PyTorch tensors alike::
 Matching nodes across passes needs a name that does not depend on object
 identity: a node's *structural key* is its op name plus the keys of its
 inputs (a Merkle hash), so ``tanh(a + b)`` matches in both passes exactly
-when it was computed from matching inputs.  Leaves are keyed by the tensor
-they accumulate into (the same parameters in both passes match) or, failing
-that, by shape and first-visit order.
+when it was computed from matching inputs.  Leaves are labelled by the name
+given to them (``names={"w": w}``) or else by first-visit order and shape,
+so the same parameters match across passes.
 
 Loops are found as the longest contiguous repetition of one block of ops in
 execution order: an unrolled loop of 5 iterations is "block x 5".

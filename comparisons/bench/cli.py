@@ -18,7 +18,10 @@ DEFAULT_JSON = os.path.join("comparisons", "out", "bench.json")
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m comparisons.bench", description=(
         "Benchmark dyngraph and staticgraph against hand-written numpy (forward + hand-derived "
-        "backward) and, when installed, PyTorch and TensorFlow 1.x graph mode."))
+        "backward) and, when installed, PyTorch and TensorFlow 1.x graph mode."), epilog=(
+        "On a busy machine multi-threaded BLAS can stall badly; pin the thread pools with "
+        "OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m comparisons.bench "
+        "(recorded in the JSON's machine.thread_env)."))
     p.add_argument("--quick", action="store_true",
                    help="smoke run: one timed run each, small sizes for the big workloads")
     p.add_argument("--json", default=DEFAULT_JSON, metavar="PATH",

@@ -138,6 +138,19 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""Set these (e.g. to 1) before starting the bench to pin the BLAS/OpenMP thread pools."""
+
+
+def _blas() -> str:
+    import numpy
+    try:
+        blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        return f"{blas.get('name')} {blas.get('version')}"
+    except (TypeError, KeyError):
+        return "unknown"
+
+
 def machine_info() -> dict:
     """Python, numpy and engine versions, CPU, platform and load: what the figures depend on.
 
@@ -151,6 +164,8 @@ def machine_info() -> dict:
             "platform": platform.platform(), "machine": platform.machine(),
             "cpu": _cpu_model(), "cpu_count": os.cpu_count(),
             "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
+    info["blas"] = _blas()
+    info["thread_env"] = {v: os.environ.get(v) for v in THREAD_VARS}
     for name in ("torch", "tensorflow"):
         if name in sys.modules:
             info[name] = getattr(sys.modules[name], "__version__", "?")
