@@ -23,6 +23,7 @@ import numpy as np
 
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
+from .compiler.passes import PassReport, current, run_passes
 from .compiler.plan import Plan
 from .control_flow_codegen import Source, as_tuple
 from .errors import InvalidArgumentError
@@ -123,9 +124,15 @@ class Region:
                 f"{len(self.captured)} captured>")
 
     def plan(self, state: SessionState, fetches: list[Tensor], feeds: list[Tensor]) -> Plan:
-        """Lower this region (what ``fetches`` need, given ``feeds``) to a flat plan, once."""
-        order = topological_order(prune(fetches, set(feeds)))
-        return lower_plan(order, feeds, fetches, state)
+        """Lower this region (what ``fetches`` need, given ``feeds``) to a flat plan, once.
+
+        The same rewrite passes as a Session's plans (the global configuration)
+        run first, so a loop body is folded/simplified/CSE'd like any graph.
+        """
+        fed = set(feeds)
+        prog = run_passes(topological_order(prune(fetches, fed)), list(fetches), fed, current(),
+                          PassReport())
+        return lower_plan(prog.ops, feeds, prog.fetches, state)
 
 
 def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:

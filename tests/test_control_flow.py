@@ -410,3 +410,15 @@ def test_run_time_failure_inside_a_loop_names_the_inner_node_and_its_line():
                                  r"  created at .*test_control_flow.py:\d+") as e:
             s.run(y, {x: [1.0, 2.0], n: 3})
     assert e.value.op.type == "GetItem"
+
+
+def test_region_plans_get_the_compiler_passes_like_any_plan():
+    from staticgraph.compiler.passes import options
+    from staticgraph.kinds import SessionState, lower
+    y = tf.while_loop(lambda v: v < 5.0, lambda v: tf.tanh(v) + tf.tanh(v) * 1.0, [1.0])
+    src = lower(y.op, SessionState()).source
+    assert src.count("# Tanh") == 1 and "Mul" not in src          # CSE merged, x*1 simplified
+    with options(cse=False, simplify=False):
+        unoptimised = lower(y.op, SessionState()).source
+    assert unoptimised.count("# Tanh") == 2 and "# Mul" in unoptimised
+    assert run(y) == pytest.approx(2 * np.tanh(2 * np.tanh(1.0)))
