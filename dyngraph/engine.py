@@ -34,7 +34,10 @@ from .grad_mode import STATE
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
-__all__ = ["apply", "binary", "record", "node_class_for", "base_counter"]
+__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "TRACER"]
+
+TRACER = None
+"""``jit.trace`` sets this while it records; every op then goes through ``TRACER.apply``."""
 
 _ndarray = np.ndarray
 _SCALARS = (int, float, bool)
@@ -196,6 +199,8 @@ def _torch_dtype(out: np.ndarray, inputs) -> np.ndarray:
 
 def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
     """Run ``op`` on ``inputs`` (Tensors, Python numbers, ShapeRefs) now; record if needed."""
+    if TRACER is not None:
+        return TRACER.apply(op, inputs, attrs, cls)
     arrays, needs = [], False
     for x in inputs:
         if isinstance(x, Tensor):
@@ -225,6 +230,8 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
 
 def binary(op, a: Tensor, b, cls=None) -> Tensor:
     """``apply`` for a Tensor and a Tensor-or-number (the operators' path, kept short)."""
+    if TRACER is not None:
+        return TRACER.apply(op, (a, b), _EMPTY, cls)
     if isinstance(b, Tensor):
         bd, needs = b._data, a._rg or b._rg
     elif type(b) in _SCALARS:
