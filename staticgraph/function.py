@@ -160,9 +160,11 @@ class ConcreteFunction:
         self._exe = self._compile(outputs)
         self._grad_exe: Executable | None = None
         self._grads: list[Tensor | None] = []
+        self._vjp: tuple | None = None
 
-    def _compile(self, fetches: list[Tensor]) -> Executable:
-        return compile_plan(fetches, self.inputs, SessionState(), "list", guards=self._guards)
+    def _compile(self, fetches: list[Tensor], feeds: tuple = (), guards: tuple = ()) -> Executable:
+        return compile_plan(fetches, [*self.inputs, *feeds], SessionState(), "list",
+                            guards=[*self._guards, *guards])
 
     @property
     def code(self) -> str:
@@ -202,6 +204,31 @@ class ConcreteFunction:
         for i, g in zip(self._tensor_args, per_input):
             grads[i] = g
         return self._rebuild(vals[:n]), grads
+
+    def vjp(self, args: tuple, grad_outputs: list) -> list:
+        """Vector-Jacobian product: d(sum_k <grad_outputs[k], outputs[k]>)/d(each argument).
+
+        ``grad_outputs`` has one array per flat output (ignored for non-float
+        outputs).  Built once: a placeholder per float output fed as ``grad_ys``.
+        """
+        if self._vjp is None:
+            floats = [k for k, t in enumerate(self.outputs) if t.dtype.is_floating]
+            with self.graph.as_default():
+                gys = [placeholder(self.outputs[k].dtype, self.outputs[k].shape, name="grad_y")
+                       for k in floats]
+                grads = gradients([self.outputs[k] for k in floats], self.inputs, grad_ys=gys) \
+                    if floats and self.inputs else [None] * len(self.inputs)
+            guards = tuple(_Arg(f"grad_outputs[{k}]", g.np_dtype, g._shape) for k, g in zip(floats, gys))
+            present = [g for g in grads if g is not None]
+            exe = self._compile(present, tuple(gys), guards) if present else None
+            self._vjp = (floats, grads, exe)
+        floats, grads, exe = self._vjp
+        found = iter(self._run(exe, [*self._values(args), *(grad_outputs[k] for k in floats)])
+                     if exe else ())
+        out: list = [None] * len(args)
+        for i, g in zip(self._tensor_args, grads):
+            out[i] = None if g is None else next(found)
+        return out
 
     def count_ops(self, type_: str) -> int:
         """How many nodes of ``type_`` (e.g. "While") the traced graph has."""
