@@ -25,7 +25,7 @@ from ..kinds import SessionState
 from .codegen import Generated, generate
 from .order import topological_order
 from .passes import PassConfig, PassReport, current, run_passes
-from .passes.liveness import allocate
+from .passes.liveness import Allocation, allocate
 from .plan import Plan, Step, lower_plan
 from .prune import prune
 
@@ -40,13 +40,15 @@ STATEFUL = frozenset({"VariableV2", "ReadVariableOp", "Assign", "AssignAdd", "As
 class Executable:
     """A compiled plan: ``fn(*fed_values)`` runs it; ``reraise`` explains a failure."""
 
-    __slots__ = ("fn", "plan", "generated", "report")
+    __slots__ = ("fn", "plan", "generated", "report", "allocation")
 
-    def __init__(self, plan: Plan, generated: Generated, report: PassReport | None = None):
+    def __init__(self, plan: Plan, generated: Generated, report: PassReport | None = None,
+                 allocation: Allocation | None = None):
         self.plan = plan
         self.generated = generated
         self.fn = generated.fn
         self.report = report or PassReport()
+        self.allocation = allocation   # locals, in-place steps and releases (None: no liveness)
 
     @property
     def source(self) -> str:
@@ -102,7 +104,7 @@ def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
     copies = [_copied(f, r, fed) for f, r in zip(fetches, prog.fetches)]
     alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
     gen = generate(plan, ranks, container, copies, guards and list(guards), alloc)
-    return Executable(plan, gen, report)
+    return Executable(plan, gen, report, alloc)
 
 
 def _copied(fetch, resolved, fed: set) -> bool:

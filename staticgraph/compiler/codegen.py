@@ -12,10 +12,10 @@ The source is registered with ``linecache`` so tracebacks show the generated
 line, and a line number maps back to its step for error messages.  With an
 :class:`~.passes.liveness.Allocation`, intermediates live in reused locals
 ``r0, r1...``, dead ones are ``del``-eted, and in-place steps pass their
-output buffer as the ufunc's last positional argument (``out``)::
+output buffer as the ufunc's ``out``::
 
     r0 = f0(v0, v1)          # Add
-    r0 = f1(r0, v1, r0)      # Add, written into r0's own (dead) buffer
+    r0 = f1(r0, v1, out=r0)  # Add, written into r0's own (dead) buffer
 """
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
         params.append(f"f{k}=f{k}")
         args = [names[i] for i in step.inputs]
         if alloc is not None and k in alloc.out:
-            args.append(names[alloc.out[k]])
+            args.append(f"out={names[alloc.out[k]]}")
         call = f"f{k}({', '.join(args)})"
         outs = ["_" if s is None else names[s] for s in step.outputs]
         target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")

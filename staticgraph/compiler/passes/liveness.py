@@ -15,14 +15,14 @@ Three questions per step of a lowered plan, answered once at compile time:
    input and all views of it) is dead after this step and none is fetched, no
    non-registry kernel (which might keep a reference: control flow, Print) ever
    read it, and the output provably has the input's shape and dtype, the step
-   becomes ``r1 = f(r1, c, r1)`` (numpy ``out=``).  A chain of elementwise ops
+   becomes ``r1 = f(r1, c, out=r1)``.  A chain of elementwise ops
    then runs in one buffer.
 
 ::
 
     r0 = add(x, c)          # fresh buffer B0
-    r0 = add(r0, c, r0)     # B0 dead after this step: reused
-    r0 = add(r0, c, r0)     # ... a constant number of live buffers
+    r0 = add(r0, c, out=r0) # B0 dead after this step: reused
+    r0 = add(r0, c, out=r0) # ... a constant number of live buffers
 """
 from __future__ import annotations
 
