@@ -293,3 +293,31 @@ def test_python_semantics_are_unchanged_for_plain_values():
 
     assert convert(f)(6) == f(6) == ([0, 2, 4], 15, "big")
     assert convert(f)(2) == f(2)
+
+
+def test_and_or_not_in_tensor_conditions():
+    @tf.function
+    def f(x, limit):
+        steps = tf.constant(0)
+        while x < limit and not x > 50. or steps < 1:
+            x = x * 2.
+            steps += 1
+        if steps > 3 or x > 40.:
+            x = -x
+        return x, steps
+
+    assert f(np.float32(1), np.float32(20)) == (np.float32(-32), 5)
+    assert f(np.float32(100), np.float32(20)) == (np.float32(-200), 1)
+    assert f.get_concrete_function(np.float32(1), np.float32(20)).count_ops("While") == 1
+
+
+def test_and_or_keep_python_short_circuit():
+    def f(items):
+        total = 0
+        if items and items[0] > 1:
+            total = 1
+        while not total or total < 3:
+            total += 1
+        return total
+
+    assert convert(f)([]) == f([]) == 3 and convert(f)([5]) == f([5]) == 3

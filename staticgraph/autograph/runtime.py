@@ -24,9 +24,10 @@ import numpy as np
 from ..build import convert_to_tensor
 from ..control_flow import cond, while_loop
 from ..graph import SubGraph, Tensor, get_default_graph
+from ..ops import logical_and, logical_not, logical_or
 
 __all__ = ["AutoGraphError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range",
-           "py_test", "is_symbolic"]
+           "py_test", "is_symbolic", "and_", "or_", "not_"]
 
 
 class AutoGraphError(ValueError):
@@ -63,6 +64,26 @@ def py_test(value: Any, reason: str, where: str) -> Any:
         raise AutoGraphError(f"{where}: this statement's condition is a tensor, so it would have "
                              f"to become graph control flow, but {reason}.")
     return value
+
+
+# --- and / or / not in a converted test -------------------------------------------------------
+
+def and_(left: Any, right: Callable[[], Any]) -> Any:
+    """``a and b``: ``logical_and`` if ``a`` is a tensor, Python's short circuit otherwise."""
+    if is_symbolic(left):
+        return logical_and(left, right())
+    return left and right()
+
+
+def or_(left: Any, right: Callable[[], Any]) -> Any:
+    """``a or b``: ``logical_or`` if ``a`` is a tensor, Python's short circuit otherwise."""
+    if is_symbolic(left):
+        return logical_or(left, right())
+    return left or right()
+
+
+def not_(x: Any) -> Any:
+    return logical_not(x) if is_symbolic(x) else not x
 
 
 # --- loop state: the variables a graph loop carries -----------------------------------------

@@ -68,6 +68,23 @@ def _returning(body: list[ast.stmt], names: Sequence[str]) -> list[ast.stmt]:
     return [*body, ast.Return(value=ast.Tuple(elts=[_name(n) for n in names], ctx=ast.Load()))]
 
 
+def _logical(test: ast.expr) -> ast.expr:
+    """``a and b`` / ``a or b`` / ``not a`` in a test -> runtime helpers (tensors can't be bool()ed).
+
+    The right operand becomes a thunk, so Python values keep their short circuit.
+    """
+    if isinstance(test, ast.BoolOp):
+        fn = "and_" if isinstance(test.op, ast.And) else "or_"
+        values = [_logical(v) for v in test.values]
+        out = values[0]
+        for v in values[1:]:
+            out = _helper(fn, out, ast.Lambda(args=_def("_", [], []).args, body=v))
+        return out
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _helper("not_", _logical(test.operand))
+    return test
+
+
 def _is_range_loop(s: ast.stmt) -> bool:
     it = s.iter if isinstance(s, ast.For) else None
     return (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
@@ -144,7 +161,7 @@ class Converter:
         names = [n for n in assigned(s.body) if n in in_test or n in in_body or n in after]
         needed = [n in in_test or n in after for n in names]
         body = self.block(s.body, after | in_test | in_body)
-        test_fn = _def(f"_ag_test_{k}", names, [ast.Return(value=s.test)])
+        test_fn = _def(f"_ag_test_{k}", names, [ast.Return(value=_logical(s.test))])
         body_fn = _def(f"_ag_body_{k}", names, _returning(body, names))
         call = _helper("while_stmt", _name(test_fn.name), _name(body_fn.name), _current(names),
                        _const_tuple(names), _const_tuple(needed), self._where(s))
@@ -164,7 +181,7 @@ class Converter:
                     _returning(self.block(branch, after), names) if branch else
                     _returning([], names))
                for label, branch in (("then", s.body), ("else", s.orelse))]
-        call = _helper("if_stmt", s.test, _name(fns[0].name), _name(fns[1].name),
+        call = _helper("if_stmt", _logical(s.test), _name(fns[0].name), _name(fns[1].name),
                        _current(names), _const_tuple(names), _const_tuple(live), self._where(s))
         return [*fns, _assign_result(names, call)]
 
