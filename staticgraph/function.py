@@ -23,6 +23,7 @@ compiles a second plan that returns the outputs and d(sum of outputs)/d(input).
 from __future__ import annotations
 
 import inspect
+import types
 import warnings
 from typing import Any, Callable
 
@@ -259,6 +260,10 @@ class Function:
         self.__name__ = getattr(fn, "__name__", "function")
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        """As a method: ``self`` is a Python argument, so each instance gets its own traces."""
+        return self if obj is None else types.MethodType(self, obj)
 
     def experimental_get_tracing_count(self) -> int:
         """TF's name for :attr:`trace_count`."""

@@ -161,3 +161,30 @@ def test_run_time_error_names_the_node_and_the_user_line():
     f = tf.function(lambda x: tf.reshape(x, [-1, 3]), input_signature=[tf.TensorSpec([None])])
     with pytest.raises(tf.errors.InvalidArgumentError, match="(?s)Reshape.*test_bridges_function.py"):
         f(np.ones(4, np.float32))
+
+
+def test_as_a_method_each_instance_traces_its_own_graph():
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @tf.function
+        def __call__(self, x):
+            if self.k > 1:              # a Python attribute: decided at trace time
+                x = x * float(self.k)
+            return x
+
+    a, b = Scaler(3), Scaler(1)
+    assert np.array_equal(a(_f32(1, 2)), _f32(3, 6)) and np.array_equal(b(_f32(1, 2)), _f32(1, 2))
+    assert Scaler.__call__.trace_count == 2
+
+
+def test_vjp_weights_each_output_by_its_gradient():
+    f = tf.function(lambda x, y: (x * y, tf.reduce_sum(x)))
+    x, y = _f32(1, 2), _f32(3, 6)
+    cf = f.get_concrete_function(x, y)
+    gx, gy = cf.vjp((x, y), [_f32(1, 1), np.float32(2)])
+    np.testing.assert_array_equal(gx, y + 2)
+    np.testing.assert_array_equal(gy, x)
+    gx, gy = cf.vjp((x, y), [_f32(0, 1), np.float32(0)])
+    np.testing.assert_array_equal(gx, _f32(0, 6))
