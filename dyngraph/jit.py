@@ -226,7 +226,7 @@ class TracedFunction:
         self.n_inputs = n_inputs
         self.params = params
         self._rebuild = rebuild
-        self.__name__ = getattr(fn, "__name__", "traced")
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
 
     @property
     def graph(self) -> "sg.Graph":

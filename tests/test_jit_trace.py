@@ -186,3 +186,23 @@ def test_hook_is_cleared_when_the_traced_function_raises():
     with pytest.raises(ValueError, match="boom"):
         torch.jit.trace(f, torch.tensor([1.0]))
     assert engine.TRACER is None
+
+
+def test_a_traced_module_trains_like_the_module():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+    x, target = torch.randn(5, 3), torch.randn(5, 1)
+    traced, _ = _trace(model, x)
+    assert repr(traced).startswith("<dyngraph.jit traced Sequential:") and len(traced.params) == 4
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(3):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(traced(x), target)
+        loss.backward()
+        opt.step()
+        with torch.no_grad():
+            losses.append((loss.item(), torch.nn.functional.mse_loss(model(x), target).item()))
+    for (_, after), (before_next, _) in zip(losses, losses[1:]):
+        assert np.isclose(after, before_next, rtol=1e-6)   # the trace reads the updated weights
+    assert losses[-1][1] < losses[0][0]
