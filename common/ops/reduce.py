@@ -64,7 +64,8 @@ def _extreme_grad(F, g, x, out, axis, keepdims):
 
 
 def _sum(x, axis=None, keepdims=False):
-    return np.sum(x, axis=axis, keepdims=keepdims)
+    """``np.sum`` without its Python-level dispatch (it calls exactly this): same bits, ~2x less overhead."""
+    return np.add.reduce(x, axis=axis, keepdims=keepdims)
 
 
 def _mean(x, axis=None, keepdims=False):
