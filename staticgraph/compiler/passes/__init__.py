@@ -100,24 +100,29 @@ def run_passes(ops: list[Operation], fetches: list, fed: set[Tensor], config: Pa
     """Rewrite the ordered ``ops`` for ``fetches`` as ``config`` allows; log into ``report``."""
     prog = Program(ops, fetches, fed, config.max_fold_elements)
     rewrites = [(n, p) for n, p in REWRITES.items() if getattr(config, n)]
-    for round_ in range(MAX_ROUNDS):
+    live = len(live_ops(prog))
+    for round_ in range(MAX_ROUNDS if rewrites else 0):
         changed = False
         for name, rewrite in rewrites:
-            changed |= _run(name, rewrite, prog, report, quiet=round_ > 0)
+            live, did = _run(name, rewrite, prog, report, live, quiet=round_ > 0)
+            changed |= did
         if not changed:
             break
     if config.dce:
-        _run("dce", dce, prog, report, quiet=False)
+        _run("dce", dce, prog, report, live, quiet=False)
     return prog
 
 
-def _run(name: str, rewrite, prog: Program, report: PassReport, quiet: bool) -> bool:
+def _run(name: str, rewrite, prog: Program, report: PassReport, before: int,
+         quiet: bool) -> tuple[int, bool]:
     """One pass; the report counts *live* nodes (what would run), so each pass shows its effect.
 
     ``quiet``: a later round's pass that changed nothing is not reported.
+    Returns the live count after the pass and whether it changed anything.
     """
-    before, prog.changes = len(live_ops(prog)), []
+    prog.changes = []
     rewrite(prog)
+    after = len(live_ops(prog)) if prog.changes else before
     if prog.changes or not quiet:
-        report.add(name, before, len(live_ops(prog)), prog.changes)
-    return bool(prog.changes)
+        report.add(name, before, after, prog.changes)
+    return after, bool(prog.changes)
