@@ -26,7 +26,10 @@ from .grad_mode import enable_grad, no_grad
 from .node import AccumulateGrad, Node
 from .tensor import Tensor, make
 
-__all__ = ["backward", "grad", "no_grad", "enable_grad"]
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly  # noqa: E402
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled"]
 
 NUMPY_F = numpy_namespace()
 
