@@ -9,7 +9,7 @@ import builtins
 
 import numpy as np
 
-from .dtypes import DEFAULT_FLOAT, np_dtype_of
+from .dtypes import DEFAULT_FLOAT, np_dtype_of, to_dtype
 from .tensor import Tensor, make
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
@@ -26,6 +26,7 @@ def manual_seed(seed: int) -> None:
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
+    to_dtype(data.dtype)  # complex and other dtypes without a tensor type: refused now, not later
     if requires_grad and data.dtype.kind != "f":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return make(data, bool(requires_grad))
@@ -40,11 +41,37 @@ def _plain(data):
     return data
 
 
+def _ragged(data) -> str | None:
+    """PyTorch's message for the first nested list whose length differs from its siblings'."""
+    level, dim = [data], 0
+    while True:
+        seqs = [x for x in level if isinstance(x, (list, tuple))]
+        if not seqs:
+            return None
+        for s in seqs:
+            if len(s) != len(seqs[0]):
+                return f"expected sequence of length {len(seqs[0])} at dim {dim} (got {len(s)})"
+        level, dim = [y for s in seqs for y in s], dim + 1
+
+
+def _first_leaf(data):
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
 def _infer_array(data, dtype) -> np.ndarray:
     target = np_dtype_of(dtype)
     if isinstance(data, (np.ndarray, Tensor)):
         return np.array(getattr(data, "_data", data), dtype=target)
-    arr = np.array(_plain(data), dtype=target)
+    plain = _plain(data)
+    try:
+        arr = np.array(plain, dtype=target)
+    except ValueError as e:
+        raise ValueError(_ragged(plain) or str(e)) from None
+    if arr.dtype.kind in "OSU":
+        raise TypeError(f"new(): invalid data type '{type(_first_leaf(plain)).__name__}' (tensors "
+                        f"hold numbers and bools, got {plain!r:.60})")
     if target is None and arr.dtype.kind == "f":
         arr = arr.astype(DEFAULT_FLOAT.np)
     elif target is None and arr.dtype.kind in "iu":
@@ -68,6 +95,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing ``array``'s memory."""
+    to_dtype(array.dtype)
     return make(array)
 
 

@@ -58,7 +58,8 @@ def to_dtype(np_dtype) -> dtype:
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except KeyError:
-        raise TypeError(f"numpy dtype {np.dtype(np_dtype)} has no dyngraph equivalent") from None
+        raise TypeError(f"numpy dtype {np.dtype(np_dtype)} has no dyngraph equivalent (supported: "
+                        f"{', '.join(d.name for d in _BY_NP.values())})") from None
 
 
 def np_dtype_of(d) -> np.dtype | None:
