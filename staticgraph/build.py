@@ -14,7 +14,9 @@ graphs are built by the same code path as forward ones.
 """
 from __future__ import annotations
 
+import math
 import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -23,7 +25,7 @@ from common import DTypeError, Namespace, OpDef, ShapeError, Spec
 from common.shapes import fmt_shape
 
 from . import dtypes as _dtypes
-from .errors import GraphDTypeError, GraphShapeError
+from .errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
 from .graph import Tensor, creation_site, get_default_graph
 from .shape import as_shape_tuple
 
@@ -50,7 +52,10 @@ def default_dtype(value: Any) -> np.dtype:
 
 def checked_array(value: Any, dtype: np.dtype) -> np.ndarray:
     """``value`` as ``dtype``, refusing to silently truncate floats into ints (as TF)."""
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except ValueError:
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
     if arr.dtype.kind == "f" and np.dtype(dtype).kind in "iub" and not np.all(arr == np.trunc(arr)):
         raise TypeError(f"Expected {_dtypes.as_dtype(dtype).name}, got {value!r} of type "
                         f"'{type(value).__name__}' instead.")
@@ -61,8 +66,14 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
     """A Const node holding ``value`` (broadcast to ``shape`` if given)."""
     if isinstance(value, Tensor):
         raise TypeError(f"constant() needs a Python or numpy value, not the symbolic {value}")
+    if value is None:
+        raise ValueError("None values not supported.")
     np_dtype = default_dtype(value) if dtype is None else _dtypes.as_dtype(dtype)._np
     arr = checked_array(value, np_dtype)
+    if arr.dtype.kind == "O":
+        raise TypeError(f"Failed to convert elements of {value!r:.60} to Tensor: tensors hold "
+                        f"numbers and bools.")
+    _dtypes.as_dtype(arr.dtype)  # complex, strings...: refused here, with the supported list
     shape = as_shape_tuple(shape)
     if shape is not None and arr.shape != shape:
         if arr.size == 1:
@@ -131,9 +142,32 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None) -> Ten
         raise GraphShapeError(_build_message(op, name, tensors, e, site)) from None
     except DTypeError as e:
         raise GraphDTypeError(_build_message(op, name, tensors, e, site)) from None
+    if spec.shape is not None and None not in spec.shape:
+        _check_fits(op, name, spec, site)
     node = graph.create_op(op.name, tensors, attrs, [(spec.shape, spec.dtype)], name=name,
                            op_def=op, site=site, exact_name=True)
     return node.outputs[0]
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+MEMORY = _physical_memory()
+
+
+def _check_fits(op: OpDef, name: str, spec: Spec, site: str) -> None:
+    """A result that cannot fit in this machine's memory is refused now, before any run allocates it."""
+    nbytes = math.prod(spec.shape) * np.dtype(spec.dtype).itemsize
+    if MEMORY is not None and nbytes > MEMORY:
+        dims = ",".join(map(str, spec.shape))
+        raise ResourceExhaustedError(None, None, (
+            f"OOM when allocating tensor with shape[{dims}] and type {_dtypes.as_dtype(spec.dtype).name}: "
+            f"{nbytes} bytes, more than this machine's {MEMORY} bytes of memory\n  in op '{name}' "
+            f"({op.name})\n  created at {site}"))
 
 
 def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str) -> str:

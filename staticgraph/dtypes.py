@@ -93,9 +93,13 @@ def as_dtype(value: Any) -> DType:
     if isinstance(value, str) and value in ("float", "double", "half"):
         value = {"float": "float32", "double": "float64", "half": "float16"}[value]
     try:
-        return DType(np.dtype(value))
+        dt = np.dtype(value)
     except TypeError:
         raise TypeError(f"cannot convert {value!r} to a dtype") from None
+    if dt.kind in "cSUV":  # complex, raw strings, records (object "O" is tf.string / plumbing)
+        raise TypeError(f"staticgraph has no {dt} tensors (supported: float16/32/64, int8/16/32/64, "
+                        f"uint8, bool)")
+    return DType(dt)
 
 
 float16 = half = DType(np.float16)

@@ -176,6 +176,7 @@ class Graph:
         self._control_stack: list[list[Operation]] = []
         self._collections: dict[str, list] = {}
         self._finalized = False
+        self._unfeedable: set = set()
         self.version = 0
 
     # --- building -----------------------------------------------------------------
@@ -264,6 +265,13 @@ class Graph:
             yield self
         finally:
             _default_stack.pop()
+
+    def prevent_feeding(self, tensor: "Tensor") -> None:
+        """Refuse feeds for ``tensor`` (TF's API; control flow marks its internal outputs)."""
+        self._unfeedable.add(tensor)
+
+    def is_feedable(self, tensor: "Tensor") -> bool:
+        return tensor not in self._unfeedable
 
     def finalize(self) -> None:
         self._finalized = True
