@@ -12,6 +12,7 @@ steady loop of ``run`` calls does no graph work.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -100,7 +101,7 @@ class _Feed:
             raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed "
                             "values include Python scalars, strings, lists, numpy ndarrays, or "
                             "TensorHandles.")
-        a = np.asarray(value, dtype=self.dtype)
+        a = self._convert(value)
         if self.exact:
             if a.shape != self.shape:
                 self._refuse(a)
@@ -109,9 +110,28 @@ class _Feed:
             self._refuse(a)
         return a
 
+    def _convert(self, value: Any) -> np.ndarray:
+        """``value`` in the feed's dtype -- refused if that would silently change it."""
+        try:
+            raw = np.asarray(value)
+        except ValueError as e:  # ragged nested lists
+            raise ValueError(f"Cannot feed value for Tensor {self.tensor.name}: {e}") from None
+        want, got = self.dtype.kind, raw.dtype.kind
+        if (got in "OSUV" and want not in "OSUV" or got == "c" and want != "c"
+                or got == "f" and want in "iub" and not np.all(raw == np.trunc(raw))):
+            raise TypeError(f"Type of feed value {raw.dtype.name} {_short(value)} is not compatible "
+                            f"with Tensor {self.tensor.name} of type {self.tensor.dtype.name}: it "
+                            f"would not convert exactly (cast it first if that is intended).")
+        return raw.astype(self.dtype, copy=False)
+
     def _refuse(self, a: np.ndarray):
         raise ValueError(f"Cannot feed value of shape {a.shape} for Tensor {self.tensor.name}, "
                          f"which has shape {self.tensor.shape}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class _Compiled:
@@ -136,6 +156,7 @@ class Session:
         self._cache: dict = {}
         self._version = self.graph.version
         self._closed = False
+        self._lock = threading.Lock()
 
     # --- the hot path ----------------------------------------------------------------
     def run(self, fetches: Any, feed_dict: dict | None = None, options=None, run_metadata=None):
@@ -148,7 +169,7 @@ class Session:
         key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key)
         if c is None:
-            c = self._cache[key] = self._compile(fetches, feed_dict or {})
+            c = self._compile_once(key, fetches, feed_dict or {})
         try:
             out = c.fn(*feed_dict.values()) if feed_dict else c.fn()
         except Exception as e:  # noqa: BLE001  (re-raised naming the node that failed)
@@ -156,6 +177,15 @@ class Session:
         return out if c.rebuild is None else c.rebuild(out)
 
     # --- compilation (once per signature) ---------------------------------------------
+    def _compile_once(self, key: Any, fetches: Any, feed_dict: dict) -> "_Compiled":
+        """Compile under a lock, re-checking the cache: threads racing on a new signature
+        compile it once (runs themselves take no lock)."""
+        with self._lock:
+            c = self._cache.get(key)
+            if c is None:
+                c = self._cache[key] = self._compile(fetches, feed_dict)
+            return c
+
     def _compile(self, fetches: Any, feed_dict: dict) -> _Compiled:
         """All graph work of a run signature: resolve, flatten, compile (with feed guards)."""
         self.compile_count += 1
@@ -180,6 +210,8 @@ class Session:
             raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
         if not isinstance(t, Tensor):
             raise TypeError(f"Cannot interpret feed_dict key as Tensor: {key!r} is an Operation.")
+        if not self.graph.is_feedable(t):
+            raise ValueError(f"Tensor {t.name} may not be fed.")
         return t
 
     def explain(self, fetches: Any, feed_dict: dict | None = None) -> str:
