@@ -42,7 +42,7 @@ def default_dtype(value: Any) -> np.dtype:
     """TF's defaults: Python int -> int32, float -> float32; numpy arrays keep theirs."""
     if isinstance(value, np.ndarray | np.generic):
         return value.dtype
-    arr = np.asarray(value)
+    arr = _as_array(value)
     if arr.dtype == np.float64:
         return np.dtype(np.float32)
     if arr.dtype == np.int64:
@@ -50,12 +50,16 @@ def default_dtype(value: Any) -> np.dtype:
     return arr.dtype
 
 
-def checked_array(value: Any, dtype: np.dtype) -> np.ndarray:
-    """``value`` as ``dtype``, refusing to silently truncate floats into ints (as TF)."""
+def _as_array(value: Any) -> np.ndarray:
     try:
-        arr = np.asarray(value)
+        return np.asarray(value)
     except ValueError:
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+
+
+def checked_array(value: Any, dtype: np.dtype) -> np.ndarray:
+    """``value`` as ``dtype``, refusing to silently truncate floats into ints (as TF)."""
+    arr = _as_array(value)
     if arr.dtype.kind == "f" and np.dtype(dtype).kind in "iub" and not np.all(arr == np.trunc(arr)):
         raise TypeError(f"Expected {_dtypes.as_dtype(dtype).name}, got {value!r} of type "
                         f"'{type(value).__name__}' instead.")
