@@ -181,3 +181,21 @@ def test_a_cached_run_calls_no_compiler_or_graph_code():
     assert any(e in f for f, _ in first for e in engine)         # the tracer does see them
     assert not any(e in f for f, _ in calls for e in engine)
     assert {name for f, name in calls if f.endswith("session.py")} <= {"run", "_run_key"}
+
+
+def test_shape_only_readers_do_not_pin_a_buffer_and_unknown_batch_dims_still_run_in_place():
+    """``matmul(x, W) + b`` with a None batch: the add writes into the matmul's buffer even
+    though the bias gradient's SumLike later reads that tensor (for its shape only)."""
+    x = tf.placeholder(tf.float32, shape=(None, 3), name="x")
+    W = tf.placeholder(tf.float32, shape=(3, 4), name="W")
+    b = tf.placeholder(tf.float32, shape=(4,), name="b")
+    z = tf.matmul(x, W) + b
+    loss = tf.reduce_sum(tf.tanh(z))
+    fetches = [loss, *tf.gradients(loss, [W, b])]
+    rng = np.random.default_rng(0)
+    feed = {x: rng.standard_normal((5, 3)).astype(np.float32),
+            W: rng.standard_normal((3, 4)).astype(np.float32),
+            b: rng.standard_normal(4).astype(np.float32)}
+    got, src = run_both(fetches, feed)
+    add_line = next(line for line in src.splitlines() if "# Add 'add'" in line)
+    assert "out=" in add_line and "SumLike" in src

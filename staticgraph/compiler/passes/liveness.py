@@ -16,7 +16,10 @@ Three questions per step of a lowered plan, answered once at compile time:
    non-registry kernel (which might keep a reference: control flow, Print) ever
    read it, and the output provably has the input's shape and dtype, the step
    becomes ``r1 = f(r1, c, out=r1)``.  A chain of elementwise ops
-   then runs in one buffer.
+   then runs in one buffer.  A *shape-only* use (the ``ref`` of SumLike,
+   BroadcastLike...: the kernel reads ``.shape``/``.dtype`` only) keeps the
+   local alive but not the buffer's contents: an in-place write never changes
+   a buffer's shape or dtype, so such a reader still sees the right answer.
 
 ::
 
@@ -32,6 +35,7 @@ import numpy as np
 
 from ...graph import Tensor
 from ..plan import Plan, Step
+from .fold import shape_only
 from .simplify import keeps_shape
 
 __all__ = ["Allocation", "allocate", "FRESH"]
@@ -102,13 +106,19 @@ def _inplace_input(step: Step, k: int, tensors: dict[int, Tensor], bufs: _Buffer
     return None
 
 
+def _last_data_use(plan: Plan) -> dict[int, int]:
+    """Slot -> the last step reading its *contents* (shape-only reads do not count)."""
+    return {s: k for k, step in enumerate(plan.steps) for i, s in enumerate(step.inputs)
+            if step.op.op_def is None or not shape_only(step.op, i)}
+
+
 def allocate(plan: Plan, liveness: bool = True, inplace: bool = True) -> Allocation:
     """Names, in-place targets and releases for every step of ``plan``."""
     tensors = {s: t for t, s in plan.slot_of.items()}
     fixed = set(range(len(plan.feeds))) | set(plan.consts)
     last = {s: k for k, step in enumerate(plan.steps) for s in step.inputs}
     fetched = {s for s in plan.fetches if s is not None}
-    bufs = _Buffers(last, fetched)
+    bufs = _Buffers(_last_data_use(plan), fetched)
     names = {s: f"v{s}" for s in fixed}
     out_of: dict[int, int] = {}
     dels: dict[int, list[str]] = {}

@@ -46,6 +46,8 @@ def keeps_shape(x: Tensor, other: Tensor) -> bool:
     Each dim of ``other`` must be 1, or a known size equal to ``x``'s known size;
     ``other`` may not have more dims than ``x``.
     """
+    if other is x:
+        return True
     xs, os_ = x._shape, other._shape
     if xs is None or os_ is None or len(os_) > len(xs):
         return False
