@@ -22,7 +22,7 @@ from typing import Iterator
 
 from ...graph import Operation, Tensor
 from .cse import cse
-from .dce import dce, live_ops
+from .dce import dce
 from .fold import fold
 from .program import Program
 from .report import PassRecord, PassReport
@@ -100,7 +100,7 @@ def run_passes(ops: list[Operation], fetches: list, fed: set[Tensor], config: Pa
     """Rewrite the ordered ``ops`` for ``fetches`` as ``config`` allows; log into ``report``."""
     prog = Program(ops, fetches, fed, config.max_fold_elements)
     rewrites = [(n, p) for n, p in REWRITES.items() if getattr(config, n)]
-    live = len(live_ops(prog))
+    live = len(prog.live_ops())
     for round_ in range(MAX_ROUNDS if rewrites else 0):
         changed = False
         for name, rewrite in rewrites:
@@ -122,7 +122,9 @@ def _run(name: str, rewrite, prog: Program, report: PassReport, before: int,
     """
     prog.changes = []
     rewrite(prog)
-    after = len(live_ops(prog)) if prog.changes else before
+    if prog.changes:
+        prog.alive = None
+    after = len(prog.live_ops())
     if prog.changes or not quiet:
         report.add(name, before, after, prog.changes)
     return after, bool(prog.changes)

@@ -32,7 +32,7 @@ def live_ops(prog: Program) -> list[Operation]:
 
 def dce(prog: Program) -> Program:
     """Keep only what a fetch or an effect needs."""
-    keep = live_ops(prog)
+    keep = prog.live_ops()
     kept = set(map(id, keep))
     for op in prog.ops:
         if id(op) not in kept:

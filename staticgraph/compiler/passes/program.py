@@ -58,7 +58,7 @@ def is_pure(op: Operation) -> bool:
 class Program:
     """What the passes rewrite: ``ops`` in execution order, ``fetches``, ``fed`` tensors."""
 
-    __slots__ = ("ops", "fetches", "fed", "changes", "max_fold_elements", "pending")
+    __slots__ = ("ops", "fetches", "fed", "changes", "max_fold_elements", "pending", "alive")
 
     def __init__(self, ops: list[Operation], fetches: list[Tensor | Operation], fed: set[Tensor],
                  max_fold_elements: int = 1 << 16):
@@ -68,11 +68,18 @@ class Program:
         self.changes: list[str] = []
         self.max_fold_elements = max_fold_elements
         self.pending: dict[Tensor, Tensor] = {}   # replacements a pass has decided, not yet applied
+        self.alive: list[Operation] | None = None  # live ops, cached until a pass changes something
+
+    def live_ops(self) -> list[Operation]:
+        """The ops a fetch or an effect still needs (cached; see :func:`.dce.live_ops`)."""
+        if self.alive is None:
+            from .dce import live_ops  # noqa: PLC0415  (dce builds on this module)
+            self.alive = live_ops(self)
+        return self.alive
 
     def live(self) -> list[tuple[int, Operation]]:
         """``(index, op)`` for the ops still needed (a pass leaves dead ones to ``dce``)."""
-        from .dce import live_ops  # noqa: PLC0415  (dce builds on this module)
-        alive = set(map(id, live_ops(self)))
+        alive = set(map(id, self.live_ops()))
         return [(i, op) for i, op in enumerate(self.ops) if id(op) in alive]
 
     def producers(self) -> dict[Tensor, Operation]:
