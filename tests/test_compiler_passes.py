@@ -170,6 +170,9 @@ def test_global_switches_and_session_config():
     assert "Mul" in source(tf.Session(config=PassConfig.off()))
     with pytest.raises(ValueError, match=r"unknown pass\(es\) \['fusion'\]; known: \['fold'"):
         disable("fusion")
+    with pytest.raises(ValueError, match=r"unknown pass\(es\) \['fussion'\]"):
+        with options(fussion=False):
+            pass
 
 
 def test_explain_shows_the_report_and_the_generated_source():
@@ -182,3 +185,29 @@ def test_explain_shows_the_report_and_the_generated_source():
     assert text.startswith("pass report (nodes before -> after):\n  prune")
     assert "simplify: Mul 'mul' -> Tanh:0" in text and text.endswith(src)
     assert "r0 = f0(v0)  # Tanh 'Tanh'" in src
+
+
+def test_golden_before_and_after_the_seeds_gradient_example():
+    """``y = (x + w) * (w + 1)`` and its gradients: 8 nodes in, the 4 numpy would compute out."""
+    x = tf.placeholder(tf.float32, shape=(1,), name="x")
+    w = tf.placeholder(tf.float32, shape=(1,), name="w")
+    y = tf.multiply(tf.add(w, x), tf.add(w, 1.0))
+    fetches = [y, *tf.gradients(y, [w, x])]
+    before, _, _ = optimise(fetches, [x, w], fold=False, simplify=False, cse=False, dce=False)
+    after, fetched, _ = optimise(fetches, [x, w])
+    assert before == """\
+%Add = Add(%w, %x)  # float32[1]
+%Add_1/y = Const(value=1.0)  # float32[]
+%Add_1 = Add(%w, %Add_1/y)  # float32[1]
+%Mul = Mul(%Add, %Add_1)  # float32[1]
+%gradients/grad_ys_0 = OnesLike(%Mul)  # float32[1]
+%gradients/Mul_grad/Mul = Mul(%gradients/grad_ys_0, %Add_1)  # float32[1]
+%gradients/Mul_grad/Mul_1 = Mul(%gradients/grad_ys_0, %Add)  # float32[1]
+%gradients/Add = Add(%gradients/Mul_grad/Mul_1, %gradients/Mul_grad/Mul)  # float32[1]"""
+    assert after == """\
+%Add = Add(%w, %x)  # float32[1]
+%Add_1/y = Const(value=1.0)  # float32[]
+%Add_1 = Add(%w, %Add_1/y)  # float32[1]
+%Mul = Mul(%Add, %Add_1)  # float32[1]
+%gradients/Add = Add(%Add, %Add_1)  # float32[1]"""
+    assert fetched == ["Mul:0", "gradients/Add:0", "Add_1:0"]     # dy/dx is w + 1 itself

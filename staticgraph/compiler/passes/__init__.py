@@ -68,10 +68,14 @@ def current() -> PassConfig:
     return _current[-1]
 
 
-def _set(value: bool, names: tuple[str, ...]) -> None:
-    unknown = set(names) - set(current().names)
+def _check(names) -> None:
+    unknown = set(names) - set(current().names) - {"max_fold_elements"}
     if unknown:
         raise ValueError(f"unknown pass(es) {sorted(unknown)}; known: {list(current().names)}")
+
+
+def _set(value: bool, names: tuple[str, ...]) -> None:
+    _check(names)
     _current[-1] = dataclasses.replace(current(), **{n: value for n in names})
 
 
@@ -88,6 +92,7 @@ def disable(*names: str) -> None:
 @contextlib.contextmanager
 def options(**switches) -> Iterator[PassConfig]:
     """``with options(cse=False): ...`` -- a temporary configuration."""
+    _check(switches)
     _current.append(dataclasses.replace(current(), **switches))
     try:
         yield current()
