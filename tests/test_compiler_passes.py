@@ -211,3 +211,13 @@ def test_golden_before_and_after_the_seeds_gradient_example():
 %Mul = Mul(%Add, %Add_1)  # float32[1]
 %gradients/Add = Add(%Add, %Add_1)  # float32[1]"""
     assert fetched == ["Mul:0", "gradients/Add:0", "Add_1:0"]     # dy/dx is w + 1 itself
+
+
+def test_fetches_merged_by_a_pass_are_still_separate_arrays():
+    x = tf.placeholder(tf.float32, shape=(2,), name="x")
+    a, b, c = tf.tanh(x), tf.tanh(x), tf.tanh(x) * 1.0           # one value after CSE/simplify
+    with tf.Session() as s:
+        ra, rb, rc, ra2 = s.run([a, b, c, a], {x: [0.5, 1.0]})
+    assert rb is not ra and rc is not ra and rc is not rb
+    assert ra2 is ra                                             # the same fetch twice: as before
+    np.testing.assert_array_equal(rb, ra)

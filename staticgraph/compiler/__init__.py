@@ -101,10 +101,20 @@ def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
         order = p(order)
     plan = lower_plan(order, list(feeds), prog.fetches, state)
     ranks = [f.ndim if isinstance(f, Tensor) else None for f in fetches]
-    copies = [_copied(f, r, fed) for f, r in zip(fetches, prog.fetches)]
+    copies = [_copied(f, r, fed) or _merged(k, f, r, fetches, prog.fetches)
+              for k, (f, r) in enumerate(zip(fetches, prog.fetches))]
     alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
     gen = generate(plan, ranks, container, copies, guards and list(guards), alloc)
     return Executable(plan, gen, report, alloc)
+
+
+def _merged(k: int, fetch, resolved, fetches: Sequence, resolved_all: list) -> bool:
+    """Did a pass make fetch ``k`` the same value as an earlier, *different* fetch?  Then it is
+    copied: two results the user asked for separately must not be one array.  (The same
+    tensor fetched twice is one array, as without passes.)"""
+    earlier = fetches[:k]
+    return isinstance(fetch, Tensor) and not any(f is fetch for f in earlier) and any(
+        r is resolved for r in resolved_all[:k])
 
 
 def _copied(fetch, resolved, fed: set) -> bool:
