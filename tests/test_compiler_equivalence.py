@@ -85,7 +85,7 @@ def interpret(F, inputs: list, prog: list) -> list:
 
 
 def _shape_op(F, name: str, x):
-    shape = tuple(F.shape(x))
+    shape = tuple(-1 if d is None else d for d in F.shape(x))
     if name == "transpose2":
         return F.transpose(F.transpose(x, perm=None), perm=None)
     if name == "reshape2":
@@ -105,9 +105,11 @@ def feeds(rng: np.random.Generator) -> dict[str, np.ndarray]:
     return out
 
 
-def run_static(prog, fetch, values, config: PassConfig):
+def run_static(prog, fetch, values, config: PassConfig, batch_known: bool = True):
+    """``batch_known=False``: placeholders of rank 2 get a None first dim (run-time sizes)."""
     tf.reset_default_graph()
-    phs = [tf.placeholder(tf.float64, shape=s, name=n) for n, s in SHAPES.items()]
+    phs = [tf.placeholder(tf.float64, name=n, shape=s if batch_known or len(s) < 2 or s[0] == 1
+                          else (None,) + s[1:]) for n, s in SHAPES.items()]
     pool = interpret(SF, phs, prog)
     outs = [pool[i] for i in fetch]
     loss = SF.add(*[SF.sum(o) for o in outs[:2]]) if len(outs) > 1 else SF.sum(outs[0])
@@ -139,15 +141,16 @@ CONFIGS = {"all": PassConfig(), **{name: PassConfig(**{n: n == name for n in Pas
                                    for name in PassConfig().names}}
 
 
+@pytest.mark.parametrize("batch_known", [True, False], ids=["static-shapes", "none-batch"])
 @pytest.mark.parametrize("seed", range(25))
-def test_random_graph_optimised_equals_unoptimised_and_dyngraph(seed):
+def test_random_graph_optimised_equals_unoptimised_and_dyngraph(seed, batch_known):
     rng = np.random.default_rng(seed)
     prog, fetch = random_program(rng)
     values = feeds(rng)
     with np.errstate(all="ignore"):
         base = run_static(prog, fetch, values, PassConfig.off())
         for name, config in CONFIGS.items():
-            assert_bitwise(run_static(prog, fetch, values, config), base), name
+            assert_bitwise(run_static(prog, fetch, values, config, batch_known), base), name
         eager = run_eager(prog, fetch, values)
     n_out = len(fetch)
     assert_bitwise(base[:n_out], eager[:n_out])
