@@ -92,9 +92,13 @@ def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
     if any(s is None or None in s for s in array_shapes):
         return None
     arrays = [np.zeros(s, dtype=np.intp) for s in array_shapes]
+    passed = _passed_through(spec, len(shape))
     tries = []
-    for unknown in _UNKNOWN_SIZES:
-        dummy = np.broadcast_to(np.empty((), np.int8), [unknown if d is None else d for d in shape])
+    for unknown, small in zip(_UNKNOWN_SIZES, (2, 3)):
+        # dims an index passes through whole get a small size: an array index copies, and a
+        # copy of a 10^6 x 10^6 dummy would be allocated for real
+        dims = [d if d is not None else (small if i in passed else unknown) for i, d in enumerate(shape)]
+        dummy = np.broadcast_to(np.empty((), np.int8), dims)
         try:
             tries.append(dummy[decode_index(spec, arrays)].shape)
         except IndexError as e:
@@ -103,6 +107,21 @@ def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
 
 
 _UNKNOWN_SIZES = (1_000_003, 1_000_033)
+
+
+def _passed_through(spec: tuple, ndim: int) -> set[int]:
+    """Dims of the indexed tensor that ``spec`` keeps whole (``:``, ``...`` or beyond the key)."""
+    consuming = sum(1 for k in spec if k is not None and k is not Ellipsis)
+    dims, dim = set(), 0
+    for k in spec:
+        if k is Ellipsis:
+            dims.update(range(dim, dim + ndim - consuming))
+            dim += ndim - consuming
+        elif k is not None:
+            if k == Slice(None, None, None):
+                dims.add(dim)
+            dim += 1
+    return dims | set(range(dim, ndim))
 
 
 def _int(v):
