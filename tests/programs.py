@@ -26,7 +26,7 @@ from hypothesis import assume, strategies as st
 import dyngraph
 import staticgraph as tf
 from common import Namespace, numpy_namespace
-from common.indexing import Slice
+from common.indexing import ARRAY, Slice
 from dyngraph.engine import apply as dyn_apply
 from staticgraph.build import F as STATIC_F
 
@@ -97,6 +97,14 @@ def _loop(F, cf, x, c):
     return cf.loop(n, lambda v: F.tanh(F.add(F.mul(v, 0.9), shift)), x)
 
 
+def _loop_cond(F, cf, x, c):
+    """A loop whose body branches: nested control flow, with a captured outer value."""
+    n = F.minimum(F.sum(F.cast(F.lt(c, 0.5), dtype=np.dtype(np.int64))), 2)
+    shift = F.tanh(F.sum(c))
+    return cf.loop(n, lambda v: cf.cond(F.gt(F.sum(v), 0.0), lambda: F.tanh(v),
+                                        lambda: F.mul(v, shift)), x)
+
+
 def _matmul(F, cf, a, b, tb=False):
     if tb:
         b = F.transpose(b, perm=tuple(range(b.ndim - 2)) + (b.ndim - 1, b.ndim - 2))
@@ -106,6 +114,16 @@ def _matmul(F, cf, a, b, tb=False):
 def _getitem(F, cf, x, axis, start, stop):
     """``x[:, ..., start:stop]`` with the slice on ``axis``."""
     return F.getitem(x, key=(Slice(None, None, None),) * axis + (Slice(start, stop, None),))
+
+
+def _take(F, cf, x, indices):
+    """``x[indices]``: integer-array indexing (repeats and negative positions included)."""
+    return F.getitem(x, np.array(indices), key=(ARRAY,))
+
+
+def _index(F, cf, x, axis, i):
+    """``x[:, ..., i]``: an integer index drops the dim."""
+    return F.getitem(x, key=(Slice(None, None, None),) * axis + (i,))
 
 KINDS: dict[str, Callable] = {
     "neg": lambda F, cf, x: F.neg(x),
@@ -140,6 +158,12 @@ KINDS: dict[str, Callable] = {
     "concat": lambda F, cf, a, b, axis: F.concat(a, b, axis=axis),
     "stack": lambda F, cf, a, b, axis: F.stack(a, b, axis=axis),
     "getitem": _getitem,
+    "take": _take,
+    "index": _index,
+    "rsub": lambda F, cf, x, c: F.sub(c, x),
+    "rdiv": lambda F, cf, x, c: F.div(c, F.add(F.mul(x, x), 0.5)),
+    "squeeze_all": lambda F, cf, x: F.squeeze(x),
+    "loop_cond": _loop_cond,
     "matmul": _matmul,
     "cond": _cond,
     "loop": _loop,
@@ -189,24 +213,28 @@ UNARY = ["neg", "exp", "log", "sqrt", "tanh", "sigmoid", "abs", "relu", "clip"]
 BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum"]
 OTHER = ["scale", "where", "sum", "mean", "max", "min", "softmax", "log_softmax", "transpose",
          "reshape", "expand_dims", "squeeze", "broadcast_to", "concat", "stack", "getitem",
-         "matmul", "cond", "loop"]
+         "matmul", "cond", "loop", "take", "index", "rsub", "rdiv", "squeeze_all", "loop_cond"]
 
 
 @st.composite
-def _node(draw, shapes: list[tuple]) -> Node:
-    """One node over values of ``shapes``, well-typed by construction."""
+def _node(draw, shapes: list[tuple], kinds: tuple | None = None) -> Node:
+    """One node over values of ``shapes``, well-typed by construction (of ``kinds``, if given)."""
     n = len(shapes)
     a = draw(st.integers(0, n - 1) | st.integers(max(0, n - 3), n - 1))  # favour recent values
     sa = shapes[a]
-    kind = draw(st.sampled_from(UNARY + BINARY + OTHER))
+    kind = draw(st.sampled_from(kinds or UNARY + BINARY + OTHER))
     partners = [j for j in range(n) if _broadcasts(sa, shapes[j]) is not None]
     if kind in UNARY:
         attrs = (("lo", -0.5), ("hi", draw(st.sampled_from([0.5, None])))) if kind == "clip" else ()
         return Node(kind, (a,), attrs)
     if kind in BINARY or kind in ("scale", "cond"):
         return Node(kind, (a, draw(st.sampled_from(partners))))
-    if kind == "loop":
+    if kind in ("loop", "loop_cond"):
         return Node(kind, (a, draw(st.integers(0, n - 1))))
+    if kind in ("rsub", "rdiv"):
+        return Node(kind, (a,), (("c", draw(st.sampled_from([-1.5, 0.5, 2.0]))),))
+    if kind == "squeeze_all" and 1 in sa:
+        return Node(kind, (a,))
     if kind == "where":
         b = draw(st.sampled_from(partners))
         c = draw(st.sampled_from([j for j in partners
@@ -247,6 +275,12 @@ def _node(draw, shapes: list[tuple]) -> Node:
         start = draw(st.integers(0, sa[ax] - 1))
         stop = draw(st.integers(start + 1, sa[ax]))
         return Node(kind, (a,), (("axis", ax), ("start", start), ("stop", stop)))
+    if kind == "take" and rank:
+        ids = draw(st.lists(st.integers(-sa[0], sa[0] - 1), min_size=1, max_size=4))
+        return Node(kind, (a,), (("indices", tuple(ids)),))
+    if kind == "index" and rank:
+        ax = draw(st.integers(0, rank - 1))
+        return Node(kind, (a,), (("axis", ax), ("i", draw(st.integers(-sa[ax], sa[ax] - 1)))))
     if kind == "matmul" and rank >= 2:
         fits = [j for j in range(n) if len(shapes[j]) >= 2 and shapes[j][-2] == sa[-1]
                 and _broadcasts(sa[:-2], shapes[j][:-2]) is not None]
@@ -257,14 +291,14 @@ def _node(draw, shapes: list[tuple]) -> Node:
 
 
 @st.composite
-def programs(draw, max_nodes: int = 30) -> Program:
-    """A random program: 1-3 broadcast-compatible inputs, 1-``max_nodes`` nodes."""
+def programs(draw, max_nodes: int = 30, kinds: tuple | None = None) -> Program:
+    """A random program: 1-3 broadcast-compatible inputs, 1-``max_nodes`` nodes (of ``kinds``)."""
     shapes, declared = draw(_input_shapes())
     rng = np.random.default_rng(0)
     values = [rng.standard_normal(s) for s in shapes]
     nodes = []
     for _ in range(draw(st.integers(1, max_nodes))):
-        node = draw(_node([np.shape(v) for v in values]))
+        node = draw(_node([np.shape(v) for v in values], kinds))
         out = KINDS[node.kind](NUMPY_F, PythonFlow, *[values[i] for i in node.args], **dict(node.attrs))
         if np.size(out) > MAX_ELEMENTS:
             continue

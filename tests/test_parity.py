@@ -42,6 +42,12 @@ REGRESSIONS = {
     "broadcast_to_unknown_dim": Program(
         shapes=((1,),), declared=((None,),),
         nodes=(Node(kind="broadcast_to", args=(0,), attrs=(("shape", (1, 1)),)),), seeds=(0, 0)),
+    # Integer-array indexing of a tensor with several unknown dims made the static shape
+    # inference copy a (1, 10^6, 10^6) dummy (931 GiB: MemoryError at build time); fixed in
+    # common/indexing.py: dims an index keeps whole are tried at small sizes.
+    "take_with_unknown_dims": Program(
+        shapes=((1, 1, 1),), declared=((None, None, None),),
+        nodes=(Node(kind="take", args=(0,), attrs=(("indices", (0,)),)),), seeds=(0, 0)),
 }
 
 
@@ -62,6 +68,21 @@ def test_broadcast_to_infer_on_partial_shapes():
         y = tf.broadcast_to(x, [2, 3])
         with tf.Session() as sess:
             assert sess.run(y, {x: [1.0, 2.0, 3.0]}).shape == (2, 3)
+
+
+def test_index_shape_with_unknown_dims_allocates_nothing_big():
+    from common.indexing import ARRAY, Slice, index_shape
+    full = Slice(None, None, None)
+    assert index_shape((None, None, None), (ARRAY,), [(1,)]) == (1, None, None)
+    assert index_shape((None, None, None), (ARRAY, full, ARRAY), [(2,), (2,)]) == (2, None)
+    assert index_shape((4, None), (ARRAY, full), [(2, 3)]) == (2, 3, None)
+    assert index_shape((None, 5), (Ellipsis, ARRAY), [(4,)]) == (None, 4)
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float64, [None, None, None])
+        y = x[[0, 0]]
+        assert y.shape.as_list() == [2, None, None]
+        with tf.Session() as sess:
+            assert sess.run(y, {x: np.ones((1, 2, 3))}).shape == (2, 2, 3)
 
 
 # --- the check itself can fail -----------------------------------------------------------
@@ -93,14 +114,16 @@ def test_check_catches_an_engine_that_computes_differently(monkeypatch):
         check(SMALL)
 
 
-def test_programs_reach_every_kind():
-    """The strategy reaches every kind, control flow included (so campaigns exercise them all)."""
-    seen: set[str] = set()
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_each_kind_agrees(kind):
+    """Programs of one kind, plus expand_dims/broadcast_to so the shapes it needs arise."""
+    seen = []
 
-    @settings(max_examples=120, derandomize=True, database=None,
+    @settings(max_examples=6, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
-    @given(programs())
-    def collect(program):
-        seen.update(node.kind for node in program.nodes)
-    collect()
-    assert seen == set(KINDS)
+    @given(programs(max_nodes=6, kinds=(kind, kind, "expand_dims", "broadcast_to")))
+    def agree(program):
+        seen.extend(node.kind for node in program.nodes)
+        assume(check(program))
+    agree()
+    assert kind in seen
