@@ -277,6 +277,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                  "max_iter": maximum_iterations is not None, "back_prop": back_prop, "grad": None}
         op = graph.create_op("While", inputs, attrs, [*specs, (None, np.object_)],
                              name=scope[:-1], exact_name=True)
+        graph.prevent_feeding(op.outputs[-1])  # the gradient trace: engine plumbing
     out = _pack(structure, iter(op.outputs))
     if not return_same_structure and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
@@ -365,6 +366,7 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured), "grad": None}
         op = graph.create_op("Cond", [pred, *captured], attrs, [*specs, (None, np.object_)],
                              name=scope[:-1], exact_name=True)
+        graph.prevent_feeding(op.outputs[-1])  # the gradient trace: engine plumbing
     out = _pack(t_res, iter(op.outputs))
     if not strict and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
