@@ -93,6 +93,14 @@ def test_feeding_a_tensor_that_is_not_feedable(m):
     _refused(m, ValueError, r"Tensor y:0 may not be fed\.", fetch=m.loss, feed={m.y: np.zeros((2, 2))})
 
 
+def test_feeding_a_control_flow_internal_output(m):
+    with m.graph.as_default():
+        out = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
+    trace = out.op.outputs[-1]
+    _refused(m, ValueError, rf"Tensor {trace.name} may not be fed\.", fetch=out, feed={trace: 5})
+    assert m.sess.run(out, {out: 7}) == 7  # the loop's result itself is an ordinary tensor
+
+
 def test_feed_key_that_is_an_operation_or_from_another_graph(m):
     _refused(m, TypeError, "Cannot interpret feed_dict key as Tensor: .* is an Operation",
              feed={m.step: 1.0, m.x: m.good})
