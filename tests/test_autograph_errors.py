@@ -201,3 +201,22 @@ def test_function_without_source_runs_unconverted_with_a_warning():
         warnings.simplefilter("ignore", AutoGraphWarning)
         with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.cond"):
             tf.function(ns["f"])(np.float32(1))
+
+
+def test_a_function_wrapped_by_another_decorator_runs_unconverted_with_a_warning():
+    import functools
+
+    def logged(fn):
+        @functools.wraps(fn)
+        def wrapper(*args):
+            return fn(*args)
+        return wrapper
+
+    @logged
+    def f(x):
+        if x > 0.:
+            x = x * 2.
+        return x
+
+    with pytest.warns(AutoGraphWarning, match="it is wrapped by another decorator"):
+        assert convert(f) is f

@@ -83,6 +83,12 @@ def convert(fn: Callable) -> Callable:
         warnings.warn(f"AutoGraph does not convert generator/async function {fn.__qualname__}; "
                       f"it runs as written.", AutoGraphWarning, stacklevel=3)
         return fn
+    if hasattr(fn, "__wrapped__"):
+        warnings.warn(f"AutoGraph does not convert {fn.__qualname__}: it is wrapped by another "
+                      f"decorator, whose behaviour converting the inner source would drop; it runs "
+                      f"as written. Put @function outermost and the control flow in an undecorated "
+                      f"function.", AutoGraphWarning, stacklevel=3)
+        return fn
     made = _convert_tree(fn)
     if made is None:
         if _parse(fn) is None:
