@@ -68,28 +68,31 @@ def _fresh(step: Step, out: Tensor) -> bool:
 
 
 class _Buffers:
-    """Which owned buffer each slot is (``owner``) or may view (``roots``), and who holds it."""
+    """Which owned buffer each slot is (``owner``) or may view (``roots``); per buffer, the last
+    step reading any of its holders (``until``; fetched: never dead) -- O(1) per question."""
+
+    NEVER = 1 << 62
 
     def __init__(self, last: dict[int, int], fetched: set[int]):
         self.last, self.fetched = last, fetched
         self.owner: dict[int, int] = {}
         self.roots: dict[int, frozenset[int]] = {}
-        self.holders: dict[int, list[int]] = {}
+        self.until: dict[int, int] = {}
         self.tainted: set[int] = set()
 
     def dead_after(self, slot: int, k: int) -> bool:
         b = self.owner.get(slot)
-        return b is not None and b not in self.tainted and all(
-            self.last.get(h, -1) <= k and h not in self.fetched for h in self.holders[b])
+        return b is not None and b not in self.tainted and self.until[b] <= k
 
     def hold(self, slot: int, bufs: frozenset[int]) -> None:
         self.roots[slot] = bufs
+        end = self.NEVER if slot in self.fetched else self.last.get(slot, -1)
         for b in bufs:
-            self.holders[b].append(slot)
+            self.until[b] = max(self.until[b], end)
 
     def own(self, slot: int, buf: int) -> None:
         self.owner[slot] = buf
-        self.holders.setdefault(buf, [])
+        self.until.setdefault(buf, -1)
         self.hold(slot, frozenset({buf}))
 
 
