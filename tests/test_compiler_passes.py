@@ -221,3 +221,14 @@ def test_fetches_merged_by_a_pass_are_still_separate_arrays():
     assert rb is not ra and rc is not ra and rc is not rb
     assert ra2 is ra                                             # the same fetch twice: as before
     np.testing.assert_array_equal(rb, ra)
+
+
+def test_simplify_leaves_errors_to_the_run():
+    """numpy refuses ``-`` and unary minus on bools: removing the op would hide the error."""
+    b = tf.placeholder(tf.bool, shape=(2,), name="b")
+    y = F.sub(b, tf.constant([False, False]))
+    z = F.neg(F.neg(b))
+    text, fetched, _ = optimise([y, z], [b])
+    assert fetched == ["Sub:0", "Neg_1:0"]
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError, match="boolean subtract"):
+        s.run(y, {b: [True, False]})

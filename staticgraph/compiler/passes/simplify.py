@@ -103,7 +103,8 @@ def _add(op, a, b, P):
 
 
 def _sub(op, a, b, P):
-    return _neutral(op, a, b, _zeros(b, P, False))
+    """(numpy refuses ``-`` on bools: that error belongs to the run, so bools are left alone)"""
+    return None if a.np_dtype.kind == "b" else _neutral(op, a, b, _zeros(b, P, False))
 
 
 def _div(op, a, b, P):
@@ -115,8 +116,11 @@ def _pass_through(op, x, P):
 
 
 def _neg(op, x, P):
+    """-(-x) is x bit for bit (ints wrap both ways); numpy refuses Neg on bools: left alone."""
     inner = P.get(x)
-    return inner.inputs[0] if inner is not None and inner.type == "Neg" else None
+    if inner is None or inner.type != "Neg" or x.np_dtype.kind == "b":
+        return None
+    return inner.inputs[0]
 
 
 def _cast(op, x, P):
