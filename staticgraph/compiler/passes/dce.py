@@ -6,6 +6,12 @@ Kept: ops producing a fetch, fetched operations, every op with an effect
 control inputs of kept ops, and -- transitively -- the producers of their
 inputs.  One backward sweep suffices because ``ops`` is in execution order.
 Ops are matched to control inputs by name (a rewritten clone keeps its name).
+
+One consequence, shared with every optimising graph compiler (TF's Grappler
+too): an op whose value no longer matters is not run, so a run-time error it
+alone would have raised (say, mismatched run-time sizes feeding ``OnesLike``
+of a known-shape tensor) does not surface.  Values never change; with every
+pass off (``PassConfig.off()``) the plan runs each pruned node as written.
 """
 from __future__ import annotations
 
