@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import debugging, dtypes, errors, nn, train  # noqa: F401
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
+from . import autograph  # noqa: F401  (tf.autograph.to_code)
 from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
@@ -53,6 +54,6 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "trainable_variables", "variables_initializer", "disable_eager_execution",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nn",
            "train", "losses", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
-           "function", "TensorSpec"]
+           "function", "TensorSpec", "autograph"]
 
 from . import compat  # noqa: E402  (needs the names above)
