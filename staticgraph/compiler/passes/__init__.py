@@ -113,8 +113,8 @@ def run_passes(ops: list[Operation], fetches: list, fed: set[Tensor], config: Pa
             changed |= did
         if not changed:
             break
-    if config.dce:
-        _run("dce", dce, prog, report, live, quiet=False)
+    if config.dce:   # its row counts every op still listed (live or not) -> what remains
+        _run("dce", dce, prog, report, len(prog.ops), quiet=False)
     return prog
 
 

@@ -61,10 +61,16 @@ def _elementwise_ufunc(step: Step) -> bool:
         step.op.op_def is not None and impl is step.op.op_def.impl
 
 
-def _fresh(step: Step, out: Tensor) -> bool:
+def _new_value(step: Step) -> bool:
+    """Is the step's result a new object, never a view of an input (rank 0: a numpy scalar)?"""
     op = step.op
-    kind = op.op_def is not None and (op.type in FRESH or _elementwise_ufunc(step) or op.type == "MatMul")
-    return kind and out._shape is not None and len(out._shape) >= 1
+    return op.op_def is not None and (op.type in FRESH or op.type in ("MatMul", "ReduceSize")
+                                      or _elementwise_ufunc(step))
+
+
+def _owned(out: Tensor) -> bool:
+    """A new value the plan may write into later: an ndarray (rank >= 1), not a numpy scalar."""
+    return out._shape is not None and len(out._shape) >= 1
 
 
 class _Buffers:
@@ -142,8 +148,11 @@ def allocate(plan: Plan, liveness: bool = True, inplace: bool = True) -> Allocat
                 continue
             if target is not None:
                 bufs.own(s, bufs.owner[target])
-            elif _fresh(step, tensors[s]):
-                bufs.own(s, s)
+            elif _new_value(step):
+                if _owned(tensors[s]):
+                    bufs.own(s, s)
+                else:
+                    bufs.hold(s, frozenset())
             else:
                 bufs.hold(s, inherited)
             if not liveness:

@@ -2,10 +2,15 @@
 
 ::
 
-    pass        nodes   changes
-    prune      14 -> 11
-    fold       11 -> 11   fold: OnesLike 'gradients/grad_ys_0' -> constant float32[]
-    ...
+    pass report (nodes before -> after):
+      prune       21 -> 17
+      fold        17 -> 16
+          fold: OnesLike 'gradients/grad_ys_0' -> constant float32[]
+      ...
+
+Rewrites count *live* nodes (the ones a run would execute: a replaced op is
+dead at once, even before ``dce`` deletes it); ``prune`` counts the graph's
+nodes and the needed ones; ``dce`` counts the listed nodes it deleted from.
 """
 from __future__ import annotations
 
