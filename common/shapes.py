@@ -83,9 +83,9 @@ def normalize_axes(axis, rank: int | None) -> tuple[int, ...] | None:
 
 
 def reduced_shape(shape, axis, keepdims: bool) -> tuple | None:
-    """Shape after reducing ``axis`` (None = all axes)."""
+    """Shape after reducing ``axis`` (None = all axes: a scalar, even when the rank is unknown)."""
     if shape is None:
-        return None
+        return () if axis is None and not keepdims else None
     axes = normalize_axes(axis, len(shape))
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
