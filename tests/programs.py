@@ -216,35 +216,45 @@ OTHER = ["scale", "where", "sum", "mean", "max", "min", "softmax", "log_softmax"
          "matmul", "cond", "loop", "take", "index", "rsub", "rdiv", "squeeze_all", "loop_cond"]
 
 
+ELEMENTWISE = {*UNARY, *BINARY, "scale", "cond", "loop", "loop_cond", "rsub", "rdiv", "where"}
+
+
 @st.composite
 def _node(draw, shapes: list[tuple], kinds: tuple | None = None) -> Node:
     """One node over values of ``shapes``, well-typed by construction (of ``kinds``, if given)."""
     n = len(shapes)
     a = draw(st.integers(0, n - 1) | st.integers(max(0, n - 3), n - 1))  # favour recent values
-    sa = shapes[a]
     kind = draw(st.sampled_from(kinds or UNARY + BINARY + OTHER))
+    build = _elementwise if kind in ELEMENTWISE else _reshaping
+    node = build(draw, kind, a, shapes)
+    return node or Node(draw(st.sampled_from(UNARY[:-1])), (a,))  # the kind does not fit
+
+
+def _elementwise(draw, kind: str, a: int, shapes: list[tuple]) -> Node:
+    """Kinds whose result broadcasts their operands (control flow included)."""
+    sa, n = shapes[a], len(shapes)
     partners = [j for j in range(n) if _broadcasts(sa, shapes[j]) is not None]
     if kind in UNARY:
         attrs = (("lo", -0.5), ("hi", draw(st.sampled_from([0.5, None])))) if kind == "clip" else ()
         return Node(kind, (a,), attrs)
-    if kind in BINARY or kind in ("scale", "cond"):
-        return Node(kind, (a, draw(st.sampled_from(partners))))
     if kind in ("loop", "loop_cond"):
         return Node(kind, (a, draw(st.integers(0, n - 1))))
     if kind in ("rsub", "rdiv"):
         return Node(kind, (a,), (("c", draw(st.sampled_from([-1.5, 0.5, 2.0]))),))
-    if kind == "squeeze_all" and 1 in sa:
-        return Node(kind, (a,))
-    if kind == "where":
-        b = draw(st.sampled_from(partners))
-        c = draw(st.sampled_from([j for j in partners
-                                    if _broadcasts(sa, shapes[b], shapes[j]) is not None]))
-        return Node(kind, (a, b, c))
-    rank = len(sa)
+    b = draw(st.sampled_from(partners))
+    if kind != "where":
+        return Node(kind, (a, b))
+    c = draw(st.sampled_from([j for j in partners if _broadcasts(sa, shapes[b], shapes[j]) is not None]))
+    return Node(kind, (a, b, c))
+
+
+def _reshaping(draw, kind: str, a: int, shapes: list[tuple]) -> Node | None:
+    """Kinds that change the shape; None when ``kind`` cannot apply to value ``a``."""
+    sa, n, rank = shapes[a], len(shapes), len(shapes[a])
     axis = st.integers(-rank, rank - 1) if rank else st.just(None)
     if kind in ("sum", "mean", "max", "min"):
-        axes = (st.none() | axis | st.sets(st.integers(0, rank - 1), min_size=1).map(lambda s: tuple(sorted(s)))
-                if rank else st.none())
+        sets = st.sets(st.integers(0, rank - 1), min_size=1).map(lambda s: tuple(sorted(s)))
+        axes = st.none() | axis | sets if rank else st.none()
         return Node(kind, (a,), (("axis", draw(axes)), ("keepdims", draw(st.booleans()))))
     if kind in ("softmax", "log_softmax") and rank:
         return Node(kind, (a,), (("axis", draw(axis)),))
@@ -257,8 +267,11 @@ def _node(draw, shapes: list[tuple], kinds: tuple | None = None) -> Node:
         return Node(kind, (a,), (("shape", shape),))
     if kind == "expand_dims" and rank < 4:
         return Node(kind, (a,), (("axis", draw(st.integers(-rank - 1, rank))),))
-    if kind == "squeeze" and 1 in sa:
-        return Node(kind, (a,), (("axis", draw(st.sampled_from([i for i, d in enumerate(sa) if d == 1]))),))
+    ones = [i for i, d in enumerate(sa) if d == 1]
+    if kind == "squeeze" and ones:
+        return Node(kind, (a,), (("axis", draw(st.sampled_from(ones))),))
+    if kind == "squeeze_all" and ones:
+        return Node(kind, (a,))
     if kind == "broadcast_to" and rank < 4:
         target = tuple(draw(st.integers(1, 3)) if d == 1 else d for d in sa)
         return Node(kind, (a,), (("shape", (draw(st.integers(1, 3)),) + target),))
@@ -270,6 +283,12 @@ def _node(draw, shapes: list[tuple], kinds: tuple | None = None) -> Node:
     if kind == "stack":
         same = [j for j in range(n) if shapes[j] == sa]
         return Node(kind, (a, draw(st.sampled_from(same))), (("axis", draw(st.integers(0, rank))),))
+    return _indexing(draw, kind, a, shapes)
+
+
+def _indexing(draw, kind: str, a: int, shapes: list[tuple]) -> Node | None:
+    """Slices, integer and integer-array indexing, and matmul."""
+    sa, rank = shapes[a], len(shapes[a])
     if kind == "getitem" and rank and max(sa) > 1:
         ax = draw(st.sampled_from([i for i, d in enumerate(sa) if d > 1]))
         start = draw(st.integers(0, sa[ax] - 1))
@@ -282,12 +301,12 @@ def _node(draw, shapes: list[tuple], kinds: tuple | None = None) -> Node:
         ax = draw(st.integers(0, rank - 1))
         return Node(kind, (a,), (("axis", ax), ("i", draw(st.integers(-sa[ax], sa[ax] - 1)))))
     if kind == "matmul" and rank >= 2:
-        fits = [j for j in range(n) if len(shapes[j]) >= 2 and shapes[j][-2] == sa[-1]
+        fits = [j for j in range(len(shapes)) if len(shapes[j]) >= 2 and shapes[j][-2] == sa[-1]
                 and _broadcasts(sa[:-2], shapes[j][:-2]) is not None]
         if fits and draw(st.booleans()):
             return Node(kind, (a, draw(st.sampled_from(fits))))
         return Node(kind, (a, a), (("tb", True),))
-    return Node(draw(st.sampled_from(UNARY[:-1])), (a,))  # the kind does not fit: a unary instead
+    return None
 
 
 @st.composite

@@ -1,4 +1,8 @@
-"""Session.run on one Session from several threads: same results as sequential runs, plans compiled once."""
+"""Session.run on one Session from several threads.
+
+Same results as sequential runs; a new run signature is compiled once even
+when threads race for it.
+"""
 from __future__ import annotations
 
 import threading
@@ -129,9 +133,14 @@ def test_different_signatures_at_once_each_compile_once(slow_compile):
         assert len(slow_compile) == len(fetch_sets)
     for i, value in enumerate(got):
         want = expected[i % len(fetch_sets)]
-        flat = lambda v: list(v.values()) if isinstance(v, dict) else (list(v) if isinstance(v, (list, tuple)) else [v])  # noqa: E731
-        for a, b in zip(flat(want), flat(value)):
+        for a, b in zip(_leaves(want), _leaves(value), strict=True):
             assert np.array_equal(a, b)
+
+
+def _leaves(v) -> list:
+    if isinstance(v, dict):
+        return list(v.values())
+    return list(v) if isinstance(v, (list, tuple)) else [v]
 
 
 def test_reads_never_see_a_half_written_variable():
