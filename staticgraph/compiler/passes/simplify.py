@@ -12,8 +12,8 @@
     already has the output's fully known shape                                  -> x
 
 Why ``x + 0.0 -> x`` is *not* done for floats: ``-0.0 + 0.0`` is ``+0.0``, so
-dropping the add would turn a ``-0.0`` result into ``-0.0`` where the
-unoptimised plan gives ``+0.0``.  Adding ``-0.0`` is exact for every float
+dropping the add would return ``x = -0.0`` where the unoptimised plan gives
+``+0.0``.  Adding ``-0.0`` is exact for every float
 (``+0.0 + -0.0 = +0.0``, ``-0.0 + -0.0 = -0.0``, NaN and Inf pass through),
 and so is subtracting ``+0.0``.  ``x * 1`` is exact for every IEEE value.
 Commutative operands are not reordered (two NaNs' payloads could swap).
