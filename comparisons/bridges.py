@@ -130,8 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     print("\n".join(lines))
     cf = fn.get_concrete_function(np.array(EXAMPLE, np.float32))
     facts([
-        f"jit.trace recorded the example's path: {len(traced.graph.get_operations())} graph ops, no "
-        f"loop or branch node; for x = {OTHER} it is {'RIGHT' if right[0] else 'WRONG'} "
+        f"jit.trace recorded the example's path: {len(traced.graph.get_operations())} graph ops "
+        f"({traced.cf.n_steps} steps in its compiled plan), no loop or branch node; for x = {OTHER} it is {'RIGHT' if right[0] else 'WRONG'} "
         f"({results['trace'][1][0]:.4g} instead of {results['eager'][1][0]:.4g}), with only "
         f"{len(shown)} TracerWarning(s) at trace time as a hint.",
         f"tf.function traced {fn.experimental_get_tracing_count()} time(s) into a graph with "

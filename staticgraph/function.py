@@ -172,6 +172,11 @@ class ConcreteFunction:
         """The generated Python source of the compiled plan (``print(cf.code)``)."""
         return self._exe.source
 
+    @property
+    def n_steps(self) -> int:
+        """Steps (kernel calls) in the compiled plan: what remains after pruning and the passes."""
+        return len(self._exe.plan.steps)
+
     def _values(self, args: tuple) -> list:
         return [args[i] for i in self._tensor_args]
 

@@ -96,6 +96,7 @@ def test_concrete_function_prints_ops_and_generated_code():
     assert "test_bridges_function.py" in cf.code          # each line names the user's source line
     assert f.get_concrete_function(_f32(0.1)) is cf       # same signature, same graph
     assert repr(cf) == "<ConcreteFunction (x: float32[1]) with 4 ops>"
+    assert cf.n_steps == 2                                # the Const is bound, not a step
 
 
 def test_get_concrete_function_accepts_tensor_specs():
