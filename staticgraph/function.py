@@ -84,9 +84,9 @@ def _is_tensor_value(v: Any) -> bool:
 def _arg_key(v: Any) -> Any:
     """A hashable image of one argument: tensors by dtype/shape, Python values by value."""
     if _is_tensor_value(v):
-        return ("tensor", v.dtype.str, np.shape(v))
+        return ("tensor", v.dtype, v.shape)
     if isinstance(v, TensorSpec):
-        return ("tensor", v.dtype._np.str, v.shape.dims_tuple)
+        return ("tensor", v.dtype._np, v.shape.dims_tuple)
     if isinstance(v, (list, tuple)):
         return (type(v).__name__, tuple(_arg_key(x) for x in v))
     if isinstance(v, dict):
@@ -257,6 +257,9 @@ class Function:
         self.input_signature = None if input_signature is None else tuple(input_signature)
         self.autograph = autograph
         self._sig = inspect.signature(fn)
+        simple = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        self._n_simple = len(self._sig.parameters) if all(
+            p.kind in simple for p in self._sig.parameters.values()) else -1
         self._converted: Callable | None = None
         self._cache: dict[Any, ConcreteFunction] = {}
         self._last_key: tuple | None = None
@@ -276,6 +279,11 @@ class Function:
 
     # --- calling ----------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == self._n_simple and not kwargs and self.input_signature is None:
+            cf = self._cache.get(tuple(map(_arg_key, args)))   # the hot path: all positional
+            if cf is not None:
+                self._calls_per_trace[-1] += 1
+                return cf(*args)
         names, values = self._bind(args, kwargs)
         cf = self._concrete(names, values)
         return cf(*values)

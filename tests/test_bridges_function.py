@@ -25,6 +25,8 @@ def test_traces_once_per_signature_and_reuses_the_plan():
     assert f(_f32(1, 2), _f32(3, 4)) == np.float32(11)
     assert f(_f32(2, 2), _f32(1, 1)) == np.float32(4)
     assert (f.trace_count, len(calls)) == (1, 1)
+    assert f(x=_f32(1, 1), y=_f32(2, 2)) == np.float32(4)   # keywords: same signature, same graph
+    assert f.trace_count == 1
     f(_f32(1, 2, 3), _f32(1, 1, 1))           # new shape -> new trace
     f(np.array([1, 2], np.float64), np.array([1, 2], np.float64))   # new dtype -> new trace
     assert f.trace_count == f.experimental_get_tracing_count() == 3
