@@ -398,7 +398,10 @@ class Function:
         if not self.autograph:
             return self.python_function
         from .autograph import convert
-        return convert(self.python_function)
+        fn = self.python_function
+        if isinstance(fn, types.MethodType):              # a bound method: convert its function
+            return types.MethodType(convert(fn.__func__), fn.__self__)
+        return convert(fn)
 
     def _note_trace(self, names: list[str], key: tuple) -> None:
         """Count calls per trace; warn when the last few traces came in quick succession."""

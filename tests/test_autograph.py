@@ -321,3 +321,38 @@ def test_and_or_keep_python_short_circuit():
         return total
 
     assert convert(f)([]) == f([]) == 3 and convert(f)([5]) == f([5]) == 3
+
+
+def _clip_down(v):
+    """A helper with tensor control flow, called from a converted function."""
+    while v > 10.:
+        v = v - 10.
+    return v
+
+
+def test_called_user_functions_are_converted_too():
+    @tf.function
+    def f(x):
+        if x < 0.:
+            x = -x
+        return _clip_down(x) + tf.reduce_sum(tf.ones([2]))   # library calls stay as they are
+
+    assert f(np.float32(-35)) == 5 + 2 and f(np.float32(7)) == 7 + 2
+    assert f.get_concrete_function(np.float32(1)).count_ops("While") == 1
+    assert "_ag__.call(_clip_down, x)" in to_code(f.python_function)
+
+
+def test_calls_that_read_their_frame_stay_direct():
+    class Base:
+        def scale(self, x):
+            return x * 2.
+
+    class Child(Base):
+        def scale(self, x):
+            y = super().scale(x)
+            if x > 0.:
+                x = y
+            return x
+
+    f = tf.function(Child().scale)
+    assert f(np.float32(3)) == 6 and f(np.float32(-3)) == -3

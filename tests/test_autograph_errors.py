@@ -220,3 +220,20 @@ def test_a_function_wrapped_by_another_decorator_runs_unconverted_with_a_warning
 
     with pytest.warns(AutoGraphWarning, match="it is wrapped by another decorator"):
         assert convert(f) is f
+
+
+def test_zero_argument_super_inside_a_tensor_branch():
+    class Base:
+        def scale(self, x):
+            return x * 2.
+
+    class Child(Base):
+        def scale(self, x):
+            if x > 0.:
+                x = super().scale(x)
+            return x
+
+    with pytest.raises(AutoGraphError, match=r"it calls super\(\) without arguments \(line \d+\), "
+                                             r"which cannot find its class .* write super\(ClassName, self\)"):
+        tf.function(Child().scale)(np.float32(3))
+    assert tf.function(Child().scale)(3.0) == 6.0           # a Python condition: stays Python

@@ -24,7 +24,7 @@ from typing import Callable
 from . import runtime
 from .runtime import AutoGraphError, UNDEFINED
 from .analysis import declared
-from .transformer import RUNTIME, Converter
+from .transformer import RUNTIME, CallWrapper, Converter
 
 __all__ = ["convert", "to_code", "AutoGraphError", "AutoGraphWarning", "UNDEFINED"]
 
@@ -48,7 +48,7 @@ def _parse(fn: Callable) -> ast.FunctionDef | None:
     return node if isinstance(node, ast.FunctionDef) and node.name == fn.__name__ else None
 
 
-def _convert_tree(fn: Callable) -> tuple[ast.Module, int] | None:
+def _convert_tree(fn: Callable) -> ast.Module | None:
     """The converted function wrapped in a factory whose parameters are its free variables."""
     fdef = _parse(fn)
     if fdef is None:
@@ -58,7 +58,9 @@ def _convert_tree(fn: Callable) -> tuple[ast.Module, int] | None:
     conv = Converter(code.co_filename, first, declared(fdef))
     fdef.decorator_list = []
     fdef.body = conv.block(fdef.body, set())
-    if not conv.converted:
+    calls = CallWrapper()
+    fdef.body = [calls.visit(s) for s in fdef.body]
+    if not conv.converted and not calls.wrapped:
         return None
     params = [*code.co_freevars, RUNTIME]
     factory = ast.FunctionDef(
@@ -72,35 +74,60 @@ def _convert_tree(fn: Callable) -> tuple[ast.Module, int] | None:
     ast.copy_location(factory.body[1], fdef)
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     ast.increment_lineno(module, first - 1)
-    return module, conv.converted
+    return module
 
 
-def convert(fn: Callable) -> Callable:
-    """``fn`` with its tensor-dependent control flow converted (or ``fn`` itself if none)."""
+_CODE: dict[types.CodeType, tuple[types.CodeType, str] | None] = {}
+"""Converted code per original code object (None: nothing to convert); functions are rebuilt."""
+
+
+def _converted_code(fn: types.FunctionType) -> tuple[types.CodeType, str] | None:
+    if fn.__code__ not in _CODE:
+        made = _convert_tree(fn)
+        if made is None:
+            _CODE[fn.__code__] = None
+        else:
+            namespace: dict = {}
+            exec(compile(made, fn.__code__.co_filename, "exec"), fn.__globals__, namespace)
+            inner = next(c for c in namespace[_FACTORY].__code__.co_consts
+                         if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
+            _CODE[fn.__code__] = inner, ast.unparse(made.body[0].body[0])
+    return _CODE[fn.__code__]
+
+
+def _skipped(fn: Callable, quiet: bool) -> str | None:
+    """Why ``fn`` runs unconverted (None: convert it); warns unless ``quiet``."""
     if getattr(fn, "__name__", "") == "<lambda>" or not isinstance(fn, types.FunctionType):
-        return fn
+        return "not a def"
     if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn):
-        warnings.warn(f"AutoGraph does not convert generator/async function {fn.__qualname__}; "
-                      f"it runs as written.", AutoGraphWarning, stacklevel=3)
+        why = (f"AutoGraph does not convert generator/async function {fn.__qualname__}; it runs "
+               f"as written.")
+    elif hasattr(fn, "__wrapped__"):
+        why = (f"AutoGraph does not convert {fn.__qualname__}: it is wrapped by another "
+               f"decorator, whose behaviour converting the inner source would drop; it runs as "
+               f"written. Put @function outermost and the control flow in an undecorated function.")
+    elif _parse(fn) is None:
+        why = (f"AutoGraph could not read the source of {fn.__qualname__}; it runs as written "
+               f"(Python if/while on a tensor will fail).")
+    else:
+        return None
+    if not quiet:
+        warnings.warn(why, AutoGraphWarning, stacklevel=4)
+    return why
+
+
+def convert(fn: Callable, quiet: bool = False) -> Callable:
+    """``fn`` with its tensor-dependent control flow converted (or ``fn`` itself if none).
+
+    Functions it calls are converted when called (see :func:`runtime.call`).
+    """
+    if (fn.__code__ not in _CODE if isinstance(fn, types.FunctionType) else True) and \
+            _skipped(fn, quiet):
         return fn
-    if hasattr(fn, "__wrapped__"):
-        warnings.warn(f"AutoGraph does not convert {fn.__qualname__}: it is wrapped by another "
-                      f"decorator, whose behaviour converting the inner source would drop; it runs "
-                      f"as written. Put @function outermost and the control flow in an undecorated "
-                      f"function.", AutoGraphWarning, stacklevel=3)
-        return fn
-    made = _convert_tree(fn)
+    made = _converted_code(fn)
     if made is None:
-        if _parse(fn) is None:
-            warnings.warn(f"AutoGraph could not read the source of {fn.__qualname__}; it runs as "
-                          f"written (Python if/while on a tensor will fail).", AutoGraphWarning,
-                          stacklevel=3)
         return fn
-    module, _ = made
-    namespace: dict = {}
-    exec(compile(module, fn.__code__.co_filename, "exec"), fn.__globals__, namespace)
-    inner = next(c for c in namespace[_FACTORY].__code__.co_consts
-                 if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
+    inner, source = made
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells[RUNTIME] = types.CellType(runtime)
     new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__,
@@ -108,7 +135,7 @@ def convert(fn: Callable) -> Callable:
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__qualname__, new.__doc__, new.__module__ = fn.__qualname__, fn.__doc__, fn.__module__
     new.__wrapped__ = fn
-    new.__ag_source__ = ast.unparse(module.body[0].body[0])
+    new.__ag_source__ = source
     return new
 
 

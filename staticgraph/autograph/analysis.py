@@ -92,6 +92,11 @@ def unsupported(stmt: ast.While | ast.If | ast.For, first_line: int,
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in outer:
             return (f"it assigns '{node.id}' (line {line}), declared global/nonlocal; keep the "
                     f"value in a local variable and assign '{node.id}' after the statement")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id == "super" and not node.args:
+            return (f"it calls super() without arguments (line {line}), which cannot find its "
+                    f"class inside the generated function; call it before the statement or "
+                    f"write super(ClassName, self)")
         if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, ast.Store):
             return (f"it assigns to `{ast.unparse(node)}` (line {line}): graph control flow only "
                     f"carries plain variables (an item or attribute would be written once, at "

@@ -17,6 +17,8 @@ afterwards the helper raises :class:`AutoGraphError` saying what to write.
 from __future__ import annotations
 
 import builtins
+import sysconfig
+import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -27,7 +29,7 @@ from ..graph import SubGraph, Tensor, get_default_graph
 from ..ops import logical_and, logical_not, logical_or
 
 __all__ = ["AutoGraphError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range",
-           "py_test", "is_symbolic", "and_", "or_", "not_"]
+           "py_test", "is_symbolic", "and_", "or_", "not_", "call"]
 
 
 class AutoGraphError(ValueError):
@@ -64,6 +66,28 @@ def py_test(value: Any, reason: str, where: str) -> Any:
         raise AutoGraphError(f"{where}: this statement's condition is a tensor, so it would have "
                              f"to become graph control flow, but {reason}.")
     return value
+
+
+# --- calls: user functions called from converted code are converted too ----------------------
+
+_LIBRARIES = ("staticgraph", "dyngraph", "common", "numpy", "networkx")
+_INSTALLED = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+
+
+def _user_function(f: Any) -> bool:
+    return (isinstance(f, types.FunctionType) and f.__name__ != "<lambda>"
+            and (f.__module__ or "").partition(".")[0] not in _LIBRARIES
+            and not f.__code__.co_filename.startswith(_INSTALLED))
+
+
+def call(f: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``f(*args, **kwargs)``, with ``f`` converted first if it is the user's own function."""
+    from . import convert
+    if _user_function(f):
+        f = convert(f, quiet=True)
+    elif isinstance(f, types.MethodType) and _user_function(f.__func__):
+        f = types.MethodType(convert(f.__func__, quiet=True), f.__self__)
+    return f(*args, **kwargs)
 
 
 # --- and / or / not in a converted test -------------------------------------------------------

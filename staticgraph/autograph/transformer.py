@@ -25,7 +25,7 @@ from typing import Sequence
 
 from .analysis import assigned, reads, unsupported
 
-__all__ = ["Converter", "RUNTIME"]
+__all__ = ["Converter", "CallWrapper", "RUNTIME"]
 
 RUNTIME = "_ag__"
 """The name under which converted code sees :mod:`.runtime` (a closure cell, not a global)."""
@@ -208,3 +208,37 @@ class Converter:
                             body=[ast.Assign(targets=[_name(index, True)], value=_name(last))],
                             orelse=[])
         return [body_fn, result, *([keep_index] if index in after else [])]
+
+
+_FRAME_SENSITIVE = frozenset({"super", "locals", "globals", "vars", "eval", "exec", "dir"})
+
+
+class CallWrapper(ast.NodeTransformer):
+    """``f(a, k=b)`` -> ``_ag__.call(f, a, k=b)``: called user functions are converted too.
+
+    Runs after :class:`Converter`: it enters the generated ``_ag_*`` bodies
+    (they hold the user's statements) but not the user's own nested functions,
+    lambdas or classes; builtins that read their caller's frame stay direct.
+    """
+
+    def __init__(self):
+        self.wrapped = 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        return self.generic_visit(node) if node.name.startswith("_ag_") else node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == RUNTIME) \
+                or (isinstance(f, ast.Name) and f.id in _FRAME_SENSITIVE):
+            return node
+        self.wrapped += 1
+        return ast.Call(func=ast.Attribute(value=_name(RUNTIME), attr="call", ctx=ast.Load()),
+                        args=[f, *node.args], keywords=node.keywords)
