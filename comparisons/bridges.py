@@ -116,6 +116,8 @@ def main(argv: list[str] | None = None) -> None:
     heading("jit.trace on the example: what it warned")
     print("\n".join(shown) if shown else "(no warnings)")
     fn = tf.function(program)
+    heading("what autograph made of it (tf.autograph.to_code)")
+    print(tf.autograph.to_code(program))
     heading("values and gradients, side by side")
     results = {name: [run(v) for v in (EXAMPLE, OTHER)] for name, run in (
         ("eager", _eager), ("trace", lambda v: _traced(traced, v)),
