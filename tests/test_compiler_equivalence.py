@@ -24,6 +24,15 @@ SHAPES = {"a": (3, 4), "b": (3, 4), "c": (4,), "d": (1, 4)}
 BINARY = ["add", "sub", "mul", "div", "maximum", "minimum"]
 UNARY = ["neg", "tanh", "exp", "abs", "identity", "sigmoid", "relu", "stop_gradient"]
 SCALARS = [1.0, 0.0, -0.0, 2.0, 0.5]
+MATRIX = ["gram", "softmax", "rowsum", "where"]
+
+
+def _broadcasts(a: tuple, b: tuple) -> bool:
+    try:
+        np.broadcast_shapes(a, b)
+    except ValueError:
+        return False
+    return True
 
 
 def random_program(rng: np.random.Generator, n: int = 14) -> tuple[list, list[int]]:
@@ -32,13 +41,25 @@ def random_program(rng: np.random.Generator, n: int = 14) -> tuple[list, list[in
     prog = []
 
     def pick(): return int(rng.integers(len(shapes)))
+    def partner(i):
+        """A pool index whose shape broadcasts with ``shapes[i]`` (``i`` itself always does)."""
+        ok = [j for j, sh in enumerate(shapes) if _broadcasts(sh, shapes[i])]
+        return int(rng.choice(ok))
     for _ in range(n):
-        kind = rng.choice(["binary", "scalar", "fill", "unary", "shape", "reduce", "again"])
+        kind = rng.choice(["binary", "scalar", "fill", "unary", "shape", "reduce", "again",
+                           "matrix"])
         i = pick()
         if kind == "binary":
-            j = pick()
+            j = partner(i)
             out = np.broadcast_shapes(shapes[i], shapes[j])
             args = (str(rng.choice(BINARY)), i, j)
+        elif kind == "matrix":
+            if len(shapes[i]) != 2:
+                continue
+            args = (str(rng.choice(MATRIX)), i, partner(i))
+            out = {"gram": (shapes[i][0], shapes[i][0]), "softmax": shapes[i],
+                   "rowsum": (shapes[i][0], 1), "where": np.broadcast_shapes(shapes[i], shapes[args[2]])
+                   }[args[0]]
         elif kind == "scalar":
             args = (str(rng.choice(BINARY[:4])), i, float(rng.choice(SCALARS)), bool(rng.integers(2)))
             out = shapes[i]
@@ -78,10 +99,22 @@ def interpret(F, inputs: list, prog: list) -> list:
             y = getattr(F, args[0])(x)
         elif kind == "reduce":
             y = F.broadcast_like(F.sum(x, axis=0, keepdims=True), x)
+        elif kind == "matrix":
+            y = _matrix_op(F, args[0], x, pool[args[2]])
         else:
             y = _shape_op(F, args[0], x)
         pool.append(y)
     return pool
+
+
+def _matrix_op(F, name: str, x, y):
+    if name == "gram":
+        return F.matmul(x, F.transpose(x, perm=None))
+    if name == "softmax":
+        return F.softmax(x, axis=-1)
+    if name == "rowsum":
+        return F.sum(x, axis=-1, keepdims=True)
+    return F.where(F.gt(x, 0.0), x, y)
 
 
 def _shape_op(F, name: str, x):
