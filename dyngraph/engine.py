@@ -104,6 +104,8 @@ _REFS: dict = {}
 
 def _ref(x) -> ShapeRef:
     """A shared ShapeRef per (shape, dtype): rules only read it, so one object serves all."""
+    if isinstance(x, ShapeRef):  # a rule's input that is already a reference (create_graph)
+        return x
     d = x._data if isinstance(x, Tensor) else np.asarray(x)
     key = (d.shape, d.dtype)
     ref = _REFS.get(key)
