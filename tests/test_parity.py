@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
+import dyngraph as torch
 import staticgraph as tf
 from common import REGISTRY, Spec
-from tests.programs import KINDS, Node, Program, check, programs
+from tests.programs import CONTROL_FLOW, KINDS, Node, Program, check, check_second_order, programs
 
 LONG = os.environ.get("HYPOTHESIS_PROFILE") == "long"
 PARITY = settings(max_examples=int(os.environ.get("PARITY_EXAMPLES", 5000)) if LONG else 80,
@@ -32,6 +33,16 @@ PARITY = settings(max_examples=int(os.environ.get("PARITY_EXAMPLES", 5000)) if L
 @given(programs())
 def test_random_programs_agree_in_values_and_gradients(program):
     assume(check(program))
+
+
+SECOND_ORDER = settings(PARITY, max_examples=int(os.environ.get("PARITY_EXAMPLES", 2000)) if LONG else 30)
+
+
+@SECOND_ORDER
+@given(programs(max_nodes=12, kinds=tuple(k for k in KINDS if k not in CONTROL_FLOW)))
+def test_random_programs_agree_in_hessian_vector_products(program):
+    """Gradients of gradients: dyngraph create_graph=True vs staticgraph gradients() twice, vs FD."""
+    assume(check_second_order(program))
 
 
 # --- regressions: disagreements found by campaigns, fixed --------------------------------
@@ -57,6 +68,19 @@ REGRESSIONS = {
                Node(kind="squeeze_all", args=(0,)), Node(kind="loop_cond", args=(0, 4))),
         seeds=(0, 0)),
 }
+
+
+def test_second_order_through_concat():
+    """SplitPart's rule (concat's gradient's gradient) got 0-d zeros: create_graph recorded a
+    ShapeRef of a ShapeRef.  Fixed in dyngraph/engine.py (_ref passes references through)."""
+    program = Program(shapes=((), (1,), ()), declared=((), (None,), ()),
+                      nodes=(Node("neg", (0,)), Node("concat", (1, 1), (("axis", 0),)), Node("exp", (4,))),
+                      seeds=(0, 0))
+    assert check_second_order(program)
+    x = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
+    g, = torch.autograd.grad(torch.exp(torch.cat([x, x])).sum(), [x], create_graph=True)
+    h, = torch.autograd.grad(g.sum(), [x])
+    assert h.item() == pytest.approx(2 * np.exp(0.5))
 
 
 @pytest.mark.parametrize("name", sorted(REGRESSIONS))
