@@ -184,6 +184,7 @@ def test_explain_shows_the_report_and_the_generated_source():
         src = s._cache[(y, (x,))].exe.source                  # the plan run() uses
     assert text.startswith("pass report (nodes before -> after):\n  prune")
     assert "simplify: Mul 'mul' -> Tanh:0" in text and text.endswith(src)
+    assert "liveness: 1 step results in 1 reused locals, 0 steps written in place" in text
     assert "r0 = f0(v0)  # Tanh 'Tanh'" in src
 
 

@@ -56,8 +56,17 @@ class Executable:
         return self.generated.source
 
     def explain(self) -> str:
-        """The pass report followed by the generated source (a teaching view of the plan)."""
-        return f"{self.report}\n\n{self.source}"
+        """The pass report, what liveness did, and the generated source (a teaching view)."""
+        return f"{self.report}\n{self._liveness()}\n{self.source}"
+
+    def _liveness(self) -> str:
+        a = self.allocation
+        if a is None:
+            return ""
+        values = sum(s is not None for step in self.plan.steps for s in step.outputs)
+        return (f"  liveness: {values} step results in {a.n_registers} reused locals, "
+                f"{len(a.out)} steps written in place (out=), "
+                f"{sum(map(len, a.dels.values()))} released early (del)\n")
 
     def reraise(self, err: BaseException):
         """Re-raise ``err`` naming the node, its op type, input shapes and creation site."""
