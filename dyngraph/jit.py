@@ -202,8 +202,8 @@ class _TracedOp:
 
     name = "DifferentiableGraph"
 
-    def __init__(self, traced: "TracedFunction", index: int, n_outputs: int):
-        self.traced, self.index, self.n = traced, index, n_outputs
+    def __init__(self, traced: "TracedFunction", index: int):
+        self.traced, self.index = traced, index
 
     def vjp(self, i: int, F, g, saved: dict, attrs: dict):
         if saved.get("g") is not g:   # one VJP run per backward visit, shared by all inputs
@@ -263,7 +263,7 @@ class TracedFunction:
                 result.append(make(v))
                 continue
             node = _NODE.__new__(_NODE)
-            node.op, node.attrs, node.parents = _TracedOp(self, k, len(outs)), {}, parents
+            node.op, node.attrs, node.parents = _TracedOp(self, k), {}, parents
             node.saved = {"inputs": list(arrays), "out_specs": specs}
             node.versions, node.frees, node.out_vc = [], True, None
             node.seq, node.hooks, node.retained = next_seq(), None, None

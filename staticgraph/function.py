@@ -37,7 +37,7 @@ from .compiler import Executable, compile_plan
 from .gradients import gradients
 from .graph import Graph, Tensor
 from .kinds import SessionState
-from .shape import TensorShape, as_shape_tuple
+from .shape import TensorShape
 from .sources import placeholder
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec", "RetracingWarning"]

@@ -67,6 +67,10 @@ def test_input_signature_with_none_dims_traces_once():
     assert double.trace_count == 1
     cf = double.get_concrete_function()
     assert cf.inputs[0].shape.as_list() == [None]
+    spec = double.input_signature[0]
+    assert spec.is_compatible_with(_f32(1, 2)) and not spec.is_compatible_with(np.ones(2))
+    assert spec == tf.TensorSpec([None]) and repr(spec) == \
+        "TensorSpec(shape=(None,), dtype=tf.float32, name=None)"
 
 
 def test_input_signature_mismatch_is_a_type_error_naming_the_argument():

@@ -72,8 +72,8 @@ def unsupported(stmt: ast.While | ast.If | ast.For, first_line: int,
     """
     is_loop = not isinstance(stmt, ast.If)
     if is_loop and stmt.orelse:
-        return (f"the loop has an `else:` clause; move that code after the loop, guarded by a "
-                f"variable set in the body")
+        return ("the loop has an `else:` clause; move that code after the loop, guarded by a "
+                "variable set in the body")
     body = [*stmt.body, *([] if is_loop else stmt.orelse)]
     for node in _nodes(body, into_scopes=False):
         line = _line(node, first_line) if hasattr(node, "lineno") else None
