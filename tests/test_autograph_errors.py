@@ -237,3 +237,18 @@ def test_zero_argument_super_inside_a_tensor_branch():
                                              r"which cannot find its class .* write super\(ClassName, self\)"):
         tf.function(Child().scale)(np.float32(3))
     assert tf.function(Child().scale)(3.0) == 6.0           # a Python condition: stays Python
+
+
+def test_variable_left_undefined_by_a_python_branch_fails_when_used():
+    def f(x, flag):
+        if flag:
+            y = x * 2.
+        return y + 1.
+
+    g = convert(f)
+    assert g(1.0, True) == 3.0
+    with pytest.raises(UnboundLocalError, match="a variable is used before it is assigned: the "
+                                                "branch or loop that assigns it did not run"):
+        g(1.0, False)
+    with pytest.raises(UnboundLocalError):
+        f(1.0, False)                                      # as the original does

@@ -37,12 +37,26 @@ class AutoGraphError(ValueError):
 
 
 class _Undefined:
-    """The value of a variable that has no value yet when a statement starts."""
+    """The value of a variable that has no value yet when a statement starts.
+
+    If it is still undefined afterwards (the Python branch or loop that would
+    assign it did not run), using it fails as Python would have.
+    """
 
     __slots__ = ()
 
     def __repr__(self) -> str:
         return "<undefined>"
+
+    def _used(self, *args: Any) -> Any:
+        raise UnboundLocalError("a variable is used before it is assigned: the branch or loop "
+                                "that assigns it did not run (AutoGraph keeps it undefined)")
+
+    __bool__ = __array__ = __iter__ = __len__ = __call__ = __getitem__ = _used
+    __float__ = __int__ = __index__ = __neg__ = __abs__ = _used
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _used
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _used
+    __lt__ = __le__ = __gt__ = __ge__ = _used
 
 
 UNDEFINED = _Undefined()
