@@ -51,6 +51,8 @@ class Saver:
                 raise TypeError(f"Saver var_list entries must be Variables; {key!r} is {v!r}")
         self._vars: dict[str, Variable] = dict(var_list)
         self.graph = next(iter(self._vars.values())).graph
+        self._max_to_keep = max_to_keep
+        self.last_checkpoints: list[str] = []
 
     def save(self, sess, save_path: str, global_step=None, write_meta_graph: bool = True,
              **_) -> str:
@@ -69,7 +71,19 @@ class Saver:
         write_arrays(save_path, arrays)
         if write_meta_graph:
             write_text(save_path + ".meta", to_json(self.graph))
+        self._keep(save_path)
         return save_path
+
+    def _keep(self, save_path: str) -> None:
+        """Remember ``save_path``; delete the oldest checkpoints beyond ``max_to_keep`` (TF)."""
+        if save_path in self.last_checkpoints:
+            self.last_checkpoints.remove(save_path)
+        self.last_checkpoints.append(save_path)
+        while self._max_to_keep and len(self.last_checkpoints) > self._max_to_keep:
+            old = self.last_checkpoints.pop(0)
+            for path in (old, old + ".meta"):
+                if os.path.exists(path):
+                    os.remove(path)
 
     def restore(self, sess, save_path: str) -> None:
         """Assign every variable its saved value -- all of them, or (on any error) none."""

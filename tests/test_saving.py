@@ -281,6 +281,22 @@ def test_saver_var_list_global_step_and_uninitialized(tmp_path):
             assert sess.run(w).tolist() == [1.0, 2.0] and sess.run(v).tolist() == [3.0]
 
 
+def test_saver_keeps_only_the_newest_max_to_keep_checkpoints(tmp_path):
+    with tf.Graph().as_default():
+        w = tf.Variable([0.0], name="w")
+        step = w.assign_add([1.0])
+        saver = tf.train.Saver(max_to_keep=2)
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            for k in range(4):
+                sess.run(step)
+                saver.save(sess, str(tmp_path / "m"), global_step=k)
+            assert saver.last_checkpoints == [str(tmp_path / "m-2"), str(tmp_path / "m-3")]
+            assert sorted(os.listdir(tmp_path)) == ["m-2", "m-2.meta", "m-3", "m-3.meta"]
+            saver.restore(sess, str(tmp_path / "m-2"))
+            assert sess.run(w).tolist() == [3.0]
+
+
 def _restore_error_case(tmp_path, make_bad):
     """Save a good checkpoint, damage it with ``make_bad``; restore must fail and change nothing."""
     with tf.Graph().as_default():
