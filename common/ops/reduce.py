@@ -45,7 +45,10 @@ def keep(F, t, x_ref, axis, keepdims):
     """``t`` (a reduction's result or gradient) with the reduced dims as size-1 dims."""
     if keepdims or axis is None:
         return t
-    return F.expand_dims(t, axis=normalize_axes(axis, F.rank(x_ref)))
+    rank = F.rank(x_ref)
+    if rank is None and all(a < 0 for a in ((axis,) if isinstance(axis, int) else axis)):
+        return F.expand_dims(t, axis=axis)  # negative axes name the same dims in x and in the result
+    return F.expand_dims(t, axis=normalize_axes(axis, rank))
 
 
 def _sum_grad(F, g, x_shape, axis, keepdims):
