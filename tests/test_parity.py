@@ -67,6 +67,17 @@ REGRESSIONS = {
         nodes=(Node(kind="neg", args=(0,)), Node(kind="neg", args=(0,)),
                Node(kind="squeeze_all", args=(0,)), Node(kind="loop_cond", args=(0, 4))),
         seeds=(0, 0)),
+    # The gradient of a reduction over a negative axis of an unknown-rank tensor (squeeze() of
+    # unknown dims) raised "negative axis -1 needs a known rank" at gradients() time.  Fixed in
+    # common/ops/reduce.py: keep() passes all-negative axes to expand_dims as they are.
+    "reduction_negative_axis_unknown_rank": Program(
+        shapes=((1, 2, 1),), declared=((None, None, None),),
+        nodes=(Node("squeeze_all", (0,)), Node("sum", (1,), (("axis", -1), ("keepdims", False)))),
+        seeds=(0, 0)),
+    "max_negative_axes_unknown_rank": Program(
+        shapes=((1, 2, 1, 3),), declared=((None, None, None, None),),
+        nodes=(Node("squeeze_all", (0,)), Node("max", (1,), (("axis", (-1, -2)), ("keepdims", False)))),
+        seeds=(0, 1)),
 }
 
 
