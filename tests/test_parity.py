@@ -88,6 +88,15 @@ def test_programs_overflowing_inside_are_skipped_not_compared():
     assert not check(Program(shapes=((), ()), declared=((), ()), nodes=chain, seeds=(0, 5405548)))
 
 
+def test_transpose_of_unknown_rank_is_not_expressible_statically():
+    """squeeze() of unknown dims has unknown rank; swapping its last two axes needs a perm the
+    graph cannot state (TF would need matrix_transpose).  A harness limit (campaign 6): skipped."""
+    program = Program(shapes=((1, 1, 2),), declared=((None, None, None),),
+                      nodes=(Node("squeeze_all", (0,)), Node("expand_dims", (1,), (("axis", 0),)),
+                             Node("matmul", (2, 2), (("tb", True),))), seeds=(0, 0))
+    assert not check(program)
+
+
 def test_second_order_through_concat():
     """SplitPart's rule (concat's gradient's gradient) got 0-d zeros: create_graph recorded a
     ShapeRef of a ShapeRef.  Fixed in dyngraph/engine.py (_ref passes references through)."""
