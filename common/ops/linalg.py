@@ -28,9 +28,25 @@ def _matmul_infer(a: Spec, b: Spec) -> Spec:
 
 
 def matrix_transpose(F, x):
-    """Swap the last two axes (the batch axes stay)."""
+    """Swap the last two axes (the batch axes stay); of unknown rank: the SwapLastAxes op."""
     r = F.rank(x)
+    if r is None:
+        return F.swap_last_axes(x)
     return F.transpose(x, perm=tuple(range(r - 2)) + (r - 1, r - 2))
+
+
+def _swap_last_axes_infer(x: Spec) -> Spec:
+    if x.shape is None:
+        return Spec(None, x.dtype)
+    if len(x.shape) < 2:
+        raise ShapeError(f"swapping the last two axes needs rank >= 2, got {fmt_shape(x.shape)}")
+    return Spec(x.shape[:-2] + (x.shape[-1], x.shape[-2]), x.dtype)
+
+
+defop("SwapLastAxes", lambda x: np.swapaxes(x, -1, -2), _swap_last_axes_infer, inputs=("x",),
+      fname="swap_last_axes", torch_name="TransposeBackward0",
+      examples=(E(((2, 3),)), E(((4, 2, 3),))),
+      grads=(lambda F, g: F.swap_last_axes(g),))
 
 
 defop("MatMul", np.matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
