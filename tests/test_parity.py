@@ -78,6 +78,11 @@ REGRESSIONS = {
         shapes=((1, 2, 1, 3),), declared=((None, None, None, None),),
         nodes=(Node("squeeze_all", (0,)), Node("max", (1,), (("axis", (-1, -2)), ("keepdims", False)))),
         seeds=(0, 1)),
+    # gradients() of a matmul whose operand has unknown rank crashed with a raw TypeError
+    # (matrix_transpose needed a static rank for its perm).  Fixed with the SwapLastAxes op.
+    "matmul_gradient_unknown_rank": Program(
+        shapes=((2, 1, 2),), declared=((None, None, None),),
+        nodes=(Node("squeeze_all", (0,)), Node("matmul", (0, 1))), seeds=(0, 0)),
 }
 
 
