@@ -93,13 +93,13 @@ def test_programs_overflowing_inside_are_skipped_not_compared():
     assert not check(Program(shapes=((), ()), declared=((), ()), nodes=chain, seeds=(0, 5405548)))
 
 
-def test_transpose_of_unknown_rank_is_not_expressible_statically():
+def test_transpose_of_unknown_rank():
     """squeeze() of unknown dims has unknown rank; swapping its last two axes needs a perm the
-    graph cannot state (TF would need matrix_transpose).  A harness limit (campaign 6): skipped."""
+    graph cannot state: SwapLastAxes does it (campaign 6 first skipped these programs)."""
     program = Program(shapes=((1, 1, 2),), declared=((None, None, None),),
                       nodes=(Node("squeeze_all", (0,)), Node("expand_dims", (1,), (("axis", 0),)),
                              Node("matmul", (2, 2), (("tb", True),))), seeds=(0, 0))
-    assert not check(program)
+    assert check(program) and check_second_order(program)
 
 
 def test_second_order_through_concat():
