@@ -12,22 +12,9 @@ import pytest
 from comparisons.bench import main, numpy_floor as nf, report
 from comparisons.bench.suite import ENGINES, WORKLOADS, Row, _check, run_suite
 from comparisons.bench.timing import Budget, measure
+from tests.gradcheck import numeric_grad
 
 RNG = np.random.default_rng(7)
-
-
-def fd_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """Central finite differences of the scalar ``f()`` w.r.t. ``x`` (perturbed in place)."""
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        old = x[i]
-        x[i] = old + eps
-        up = f()
-        x[i] = old - eps
-        down = f()
-        x[i] = old
-        g[i] = (up - down) / (2 * eps)
-    return g
 
 
 def randn(*shape, scale=1.0):
@@ -38,8 +25,8 @@ def test_gradient_example_matches_finite_differences_and_the_seed():
     x, w = np.array([2.0]), np.array([1.0])
     y, gx, gw = nf.gradient_example(x, w)
     f = lambda: nf.gradient_example(x, w)[0].sum()
-    np.testing.assert_allclose(gx, fd_grad(f, x), rtol=1e-6)
-    np.testing.assert_allclose(gw, fd_grad(f, w), rtol=1e-6)
+    np.testing.assert_allclose(gx, numeric_grad(f, x), rtol=1e-6)
+    np.testing.assert_allclose(gw, numeric_grad(f, w), rtol=1e-6)
     assert (y[0], gw[0], gx[0]) == (6.0, 5.0, 2.0)   # the seed: w.grad is 5
 
 
@@ -47,8 +34,8 @@ def test_rnn_cell_matches_finite_differences():
     W_h, W_x, x, h = randn(20, 20), randn(20, 10), randn(1, 10), randn(1, 20)
     _, dW_h, dW_x = nf.rnn_cell(W_h, W_x, x, h)
     f = lambda: nf.rnn_cell(W_h, W_x, x, h)[0]
-    np.testing.assert_allclose(dW_h, fd_grad(f, W_h), rtol=1e-5, atol=1e-8)
-    np.testing.assert_allclose(dW_x, fd_grad(f, W_x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dW_h, numeric_grad(f, W_h), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dW_x, numeric_grad(f, W_x), rtol=1e-5, atol=1e-8)
 
 
 def test_unrolled_rnn_matches_finite_differences():
@@ -56,8 +43,8 @@ def test_unrolled_rnn_matches_finite_differences():
     xs, h0 = randn(7, 3, 1), randn(6, 1)
     _, dW_h, dW_x = nf.rnn_unrolled(W_h, W_x, xs, h0)
     f = lambda: nf.rnn_unrolled(W_h, W_x, xs, h0)[0]
-    np.testing.assert_allclose(dW_h, fd_grad(f, W_h), rtol=1e-5, atol=1e-8)
-    np.testing.assert_allclose(dW_x, fd_grad(f, W_x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dW_h, numeric_grad(f, W_h), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dW_x, numeric_grad(f, W_x), rtol=1e-5, atol=1e-8)
 
 
 def test_mlp_gradients_match_finite_differences():
@@ -67,8 +54,8 @@ def test_mlp_gradients_match_finite_differences():
     _, grads = nf.mlp_loss_and_grads(params, x, labels)
     f = lambda: nf.mlp_loss_and_grads(params, x, labels)[0]
     for (W, b), (dW, db) in zip(params, grads):
-        np.testing.assert_allclose(dW, fd_grad(f, W), rtol=1e-5, atol=1e-8)
-        np.testing.assert_allclose(db, fd_grad(f, b), rtol=1e-5, atol=1e-8)
+        np.testing.assert_allclose(dW, numeric_grad(f, W), rtol=1e-5, atol=1e-8)
+        np.testing.assert_allclose(db, numeric_grad(f, b), rtol=1e-5, atol=1e-8)
 
 
 def test_mlp_train_step_descends_by_the_gradient():
@@ -86,8 +73,8 @@ def test_chain_matches_finite_differences():
     loss, dx, dc = nf.chain_forward_backward(x, c, 5)
     f = lambda: nf.chain_forward(x, c, 5).sum()
     assert loss == pytest.approx(f())
-    np.testing.assert_allclose(dx, fd_grad(f, x), rtol=1e-6)
-    np.testing.assert_allclose(dc, fd_grad(f, c), rtol=1e-6)
+    np.testing.assert_allclose(dx, numeric_grad(f, x), rtol=1e-6)
+    np.testing.assert_allclose(dc, numeric_grad(f, c), rtol=1e-6)
 
 
 @pytest.mark.parametrize("n", [0, 1, 10, 37])

@@ -14,6 +14,7 @@ import dyngraph as torch
 from common import REGISTRY
 from common.examples import materialize
 from dyngraph.functions import OPS
+from tests.gradcheck import numeric_grad
 
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) if op.differentiable
          for k in range(len(op.examples))]
@@ -31,21 +32,6 @@ def _setup(name, k, seed=0):
 def _run(op, arrays, attrs, wrt):
     tensors = [torch.tensor(a, requires_grad=i in wrt) for i, a in enumerate(arrays)]
     return tensors, getattr(OPS, op.fname)(*tensors, **attrs)
-
-
-def numeric_grad(f, x, eps=1e-6):
-    """Central differences of scalar ``f()`` w.r.t. array ``x`` (changed in place, restored)."""
-    grad = np.zeros_like(x)
-    flat, gflat = x.reshape(-1), grad.reshape(-1)
-    for j in range(flat.size):
-        old = flat[j]
-        flat[j] = old + eps
-        hi = f()
-        flat[j] = old - eps
-        lo = f()
-        flat[j] = old
-        gflat[j] = (hi - lo) / (2 * eps)
-    return grad
 
 
 def _value(t) -> np.ndarray:

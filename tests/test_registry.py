@@ -12,6 +12,7 @@ import pytest
 from common import REGISTRY, ShapeError, Spec, numpy_namespace
 from common.examples import materialize
 from common.shapes import broadcast_shapes, normalize_axes, sum_to_shape
+from tests.gradcheck import numeric_grad
 
 F = numpy_namespace()
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) for k in range(len(op.examples))]
@@ -56,21 +57,6 @@ def test_infer_on_unknown_dims(name, k):
     if spec.shape is not None:
         assert len(spec.shape) == out.ndim
         assert all(d is None or d == o for d, o in zip(spec.shape, out.shape))
-
-
-def numeric_grad(f, x, eps=1e-6):
-    """Central finite differences of scalar ``f`` at float64 array ``x``."""
-    grad = np.zeros_like(x)
-    flat, gflat = x.reshape(-1), grad.reshape(-1)
-    for j in range(flat.size):
-        old = flat[j]
-        flat[j] = old + eps
-        hi = f()
-        flat[j] = old - eps
-        lo = f()
-        flat[j] = old
-        gflat[j] = (hi - lo) / (2 * eps)
-    return grad
 
 
 def differentiable_cases():

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from common import REGISTRY, numpy_namespace
-from tests.test_registry import numeric_grad
+from tests.gradcheck import numeric_grad
 
 F = numpy_namespace()
 

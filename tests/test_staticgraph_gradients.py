@@ -13,6 +13,7 @@ import staticgraph as tf
 from common import REGISTRY
 from common.examples import materialize
 from staticgraph.build import apply
+from tests.gradcheck import numeric_grad
 
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) for k in range(len(op.examples))]
 SHAPES = ["static", "unknown-first-dim"]
@@ -38,20 +39,6 @@ def _placeholders(args, mode):
             shape[0] = None
         phs.append(tf.placeholder(a.dtype, shape=shape, name=f"in{i}"))
     return phs
-
-
-def numeric_grad(f, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    flat, gflat = x.reshape(-1), grad.reshape(-1)
-    for j in range(flat.size):
-        old = flat[j]
-        flat[j] = old + eps
-        hi = f()
-        flat[j] = old - eps
-        lo = f()
-        flat[j] = old
-        gflat[j] = (hi - lo) / (2 * eps)
-    return grad
 
 
 @pytest.mark.parametrize("mode", SHAPES)
