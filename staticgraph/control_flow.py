@@ -311,7 +311,8 @@ def _lower_while(op, state: SessionState) -> Callable:
     src.lines.append(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
     if a["max_iter"]:
         src.lines.append("        i += 1")
-    src.lines.append(f"    return ({', '.join(xs)}, {'trace' if grad is not None else 'None'})")
+    outs = ", ".join(src.owned(x) for x in xs)
+    src.lines.append(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
     return src.compile("while", xs + list(cap.values()) + (["m"] if a["max_iter"] else []))
 
 
@@ -387,7 +388,8 @@ def _lower_cond(op, state: SessionState) -> Callable:
         outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
         n = len(region.outs)
         trace = "None" if a["grad"] is None else f"({which}, {as_tuple(outs[n:])})"
-        src.lines.append(f"{' ' * (8 if which else 4)}return ({', '.join(outs[:n])}, {trace})")
+        results = ", ".join(src.owned(o) for o in outs[:n])
+        src.lines.append(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
     return src.compile("cond", ["p", *cap.values()])
 
 

@@ -52,7 +52,8 @@ class Source:
     def __init__(self, owner: Operation):
         self.owner = owner
         self.lines: list[str] = []
-        self.env: dict[str, Any] = {"_zeros_like": np.zeros_like, "_OpError": OpError}
+        self.env: dict[str, Any] = {"_zeros_like": np.zeros_like, "_OpError": OpError,
+                                    "_fresh": _fresh}
         self.line_step: dict[int, tuple[Operation, list[str]]] = {}  # index in lines -> step
 
     def bind(self, name: str, value: Any) -> str:
@@ -80,6 +81,11 @@ class Source:
             self.lines.append(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'")
         return [names[s] for s in plan.fetches]
 
+    @staticmethod
+    def owned(name: str) -> str:
+        """Source for a returned value that never aliases an argument or a constant."""
+        return f"_fresh({name}, _ins)"
+
     def compile(self, label: str, params: list[str]) -> Callable:
         """The finished function; its text is ``fn.source`` (and shows in tracebacks).
 
@@ -91,6 +97,7 @@ class Source:
         self.env["_fail"] = functools.partial(self._fail, filename)
         defaults = [f"{k}={k}" for k in self.env]
         source = "\n".join([f"def {name}({', '.join(params + defaults)}):", "    try:",
+                            f"        _ins = {as_tuple(params)}",
                             *("    " + line for line in self.lines),
                             "    except _OpError:", "        raise",
                             "    except Exception as e:", "        _fail(e)", ""])
@@ -104,7 +111,7 @@ class Source:
         tb = err.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename != filename:
             tb = tb.tb_next
-        step = self.line_step.get(tb.tb_lineno - 3) if tb is not None else None
+        step = self.line_step.get(tb.tb_lineno - 4) if tb is not None else None
         if step is None:
             raise err
         op, args = step
@@ -114,6 +121,14 @@ class Source:
             None, op, f"{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
                       f"shapes: {shapes}, inside {self.owner.type} '{self.owner.name}'\n"
                       f"  created at {op.site}") from err
+
+
+def _fresh(value: Any, args: tuple) -> Any:
+    """``value``, copied if it is one of ``args`` or read-only (a constant): a kernel's result
+    (e.g. a loop that ran zero times) must not hand out the caller's or the graph's arrays."""
+    if isinstance(value, np.ndarray) and (not value.flags.writeable or any(value is a for a in args)):
+        return value.copy()
+    return value
 
 
 def _hashable(x: Any) -> bool:

@@ -73,6 +73,7 @@ def _dependents(ops: list[Operation], roots: list[Tensor]) -> set[Operation]:
 
 def _result(names: list[str]) -> str:
     """A kernel returns its one output bare, several as a tuple (the plan's convention)."""
+    names = [Source.owned(n) for n in names]
     return names[0] if len(names) == 1 else as_tuple(names)
 
 

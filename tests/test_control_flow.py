@@ -423,3 +423,21 @@ def test_region_plans_get_the_compiler_passes_like_any_plan():
         unoptimised = lower(y.op, SessionState()).source
     assert unoptimised.count("# Tanh") == 2 and "# Mul" in unoptimised
     assert run(y) == pytest.approx(2 * np.tanh(2 * np.tanh(1.0)))
+
+
+def test_results_never_alias_fed_arrays_or_graph_constants():
+    x = tf.placeholder(tf.float64, (3,), name="x")
+    k = tf.placeholder(tf.int32, (), name="k")
+    c = tf.constant([1.0, 2.0], tf.float64)
+    h = tf.while_loop(lambda i, v: i < k, lambda i, v: (i + 1, v * 2.0), [0, x])[1]
+    b = tf.cond(k > 0, lambda: x, lambda: x + 1.0)
+    kept = tf.while_loop(lambda i, v: i < k, lambda i, v: (i + 1, v), [0, c])[1]
+    fed = np.ones(3)
+    with tf.Session() as s:
+        got_h, got_b, got_c = s.run([h, b, kept], {x: fed, k: 0})
+        assert got_h is not fed and got_c.flags.writeable
+        got_h[:] = 7.0
+        got_c[:] = 7.0
+        got_b = s.run(b, {x: fed, k: 1})
+        assert got_b is not fed and np.array_equal(fed, np.ones(3))
+        assert np.array_equal(s.run(kept, {k: 3}), [1.0, 2.0])
