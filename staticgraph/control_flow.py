@@ -114,10 +114,15 @@ class Region:
 
     __slots__ = ("graph", "args", "outs", "captured", "placeholders")
 
-    def __init__(self, graph: SubGraph, args: list[Tensor], outs: list[Tensor]):
-        self.graph, self.args, self.outs = graph, args, outs
-        self.captured = list(graph.captures)
-        self.placeholders = [graph.captures[t] for t in self.captured]
+    def __init__(self, graph: SubGraph, args: list[Tensor]):
+        self.graph, self.args = graph, args
+        self.seal([])
+
+    def seal(self, outs: list[Tensor]) -> None:
+        """Record the results (converting them may have captured more outer tensors)."""
+        self.outs = outs
+        self.captured = list(self.graph.captures)
+        self.placeholders = [self.graph.captures[t] for t in self.captured]
 
     def __repr__(self) -> str:
         return (f"<Region {self.graph.name}: {len(self.graph._ops)} ops, {len(self.args)} args, "
@@ -150,14 +155,7 @@ def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
         result = fn() if structure is None else _call(fn, _pack(structure, iter(args)))
-    return Region(sub, args, []), result
-
-
-def _refresh(region: Region, outs: list[Tensor]) -> Region:
-    region.outs = outs
-    region.captured = list(region.graph.captures)
-    region.placeholders = [region.graph.captures[t] for t in region.captured]
-    return region
+    return Region(sub, args), result
 
 
 def _union(*regions: Region) -> list[Tensor]:
@@ -266,9 +264,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         specs = [(s, t.np_dtype) for s, t in zip(shapes, flat)]
         cond_r, pred = _build_region(graph, "cond", cond, structure, specs)
         pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result")
-        _refresh(cond_r, [pred])
+        cond_r.seal([pred])
         body_r, result = _build_region(graph, "body", body, structure, specs)
-        _refresh(body_r, _check_body(structure, flat, result, body_r.graph, shapes))
+        body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes))
         captured = _union(cond_r, body_r)
         inputs = [*flat, *captured]
         if maximum_iterations is not None:
@@ -360,7 +358,8 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
             if t.dtype != f.dtype:
                 raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
                                  f"{t.dtype.name}, {f.dtype.name} ({t.name} vs {f.name})")
-        _refresh(t_r, t_outs), _refresh(f_r, f_outs)
+        t_r.seal(t_outs)
+        f_r.seal(f_outs)
         captured = _union(t_r, f_r)
         specs = [(_most_specific_compatible(t._shape, f._shape), t.np_dtype)
                  for t, f in zip(t_outs, f_outs)]
