@@ -42,10 +42,11 @@ class GradProgram:
     and the region's capture placeholders).
     """
 
-    __slots__ = ("dys", "grads", "needed")
+    __slots__ = ("dys", "grads", "needed", "wrt")
 
     def __init__(self, region: Region, outs: list[int], wrt: list[Tensor], roots: list[Tensor]):
         sub = region.graph
+        self.wrt = list(wrt)
         forward = list(sub._ops)
         with sub.as_default():
             self.dys = [placeholder(region.outs[k].dtype, region.outs[k]._shape, name=f"dy_{k}")
@@ -58,8 +59,10 @@ class GradProgram:
         self.needed = list(dict.fromkeys(t for t in reads if t.op in fwd and t.op in variant
                                          and t not in region.placeholders))
 
-    def plan(self, region: Region, state: SessionState):
-        return region.plan(state, self.grads, [*self.needed, *self.dys, *region.placeholders])
+    def plan(self, region: Region, state: SessionState, wrt: list[Tensor] | None = None):
+        """The gradient plan for ``wrt`` (default: all), pruned to what those need."""
+        grads = self.grads if wrt is None else [self.grads[self.wrt.index(w)] for w in wrt]
+        return region.plan(state, grads, [*self.needed, *self.dys, *region.placeholders])
 
 
 def _dependents(ops: list[Operation], roots: list[Tensor]) -> set[Operation]:
@@ -85,7 +88,7 @@ def _out_grads(op: Operation, out_grads: list, idx: list[int]) -> list[Tensor]:
     return [out_grads[i] if out_grads[i] is not None else zeros_like(op.outputs[i]) for i in idx]
 
 
-def _no_second_order(op: Operation, out_grads: list) -> list:
+def _no_second_order(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     """Differentiating a control-flow gradient node: refused loudly, never a silent None."""
     raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}): "
                       f"second-order gradients through while_loop/cond are not supported.")
@@ -98,7 +101,7 @@ register_structural_gradient("CondGrad")(_no_second_order)
 # --- While --------------------------------------------------------------------------
 
 @register_structural_gradient("While")
-def _while_grad(op: Operation, out_grads: list) -> list:
+def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     a = op.attrs
     n, body = a["n_vars"], a["body"]
     result: list = [None] * len(op.inputs)
@@ -106,10 +109,14 @@ def _while_grad(op: Operation, out_grads: list) -> list:
     if not a["back_prop"] or not floats:
         return result
     caps = list(a["captured"])
-    fcaps = [j for j, t in enumerate(caps) if t in body.graph.captures and t.dtype.is_floating]
-    if a["grad"] is None:
-        wrt = [body.args[i] for i in floats] + [body.graph.captures[caps[j]] for j in fcaps]
-        a["grad"] = GradProgram(body, floats, wrt, body.args)
+    fcaps = [j for j, t in enumerate(caps)
+             if t in body.graph.captures and t.dtype.is_floating and wanted[n + j]]
+    wrt = [body.args[i] for i in floats] + [body.graph.captures[caps[j]] for j in fcaps]
+    if a["grad"] is None or not set(wrt) <= set(a["grad"].wrt):
+        # One program per loop, grown to every capture some gradients() call asked for:
+        # the forward loop keeps what that program reads.
+        known = [] if a["grad"] is None else a["grad"].wrt
+        a["grad"] = GradProgram(body, floats, list(dict.fromkeys(known + wrt)), body.args)
         _bump(op.graph)
     specs = [(op.inputs[i]._shape, op.inputs[i].np_dtype) for i in floats]
     specs += [(caps[j]._shape, caps[j].np_dtype) for j in fcaps]
@@ -137,7 +144,9 @@ def _lower_while_grad(op: Operation, state: SessionState) -> Callable:
     src.lines.append("    for saved in reversed(trace):")
     if saved:
         src.lines.append(f"        {', '.join(saved)}, = saved")
-    gs = src.inline(prog.plan(body, state), saved + ds + caps, "g", 8)
+    wrt = [body.args[i] for i in _floating(body.args)]
+    wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
+    gs = src.inline(prog.plan(body, state, wrt), saved + ds + caps, "g", 8)
     src.lines.append(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
     src.lines += [f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])]
     src.lines.append(f"    return {_result(ds + acc)}")
@@ -147,7 +156,7 @@ def _lower_while_grad(op: Operation, state: SessionState) -> Callable:
 # --- Cond ---------------------------------------------------------------------------
 
 @register_structural_gradient("Cond")
-def _cond_grad(op: Operation, out_grads: list) -> list:
+def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     a = op.attrs
     branches, caps = a["branches"], list(a["captured"])
     n = len(branches[0].outs)

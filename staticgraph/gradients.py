@@ -31,7 +31,11 @@ _STRUCTURAL: dict[str, Callable] = {}
 
 
 def register_structural_gradient(type_name: str):
-    """``@register_structural_gradient("While") def grad(op, out_grads) -> list[input grads]``."""
+    """``@register_structural_gradient("While") def grad(op, out_grads, wanted) -> list[input grads]``.
+
+    ``wanted[i]`` says whether input ``i`` lies on a path to a requested x: a
+    rule may skip the others (a loop need not differentiate a fed sequence).
+    """
     def deco(fn):
         _STRUCTURAL[type_name] = fn
         return fn
@@ -39,12 +43,12 @@ def register_structural_gradient(type_name: str):
 
 
 @register_structural_gradient("PlaceholderWithDefault")
-def _pass_through(op: Operation, out_grads: list) -> list:
+def _pass_through(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     return [out_grads[0]]
 
 
 @register_structural_gradient("Print")
-def _print_grad(op: Operation, out_grads: list) -> list:
+def _print_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     return [out_grads[0]] + [None] * (len(op.inputs) - 1)
 
 
@@ -115,7 +119,7 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
     """Gradients for the ``wanted`` inputs (only those on a path to some x get nodes)."""
     if op.op_def is None:
         rule = _STRUCTURAL.get(op.type)
-        return rule(op, out_grads) if rule else [None] * len(op.inputs)
+        return rule(op, out_grads, wanted) if rule else [None] * len(op.inputs)
     g = out_grads[0]
     if g is None or not op.outputs[0].dtype.is_floating:
         return [None] * len(op.inputs)

@@ -263,3 +263,34 @@ def test_error_second_order_gradient_through_a_loop():
     with pytest.raises(LookupError, match=r"No gradient defined for operation 'gradients/while_grad/"
                                           r"WhileGrad' \(op type: WhileGrad\): second-order"):
         tf.gradients(g, [x])
+
+
+def test_loop_differentiates_only_the_captures_asked_for():
+    """d loss/d w does not differentiate the fed sequence; asking for it later grows the program."""
+    xs = tf.placeholder(tf.float64, (None, 3), name="xs")
+    w = tf.placeholder(tf.float64, (3,), name="w")
+    steps = tf.placeholder(tf.int32, (), name="T")
+    _, h = tf.while_loop(lambda t, h: t < steps, lambda t, h: (t + 1, tf.tanh(h * w + xs[t])),
+                         [0, tf.zeros((3,), tf.float64)])
+    loss = tf.reduce_sum(h * h)
+    (gw,) = tf.gradients(loss, [w])
+    while_op = next(op for op in tf.get_default_graph().get_operations() if op.type == "While")
+    body = while_op.attrs["body"]
+    assert body.graph.captures[xs] not in while_op.attrs["grad"].wrt
+    gxs, gw2 = tf.gradients(loss, [xs, w])
+    assert body.graph.captures[xs] in while_op.attrs["grad"].wrt
+
+    xv, wv = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
+    feed = {xs: xv, w: wv, steps: 4}
+
+    def ref(xv_, wv_):
+        h = np.zeros(3)
+        for t in range(4):
+            h = np.tanh(h * wv_ + xv_[t])
+        return (h * h).sum()
+
+    with tf.Session() as s:
+        got_w, got_xs, got_w2 = s.run([gw, gxs, gw2], feed)
+    np.testing.assert_allclose(got_w, finite_difference(lambda v: ref(xv, v), wv), rtol=1e-6)
+    np.testing.assert_allclose(got_w2, got_w, rtol=1e-12)
+    np.testing.assert_allclose(got_xs, finite_difference(lambda v: ref(v, wv), xv), rtol=1e-6)
