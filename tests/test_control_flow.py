@@ -15,30 +15,9 @@ import pytest
 
 import staticgraph as tf
 from staticgraph.control_flow import Region
+from comparisons.counter import SEED_TF as SEED_COUNTER  # the seed's snippet, verbatim (checked below)
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-
-SEED_COUNTER = """import tensorflow as tf
-
-first_counter = tf.constant(0)
-second_counter = tf.constant(10)
-
-def cond(first_counter,second_conter,*args):
-    return first_counter<second_counter
-
-def body(first_counter,second_conter):
-      first_counter = tf.add(first_counter,2)
-      second_conter = tf.add(second_counter,1)
-      return first_counter, second_counter
-
-
-c1,c2 = tf.while_loop(cond,body,[first_counter,second_counter])
-
-
-with tf.compat.v1.Session() as sess:
-      counter_1_res, counter_2_res = sess.run([c1,c2])
-      print(counter_1_res,counter_2_res)
-"""
 
 
 @pytest.fixture(autouse=True)
