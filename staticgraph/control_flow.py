@@ -27,7 +27,7 @@ from .compiler.passes import PassReport, current, run_passes
 from .compiler.plan import Plan
 from .control_flow_codegen import Source, as_tuple
 from .errors import InvalidArgumentError
-from .graph import Graph, SubGraph, Tensor, get_default_graph
+from .graph import Graph, Operation, SubGraph, Tensor, get_default_graph
 from .kinds import SessionState, register_kind
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
@@ -273,11 +273,26 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             inputs.append(convert_to_tensor(maximum_iterations, name="maximum_iterations"))
         attrs = {"cond": cond_r, "body": body_r, "n_vars": len(flat), "captured": tuple(captured),
                  "max_iter": maximum_iterations is not None, "back_prop": back_prop, "grad": None}
-        op = graph.create_op("While", inputs, attrs, [*specs, (None, np.object_)],
-                             name=scope[:-1], exact_name=True)
-        graph.prevent_feeding(op.outputs[-1])  # the gradient trace: engine plumbing
+        op = _control_op(graph, "While", inputs, attrs, specs, scope)
+    return _results(op, structure, unwrap_single=not return_same_structure)
+
+
+def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str) -> Operation:
+    """The While/Cond node: the user's outputs plus a last one, the gradient trace.
+
+    The trace is engine plumbing (per-iteration values for backward), so it is
+    never feedable.
+    """
+    op = graph.create_op(type_name, inputs, attrs, [*specs, (None, np.object_)],
+                         name=scope[:-1], exact_name=True)
+    graph.prevent_feeding(op.outputs[-1])
+    return op
+
+
+def _results(op: Operation, structure, unwrap_single: bool):
+    """The node's outputs in the user's structure; a lone result bare unless asked not to."""
     out = _pack(structure, iter(op.outputs))
-    if not return_same_structure and isinstance(out, (list, tuple)) and len(out) == 1:
+    if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out
 
@@ -364,13 +379,8 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         specs = [(_most_specific_compatible(t._shape, f._shape), t.np_dtype)
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured), "grad": None}
-        op = graph.create_op("Cond", [pred, *captured], attrs, [*specs, (None, np.object_)],
-                             name=scope[:-1], exact_name=True)
-        graph.prevent_feeding(op.outputs[-1])  # the gradient trace: engine plumbing
-    out = _pack(t_res, iter(op.outputs))
-    if not strict and isinstance(out, (list, tuple)) and len(out) == 1:
-        return out[0]
-    return out
+        op = _control_op(graph, "Cond", [pred, *captured], attrs, specs, scope)
+    return _results(op, t_res, unwrap_single=not strict)
 
 
 @register_kind("Cond")
