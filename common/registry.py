@@ -195,7 +195,6 @@ class Namespace:
     """
 
     def __init__(self, apply: Callable[[OpDef, tuple, dict], Any]):
-        self._apply = apply
         for op in REGISTRY.values():
             setattr(self, op.fname, _bind(apply, op))
 
