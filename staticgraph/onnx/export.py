@@ -287,6 +287,9 @@ def to_model(sess, outputs: Sequence[Any], inputs: Sequence[Any], opset: int | N
     main.emit(topological_order(_data_prune(outputs, set(inputs) | set(main.names))))
     out_names, taken = [], set(main.names[t] for t in inputs)
     for k, t in enumerate(outputs):
+        if t.ndim is None:
+            raise ExportError(f"output {t.name} has an unknown rank: an ONNX model's outputs need "
+                              f"one (give the inputs known ranks, or set_shape the output)")
         want = output_names[k] if output_names else t.name
         have = main.name(t)
         if have != want or have in taken:

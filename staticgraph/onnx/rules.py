@@ -62,10 +62,10 @@ def same(onnx_type: str, **fixed: Any) -> Rule:
     return Rule(onnx_type, export, _apply_load)
 
 
-def compare(onnx_type: str, negate: bool = False) -> Rule:
-    """A comparison/logic op: inputs cast to their common dtype, a bool result."""
+def compare(onnx_type: str, negate: bool = False, logical: bool = False) -> Rule:
+    """A comparison (inputs cast to their common dtype) or logic op (to bool); a bool result."""
     def export(ctx, op, ins, out):
-        common = np.result_type(*[t.np_dtype for t in op.inputs])
+        common = np.dtype(bool) if logical else np.result_type(*[t.np_dtype for t in op.inputs])
         ins = _cast_all(ctx, op, ins, common)
         if negate:
             ctx.node("Not", [ctx.node(onnx_type, ins)], [out])
@@ -345,7 +345,8 @@ RULES: dict[str, Rule] = {
     "Less": compare("Less"), "LessEqual": compare("LessOrEqual"), "Greater": compare("Greater"),
     "GreaterEqual": compare("GreaterOrEqual"), "Equal": compare("Equal"),
     "NotEqual": compare("Equal", negate=True),
-    "LogicalAnd": compare("And"), "LogicalOr": compare("Or"), "LogicalNot": compare("Not"),
+    "LogicalAnd": compare("And", logical=True), "LogicalOr": compare("Or", logical=True),
+    "LogicalNot": compare("Not", logical=True),
     "SwapLastAxes": Rule("Transpose", _swap_last_axes),
     "MatMul": same("MatMul"),
     "Cast": Rule("Cast", _cast),
