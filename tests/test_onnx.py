@@ -15,6 +15,7 @@ import staticgraph.onnx as sgo  # noqa: E402
 from common import REGISTRY  # noqa: E402
 from common.examples import materialize  # noqa: E402
 from staticgraph.build import apply  # noqa: E402
+from staticgraph.onnx.importer import _loaders  # noqa: E402
 from staticgraph.onnx.rules import NOT_EXPORTABLE, RULES  # noqa: E402
 
 TOL = dict(rtol=1e-5, atol=1e-5)
@@ -56,6 +57,14 @@ def test_every_rule_matches_the_op_in_onnxruntime(name, k, unknown_dims):
     want = op.impl(*args, **attrs)
     assert got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
     np.testing.assert_allclose(got, want, **TOL)
+    if RULES[name].load is not None:             # and back: import_graph reads the rule backwards
+        imported = sgo.import_graph(model)
+        back_op = _loaders()[RULES[name].onnx][0].name       # StopGradient comes back as Identity
+        assert back_op in [o.type for o in imported.graph.get_operations()]
+        with tf.Session(graph=imported.graph) as sess:
+            back = sess.run(imported.outputs[y.name], {imported.inputs[p.name]: a
+                                                       for p, a in zip(phs, args)})
+        np.testing.assert_allclose(back, want, **TOL)
 
 
 def test_coverage_table_lists_every_registry_op():
@@ -236,3 +245,60 @@ def test_output_of_unknown_rank_is_an_error():
         y = tf.tanh(x)
     with pytest.raises(sgo.ExportError, match="output Tanh:0 has an unknown rank"):
         sgo.to_model(None, [y], [x], graph=g)
+
+
+# --- import_graph -----------------------------------------------------------------------------
+
+def test_import_roundtrip_mlp_loop_and_cond(tmp_path):
+    g, x, probs, _ = _mlp()
+    with g.as_default():
+        n = tf.placeholder(tf.float32, (), name="n")
+        first, second = tf.while_loop(lambda a, b: a < b, lambda a, b: (a + 2.0, b + 1.0),
+                                      [tf.constant(0.0), n])
+        picked = tf.cond(tf.reduce_sum(x) > 0, lambda: probs * first, lambda: probs - 1.0)
+    path = tmp_path / "m.onnx"
+    with tf.Session(graph=g) as sess:
+        sess.run(tf.global_variables_initializer())
+        sgo.export(sess, [probs, first, second, picked], [x, n], str(path))
+        imported = sgo.import_graph(str(path))
+        types = [op.type for op in imported.graph.get_operations()]
+        assert "While" in types and "Cond" in types and "VariableV2" not in types
+        with tf.Session(graph=imported.graph) as s2:
+            for sign in (1.0, -1.0):
+                xv = sign * np.abs(np.random.default_rng(3).standard_normal((3, 4))).astype(np.float32)
+                want = sess.run([probs, first, second, picked], {x: xv, n: 10.0})
+                got = s2.run(list(imported.outputs.values()),
+                             {imported.inputs["x:0"]: xv, imported.inputs["n:0"]: 10.0})
+                for a, b in zip(got, want):
+                    np.testing.assert_allclose(a, b, **TOL)
+
+
+def test_import_gemm_model_as_written_by_other_exporters():
+    from onnx import TensorProto, helper, numpy_helper
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.array([1.0, -1.0], np.float32)
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Gemm", ["input", "w", "b"], ["h"], transB=1, alpha=0.5),
+         helper.make_node("Relu", ["h"], ["output"])], "torchlike",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, ["batch", 3])],
+        [helper.make_tensor_value_info("output", TensorProto.FLOAT, ["batch", 2])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")]),
+        opset_imports=[helper.make_opsetid("", 18)])
+    imported = sgo.import_graph(model)
+    x = np.array([[1.0, 2.0, 3.0], [-1.0, 0.0, 1.0]], np.float32)
+    with tf.Session(graph=imported.graph) as s:
+        got = s.run(imported.outputs["output"], {imported.inputs["input"]: x})
+    np.testing.assert_allclose(got, np.maximum(0.5 * x @ w.T + b, 0), **TOL)
+    assert imported.inputs["input"].shape.as_list() == [None, 3]
+
+
+def test_import_unknown_op_names_it():
+    from onnx import TensorProto, helper
+    model = helper.make_model(helper.make_graph(
+        [helper.make_node("Erf", ["x"], ["y"], name="the_erf")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])]),
+        opset_imports=[helper.make_opsetid("", 18)])
+    with pytest.raises(NotImplementedError, match="ONNX op Erf \\(node the_erf\\) has no "
+                                                  "staticgraph counterpart"):
+        sgo.import_graph(model)
