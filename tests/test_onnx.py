@@ -302,3 +302,10 @@ def test_import_unknown_op_names_it():
     with pytest.raises(NotImplementedError, match="ONNX op Erf \\(node the_erf\\) has no "
                                                   "staticgraph counterpart"):
         sgo.import_graph(model)
+
+
+def test_readme_holds_the_current_coverage_table():
+    from pathlib import Path
+    from staticgraph.onnx.__main__ import readme_with_table
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    assert readme_with_table(text) == text, "re-run: python -m staticgraph.onnx --readme"
