@@ -34,7 +34,7 @@ from .graph import Graph, Operation, Tensor
 
 __all__ = ["as_graph_def"]
 
-PRODUCER = 1882  # the GraphDef producer version TF 2.21 writes
+PRODUCER = 2474  # the GraphDef producer version TF 2.21 writes
 
 
 def _input_name(t: Tensor, names: dict) -> str:
@@ -71,8 +71,9 @@ def _node(op: Operation, name: str, inputs: list[str]):
     p = require()
     node = p.node_def_pb2.NodeDef(name=name, op=op.type, input=inputs)
     outs = [t for t in op.outputs if op.graph.is_feedable(t)]   # not control flow's trace
-    if op.inputs and op.op_def is not None:
-        node.attr["T"].CopyFrom(p.attr_value_pb2.AttrValue(type=data_type(op.inputs[0].np_dtype)))
+    typed = [t for t in op.inputs if t.np_dtype.kind != "O"]   # TF's "T": the operands' type
+    if typed:
+        node.attr["T"].CopyFrom(p.attr_value_pb2.AttrValue(type=data_type(typed[0].np_dtype)))
     for key, value in op.attrs.items():
         if key == "shape" and (value is None or isinstance(value, tuple)):
             node.attr[key].CopyFrom(p.attr_value_pb2.AttrValue(shape=tensor_shape_proto(value)))
@@ -80,7 +81,7 @@ def _node(op: Operation, name: str, inputs: list[str]):
         a = _attr(value)
         if a is not None:
             node.attr[key].CopyFrom(a)
-    if outs and "dtype" not in node.attr and op.op_def is None:
+    if outs and "dtype" not in node.attr and not op.inputs:
         node.attr["dtype"].CopyFrom(p.attr_value_pb2.AttrValue(type=data_type(outs[0].np_dtype)))
     if outs:
         node.attr["_output_shapes"].CopyFrom(p.attr_value_pb2.AttrValue(

@@ -54,13 +54,11 @@ def _summary_op(kind: str, name: str, tag_input: str, tensor: Any, collections,
 
 
 def scalar(name: str, tensor: Any, collections=None, family=None) -> Tensor:
-    """A ``ScalarSummary``: the scalar ``tensor``'s value under tag ``name`` (scoped like an op)."""
-    t = convert_to_tensor(tensor)
-    if t.ndim not in (None, 0):
-        raise ValueError(f"Shapes must be equal rank, but are 0 and {t.ndim} for "
-                         f"'{{{{node {name}}}}} = ScalarSummary[T=DT_{t.dtype.name.upper()}]"
-                         f"({name}/tags, {t.op.name})' with input shapes: [], {t.shape}.")
-    return _summary_op("ScalarSummary", name, "tags", t, collections)
+    """A ``ScalarSummary``: the scalar ``tensor``'s value under tag ``name`` (scoped like an op).
+
+    As in TF, a non-scalar ``tensor`` is an error when the summary runs.
+    """
+    return _summary_op("ScalarSummary", name, "tags", tensor, collections)
 
 
 def histogram(name: str, values: Any, collections=None, family=None) -> Tensor:
@@ -113,6 +111,11 @@ def _value(summary) -> np.ndarray:
 @register_kind("ScalarSummary")
 def _lower_scalar(op: Operation, state) -> Any:
     def kernel(tag, value):
+        if np.ndim(value) != 0:
+            raise InvalidArgumentError(
+                None, op, f"tags and values are not the same shape: [] != "
+                          f"[{','.join(map(str, np.shape(value)))}] (tag '{_tag(tag)}')\n"
+                          f"\t [[{{{{node {op.name}}}}}]]")
         return _value(tb.scalar_summary(_tag(tag), value))
     return kernel
 
@@ -122,9 +125,9 @@ def _lower_histogram(op: Operation, state) -> Any:
     def kernel(tag, values):
         tag = _tag(tag)
         if not np.all(np.isfinite(values)):
-            kind = "Nan" if np.any(np.isnan(values)) else "Infinity"
-            raise InvalidArgumentError(None, op, f"{kind} in summary histogram for: {tag}\n"
-                                                 f"\t [[{{{{node {op.name}}}}}]]")
+            what = ("Nan in summary histogram for" if np.any(np.isnan(values))
+                    else "Infinity in Histogram for")
+            raise InvalidArgumentError(None, op, f"{what}: {tag}\n\t [[{{{{node {op.name}}}}}]]")
         return _value(tb.tf_histogram_summary(tag, values))
     return kernel
 

@@ -55,10 +55,14 @@ def test_merge_all_without_summaries_is_none():
         assert tf.summary.merge_all() is None
 
 
-def test_scalar_summary_of_a_vector_is_refused_at_build_time():
-    with tf.Graph().as_default():
-        with pytest.raises(ValueError, match="Shapes must be equal rank, but are 0 and 1"):
-            tf.summary.scalar("bad", tf.ones([3]))
+def test_scalar_summary_of_a_vector_fails_when_run_as_in_tf():
+    with tf.Graph().as_default() as g:
+        bad = tf.summary.scalar("bad", tf.ones([3]))     # TF builds it; the run fails
+    with tf.Session(graph=g) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"tags and values are not the same shape: \[\] != \[3\] "
+                                 r"\(tag 'bad'\)"):
+            sess.run(bad)
 
 
 def test_file_writer_scalars_histograms_text_and_graph(tmp_path):
@@ -102,6 +106,8 @@ def test_histogram_summary_refuses_nan_at_run_time():
     with tf.Session(graph=g) as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Nan in summary histogram for: h"):
             sess.run(h, {x: [1.0, np.nan]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Infinity in Histogram for: h"):
+            sess.run(h, {x: [1.0, np.inf]})
         assert isinstance(sess.run(h, {x: [1.0, 2.0]}), bytes)   # still usable
 
 
