@@ -40,6 +40,7 @@ from .graph import Operation
 
 __all__ = ["defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "SessionState",
            "Constant", "Effects", "effects", "is_stateful", "VariableHandle", "handle_op",
+           "uninitialized_message",
            "handle_variable"]
 
 
@@ -198,11 +199,18 @@ def handle_variable(handle) -> str:
     return handle_op(handle).attrs["shared_name"]
 
 
+def uninitialized_message(var: str, node: str, site: str) -> str:
+    """TF 2's words for a variable that has no value yet, then where the variable was made."""
+    return (f"Could not find variable {var}. This could mean that the variable has been deleted. "
+            f"In TF1, it can also mean the variable is uninitialized. Debug info: "
+            f"container=localhost, status error message=Resource localhost/{var}/"
+            f"N10tensorflow3VarE does not exist.\n\t [[{{{{node {node}}}}}]]\n"
+            f"  variable created at {site}")
+
+
 def _uninitialized(op: Operation, var: str) -> FailedPreconditionError:
-    site = handle_op(op.inputs[0]).site
-    return FailedPreconditionError(
-        None, op, f"Attempting to use uninitialized value {var}\n\t [[{{{{node {op.name}}}}}]]\n"
-                  f"  variable created at {site}")
+    return FailedPreconditionError(None, op, uninitialized_message(var, op.name,
+                                                                    handle_op(op.inputs[0]).site))
 
 
 def _read(op, ctx):

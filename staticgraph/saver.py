@@ -25,6 +25,7 @@ from common.checkpoint import CheckpointError, read_arrays, write_arrays, write_
 
 from .errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import get_default_graph
+from .kinds import uninitialized_message
 from .serialize import from_json, to_json
 from .variables import Variable, global_variables
 
@@ -67,9 +68,8 @@ class Saver:
         arrays = {_MARK: np.array(FORMAT)}
         for key, v in self._vars.items():
             if v.op.name not in store:
-                raise FailedPreconditionError(None, v.op, f"Attempting to use uninitialized value "
-                                                          f"{v.op.name} (while saving {save_path})\n"
-                                                          f"  variable created at {v.op.site}")
+                raise FailedPreconditionError(None, v.op, uninitialized_message(
+                    v.op.name, f"save/{key}", v.op.site) + f" (while saving {save_path})")
             arrays[key] = store[v.op.name]
         meta = to_json(self.graph) if write_meta_graph else None   # may raise: nothing written yet
         write_arrays(save_path, arrays)

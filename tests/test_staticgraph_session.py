@@ -95,7 +95,7 @@ def test_variables_initialize_assign_and_persist_per_session():
     inc = v.assign_add([1.0, 1.0])
     with tf.Session() as s:
         with pytest.raises(tf.errors.FailedPreconditionError,
-                           match="^Attempting to use uninitialized value v"):
+                           match="^Could not find variable v. This could mean that the variable has been deleted"):
             s.run(v * 2.0)
         s.run(tf.global_variables_initializer())
         s.run(inc)
@@ -106,7 +106,7 @@ def test_variables_initialize_assign_and_persist_per_session():
     with tf.Session() as s2:                      # state belongs to a Session
         s2.run(tf.variables_initializer([v]))
         np.testing.assert_array_equal(s2.run(v), [1.0, 2.0])
-        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value w"):
+        with pytest.raises(tf.errors.FailedPreconditionError, match="Could not find variable w"):
             s2.run(w)
     with pytest.raises(ValueError, match="incompatible"):
         v.assign([1.0, 2.0, 3.0])
