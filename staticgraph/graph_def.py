@@ -37,6 +37,13 @@ __all__ = ["as_graph_def"]
 PRODUCER = 2474  # the GraphDef producer version TF 2.21 writes
 
 
+def _dtype_enum(dtype) -> int:
+    """TF's DataType for a staticgraph DType (``resource`` included) or a numpy dtype."""
+    if getattr(dtype, "name", None) == "resource":
+        return require().types_pb2.DT_RESOURCE
+    return data_type(dtype._np if isinstance(dtype, DType) else dtype)
+
+
 def _input_name(t: Tensor, names: dict) -> str:
     base = names.get(t.op, t.op.name)
     return base if t.value_index == 0 else f"{base}:{t.value_index}"
@@ -55,7 +62,7 @@ def _attr(value: Any):
         return av(s=value.encode())
     if isinstance(value, (DType, np.dtype, type)) and not isinstance(value, bool):
         try:
-            return av(type=data_type(value._np if isinstance(value, DType) else value))
+            return av(type=_dtype_enum(value))
         except TypeError:
             return None
     if isinstance(value, tuple) and value and all(isinstance(v, (int, np.integer))
@@ -82,7 +89,7 @@ def _node(op: Operation, name: str, inputs: list[str]):
         if a is not None:
             node.attr[key].CopyFrom(a)
     if outs and "dtype" not in node.attr and not op.inputs:
-        node.attr["dtype"].CopyFrom(p.attr_value_pb2.AttrValue(type=data_type(outs[0].np_dtype)))
+        node.attr["dtype"].CopyFrom(p.attr_value_pb2.AttrValue(type=_dtype_enum(outs[0].dtype)))
     if outs:
         node.attr["_output_shapes"].CopyFrom(p.attr_value_pb2.AttrValue(
             list=p.attr_value_pb2.AttrValue.ListValue(shape=[tensor_shape_proto(t._shape)

@@ -23,7 +23,7 @@ from common import tensorboard as tb
 from .build import convert_to_tensor
 from .errors import InvalidArgumentError
 from .graph import Graph, Operation, Tensor, get_default_graph
-from .kinds import register_kind
+from .kinds import defkind
 
 __all__ = ["scalar", "histogram", "text", "merge", "merge_all", "FileWriter", "SUMMARIES"]
 
@@ -108,8 +108,7 @@ def _value(summary) -> np.ndarray:
     return out
 
 
-@register_kind("ScalarSummary")
-def _lower_scalar(op: Operation, state) -> Any:
+def _lower_scalar(op: Operation, ctx) -> Any:
     def kernel(tag, value):
         if np.ndim(value) != 0:
             raise InvalidArgumentError(
@@ -120,8 +119,7 @@ def _lower_scalar(op: Operation, state) -> Any:
     return kernel
 
 
-@register_kind("HistogramSummary")
-def _lower_histogram(op: Operation, state) -> Any:
+def _lower_histogram(op: Operation, ctx) -> Any:
     def kernel(tag, values):
         tag = _tag(tag)
         if not np.all(np.isfinite(values)):
@@ -132,15 +130,13 @@ def _lower_histogram(op: Operation, state) -> Any:
     return kernel
 
 
-@register_kind("TensorSummaryV2")
-def _lower_text(op: Operation, state) -> Any:
+def _lower_text(op: Operation, ctx) -> Any:
     def kernel(tag, value):
         return _value(tb.text_summary(_tag(tag), value))
     return kernel
 
 
-@register_kind("MergeSummary")
-def _lower_merge(op: Operation, state) -> Any:
+def _lower_merge(op: Operation, ctx) -> Any:
     def kernel(*serialized):
         pb = tb.require().summary_pb2
         merged = pb.Summary()
@@ -148,6 +144,12 @@ def _lower_merge(op: Operation, state) -> Any:
             merged.MergeFromString(_tag(s))
         return _value(merged)
     return kernel
+
+
+defkind("ScalarSummary", _lower_scalar)
+defkind("HistogramSummary", _lower_histogram)
+defkind("TensorSummaryV2", _lower_text)
+defkind("MergeSummary", _lower_merge)
 
 
 # --- FileWriter --------------------------------------------------------------------------------

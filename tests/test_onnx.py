@@ -309,3 +309,16 @@ def test_readme_holds_the_current_coverage_table():
     from staticgraph.onnx.__main__ import readme_with_table
     text = (Path(__file__).parent.parent / "README.md").read_text()
     assert readme_with_table(text) == text, "re-run: python -m staticgraph.onnx --readme"
+
+
+def test_variable_read_inside_a_loop_body_is_the_initializer():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, (2,), name="x")
+        w = tf.Variable([0.5, 2.0], name="w")
+        _, out = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w), [tf.constant(0), x])
+    with tf.Session(graph=g) as sess:
+        sess.run(w.initializer)
+        model = sgo.to_model(sess, [out], [x])
+        assert [i.name for i in model.graph.initializer if i.name.startswith("w")] == ["w:0"]
+        xv = np.array([1.0, -1.0], np.float32)
+        np.testing.assert_allclose(_run(model, {"x:0": xv})[0], sess.run(out, {x: xv}), **TOL)

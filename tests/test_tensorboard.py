@@ -39,7 +39,7 @@ def test_summary_ops_are_graph_nodes_as_in_tf1():
     g, x, w, loss, merged = _mlp_graph()
     types = {op.name: op.type for op in g.get_operations()}
     assert types["loss"] == "ScalarSummary" and types["loss/tags"] == "Const"
-    assert types["w"] == "VariableV2" and types["w_hist"] == "HistogramSummary"
+    assert types["w"] == "VarHandleOp" and types["w_hist"] == "HistogramSummary"
     assert types["note"] == "TensorSummaryV2"
     assert merged.name == "Merge/MergeSummary:0" and merged.op.type == "MergeSummary"
     assert [t.op.type for t in g.get_collection("summaries")] == [
@@ -84,7 +84,8 @@ def test_file_writer_scalars_histograms_text_and_graph(tmp_path):
     gd = acc.Graph()
     assert len(gd.node) == len(g.get_operations())
     nodes = {n.name: n for n in gd.node}
-    assert nodes["MatMul"].op == "MatMul" and list(nodes["MatMul"].input) == ["x", "w"]
+    assert nodes["MatMul"].op == "MatMul" and list(nodes["MatMul"].input) == ["x", "ReadVariableOp"]
+    assert list(nodes["ReadVariableOp"].input) == ["w"] and nodes["w"].attr["dtype"].type == 1
     assert [d.size for d in nodes["x"].attr["shape"].shape.dim] == [-1, 3]
     assert [d.size for d in nodes["MatMul"].attr["_output_shapes"].list.shape[0].dim] == [-1, 2]
 

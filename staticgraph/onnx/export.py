@@ -130,7 +130,7 @@ def _value_info(name: str, t: Tensor, shape: Any = "static"):
                                          None if shape is None else list(shape))
 
 
-_NAMED_ELSEWHERE = ("While", "Cond", "Const", "VariableV2", "ReadVariableOp", "Placeholder")
+_NAMED_ELSEWHERE = ("While", "Cond", "Const", "VarHandleOp", "ReadVariableOp", "Placeholder")
 
 
 class _Exporter:
@@ -166,8 +166,11 @@ class _Exporter:
                 raise ExportError(f"{op.name}: string constants are not exported")
             scope.names[op.outputs[0]] = scope.const(v, op.outputs[0].name)
             return
-        elif kind in ("VariableV2", "ReadVariableOp"):
-            scope.names[op.outputs[0]] = self.variable(op.attrs.get("var", op.name), op)
+        elif kind == "VarHandleOp":             # a handle has no ONNX value; reads use the name
+            scope.names[op.outputs[0]] = ""
+            return
+        elif kind == "ReadVariableOp":
+            scope.names[op.outputs[0]] = self.variable(op.attrs["var"], op)
             return
         elif kind in ("PlaceholderWithDefault", "Print"):
             scope.node("Identity", ins[:1], [out])

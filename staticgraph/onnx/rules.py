@@ -383,7 +383,7 @@ NOT_EXPORTABLE: dict[str, str] = {
 # Graph-level kinds (not registry ops) and what they become.
 KINDS: dict[str, str] = {
     "Placeholder": "graph input", "PlaceholderWithDefault": "graph input if listed, else its default",
-    "Const": "initializer", "VariableV2 / ReadVariableOp": "initializer (the Session's value)",
+    "Const": "initializer", "VarHandleOp + ReadVariableOp": "initializer (the Session's value)",
     "While": "Loop (cond region inlined before the loop and at the end of the body)",
     "Cond": "If (the regions become then/else branches)",
 }
