@@ -29,6 +29,7 @@ import numpy as np
 
 from common.tensorboard import data_type, require, tensor_proto, tensor_shape_proto
 
+from .control_flow import regions_of
 from .dtypes import DType
 from .graph import Graph, Operation, Tensor
 
@@ -97,23 +98,12 @@ def _node(op: Operation, name: str, inputs: list[str]):
     return node
 
 
-def _regions(op: Operation) -> list:
-    """The Region attributes of a control-flow node (a region, or a tuple of them)."""
-    from .control_flow import Region
-    found = []
-    for value in op.attrs.values():
-        for v in (value if isinstance(value, tuple) else (value,)):
-            if isinstance(v, Region):
-                found.append(v)
-    return found
-
-
 def _emit(graph: Graph, prefix: str, outer: dict, nodes: list) -> None:
     """Append the NodeDefs of ``graph`` (names under ``prefix``); ``outer`` maps feeds to inputs."""
     names: dict[Operation, str] = {op: prefix + op.name for op in graph._ops}
     for op in graph._ops:
         inputs = [_input_name(t, names) for t in op.inputs]
-        regions = _regions(op)
+        regions = regions_of(op) if op.type in ("While", "Cond") else ()
         for r in regions:
             scope = f"{names[op]}/{r.graph.name}/"
             feeds = {a.op: _input_name(x, names) for a, x in zip(r.args, op.inputs)}

@@ -29,6 +29,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ..graph import Operation, Tensor
 from ..compiler import topological_order
+from ..control_flow import regions_of
 from .rules import RULES, NOT_EXPORTABLE, ExportError
 
 __all__ = ["export", "to_model", "DEFAULT_OPSET", "ExportError"]
@@ -220,7 +221,7 @@ class _Exporter:
 
     def loop(self, scope: Scope, op: Operation, ins: list[str], results: Sequence[Tensor]) -> None:
         a = op.attrs
-        n, cond_r, body_r = a["n_vars"], a["cond"], a["body"]
+        n, (cond_r, body_r) = a["n_vars"], regions_of(op)
         first, = self.inline(scope, cond_r, f"{op.name}/cond/", ins[:n])
         m = scope.cast(ins[-1], op.inputs[-1].np_dtype, np.int64) if a["max_iter"] else ""
         it, c_in = (self.unique(f"{op.name}/body/{x}") for x in ("iteration", "cond_in"))
@@ -240,7 +241,7 @@ class _Exporter:
         scope.names.update(zip(results, names))
 
     def if_(self, scope: Scope, op: Operation, ins: list[str], results: Sequence[Tensor]) -> None:
-        false_r, true_r = op.attrs["branches"]
+        false_r, true_r = regions_of(op)
         graphs = []
         for label, region in (("true", true_r), ("false", false_r)):
             sub, outs = self.region(scope, region, f"{op.name}/{label}/", [])
