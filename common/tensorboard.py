@@ -158,8 +158,9 @@ def torch_histogram_summary(tag: str, values: Any, bins: Any, max_bins: int | No
 
     TensorBoard stores right bucket edges only, so one empty bucket is kept on
     the left to carry the leftmost edge (as ``torch.utils.tensorboard.summary``).
+    Sums are taken in the values' own dtype, as PyTorch's are (TF's in double).
     """
-    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    v = np.asarray(values).reshape(-1)
     if v.size == 0:
         raise ValueError("The input has no element.")
     counts, limits = np.histogram(v, bins=bins)
