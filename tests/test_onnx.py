@@ -322,3 +322,16 @@ def test_variable_read_inside_a_loop_body_is_the_initializer():
         assert [i.name for i in model.graph.initializer if i.name.startswith("w")] == ["w:0"]
         xv = np.array([1.0, -1.0], np.float32)
         np.testing.assert_allclose(_run(model, {"x:0": xv})[0], sess.run(out, {x: xv}), **TOL)
+
+
+def test_rnn_over_a_fed_sequence_exports_as_one_loop():
+    from comparisons import rnn
+    g, xs, n, (loss, *_) = rnn.static_sequence()
+    with tf.Session(graph=g) as sess:
+        sess.run([v.initializer for v in g.get_collection("variables")])
+        model = sgo.to_model(sess, [loss], [xs, n])
+        assert [nd.op_type for nd in model.graph.node].count("Loop") == 1
+        for steps in (5, 9):                             # one model for every sequence length
+            x = np.random.default_rng(steps).standard_normal((steps, 10, 1)).astype(np.float32)
+            got, = _run(model, {"xs:0": x, "n:0": np.array(steps, np.int32)})
+            np.testing.assert_allclose(got, sess.run(loss, {xs: x, n: steps}), **TOL)
