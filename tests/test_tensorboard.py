@@ -183,4 +183,6 @@ def test_summary_writer_add_graph_traces_the_model(tmp_path):
     traced = torch.jit.trace(model, x)
     assert len(gd.node) == len(traced.graph.get_operations())
     assert [n.op for n in gd.node].count("MatMul") == 2
+    matmuls = [n.name for n in gd.node if n.op == "MatMul"]     # module scopes, as PyTorch's graph
+    assert matmuls == ["Sequential/Linear[0]/MatMul", "Sequential/Linear[2]/MatMul"]
     assert acc.Tags()["run_metadata"] == ["step1"]
