@@ -335,3 +335,30 @@ def test_rnn_over_a_fed_sequence_exports_as_one_loop():
             x = np.random.default_rng(steps).standard_normal((steps, 10, 1)).astype(np.float32)
             got, = _run(model, {"xs:0": x, "n:0": np.array(steps, np.int32)})
             np.testing.assert_allclose(got, sess.run(loss, {xs: x, n: steps}), **TOL)
+
+
+def test_getitem_with_two_index_arrays_is_not_exportable():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, (4, 3), name="x")
+        i = tf.placeholder(tf.int64, (2,), name="i")
+        y = apply(REGISTRY["GetItem"], [x, i, i], {"key": (sgo.rules.ARRAY, sgo.rules.ARRAY)})
+    with pytest.raises(sgo.ExportError, match="indexing with several integer arrays"):
+        sgo.to_model(None, [y], [x, i], graph=g)
+
+
+def test_a_rule_needing_an_unknown_rank_says_so():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, None, name="x")
+        y = apply(REGISTRY["SwapLastAxes"], [x], {})
+        z = tf.reshape(y, [-1])
+    with pytest.raises(sgo.ExportError, match=r"SwapLastAxes\): the rank of x:0 is unknown"):
+        sgo.to_model(None, [z], [x], graph=g)
+
+
+def test_dyngraph_export_refuses_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="export_params=False is not supported"):
+        torch.onnx.export(lambda x: x * 2, (torch.ones(3),), str(tmp_path / "a.onnx"),
+                          export_params=False)
+    with pytest.raises(ValueError, match="dynamic_axes: axis 3 of 'x' is out of range for rank 1"):
+        torch.onnx.export(lambda x: x * 2, (torch.ones(3),), str(tmp_path / "b.onnx"),
+                          dynamic_axes={"x": [3]})

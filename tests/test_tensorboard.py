@@ -186,3 +186,28 @@ def test_summary_writer_add_graph_traces_the_model(tmp_path):
     matmuls = [n.name for n in gd.node if n.op == "MatMul"]     # module scopes, as PyTorch's graph
     assert matmuls == ["Sequential/Linear[0]/MatMul", "Sequential/Linear[2]/MatMul"]
     assert acc.Tags()["run_metadata"] == ["step1"]
+
+
+def test_missing_tensorboard_package_says_how_to_install(monkeypatch):
+    import common.tensorboard as ctb
+
+    def refuse(name, *a):
+        raise ImportError(f"No module named {name!r}")
+    monkeypatch.setattr(ctb.importlib, "import_module", refuse)
+    with pytest.raises(ImportError, match=r"tf.summary ops need the `tensorboard` package .*"
+                                          r"pip install 'dyngraph-staticgraph\[tensorboard\]'"):
+        with tf.Graph().as_default():
+            tf.summary.scalar("loss", 1.0)
+
+
+def test_add_graph_refuses_graph_and_graph_def_together(tmp_path):
+    g = tf.Graph()
+    with tf.summary.FileWriter(str(tmp_path)) as w:
+        with pytest.raises(ValueError, match="Please pass only graph, or graph_def"):
+            w.add_graph(g, graph_def=g.as_graph_def())
+
+
+def test_summary_writer_histogram_of_nothing_is_an_error(tmp_path):
+    with SummaryWriter(str(tmp_path)) as w:
+        with pytest.raises(ValueError, match="The input has no element."):
+            w.add_histogram("empty", np.zeros(0))

@@ -107,7 +107,8 @@ class Scope:
 
     def rank(self, t: Tensor) -> int:
         if t.ndim is None:
-            raise ExportError(f"{t.op.name} ({t.op.type}): the rank of {t.name} is unknown "
+            op = self.exporter.current
+            raise ExportError(f"{op.name} ({op.type}): the rank of {t.name} is unknown "
                               f"statically and the ONNX form needs it (set_shape or a known "
                               f"placeholder shape helps)")
         return t.ndim
@@ -141,6 +142,7 @@ class _Exporter:
         self.sess, self.opset = sess, opset
         self.used: set[str] = set()
         self.variables: dict[str, str] = {}
+        self.current: Operation | None = None      # the op being exported (for error messages)
         self.main = Scope(self, None, "")
 
     def unique(self, name: str) -> str:
@@ -152,6 +154,7 @@ class _Exporter:
         return name
 
     def emit(self, scope: Scope, op: Operation) -> None:
+        self.current = op
         kind = op.type
         out = None if kind in _NAMED_ELSEWHERE else scope.fresh(op.outputs[0].name)
         ins = [scope.name(t) for t in op.inputs]
