@@ -333,26 +333,26 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
     saved = grad.needed if grad is not None else []
     src = Source(op)
-    src.lines += [f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0]
+    src.extend([f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0])
     if grad is not None:
-        src.lines += ["    trace = []", "    push = trace.append"]
+        src.extend(["    trace = []", "    push = trace.append"])
     if a["max_iter"]:
-        src.lines += ["    i, m = 0, int(m)"]
-    src.lines.append("    while True:")
+        src.extend(["    i, m = 0, int(m)"])
+    src.line("    while True:")
     if a["max_iter"]:
-        src.lines.append("        if i >= m: break")
+        src.line("        if i >= m: break")
     cond_plan = cond_r.plan(ctx, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
     pred, = src.inline(cond_plan, xs + [cap[t] for t in cond_r.captured], "p", 8)
-    src.lines.append(f"        if not {pred}: break")
+    src.line(f"        if not {pred}: break")
     body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
     ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
     if grad is not None:
-        src.lines.append(f"        push({as_tuple(ys[len(xs):])})")
-    src.lines.append(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
+        src.line(f"        push({as_tuple(ys[len(xs):])})")
+    src.line(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
     if a["max_iter"]:
-        src.lines.append("        i += 1")
+        src.line("        i += 1")
     outs = ", ".join(src.owned(x) for x in xs)
-    src.lines.append(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
+    src.line(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
     return src.compile("while", xs + list(cap.values()) + (["m"] if a["max_iter"] else []))
 
 
@@ -420,12 +420,12 @@ def lower_cond(op, ctx: LowerContext) -> Callable:
         saved = grad[which].needed if grad is not None else []
         plan = region.plan(ctx, [*region.outs, *saved], region.placeholders)
         if which:
-            src.lines.append("    if p:")
+            src.line("    if p:")
         outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
         n = len(region.outs)
         trace = "None" if grad is None else f"({which}, {as_tuple(outs[n:])})"
         results = ", ".join(src.owned(o) for o in outs[:n])
-        src.lines.append(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
+        src.line(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
     return src.compile("cond", ["p", *cap.values()])
 
 
