@@ -29,72 +29,12 @@ from .control_flow_codegen import Source, as_tuple
 from .errors import InvalidArgumentError
 from .graph import Graph, Operation, SubGraph, Tensor, get_default_graph
 from .kinds import Effects, LowerContext, defkind, effects
+from .nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
            "keeps_trace", "regions_of"]
-
-
-# --- nested structures (tuples, lists, dicts, namedtuples) --------------------------
-
-def _is_namedtuple(s: Any) -> bool:
-    return isinstance(s, tuple) and hasattr(s, "_fields")
-
-
-def _flatten(s: Any) -> list:
-    """Leaves in TF's order (dicts by sorted key)."""
-    if isinstance(s, dict):
-        return [leaf for k in sorted(s) for leaf in _flatten(s[k])]
-    if isinstance(s, (list, tuple)):
-        return [leaf for v in s for leaf in _flatten(v)]
-    return [s]
-
-
-def _flatten_like(template: Any, s: Any) -> list:
-    """``s`` flattened down to ``template``'s leaves (a leaf of ``s`` may itself be a tuple)."""
-    if isinstance(template, dict):
-        return [leaf for k in sorted(template) for leaf in _flatten_like(template[k], s[k])]
-    if isinstance(template, (list, tuple)):
-        return [leaf for t, v in zip(template, s, strict=True) for leaf in _flatten_like(t, v)]
-    return [s]
-
-
-def _pack(template: Any, leaves) -> Any:
-    """``leaves`` (an iterator) arranged like ``template``."""
-    if isinstance(template, dict):
-        packed = {k: _pack(template[k], leaves) for k in sorted(template)}
-        return type(template)((k, packed[k]) for k in template)
-    if _is_namedtuple(template):
-        return type(template)(*[_pack(v, leaves) for v in template])
-    if isinstance(template, (list, tuple)):
-        return type(template)(_pack(v, leaves) for v in template)
-    return next(leaves)
-
-
-def _describe(s: Any) -> str:
-    if isinstance(s, dict):
-        return f"a dict with keys {sorted(s)}"
-    if _is_namedtuple(s):
-        return f"a {type(s).__name__} (fields {list(s._fields)})"
-    if isinstance(s, (list, tuple)):
-        return f"a {type(s).__name__} of {len(s)} items"
-    return "a Tensor" if isinstance(s, Tensor) else f"a {type(s).__name__}"
-
-
-def _difference(a: Any, b: Any, path: str) -> str | None:
-    """Where ``b``'s structure first differs from ``a``'s (lists and tuples are alike), or None."""
-    kinds = [("dict" if isinstance(s, dict) else type(s).__name__ if _is_namedtuple(s)
-              else "seq" if isinstance(s, (list, tuple)) else "leaf") for s in (a, b)]
-    if kinds[0] != kinds[1] or (kinds[0] == "seq" and len(a) != len(b)) or (
-            kinds[0] == "dict" and sorted(a) != sorted(b)):
-        return f"at {path}: {_describe(a)} vs {_describe(b)}"
-    if kinds[0] == "dict":
-        return next((d for k in sorted(a) if (d := _difference(a[k], b[k], f"{path}[{k!r}]"))), None)
-    if kinds[0] != "leaf":
-        return next((d for i, (x, y) in enumerate(zip(a, b))
-                     if (d := _difference(x, y, f"{path}[{i}]"))), None)
-    return None
 
 
 def _call(fn: Callable, args: Any) -> Any:
@@ -165,7 +105,7 @@ def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
     sub = SubGraph(outer, label)
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
-        result = fn() if structure is None else _call(fn, _pack(structure, iter(args)))
+        result = fn() if structure is None else _call(fn, pack_sequence_as(structure, args))
     return Region(sub, args), result
 
 
@@ -188,10 +128,10 @@ def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> li
     if shape_invariants is None:
         return [t._shape for t in flat]
     try:
-        shapes = [as_shape_tuple(s) for s in _flatten_like(structure, shape_invariants)]
+        shapes = [as_shape_tuple(s) for s in flatten_up_to(structure, shape_invariants)]
     except (ValueError, TypeError, KeyError) as e:
         raise ValueError(f"shape_invariants must have the same structure as loop_vars "
-                         f"({_describe(structure)}): {e}") from None
+                         f"({describe(structure)}): {e}") from None
     for t, s in zip(flat, shapes):
         if not _less_or_equal(t._shape, s):
             raise ValueError(f"The shape invariant specified for {t.name} is not compatible with "
@@ -205,12 +145,12 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     """The body's result as tensors of ``sub``; build errors say what differs from loop_vars."""
     expect = list(structure) if isinstance(structure, (list, tuple)) else [structure]
     got = list(result) if isinstance(result, (list, tuple)) else [result]
-    diff = _difference(expect, got, "loop_vars")
+    diff = first_difference(expect, got, "loop_vars")
     if diff:
         raise ValueError(f"tf.while_loop: body must return the same structure as loop_vars; "
                          f"they differ {diff} (body returned {result!r}).")
     outs = []
-    for i, (x, y, shape) in enumerate(zip(flat, _flatten(got), shapes)):
+    for i, (x, y, shape) in enumerate(zip(flat, flatten(got), shapes)):
         y = _inner(sub, y, x.dtype)
         if y.dtype != x.dtype:
             raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
@@ -260,8 +200,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                         f"{type(cond).__name__} and {type(body).__name__}.")
     graph = get_default_graph()
     with graph.name_scope(name or "while") as scope:
-        flat = [convert_to_tensor(v) for v in _flatten(loop_vars)]
-        structure = _pack(loop_vars, iter(flat))
+        flat = [convert_to_tensor(v) for v in flatten(loop_vars)]
+        structure = pack_sequence_as(loop_vars, flat)
         if not flat:
             raise ValueError("tf.while_loop: no loop variables provided (loop_vars is empty).")
         shapes = _invariants(structure, flat, shape_invariants)
@@ -298,7 +238,7 @@ def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str,
 
 def _results(op: Operation, structure, unwrap_single: bool):
     """The node's outputs in the user's structure; a lone result bare unless asked not to."""
-    out = _pack(structure, iter(op.outputs))
+    out = pack_sequence_as(structure, op.outputs[:len(flatten(structure))])
     if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out
@@ -388,12 +328,12 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         pred = _scalar_bool(convert_to_tensor(pred), "tf.cond: pred")
         (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
-        diff = _difference(t_res, f_res, "result")
+        diff = first_difference(t_res, f_res, "result")
         if diff:
             raise ValueError(f"tf.cond: true_fn and false_fn must return the same structure; "
                              f"they differ {diff}.")
-        t_outs = [_inner(t_r.graph, v) for v in _flatten(t_res)]
-        f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(_flatten(f_res), t_outs)]
+        t_outs = [_inner(t_r.graph, v) for v in flatten(t_res)]
+        f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(flatten(f_res), t_outs)]
         if not t_outs:
             raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
         for t, f in zip(t_outs, f_outs):
