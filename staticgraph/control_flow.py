@@ -36,7 +36,7 @@ from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
-           "keeps_trace", "regions_of"]
+           "keeps_trace", "regions_of", "BRANCH_PREFIX"]
 
 
 def _call(fn: Callable, args: Any) -> Any:
@@ -337,6 +337,10 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
     return _results(op, t_res, unwrap_single=not strict)
 
 
+BRANCH_PREFIX = ("f", "t")
+"""Generated kernels name the false branch's locals f..., the true branch's t..."""
+
+
 def lower_cond(op, ctx: LowerContext) -> Callable:
     """``if p: <true steps> else: <false steps>`` as one generated function."""
     a = op.attrs
@@ -348,7 +352,8 @@ def lower_cond(op, ctx: LowerContext) -> Callable:
         plan = region.plan(ctx, [*region.outs, *saved], region.placeholders)
         if which:
             src.line("    if p:")
-        outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
+        outs = src.inline(plan, [cap[t] for t in region.captured], BRANCH_PREFIX[which],
+                          8 if which else 4)
         n = len(region.outs)
         trace = "None" if grad is None else f"({which}, {as_tuple(outs[n:])})"
         results = ", ".join(src.owned(o) for o in outs[:n])
