@@ -72,20 +72,33 @@ def test_coverage_table_lists_every_registry_op():
     assert list(rows) == list(REGISTRY)
     assert set(RULES) <= set(REGISTRY)
     assert rows["MatMul"] == "MatMul" and rows["NotEqual"] == "Equal + Not"
-    assert rows["ScatterLike"].startswith("not exportable: the gradient of indexing")
     assert not set(NOT_EXPORTABLE) & set(RULES)
     table = sgo.coverage_markdown()
     assert f"{len(RULES)} of {len(REGISTRY)} registry ops export to ONNX" in table
 
 
-def test_unexportable_node_names_the_op_and_why():
+def test_an_op_without_a_rule_is_listed_and_refused_by_name(monkeypatch):
+    monkeypatch.delitem(RULES, "Tanh")
+    assert dict(sgo.coverage())["Tanh"].startswith("not exportable: no ONNX rule written yet")
     with tf.Graph().as_default() as g:
         x = tf.placeholder(tf.float32, (3,), name="x")
-        idx = tf.placeholder(tf.int64, (2,), name="idx")
-        y = apply(REGISTRY["ScatterLike"], [x, tf.zeros([5]), idx], {"key": (sgo.rules.ARRAY,)})
-    with pytest.raises(sgo.ExportError, match=r"ScatterLike\) is not exportable to ONNX: the "
-                                              r"gradient of indexing"):
-        sgo.to_model(None, [y], [x, idx], graph=g)
+        y = tf.tanh(x)
+    with pytest.raises(sgo.ExportError, match=r"Tanh \(Tanh\) is not exportable to ONNX: no ONNX "
+                                              r"rule written for it yet"):
+        sgo.to_model(None, [y], [x], graph=g)
+
+
+def test_scatter_add_needs_opset_16():
+    with tf.Graph().as_default() as g:
+        gr = tf.placeholder(tf.float32, (3,), name="g")
+        idx = tf.placeholder(tf.int64, (3,), name="idx")
+        y = apply(REGISTRY["ScatterLike"], [gr, tf.zeros([5]), idx], {"key": (sgo.rules.ARRAY,)})
+    with pytest.raises(sgo.ExportError, match="ScatterElements with reduction='add' needs opset 16"):
+        sgo.to_model(None, [y], [gr, idx], opset=15, graph=g)
+    model = sgo.to_model(None, [y], [gr, idx], graph=g)          # repeated positions accumulate
+    got, = _run(model, {"g:0": np.array([1.0, 2.0, 4.0], np.float32),
+                        "idx:0": np.array([1, 1, -1], np.int64)})
+    assert got.tolist() == [0.0, 3.0, 0.0, 0.0, 4.0]
 
 
 def test_unfed_placeholder_is_an_error():

@@ -285,23 +285,24 @@ def _stack(ctx, op, ins, out):
     ctx.node("Concat", [ctx.node("Unsqueeze", [x, _axes(ctx, axis)]) for x in ins], [out], axis=axis)
 
 
-def _getitem(ctx, op, ins, out):
-    """Basic indexing (ints, slices, None, ...) as Slice/Squeeze/Unsqueeze, one index array as Gather."""
-    key = list(op.attrs["key"])
+def _index(ctx, key, x: str, x_t, arrays: list[str], arrays_t: list) -> str:
+    """``x[key]`` as Slice/Gather/Squeeze/Unsqueeze nodes; its name (``x_t``: the indexed tensor)."""
+    key = list(key)
     if key.count(ARRAY) > 1:
-        raise ExportError(f"{op.name} (GetItem): indexing with several integer arrays (numpy's "
+        op = ctx.exporter.current
+        raise ExportError(f"{op.name} ({op.type}): indexing with several integer arrays (numpy's "
                           f"broadcast advanced indexing) has no ONNX counterpart here")
     if Ellipsis in key:
         consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
         i = key.index(Ellipsis)
-        key[i:i + 1] = [Slice(None, None, None)] * (ctx.rank(op.inputs[0]) - consuming)
+        key[i:i + 1] = [Slice(None, None, None)] * (ctx.rank(x_t) - consuming)
     slices, squeeze, news, arr_axis, arr_rank, dim, out_dim = [], [], [], None, 0, 0, 0
     for k in key:
         if k is None:
             news.append(out_dim)
             out_dim += 1
         elif k is ARRAY:
-            arr_axis, arr_rank = dim, ctx.rank(op.inputs[1])
+            arr_axis, arr_rank = dim, ctx.rank(arrays_t[0])
             dim, out_dim = dim + 1, out_dim + arr_rank
         elif isinstance(k, Slice):
             if k != Slice(None, None, None):
@@ -311,7 +312,6 @@ def _getitem(ctx, op, ins, out):
             slices.append((dim, Slice(k, k + 1 if k != -1 else None, 1)))
             squeeze.append(dim)
             dim += 1
-    x = ins[0]
     if slices:
         starts, ends, steps = [], [], []
         for _, s in slices:
@@ -322,14 +322,41 @@ def _getitem(ctx, op, ins, out):
         x = ctx.node("Slice", [x] + [ctx.const(np.array(v, np.int64), "slice")
                                      for v in (starts, ends, [d for d, _ in slices], steps)])
     if arr_axis is not None:
-        idx = ctx.cast(ins[1], op.inputs[1].np_dtype, np.dtype(np.int64))
+        idx = ctx.cast(arrays[0], arrays_t[0].np_dtype, np.dtype(np.int64))
         x = ctx.node("Gather", [x, idx], axis=arr_axis)
-        squeeze = [d if arr_axis is None or d < arr_axis else d + arr_rank - 1 for d in squeeze]
+        squeeze = [d if d < arr_axis else d + arr_rank - 1 for d in squeeze]
     if squeeze:
         x = ctx.node("Squeeze", [x, _axes(ctx, squeeze)])
     if news:
         x = ctx.node("Unsqueeze", [x, _axes(ctx, news)])
-    ctx.node("Identity", [x], [out])
+    return x
+
+
+def _getitem(ctx, op, ins, out):
+    """Basic indexing (ints, slices, None, ...) as Slice/Squeeze/Unsqueeze, one index array as Gather."""
+    ctx.node("Identity", [_index(ctx, op.attrs["key"], ins[0], op.inputs[0], ins[1:],
+                                 op.inputs[1:])], [out])
+
+
+def _scatter_like(ctx, op, ins, out):
+    """Zeros shaped like ``ref`` plus ``g`` added at ``key``: the flat positions ``key`` picks
+    (the same indexing nodes as GetItem, applied to ``arange(size).reshape(shape)``) feed one
+    ``ScatterElements(reduction="add")``, so repeated positions accumulate as ``np.add.at``."""
+    if ctx.opset < 16:
+        raise ExportError(f"{op.name} (ScatterLike): ScatterElements with reduction='add' "
+                          f"needs opset 16 or later (asked for {ctx.opset})")
+    dt, ref = _out_dtype(op), ins[1]
+    shape, size = ctx.node("Shape", [ref]), ctx.node("Size", [ref])
+    one, zero = (ctx.const(np.array(v, np.int64), "range") for v in (1, 0))
+    positions = ctx.node("Reshape", [ctx.node("Range", [zero, size, one]), shape])
+    picked = _index(ctx, op.attrs["key"], positions, op.inputs[1], ins[2:], op.inputs[2:])
+    minus_one = ctx.const(np.array([-1], np.int64), "shape")
+    g = ctx.node("Expand", [ctx.cast(ins[0], op.inputs[0].np_dtype, dt), ctx.node("Shape", [picked])])
+    zeros = ctx.node("ConstantOfShape", [ctx.node("Reshape", [size, minus_one])],
+                     value=ctx.tensor(np.array([0], dt)))
+    flat = ctx.node("ScatterElements", [zeros, ctx.node("Reshape", [picked, minus_one]),
+                                        ctx.node("Reshape", [g, minus_one])], axis=0, reduction="add")
+    ctx.node("Reshape", [flat, shape], [out])
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -373,12 +400,10 @@ RULES: dict[str, Rule] = {
     "SplitPart": Rule("Shape + Gather + Slice", _split_part),
     "Pack": Rule("Unsqueeze + Concat", _stack),
     "GetItem": Rule("Slice + Squeeze + Unsqueeze / Gather", _getitem),
+    "ScatterLike": Rule("Range + (GetItem's nodes) + ScatterElements(add)", _scatter_like),
 }
 
-NOT_EXPORTABLE: dict[str, str] = {
-    "ScatterLike": "the gradient of indexing (scatter-add into zeros): training graphs only; "
-                   "exported inference graphs never contain it",
-}
+NOT_EXPORTABLE: dict[str, str] = {}   # registry op -> why it has no rule (none at present)
 
 # Graph-level kinds (not registry ops) and what they become.
 KINDS: dict[str, str] = {
