@@ -37,17 +37,18 @@ def _string_const(graph: Graph, value: str, name: str) -> Tensor:
     return op.outputs[0]
 
 
-def _summary_op(kind: str, name: str, tag_input: str, tensor: Any, collections,
-                extra: tuple = ()) -> Tensor:
-    """``<name>/<tag_input>`` Const + the ``kind`` node named ``name`` (under the current scope)."""
+def _summary_op(kind: str, name: str, inputs: tuple[str, str], tensor: Any, collections) -> Tensor:
+    """``<name>/<tag input>`` Const + the ``kind`` node named ``name`` (under the current scope).
+
+    ``inputs``: TF's names for the op's two inputs (a Python value becomes ``<name>/<second>``).
+    """
     tb.require("tf.summary ops")
     graph = get_default_graph()
     with graph.name_scope(name) as scope:
         tag = scope[:-1]
-        value = convert_to_tensor(tensor)
-        tags = _string_const(graph, tag, tag_input)
-        inputs = (tags, *extra, value) if kind != "TensorSummaryV2" else (tags, value, *extra)
-        op = graph.create_op(kind, inputs, {}, [((), np.object_)], name=tag, exact_name=True)
+        tags = _string_const(graph, tag, inputs[0])
+        value = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor, name=inputs[1])
+        op = graph.create_op(kind, (tags, value), {}, [((), np.object_)], name=tag, exact_name=True)
     for c in (SUMMARIES,) if collections is None else collections:
         graph.add_to_collection(c, op.outputs[0])
     return op.outputs[0]
@@ -58,12 +59,12 @@ def scalar(name: str, tensor: Any, collections=None, family=None) -> Tensor:
 
     As in TF, a non-scalar ``tensor`` is an error when the summary runs.
     """
-    return _summary_op("ScalarSummary", name, "tags", tensor, collections)
+    return _summary_op("ScalarSummary", name, ("tags", "values"), tensor, collections)
 
 
 def histogram(name: str, values: Any, collections=None, family=None) -> Tensor:
     """A ``HistogramSummary`` of ``values`` (TF's exponential buckets; NaN/Inf are an error)."""
-    return _summary_op("HistogramSummary", name, "tag", values, collections)
+    return _summary_op("HistogramSummary", name, ("tag", "values"), values, collections)
 
 
 def text(name: str, tensor: Any, collections=None) -> Tensor:
@@ -72,7 +73,7 @@ def text(name: str, tensor: Any, collections=None) -> Tensor:
         graph = get_default_graph()
         tensor = _string_const(graph, tensor if isinstance(tensor, str) else tensor.decode(),
                                "Const")
-    return _summary_op("TensorSummaryV2", name, "tag", tensor, collections)
+    return _summary_op("TensorSummaryV2", name, ("tag", "tensor"), tensor, collections)
 
 
 def merge(inputs, collections=None, name: str | None = None) -> Tensor:
