@@ -156,6 +156,11 @@ class _Exporter:
     def emit(self, scope: Scope, op: Operation) -> None:
         self.current = op
         kind = op.type
+        for t in op.inputs:
+            if t.op.type in ("While", "Cond") and t is t.op.outputs[-1]:
+                raise ExportError(f"{op.name} ({kind}) is not exportable to ONNX: it reads the "
+                                  f"per-iteration trace of {t.op.name} (a gradient of control "
+                                  f"flow); ONNX has no such value -- export the forward graph")
         out = None if kind in _NAMED_ELSEWHERE else scope.fresh(op.outputs[0].name)
         ins = [scope.name(t) for t in op.inputs]
         if op.op_def is not None:

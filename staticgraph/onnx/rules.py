@@ -195,15 +195,19 @@ def _arg(onnx_type: str) -> Rule:
 # --- shape ops ---------------------------------------------------------------------------------
 
 def _sum_like(ctx, op, ins, out):
-    """Sum ``x`` down to ``ref``'s shape: which axes is decided from the static shapes."""
-    x, ref = op.inputs[0]._shape, op.inputs[1]._shape
-    if x is None or ref is None or None in ref:
-        raise ExportError(f"{op.name} (SumLike): which axes to sum depends on shapes unknown "
-                          f"statically ({x} to {ref})")
-    lead = len(x) - len(ref)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(ref) if d == 1 and x[lead + i] != 1]
-    y = ctx.node("ReduceSum", [ins[0], _axes(ctx, axes)], keepdims=1) if axes else ins[0]
-    ctx.node("Reshape", [y, ctx.node("Shape", [ins[1]])], [out])
+    """Sum ``x`` down to ``ref``'s shape: the extra leading axes, then (keeping dims) every axis
+    where ``ref`` has size 1 and ``x`` not -- chosen at run time, so unknown sizes are fine."""
+    x, ref = ins
+    lead = ctx.rank(op.inputs[0]) - ctx.rank(op.inputs[1])
+    if lead:
+        x = ctx.node("ReduceSum", [x, _axes(ctx, list(range(lead)))], keepdims=0)
+    one = ctx.const(np.array(1, np.int64), "one")
+    mask = ctx.node("And", [ctx.node("Equal", [ctx.node("Shape", [ref]), one]),
+                            ctx.node("Not", [ctx.node("Equal", [ctx.node("Shape", [x]), one])])])
+    axes = ctx.node("Reshape", [ctx.node("NonZero", [mask]),
+                                ctx.const(np.array([-1], np.int64), "shape")])
+    summed = ctx.node("ReduceSum", [x, axes], keepdims=1, noop_with_empty_axes=1)
+    ctx.node("Reshape", [summed, ctx.node("Shape", [ref])], [out])
 
 
 def _with_shape_of(onnx_type):
@@ -388,7 +392,7 @@ RULES: dict[str, Rule] = {
     "Min": reduce("ReduceMin"),
     "ReduceSize": Rule("Shape + Gather + ReduceProd + Cast", _reduce_size),
     "ArgMax": _arg("ArgMax"), "ArgMin": _arg("ArgMin"),
-    "SumLike": Rule("ReduceSum + Reshape (static shapes)", _sum_like),
+    "SumLike": Rule("Shape + Equal + NonZero + ReduceSum + Reshape", _sum_like),
     "BroadcastLike": Rule("Shape + Expand", _with_shape_of("Expand")),
     "ReshapeLike": Rule("Shape + Reshape", _with_shape_of("Reshape")),
     "Reshape": _with_shape_attr("Reshape"),
