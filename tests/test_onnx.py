@@ -408,3 +408,14 @@ def test_random_programs_and_their_gradients_agree_in_onnxruntime(program):
             np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9, err_msg=repr(program))
     finally:
         built.sess.close()
+
+
+def test_gradient_of_a_loop_is_refused_by_name():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, (), name="x")
+        y = tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, [x])
+        dx, = tf.gradients(y, [x])
+    with pytest.raises(sgo.ExportError, match=r"reads the per-iteration trace of while \(a "
+                                              r"gradient of control flow\)"):
+        sgo.to_model(None, [dx], [x], graph=g)
+    sgo.to_model(None, [y], [x], graph=g)                       # the forward loop exports
