@@ -37,18 +37,21 @@ def _string_const(graph: Graph, value: str, name: str) -> Tensor:
     return op.outputs[0]
 
 
-def _summary_op(kind: str, name: str, inputs: tuple[str, str], tensor: Any, collections) -> Tensor:
+def _summary_op(kind: str, name: str, inputs: tuple[str, str], tensor: Any, collections,
+                family: str | None = None) -> Tensor:
     """``<name>/<tag input>`` Const + the ``kind`` node named ``name`` (under the current scope).
 
     ``inputs``: TF's names for the op's two inputs (a Python value becomes ``<name>/<second>``).
+    A ``family`` prefixes the scope and, once more, the tag (TF 1: ``fam/fam/loss``).
     """
     tb.require("tf.summary ops")
     graph = get_default_graph()
-    with graph.name_scope(name) as scope:
-        tag = scope[:-1]
+    with graph.name_scope(name if family is None else f"{family}/{name}") as scope:
+        tag = scope[:-1] if family is None else f"{family}/{scope[:-1]}"
         tags = _string_const(graph, tag, inputs[0])
         value = tensor if isinstance(tensor, Tensor) else convert_to_tensor(tensor, name=inputs[1])
-        op = graph.create_op(kind, (tags, value), {}, [((), np.object_)], name=tag, exact_name=True)
+        op = graph.create_op(kind, (tags, value), {}, [((), np.object_)], name=scope[:-1],
+                             exact_name=True)
     for c in (SUMMARIES,) if collections is None else collections:
         graph.add_to_collection(c, op.outputs[0])
     return op.outputs[0]
@@ -59,12 +62,12 @@ def scalar(name: str, tensor: Any, collections=None, family=None) -> Tensor:
 
     As in TF, a non-scalar ``tensor`` is an error when the summary runs.
     """
-    return _summary_op("ScalarSummary", name, ("tags", "values"), tensor, collections)
+    return _summary_op("ScalarSummary", name, ("tags", "values"), tensor, collections, family)
 
 
 def histogram(name: str, values: Any, collections=None, family=None) -> Tensor:
     """A ``HistogramSummary`` of ``values`` (TF's exponential buckets; NaN/Inf are an error)."""
-    return _summary_op("HistogramSummary", name, ("tag", "values"), values, collections)
+    return _summary_op("HistogramSummary", name, ("tag", "values"), values, collections, family)
 
 
 def text(name: str, tensor: Any, collections=None) -> Tensor:

@@ -211,3 +211,11 @@ def test_summary_writer_histogram_of_nothing_is_an_error(tmp_path):
     with SummaryWriter(str(tmp_path)) as w:
         with pytest.raises(ValueError, match="The input has no element."):
             w.add_histogram("empty", np.zeros(0))
+
+
+def test_summary_family_prefixes_scope_and_tag_as_tf1():
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    with tf.Graph().as_default() as g:
+        s = tf.summary.scalar("loss", 1.0, family="fam")
+    with tf.Session(graph=g) as sess:
+        assert (s.name, Summary.FromString(sess.run(s)).value[0].tag) == ("fam/loss:0", "fam/fam/loss")
