@@ -113,3 +113,39 @@ def test_python_m_comparisons_runs_every_script(capsys):
     out = capsys.readouterr().out
     for name in runner.SCRIPTS:
         assert f"=== comparisons.{name} " in out
+
+
+def test_help_lists_every_comparison_with_its_summary_and_the_shared_options(capsys):
+    from comparisons import cli
+    with pytest.raises(SystemExit) as e:
+        runner.main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for name in runner.SCRIPTS + ["bench"]:
+        assert f"\n    {name} " in out
+    assert "--out DIR" in out and "--only NAME" in out
+    assert cli.summary("rnn") in " ".join(out.split())
+
+
+def test_a_subcommand_runs_one_comparison_and_only_selects_some(capsys):
+    assert runner.main(["errors"]) == 0
+    out = capsys.readouterr().out
+    assert "errors: a shape mismatch" in out and "=== comparisons." not in out
+    assert runner.main(["--only", "errors,debugging"]) == 0
+    out = capsys.readouterr().out
+    assert "=== comparisons.errors " in out and "=== comparisons.debugging " in out
+    assert "=== comparisons.counter " not in out
+
+
+def test_the_shared_out_option_works_before_and_after_the_subcommand(tmp_path, capsys):
+    runner.main(["--out", str(tmp_path / "a"), "gradient"])
+    runner.main(["gradient", "--out", str(tmp_path / "b")])
+    assert (tmp_path / "a" / "gradient_eager.dot").exists()
+    assert (tmp_path / "b" / "gradient_eager.dot").exists()
+
+
+def test_unknown_comparison_names_are_refused_with_the_known_ones(capsys):
+    with pytest.raises(SystemExit) as e:
+        runner.main(["--only", "nope"])
+    assert e.value.code == 2
+    assert "unknown comparison nope; known: counter, gradient" in capsys.readouterr().err
