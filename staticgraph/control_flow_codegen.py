@@ -104,7 +104,7 @@ class Source:
         exec(compile(source, filename, "exec"), self.env)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         fn = self.env[name]
-        fn.source = source
+        fn.source, fn.owner = source, self.owner
         return fn
 
     def _fail(self, filename: str, err: Exception):
