@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from comparisons.graphdiff import Loop, diff, find_loops, record
-from comparisons.pictures import layered_layout, to_dot
+from comparisons.layout import crossings, layout
+from comparisons.pictures import to_dot
 
 
 class Var:
@@ -94,11 +95,51 @@ def test_record_refuses_a_tensor_without_a_graph():
         record(Plain())
 
 
-def test_layered_layout_puts_inputs_above_consumers():
+def test_layout_puts_inputs_above_consumers_in_layers():
     import networkx as nx
     g = nx.DiGraph([("x", "add"), ("w", "add"), ("add", "mul"), ("w", "mul")])
-    pos = layered_layout(g)
-    assert pos["x"][1] == pos["w"][1] == 0 and pos["add"][1] == -1 and pos["mul"][1] == -2
+    b = layout(g).boxes
+    assert b["x"].y == b["w"].y > b["add"].y > b["mul"].y
+    assert b["x"].bottom > b["add"].top and b["add"].bottom > b["mul"].top
+
+
+def test_segment_check_sees_an_edge_through_a_box():
+    from comparisons.layout import Box, Layout
+    lay = Layout(boxes={"m": Box(0.0, 0.0, 1.0, 0.5)},
+                 edges={("a", "b"): [(-2.0, 1.0), (2.0, -1.0)], ("a", "c"): [(0.0, 1.0), (0.0, 0.25)]})
+    assert crossings(lay) == [(("a", "b"), "m")]      # the second one only touches the box's top
+
+
+def _rnn_pictures():
+    import contextlib
+    import io
+    from comparisons import rnn, sidebyside
+    graphs = {}
+
+    def keep(g, out, name, title=""):
+        graphs[name] = g
+        return []
+    orig, sidebyside.write_graph = sidebyside.write_graph, keep
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            rnn.main(["--out", "unused"])
+    finally:
+        sidebyside.write_graph = orig
+    return graphs
+
+
+def test_no_edge_runs_through_a_box_on_the_rnn_graphs():
+    graphs = _rnn_pictures()
+    assert graphs["rnn_cell_static"].number_of_nodes() >= 25
+    for name, g in graphs.items():
+        lay = layout(g)
+        assert set(lay.edges) == set(g.edges) and set(lay.boxes) == set(g.nodes), name
+        assert crossings(lay) == [], name
+        boxes = list(lay.boxes.values())          # and no two boxes overlap
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert (abs(a.x - b.x) >= (a.w + b.w) / 2 - 1e-9
+                        or abs(a.y - b.y) >= (a.h + b.h) / 2 - 1e-9), name
 
 
 def test_dot_text_has_every_node_and_edge():
