@@ -172,6 +172,7 @@ class ConcreteFunction:
         self._grad_exe: Executable | None = None
         self._grads: list[Tensor | None] = []
         self._vjp: tuple | None = None
+        self._vjp_graph: tuple | None = None
 
     def _compile(self, fetches: list[Tensor], feeds: tuple = (), guards: tuple = ()) -> Executable:
         return compile_plan(fetches, [*self.inputs, *feeds], SessionState(), "list",
@@ -228,12 +229,7 @@ class ConcreteFunction:
         outputs).  Built once: a placeholder per float output fed as ``grad_ys``.
         """
         if self._vjp is None:
-            floats = [k for k, t in enumerate(self.outputs) if t.dtype.is_floating]
-            with self.graph.as_default():
-                gys = [placeholder(self.outputs[k].dtype, self.outputs[k].shape, name="grad_y")
-                       for k in floats]
-                grads = gradients([self.outputs[k] for k in floats], self.inputs, grad_ys=gys) \
-                    if floats and self.inputs else [None] * len(self.inputs)
+            floats, gys, grads = self._vjp_nodes()
             guards = tuple(_Arg(f"grad_outputs[{k}]", g.np_dtype, g._shape) for k, g in zip(floats, gys))
             present = [g for g in grads if g is not None]
             exe = self._compile(present, tuple(gys), guards) if present else None
@@ -245,6 +241,39 @@ class ConcreteFunction:
         for i, g in zip(self._tensor_args, grads):
             out[i] = None if g is None else next(found)
         return out
+
+    def _vjp_nodes(self) -> tuple[list[int], list[Tensor], list[Tensor | None]]:
+        """``(float output positions, a grad_y placeholder for each, per input its gradient
+        node or None)``, added to the graph once."""
+        if self._vjp_graph is None:
+            floats = [k for k, t in enumerate(self.outputs) if t.dtype.is_floating]
+            with self.graph.as_default():
+                gys = [placeholder(self.outputs[k].dtype, self.outputs[k].shape, name="grad_y")
+                       for k in floats]
+                grads = gradients([self.outputs[k] for k in floats], self.inputs, grad_ys=gys) \
+                    if floats and self.inputs else [None] * len(self.inputs)
+            self._vjp_graph = (floats, gys, grads)
+        return self._vjp_graph
+
+    def vjp_function(self) -> tuple[list[int], list[int | None], "ConcreteFunction | None"]:
+        """The VJP as a concrete function of its own, so it can be differentiated again.
+
+        Its inputs are this function's inputs then one ``grad_y`` per float
+        output; its outputs are the input gradients that exist.  Returns
+        ``(float output positions, per input: its gradient's output position or
+        None, the function or None when no input has a gradient)``.
+        """
+        floats, gys, grads = self._vjp_nodes()
+        present = [g for g in grads if g is not None]
+        where, k = [], 0
+        for g in grads:
+            where.append(None if g is None else k)
+            k += g is not None
+        if not present:
+            return floats, where, None
+        names = [f"input_{i}" for i in range(len(self.inputs))] + [f"grad_y_{k}" for k in floats]
+        return floats, where, ConcreteFunction(self.graph, names, [*self.inputs, *gys], None,
+                                               present, lambda v: v)
 
     def count_ops(self, type_: str) -> int:
         """How many nodes of ``type_`` (e.g. "While") the traced graph has."""
