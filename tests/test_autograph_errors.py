@@ -24,31 +24,37 @@ def _raises(fn, *args, match: str):
         tf.function(fn)(*args)
 
 
-def test_break_in_a_tensor_loop():
+def test_break_inside_try_in_a_tensor_loop():
     def f(x):
         while x < 10.:
             x = x + 1.
-            if x > 5.:
-                break
+            try:
+                if x > 5.:
+                    break
+            finally:
+                pass
         return x
 
     _raises(f, np.float32(0), match=re.escape(
         f"this statement's condition is a tensor, so it would have to become graph control flow, "
-        f"but it contains `break` ({_line(f, 4)}); fold the exit condition into the loop test "
+        f"but it contains `break` ({_line(f, 5)}); fold the exit condition into the loop test "
         f"(while cond and not done:)"))
     assert convert(f)(0.0) == 6.0                      # Python values: the loop stays Python
 
 
-def test_continue_in_a_tensor_range_loop():
-    def f(n):
-        s = tf.constant(0)
-        for i in range(n):
-            if i > 2:
-                continue
-            s += 1
-        return s
+def test_return_inside_a_tensor_loop_is_refused_as_tf_refuses_it():
+    def f(xs):
+        for x in xs:
+            if x > 2.:
+                return x
+        return -1.
 
-    _raises(f, np.int32(5), match=r"contains `continue` \(line \d+\); wrap the rest of the body in an if")
+    with pytest.raises(NotImplementedError, match=re.escape(
+            "a return statement cannot be placed inside this TensorFlow loop; this may happen if "
+            "a return statement depends on a static Python condition such as a hyperparameter\n"
+            "  at ") + r".*test_autograph_errors.py:\d+: .*contains `return`"):
+        tf.function(f)(np.array([1., 3.], np.float32))
+    assert convert(f)([1., 3., 5.]) == 3. and convert(f)([1.]) == -1.   # Python lists: fine
 
 
 def test_return_inside_a_tensor_if():

@@ -9,7 +9,8 @@
     test(*vars) is a symbolic Tensor?  yes -> ONE while_loop node (body built once)
                                        no  -> a plain Python loop, run now (at trace time)
 
-``if_stmt`` does the same with ``cond``, ``for_range`` with a counter loop.
+``if_stmt`` does the same with ``cond``, ``for_range`` with a counter loop,
+``for_stmt`` with a loop over a tensor's first dimension.
 A variable not yet defined when the statement starts is passed as
 :data:`UNDEFINED`; a graph loop or branch cannot carry it, so if it is used
 afterwards the helper raises :class:`AutoGraphError` saying what to write.
@@ -23,12 +24,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..build import convert_to_tensor
+from common import REGISTRY
+
+from .. import dtypes as _dtypes
+from ..build import apply, convert_to_tensor
 from ..control_flow import cond, while_loop
 from ..graph import SubGraph, Tensor, get_default_graph
-from ..ops import logical_and, logical_not, logical_or
+from ..ops import cast, logical_and, logical_not, logical_or
 
-__all__ = ["AutoGraphError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range",
+__all__ = ["AutoGraphError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range", "for_stmt",
            "py_test", "is_symbolic", "and_", "or_", "not_", "call"]
 
 
@@ -74,9 +78,21 @@ def is_symbolic(x: Any) -> bool:
     return isinstance(x, Tensor) or hasattr(x, "_as_graph_element")
 
 
-def py_test(value: Any, reason: str, where: str) -> Any:
-    """The test of a statement left as Python: fine on Python values, an error on a tensor."""
+RETURN_IN_LOOP = ("a return statement cannot be placed inside this TensorFlow loop; this may "
+                  "happen if a return statement depends on a static Python condition such as a "
+                  "hyperparameter")
+"""TF AutoGraph's NotImplementedError for ``return`` inside a loop over tensors."""
+
+
+def py_test(value: Any, reason: str, where: str, loop: bool = False) -> Any:
+    """The test of a statement left as Python: fine on Python values, an error on a tensor.
+
+    A loop over tensors with a ``return`` in it is refused as TF refuses it
+    (``NotImplementedError``, TF's wording, then where and what to write).
+    """
     if is_symbolic(value):
+        if loop and "contains `return`" in reason:
+            raise NotImplementedError(f"{RETURN_IN_LOOP}\n  at {where}: {reason}.")
         raise AutoGraphError(f"{where}: this statement's condition is a tensor, so it would have "
                              f"to become graph control flow, but {reason}.")
     return value
@@ -261,16 +277,20 @@ def _other(label: str) -> str:
 
 # --- for i in range(...) -------------------------------------------------------------------
 
-def for_range(rng: Callable, args: tuple, body: Callable, init: tuple, names: tuple,
-              needed: tuple, where: str) -> tuple:
+def for_range(rng: Callable, args: tuple, extra: Callable | None, body: Callable, init: tuple,
+              names: tuple, needed: tuple, where: str) -> tuple:
     """A converted ``for i in range(*args)``: a counter while_loop if a bound is a tensor.
 
-    Returns the final variables followed by the last index (None if the loop
-    never ran, in Python; the start value in a graph loop that never ran).
+    ``extra(*vars)``, when given, is tested before each iteration too (a
+    ``break`` flag).  Returns the final variables followed by the last index
+    (None if the loop never ran, in Python; the start value in a graph loop
+    that never ran).
     """
     if rng is not builtins.range or not any(is_symbolic(a) for a in args):
         state, last = init, None
         for i in rng(*args):
+            if extra is not None and not extra(*state):
+                break
             state, last = body(i, *state), i
         return (*state, last)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
@@ -282,11 +302,50 @@ def for_range(rng: Callable, args: tuple, body: Callable, init: tuple, names: tu
                    for a in (start, stop))
     keep = _carried("for loop", names, init, needed, where)
 
-    def test(extra, _):
-        return extra[0] < stop if step > 0 else extra[0] > stop
+    def test(counters, v):
+        more = counters[0] < stop if step > 0 else counters[0] > stop
+        return more if extra is None else and_(more, lambda: extra(*v))
 
-    def step_body(extra, v):
-        return (extra[0] + step, extra[0]), body(extra[0], *v)
+    def step_body(counters, v):
+        return (counters[0] + step, counters[0]), body(counters[0], *v)
 
     out = _graph_loop(test, step_body, init, names, keep, where, extra=(start, start))
     return (*out[2:], out[1])
+
+
+# --- for x in xs ---------------------------------------------------------------------------
+
+def for_stmt(iterable: Any, extra: Callable | None, body: Callable, init: tuple, names: tuple,
+             needed: tuple, where: str) -> tuple:
+    """A converted ``for x in xs``: over a tensor, one while_loop along its first dimension
+    (``x = xs[i]`` for ``i`` from 0 while ``i < xs.shape[0]``); anything else, Python's loop.
+
+    Returns the final variables followed by the last item (UNDEFINED when the
+    loop never ran, and after a graph loop, as in TF).
+    """
+    if not is_symbolic(iterable):
+        state, last = init, UNDEFINED
+        for item in iterable:
+            if extra is not None and not extra(*state):
+                break
+            state, last = body(item, *state), item
+        return (*state, last)
+    xs = convert_to_tensor(iterable)
+    if xs._shape is not None and len(xs._shape) == 0:
+        raise AutoGraphError(f"{where}: cannot iterate over a scalar tensor ({xs.name}); a "
+                             f"tensor loop runs along the first dimension.")
+    n = xs._shape[0] if xs._shape is not None and xs._shape[0] is not None else \
+        cast(apply(REGISTRY["ReduceSize"], (xs,), {"axis": 0}), _dtypes.int32)
+    keep = _carried("for loop", names, init, needed, where)
+
+    def test(counters, v):
+        more = counters[0] < n
+        return more if extra is None else and_(more, lambda: extra(*v))
+
+    def step_body(counters, v):
+        i = counters[0]
+        return (i + 1,), body(xs[i], *v)
+
+    out = _graph_loop(test, step_body, init, names, keep, where,
+                      extra=(convert_to_tensor(0, dtype=_dtypes.int32),))
+    return (*out[1:], UNDEFINED)
