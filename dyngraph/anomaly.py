@@ -17,7 +17,11 @@ forward line, as PyTorch does::
                                         # Traceback of forward call that caused the error:
                                         #   File "train.py", line 2, in <module>
                                         #     y = torch.sqrt(x)
-                                        # RuntimeError: Function 'SqrtBackward0' ...
+                                        # RuntimeError: Function 'SqrtBackward0' returned nan
+                                        # values in its 0th output. (op RealDiv produced ...)
+
+Unlike PyTorch (which checks only for NaN, in each backward node's results),
+an Inf is reported too, at the op inside the gradient rule that produced it.
 """
 from __future__ import annotations
 
@@ -55,9 +59,10 @@ def remember_forward(node) -> None:
     _STACKS[node] = "".join(traceback.format_list(frames))
 
 
-def backward_error(node, error: Exception) -> RuntimeError:
-    """The error of a backward node whose gradient rule produced NaN/Inf: its name, the
-    forward call that created it (warned first, with PyTorch's wording), and the op."""
+def backward_error(node, index: int, error: Exception) -> RuntimeError:
+    """The error of a backward node whose gradient rule produced NaN/Inf: PyTorch's wording
+    (``Function 'SqrtBackward0' returned nan values in its 0th output.``), the op that made
+    them, and the forward call that created the node (also warned, as PyTorch does)."""
     name = node.name()
     stack = _STACKS.get(node)
     if stack is None:
@@ -67,8 +72,9 @@ def backward_error(node, error: Exception) -> RuntimeError:
         warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the "
                       f"error:\n{stack}", UserWarning, stacklevel=4)
         where = "Traceback of forward call that caused the error:\n" + stack.rstrip()
-    return RuntimeError(f"Function '{name}' returned NaN/Inf values while computing its "
-                        f"gradient: {error}\n{where}")
+    kind = "nan" if "NaN" in str(error) else "inf"
+    return RuntimeError(f"Function '{name}' returned {kind} values in its {index}th output.\n"
+                        f"  ({error})\n{where}")
 
 
 def _sync() -> None:

@@ -166,7 +166,7 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
                         old = table.get(parent)
                         table[parent] = gi if old is None else old + gi
         except NonFiniteError as e:
-            raise backward_error(node, e) from None
+            raise backward_error(node, i, e) from None
         if node.frees and not retain_graph:
             node.saved, node.versions, node.out_vc = None, (), None
     table.update(captured)

@@ -527,8 +527,9 @@ def function(fn: Callable | None = None, input_signature: list | tuple | None = 
              autograph: bool = True) -> Any:
     """``@function`` or ``function(fn, input_signature=[TensorSpec([None], tf.float32)])``.
 
-    With ``autograph`` (default) Python ``while``/``if``/``for i in range(n)``
-    on symbolic tensors become ``while_loop``/``cond`` (see :mod:`.autograph`).
+    With ``autograph`` (default) Python ``while``/``if``/``for i in range(n)``/
+    ``for x in tensor`` on symbolic tensors become ``while_loop``/``cond``, with
+    ``break``/``continue`` (see :mod:`.autograph`).
     """
     if fn is None:
         return lambda f: Function(f, input_signature, autograph)
