@@ -149,3 +149,10 @@ def test_unknown_comparison_names_are_refused_with_the_known_ones(capsys):
         runner.main(["--only", "nope"])
     assert e.value.code == 2
     assert "unknown comparison nope; known: counter, gradient" in capsys.readouterr().err
+
+
+def test_bench_is_a_subcommand_with_its_own_options(tmp_path, capsys):
+    path = tmp_path / "b.json"
+    assert runner.main(["bench", "--quick", "--only", "gradient", "--engines", "numpy",
+                        "--json", str(path)]) == 0
+    assert path.exists() and "gradient" in capsys.readouterr().out
