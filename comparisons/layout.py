@@ -142,8 +142,10 @@ def _block(g: nx.DiGraph, cluster, members: dict) -> Layout:
             out.edges[(a, b)] = _route(a, b, out, chains.get((a, where[b]), []), xs, bands, into)
     left = min((b.x - b.w / 2 for b in out.boxes.values()), default=0.0)
     right = max((b.x + b.w / 2 for b in out.boxes.values()), default=0.0)
-    right = max([right] + [c.x + c.w / 2 for c in out.clusters.values()])
-    left = min([left] + [c.x - c.w / 2 for c in out.clusters.values()])
+    right = max([right] + [c.x + c.w / 2 for c in out.clusters.values()]
+                + [x + SLOT_W / 2 for pts in out.edges.values() for x, _ in pts])
+    left = min([left] + [c.x - c.w / 2 for c in out.clusters.values()]
+               + [x - SLOT_W / 2 for pts in out.edges.values() for x, _ in pts])
     bottom = ys[-1] - heights[-1] / 2 if rows else 0.0
     if cluster is None:
         out = out.moved(-left, 0.0)

@@ -135,6 +135,8 @@ def test_no_edge_runs_through_a_box_on_the_rnn_graphs():
         lay = layout(g)
         assert set(lay.edges) == set(g.edges) and set(lay.boxes) == set(g.nodes), name
         assert crossings(lay) == [], name
+        points = [p for pts in lay.edges.values() for p in pts]     # everything on the picture
+        assert all(0 <= x <= lay.width and -lay.height <= y <= 0 for x, y in points), name
         boxes = list(lay.boxes.values())          # and no two boxes overlap
         for i, a in enumerate(boxes):
             for b in boxes[i + 1:]:
