@@ -29,7 +29,7 @@ def test_print_graph_nests_loop_and_branch_bodies():
     %add = Add(%arg_0, %add/y)  # int32[]
     %Greater/y = Const(value=3.0)  # float32[]
     %Greater = Greater(%arg_1, %Greater/y)  # bool[]
-    %cond, %cond:1 = Cond(%Greater, %arg_1, %capture_w, captured=(%arg_1, %capture_w), grad=None)  # float32[], string<unknown>
+    %cond, %cond:1 = Cond(%Greater, %arg_1, %capture_w, captured=(%arg_1, %capture_w))  # float32[], string<unknown>
       false() captures %capture_arg_1 = %arg_1:
         %add/y = Const(value=1.0)  # float32[]
         %add = Add(%capture_arg_1, %add/y)  # float32[]
