@@ -449,3 +449,25 @@ def test_a_gradient_flows_through_a_loop_over_a_tensor():
         dw, = tf.gradients(s, [w])
         with tf.Session() as sess:
             assert sess.run([s, dw], {xs: [1.0, 2.0, 3.0], w: 2.0}) == [12.0, 6.0]
+
+
+def test_the_loop_item_after_a_tensor_loop_is_the_last_one_and_scalars_are_refused():
+    @tf.function
+    def f(xs):
+        s = 0.0
+        for x in xs:
+            s += x
+        return s, x
+
+    s, last = f(_f32(1.0, 2.0, 3.0))
+    assert (s, last) == (6.0, 3.0)                    # TF: (6.0, 3.0)
+
+    @tf.function
+    def g(xs):
+        for x in xs:
+            pass
+        return 1.0
+
+    from staticgraph.autograph import AutoGraphError
+    with pytest.raises(AutoGraphError, match=r"len requires a non-scalar tensor, got one of shape \(\)"):
+        g(np.float32(3.0))

@@ -316,12 +316,14 @@ def for_range(rng: Callable, args: tuple, extra: Callable | None, body: Callable
 # --- for x in xs ---------------------------------------------------------------------------
 
 def for_stmt(iterable: Any, extra: Callable | None, body: Callable, init: tuple, names: tuple,
-             needed: tuple, where: str) -> tuple:
+             needed: tuple, where: str, item_after: bool = False) -> tuple:
     """A converted ``for x in xs``: over a tensor, one while_loop along its first dimension
     (``x = xs[i]`` for ``i`` from 0 while ``i < xs.shape[0]``); anything else, Python's loop.
 
-    Returns the final variables followed by the last item (UNDEFINED when the
-    loop never ran, and after a graph loop, as in TF).
+    Returns the final variables followed by the last item (UNDEFINED when a
+    Python loop never ran).  After a graph loop the last item is
+    ``xs[iterations - 1]``, built only if the code after the loop reads it
+    (``item_after``), as TF gives it.
     """
     if not is_symbolic(iterable):
         state, last = init, UNDEFINED
@@ -332,8 +334,9 @@ def for_stmt(iterable: Any, extra: Callable | None, body: Callable, init: tuple,
         return (*state, last)
     xs = convert_to_tensor(iterable)
     if xs._shape is not None and len(xs._shape) == 0:
-        raise AutoGraphError(f"{where}: cannot iterate over a scalar tensor ({xs.name}); a "
-                             f"tensor loop runs along the first dimension.")
+        raise AutoGraphError(f"len requires a non-scalar tensor, got one of shape {xs.shape}\n"
+                             f"  at {where}: a loop over a tensor runs along its first "
+                             f"dimension; {xs.name} is a scalar.")
     n = xs._shape[0] if xs._shape is not None and xs._shape[0] is not None else \
         cast(apply(REGISTRY["ReduceSize"], (xs,), {"axis": 0}), _dtypes.int32)
     keep = _carried("for loop", names, init, needed, where)
@@ -348,4 +351,4 @@ def for_stmt(iterable: Any, extra: Callable | None, body: Callable, init: tuple,
 
     out = _graph_loop(test, step_body, init, names, keep, where,
                       extra=(convert_to_tensor(0, dtype=_dtypes.int32),))
-    return (*out[1:], UNDEFINED)
+    return (*out[1:], xs[out[0] - 1] if item_after else UNDEFINED)

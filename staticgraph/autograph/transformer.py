@@ -332,7 +332,8 @@ class Converter:
         body_fn = _def(f"_ag_for_{k}", [item, *names], _returning(body, names))
         extra_fns, extra = self._extra_test(s, k, names)
         call = _helper("for_stmt", s.iter, extra, _name(body_fn.name), _current(names),
-                       _const_tuple(names), _const_tuple(needed), self._where(s))
+                       _const_tuple(names), _const_tuple(needed), self._where(s),
+                       ast.Constant(item in after))
         last = f"_ag_item_{k}"
         result = _assign_result([*names, last], call)
         undefined = ast.Attribute(value=_name(RUNTIME), attr="UNDEFINED", ctx=ast.Load())
