@@ -176,6 +176,20 @@ def test_condition_that_becomes_a_tensor_inside_the_loop():
     _raises(f, np.float32(1), match="the while condition was a Python value when the loop started "
                                     "but became a tensor inside it")
 
+    def g(x):                                  # TF refuses this too: `while True` stays Python
+        while True:
+            x = x * 2.
+            if x > 50.:
+                break
+        return x
+
+    with pytest.raises(NotImplementedError, match=re.escape(
+            "The condition of while loop started as non-Tensor, then changed to Tensor. This may "
+            "happen either because variables changed type, or when a break or return statement "
+            "inside the loop depends on a Tensor condition.")):
+        tf.function(g)(np.float32(3))
+    assert convert(g)(3.) == 96.
+
 
 def test_tensor_loop_that_changes_no_variable():
     def f(x):

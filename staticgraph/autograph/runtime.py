@@ -32,12 +32,16 @@ from ..control_flow import cond, while_loop
 from ..graph import SubGraph, Tensor, get_default_graph
 from ..ops import cast, logical_and, logical_not, logical_or
 
-__all__ = ["AutoGraphError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range", "for_stmt",
+__all__ = ["AutoGraphError", "LoopTypeChangedError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range", "for_stmt",
            "py_test", "is_symbolic", "and_", "or_", "not_", "call"]
 
 
 class AutoGraphError(ValueError):
     """A Python construct that cannot become graph control flow; the message says what to rewrite."""
+
+
+class LoopTypeChangedError(AutoGraphError, NotImplementedError):
+    """A Python loop whose condition became a tensor (TF raises ``NotImplementedError``)."""
 
 
 class _Undefined:
@@ -226,10 +230,15 @@ def while_stmt(test: Callable, body: Callable, init: tuple, names: tuple, needed
         state = body(*state)
         ok = test(*state)
         if is_symbolic(ok):
-            raise AutoGraphError(f"{where}: the while condition was a Python value when the loop "
-                                 f"started but became a tensor inside it (a loop variable was "
-                                 f"assigned a tensor in the body); make the loop variables "
-                                 f"tensors before the loop so the whole loop becomes a graph loop.")
+            raise LoopTypeChangedError(
+                f"The condition of while loop started as non-Tensor, then changed to Tensor. This "
+                f"may happen either because variables changed type, or when a break or return "
+                f"statement inside the loop depends on a Tensor condition. In both cases, "
+                f"changing to a TF loop should remove the error.\n  at {where}: the while "
+                f"condition was a Python value when the loop started but became a tensor inside "
+                f"it (a loop variable was assigned a tensor in the body, or a `break` depends on "
+                f"a tensor); make the loop variables tensors before the loop (or write the exit "
+                f"test into the while condition) so the whole loop becomes a graph loop.")
     return state
 
 
