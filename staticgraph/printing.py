@@ -59,7 +59,9 @@ def _attr(v) -> str:
     if isinstance(v, np.dtype):
         return v.name
     if isinstance(v, tuple) and v and all(hasattr(t, "value_index") for t in v):
-        return "(" + ", ".join(_ref(t) for t in v) + ")"
+        return "(" + ", ".join(_ref(t) for t in v) + ("," if len(v) == 1 else "") + ")"
+    if hasattr(v, "outputs") and hasattr(v, "control_inputs"):     # an Operation
+        return f"%{v.name}"
     return getattr(v, "name", None) if type(v).__name__ == "DType" else repr(v)
 
 
