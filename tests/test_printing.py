@@ -75,3 +75,14 @@ graph():
     assert str(torch.graph_of(w * w)).splitlines()[2].endswith(
         "call_function[target=Mul](args = (%leaf, %leaf), kwargs = {})  # MulBackward0")
     assert str(torch.graph_of(torch.ones(2))) == "graph():\n    return None"
+
+
+def test_gradient_nodes_of_control_flow_name_their_forward_node():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x),
+                             [tf.constant(0), tf.constant(1.0)])
+        tf.gradients(y, [x])
+    text = str(g)
+    assert "captured=(%x,)" in text and "forward=%while," in text
