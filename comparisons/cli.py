@@ -72,8 +72,19 @@ def _names(spec: str) -> list[str]:
 
 
 def _forward(args: argparse.Namespace) -> list[str]:
-    """The shared options as a script's own ``main(argv)`` expects them."""
-    return ["--out", args.out] if getattr(args, "out", None) else []
+    """The shared options given, as a script's own ``main(argv)`` expects them (every option
+    :func:`add_shared_options` declares, so a new one needs no change here)."""
+    shared = argparse.ArgumentParser(add_help=False)
+    add_shared_options(shared)
+    argv: list[str] = []
+    for action in shared._actions:
+        value = getattr(args, action.dest, None)
+        if value is None or value is False:
+            continue
+        argv.append(action.option_strings[0])
+        if action.nargs != 0:
+            argv.append(str(value))
+    return argv
 
 
 def main(argv: list[str] | None = None) -> int:

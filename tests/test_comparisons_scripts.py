@@ -1,6 +1,8 @@
 """The side-by-side scripts: each main() runs and prints the expected values (never timings)."""
 from __future__ import annotations
 
+import argparse
+
 import pytest
 import staticgraph as tf
 
@@ -156,3 +158,19 @@ def test_bench_is_a_subcommand_with_its_own_options(tmp_path, capsys):
     assert runner.main(["bench", "--quick", "--only", "gradient", "--engines", "numpy",
                         "--json", str(path)]) == 0
     assert path.exists() and "gradient" in capsys.readouterr().out
+
+
+def test_a_new_shared_option_reaches_the_scripts_without_other_changes(monkeypatch):
+    from comparisons import cli, errors
+    original = cli.add_shared_options
+
+    def with_flag(p, *, in_subcommand=False):
+        original(p, in_subcommand=in_subcommand)
+        p.add_argument("--loud", action="store_true",
+                       default=argparse.SUPPRESS if in_subcommand else False)
+    monkeypatch.setattr(cli, "add_shared_options", with_flag)
+    seen = []
+    monkeypatch.setattr(errors, "main", lambda argv: seen.append(argv))
+    runner.main(["errors", "--loud", "--out", "D"])
+    runner.main(["--loud", "--only", "errors"])
+    assert seen == [["--out", "D", "--loud"], ["--loud"]]
