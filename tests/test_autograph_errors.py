@@ -272,3 +272,18 @@ def test_variable_left_undefined_by_a_python_branch_fails_when_used():
         g(1.0, False)
     with pytest.raises(UnboundLocalError):
         f(1.0, False)                                      # as the original does
+
+
+def test_a_tensor_break_in_a_python_for_loop_is_refused_as_tf_refuses_it():
+    def f(x):
+        for i in range(10):
+            if x > 5.:
+                break
+            x = x * 2.
+        return x
+
+    with pytest.raises(NotImplementedError, match=re.escape(
+            "break and return statements which depend on a TF condition are not supported in "
+            "Python for loops. Did you intend to make it a TF loop?")):
+        tf.function(f)(np.float32(1))
+    assert convert(f)(1.) == 8.

@@ -177,6 +177,21 @@ def _tensor(name: str, v: Any, where: str) -> Tensor:
     return convert_to_tensor(v)
 
 
+def _go_on(extra: Callable | None, state: Sequence[Any], where: str) -> bool:
+    """A Python for loop's extra test (its break flag): refused once it is a tensor, as TF does."""
+    if extra is None:
+        return True
+    ok = extra(*state)
+    if is_symbolic(ok):
+        raise LoopTypeChangedError(
+            f"break and return statements which depend on a TF condition are not supported in "
+            f"Python for loops. Did you intend to make it a TF loop?\n  at {where}: this loop "
+            f"runs in Python (it iterates over a Python value) but its `break` depends on a "
+            f"tensor; iterate over a tensor (tf.range / a tensor bound) so it becomes a graph "
+            f"loop, or move the exit test out of the loop.")
+    return ok
+
+
 def _expand(n: int, keep: list[int], vals: Sequence[Any]) -> list[Any]:
     full = [UNDEFINED] * n
     for i, v in zip(keep, vals):
@@ -298,7 +313,7 @@ def for_range(rng: Callable, args: tuple, extra: Callable | None, body: Callable
     if rng is not builtins.range or not any(is_symbolic(a) for a in args):
         state, last = init, None
         for i in rng(*args):
-            if extra is not None and not extra(*state):
+            if not _go_on(extra, state, where):
                 break
             state, last = body(i, *state), i
         return (*state, last)
@@ -337,7 +352,7 @@ def for_stmt(iterable: Any, extra: Callable | None, body: Callable, init: tuple,
     if not is_symbolic(iterable):
         state, last = init, UNDEFINED
         for item in iterable:
-            if extra is not None and not extra(*state):
+            if not _go_on(extra, state, where):
                 break
             state, last = body(item, *state), item
         return (*state, last)
