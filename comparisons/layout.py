@@ -91,30 +91,10 @@ def layout(g: nx.DiGraph) -> Layout:
 
 def _block(g: nx.DiGraph, cluster, members: dict) -> Layout:
     """Lay out ``cluster``'s own nodes, each child region collapsed into one big node."""
-    own = members.get(cluster, [])
-    owned = set(own)
+    owned = set(members.get(cluster, []))
     children = {c: _block(g, c, members) for c in members
                 if c is not None and g.nodes[members[c][0]].get("owner") in owned}
-    where = {n: n for n in own}                  # node -> the unit that holds it here
-    for c, sub in children.items():
-        for n in sub.boxes:
-            where[n] = ("region", c)
-    units = nx.DiGraph()
-    size = {}
-    for n in own:
-        units.add_node(n)
-        size[n] = label_size(g.nodes[n].get("label", n))
-    for c, sub in children.items():
-        unit = ("region", c)
-        units.add_node(unit)
-        size[unit] = (sub.width, sub.height)
-        units.add_edge(g.nodes[members[c][0]]["owner"], unit)
-    crossing = [(a, b) for a, b in g.edges if a in owned and b in where and where[b] != b]
-    for a, b in g.edges:
-        if a in owned and b in owned:
-            units.add_edge(a, b)
-    for a, b in crossing:
-        units.add_edge(a, where[b])
+    units, size, where = _units(g, members.get(cluster, []), children, members)
     layer = _layers(units)
     rows, chains = _with_waypoints(units, layer)
     _order(rows, units, chains)
@@ -126,9 +106,7 @@ def _block(g: nx.DiGraph, cluster, members: dict) -> Layout:
         y -= h + V_GAP
     out = Layout()
     for k, row in enumerate(rows):
-        for n in row:
-            if n in size and not isinstance(n, tuple):
-                out.boxes[n] = Box(xs[n], ys[k], *size[n])
+        out.boxes.update({n: Box(xs[n], ys[k], *size[n]) for n in row if n in owned})
     for c, sub in children.items():
         unit = ("region", c)
         placed = sub.moved(xs[unit] - sub.width / 2, ys[layer[unit]] + size[unit][1] / 2)
@@ -140,18 +118,43 @@ def _block(g: nx.DiGraph, cluster, members: dict) -> Layout:
         if a in owned and b in where:
             into = out.clusters[where[b][1]] if where[b] != b else None
             out.edges[(a, b)] = _route(a, b, out, chains.get((a, where[b]), []), xs, bands, into)
-    left = min((b.x - b.w / 2 for b in out.boxes.values()), default=0.0)
-    right = max((b.x + b.w / 2 for b in out.boxes.values()), default=0.0)
-    right = max([right] + [c.x + c.w / 2 for c in out.clusters.values()]
-                + [x + SLOT_W / 2 for pts in out.edges.values() for x, _ in pts])
-    left = min([left] + [c.x - c.w / 2 for c in out.clusters.values()]
-               + [x - SLOT_W / 2 for pts in out.edges.values() for x, _ in pts])
-    bottom = ys[-1] - heights[-1] / 2 if rows else 0.0
+    return _framed(out, cluster, ys[-1] - heights[-1] / 2 if rows else 0.0)
+
+
+def _units(g: nx.DiGraph, own: list, children: dict, members: dict) -> tuple:
+    """The graph this block lays out: its own nodes plus one unit per child region (an edge
+    into a region's node becomes an edge into the region); sizes; node -> its unit here."""
+    owned = set(own)
+    where = {n: n for n in own}
+    units = nx.DiGraph()
+    size = {}
+    for n in own:
+        units.add_node(n)
+        size[n] = label_size(g.nodes[n].get("label", n))
+    for c, sub in children.items():
+        unit = ("region", c)
+        where.update({n: unit for n in sub.boxes})
+        units.add_node(unit)
+        size[unit] = (sub.width, sub.height)
+        units.add_edge(g.nodes[members[c][0]]["owner"], unit)
+    for a, b in g.edges:
+        if a in owned and b in where:
+            units.add_edge(a, where[b])
+    return units, size, where
+
+
+def _framed(out: Layout, cluster, bottom: float) -> Layout:
+    """Shift the block so its left edge is at 0 and set its size; a region also gets its
+    frame (with room for its name on top) and its origin at the frame's top-left corner."""
+    xs = ([b.x - b.w / 2 for b in out.boxes.values()] + [b.x + b.w / 2 for b in out.boxes.values()]
+          + [c.x - c.w / 2 for c in out.clusters.values()]
+          + [c.x + c.w / 2 for c in out.clusters.values()]
+          + [x + d for pts in out.edges.values() for x, _ in pts for d in (-SLOT_W / 2, SLOT_W / 2)])
+    left, right = min(xs, default=0.0), max(xs, default=0.0)
     if cluster is None:
         out = out.moved(-left, 0.0)
         out.width, out.height = right - left, -bottom
         return out
-    # a region: framed, its name on top; origin at the frame's top-left corner
     out = out.moved(-left + FRAME, -FRAME - TITLE_H)
     out.width = right - left + 2 * FRAME
     out.height = -bottom + 2 * FRAME + TITLE_H
