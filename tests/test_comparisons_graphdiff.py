@@ -128,9 +128,25 @@ def _rnn_pictures():
     return graphs
 
 
-def test_no_edge_runs_through_a_box_on_the_rnn_graphs():
+def _mlp_training_graph():
+    import staticgraph as tf
+    from comparisons.pictures import static_graph
+    g = tf.Graph()
+    with g.as_default():
+        h = tf.placeholder(tf.float32, [None, 8], name="x")
+        y = tf.placeholder(tf.float32, [None, 3], name="y")
+        for k, n in enumerate([16, 16, 3]):
+            w = tf.Variable(tf.ones([h.shape[1], n]) * 0.1, name=f"w{k}")
+            h = tf.tanh(tf.matmul(h, w) + tf.Variable(tf.zeros([n]), name=f"b{k}"))
+        tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_mean(tf.square(h - y)))
+    return static_graph(g)
+
+
+def test_no_edge_runs_through_a_box_on_the_rnn_graphs_and_a_100_node_graph():
     graphs = _rnn_pictures()
     assert graphs["rnn_cell_static"].number_of_nodes() >= 25
+    graphs["mlp_training"] = _mlp_training_graph()
+    assert graphs["mlp_training"].number_of_nodes() >= 100
     for name, g in graphs.items():
         lay = layout(g)
         assert set(lay.edges) == set(g.edges) and set(lay.boxes) == set(g.nodes), name
