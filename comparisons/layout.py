@@ -296,5 +296,7 @@ def crossings(lay: Layout) -> list[tuple]:
     found = []
     for edge, pts in lay.edges.items():
         for p, q in zip(pts, pts[1:]):
-            found += [(edge, n) for n, box in lay.boxes.items() if _segment_hits(p, q, box)]
+            lo, hi = min(p[1], q[1]), max(p[1], q[1])
+            found += [(edge, n) for n, box in lay.boxes.items()
+                      if box.bottom < hi and box.top > lo and _segment_hits(p, q, box)]
     return found

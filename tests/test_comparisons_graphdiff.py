@@ -111,21 +111,13 @@ def test_segment_check_sees_an_edge_through_a_box():
 
 
 def _rnn_pictures():
-    import contextlib
-    import io
-    from comparisons import rnn, sidebyside
-    graphs = {}
-
-    def keep(g, out, name, title=""):
-        graphs[name] = g
-        return []
-    orig, sidebyside.write_graph = sidebyside.write_graph, keep
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            rnn.main(["--out", "unused"])
-    finally:
-        sidebyside.write_graph = orig
-    return graphs
+    """The RNN graphs comparisons/rnn.py draws, built by its own functions."""
+    from comparisons import rnn
+    from comparisons.pictures import eager_graph, static_graph
+    short, (w_h, w_x) = rnn.eager_sequence(rnn.XS[:3])
+    return {"rnn_cell_static": static_graph(rnn.static_cell()[0]),
+            "rnn_while_static": static_graph(rnn.static_sequence()[0]),
+            "rnn_eager": eager_graph(short, {"W_h": w_h, "W_x": w_x})}
 
 
 def _mlp_training_graph():
