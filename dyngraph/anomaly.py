@@ -26,12 +26,13 @@ an Inf is reported too, at the op inside the gradient rule that produced it.
 from __future__ import annotations
 
 import functools
-import os
 import traceback
 import warnings
 import weakref
 
 from common import numerics
+
+from .errors import internal
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "STATE",
            "remember_forward", "backward_error"]
@@ -48,14 +49,11 @@ class _State:
 
 STATE = _State()
 _STACKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_INTERNAL = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), d)
-                  + os.sep for d in ("dyngraph", "common"))
 
 
 def remember_forward(node) -> None:
     """Keep the stack of the forward call creating ``node`` (engine frames left out)."""
-    frames = [f for f in traceback.extract_stack()[:-1]
-              if not os.path.abspath(f.filename).startswith(_INTERNAL)]
+    frames = [f for f in traceback.extract_stack()[:-1] if not internal(f.filename)]
     _STACKS[node] = "".join(traceback.format_list(frames))
 
 
