@@ -5,7 +5,8 @@ Written with the engines' own TensorBoard writers (real event files), so
 engine and comparison -- pick ``counter/staticgraph`` then ``counter/dyngraph``
 to see the same program as one ``while_loop`` node vs the trace of one
 eager pass -- and, in the Scalars dashboard, the amortization curves of the
-bench (cumulative time after k runs, one run per engine)::
+bench (cumulative time after k runs, one run per engine; from ``--bench-json``, the
+newest full run in ``bench-results/``, or a short run)::
 
     DIR/counter/staticgraph     tf.summary.FileWriter(graph=g)      the built graph
     DIR/counter/dyngraph        SummaryWriter.add_graph(fn, x)      jit.trace of one pass
@@ -14,6 +15,7 @@ bench (cumulative time after k runs, one run per engine)::
 """
 from __future__ import annotations
 
+import glob
 import json
 import os
 import warnings
@@ -27,7 +29,7 @@ from dyngraph.utils.tensorboard import SummaryWriter
 
 from . import branch, bridges, counter, gradient, rnn
 
-__all__ = ["write", "add_arguments", "run_if_asked", "PAIRS"]
+__all__ = ["write", "add_arguments", "PAIRS"]
 
 
 def eager_counter(n):
@@ -90,12 +92,19 @@ def write_graphs(logdir: str) -> list[str]:
     return runs
 
 
+def _latest_bench_json() -> str | None:
+    """The newest full (not ``--quick``) run's JSON under the bench's results folder, if any."""
+    from .bench.cli import DEFAULT_RESULTS
+    runs = sorted(glob.glob(os.path.join(DEFAULT_RESULTS, "*", "bench.json")))
+    full = [r for r in runs if not os.path.dirname(r).endswith("-quick")]
+    return full[-1] if full else None
+
+
 def _bench_rows(bench_json: str | None) -> tuple[list, str]:
-    """Rows of a bench JSON if given (or at the bench's default path), else a short fresh run."""
-    from .bench.cli import DEFAULT_JSON
+    """Rows of a bench JSON if given (or the newest full run's), else a short fresh run."""
     from .bench.suite import ENGINES, Row, run_suite
     from .bench.timing import Budget
-    path = bench_json or (DEFAULT_JSON if os.path.exists(DEFAULT_JSON) else None)
+    path = bench_json or _latest_bench_json()
     if path:
         with open(path) as f:
             names = {fl.name for fl in fields(Row)}
@@ -139,16 +148,6 @@ def add_arguments(parser) -> None:
                         help="write both engines' graphs for every comparison and the bench's "
                              "curves as TensorBoard event files in DIR")
     parser.add_argument("--bench-json", metavar="PATH",
-                        help="with --tensorboard: the bench JSON to plot (default: "
-                             "comparisons/out/bench.json if present, else a short run)")
+                        help="with --tensorboard: the bench JSON to plot (default: the newest "
+                             "full run in bench-results/, else a short run)")
 
-
-def run_if_asked(argv: list[str]) -> bool:
-    """``python -m comparisons --tensorboard DIR [--bench-json PATH]``: write, and say so (True)."""
-    import argparse
-    parser = argparse.ArgumentParser(add_help=False)
-    add_arguments(parser)
-    args, _ = parser.parse_known_args(argv)
-    if args.tensorboard:
-        write(args.tensorboard, args.bench_json)
-    return bool(args.tensorboard)
