@@ -313,11 +313,11 @@ defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer, inputs=("out
                 E(((2, 3, 4, 3), (3, 2, 2, 3), (2, 6, 7, 2)), {"strides": (2, 2), "padding": "SAME"}),
                 E(((1, 4, 6, 4), (4, 1, 3, 3), (1, 2, 6, 6)), {"padding": ((1, 1), (2, 0)),
                                                                "dilations": (1, 2), "groups": 2, **TORCH})),
-      grads=(_dinput_grad_dg, _dinput_grad_dw, None))
+      grads=(_dinput_grad_dg, _dinput_grad_dw, None), shape_only=(2,))
 defop("Conv2DBackpropFilter", _conv2d_filter_grad, _filter_grad_infer, inputs=("x", "out_backprop", "ref"),
       fname="conv2d_filter_grad", torch_name="ConvolutionBackward0",
       examples=(E(((2, 5, 5, 3), (2, 3, 3, 4), (3, 3, 3, 4))),
                 E(((2, 6, 7, 2), (2, 3, 4, 3), (3, 2, 2, 3)), {"strides": (2, 2), "padding": "SAME"}),
                 E(((1, 2, 6, 6), (1, 4, 6, 4), (4, 1, 3, 3)), {"padding": ((1, 1), (2, 0)),
                                                                "dilations": (1, 2), "groups": 2, **TORCH})),
-      grads=(_dfilter_grad_dx, _dfilter_grad_dg, None))
+      grads=(_dfilter_grad_dx, _dfilter_grad_dg, None), shape_only=(2,))

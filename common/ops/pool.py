@@ -237,7 +237,7 @@ defop("AvgPoolGrad", _avg_pool_grad, _like_ref, inputs=("out_backprop", "ref"), 
                                                  "count_pads": ((1, 1), (1, 1)), **NCHW})),
       grads=(lambda F, g, ksize, strides, padding, data_format, count_pads:
              F.avg_pool(g, count_pads=count_pads, **_pool_attrs(ksize, strides, padding, data_format)),
-             None))
+             None), shape_only=(1,))
 
 
 # --- constant padding ------------------------------------------------------------------------
