@@ -321,3 +321,37 @@ defop("Conv2DBackpropFilter", _conv2d_filter_grad, _filter_grad_infer, inputs=("
                 E(((1, 2, 6, 6), (1, 4, 6, 4), (4, 1, 3, 3)), {"padding": ((1, 1), (2, 0)),
                                                                "dilations": (1, 2), "groups": 2, **TORCH})),
       grads=(_dfilter_grad_dx, _dfilter_grad_dg, None), shape_only=(2,))
+
+
+# --- bias ---------------------------------------------------------------------------------
+
+def _bias_add(x, bias, data_format="NHWC"):
+    """``x + bias`` along the channel axis (the last, or axis 1 for ``NC...`` formats)."""
+    if data_format.startswith("NC"):
+        return x + bias.reshape((-1,) + (1,) * (x.ndim - 2))
+    return x + bias
+
+
+def _bias_add_infer(x: Spec, bias: Spec, data_format="NHWC") -> Spec:
+    dtype = result_dtype(x.dtype, bias.dtype)
+    if x.shape is None:
+        return Spec(None, dtype)
+    if len(x.shape) < 2:
+        raise ShapeError(f"Shape must be at least rank 2 but is rank {len(x.shape)}")
+    c = x.shape[1] if data_format.startswith("NC") else x.shape[-1]
+    b = None if bias.shape is None else bias.shape[0]
+    if c is not None and b is not None and c != b:
+        raise ShapeError(f"Dimensions must be equal, but are {c} and {b}")
+    return Spec(x.shape, dtype)
+
+
+def _bias_grad(F, g, data_format):
+    r = F.rank(g)
+    keep = 1 if data_format.startswith("NC") else r - 1
+    return F.sum(g, axis=tuple(i for i in range(r) if i != keep))
+
+
+defop("BiasAdd", _bias_add, _bias_add_infer, inputs=("x", "bias"), fname="bias_add",
+      torch_name="AddBackward0",
+      examples=(E(((2, 3, 4), (4,))), E(((2, 3, 4, 5), (3,)), {"data_format": "NCHW"})),
+      grads=(lambda F, g: g, _bias_grad))
