@@ -7,8 +7,9 @@ is ``kh*kw`` vectorised elementwise steps::
 
     out = max over (p, q) of  xp[:, p : p + sh*(Ho-1)+1 : sh, q : ... : sw, :]
 
-Max pooling pads with ``-inf`` and its gradient goes to the first maximum of each window
-(PyTorch's and TF's choice); the gradient of that gradient gathers from the same places
+Max pooling pads with ``-inf``; its gradient goes to the first maximum of each window
+(PyTorch's and TF's choice), found without branches: ``np.maximum`` over the offsets, then
+per offset ``hit = (view == max) & ~taken``; the gradient of that gradient gathers from the same places
 (``MaxPoolGradGrad``), so the family closes under differentiation.  Average pooling divides
 by the number of window cells inside ``count_pads`` (the input grown by those pads): TF and
 PyTorch's ``count_include_pad=False`` count only real cells (``((0, 0), (0, 0))``), PyTorch's
@@ -55,56 +56,77 @@ def _check_float(x):
 
 
 def _padded(x, pads, value):
+    """``x`` padded on its spatial axes, in ``x``'s memory layout (a NCHW input stays NCHW in
+    memory behind its channels-last view, so every elementwise step walks memory in order)."""
     (pt, pb), (pl, pr) = pads
     if not (pt or pb or pl or pr):
         return x
-    return np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=value)
+    n, h, w, c = x.shape
+    out = np.full_like(x, value, shape=(n, h + pt + pb, w + pl + pr, c))
+    out[:, pt:pt + h, pl:pl + w] = x
+    return out
 
 
-def _argmax(x, ksize, strides, padding):
-    """Per output cell: the max and the offset index (first wins on ties) of its window."""
+def _window_max(x, ksize, strides, padding):
+    """``(max of each window, pads, padded x)``: a chain of ``np.maximum`` (no branches)."""
     pads, out_hw = _geometry(x, ksize, strides, padding)
     xp = _padded(x, pads, -np.inf)
-    best, index = None, None
-    for k, view in _offsets(xp, ksize, strides, out_hw):
-        if best is None:
-            best, index = view.copy(), np.zeros(view.shape, np.int16)
-        else:
-            better = view > best
-            np.copyto(best, view, where=better)
-            index[better] = k
-    return best, index, pads, xp.shape
+    best = None
+    for _, view in _offsets(xp, ksize, strides, out_hw):
+        best = np.copy(view, order="K") if best is None else np.maximum(best, view, out=best)
+    return best, pads, xp
+
+
+def _first_hits(xp, best, ksize, strides):
+    """``(view, hit)`` per window offset: ``hit`` marks the windows whose *first* maximum is at
+    that offset (PyTorch's and TF's tie rule), computed branch-free from the window maxima."""
+    taken = np.zeros_like(best, dtype=bool)
+    hit = np.empty_like(taken)
+    for _, view in _offsets(xp, ksize, strides, best.shape[1:3]):
+        np.equal(view, best, out=hit)
+        hit &= ~taken
+        taken |= hit
+        yield view, hit
+
+
+def _overlapping(ksize, strides) -> bool:
+    return ksize[0] > strides[0] or ksize[1] > strides[1]
 
 
 def _max_pool(x, ksize=(2, 2), strides=(2, 2), padding="VALID", data_format="NHWC"):
     """The largest value of each window."""
     _check_float(x)
-    best, _, _, _ = _argmax(channels_last(x, data_format), ksize, strides, padding)
+    best, _, _ = _window_max(channels_last(x, data_format), ksize, strides, padding)
     return from_channels_last(best, data_format)
 
 
 def _max_pool_grad(x, g, ksize=(2, 2), strides=(2, 2), padding="VALID", data_format="NHWC"):
-    """Each window's gradient, sent to the place of its maximum."""
+    """Each window's gradient, sent to the place of its (first) maximum."""
     _check_float(x)
     xc, gc = channels_last(x, data_format), channels_last(g, data_format)
-    _, index, pads, padded_shape = _argmax(xc, ksize, strides, padding)
-    dx = np.zeros(padded_shape, dtype=np.result_type(x.dtype, g.dtype))
-    zero = np.zeros((), gc.dtype)
-    for k, view in _offsets(dx, ksize, strides, index.shape[1:3]):
-        view += np.where(index == k, gc, zero)
+    best, pads, xp = _window_max(xc, ksize, strides, padding)
+    dx = np.zeros_like(xp, dtype=np.result_type(x.dtype, g.dtype))
+    add = _overlapping(ksize, strides)      # else each cell is in one window at most: assign
+    views = _offsets(dx, ksize, strides, best.shape[1:3])
+    for (_, hit), (_, target) in zip(_first_hits(xp, best, ksize, strides), views):
+        if add:
+            target += gc * hit
+        else:
+            np.multiply(gc, hit, out=target)
     (pt, _), (pl, _) = pads
     return from_channels_last(dx[:, pt:pt + xc.shape[1], pl:pl + xc.shape[2]], data_format)
 
 
 def _max_pool_grad_grad(x, h, ksize=(2, 2), strides=(2, 2), padding="VALID", data_format="NHWC"):
-    """``h`` read at each window's maximum (``h`` is shaped like ``x``)."""
+    """``h`` read at each window's (first) maximum (``h`` is shaped like ``x``)."""
     _check_float(x)
     xc, hc = channels_last(x, data_format), channels_last(h, data_format)
-    _, index, pads, _ = _argmax(xc, ksize, strides, padding)
+    best, pads, xp = _window_max(xc, ksize, strides, padding)
     hp = _padded(hc, pads, 0)
-    out = np.zeros(index.shape, dtype=np.result_type(x.dtype, h.dtype))
-    for k, view in _offsets(hp, ksize, strides, index.shape[1:3]):
-        np.copyto(out, view, where=index == k)
+    out = np.zeros_like(best, dtype=np.result_type(x.dtype, h.dtype))
+    views = _offsets(hp, ksize, strides, best.shape[1:3])
+    for (_, hit), (_, source) in zip(_first_hits(xp, best, ksize, strides), views):
+        out += source * hit
     return from_channels_last(out, data_format)
 
 
@@ -128,7 +150,7 @@ def _avg_pool(x, ksize=(2, 2), strides=(2, 2), padding="VALID", data_format="NHW
     xp = _padded(xc, pads, 0)
     total = None
     for _, view in _offsets(xp, ksize, strides, out_hw):
-        total = view.copy() if total is None else np.add(total, view, out=total)
+        total = np.copy(view, order="K") if total is None else np.add(total, view, out=total)
     total /= _divisor(xc.shape[1:3], ksize, strides, pads, out_hw, count_pads).astype(x.dtype)
     return from_channels_last(total, data_format)
 
@@ -142,8 +164,8 @@ def _avg_pool_grad(g, ref, ksize=(2, 2), strides=(2, 2), padding="VALID", data_f
     pads = _pads(hw, ksize, strides, padding)
     out_hw = gc.shape[1:3]
     share = gc / _divisor(hw, ksize, strides, pads, out_hw, count_pads).astype(g.dtype)
-    dx = np.zeros((gc.shape[0], hw[0] + pads[0][0] + pads[0][1], hw[1] + pads[1][0] + pads[1][1],
-                   gc.shape[3]), dtype=g.dtype)
+    dx = np.zeros_like(gc, shape=(gc.shape[0], hw[0] + pads[0][0] + pads[0][1],
+                                  hw[1] + pads[1][0] + pads[1][1], gc.shape[3]))
     for _, view in _offsets(dx, ksize, strides, out_hw):
         view += share
     return from_channels_last(dx[:, pads[0][0]:pads[0][0] + hw[0], pads[1][0]:pads[1][0] + hw[1]],
