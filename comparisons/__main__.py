@@ -4,7 +4,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-SCRIPTS = ["counter", "gradient", "rnn", "branch", "errors", "debugging", "registry_table", "bridges"]
+SCRIPTS = ["counter", "gradient", "rnn", "cnn", "branch", "errors", "debugging", "registry_table", "bridges"]
 
 
 def main(argv: list[str] | None = None) -> int:
