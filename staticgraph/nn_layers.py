@@ -22,7 +22,7 @@ from common import REGISTRY, layers
 
 from .build import F, apply, convert_to_tensor
 from .graph import get_default_graph
-from .kinds import register_kind
+from .kinds import defkind
 from .ops import (expand_dims, greater_equal, multiply, reduce_mean, squeeze, stop_gradient,
                   subtract, where)
 
@@ -159,14 +159,17 @@ def layer_generator(seed: int | None = None) -> np.random.Generator:
     return _SHARED if seed is None else np.random.default_rng(seed)
 
 
-@register_kind("RandomUniform")
-def _random_uniform(op, state):
-    """A fresh U[0, 1) tensor shaped like the input, every run (never folded: not a registry op)."""
+def _random_uniform(op, ctx):
+    """A fresh U[0, 1) tensor shaped like the input, every run."""
     dtype, rng = op.outputs[0].np_dtype, layer_generator(op.attrs.get("seed"))
 
     def kernel(like):
         return rng.random(np.shape(like)).astype(dtype, copy=False)
     return kernel
+
+
+# stateful: never folded or merged, and a gradient reuses the drawn value, never redraws it
+defkind("RandomUniform", _random_uniform, stateful=True)
 
 
 def _random_uniform_like(x, seed, name="random_uniform"):
