@@ -145,6 +145,7 @@ def test_adaptive_avg_pool_matches_pytorch_windows():
     np.testing.assert_allclose(got[0], ref, rtol=1e-12)
     assert repr(nn.AdaptiveAvgPool2d((1, 1))) == "AdaptiveAvgPool2d(output_size=(1, 1))"
     assert nn.AdaptiveAvgPool2d(1)(torch.tensor(x)).shape == (1, 2, 1, 1)
+    assert F.adaptive_avg_pool2d(torch.tensor(x), (None, 3)).shape == (1, 2, 5, 3)
 
 
 def test_dropout_train_eval_and_scaling():

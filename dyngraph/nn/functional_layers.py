@@ -176,9 +176,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed output size (``None`` keeps that input size)."""
-    out = _pair(output_size)
-    out = tuple(input.shape[-2 + i] if o is None else o for i, o in enumerate(
-        output_size if isinstance(output_size, (tuple, list)) else out))
+    sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    out = tuple(input.shape[-2 + i] if o is None else int(o) for i, o in enumerate(sizes))
     return layers.adaptive_avg_pool2d(OPS, input, out)
 
 
