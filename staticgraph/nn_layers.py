@@ -26,7 +26,8 @@ from .kinds import defkind
 from .ops import (expand_dims, greater_equal, multiply, reduce_mean, squeeze, stop_gradient,
                   subtract, where)
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose", "max_pool", "max_pool2d", "avg_pool", "avg_pool2d",
+__all__ = ["conv1d", "conv2d", "conv2d_transpose", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
+           "avg_pool1d", "avg_pool2d",
            "dropout", "moments", "batch_normalization", "embedding_lookup", "bias_add", "layer_generator"]
 
 _R = REGISTRY
@@ -135,6 +136,26 @@ def avg_pool(value=None, ksize=None, strides=None, padding=None, data_format="NH
     """The mean of each window (SAME padding: only the real cells are counted, as TF)."""
     return _pool("AvgPool", value if value is not None else input, ksize, strides, padding,
                  data_format, name)
+
+
+def _pool1d(fn, default, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """A 1-d pooling as TF builds it: over a height of one."""
+    fmt = "NHWC" if data_format in (None, "NWC") else "NCHW"
+    axis = 1 if fmt == "NHWC" else 2
+    with get_default_graph().name_scope(name or default):
+        x = expand_dims(convert_to_tensor(input), axis, name="ExpandDims")
+        k = ksize if isinstance(ksize, (int, np.integer)) else list(ksize)[-2 if fmt == "NHWC" else -1]
+        s = strides if isinstance(strides, (int, np.integer)) else list(strides)[-2 if fmt == "NHWC" else -1]
+        y = fn(x, (1, int(k)), (1, int(s)), padding, fmt)
+        return squeeze(y, [axis], name="Squeeze")
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    return _pool1d(max_pool, "MaxPool1d", input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool1d(value, ksize, strides, padding, data_format="NWC", name=None):
+    return _pool1d(avg_pool, "AvgPool1D", value, ksize, strides, padding, data_format, name)
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002

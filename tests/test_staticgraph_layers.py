@@ -153,3 +153,14 @@ def test_conv2d_transpose_is_the_gradient_of_conv2d():
     t = tf.nn.conv2d_transpose(tf.constant(gy), w, output_shape=[2, 7, 6, 3], strides=2, padding="SAME")
     a, b = run([gx, t])
     np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_one_d_pooling_as_tf_builds_it():
+    x = RNG.standard_normal((2, 9, 3)).astype(np.float32)
+    a = tf.nn.max_pool1d(tf.constant(x), 3, 2, "SAME")
+    b = tf.nn.avg_pool1d(tf.constant(x), [1, 2, 1], [1, 2, 1], "VALID")
+    assert (a.name, b.name) == ("MaxPool1d/Squeeze:0", "AvgPool1D/Squeeze:0")
+    va, vb = run([a, b])
+    padded = np.pad(x, ((0, 0), (1, 1), (0, 0)), constant_values=-np.inf)   # SAME: 5 windows
+    np.testing.assert_array_equal(va, np.stack([padded[:, 2 * i:2 * i + 3].max(1) for i in range(5)], 1))
+    np.testing.assert_allclose(vb, x[:, :8].reshape(2, 4, 2, 3).mean(2), rtol=1e-6)
