@@ -71,8 +71,15 @@ def _variable(name: str, shape: tuple, dtype, initializer, trainable: bool = Tru
     return var
 
 
-def _scope(name: str | None, default: str):
-    """The layer's scope: ``name`` or the first unused ``default``, ``default_1``..."""
+def _scope(name: str | None, default: str, reuse=None):
+    """The layer's scope: ``name`` or the first unused ``default``, ``default_1``...
+
+    Sharing variables (``reuse=True``) needs ``tf.variable_scope``/``get_variable``; every call
+    here creates new variables, so a request to reuse is refused rather than ignored.
+    """
+    if reuse:
+        raise ValueError("tf.layers here always creates new variables; reuse=True needs "
+                         "tf.variable_scope/get_variable")
     return get_default_graph().name_scope(name or default)
 
 
@@ -91,7 +98,7 @@ def dense(inputs, units: int, activation=None, use_bias: bool = True, kernel_ini
     shape = x.shape.as_list()
     if shape[-1] is None:
         raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
-    with _scope(name, "dense"):
+    with _scope(name, "dense", reuse):
         kernel = _variable("kernel", (shape[-1], units), x.dtype, kernel_initializer, trainable,
                            kernel_regularizer)
         bias = _variable("bias", (units,), x.dtype, bias_initializer or _fill(0.0), trainable,
@@ -132,7 +139,7 @@ def conv2d(inputs, filters: int, kernel_size, strides=(1, 1), padding: str = "va
     fmt = _data_format(data_format)
     channels = x.shape.as_list()[-1 if fmt == "NHWC" else 1]
     kh, kw = _pair(kernel_size)
-    with _scope(name, "conv2d"):
+    with _scope(name, "conv2d", reuse):
         kernel = _variable("kernel", (kh, kw, channels, filters), x.dtype, kernel_initializer,
                            trainable, kernel_regularizer)
         bias = _variable("bias", (filters,), x.dtype, bias_initializer or _fill(0.0), trainable,
@@ -204,7 +211,7 @@ def batch_normalization(inputs, axis: int = -1, momentum: float = 0.99, epsilon:
     axes = [i for i in range(rank) if i != ax]
     bshape = [c if i == ax else 1 for i in range(rank)]
     unbiased = rank == 4 and ax in (1, 3)                      # TF's fused kernel
-    with _scope(name, "batch_normalization"):
+    with _scope(name, "batch_normalization", reuse):
         gamma = _variable("gamma", (c,), x.dtype, gamma_initializer or _fill(1.0), trainable,
                           gamma_regularizer) if scale else None
         beta = _variable("beta", (c,), x.dtype, beta_initializer or _fill(0.0), trainable,

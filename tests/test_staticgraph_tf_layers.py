@@ -121,3 +121,5 @@ def test_layer_errors_use_tf_wording():
         tf.layers.dense(tf.placeholder(tf.float32, (2, None)), 3)
     with pytest.raises(ValueError, match='must be a string, one of "valid" or "same". Received: full'):
         tf.layers.conv2d(tf.placeholder(tf.float32, (1, 5, 5, 1)), 2, 3, padding="full")
+    with pytest.raises(ValueError, match="reuse=True needs tf.variable_scope/get_variable"):
+        tf.layers.dense(tf.placeholder(tf.float32, (2, 3)), 3, reuse=True)

@@ -24,7 +24,6 @@ from .. import creation
 from ..engine import apply
 from ..functions import OPS, squeeze, unsqueeze, where
 from ..grad_mode import no_grad
-from ..tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
            "avg_pool2d", "adaptive_avg_pool2d", "dropout", "batch_norm", "layer_norm",
@@ -34,7 +33,7 @@ _R = REGISTRY
 _TORCH = {"data_format": "NCHW", "filter_format": "OIHW"}
 
 
-def _pair(v, name="") -> tuple[int, int]:
+def _pair(v) -> tuple[int, int]:
     if isinstance(v, (tuple, list)):
         return (int(v[0]), int(v[-1])) if len(v) else (1, 1)
     return int(v), int(v)
