@@ -7,7 +7,7 @@ plan for every ``feed_dict``.
 """
 from __future__ import annotations
 
-from . import debugging, dtypes, errors, nn, train  # noqa: F401
+from . import debugging, dtypes, errors, nest, nn, train  # noqa: F401
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
 from . import control_flow_grad  # noqa: F401,E402  (declares While/Cond with their gradients)
@@ -53,7 +53,7 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
-           "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nn",
+           "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "losses", "layers", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph"]
 
