@@ -20,11 +20,11 @@ import numpy as np
 
 from common import REGISTRY, layers
 
-from .build import F, apply, convert_to_tensor
+from .build import F, apply, convert_to_tensor, is_tensor
 from .graph import get_default_graph
 from .kinds import defkind
-from .ops import (expand_dims, greater_equal, multiply, reduce_mean, squeeze, stop_gradient,
-                  subtract, where)
+from .ops import (expand_dims, greater_equal, multiply, realdiv, reduce_mean, squeeze,
+                  stop_gradient, subtract, where)
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
            "avg_pool1d", "avg_pool2d",
@@ -202,21 +202,31 @@ def _random_uniform_like(x, seed, name="random_uniform"):
 
 
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
-    """Inverted dropout: ``x / keep_prob`` where a fresh uniform draw is ``>= rate``, else 0."""
-    if keep_prob is not None:
-        if rate is not None:
-            raise ValueError("You cannot specify both 'rate' and 'keep_prob'.")
-        rate = 1 - keep_prob
-    if rate is None:
+    """Inverted dropout: ``x / (1 - rate)`` where a fresh uniform draw is ``>= rate``, else 0.
+
+    ``rate`` (or ``keep_prob = 1 - rate``) may be a tensor -- TF1 programs often feed
+    ``keep_prob`` through a placeholder, 1.0 to evaluate -- then it is checked only by its use.
+    """
+    if keep_prob is not None and rate is not None:
+        raise ValueError("You cannot specify both 'rate' and 'keep_prob'.")
+    if keep_prob is None and rate is None:
         raise ValueError(f"`rate` must be provided. Received: rate={rate}")
-    if not 0 <= rate < 1:
-        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
-                         f"Received: rate={rate}")
+    symbolic = is_tensor(keep_prob if keep_prob is not None else rate)
+    if not symbolic:
+        rate = 1 - keep_prob if keep_prob is not None else rate
+        if not 0 <= rate < 1:
+            raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
+                             f"Received: rate={rate}")
     if noise_shape is not None:
         raise ValueError("dropout(noise_shape=...) is not supported here")
     x = convert_to_tensor(x)
     with get_default_graph().name_scope(name or "dropout"):
-        scaled = multiply(x, 1.0 / (1.0 - rate), name="Mul")
+        if symbolic:
+            rate = subtract(1.0, keep_prob, name="sub") if keep_prob is not None else rate
+            scale = realdiv(1.0, subtract(1.0, rate))
+        else:
+            scale = 1.0 / (1.0 - rate)
+        scaled = multiply(x, scale, name="Mul")
         keep = greater_equal(_random_uniform_like(x, seed), rate, name="GreaterEqual")
         return where(keep, scaled, 0.0, name="SelectV2")
 

@@ -164,3 +164,13 @@ def test_one_d_pooling_as_tf_builds_it():
     padded = np.pad(x, ((0, 0), (1, 1), (0, 0)), constant_values=-np.inf)   # SAME: 5 windows
     np.testing.assert_array_equal(va, np.stack([padded[:, 2 * i:2 * i + 3].max(1) for i in range(5)], 1))
     np.testing.assert_allclose(vb, x[:, :8].reshape(2, 4, 2, 3).mean(2), rtol=1e-6)
+
+
+def test_dropout_with_a_fed_keep_prob_as_tf1_tutorials_write_it():
+    keep_prob = tf.placeholder(tf.float32)
+    x = tf.ones((40, 50))
+    d = tf.nn.dropout(x, keep_prob)
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(d, {keep_prob: 1.0}), 1.0)   # evaluation: nothing dropped
+        half = s.run(d, {keep_prob: 0.5})
+    assert set(np.unique(half)) == {0.0, 2.0} and 0.4 < (half == 0).mean() < 0.6
