@@ -258,3 +258,12 @@ def test_small_cnn_trains():
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_a_traced_cnn_serves_other_batch_sizes():
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                        nn.Linear(2 * 4 * 4, 3))
+    traced = torch.jit.trace(net, torch.randn(2, 1, 8, 8))
+    x = torch.randn(5, 1, 8, 8)
+    np.testing.assert_allclose(traced(x).detach().numpy(), net(x).detach().numpy(), rtol=1e-6)

@@ -306,6 +306,10 @@ class Flatten(Module):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def forward(self, input: Tensor) -> Tensor:
+        shape = input.shape
+        if self.start_dim == 1 and self.end_dim == -1 and len(shape) > 1 and math.prod(shape[1:]):
+            # the batch dim as -1: a traced graph then serves any batch size
+            return input.reshape(-1, math.prod(shape[1:]))
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
