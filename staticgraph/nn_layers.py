@@ -3,7 +3,7 @@ embedding lookup, bias_add.
 
 TF's argument forms (``strides=[1, 2, 2, 1]``, ``padding="SAME"`` or explicit pairs,
 ``data_format``) become the registry ops' attributes; node names and types are TF's
-(``Conv2D``, ``MaxPool``, ``moments/mean``, ``batchnorm/add_1``, ``dropout/SelectV2``...).
+(``Conv2D``, ``MaxPool``, ``BiasAdd``, ``moments/mean``, ``dropout/SelectV2``...).
 
 Dropout needs randomness at run time: a ``RandomUniform`` node (a structural kind, never
 folded or merged) draws a fresh uniform tensor shaped like its input on every run, through
@@ -12,7 +12,7 @@ the generator :func:`layer_generator` gives -- the engine's one random draw for 
 >>> import staticgraph as tf
 >>> x = tf.placeholder(tf.float32, (None, 28, 28, 1))
 >>> tf.nn.max_pool(x, ksize=2, strides=2, padding="VALID").shape
-TensorShape([Dimension(None), Dimension(14), Dimension(14), Dimension(1)])
+TensorShape([None, 14, 14, 1])
 """
 from __future__ import annotations
 
