@@ -113,7 +113,7 @@ def _chain_data(rng, quick):
 
 
 def _conv_data(rng, quick):
-    n = 8 if quick else 64
+    n = 2 if quick else 64
     x, w = _randn(rng, n, 32, 14, 14), _randn(rng, 64, 32, 3, 3, scale=0.1)
     return {"x": x, "w": w, "x_nhwc": np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
             "w_hwio": np.ascontiguousarray(w.transpose(2, 3, 1, 0))}
@@ -121,7 +121,7 @@ def _conv_data(rng, quick):
 
 def _cnn_data(rng, quick):
     """PyTorch layouts for the floor and torch programs, the same numbers in TF's for TF programs."""
-    n = 8 if quick else 64
+    n = 2 if quick else 64
     shapes = [(32, 1, 3, 3), (32,), (64, 32, 3, 3), (64,), (10, 64 * 7 * 7), (10,)]
     params = [_randn(rng, *s, scale=np.sqrt(2.0 / np.prod(s[1:])) if len(s) > 1 else 0.0)
               for s in shapes]
