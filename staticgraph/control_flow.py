@@ -21,6 +21,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from common.shapes import most_specific_compatible, refines
+
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
 from .compiler.passes import PassReport, run_passes
@@ -34,7 +36,7 @@ from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
-           "keeps_trace", "regions_of"]
+           "keeps_trace", "regions_of", "BRANCH_PREFIX"]
 
 
 def _call(fn: Callable, args: Any) -> Any:
@@ -115,15 +117,6 @@ def _union(*regions: Region) -> list[Tensor]:
 
 # --- while_loop ----------------------------------------------------------------------
 
-def _less_or_equal(shape: tuple | None, invariant: tuple | None) -> bool:
-    """TF's rule: ``shape`` is at least as specific as ``invariant``."""
-    if invariant is None:
-        return True
-    if shape is None or len(shape) != len(invariant):
-        return False
-    return all(i is None or s == i for s, i in zip(shape, invariant))
-
-
 def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> list[tuple | None]:
     if shape_invariants is None:
         return [t._shape for t in flat]
@@ -133,7 +126,7 @@ def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> li
         raise ValueError(f"shape_invariants must have the same structure as loop_vars "
                          f"({describe(structure)}): {e}") from None
     for t, s in zip(flat, shapes):
-        if not _less_or_equal(t._shape, s):
+        if not refines(t._shape, s):
             raise ValueError(f"The shape invariant specified for {t.name} is not compatible with "
                              f"the initial shape of the loop variable. It enters the loop with "
                              f"shape {t.shape}, but the specified shape invariant is {TensorShape(s)}.")
@@ -155,7 +148,7 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
         if y.dtype != x.dtype:
             raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
                             f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
-        if not _less_or_equal(y._shape, shape):
+        if not refines(y._shape, shape):
             raise ValueError(f"Input tensor '{x.name}' enters the loop with shape "
                              f"{TensorShape(shape)}, but has shape {y.shape} after one iteration. "
                              f"To allow the shape to vary across iterations, use the "
@@ -298,12 +291,6 @@ def lower_while(op, ctx: LowerContext) -> Callable:
 
 # --- cond and case -------------------------------------------------------------------
 
-def _most_specific_compatible(a: tuple | None, b: tuple | None) -> tuple | None:
-    if a is None or b is None or len(a) != len(b):
-        return None
-    return tuple(x if x == y else None for x, y in zip(a, b))
-
-
 def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None = None,
          strict: bool = False, name: str | None = None, fn1=None, fn2=None) -> Any:
     """``true_fn()`` if ``pred`` else ``false_fn()`` -- both built once, only one runs.
@@ -343,11 +330,15 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         t_r.seal(t_outs)
         f_r.seal(f_outs)
         captured = _union(t_r, f_r)
-        specs = [(_most_specific_compatible(t._shape, f._shape), t.np_dtype)
+        specs = [(most_specific_compatible(t._shape, f._shape), t.np_dtype)
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
         op = _control_op(graph, "Cond", [pred, *captured], attrs, specs, scope, (f_r, t_r))
     return _results(op, t_res, unwrap_single=not strict)
+
+
+BRANCH_PREFIX = ("f", "t")
+"""Generated kernels name the false branch's locals f..., the true branch's t..."""
 
 
 def lower_cond(op, ctx: LowerContext) -> Callable:
@@ -361,7 +352,8 @@ def lower_cond(op, ctx: LowerContext) -> Callable:
         plan = region.plan(ctx, [*region.outs, *saved], region.placeholders)
         if which:
             src.line("    if p:")
-        outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
+        outs = src.inline(plan, [cap[t] for t in region.captured], BRANCH_PREFIX[which],
+                          8 if which else 4)
         n = len(region.outs)
         trace = "None" if grad is None else f"({which}, {as_tuple(outs[n:])})"
         results = ", ".join(src.owned(o) for o in outs[:n])

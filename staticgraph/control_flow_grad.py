@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import dtypes as _dtypes
-from .control_flow import Region, lower_cond, lower_while, region_effects
+from .control_flow import BRANCH_PREFIX, Region, lower_cond, lower_while, region_effects
 from .control_flow_codegen import Source, as_tuple
 from .gradients import differentiable, gradients
 from .graph import Operation, Tensor
@@ -212,7 +212,7 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
         if saved:
             src.line(f"{pad}{', '.join(saved)}, = saved")
         gs = iter(src.inline(prog.plan(region, ctx), saved + ds + [cap[t] for t in region.captured],
-                             "ft"[which], len(pad)))
+                             BRANCH_PREFIX[which], len(pad)))
         outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
                 for j in op.attrs["fcaps"]]
         src.line(f"{pad}return {_result(outs)}")

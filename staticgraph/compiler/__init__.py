@@ -7,7 +7,7 @@
                    --lower_plan--> Plan (slots, steps) --liveness--> --generate--> Python function
 
 ``compile_plan`` is what a Session calls on a cache miss and what control-flow
-kernels (issue 5) call to compile a body or branch sub-graph: its result maps
+kernels call to compile a body or branch sub-graph: its result maps
 fed values to fetched values and knows nothing about Sessions.  Which
 rewrites run is ``optimize`` (a :class:`passes.PassConfig`; default: the
 global one, see :mod:`.passes`); ``passes`` is an extra hook (each
