@@ -103,11 +103,21 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
 
 def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, padding="SAME",  # noqa: A002
                      data_format="NHWC", name=None, input=None, filters=None, dilations=None):
-    """The input-gradient of a conv2d: ``filter`` is ``[kh, kw, out_channels, in_channels]``."""
+    """The input-gradient of a conv2d: ``filter`` is ``[kh, kw, out_channels, in_channels]``.
+
+    Only the output's height and width must be Python ints: the batch entry may be a tensor
+    (``tf.shape(x)[0]``), since the batch comes from ``value`` itself.
+    """
     x = convert_to_tensor(value if value is not None else input)
     w = convert_to_tensor(filter if filter is not None else filters)
-    shape = [int(d) for d in output_shape]
-    ref = apply(_R["BroadcastTo"], (np.zeros((), x.np_dtype),), {"shape": tuple(shape)},
+    if is_tensor(output_shape) or len(output_shape) != 4:
+        raise ValueError("conv2d_transpose here needs output_shape as a list of 4 entries whose "
+                         f"height and width are ints, got {output_shape!r}")
+    hw = [output_shape[i] for i in ((1, 2) if data_format == "NHWC" else (2, 3))]
+    channels = None if w._shape is None else w._shape[2]
+    size = (1, int(hw[0]), int(hw[1]), channels or 1) if data_format == "NHWC" else \
+        (1, channels or 1, int(hw[0]), int(hw[1]))
+    ref = apply(_R["BroadcastTo"], (np.zeros((), x.np_dtype),), {"shape": size},
                 name=(name or "conv2d_transpose") + "/output_shape")
     attrs = dict(strides=_spatial_pair(strides, data_format, "strides"),
                  padding=_padding(padding, data_format, "Conv2DBackpropInput"),

@@ -174,3 +174,17 @@ def test_dropout_with_a_fed_keep_prob_as_tf1_tutorials_write_it():
         np.testing.assert_array_equal(s.run(d, {keep_prob: 1.0}), 1.0)   # evaluation: nothing dropped
         half = s.run(d, {keep_prob: 0.5})
     assert set(np.unique(half)) == {0.0, 2.0} and 0.4 < (half == 0).mean() < 0.6
+
+
+def test_conv2d_transpose_batch_may_be_unknown():
+    x = tf.placeholder(tf.float64, (None, 4, 3, 2))
+    w = RNG.standard_normal((3, 3, 5, 2))
+    y = tf.nn.conv2d_transpose(x, w, output_shape=[tf.reduce_sum(tf.zeros(1, tf.int32)), 8, 6, 5],
+                               strides=2, padding="SAME")
+    assert y.shape.as_list() == [None, 8, 6, 5]
+    data = RNG.standard_normal((3, 4, 3, 2))
+    out = run(y, {x: data})
+    ref = run(tf.nn.conv2d_transpose(tf.constant(data), w, output_shape=[3, 8, 6, 5], strides=2))
+    np.testing.assert_allclose(out, ref, rtol=1e-12)
+    with pytest.raises(ValueError, match="height and width are ints"):
+        tf.nn.conv2d_transpose(x, w, output_shape=tf.constant([3, 8, 6, 5]), strides=2)
