@@ -21,9 +21,9 @@ import numpy as np
 from common import REGISTRY, layers
 
 from .build import F, apply, convert_to_tensor, is_tensor
-from .graph import get_default_graph
+from .graph import Tensor, get_default_graph
 from .kinds import defkind
-from .ops import (expand_dims, greater_equal, multiply, realdiv, reduce_mean, squeeze,
+from .ops import (expand_dims, gather_index, greater_equal, multiply, realdiv, reduce_mean, squeeze,
                   stop_gradient, subtract, where)
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
@@ -211,6 +211,19 @@ def _random_uniform_like(x, seed, name="random_uniform"):
                            name=scope + "RandomUniform", exact_name=True).outputs[0]
 
 
+def _noise_like(x: Tensor, noise_shape) -> Tensor:
+    """A view of ``x`` shaped like ``noise_shape`` (each entry 1 or x's size): one draw per kept
+    slice, broadcast over the dims where ``noise_shape`` is 1 (``[batch, 1, 1, C]``: whole maps)."""
+    shape = x._shape
+    noise = list(noise_shape)
+    if shape is None or len(noise) != len(shape) or any(
+            not (n in (1, None) or d is None or n == d) for n, d in zip(noise, shape)):
+        raise ValueError(f"noise_shape {noise} must match the rank of x {x.shape} with each "
+                         f"entry 1 or x's size there")
+    return gather_index(x, tuple(slice(0, 1) if n == 1 and d != 1 else slice(None)
+                                 for n, d in zip(noise, shape)), name="noise_shape")
+
+
 def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
     """Inverted dropout: ``x / (1 - rate)`` where a fresh uniform draw is ``>= rate``, else 0.
 
@@ -227,17 +240,16 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if not 0 <= rate < 1:
             raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
                              f"Received: rate={rate}")
-    if noise_shape is not None:
-        raise ValueError("dropout(noise_shape=...) is not supported here")
     x = convert_to_tensor(x)
     with get_default_graph().name_scope(name or "dropout"):
+        noise_like = x if noise_shape is None else _noise_like(x, noise_shape)
         if symbolic:
             rate = subtract(1.0, keep_prob, name="sub") if keep_prob is not None else rate
             scale = realdiv(1.0, subtract(1.0, rate))
         else:
             scale = 1.0 / (1.0 - rate)
         scaled = multiply(x, scale, name="Mul")
-        keep = greater_equal(_random_uniform_like(x, seed), rate, name="GreaterEqual")
+        keep = greater_equal(_random_uniform_like(noise_like, seed), rate, name="GreaterEqual")
         return where(keep, scaled, 0.0, name="SelectV2")
 
 

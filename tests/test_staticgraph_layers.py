@@ -188,3 +188,14 @@ def test_conv2d_transpose_batch_may_be_unknown():
     np.testing.assert_allclose(out, ref, rtol=1e-12)
     with pytest.raises(ValueError, match="height and width are ints"):
         tf.nn.conv2d_transpose(x, w, output_shape=tf.constant([3, 8, 6, 5]), strides=2)
+
+
+def test_dropout_noise_shape_drops_whole_slices():
+    x = tf.placeholder(tf.float32, (None, 4, 4, 6))
+    d = tf.nn.dropout(x, rate=0.5, noise_shape=[8, 1, 1, 6])
+    out = run(d, {x: np.ones((8, 4, 4, 6), np.float32)})
+    per_map = out.reshape(8, 16, 6)
+    assert np.all(per_map == per_map[:, :1])               # one decision per (example, channel)
+    assert set(np.unique(out)) == {0.0, 2.0}
+    with pytest.raises(ValueError, match="noise_shape"):
+        tf.nn.dropout(x, rate=0.5, noise_shape=[8, 2, 1, 6])
