@@ -9,6 +9,9 @@ attributes.  The work is im2col + one BLAS matmul::
                  cols = windows as (groups, N*Ho*Wo, kh*kw*Cg)           one copy
                  out  = cols @ filter as (groups, kh*kw*Cg, Og)          one matmul
 
+The filter gradient is ``cols^T @ g`` (one matmul); the input gradient is, per filter offset,
+``g @ w[p, q]^T`` added into the cells that offset read (col2im without a strided scatter).
+
 The gradients are ops of their own (a third input, read only for its shape, gives the size
 of the input or filter they are the gradient for), each linear in its two data inputs, so they close
 under differentiation (second order comes free)::
@@ -127,19 +130,24 @@ def conv_nhwc(x, w, strides, padding, dilations, groups):
 
 
 def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
-    """col2im of ``g @ filter^T``: the gradient for an input of spatial size ``hw``."""
-    kh, kw, cg, _ = w.shape
+    """The gradient for an input of spatial size ``hw``: per filter offset ``(p, q)`` one matmul
+    ``g @ w[p, q]^T`` added into the window cells that offset read.
+
+    (The same work as col2im of ``g @ filter^T``, but each product lands contiguous, so the
+    ``kh*kw`` scatter-adds stream through memory.)
+    """
+    kh, kw, cg, o = w.shape
     n, ho, wo, _ = g.shape
-    pads = _pads(hw, (kh, kw), strides, dilations, padding)
-    dcols = np.matmul(_grad_matrix(g, groups), _filter_matrix(w, groups).transpose(0, 2, 1))
-    dcols = dcols.reshape(groups, n, ho, wo, kh, kw, cg)
-    (pt, pb), (pl, pr) = pads
+    (pt, pb), (pl, pr) = _pads(hw, (kh, kw), strides, dilations, padding)
     (sh, sw), (dh, dw) = strides, dilations
-    dx = np.zeros((n, hw[0] + pt + pb, hw[1] + pl + pr, groups, cg), dtype=dcols.dtype)
+    gm = _grad_matrix(g, groups)                                             # (groups, M, Og)
+    wg = w.reshape(kh, kw, cg, groups, o // groups).transpose(0, 1, 3, 4, 2)  # (kh, kw, G, Og, Cg)
+    dx = np.zeros((n, hw[0] + pt + pb, hw[1] + pl + pr, groups, cg), dtype=np.result_type(g, w))
     for p in range(kh):
         for q in range(kw):
+            part = gm[0] @ wg[p, q, 0] if groups == 1 else np.matmul(gm, wg[p, q]).transpose(1, 0, 2)
             dx[:, p * dh:p * dh + sh * (ho - 1) + 1:sh, q * dw:q * dw + sw * (wo - 1) + 1:sw] += \
-                dcols[:, :, :, :, p, q].transpose(1, 2, 3, 0, 4)
+                part.reshape(n, ho, wo, groups, cg)
     return dx[:, pt:pt + hw[0], pl:pl + hw[1]].reshape(n, hw[0], hw[1], groups * cg)
 
 

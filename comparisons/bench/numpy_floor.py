@@ -161,7 +161,8 @@ def conv2d_forward(x: np.ndarray, w: np.ndarray, pad: int) -> tuple:
 
 def conv2d_backward(dy: np.ndarray, cols: np.ndarray, w: np.ndarray, x_shape: tuple, pad: int,
                     need_dx: bool = True) -> tuple:
-    """``(dx, dw)`` from the output gradient: ``dw = cols^T dY``, ``dx = col2im(dY W^T)``."""
+    """``(dx, dw)`` from the output gradient: ``dw = cols^T dY``, ``dx = col2im(dY W^T)``
+    (computed per filter offset, so each product is added in contiguous)."""
     n, c, h, wd = x_shape
     o, _, kh, kw = w.shape
     ho, wo = dy.shape[2:]
@@ -169,11 +170,11 @@ def conv2d_backward(dy: np.ndarray, cols: np.ndarray, w: np.ndarray, x_shape: tu
     dw = (cols.T @ dyr).reshape(kh, kw, c, o).transpose(3, 2, 0, 1)
     if not need_dx:
         return None, dw
-    dcols = (dyr @ w.transpose(0, 2, 3, 1).reshape(o, -1)).reshape(n, ho, wo, kh, kw, c)
+    wt = w.transpose(2, 3, 0, 1)                                     # (kh, kw, O, C)
     dxp = np.zeros((n, h + 2 * pad, wd + 2 * pad, c), dy.dtype)
-    for p in range(kh):
+    for p in range(kh):                      # col2im, one contiguous product per filter offset
         for q in range(kw):
-            dxp[:, p:p + ho, q:q + wo] += dcols[:, :, :, p, q]
+            dxp[:, p:p + ho, q:q + wo] += (dyr @ wt[p, q]).reshape(n, ho, wo, c)
     return dxp[:, pad:pad + h, pad:pad + wd].transpose(0, 3, 1, 2), dw
 
 
