@@ -90,7 +90,7 @@ def test_batch_normalization_training_flag_as_a_tensor():
 def test_dropout_layer_follows_training():
     x = tf.ones((50, 40))
     flag = tf.placeholder_with_default(False, ())
-    d = tf.layers.dropout(x, rate=0.5, training=flag)
+    d = tf.layers.dropout(x, rate=0.5, training=flag, seed=5)
     assert tf.layers.dropout(x, training=False).name.startswith("dropout_1/")
     with tf.Session() as s:
         np.testing.assert_array_equal(s.run(d), 1)
