@@ -23,7 +23,7 @@ from .sidebyside import agree, columns, draw_static, facts, heading, parse_args,
 
 __all__ = ["main"]
 
-STEPS, BATCH, LR, SEED = 4, 16, 0.05, 7
+STEPS, BATCH, LR, SEED = 4, 8, 0.05, 7
 RNG = np.random.default_rng(0)
 IMAGES = RNG.standard_normal((BATCH, 1, 28, 28)).astype(np.float32)
 LABELS = (IMAGES[:, 0, :14].mean(axis=(1, 2)) > IMAGES[:, 0, 14:].mean(axis=(1, 2))).astype(np.int64)
