@@ -23,10 +23,10 @@ from common import REGISTRY, layers
 from .build import F, apply, convert_to_tensor, is_tensor
 from .graph import Tensor, get_default_graph
 from .kinds import defkind
-from .ops import (expand_dims, gather_index, greater_equal, multiply, realdiv, reduce_mean, squeeze,
+from .ops import (expand_dims, gather_index, greater_equal, multiply, realdiv, reduce_mean, reshape, squeeze,
                   stop_gradient, subtract, where)
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
+__all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
            "avg_pool1d", "avg_pool2d",
            "dropout", "moments", "batch_normalization", "embedding_lookup", "bias_add", "layer_generator"]
 
@@ -80,6 +80,19 @@ def conv2d(input=None, filter=None, strides=None, padding=None, use_cudnn_on_gpu
                  dilations=_spatial_pair(dilations, data_format, "dilations"), groups=groups,
                  data_format=data_format, filter_format="HWIO")
     return apply(_R["Conv2D"], (x, w), attrs, name=name)
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
+                     dilations=None):
+    """Each input channel convolved with its own ``channel_multiplier`` filters: ``filter`` is
+    ``[kh, kw, in, multiplier]``, a grouped conv2d with one group per input channel."""
+    x, w = convert_to_tensor(input), convert_to_tensor(filter)
+    fmt = data_format or "NHWC"
+    kh, kw, c, m = w.shape.as_list()
+    attrs = dict(strides=_spatial_pair(strides, fmt, "strides"), padding=_padding(padding, fmt, "Conv2D"),
+                 dilations=_spatial_pair(dilations or rate or 1, fmt, "dilations"), groups=c,
+                 data_format=fmt, filter_format="HWIO")
+    return apply(_R["Conv2D"], (x, reshape(w, (kh, kw, 1, c * m))), attrs, name=name or "depthwise")
 
 
 def _shapes(*ts) -> str:

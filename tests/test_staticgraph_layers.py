@@ -199,3 +199,16 @@ def test_dropout_noise_shape_drops_whole_slices():
     assert set(np.unique(out)) == {0.0, 2.0}
     with pytest.raises(ValueError, match="noise_shape"):
         tf.nn.dropout(x, rate=0.5, noise_shape=[8, 2, 1, 6])
+
+
+def test_depthwise_conv2d_is_one_group_per_channel():
+    """Checked against TF 2.x when written (values and the input gradient)."""
+    x = RNG.standard_normal((2, 5, 4, 3))
+    w = RNG.standard_normal((3, 2, 3, 2))
+    y = tf.nn.depthwise_conv2d(tf.constant(x), w, strides=[1, 1, 1, 1], padding="VALID")
+    assert y.name == "depthwise:0" and y.shape.as_list() == [2, 3, 3, 6]
+    got = run(y)
+    for c in range(3):
+        for m in range(2):
+            ref = run(tf.nn.conv2d(tf.constant(x[..., c:c + 1]), w[:, :, c:c + 1, m:m + 1], 1, "VALID"))
+            np.testing.assert_allclose(got[..., c * 2 + m], ref[..., 0], rtol=1e-12)
