@@ -83,12 +83,14 @@ class OpDef:
         saves: union of ``params`` that are inputs, shapes or ``out``.
         torch_name: the PyTorch ``grad_fn`` class name, e.g. ``MulBackward0``.
         examples: example inputs ``(args, attrs)`` driving the test-suite.
+        stateful: each run may give a different result (random ops): never folded or merged.
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
-                 "params", "saves", "defaults", "torch_name", "examples", "doc")
+                 "params", "saves", "defaults", "torch_name", "examples", "doc", "stateful")
 
-    def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc):
+    def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
+                 stateful=False):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -103,6 +105,7 @@ class OpDef:
         self.torch_name = torch_name
         self.examples = examples
         self.doc = doc
+        self.stateful = stateful
 
     @property
     def differentiable(self) -> bool:
@@ -149,7 +152,7 @@ REGISTRY: dict[str, OpDef] = {}
 def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           grads: Sequence[Callable | None] = (), fname: str | None = None,
           torch_name: str | None = None, examples: Sequence = (),
-          doc: str = "") -> OpDef:
+          doc: str = "", stateful: bool = False) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -168,7 +171,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     if not grads:
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
-               torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""))
+               torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
+               stateful)
     REGISTRY[name] = op
     return op
 

@@ -28,6 +28,18 @@ from .sources import print_op as print  # noqa: A004  (tf.print)
 from .variables import (Variable, global_variables, global_variables_initializer,
                         initialize_all_variables, trainable_variables, variables_initializer)
 from . import losses  # noqa: E402,F401
+from . import initializers, random  # noqa: E402,F401
+from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,  # noqa: E402
+                         get_collection_ref)
+from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
+                           glorot_uniform_initializer, ones_initializer, orthogonal_initializer,
+                           random_normal_initializer, random_uniform_initializer,
+                           truncated_normal_initializer, variance_scaling_initializer,
+                           zeros_initializer)
+from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
+                         set_random_seed, truncated_normal)
+from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,  # noqa: E402
+                             get_variable_scope, variable_scope)
 
 _install()
 
@@ -54,6 +66,14 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "trainable_variables", "variables_initializer", "disable_eager_execution",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nn",
            "train", "losses", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
-           "function", "TensorSpec", "autograph"]
+           "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",
+           "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
+           "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
+           "ones_initializer", "orthogonal_initializer", "random_normal_initializer",
+           "random_uniform_initializer", "truncated_normal_initializer",
+           "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
+           "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
+           "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
+           "variable_scope"]
 
 from . import compat  # noqa: E402  (needs the names above)

@@ -29,12 +29,22 @@ __all__ = ["register_kind", "lower", "SessionState", "Constant"]
 
 
 class SessionState:
-    """What kernels share across runs of one Session: variable values by variable name."""
+    """What kernels share across runs of one Session: variable values by variable name, and
+    each random op's generator (so every plan that runs the op continues one sequence)."""
 
-    __slots__ = ("variables",)
+    __slots__ = ("variables", "generators")
 
     def __init__(self):
         self.variables: dict[str, np.ndarray] = {}
+        self.generators: dict = {}
+
+    def generator(self, op: Operation) -> np.random.Generator:
+        key = (op.graph, op.name)  # a pass's clone of the op shares its generator
+        gen = self.generators.get(key)
+        if gen is None:
+            from common.ops.random import generator  # noqa: PLC0415
+            gen = self.generators[key] = generator(op.attrs.get("seed"), op.attrs.get("seed2"))
+        return gen
 
 
 class Constant(NamedTuple):
@@ -55,6 +65,8 @@ def register_kind(type_name: str):
 def lower(op: Operation, state: SessionState):
     """The kernel for ``op`` (see module docstring for the three possible answers)."""
     if op.op_def is not None:
+        if op.op_def.stateful and "rng" in op.op_def.defaults:
+            return functools.partial(op.op_def.impl, rng=state.generator(op), **op.attrs)
         return functools.partial(op.op_def.impl, **op.attrs) if op.attrs else op.op_def.impl
     try:
         return _LOWERINGS[op.type](op, state)

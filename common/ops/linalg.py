@@ -55,3 +55,23 @@ defop("MatMul", np.matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
                 E(((1, 2, 3), (4, 3, 2)))),
       grads=(lambda F, g, b, a_shape: ub(F, F.matmul(g, matrix_transpose(F, b)), a_shape),
              lambda F, g, a, b_shape: ub(F, F.matmul(matrix_transpose(F, a), g), b_shape)))
+
+
+def _orthonormal_factor(x):
+    """``Q`` of ``x = Q R`` (reduced), signs fixed so that ``diag(R) >= 0``: the unique factor."""
+    q, r = np.linalg.qr(x)
+    d = np.sign(np.diagonal(r, axis1=-2, axis2=-1))
+    return q * np.where(d == 0, 1, d)[..., None, :]
+
+
+def _orthonormal_factor_infer(x: Spec) -> Spec:
+    if x.shape is None:
+        return x
+    if len(x.shape) < 2:
+        raise ShapeError(f"QR needs a matrix, got shape {fmt_shape(x.shape)}")
+    m, n = x.shape[-2:]
+    return Spec(x.shape[:-1] + (None if m is None or n is None else min(m, n),), x.dtype)
+
+
+defop("OrthonormalFactor", _orthonormal_factor, _orthonormal_factor_infer, inputs=("x",),
+      fname="orthonormal_factor", examples=(E(((4, 3),)), E(((3, 3),))))

@@ -52,7 +52,8 @@ def new_op(like: Operation, type_: str, inputs: tuple, attrs: dict, spec: tuple,
 
 def is_pure(op: Operation) -> bool:
     """May a pass merge, fold or drop ``op``?  Registry ops and constants, without control deps."""
-    return (op.op_def is not None or op.type in PURE_STRUCTURAL) and not op.control_inputs
+    return ((op.op_def is not None and not op.op_def.stateful or op.type in PURE_STRUCTURAL)
+            and not op.control_inputs)
 
 
 class Program:
