@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import broadcast_shapes, fmt_shape, result_dtype, unbroadcast as ub
@@ -59,12 +59,16 @@ defop("MatMul", np.matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
 
 def _orthonormal_factor(x):
     """``Q`` of ``x = Q R`` (reduced), signs fixed so that ``diag(R) >= 0``: the unique factor."""
+    if x.dtype.kind != "f":
+        raise TypeError(f"QR needs a floating-point matrix, not {x.dtype}")
     q, r = np.linalg.qr(x)
     d = np.sign(np.diagonal(r, axis1=-2, axis2=-1))
     return q * np.where(d == 0, 1, d)[..., None, :]
 
 
 def _orthonormal_factor_infer(x: Spec) -> Spec:
+    if np.dtype(x.dtype).kind != "f":
+        raise DTypeError(f"QR needs a floating-point matrix, not {np.dtype(x.dtype)}")
     if x.shape is None:
         return x
     if len(x.shape) < 2:
