@@ -36,6 +36,7 @@ from .initializers import (constant_initializer, glorot_normal_initializer,  # n
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, variance_scaling_initializer,
                            zeros_initializer)
+from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
 from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
                          set_random_seed, truncated_normal)
 from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,  # noqa: E402
@@ -74,6 +75,6 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope"]
+           "variable_scope", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm"]
 
 from . import compat  # noqa: E402  (needs the names above)
