@@ -36,6 +36,9 @@ from .initializers import (constant_initializer, glorot_normal_initializer,  # n
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, variance_scaling_initializer,
                            zeros_initializer)
+from .array_ops import (argmax, argmin, gather, gather_nd, logical_xor, newaxis, pad,  # noqa: E402
+                        range, rank, scatter_nd, sequence_mask, shape, size, slice, split,
+                        squared_difference, strided_slice, tensordot, tile)
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
 from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
                          set_random_seed, truncated_normal)
@@ -75,6 +78,8 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm"]
+           "variable_scope", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
+           "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
+           "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile"]
 
 from . import compat  # noqa: E402  (needs the names above)

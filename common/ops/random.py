@@ -125,6 +125,6 @@ defop("RandomUniformInt", _uniform_int, _uniform_int_infer, inputs=(), fname="ra
       examples=(E((), {"shape": (5,), "dtype": np.dtype(np.int32), "minval": -2, "maxval": 3, **_SEEDS}),))
 defop("RandomShuffle", _shuffle, lambda x, **_: x, inputs=("x",), fname="random_shuffle",
       stateful=True, examples=(E(((5, 2),), _SEEDS), E((ints((4,), 9),), _SEEDS)))
-defop("Multinomial", _multinomial, _multinomial_infer, inputs=("logits",), fname="multinomial",
+defop("Multinomial", _multinomial, _multinomial_infer, inputs=("logits",), fname="multinomial_logits",
       stateful=True,
       examples=(E(((2, 3),), {"num_samples": 4, "dtype": np.dtype(np.int64), **_SEEDS}),))

@@ -305,3 +305,118 @@ defop("ScatterLike", _scatter_like, _scatter_like_infer, inputs=("*xs",), fname=
       examples=(E(((5, 3), (4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
                 E(((4,), (4, 3)), {"key": (FULL, 1)})),
       grads=(_scatter_like_grad,))
+
+# --- run-time shape facts: Shape, Size, Rank (the input is read for its shape only) -----------
+
+
+def _shape_of(x, out_type=np.dtype(np.int32)):
+    """``x``'s shape as a vector (TF's ``tf.shape``)."""
+    return np.array(np.shape(x), dtype=out_type)
+
+
+def _shape_of_infer(x: Spec, out_type=np.dtype(np.int32)) -> Spec:
+    return Spec((None if x.shape is None else len(x.shape),), np.dtype(out_type))
+
+
+def _size_of(x, out_type=np.dtype(np.int32)):
+    return np.array(np.size(x), dtype=out_type)
+
+
+def _rank_of(x):
+    return np.array(np.ndim(x), dtype=np.int32)
+
+
+defop("Shape", _shape_of, _shape_of_infer, inputs=("x",), fname="shape_of",
+      examples=(E(((2, 3),)), E(((4,),), {"out_type": np.dtype(np.int64)})))
+defop("Size", _size_of, lambda x, out_type=np.dtype(np.int32): Spec((), np.dtype(out_type)),
+      inputs=("x",), fname="size_of", examples=(E(((2, 3),)),))
+defop("Rank", _rank_of, lambda x: Spec((), np.dtype(np.int32)), inputs=("x",), fname="rank_of",
+      examples=(E(((2, 3),)),))
+
+# --- range: an arithmetic sequence (a source op) ---------------------------------------------
+
+
+def _range(start, limit, delta, dtype):
+    """``start + i * delta`` computed in ``dtype`` (as TF: float32 steps stay float32)."""
+    n = len(range(0, int(np.ceil((limit - start) / delta))))
+    return np.asarray(start, dtype) + np.arange(n, dtype=dtype) * np.asarray(delta, dtype)
+
+
+def _range_infer(start, limit, delta, dtype) -> Spec:
+    if delta == 0:
+        raise ShapeError("Requires delta != 0")
+    if (delta > 0 and start > limit) or (delta < 0 and start < limit):
+        raise ShapeError(f"Requires start <= limit when delta > 0: {start}/{limit}"
+                         if delta > 0 else f"Requires start >= limit when delta < 0: {start}/{limit}")
+    return Spec((len(range(0, int(np.ceil((limit - start) / delta)))),), np.dtype(dtype))
+
+
+defop("Range", _range, _range_infer, inputs=(), fname="range_values",
+      examples=(E((), {"start": 0, "limit": 5, "delta": 1, "dtype": np.dtype(np.int32)}),
+                E((), {"start": 1.0, "limit": 2.0, "delta": 0.3, "dtype": np.dtype(np.float32)}),
+                E((), {"start": 5, "limit": 1, "delta": -2, "dtype": np.dtype(np.int64)})))
+
+# --- tile and its gradient: a closed pair, like SumLike / BroadcastLike -----------------------
+
+
+def _tile(x, multiples):
+    return np.tile(x, multiples)
+
+
+def _tile_infer(x: Spec, multiples) -> Spec:
+    if x.shape is None:
+        return Spec((None,) * len(multiples), x.dtype)
+    if len(multiples) != len(x.shape):
+        raise ShapeError(f"Expected multiples argument to be a vector of length {len(x.shape)} "
+                         f"but got length {len(multiples)}")
+    return Spec(tuple(None if d is None else d * m for d, m in zip(x.shape, multiples)), x.dtype)
+
+
+def _tile_sum(g, multiples):
+    """The gradient of tile: the ``multiples`` copies of each block summed (g is tiled)."""
+    split = []
+    for n, m in zip(g.shape, multiples):
+        split += [m, n // m]
+    return g.reshape(split).sum(axis=tuple(range(0, 2 * len(multiples), 2)), dtype=g.dtype)
+
+
+def _tile_sum_infer(g: Spec, multiples) -> Spec:
+    if g.shape is None:
+        return Spec((None,) * len(multiples), g.dtype)
+    return Spec(tuple(None if d is None else d // m for d, m in zip(g.shape, multiples)), g.dtype)
+
+
+defop("Tile", _tile, _tile_infer, inputs=("x",), fname="tile", torch_name="RepeatBackward0",
+      examples=(E(((2, 3),), {"multiples": (2, 1)}), E(((3,),), {"multiples": (3,)}),
+                E(((2, 1, 2),), {"multiples": (1, 3, 2)})),
+      grads=(lambda F, g, multiples: F.tile_sum(g, multiples=multiples),))
+defop("TileSum", _tile_sum, _tile_sum_infer, inputs=("g",), fname="tile_sum",
+      examples=(E(((4, 3),), {"multiples": (2, 1)}), E(((2, 6, 4),), {"multiples": (1, 3, 2)})),
+      grads=(lambda F, g, multiples: F.tile(g, multiples=multiples),))
+
+# --- constant padding; its gradient is the slice that drops the padding -----------------------
+
+
+def _pad(x, paddings, constant_values=0):
+    return np.pad(x, paddings, mode="constant", constant_values=constant_values)
+
+
+def _pad_infer(x: Spec, paddings, constant_values=0) -> Spec:
+    if x.shape is None:
+        return Spec((None,) * len(paddings), x.dtype)
+    if len(paddings) != len(x.shape):
+        raise ShapeError(f"The first dimension of paddings must be the rank of inputs"
+                         f"[{len(paddings)},2], {fmt_shape(x.shape)}")
+    if any(b < 0 or a < 0 for b, a in paddings):
+        raise ShapeError(f"Paddings must be non-negative: {[list(p) for p in paddings]}")
+    return Spec(tuple(None if d is None else d + b + a for d, (b, a) in zip(x.shape, paddings)), x.dtype)
+
+
+def _pad_grad(F, g, paddings):
+    return F.getitem(g, key=tuple(Slice(b, -a if a else None, None) for b, a in paddings))
+
+
+defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad", torch_name="ConstantPadNdBackward0",
+      examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
+                E(((3,),), {"paddings": ((0, 2),), "constant_values": 1.5})),
+      grads=(_pad_grad,))
