@@ -189,9 +189,8 @@ class _VarStore:
                                  "fully defined.")
             dims = shape.as_list()
 
-            def initial():
-                with get_default_graph().name_scope("Initializer"):
-                    return initializer(dims, dtype=dtype)
+            def initial():  # Variable builds it under "<name>/Initializer/"
+                return initializer(dims, dtype=dtype)
             var_dtype = dtype
         trainable = True if trainable is None else bool(trainable)
         collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]

@@ -115,16 +115,16 @@ _SHAPES = (E((), {"shape": (3, 4), "dtype": _F32, **_SEEDS}),
            E((), {"shape": (), "dtype": np.dtype(np.float64), **_SEEDS}))
 
 defop("RandomStandardNormal", _standard_normal, _shape_infer, inputs=(), fname="random_standard_normal",
-      stateful=True, examples=_SHAPES)
+      stateful=True, dtype_attr="dtype", examples=_SHAPES)
 defop("TruncatedNormal", _truncated_normal, _shape_infer, inputs=(), fname="truncated_normal",
-      stateful=True, examples=_SHAPES)
+      stateful=True, dtype_attr="dtype", examples=_SHAPES)
 defop("RandomUniform", _uniform, _shape_infer, inputs=(), fname="random_uniform",
-      stateful=True, examples=_SHAPES)
+      stateful=True, dtype_attr="dtype", examples=_SHAPES)
 defop("RandomUniformInt", _uniform_int, _uniform_int_infer, inputs=(), fname="random_uniform_int",
-      stateful=True,
+      stateful=True, dtype_attr="dtype",
       examples=(E((), {"shape": (5,), "dtype": np.dtype(np.int32), "minval": -2, "maxval": 3, **_SEEDS}),))
 defop("RandomShuffle", _shuffle, lambda x, **_: x, inputs=("x",), fname="random_shuffle",
       stateful=True, examples=(E(((5, 2),), _SEEDS), E((ints((4,), 9),), _SEEDS)))
 defop("Multinomial", _multinomial, _multinomial_infer, inputs=("logits",), fname="multinomial_logits",
-      stateful=True,
+      stateful=True, dtype_attr="dtype",
       examples=(E(((2, 3),), {"num_samples": 4, "dtype": np.dtype(np.int64), **_SEEDS}),))
