@@ -29,7 +29,7 @@ from .sources import print_op as print  # noqa: A004  (tf.print)
 from .variables import (Variable, global_variables, global_variables_initializer,
                         initialize_all_variables, trainable_variables, variables_initializer)
 from . import losses  # noqa: E402,F401
-from . import initializers, random  # noqa: E402,F401
+from . import data, initializers, random  # noqa: E402,F401
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,  # noqa: E402
                          get_collection_ref)
 from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
@@ -79,7 +79,7 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
+           "variable_scope", "data", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile"]
 

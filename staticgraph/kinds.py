@@ -48,11 +48,12 @@ class SessionState:
     """What kernels share across runs of one Session: variable values by variable name, and
     each random op's generator (so every plan that runs the op continues one sequence)."""
 
-    __slots__ = ("variables", "generators")
+    __slots__ = ("variables", "generators", "resources")
 
     def __init__(self):
         self.variables: dict[str, np.ndarray] = {}
         self.generators: dict = {}
+        self.resources: dict = {}  # other per-Session state (dataset iterators), by node
 
     def generator(self, op: Operation) -> np.random.Generator:
         key = (op.graph, op.name)  # a pass's clone of the op shares its generator
