@@ -152,3 +152,12 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         keep = random_uniform(shape, dtype=x.dtype, seed=seed)
         mask = cast(greater_equal(keep, rate), x.dtype)
         return multiply(truediv(x, 1.0 - rate), mask)
+
+
+# --- recurrent networks (their own modules; exposed here as tf.nn.*) ---------------------------
+from . import rnn_cell  # noqa: E402
+from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn,  # noqa: E402
+                  static_rnn)
+
+__all__ += ["rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
+            "static_bidirectional_rnn"]

@@ -1,0 +1,194 @@
+"""``tf.nn.static_rnn``, ``tf.nn.dynamic_rnn``, ``tf.nn.bidirectional_dynamic_rnn``.
+
+The two TF 1.x answers to "run a cell over a sequence" in a graph::
+
+    static_rnn    Python loop at BUILD time: one copy of the cell per step,
+                  one graph per sequence length (inputs: a list of [batch, depth]).
+    dynamic_rnn   ONE while_loop over time whose body calls the cell once and
+                  writes the step's output into a TensorArray; the trip count
+                  comes from the fed tensor, so one graph serves every length.
+
+``sequence_length`` gives TF's semantics in both: at step ``t`` a row with
+``t >= sequence_length[row]`` outputs zeros and carries its state through
+unchanged, so the final state is each row's state at its own last step.
+
+>>> import staticgraph as tf
+>>> x = tf.placeholder(tf.float32, (2, None, 3))
+>>> out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(4), x, dtype=tf.float32)
+>>> out.shape.as_list(), state.shape.as_list()
+([2, None, 4], [2, 4])
+"""
+from __future__ import annotations
+
+from . import dtypes as _dtypes
+from .array_ops import shape as _shape
+from .build import convert_to_tensor
+from .control_flow import while_loop
+from .graph import Tensor, name_scope
+from .ops import (cast, concat, constant, expand_dims, greater_equal, less, maximum, minimum,
+                  reduce_max, stack, transpose, unstack, where, zeros_like)
+from .sequence_ops import reverse, reverse_sequence
+from .rnn_cell import RNNCell, _depth, _flatten, _pack_like, _zeros_for
+from .variable_scope import variable_scope
+
+__all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
+
+
+def _check_cell(cell) -> None:
+    if not isinstance(cell, RNNCell) and not (hasattr(cell, "state_size") and callable(cell)):
+        raise TypeError(f"cell must be an instance of RNNCell, saw: {type(cell).__name__}")
+
+
+def _batch_size(x: Tensor, axis: int):
+    b = x.shape[axis] if x.shape.ndims else None
+    return int(b) if b is not None else _shape(x)[axis]
+
+
+def _initial_state(cell, initial_state, batch, dtype):
+    if initial_state is not None:
+        return initial_state
+    if dtype is None:
+        raise ValueError("If there is no initial_state, you must give a dtype.")
+    return cell.zero_state(batch, dtype)
+
+
+def _seq_len(sequence_length):
+    if sequence_length is None:
+        return None
+    sequence_length = cast(convert_to_tensor(sequence_length), _dtypes.int32, name="sequence_length")
+    if sequence_length.shape.ndims not in (None, 1):
+        raise ValueError(f"sequence_length must be a vector of length batch_size, but saw shape: "
+                         f"{sequence_length.shape}")
+    return sequence_length
+
+
+def _masked(time, sequence_length, zero_output, state, output, new_state):
+    """TF's ``_rnn_step`` select: finished rows output zeros and keep their state."""
+    done = expand_dims(greater_equal(time, sequence_length), 1)
+    output = where(done, zero_output, output)
+    flat = [where(done, s, n) for s, n in zip(_flatten(state), _flatten(new_state))]
+    return output, _pack_like(new_state, flat)
+
+
+def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
+    """The cell called once per element of ``inputs`` (a list of ``[batch, depth]`` tensors)."""
+    _check_cell(cell)
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with variable_scope(scope or "rnn"):
+        inputs = [convert_to_tensor(x) for x in inputs]
+        state = _initial_state(cell, initial_state, _batch_size(inputs[0], 0), dtype)
+        sequence_length = _seq_len(sequence_length)
+        outputs, zero_output = [], None
+        for time, x in enumerate(inputs):
+            output, new_state = cell(x, state)
+            if sequence_length is not None:
+                if zero_output is None:
+                    zero_output = zeros_like(output)
+                output, new_state = _masked(constant(time, _dtypes.int32), sequence_length,
+                                            zero_output, state, output, new_state)
+            outputs.append(output)
+            state = new_state
+        return outputs, state
+
+
+def _reverse_time(x, sequence_length, t_axis: int, b_axis: int):
+    """TF's ``_reverse``: a flip of the time axis, or of each row's first ``length`` steps."""
+    x = convert_to_tensor(x)
+    if sequence_length is None:
+        return reverse(x, [t_axis])
+    return reverse_sequence(x, sequence_length, seq_axis=t_axis, batch_axis=b_axis)
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, initial_state_bw=None,
+                             dtype=None, sequence_length=None, scope=None):
+    """Forward and backward ``static_rnn``; outputs concatenated per step."""
+    _check_cell(cell_fw)
+    _check_cell(cell_bw)
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a sequence")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            out_fw, st_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,
+                                       scope=fw_scope)
+        with variable_scope("bw") as bw_scope:
+            rev = unstack(_reverse_time(stack(inputs), sequence_length, 0, 1))
+            out_bw, st_bw = static_rnn(cell_bw, rev, initial_state_bw, dtype, sequence_length,
+                                       scope=bw_scope)
+        out_bw = unstack(_reverse_time(stack(out_bw), sequence_length, 0, 1))
+        return [concat([f, b], 1) for f, b in zip(out_fw, out_bw)], st_fw, st_bw
+
+
+def _time_loop(cell, inputs, state, sequence_length, loop_bound, steps):
+    """One while_loop over time on time-major ``inputs``: (stacked outputs, final state)."""
+    from .tensor_array import TensorArray  # noqa: PLC0415
+    dtype = inputs.dtype
+    in_ta = TensorArray(dtype, size=steps, element_shape=inputs.shape[1:], name="input_ta")
+    in_ta = in_ta.unstack(inputs)
+    out_ta = TensorArray(dtype, size=steps, name="output_ta")
+    flat_state = _flatten(state)
+    zero_output = None
+    if sequence_length is not None:
+        zero_output = _zeros_for(int(_flatten(cell.output_size)[0]), _batch_size(inputs, 1), dtype)
+
+    def body(time, ta, *flat):
+        prev = _pack_like(state, list(flat))
+        output, new_state = cell(in_ta.read(time), prev)
+        if sequence_length is not None:
+            output, new_state = _masked(time, sequence_length, zero_output, prev, output, new_state)
+        return (time + 1, ta.write(time, output), *_flatten(new_state))
+
+    time = constant(0, _dtypes.int32, name="time")
+    results = while_loop(lambda time, *_: less(time, loop_bound), body,
+                         (time, out_ta, *flat_state), maximum_iterations=steps)
+    return results[1].stack(), _pack_like(state, list(results[2:]))
+
+
+def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
+                parallel_iterations=None, swap_memory=False, time_major=False, scope=None):
+    """``(outputs, final_state)``; outputs ``[batch, time, out]`` (``[time, batch, out]`` when
+    ``time_major``), zeros past each row's ``sequence_length``."""
+    _check_cell(cell)
+    with variable_scope(scope or "rnn"):
+        inputs = convert_to_tensor(inputs)
+        if inputs.shape.ndims is not None and inputs.shape.ndims < 2:
+            raise ValueError(f"Expected input tensor {inputs.name} to have rank at least 2")
+        if not time_major:
+            inputs = transpose(inputs, [1, 0] + list(range(2, inputs.shape.ndims)))
+        batch = _batch_size(inputs, 1)
+        state = _initial_state(cell, initial_state, batch, dtype)
+        sequence_length = _seq_len(sequence_length)
+        if hasattr(cell, "build_for"):      # variables in the outer graph, before the loop
+            cell.build_for(_depth(inputs), inputs.dtype)
+        steps = _batch_size(inputs, 0)
+        bound = steps
+        if sequence_length is not None:
+            bound = minimum(steps, maximum(1, reduce_max(sequence_length)))
+        outputs, final = _time_loop(cell, inputs, state, sequence_length, bound, steps)
+        if not time_major:
+            outputs = transpose(outputs, [1, 0] + list(range(2, outputs.shape.ndims)))
+        return outputs, final
+
+
+def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None, initial_state_fw=None,
+                              initial_state_bw=None, dtype=None, parallel_iterations=None,
+                              swap_memory=False, time_major=False, scope=None):
+    """``((out_fw, out_bw), (state_fw, state_bw))``: the backward cell reads each row's
+    sequence reversed within its length, and its outputs are reversed back."""
+    _check_cell(cell_fw)
+    _check_cell(cell_bw)
+    with variable_scope(scope or "bidirectional_rnn"):
+        with variable_scope("fw") as fw_scope:
+            out_fw, st_fw = dynamic_rnn(cell_fw, inputs, sequence_length, initial_state_fw, dtype,
+                                        time_major=time_major, scope=fw_scope)
+        t_axis, b_axis = (0, 1) if time_major else (1, 0)
+        with variable_scope("bw") as bw_scope:
+            rev = _reverse_time(inputs, sequence_length, t_axis, b_axis)
+            out_bw, st_bw = dynamic_rnn(cell_bw, rev, sequence_length, initial_state_bw, dtype,
+                                        time_major=time_major, scope=bw_scope)
+        out_bw = _reverse_time(out_bw, sequence_length, t_axis, b_axis)
+    return (out_fw, out_bw), (st_fw, st_bw)
