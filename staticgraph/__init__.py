@@ -43,6 +43,7 @@ from .array_ops import (argmax, argmin, gather, gather_nd, logical_xor, newaxis,
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
 from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
                          set_random_seed, truncated_normal)
+from .sequence_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
 from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,  # noqa: E402
                              get_variable_scope, variable_scope)
 
@@ -81,6 +82,7 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
            "variable_scope", "data", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
-           "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile"]
+           "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
+           "reverse", "reverse_sequence", "reverse_v2"]
 
 from . import compat  # noqa: E402  (needs the names above)

@@ -1,0 +1,229 @@
+"""tf.nn.rnn_cell, static_rnn, dynamic_rnn: TF's names, TF's equations (written here in numpy),
+sequence_length semantics, finite differences and the eager engine on the same weights."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dyngraph as torch
+import staticgraph as tf
+from comparisons.rnn_layouts import tf_lstm_to_torch
+from tests.gradcheck import numeric_grad
+
+rc = tf.nn.rnn_cell
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 5, 2)).astype(np.float32)       # batch 3, time 5, depth 2
+LENGTHS = np.array([5, 2, 3], np.int32)
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def _sig(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _ref_step(kind, v, x, state):
+    """TF 1.x's cell equations (rnn_cell_impl / legacy_cells), gates i, j, f, o and r, u."""
+    if kind == "basic_lstm":
+        c, h = state
+        i, j, f, o = np.split(np.concatenate([x, h], 1) @ v["kernel"] + v["bias"], 4, 1)
+        c = c * _sig(f + 1.0) + _sig(i) * np.tanh(j)
+        return np.tanh(c) * _sig(o), (c, np.tanh(c) * _sig(o))
+    if kind == "gru":
+        h = state
+        r, u = np.split(_sig(np.concatenate([x, h], 1) @ v["gates/kernel"] + v["gates/bias"]), 2, 1)
+        cand = np.tanh(np.concatenate([x, r * h], 1) @ v["candidate/kernel"] + v["candidate/bias"])
+        h = u * h + (1 - u) * cand
+        return h, h
+    h = np.tanh(np.concatenate([x, state], 1) @ v["kernel"] + v["bias"])
+    return h, h
+
+
+CELLS = {"basic_lstm": (lambda: rc.BasicLSTMCell(4), "basic_lstm_cell"),
+         "gru": (lambda: rc.GRUCell(4), "gru_cell"),
+         "basic_rnn": (lambda: rc.BasicRNNCell(4), "basic_rnn_cell")}
+
+
+def _ref_rnn(kind, v, x, lengths=None):
+    b = x.shape[0]
+    state = (np.zeros((b, 4)), np.zeros((b, 4))) if kind == "basic_lstm" else np.zeros((b, 4))
+    outs = []
+    for t in range(x.shape[1]):
+        out, new = _ref_step(kind, v, x[:, t], state)
+        if lengths is not None:
+            done = (t >= lengths)[:, None]
+            out = np.where(done, 0, out)
+            new = (tuple(np.where(done, s, n) for s, n in zip(state, new)) if kind == "basic_lstm"
+                   else np.where(done, state, new))
+        outs.append(out)
+        state = new
+    return np.stack(outs, 1), state
+
+
+def _run(fetches, feed):
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        values = {v.name.split("_cell/")[1][:-2]: s.run(v) for v in tf.global_variables()}
+        return s.run(fetches, feed), values
+
+
+@pytest.mark.parametrize("kind", sorted(CELLS))
+@pytest.mark.parametrize("how", ["static", "dynamic"])
+@pytest.mark.parametrize("with_lengths", [False, True])
+def test_cells_follow_tfs_equations_and_sequence_length(kind, how, with_lengths):
+    make, _ = CELLS[kind]
+    x = tf.placeholder(tf.float32, (None, 5, 2))
+    sl = tf.placeholder(tf.int32, (None,)) if with_lengths else None
+    if how == "static":
+        out, state = tf.nn.static_rnn(make(), tf.unstack(x, axis=1), dtype=tf.float32,
+                                      sequence_length=sl)
+        out = tf.stack(out, 1)
+    else:
+        if not hasattr(tf, "TensorArray"):
+            pytest.skip("dynamic_rnn needs TensorArray")
+        out, state = tf.nn.dynamic_rnn(make(), x, dtype=tf.float32, sequence_length=sl)
+    feed = {x: X, **({sl: LENGTHS} if with_lengths else {})}
+    (o, s), v = _run([out, state], feed)
+    ref_o, ref_s = _ref_rnn(kind, v, X.astype(np.float64), LENGTHS if with_lengths else None)
+    np.testing.assert_allclose(o, ref_o, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(s), np.asarray(ref_s), atol=1e-5)
+    if with_lengths:
+        assert np.all(o[1, 2:] == 0) and np.all(o[2, 3:] == 0)
+
+
+def test_variable_names_are_tfs():
+    x = tf.placeholder(tf.float32, (2, 5, 3))
+    xs = tf.unstack(x, axis=1)
+    tf.nn.static_rnn(rc.BasicLSTMCell(4), xs, dtype=tf.float32)
+    tf.nn.static_rnn(rc.LSTMCell(4, num_proj=2), xs, dtype=tf.float32, scope="p")
+    tf.nn.static_rnn(rc.GRUCell(4), xs, dtype=tf.float32, scope="g")
+    tf.nn.static_rnn(rc.MultiRNNCell([rc.BasicLSTMCell(4), rc.GRUCell(5)]), xs, dtype=tf.float32,
+                     scope="m")
+    got = [(v.name, v.shape.as_list()) for v in tf.global_variables()]
+    assert got == [
+        ("rnn/basic_lstm_cell/kernel:0", [7, 16]), ("rnn/basic_lstm_cell/bias:0", [16]),
+        ("p/lstm_cell/kernel:0", [5, 16]), ("p/lstm_cell/bias:0", [16]),
+        ("p/lstm_cell/projection/kernel:0", [4, 2]),
+        ("g/gru_cell/gates/kernel:0", [7, 8]), ("g/gru_cell/gates/bias:0", [8]),
+        ("g/gru_cell/candidate/kernel:0", [7, 4]), ("g/gru_cell/candidate/bias:0", [4]),
+        ("m/multi_rnn_cell/cell_0/basic_lstm_cell/kernel:0", [7, 16]),
+        ("m/multi_rnn_cell/cell_0/basic_lstm_cell/bias:0", [16]),
+        ("m/multi_rnn_cell/cell_1/gru_cell/gates/kernel:0", [9, 10]),
+        ("m/multi_rnn_cell/cell_1/gru_cell/gates/bias:0", [10]),
+        ("m/multi_rnn_cell/cell_1/gru_cell/candidate/kernel:0", [9, 5]),
+        ("m/multi_rnn_cell/cell_1/gru_cell/candidate/bias:0", [5])]
+    names = [o.name for o in tf.get_default_graph().get_operations()]
+    assert "rnn/basic_lstm_cell/kernel/Initializer/random_uniform/RandomUniform" in names
+    assert "rnn/basic_lstm_cell/Mul_14" in names            # one name scope for every step (TF)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        gates_bias = [v for v in tf.global_variables() if v.name == "g/gru_cell/gates/bias:0"][0]
+        assert np.all(s.run(gates_bias) == 1)                  # TF starts the gates open
+
+
+def test_state_shapes_and_sizes():
+    lstm = rc.LSTMCell(4, num_proj=2)
+    assert lstm.state_size == rc.LSTMStateTuple(4, 2) and lstm.output_size == 2
+    multi = rc.MultiRNNCell([rc.BasicLSTMCell(4), rc.GRUCell(5)])
+    assert multi.state_size == (rc.LSTMStateTuple(4, 4), 5) and multi.output_size == 5
+    x = tf.placeholder(tf.float32, (None, 5, 3))
+    out, state = tf.nn.static_rnn(multi, tf.unstack(x, axis=1), dtype=tf.float32)
+    assert isinstance(state[0], rc.LSTMStateTuple)
+    assert out[0].shape.as_list() == [None, 5] and state[1].shape.as_list() == [None, 5]
+    zs = lstm.zero_state(tf.shape(x)[0], tf.float32)
+    with tf.Session() as s:
+        c, h = s.run(zs, {x: np.zeros((7, 5, 3))})
+    assert c.shape == (7, 4) and h.shape == (7, 2) and not c.any()
+
+
+def test_static_rnn_matches_the_eager_lstm_on_the_same_weights():
+    """BasicLSTMCell (gates i, j, f, o, forget_bias 1) vs nn.LSTM (i, f, g, o): same numbers."""
+    x = tf.placeholder(tf.float32, (3, 5, 2))
+    out, state = tf.nn.static_rnn(rc.BasicLSTMCell(4), tf.unstack(x, axis=1), dtype=tf.float32)
+    loss = tf.reduce_sum(tf.stack(out) ** 2) + tf.reduce_sum(state.c)
+    kernel, bias = tf.global_variables()
+    grads = tf.gradients(loss, [kernel, x])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(bias.assign(RNG.standard_normal(16).astype(np.float32)))
+        k, b = s.run(kernel), s.run(bias)
+        sl, (gk, gx) = s.run([loss, grads], {x: X})
+    lstm = torch.nn.LSTM(2, 4, batch_first=True)
+    lstm.load_state_dict({n: torch.tensor(a) for n, a in tf_lstm_to_torch(k, b, 2).items()})
+    xt = torch.tensor(X, requires_grad=True)
+    eo, (h, c) = lstm(xt)
+    eloss = (eo * eo).sum() + c.sum()
+    eloss.backward()
+    np.testing.assert_allclose(eloss.item(), sl, rtol=1e-5)
+    np.testing.assert_allclose(xt.grad.numpy(), gx, atol=1e-5)
+    gih = lstm.weight_ih_l0.grad.numpy()          # TF's kernel rows for x, gate f is PyTorch's 2nd
+    np.testing.assert_allclose(gih[4:8].T, gk[:2, 8:12], atol=1e-5)
+
+
+def test_gradients_match_finite_differences():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float64, (2, 3, 2))
+        sl = tf.constant([3, 1])
+        out, state = tf.nn.static_rnn(rc.GRUCell(3), tf.unstack(x, axis=1), dtype=tf.float64,
+                                      sequence_length=sl)
+        loss = tf.reduce_sum(tf.stack(out) ** 2) + tf.reduce_sum(state ** 3)
+        kernel = tf.global_variables()[0]
+        gk, gx = tf.gradients(loss, [kernel, x])
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            xv = RNG.standard_normal((2, 3, 2))
+            kv = s.run(kernel)
+            a_gk, a_gx = s.run([gk, gx], {x: xv})
+
+            def f():
+                kernel.load(kv, s)
+                return s.run(loss, {x: xv})
+            np.testing.assert_allclose(a_gx, numeric_grad(f, xv), atol=1e-6)
+            np.testing.assert_allclose(a_gk, numeric_grad(f, kv), atol=1e-6)
+
+
+def test_dropout_wrapper():
+    x = tf.placeholder(tf.float32, (64, 3, 2))
+    cell = rc.DropoutWrapper(rc.BasicLSTMCell(8), output_keep_prob=0.5, seed=1)
+    out, _ = tf.nn.static_rnn(cell, tf.unstack(x, axis=1), dtype=tf.float32)
+    same = rc.DropoutWrapper(rc.BasicLSTMCell(8), input_keep_prob=1.0)
+    assert same.state_size == rc.LSTMStateTuple(8, 8)
+    tf.set_random_seed(0)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        o = s.run(out[0], {x: np.ones((64, 3, 2))})
+    zero = np.mean(o == 0)
+    assert 0.35 < zero < 0.65
+    with pytest.raises(ValueError, match="Parameter output_keep_prob must be between 0 and 1: 1.5"):
+        rc.DropoutWrapper(rc.GRUCell(2), output_keep_prob=1.5)
+
+
+def test_errors_are_tfs():
+    x = tf.placeholder(tf.float32, (2, 3))
+    with pytest.raises(TypeError, match="inputs must be a sequence"):
+        tf.nn.static_rnn(rc.GRUCell(2), x, dtype=tf.float32)
+    with pytest.raises(ValueError, match="inputs must not be empty"):
+        tf.nn.static_rnn(rc.GRUCell(2), [], dtype=tf.float32)
+    with pytest.raises(ValueError, match="If there is no initial_state, you must give a dtype."):
+        tf.nn.static_rnn(rc.GRUCell(2), [x])
+    tf.nn.static_rnn(rc.GRUCell(2), [x], dtype=tf.float32)
+    with pytest.raises(ValueError, match="Variable rnn/gru_cell/gates/kernel already exists"):
+        tf.nn.static_rnn(rc.GRUCell(2), [x], dtype=tf.float32)
+    with pytest.raises(ValueError, match="Expected inputs.shape\\[-1\\] to be known"):
+        rc.GRUCell(2)(tf.placeholder(tf.float32, (2, None)), tf.zeros((2, 2)))
+    with pytest.raises(TypeError, match="cell must be an instance of RNNCell"):
+        tf.nn.static_rnn(lambda a, b: a, [x], dtype=tf.float32)
+
+
+def test_reverse_and_reverse_sequence():
+    x = tf.constant([[1, 2, 3, 0], [4, 5, 0, 0]])
+    with tf.Session() as s:
+        r, rs = s.run([tf.reverse(x, [1]), tf.reverse_sequence(x, [3, 2], seq_axis=1, batch_axis=0)])
+    assert r.tolist() == [[0, 3, 2, 1], [0, 0, 5, 4]] and rs.tolist() == [[3, 2, 1, 0], [5, 4, 0, 0]]
+    with pytest.raises(ValueError, match="out of valid range"):
+        tf.reverse(x, [2])
