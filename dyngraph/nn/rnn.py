@@ -11,9 +11,9 @@ names, shapes, gate orders and initialisation follow PyTorch, so a
     weight_hh_l{k}[_reverse]  (G*hidden, hidden)        3 (GRU: r, z, n), 1 (RNN)
     bias_ih_l{k}, bias_hh_l{k}  (G*hidden,)
 
-One speed-up PyTorch's fused kernels also make: the input projection
-``x @ weight_ih.T + bias`` of every time step is one matmul before the loop;
-only ``h @ weight_hh.T`` stays inside it.
+Each step reads its own input row block ``x[t]`` and projects it there: slicing
+one big pre-projected ``(T, B, 4H)`` tensor instead would make every step's
+gradient a full-size scatter (quadratic in the sequence length).
 
 >>> import dyngraph as torch
 >>> lstm = torch.nn.LSTM(10, 20, num_layers=2)
@@ -52,38 +52,38 @@ def _dropout(x: Tensor, p: float) -> Tensor:
     return x * (keep.to(x.dtype) * (1.0 / (1.0 - p)))
 
 
-# --- one time step of each cell; ``xw`` already holds x @ W_ih.T + biases that can be folded ---
+# --- one time step of each cell: ``w`` = (W_ih.T, W_hh.T, bias folded before the nonlinearity,
+# GRU's b_hh) -- transposed once per forward, not once per step --------------------------------
 
 def _rnn_step(act):
-    def step(xw, state, w_hh_t, b_hh):
-        h = act(xw + state[0].matmul(w_hh_t))
-        return (h,)
+    def step(x, state, w):
+        z = x.matmul(w[0]) + state[0].matmul(w[1])
+        return (act(z if w[2] is None else z + w[2]),)
     return step
 
 
-def _lstm_step(xw, state, w_hh_t, b_hh):
-    """Gates in PyTorch's order i, f, g, o."""
+def _lstm_step(x, state, w):
+    """Gates in PyTorch's order i, f, g, o (one sigmoid over all four, tanh over g)."""
     h, c = state
-    gates = xw + h.matmul(w_hh_t)
+    gates = x.matmul(w[0]) + h.matmul(w[1])
+    if w[2] is not None:
+        gates = gates + w[2]
     n = h.shape[-1]
-    i = gates[..., :n].sigmoid()
-    f = gates[..., n:2 * n].sigmoid()
-    g = gates[..., 2 * n:3 * n].tanh()
-    o = gates[..., 3 * n:].sigmoid()
-    c = f * c + i * g
-    return (o * c.tanh(), c)
+    act = gates.sigmoid()
+    c = act[..., n:2 * n] * c + act[..., :n] * gates[..., 2 * n:3 * n].tanh()
+    return (act[..., 3 * n:] * c.tanh(), c)
 
 
-def _gru_step(xw, state, w_hh_t, b_hh):
+def _gru_step(x, state, w):
     """Gates in PyTorch's order r, z, n; ``b_hn`` stays inside ``r * (...)`` as PyTorch's."""
     h = state[0]
-    gh = h.matmul(w_hh_t)
-    if b_hh is not None:
-        gh = gh + b_hh
+    gi, gh = x.matmul(w[0]), h.matmul(w[1])
+    if w[2] is not None:
+        gi, gh = gi + w[2], gh + w[3]
     n = h.shape[-1]
-    r = (xw[..., :n] + gh[..., :n]).sigmoid()
-    z = (xw[..., n:2 * n] + gh[..., n:2 * n]).sigmoid()
-    cand = (xw[..., 2 * n:] + r * gh[..., 2 * n:]).tanh()
+    rz = (gi[..., :2 * n] + gh[..., :2 * n]).sigmoid()
+    z = rz[..., n:]
+    cand = (gi[..., 2 * n:] + rz[..., :n] * gh[..., 2 * n:]).tanh()
     return ((1 - z) * cand + z * h,)
 
 
@@ -92,12 +92,13 @@ def _step_for(mode: str):
             "LSTM": _lstm_step, "GRU": _gru_step}[mode]
 
 
-def _project(x: Tensor, w_ih: Tensor, b_ih, b_hh, mode: str) -> Tensor:
-    """``x @ w_ih.T`` plus the biases that add before the nonlinearity (all but GRU's b_hh)."""
-    xw = x.matmul(w_ih.t())
-    if b_ih is not None:
-        xw = xw + (b_ih if mode == "GRU" else b_ih + b_hh)
-    return xw
+def _step_weights(w_ih, w_hh, b_ih, b_hh, mode: str) -> tuple:
+    """What a step reads: both weights transposed, and the biases as the step adds them."""
+    if b_ih is None:
+        return (w_ih.t(), w_hh.t(), None, None)
+    if mode == "GRU":
+        return (w_ih.t(), w_hh.t(), b_ih, b_hh)
+    return (w_ih.t(), w_hh.t(), b_ih + b_hh, None)
 
 
 # --- cells --------------------------------------------------------------------------------
@@ -147,8 +148,8 @@ class RNNCellBase(Module):
             shape = (input.shape[0], self.hidden_size) if input.dim() == 2 else (self.hidden_size,)
             state = tuple(creation.zeros(*shape, dtype=input.dtype) for _ in range(n_state))
         self._check(input, state)
-        xw = _project(input, self.weight_ih, self.bias_ih, self.bias_hh, self._mode)
-        return _step_for(self._mode)(xw, state, self.weight_hh.t(), self.bias_hh)
+        w = _step_weights(self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh, self._mode)
+        return _step_for(self._mode)(input, state, w)
 
 
 class RNNCell(RNNCellBase):
@@ -192,21 +193,18 @@ class GRUCell(RNNCellBase):
 
 # --- layers over sequences -----------------------------------------------------------------
 
-def _run(step, xw: Tensor, sizes: list[int], offsets: list[int] | None, state0: tuple, w_hh_t,
-         b_hh, reverse: bool):
-    """One direction over time.  ``xw`` holds the projected inputs of every step, step ``t``
-    in ``xw[t]`` (padded, ``offsets`` None) or in rows ``offsets[t]:offsets[t] + sizes[t]``
-    (packed).
+def _run(step, xs: list, state0: tuple, w: tuple, reverse: bool):
+    """One direction over time: ``xs[t]`` is step ``t``'s input, ``batch_sizes[t]`` rows
+    (all equal for a padded batch, shrinking for a packed one).
 
     Rows whose sequence has ended are set aside (forward) or joined from ``state0`` when
     their sequence begins (reverse), so a shorter sequence runs fewer steps.
-    Returns the per-step hidden outputs in time order and the final state.
+    Returns the per-step outputs in time order and the final state.
     """
-    steps = range(len(sizes) - 1, -1, -1) if reverse else range(len(sizes))
-    packed = offsets is not None
-    state, done, outs = None, [], [None] * len(sizes)
+    steps = range(len(xs) - 1, -1, -1) if reverse else range(len(xs))
+    state, done, outs = None, [], [None] * len(xs)
     for t in steps:
-        bs = sizes[t]
+        bs = xs[t].shape[0]
         if state is None:
             state = tuple(s[:bs] if bs < s.shape[0] else s for s in state0)
         elif bs < state[0].shape[0]:
@@ -215,8 +213,7 @@ def _run(step, xw: Tensor, sizes: list[int], offsets: list[int] | None, state0: 
         elif bs > state[0].shape[0]:
             cur = state[0].shape[0]
             state = tuple(_f.cat([s, s0[cur:bs]]) for s, s0 in zip(state, state0))
-        x = xw[offsets[t]:offsets[t] + bs] if packed else xw[t]
-        state = step(x, state, w_hh_t, b_hh)
+        state = step(xs[t], state, w)
         outs[t] = state[0]
     if done:
         state = tuple(_f.cat([s] + [d[k] for d in done[::-1]]) for k, s in enumerate(state))
@@ -287,11 +284,12 @@ class RNNBase(Module):
         return 2 if self.mode == "LSTM" else 1
 
     def _layout(self, input):
-        """Flat projected-input rows per step: ``(x2d, sizes, offsets, batch, unbatched)``."""
+        """Each step's input rows: ``(xs, batch, unbatched)``."""
         if isinstance(input, PackedSequence):
             sizes = [int(b) for b in input.batch_sizes.tolist()]
-            offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
-            return input.data, sizes, offsets, sizes[0] if sizes else 0, False
+            ends = np.cumsum(sizes).tolist()
+            xs = [input.data[e - b:e] for b, e in zip(sizes, ends)]
+            return xs, sizes[0] if sizes else 0, False
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, "
                              f"got {input.dim()}D instead")
@@ -300,8 +298,7 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
-        T, B = input.shape[0], input.shape[1]
-        return input, [B] * T, None, B, unbatched
+        return [input[t] for t in range(input.shape[0])], input.shape[1], unbatched
 
     def _initial(self, hx, batch: int, dtype, unbatched: bool, packed) -> tuple:
         dirs = 2 if self.bidirectional else 1
@@ -325,28 +322,27 @@ class RNNBase(Module):
 
     def forward(self, input, hx=None):
         packed = input if isinstance(input, PackedSequence) else None
-        x, sizes, offsets, batch, unbatched = self._layout(input)
-        if x.shape[-1] != self.input_size:
+        xs, batch, unbatched = self._layout(input)
+        if xs and xs[0].shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {x.shape[-1]}")
-        state0 = self._initial(hx, batch, x.dtype, unbatched, packed)
+                               f"{self.input_size}, got {xs[0].shape[-1]}")
+        state0 = self._initial(hx, batch, xs[0].dtype, unbatched, packed)
         step, dirs = _step_for(self.mode), 2 if self.bidirectional else 1
         finals = [[] for _ in state0]
         for layer in range(self.num_layers):
             if layer and self.dropout and self.training:
-                x = _dropout(x, self.dropout)
+                xs = [_dropout(x, self.dropout) for x in xs]
             outs = []
             for d in range(dirs):
-                w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
-                xw = _project(x, w_ih, b_ih, b_hh, self.mode)
+                w = _step_weights(*self._weights(layer, d), self.mode)
                 s0 = tuple(s[layer * dirs + d] for s in state0)
-                seq, final = _run(step, xw, sizes, offsets, s0, w_hh.t(), b_hh, bool(d))
-                outs.append(_f.cat(seq) if packed else _f.stack(seq))
+                seq, final = _run(step, xs, s0, w, bool(d))
+                outs.append(seq)
                 for k, s in enumerate(final):
                     finals[k].append(s)
-            x = outs[0] if dirs == 1 else _f.cat(outs, dim=-1)
-        state = tuple(_f.stack(f) for f in finals)
-        return self._pack_result(x, state, packed, unbatched)
+            xs = outs[0] if dirs == 1 else [_f.cat(pair, dim=-1) for pair in zip(*outs)]
+        out = _f.cat(xs) if packed else _f.stack(xs)
+        return self._pack_result(out, tuple(_f.stack(f) for f in finals), packed, unbatched)
 
     def _weights(self, layer: int, direction: int):
         sfx = f"_l{layer}" + ("_reverse" if direction else "")
