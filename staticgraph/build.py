@@ -177,9 +177,25 @@ def _check_fits(op: OpDef, name: str, spec: Spec, site: str) -> None:
 
 
 def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str) -> str:
+    """TF's sentence first (when the rule gave one), then ours: op, shapes, the user's line."""
     shapes = ", ".join(f"{fmt_shape(t._shape)} ({t.dtype.name})" for t in tensors)
-    return (f"{err}\n  in op '{name}' ({op.name}) with input shapes: {shapes}\n"
+    ours = (f"{err}\n  in op '{name}' ({op.name}) with input shapes: {shapes}\n"
             f"  created at {site}")
+    reason = getattr(err, "tf", None)
+    if reason is None:
+        return ours
+    dtype = tensors[0].dtype.tf_name.upper() if tensors else "FLOAT"
+    args = ", ".join(t.op.name if t.value_index == 0 else t.name for t in tensors)
+    tf_shapes = ", ".join(_tf_shape(t._shape) for t in tensors)
+    return (f"{reason} for '{{{{node {name}}}}} = {op.name}[T=DT_{dtype}]({args})' with input "
+            f"shapes: {tf_shapes}.\n{ours}")
+
+
+def _tf_shape(shape) -> str:
+    """A shape as TF prints it in errors: ``[2,3]``, ``[?,3]``, ``<unknown>``."""
+    if shape is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 class GraphNamespace(Namespace):
