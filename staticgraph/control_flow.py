@@ -33,7 +33,7 @@ from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
-           "keeps_trace"]
+           "keeps_trace", "regions_of"]
 
 
 # --- nested structures (tuples, lists, dicts, namedtuples) --------------------------
@@ -306,12 +306,13 @@ def _results(op: Operation, structure, unwrap_single: bool):
 
 def region_effects(op: Operation) -> Effects:
     """A While's or Cond's effects: those of every op in its regions."""
-    parts = [r.effects() for r in _regions(op)]
+    parts = [r.effects() for r in regions_of(op)]
     return Effects(frozenset().union(*(p.reads for p in parts)),
                    frozenset().union(*(p.writes for p in parts)))
 
 
-def _regions(op: Operation) -> tuple:
+def regions_of(op: Operation) -> tuple:
+    """A While's (cond, body) or a Cond's (false, true) regions."""
     a = op.attrs
     return (a["cond"], a["body"]) if op.type == "While" else a["branches"]
 

@@ -289,3 +289,25 @@ def test_a_trained_loop_graph_restored_in_a_fresh_process_gives_identical_result
     got = np.load(tmp_path / "out.npz")
     for k, w in enumerate(want):
         np.testing.assert_array_equal(got[f"arr_{k}"], w)
+
+
+def test_passes_never_merge_reads_across_a_write_nor_hand_out_the_stored_array():
+    """CSE must not merge two reads of one variable with a write between them; a fetched value
+    that is the stored array (through Identity, reshapes...) is a copy, with every pass on or off."""
+    from staticgraph.compiler import PassConfig
+    v = tf.Variable(np.array([1.0, 2.0]), name="v")
+    r1 = v * 1.0
+    with tf.control_dependencies([r1]):
+        asn = v.assign_add([10.0, 10.0])
+    with tf.control_dependencies([asn]):
+        r2 = v * 1.0
+    view = tf.reshape(tf.identity(v), (2, 1))
+    for config in (None, PassConfig.off()):
+        with tf.Session(config=config) as s:
+            s.run(tf.global_variables_initializer())
+            a, b = s.run([r1, r2])
+            np.testing.assert_array_equal(a, [1.0, 2.0])
+            np.testing.assert_array_equal(b, [11.0, 12.0])
+            got = s.run(view)
+            got[:] = -1.0                                  # the caller owns what it fetched
+            np.testing.assert_array_equal(s.run(v), [11.0, 12.0])
