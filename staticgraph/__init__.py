@@ -15,7 +15,7 @@ from . import autograph  # noqa: F401  (tf.autograph.to_code)
 from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
-from .gradients import gradients
+from .gradients import UnconnectedGradients, gradients
 from .graph import (Graph, Operation, Tensor, control_dependencies, get_default_graph,
                     name_scope, reset_default_graph)
 from .ops import *  # noqa: F403
@@ -80,7 +80,7 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "data", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
+           "variable_scope", "data", "UnconnectedGradients", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]

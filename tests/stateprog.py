@@ -4,7 +4,7 @@ A program is a list of statements over a few float64 variables::
 
     s0 = v1.assign_add(v0 * 0.5)                  # an assignment (its value re-reads v1)
     s1 = tf.identity(v1)                          # a read, in one of five spellings
-    s2 = while i < 3: v0.assign_sub(...); acc += ...   # effects in a loop body, every iteration
+    s2 = while i < 3 [and v2 < 4]: v0.assign_sub(...); acc += ...   # every iteration
     s3 = cond(s1 > 0.2, then: ..., else: ...)     # effects in the branch that runs
     s4 = tf.group(s0, s2)
 
@@ -87,7 +87,8 @@ class _Gen:
                                                          for _ in range(2)})))
             elif r < 0.9 and depth < 2:
                 n_body = int(self.rng.integers(1, 4))
-                s = Stmt("while", n=int(self.rng.integers(0, 4)),
+                s = Stmt("while", n=int(self.rng.integers(0, 4)), var=int(self.rng.integers(-1, N_VARS)),
+                         c=float(self.rng.choice([0.0, 1.0, 4.0])),
                          body=self.block(n_body, tensors, locals_ + ["i", "acc"], depth + 1, k * 100 + 1000))
                 s.result = self.expr(tensors, locals_ + ["i", "acc"])
             elif depth < 2:
@@ -154,6 +155,8 @@ def _run_block(stmts: list[Stmt], env: _Env, base: int) -> None:
             saved = dict(env.locals)
             env.locals.update(i=0.0, acc=0.0)
             for i in range(s.n):
+                if s.var >= 0 and not env.vars[s.var] < s.c:    # the condition reads a variable
+                    break
                 env.locals["i"] = float(i)
                 _run_block(s.body, env, k * 100 + 1000)
                 env.locals["acc"] = _eval(s.result, env)
@@ -252,7 +255,11 @@ class _Builder:
             end = self.block(s.body, variables, inner, k * 100 + 1000, first)
             with tf.control_dependencies([end]):
                 return i + 1, tf.identity(self.expr(s.result, variables, inner))
-        _, acc = tf.while_loop(lambda i, acc: i < s.n, body,
+        def cond(i, acc):
+            if s.var < 0:
+                return i < s.n
+            return tf.logical_and(i < s.n, variables[s.var] < s.c)
+        _, acc = tf.while_loop(cond, body,
                                [tf.constant(0), tf.constant(0.0, tf.float64)], parallel_iterations=1)
         return acc
 

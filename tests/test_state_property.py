@@ -40,7 +40,7 @@ def test_the_reference_interpreter_itself():
     """A hand-written program: the reference gives what TF gives for it (a=10, b=55 style)."""
     from tests.stateprog import Program, Stmt
     prog = Program([0.0, 0.0, 0.0], [
-        Stmt("while", n=10, body=[Stmt("assign", 0, "assign_add", ("const", 1.0)),
+        Stmt("while", var=-1, n=10, body=[Stmt("assign", 0, "assign_add", ("const", 1.0)),
                                   Stmt("assign", 1, "assign_add", ("var", 0))],
              result=("local", "acc")),
         Stmt("read", 1, "identity")], [0, 1])

@@ -21,7 +21,8 @@ def _matmul_infer(a: Spec, b: Spec) -> Spec:
                          f"and {fmt_shape(b.shape)}")
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:
-        raise ShapeError(f"matmul of {fmt_shape(a.shape)} and {fmt_shape(b.shape)}: inner dims "
+        raise ShapeError(tf=f"Dimensions must be equal, but are {k1} and {k2}", message=
+                         f"matmul of {fmt_shape(a.shape)} and {fmt_shape(b.shape)}: inner dims "
                          f"{k1} and {k2} differ")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     return Spec(batch + (a.shape[-2], b.shape[-1]), dtype)

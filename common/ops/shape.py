@@ -70,11 +70,17 @@ def _reshape_infer(x: Spec, shape) -> Spec:
         if -1 in shape:
             if known == 0 or size % known:
                 raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
-                                 f"into {list(shape)}")
+                                 f"into {list(shape)}",
+                                 tf=f"Reshape cannot infer the missing input size for an empty "
+                                    f"tensor unless all specified input sizes are non-zero"
+                                 if known == 0 else f"Input to reshape is a tensor with {size} "
+                                 f"values, but the requested shape requires a multiple of {known}")
             shape = tuple(size // known if d == -1 else d for d in shape)
         elif known != size:
             raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
-                             f"into {list(shape)} ({known} elements)")
+                             f"into {list(shape)} ({known} elements)",
+                             tf=f"Cannot reshape a tensor with {size} elements to shape "
+                                f"[{','.join(map(str, shape))}] ({known} elements)")
         return Spec(shape, x.dtype)
     return Spec(tuple(None if d == -1 else d for d in shape), x.dtype)
 
@@ -111,7 +117,8 @@ def _squeeze_infer(x: Spec, axis=None) -> Spec:
     axes = normalize_axes(axis, len(x.shape))
     for a in axes:
         if x.shape[a] not in (1, None):
-            raise ShapeError(f"cannot squeeze axis {a} of size {x.shape[a]} (shape {fmt_shape(x.shape)})")
+            raise ShapeError(f"cannot squeeze axis {a} of size {x.shape[a]} (shape {fmt_shape(x.shape)})",
+                             tf=f"Can not squeeze dim[{a}], expected a dimension of 1, got {x.shape[a]}")
     return Spec(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
 
 
@@ -204,7 +211,12 @@ def _concat_infer(*xs: Spec, axis=0) -> Spec:
             continue
         known = {d for d in dims if d is not None}
         if len(known) > 1:
-            raise ShapeError(f"concat along axis {ax}: dims {sorted(known)} disagree at axis {i} "
+            first = [x.shape for x in xs if x.shape is not None and x.shape[i] is not None]
+            rest = [tuple(d for j, d in enumerate(sh) if j != ax) for sh in first[:2]]
+            raise ShapeError(tf=f"Dimension {i - (i > ax)} in both shapes must be equal, but are "
+                                f"{first[0][i]} and {first[1][i]}. Shapes are "
+                                f"[{','.join(map(str, rest[0]))}] and [{','.join(map(str, rest[1]))}].",
+                             message=f"concat along axis {ax}: dims {sorted(known)} disagree at axis {i} "
                              f"in {[fmt_shape(x.shape) for x in xs]}")
         out.append(known.pop() if known else None)
     return Spec(tuple(out), dtype)

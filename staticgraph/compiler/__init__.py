@@ -72,10 +72,16 @@ class Executable:
         if step is None:
             raise err
         names = self.generated.names
-        shapes = ", ".join(fmt_shape(getattr(values.get(names[i]), "shape", None)) for i in step.inputs)
+        in_shapes = [getattr(values.get(names[i]), "shape", None) for i in step.inputs]
+        shapes = ", ".join(fmt_shape(s) for s in in_shapes)
+        lead = ""
+        if "could not be broadcast" in str(err):  # TF's words first, then ours
+            lead = ("Incompatible shapes: " + " vs. ".join(
+                "[" + ",".join(map(str, s)) + "]" for s in in_shapes if s is not None)
+                + f"\n\t [[{{{{node {step.op.name}}}}}]]\n")
         raise InvalidArgumentError(
             None, step.op,
-            f"{type(err).__name__}: {err}\n  in node '{step.op.name}' ({step.op.type}) with input "
+            f"{lead}{type(err).__name__}: {err}\n  in node '{step.op.name}' ({step.op.type}) with input "
             f"shapes: {shapes}\n  created at {step.op.site}") from err
 
     def _failed_step(self, err: BaseException) -> tuple[Step | None, dict]:
