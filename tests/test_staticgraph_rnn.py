@@ -227,3 +227,20 @@ def test_reverse_and_reverse_sequence():
     assert r.tolist() == [[0, 3, 2, 1], [0, 0, 5, 4]] and rs.tolist() == [[3, 2, 1, 0], [5, 4, 0, 0]]
     with pytest.raises(ValueError, match="out of valid range"):
         tf.reverse(x, [2])
+
+
+def test_static_bidirectional_rnn_reads_each_row_backwards_within_its_length():
+    x = tf.placeholder(tf.float32, (3, 5, 2))
+    outs, st_fw, st_bw = tf.nn.static_bidirectional_rnn(
+        rc.GRUCell(4), rc.BasicLSTMCell(3), tf.unstack(x, axis=1), dtype=tf.float32,
+        sequence_length=LENGTHS)
+    assert [v.name for v in tf.global_variables()][::4] == [
+        "bidirectional_rnn/fw/gru_cell/gates/kernel:0", "bidirectional_rnn/bw/basic_lstm_cell/kernel:0"]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        o, f, b = s.run([tf.stack(outs, 1), st_fw, st_bw], {x: X})
+    assert o.shape == (3, 5, 7)
+    for row, n in enumerate(LENGTHS):
+        np.testing.assert_allclose(o[row, n - 1, :4], f[row], atol=1e-6)   # forward ends at n - 1
+        np.testing.assert_allclose(o[row, 0, 4:], b.h[row], atol=1e-6)     # backward ends at 0
+        assert not o[row, n:].any()
