@@ -115,10 +115,7 @@ def _best(fn, runs: int = 3) -> float:
 
 def _measure(lengths, w) -> tuple[list[dict], list[str]]:
     rows, checks = [], []
-    dynamic = None
-    if hasattr(tf, "TensorArray"):
-        dynamic, t_build = timed(lambda: static_classifier(w, None))
-        dyn_build = t_build
+    dynamic, dyn_build = timed(lambda: static_classifier(w, None))
     model = EagerClassifier(w)
     for steps in lengths:
         x, y = _data(steps)
@@ -132,13 +129,12 @@ def _measure(lengths, w) -> tuple[list[dict], list[str]]:
         row["unrolled_run"] = _best(lambda: sess.run(fetches, feed))
         row["unrolled_ops"] = static_ops(g)
         pairs = [(eloss.item(), sl), (egrad.numpy(), _kernel_grad_as_torch_hh(sg))]
-        if dynamic is not None:
-            dg, dsess, (dx, dy, _), dfetch = dynamic
-            dfeed = {dx: x, dy: y}
-            (dl, dgk), row["dynamic_compile"] = timed(lambda: dsess.run(dfetch, dfeed))
-            row["dynamic_run"] = _best(lambda: dsess.run(dfetch, dfeed))
-            row["dynamic_ops"], row["dynamic_build"] = static_ops(dg), dyn_build
-            pairs += [(eloss.item(), dl), (egrad.numpy(), _kernel_grad_as_torch_hh(dgk))]
+        dg, dsess, (dx, dy, _), dfetch = dynamic
+        dfeed = {dx: x, dy: y}
+        (dl, dgk), row["dynamic_compile"] = timed(lambda: dsess.run(dfetch, dfeed))
+        row["dynamic_run"] = _best(lambda: dsess.run(dfetch, dfeed))
+        row["dynamic_ops"], row["dynamic_build"] = static_ops(dg), dyn_build
+        pairs += [(eloss.item(), dl), (egrad.numpy(), _kernel_grad_as_torch_hh(dgk))]
         checks.append(f"{steps} steps: losses and dloss/dweight_hh of the three strategies "
                       f"{agree(pairs)}")
         rows.append(row)
@@ -196,17 +192,10 @@ def _variable_lengths(w, steps: int) -> str:
     lengths = np.linspace(1, steps, BATCH).astype(np.int32)
     model = EagerClassifier(w)
     eloss, egrad = eager_step(model, x, y, lengths)
-    pairs = []
-    if hasattr(tf, "TensorArray"):
-        _, sess, (px, py, pl), fetches = static_classifier(w, None, with_lengths=True)
-        sl, sg = sess.run(fetches, {px: x, py: y, pl: lengths})
-        pairs = [(eloss.item(), sl), (egrad.numpy(), _kernel_grad_as_torch_hh(sg))]
-        how = "dynamic_rnn with sequence_length"
-    else:
-        _, sess, (px, py, pl), fetches = static_classifier(w, steps, with_lengths=True)
-        sl, sg = sess.run(fetches, {px: x, py: y, pl: lengths})
-        pairs = [(eloss.item(), sl), (egrad.numpy(), _kernel_grad_as_torch_hh(sg))]
-        how = "static_rnn with sequence_length"
+    _, sess, (px, py, pl), fetches = static_classifier(w, None, with_lengths=True)
+    sl, sg = sess.run(fetches, {px: x, py: y, pl: lengths})
+    pairs = [(eloss.item(), sl), (egrad.numpy(), _kernel_grad_as_torch_hh(sg))]
+    how = "dynamic_rnn with sequence_length"
     rows_run = int(lengths.sum())
     return (f"Variable lengths {lengths.tolist()}: the packed eager batch ran {rows_run} "
             f"row-steps; {how} ran {BATCH * steps} (every row to the longest, finished rows "
@@ -223,8 +212,6 @@ def run_showcase(lengths=DEFAULT_LENGTHS, out: str | None = None) -> list[str]:
           "| dynamic_rnn (one graph)")
     _table(rows)
     facts = checks + [_variable_lengths(w, max(lengths))]
-    if not hasattr(tf, "TensorArray"):
-        facts.append("dynamic_rnn: not available yet (staticgraph has no TensorArray so far).")
     if out:
         path = _plot(rows, out)
         if path:

@@ -5,8 +5,9 @@ The two TF 1.x answers to "run a cell over a sequence" in a graph::
     static_rnn    Python loop at BUILD time: one copy of the cell per step,
                   one graph per sequence length (inputs: a list of [batch, depth]).
     dynamic_rnn   ONE while_loop over time whose body calls the cell once and
-                  writes the step's output into a TensorArray; the trip count
-                  comes from the fed tensor, so one graph serves every length.
+                  keeps the step's output in the loop's per-iteration buffer
+                  (``while_loop_keeping``); the trip count comes from the fed
+                  tensor, so one graph serves every length.
 
 ``sequence_length`` gives TF's semantics in both: at step ``t`` a row with
 ``t >= sequence_length[row]`` outputs zeros and carries its state through
@@ -23,12 +24,12 @@ from __future__ import annotations
 from . import dtypes as _dtypes
 from .array_ops import shape as _shape
 from .build import convert_to_tensor
-from .control_flow import while_loop
+from .control_flow import while_loop_keeping
 from .graph import Tensor, name_scope
-from .ops import (cast, concat, constant, expand_dims, greater_equal, less, maximum, minimum,
-                  reduce_max, stack, transpose, unstack, where, zeros_like)
+from .ops import (cast, concat, constant, expand_dims, greater_equal, less, stack, transpose,
+                  unstack, where, zeros_like)
 from .sequence_ops import reverse, reverse_sequence
-from .rnn_cell import RNNCell, _depth, _flatten, _pack_like, _zeros_for
+from .rnn_cell import RNNCell, _depth, _flatten, _pack_like
 from .variable_scope import variable_scope
 
 __all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
@@ -123,29 +124,26 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
         return [concat([f, b], 1) for f, b in zip(out_fw, out_bw)], st_fw, st_bw
 
 
-def _time_loop(cell, inputs, state, sequence_length, loop_bound, steps):
-    """One while_loop over time on time-major ``inputs``: (stacked outputs, final state)."""
-    from .tensor_array import TensorArray  # noqa: PLC0415
-    dtype = inputs.dtype
-    in_ta = TensorArray(dtype, size=steps, element_shape=inputs.shape[1:], name="input_ta")
-    in_ta = in_ta.unstack(inputs)
-    out_ta = TensorArray(dtype, size=steps, name="output_ta")
-    flat_state = _flatten(state)
-    zero_output = None
-    if sequence_length is not None:
-        zero_output = _zeros_for(int(_flatten(cell.output_size)[0]), _batch_size(inputs, 1), dtype)
+def _time_loop(cell, inputs, state, sequence_length, steps):
+    """One while_loop over time on time-major ``inputs``: (stacked outputs, final state).
 
-    def body(time, ta, *flat):
+    The loop keeps each step's output (``while_loop_keeping``: one append per step,
+    so linear in the length) and reads step ``t``'s input as ``inputs[t]``.
+    """
+    flat_state = _flatten(state)
+
+    def body(time, *flat):
         prev = _pack_like(state, list(flat))
-        output, new_state = cell(in_ta.read(time), prev)
+        output, new_state = cell(inputs[time], prev)
         if sequence_length is not None:
-            output, new_state = _masked(time, sequence_length, zero_output, prev, output, new_state)
-        return (time + 1, ta.write(time, output), *_flatten(new_state))
+            output, new_state = _masked(time, sequence_length, zeros_like(output), prev, output,
+                                        new_state)
+        return (time + 1, *_flatten(new_state)), [output]
 
     time = constant(0, _dtypes.int32, name="time")
-    results = while_loop(lambda time, *_: less(time, loop_bound), body,
-                         (time, out_ta, *flat_state), maximum_iterations=steps)
-    return results[1].stack(), _pack_like(state, list(results[2:]))
+    results, (outputs,) = while_loop_keeping(lambda time, *_: less(time, steps), body,
+                                             (time, *flat_state))
+    return outputs, _pack_like(state, list(results[1:]))
 
 
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
@@ -165,10 +163,9 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
         if hasattr(cell, "build_for"):      # variables in the outer graph, before the loop
             cell.build_for(_depth(inputs), inputs.dtype)
         steps = _batch_size(inputs, 0)
-        bound = steps
-        if sequence_length is not None:
-            bound = minimum(steps, maximum(1, reduce_max(sequence_length)))
-        outputs, final = _time_loop(cell, inputs, state, sequence_length, bound, steps)
+        outputs, final = _time_loop(cell, inputs, state, sequence_length, steps)
+        if isinstance(steps, int) and outputs.shape.ndims:
+            outputs.set_shape([steps, *outputs.shape.as_list()[1:]])
         if not time_major:
             outputs = transpose(outputs, [1, 0] + list(range(2, outputs.shape.ndims)))
         return outputs, final

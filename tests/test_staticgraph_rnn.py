@@ -83,8 +83,6 @@ def test_cells_follow_tfs_equations_and_sequence_length(kind, how, with_lengths)
                                       sequence_length=sl)
         out = tf.stack(out, 1)
     else:
-        if not hasattr(tf, "TensorArray"):
-            pytest.skip("dynamic_rnn needs TensorArray")
         out, state = tf.nn.dynamic_rnn(make(), x, dtype=tf.float32, sequence_length=sl)
     feed = {x: X, **({sl: LENGTHS} if with_lengths else {})}
     (o, s), v = _run([out, state], feed)
