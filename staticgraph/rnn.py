@@ -36,8 +36,14 @@ __all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn", "static_bid
 
 
 def _check_cell(cell) -> None:
-    if not isinstance(cell, RNNCell) and not (hasattr(cell, "state_size") and callable(cell)):
-        raise TypeError(f"cell must be an instance of RNNCell, saw: {type(cell).__name__}")
+    """TF's duck-typed check, in its words."""
+    missing = [f"'{p}' property is missing" for p in ("output_size", "state_size")
+               if not hasattr(cell, p)]
+    if not hasattr(cell, "zero_state") and not hasattr(cell, "get_initial_state"):
+        missing.append("either 'zero_state' or 'get_initial_state' method is required")
+    if missing or not callable(cell):
+        raise TypeError(f"The argument 'cell' ({cell}) is not an RNNCell: " + ", ".join(
+            missing or ["is not callable"]) + ".")
 
 
 def _batch_size(x: Tensor, axis: int):
@@ -49,7 +55,7 @@ def _initial_state(cell, initial_state, batch, dtype):
     if initial_state is not None:
         return initial_state
     if dtype is None:
-        raise ValueError("If there is no initial_state, you must give a dtype.")
+        raise ValueError("If no initial_state is provided, argument `dtype` must be specified")
     return cell.zero_state(batch, dtype)
 
 
@@ -58,8 +64,9 @@ def _seq_len(sequence_length):
         return None
     sequence_length = cast(convert_to_tensor(sequence_length), _dtypes.int32, name="sequence_length")
     if sequence_length.shape.ndims not in (None, 1):
-        raise ValueError(f"sequence_length must be a vector of length batch_size, but saw shape: "
-                         f"{sequence_length.shape}")
+        raise ValueError(f"Argument sequence_length must be a vector of length batch_size. "
+                         f"Received sequence_length={sequence_length} of shape: "
+                         f"{tuple(sequence_length.shape.as_list())}")
     return sequence_length
 
 
@@ -75,9 +82,9 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
     """The cell called once per element of ``inputs`` (a list of ``[batch, depth]`` tensors)."""
     _check_cell(cell)
     if not isinstance(inputs, (list, tuple)):
-        raise TypeError("inputs must be a sequence")
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
     if not inputs:
-        raise ValueError("inputs must not be empty")
+        raise ValueError("Argument `inputs` must not be empty.")
     with variable_scope(scope or "rnn"):
         inputs = [convert_to_tensor(x) for x in inputs]
         state = _initial_state(cell, initial_state, _batch_size(inputs[0], 0), dtype)
@@ -109,9 +116,9 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
     _check_cell(cell_fw)
     _check_cell(cell_bw)
     if not isinstance(inputs, (list, tuple)):
-        raise TypeError("inputs must be a sequence")
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
     if not inputs:
-        raise ValueError("inputs must not be empty")
+        raise ValueError("Argument `inputs` must not be empty.")
     with variable_scope(scope or "bidirectional_rnn"):
         with variable_scope("fw") as fw_scope:
             out_fw, st_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,

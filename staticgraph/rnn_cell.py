@@ -370,7 +370,7 @@ class DropoutWrapper(RNNCell):
         for name, p in (("input_keep_prob", input_keep_prob), ("output_keep_prob", output_keep_prob),
                         ("state_keep_prob", state_keep_prob)):
             if isinstance(p, (int, float)) and not 0 < p <= 1:
-                raise ValueError(f"Parameter {name} must be between 0 and 1: {p:g}")
+                raise ValueError(f"Parameter {name} must be between 0 and 1. Received {p:g}")
         if variational_recurrent:
             raise ValueError("DropoutWrapper(variational_recurrent=True) is not supported here: "
                              "it draws one mask per sequence; use the default per-step masks.")

@@ -197,24 +197,27 @@ def test_dropout_wrapper():
         o = s.run(out[0], {x: np.ones((64, 3, 2))})
     zero = np.mean(o == 0)
     assert 0.35 < zero < 0.65
-    with pytest.raises(ValueError, match="Parameter output_keep_prob must be between 0 and 1: 1.5"):
+    with pytest.raises(ValueError, match="Parameter output_keep_prob must be between 0 and 1. Received 1.5"):
         rc.DropoutWrapper(rc.GRUCell(2), output_keep_prob=1.5)
 
 
 def test_errors_are_tfs():
     x = tf.placeholder(tf.float32, (2, 3))
-    with pytest.raises(TypeError, match="inputs must be a sequence"):
+    with pytest.raises(TypeError, match="Argument `inputs` must be a sequence. Received: "):
         tf.nn.static_rnn(rc.GRUCell(2), x, dtype=tf.float32)
-    with pytest.raises(ValueError, match="inputs must not be empty"):
+    with pytest.raises(ValueError, match="Argument `inputs` must not be empty."):
         tf.nn.static_rnn(rc.GRUCell(2), [], dtype=tf.float32)
-    with pytest.raises(ValueError, match="If there is no initial_state, you must give a dtype."):
+    with pytest.raises(ValueError, match="If no initial_state is provided, argument `dtype` must "
+                                         "be specified"):
         tf.nn.static_rnn(rc.GRUCell(2), [x])
     tf.nn.static_rnn(rc.GRUCell(2), [x], dtype=tf.float32)
     with pytest.raises(ValueError, match="Variable rnn/gru_cell/gates/kernel already exists"):
         tf.nn.static_rnn(rc.GRUCell(2), [x], dtype=tf.float32)
     with pytest.raises(ValueError, match="Expected inputs.shape\\[-1\\] to be known"):
         rc.GRUCell(2)(tf.placeholder(tf.float32, (2, None)), tf.zeros((2, 2)))
-    with pytest.raises(TypeError, match="cell must be an instance of RNNCell"):
+    with pytest.raises(TypeError, match="is not an RNNCell: 'output_size' property is missing, "
+                                        "'state_size' property is missing, either 'zero_state' "
+                                        "or 'get_initial_state' method is required."):
         tf.nn.static_rnn(lambda a, b: a, [x], dtype=tf.float32)
 
 
@@ -242,3 +245,87 @@ def test_static_bidirectional_rnn_reads_each_row_backwards_within_its_length():
         np.testing.assert_allclose(o[row, n - 1, :4], f[row], atol=1e-6)   # forward ends at n - 1
         np.testing.assert_allclose(o[row, 0, 4:], b.h[row], atol=1e-6)     # backward ends at 0
         assert not o[row, n:].any()
+
+
+def test_dynamic_rnn_is_one_graph_for_every_length():
+    x = tf.placeholder(tf.float32, (None, None, 2))
+    cell = rc.GRUCell(4)
+    out, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    assert out.shape.as_list() == [None, None, 4] and state.shape.as_list() == [None, 4]
+    assert [v.name for v in tf.global_variables()][0] == "rnn/gru_cell/gates/kernel:0"
+    assert [op.type for op in tf.get_default_graph().get_operations()].count("While") == 1
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        v = {w.name.split("_cell/")[1][:-2]: s.run(w) for w in tf.global_variables()}
+        for steps, batch in ((3, 2), (7, 5)):
+            xv = RNG.standard_normal((batch, steps, 2)).astype(np.float32)
+            o, h = s.run([out, state], {x: xv})
+            ref_o, ref_h = _ref_rnn("gru", v, xv.astype(np.float64))
+            np.testing.assert_allclose(o, ref_o, atol=1e-5)
+            np.testing.assert_allclose(h, ref_h, atol=1e-5)
+
+
+def test_dynamic_rnn_time_major_and_static_time():
+    x = tf.placeholder(tf.float32, (5, 3, 2))
+    out, state = tf.nn.dynamic_rnn(rc.BasicLSTMCell(4), x, dtype=tf.float32, time_major=True)
+    assert out.shape.as_list() == [5, 3, 4] and isinstance(state, rc.LSTMStateTuple)
+    x2 = tf.placeholder(tf.float32, (3, 5, 2))
+    out2, _ = tf.nn.dynamic_rnn(rc.BasicLSTMCell(4), x2, dtype=tf.float32, scope="b")
+    assert out2.shape.as_list() == [3, 5, 4]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        k, b = tf.global_variables()[:2]
+        s.run([tf.global_variables()[2].assign(k), tf.global_variables()[3].assign(b)])
+        o1, o2 = s.run([out, out2], {x: X.transpose(1, 0, 2), x2: X})
+    np.testing.assert_allclose(o1.transpose(1, 0, 2), o2, atol=1e-6)
+
+
+def test_dynamic_and_static_rnn_agree_with_gradients():
+    x = tf.placeholder(tf.float64, (3, 5, 2))
+    sl = tf.constant(LENGTHS)
+    cell = rc.LSTMCell(3, num_proj=2)
+    d_out, d_state = tf.nn.dynamic_rnn(cell, x, sequence_length=sl, dtype=tf.float64)
+    s_out, s_state = tf.nn.static_rnn(cell, tf.unstack(x, axis=1), sequence_length=sl,
+                                      dtype=tf.float64, scope="rnn")   # the same variables
+    losses = [tf.reduce_sum(o ** 2) + tf.reduce_sum(st.c) for o, st in
+              ((d_out, d_state), (tf.stack(s_out, 1), s_state))]
+    kernel = tf.global_variables()[0]
+    grads = [tf.gradients(loss, [kernel, x]) for loss in losses]
+    xv = RNG.standard_normal((3, 5, 2))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        kv = s.run(kernel)
+        (dk, dx), (sk, sx) = s.run(grads, {x: xv})
+
+        def f():
+            kernel.load(kv, s)
+            return s.run(losses[0], {x: xv})
+        np.testing.assert_allclose(dk, sk, atol=1e-10)
+        np.testing.assert_allclose(dx, sx, atol=1e-10)
+        np.testing.assert_allclose(dx, numeric_grad(f, xv), atol=1e-6)
+        np.testing.assert_allclose(dk, numeric_grad(f, kv), atol=1e-6)
+
+
+def test_bidirectional_dynamic_rnn():
+    x = tf.placeholder(tf.float32, (3, None, 2))
+    (o_fw, o_bw), (st_fw, st_bw) = tf.nn.bidirectional_dynamic_rnn(
+        rc.BasicLSTMCell(4), rc.GRUCell(3), x, sequence_length=LENGTHS, dtype=tf.float32)
+    assert [v.name for v in tf.global_variables()][::2][:2] == [
+        "bidirectional_rnn/fw/basic_lstm_cell/kernel:0", "bidirectional_rnn/bw/gru_cell/gates/kernel:0"]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        f, b, sf, sb = s.run([o_fw, o_bw, st_fw, st_bw], {x: X})
+    for row, n in enumerate(LENGTHS):
+        np.testing.assert_allclose(f[row, n - 1], sf.h[row], atol=1e-6)
+        np.testing.assert_allclose(b[row, 0], sb[row], atol=1e-6)
+        assert not f[row, n:].any() and not b[row, n:].any()
+
+
+def test_dynamic_rnn_errors():
+    with pytest.raises(ValueError, match="If no initial_state is provided, argument `dtype` must "
+                                         "be specified"):
+        tf.nn.dynamic_rnn(rc.GRUCell(2), tf.zeros((2, 3, 1)))
+    with pytest.raises(ValueError, match=r"Argument sequence_length must be a vector of length "
+                                         r"batch_size. Received sequence_length=.* of shape: \(1, 2\)"):
+        tf.nn.dynamic_rnn(rc.GRUCell(2), tf.zeros((2, 3, 1)), sequence_length=[[1, 2]],
+                          dtype=tf.float32)
