@@ -119,5 +119,4 @@ def _lstm_graph(tf, data, how: str, train: bool) -> Run:
 EAGER = {"lstm": lstm, "lstm_train": lstm_train}
 STATIC = {"lstm_dynamic": lambda tf, d: _lstm_graph(tf, d, "dynamic", False),
           "lstm_static": lambda tf, d: _lstm_graph(tf, d, "static", False),
-          "lstm_dynamic_train": lambda tf, d: _lstm_graph(tf, d, "dynamic", True),
-          "lstm_static_train": lambda tf, d: _lstm_graph(tf, d, "static", True)}
+          "lstm_dynamic_train": lambda tf, d: _lstm_graph(tf, d, "dynamic", True)}
