@@ -32,7 +32,7 @@ from .kinds import Effects, LowerContext, defkind, effects
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
-__all__ = ["while_loop", "while_loop_keeping", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
+__all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
            "keeps_trace", "regions_of"]
 
 
@@ -255,37 +255,6 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     are accepted for TF code and have nothing to tune here (iterations run
     in order, values stay in memory).
     """
-    op, structure = _while(cond, body, loop_vars, shape_invariants, back_prop, name,
-                           maximum_iterations, keeps=False)
-    return _results(op, structure, unwrap_single=not return_same_structure)
-
-
-def while_loop_keeping(cond: Callable, body: Callable, loop_vars: Any,
-                       maximum_iterations: Any = None, back_prop: bool = True,
-                       name: str | None = None) -> tuple[Any, list[Tensor]]:
-    """``while_loop`` whose ``body`` returns ``(next_vars, values)`` and which also returns
-    each of ``values`` kept from every iteration, stacked on a new first axis::
-
-        vars, kept = loop_vars, []
-        while cond(*vars):
-            vars, v = body(*vars)
-            kept.append(v)
-        return vars, [stack(k) for k in zip(*kept)]      # (iterations, *value shape)
-
-    The per-iteration buffer of a loop (what ``dynamic_rnn`` gathers its outputs in):
-    appending is O(1), so time and memory stay linear in the iteration count, and
-    the gradient of a kept value at iteration ``i`` flows into that iteration of the
-    backward loop.
-    """
-    op, structure = _while(cond, body, loop_vars, None, back_prop, name, maximum_iterations,
-                           keeps=True)
-    n = op.attrs["n_vars"]
-    return _pack(structure, iter(op.outputs[:n])), list(op.outputs[n:-1])
-
-
-def _while(cond, body, loop_vars, shape_invariants, back_prop, name, maximum_iterations,
-           keeps: bool) -> tuple[Operation, Any]:
-    """The While node of ``while_loop`` (``keeps``: of ``while_loop_keeping``)."""
     if not callable(cond) or not callable(body):
         raise TypeError(f"tf.while_loop: cond and body must be callable, got "
                         f"{type(cond).__name__} and {type(body).__name__}.")
@@ -301,21 +270,15 @@ def _while(cond, body, loop_vars, shape_invariants, back_prop, name, maximum_ite
         pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result")
         cond_r.seal([pred])
         body_r, result = _build_region(graph, "body", body, structure, specs)
-        kept = [_inner(body_r.graph, v) for v in result[1]] if keeps else []
-        result = result[0] if keeps else result
-        body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes) + kept)
+        body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes))
         captured = _union(cond_r, body_r)
         inputs = [*flat, *captured]
         if maximum_iterations is not None:
             inputs.append(convert_to_tensor(maximum_iterations, name="maximum_iterations"))
         attrs = {"cond": cond_r, "body": body_r, "n_vars": len(flat), "captured": tuple(captured),
                  "max_iter": maximum_iterations is not None, "back_prop": back_prop}
-        if kept:
-            attrs["n_kept"] = len(kept)
-            specs = specs + [(None if k._shape is None else (None, *k._shape), k.np_dtype)
-                             for k in kept]
         op = _control_op(graph, "While", inputs, attrs, specs, scope, (cond_r, body_r))
-    return op, structure
+    return _results(op, structure, unwrap_single=not return_same_structure)
 
 
 def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str,
@@ -375,8 +338,6 @@ def lower_while(op, ctx: LowerContext) -> Callable:
         src.lines += ["    trace = []", "    push = trace.append"]
     if a["max_iter"]:
         src.lines += ["    i, m = 0, int(m)"]
-    kept = [f"kept{j}" for j in range(a.get("n_kept", 0))]
-    src.lines += [f"    {k} = []" for k in kept]
     src.lines.append("    while True:")
     if a["max_iter"]:
         src.lines.append("        if i >= m: break")
@@ -385,26 +346,14 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     src.lines.append(f"        if not {pred}: break")
     body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
     ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
-    n = len(xs)
-    src.lines += [f"        {k}.append({y})" for k, y in zip(kept, ys[n:])]
     if grad is not None:
-        src.lines.append(f"        push({as_tuple(ys[n + len(kept):])})")
-    src.lines.append(f"        {', '.join(xs)}, = {', '.join(ys[:n])},")
+        src.lines.append(f"        push({as_tuple(ys[len(xs):])})")
+    src.lines.append(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
     if a["max_iter"]:
         src.lines.append("        i += 1")
-    outs = [src.owned(x) for x in xs]
-    outs += [f"_stack({k}, {src.bind(f'spec{j}', op.outputs[n + j])})" for j, k in enumerate(kept)]
-    src.env["_stack"] = _stack_kept
-    src.lines.append(f"    return ({', '.join(outs)}, {'trace' if grad is not None else 'None'})")
+    outs = ", ".join(src.owned(x) for x in xs)
+    src.lines.append(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
     return src.compile("while", xs + list(cap.values()) + (["m"] if a["max_iter"] else []))
-
-
-def _stack_kept(values: list, out: Tensor) -> np.ndarray:
-    """A kept value's arrays stacked; zero iterations give ``(0, *shape)`` when it is known."""
-    if values:
-        return np.stack(values)
-    shape = out._shape[1:] if out._shape is not None else ()
-    return np.zeros((0, *(d or 0 for d in shape)), out.np_dtype)
 
 
 # --- cond and case -------------------------------------------------------------------

@@ -125,8 +125,7 @@ def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     n, body = a["n_vars"], a["body"]
     result: list = [None] * len(op.inputs)
     floats = _floating(op.outputs[:n])
-    kept = [n + j for j in _floating(op.outputs[n:-1])]     # values kept per iteration
-    if not a["back_prop"] or not floats + kept:
+    if not a["back_prop"] or not floats:
         return result
     caps = list(a["captured"])
     fcaps = [j for j, t in enumerate(caps)
@@ -137,13 +136,12 @@ def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
         # One program per loop, grown to every capture some gradients() call asked for; a plan
         # running a gradient node makes the forward loop keep what that program reads.
         wrt = list(dict.fromkeys(([] if known is None else known.wrt) + wrt))
-        op.graph.grad_programs[op.name] = GradProgram(body, floats + kept, wrt, body.args)
+        op.graph.grad_programs[op.name] = GradProgram(body, floats, wrt, body.args)
     specs = [(op.inputs[i]._shape, op.inputs[i].np_dtype) for i in floats]
     specs += [_grad_spec(caps[j]) for j in fcaps]
-    node = op.graph.create_op("WhileGrad", [op.outputs[-1], *_out_grads(op, out_grads, floats + kept),
+    node = op.graph.create_op("WhileGrad", [op.outputs[n], *_out_grads(op, out_grads, floats),
                                             *body.captured],
-                              {"forward": op, "n_grads": len(floats), "n_kept": len(kept),
-                               "fcaps": tuple(fcaps)}, specs)
+                              {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
     for k, i in enumerate(floats):
         result[i] = node.outputs[k]
     for k, j in enumerate(fcaps):
@@ -159,23 +157,19 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     caps = [f"cap{j}" for j in range(len(body.captured))]
     fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
     ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
-    kept = [f"k{k}" for k in range(op.attrs.get("n_kept", 0))]    # grads of the kept stacks
     saved = [f"s{k}" for k in range(len(prog.needed))]
     src = Source(op)
     src.lines += [f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)]
-    src.lines.append("    for it in range(len(trace) - 1, -1, -1):")
-    src.lines.append("        saved = trace[it]")
+    src.lines.append("    for saved in reversed(trace):")
     if saved:
         src.lines.append(f"        {', '.join(saved)}, = saved")
-    src.lines += [f"        {k}_it = {k}[it]" for k in kept]
     wrt = [body.args[i] for i in _floating(body.args)]
     wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
-    gs = src.inline(prog.plan(body, ctx, wrt), saved + ds + [f"{k}_it" for k in kept] + caps,
-                    "g", 8)
+    gs = src.inline(prog.plan(body, ctx, wrt), saved + ds + caps, "g", 8)
     src.lines.append(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
     src.lines += [f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])]
     src.lines.append(f"    return {_result(ds + acc)}")
-    return src.compile("while_grad", ["trace", *ds, *kept, *caps])
+    return src.compile("while_grad", ["trace", *ds, *caps])
 
 
 # --- Cond ---------------------------------------------------------------------------
