@@ -40,6 +40,9 @@ from .initializers import (constant_initializer, glorot_normal_initializer,  # n
 from .array_ops import (argmax, argmin, gather, gather_nd, logical_xor, newaxis, pad,  # noqa: E402
                         range, rank, scatter_nd, sequence_mask, shape, size, slice, split,
                         squared_difference, strided_slice, tensordot, tile)
+from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
+                        assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                        assert_non_positive, assert_none_equal, assert_positive)
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
 from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
                          set_random_seed, truncated_normal)
@@ -79,7 +82,10 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "data", "UnconnectedGradients", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
+           "variable_scope", "data", "UnconnectedGradients", "Assert", "assert_equal",
+           "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
+           "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+           "assert_positive", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile"]
 
