@@ -4,10 +4,27 @@ Calling an op adds a node to a Graph and returns a symbolic Tensor with a
 static shape and dtype but no value.  A Session compiles what a ``run`` needs
 once (prune -> order -> plan -> generated Python) and then executes the cached
 plan for every ``feed_dict``.
+
+The modules, in the order data flows through them::
+
+    dtypes, shape        TF's dtype objects and partial shapes
+    graph                Graph, Operation, Tensor, name scopes, control dependencies
+    build                apply(): the one way a registry op becomes a node (shape rule at build time)
+    ops, overloads       the TF-named functions and Python operators over ``build``
+    sources, variables   placeholders, constants, groups, prints; resource variables
+    kinds                the engine's own node kinds, each declared once (lowering,
+                         gradient, effects) -- variables, control flow, print
+    nest                 nested structures as tf.nest treats them
+    control_flow(_grad)  while_loop, cond, case and their gradients (regions: sub-graphs)
+    gradients            tf.gradients: registry rules applied with F = graph building
+    compiler/            prune, order (with read/write hazards), passes, liveness, emit
+    session              Session.run: compile once per signature, then run generated code
+    train, saver         optimizers; checkpoints and the graph as JSON (serialize)
+    function, autograph  tf.function: Python control flow turned into while_loop/cond
 """
 from __future__ import annotations
 
-from . import debugging, dtypes, errors, nn, train  # noqa: F401
+from . import debugging, dtypes, errors, nest, nn, train  # noqa: F401
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
 from . import control_flow_grad  # noqa: F401,E402  (declares While/Cond with their gradients)
@@ -40,6 +57,11 @@ from .initializers import (constant_initializer, glorot_normal_initializer,  # n
 from .array_ops import (argmax, argmin, gather, gather_nd, logical_xor, newaxis, pad,  # noqa: E402
                         range, rank, scatter_nd, sequence_mask, shape, size, slice, split,
                         squared_difference, strided_slice, tensordot, tile)
+from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
+                        assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                        assert_non_positive, assert_none_equal, assert_positive)
+from .tensor_array import TensorArray  # noqa: E402
+from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
 from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
                          set_random_seed, truncated_normal)
@@ -70,7 +92,7 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
-           "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nn",
+           "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "losses", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",
            "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
@@ -80,7 +102,10 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "data", "UnconnectedGradients", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
+           "variable_scope", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
+           "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
+           "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+           "assert_positive", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]

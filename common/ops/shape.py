@@ -450,3 +450,67 @@ defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad", torch_name="ConstantP
       examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
                 E(((3,),), {"paddings": ((0, 2),), "constant_values": 1.5})),
       grads=(_pad_grad,))
+
+# --- a buffer written row by row (TensorArray's storage in loops), functionally ------------------
+
+
+def _set_item(buf, position, item, size=None):
+    """``buf`` with row ``position`` replaced by ``item``; a fresh array (``buf`` is unchanged).
+
+    An empty ``buf`` (shape ``(0,)``: nothing written yet) becomes zeros of ``(size,) +
+    item.shape`` first; with ``size=None`` the buffer grows to fit ``position``.
+    """
+    i = int(position)
+    if buf.ndim != item.ndim + 1 or buf.shape[1:] != item.shape or (
+            size is not None and len(buf) != size):
+        if buf.size:
+            raise ShapeError(f"Could not write to TensorArray index {i} because the value shape is "
+                             f"{fmt_shape(item.shape)} which is incompatible with the TensorArray's "
+                             f"inferred element shape: {fmt_shape(buf.shape[1:])}")
+        buf = np.zeros((size or 0,) + item.shape, dtype=item.dtype)
+    if i >= len(buf):
+        if size is not None:
+            raise IndexError(f"Tried to write to index {i} but array is not resizeable and size "
+                             f"is: {size}")
+        buf = np.concatenate([buf, np.zeros((i + 1 - len(buf),) + item.shape, item.dtype)])
+    out = buf.copy()
+    out[i] = item
+    return out
+
+
+def _set_item_infer(buf: Spec, position: Spec, item: Spec, size=None) -> Spec:
+    if not np.issubdtype(position.dtype, np.integer) or position.shape not in ((), None):
+        raise ShapeError(f"TensorArray index must be an integer scalar, got {position.dtype} "
+                         f"shape {fmt_shape(position.shape)}")
+    if item.shape is None:
+        return Spec(None, item.dtype)
+    return Spec((size,) + tuple(item.shape), item.dtype)
+
+
+def _zero_item(x, ref, position):
+    """``x`` made ``ref``-shaped -- rows beyond ``x`` are zeros, rows beyond ``ref`` dropped --
+    with row ``position`` zeroed.  It is its own adjoint, and ``TensorListSetItem``'s gradient
+    for the buffer: the written row got its value elsewhere, rows the write added (an empty
+    or growing buffer) did not come from it."""
+    out = np.zeros(ref.shape, dtype=x.dtype)
+    if tuple(ref.shape[1:]) == x.shape[1:] and len(ref.shape):
+        n = min(len(x), ref.shape[0])
+        out[:n] = x[:n]
+        if int(position) < ref.shape[0]:
+            out[int(position)] = 0
+    return out
+
+
+defop("TensorListSetItem", _set_item, _set_item_infer, inputs=("buf", "position", "item"),
+      fname="tensor_list_set_item", torch_name="IndexPutBackward0",
+      examples=(E(((4, 3), np.array(2), (3,)), {"size": 4}),
+                E(((0,), np.array(1), (2, 2)), {"size": 3}), E(((0,), np.array(2), ()), {"size": 3})),
+      grads=(lambda F, g, buf_shape, position: F.tensor_list_zero_item(g, buf_shape, position),
+             None,
+             lambda F, g, position: F.getitem(g, position, key=(ARRAY,))))
+defop("TensorListZeroItem", _zero_item, lambda x, ref, position: Spec(ref.shape, x.dtype),
+      inputs=("x", "ref", "position"), fname="tensor_list_zero_item", shape_only=(1,),
+      examples=(E(((4, 3), (4, 3), np.array(1))), E(((3, 2), (0,), np.array(0))),
+                E(((4,), (2,), np.array(3))), E(((2, 2), (3, 2), np.array(0)))),
+      grads=(lambda F, g, x_shape, position: F.tensor_list_zero_item(g, x_shape, position),
+             None, None))
