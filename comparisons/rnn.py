@@ -11,8 +11,6 @@ LSTM classifier all three ways and measures them by sequence length.
 """
 from __future__ import annotations
 
-import argparse
-
 import dyngraph as torch
 import numpy as np
 import staticgraph as tf
@@ -152,17 +150,15 @@ def _sequence(out) -> list[str]:
             f"eager {agree([(loss, ul), (W_h.grad, ugh), (W_x.grad, ugx)])}.", while_line]
 
 
-def _lengths(argv: list[str] | None) -> tuple[int, ...]:
-    p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--lengths", default=",".join(map(str, DEFAULT_LENGTHS)))
-    args, _ = p.parse_known_args(argv)
-    return tuple(int(n) for n in args.lengths.split(","))
+def _lengths(spec: str | None) -> tuple[int, ...]:
+    return DEFAULT_LENGTHS if not spec else tuple(int(n) for n in spec.split(","))
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv, __doc__)
     print(__doc__.strip().splitlines()[0])
-    facts(_cell(args.out) + _sequence(args.out) + run_showcase(_lengths(argv), args.out))
+    facts(_cell(args.out) + _sequence(args.out)
+          + run_showcase(_lengths(getattr(args, "lengths", None)), args.out))
 
 
 if __name__ == "__main__":

@@ -4,9 +4,9 @@ The two TF 1.x answers to "run a cell over a sequence" in a graph::
 
     static_rnn    Python loop at BUILD time: one copy of the cell per step,
                   one graph per sequence length (inputs: a list of [batch, depth]).
-    dynamic_rnn   ONE while_loop over time whose body calls the cell once and
-                  keeps the step's output in the loop's per-iteration buffer
-                  (``while_loop_keeping``); the trip count comes from the fed
+    dynamic_rnn   ONE while_loop over time whose body calls the cell once,
+                  reading its input from one TensorArray and writing its
+                  output into another; the trip count comes from the fed
                   tensor, so one graph serves every length.
 
 ``sequence_length`` gives TF's semantics in both: at step ``t`` a row with
@@ -24,11 +24,12 @@ from __future__ import annotations
 from . import dtypes as _dtypes
 from .array_ops import shape as _shape
 from .build import convert_to_tensor
-from .control_flow import while_loop_keeping
+from .control_flow import while_loop
 from .graph import Tensor, name_scope
 from .ops import (cast, concat, constant, expand_dims, greater_equal, less, stack, transpose,
                   unstack, where, zeros_like)
 from .sequence_ops import reverse, reverse_sequence
+from .tensor_array import TensorArray
 from .rnn_cell import RNNCell, _depth, _flatten, _pack_like
 from .variable_scope import variable_scope
 
@@ -132,25 +133,29 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
 
 
 def _time_loop(cell, inputs, state, sequence_length, steps):
-    """One while_loop over time on time-major ``inputs``: (stacked outputs, final state).
-
-    The loop keeps each step's output (``while_loop_keeping``: one append per step,
-    so linear in the length) and reads step ``t``'s input as ``inputs[t]``.
-    """
+    """TF's ``_dynamic_rnn_loop``: one while_loop over time on time-major ``inputs`` that reads
+    step ``t`` from an input TensorArray and writes its output into an output TensorArray."""
+    dtype = inputs.dtype
+    known = isinstance(steps, int)             # else the buffers take the fed length
+    with name_scope("dynamic_rnn"):
+        in_ta = TensorArray(dtype, size=steps if known else 0, dynamic_size=not known,
+                            element_shape=inputs.shape[1:], name="input").unstack(inputs)
+        out_ta = TensorArray(dtype, size=steps if known else 0, dynamic_size=not known,
+                             name="output")
     flat_state = _flatten(state)
 
-    def body(time, *flat):
+    def body(time, ta, *flat):
         prev = _pack_like(state, list(flat))
-        output, new_state = cell(inputs[time], prev)
+        output, new_state = cell(in_ta.read(time), prev)
         if sequence_length is not None:
             output, new_state = _masked(time, sequence_length, zeros_like(output), prev, output,
                                         new_state)
-        return (time + 1, *_flatten(new_state)), [output]
+        return (time + 1, ta.write(time, output), *_flatten(new_state))
 
     time = constant(0, _dtypes.int32, name="time")
-    results, (outputs,) = while_loop_keeping(lambda time, *_: less(time, steps), body,
-                                             (time, *flat_state))
-    return outputs, _pack_like(state, list(results[1:]))
+    results = while_loop(lambda time, *_: less(time, steps), body, (time, out_ta, *flat_state),
+                         maximum_iterations=steps)
+    return results[1].stack(), _pack_like(state, list(results[2:]))
 
 
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,
