@@ -138,11 +138,16 @@ def test_state_shapes_and_sizes():
     assert c.shape == (7, 4) and h.shape == (7, 2) and not c.any()
 
 
-def test_static_rnn_matches_the_eager_lstm_on_the_same_weights():
+@pytest.mark.parametrize("how", ["static", "dynamic"])
+def test_static_and_dynamic_rnn_match_the_eager_lstm_on_the_same_weights(how):
     """BasicLSTMCell (gates i, j, f, o, forget_bias 1) vs nn.LSTM (i, f, g, o): same numbers."""
     x = tf.placeholder(tf.float32, (3, 5, 2))
-    out, state = tf.nn.static_rnn(rc.BasicLSTMCell(4), tf.unstack(x, axis=1), dtype=tf.float32)
-    loss = tf.reduce_sum(tf.stack(out) ** 2) + tf.reduce_sum(state.c)
+    if how == "static":
+        out, state = tf.nn.static_rnn(rc.BasicLSTMCell(4), tf.unstack(x, axis=1), dtype=tf.float32)
+        out = tf.stack(out)
+    else:
+        out, state = tf.nn.dynamic_rnn(rc.BasicLSTMCell(4), x, dtype=tf.float32)
+    loss = tf.reduce_sum(out ** 2) + tf.reduce_sum(state.c)
     kernel, bias = tf.global_variables()
     grads = tf.gradients(loss, [kernel, x])
     with tf.Session() as s:
