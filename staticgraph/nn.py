@@ -148,7 +148,13 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     if isinstance(rate, (int, float)) and not 0 <= rate < 1:
         raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
     with name_scope(name, "dropout"):
-        shape = x.shape.as_list() if noise_shape is None else list(noise_shape)
+        if noise_shape is not None:
+            shape = list(noise_shape)
+        elif x.shape.is_fully_defined():
+            shape = x.shape.as_list()
+        else:
+            from .array_ops import shape as shape_of  # noqa: PLC0415
+            shape = shape_of(x)  # a None batch dim: the mask is drawn at x's run-time shape
         keep = random_uniform(shape, dtype=x.dtype, seed=seed)
         mask = cast(greater_equal(keep, rate), x.dtype)
         return multiply(truediv(x, 1.0 - rate), mask)

@@ -265,11 +265,13 @@ class variable_scope:  # noqa: N801  (TF's name)
         if not self._aux:
             current = graph._name_stack
             name_scope = stack.enter_context(graph.name_scope(current + "/" if current else None))
-        elif isinstance(given, VariableScope):
-            name_scope = stack.enter_context(graph.name_scope(given.name.split("/")[-1] or None))
         else:
-            name_scope = stack.enter_context(graph.name_scope(given if given is not None
-                                                              else self._default_name))
+            part = given.name.split("/")[-1] if isinstance(given, VariableScope) else \
+                (given if given is not None else self._default_name)
+            if part:
+                name_scope = stack.enter_context(graph.name_scope(part))
+            else:  # the root scope: op names stay where they are (TF)
+                name_scope = graph._name_stack + "/" if graph._name_stack else ""
         old = store.current
         if isinstance(given, VariableScope):
             new = VariableScope(self._reuse if self._reuse else given.reuse, given.name,

@@ -56,3 +56,14 @@ def test_dropout_keeps_expectation_and_draws_a_new_mask_each_run():
     assert abs(a.mean() - 1.0) < 0.05 and not np.array_equal(a, b)
     with pytest.raises(ValueError, match="rate must be a scalar tensor or a float in the range"):
         tf.nn.dropout(tf.ones([2]), rate=1.0)
+
+
+def test_dropout_with_an_unknown_batch_and_a_fed_keep_prob():
+    x = tf.placeholder(tf.float32, [None, 4])
+    keep = tf.placeholder_with_default(1.0, [])
+    y = tf.nn.dropout(x, keep_prob=keep)
+    assert y.shape.as_list() == [None, 4]
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(y, {x: np.ones((3, 4))}), np.ones((3, 4)))
+        half = s.run(y, {x: np.ones((500, 4)), keep: 0.5})
+    assert set(np.unique(half)) == {0.0, 2.0} and 0.4 < (half == 0).mean() < 0.6

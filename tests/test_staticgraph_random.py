@@ -149,3 +149,18 @@ def test_seeded_initializer_in_get_variable_is_repeatable():
             s.run(tf.global_variables_initializer())
             vals.append(s.run(w))
     np.testing.assert_array_equal(vals[0], vals[1])
+
+
+def test_random_shaped_like_a_tensor_known_only_at_run_time():
+    x = tf.placeholder(tf.float32, [None, 3])
+    eps = tf.random_normal(tf.shape(x), seed=1)
+    u = tf.random_uniform(tf.shape(x), -1.0, 1.0)
+    assert eps.shape.as_list() == [None, 3]
+    assert "RandomStandardNormalLike" in [o.type for o in tf.get_default_graph().get_operations()]
+    assert tf.truncated_normal(tf.shape(tf.zeros([2, 2]))).shape.as_list() == [2, 2]  # folded
+    with tf.Session() as s:
+        a, b = s.run([eps, u], {x: np.zeros((5, 3))})
+        c = s.run(eps, {x: np.zeros((5, 3))})
+    assert a.shape == b.shape == (5, 3) and b.min() >= -1.0 and not np.array_equal(a, c)
+    with pytest.raises(TypeError, match="random ops need a shape known when the graph is built"):
+        tf.random_normal(tf.stack([tf.shape(x)[0], 2]))

@@ -148,3 +148,29 @@ def test_regularizer_adds_a_regularization_loss():
 def test_reuse_value_is_checked():
     with pytest.raises(ValueError, match="The reuse parameter must be True or False or None."):
         tf.variable_scope("x", reuse="yes")
+
+
+def test_gan_style_sharing_and_reentering_the_root_scope_as_tf():
+    def disc(x, reuse=None):
+        with tf.variable_scope("disc", reuse=reuse):
+            return tf.matmul(x, tf.get_variable("w", [2, 1]))
+    with tf.variable_scope("gen"):
+        g = tf.matmul(tf.ones([4, 2]), tf.get_variable("w", [2, 2]))
+    disc(tf.ones([4, 2]))
+    d_fake = disc(g, reuse=True)
+    assert d_fake.name == "disc_1/MatMul:0"
+    assert [v.name for v in tf.trainable_variables()] == ["gen/w:0", "disc/w:0"]
+    with tf.name_scope("outer"):
+        with tf.variable_scope(tf.get_variable_scope(), reuse=tf.AUTO_REUSE):
+            v = tf.get_variable("shared", [1])
+            assert tf.get_variable("shared", [1]) is v and v.name == "shared:0"
+            assert tf.add(1, 2).name == "outer/Add:0"
+    with tf.variable_scope("a"):
+        with tf.variable_scope("b"):
+            c = tf.get_variable("c", [1])
+            assert tf.get_variable_scope().name == "a/b" and tf.add(1, 1).name == "a/b/Add:0"
+    with tf.variable_scope("a", reuse=True):
+        with tf.variable_scope("b"):
+            assert tf.get_variable("c") is c
+    with tf.variable_scope("a/b", reuse=True):
+        assert tf.get_variable("c") is c and tf.add(1, 1).name == "a/b_1/Add:0"

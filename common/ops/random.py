@@ -44,18 +44,26 @@ def generator(seed: int | None, seed2: int | None) -> np.random.Generator:
     return np.random.default_rng([int(seed or 0), int(seed2 or 0)])
 
 
+def _rng(rng, seed, seed2) -> np.random.Generator:
+    """The generator to draw from: the engine's, else one fixed by the op's seeds (so a
+    seeded op called directly is reproducible), else the module-level one."""
+    if rng is not None:
+        return rng
+    return _FALLBACK if seed is None and seed2 is None else generator(seed, seed2)
+
+
 def _shape_infer(shape, dtype, **_) -> Spec:
     return Spec(tuple(shape), np.dtype(dtype))
 
 
 def _standard_normal(shape, dtype, seed=None, seed2=None, rng=None):
     """Samples of N(0, 1)."""
-    return (rng or _FALLBACK).standard_normal(shape).astype(dtype)
+    return _rng(rng, seed, seed2).standard_normal(shape).astype(dtype)
 
 
 def _truncated_normal(shape, dtype, seed=None, seed2=None, rng=None):
     """Samples of N(0, 1), where samples more than 2 from the mean are drawn again."""
-    rng = rng or _FALLBACK
+    rng = _rng(rng, seed, seed2)
     out = rng.standard_normal(shape)
     bad = np.abs(out) > 2.0
     while bad.any():
@@ -66,12 +74,12 @@ def _truncated_normal(shape, dtype, seed=None, seed2=None, rng=None):
 
 def _uniform(shape, dtype, seed=None, seed2=None, rng=None):
     """Samples of U[0, 1)."""
-    return (rng or _FALLBACK).random(shape).astype(dtype)
+    return _rng(rng, seed, seed2).random(shape).astype(dtype)
 
 
 def _uniform_int(shape, dtype, minval, maxval, seed=None, seed2=None, rng=None):
     """Integers uniform in ``[minval, maxval)``."""
-    return (rng or _FALLBACK).integers(minval, maxval, shape).astype(dtype)
+    return _rng(rng, seed, seed2).integers(minval, maxval, shape).astype(dtype)
 
 
 def _uniform_int_infer(shape, dtype, minval, maxval, **_) -> Spec:
@@ -85,12 +93,12 @@ def _shuffle(x, seed=None, seed2=None, rng=None):
     x = np.asarray(x)
     if x.ndim == 0:
         return x.copy()
-    return x[(rng or _FALLBACK).permutation(x.shape[0])]
+    return x[_rng(rng, seed, seed2).permutation(x.shape[0])]
 
 
 def _multinomial(logits, num_samples, dtype, seed=None, seed2=None, rng=None):
     """``num_samples`` class indices per row, drawn with probabilities ``softmax(row)``."""
-    rng = rng or _FALLBACK
+    rng = _rng(rng, seed, seed2)
     z = logits - logits.max(axis=1, keepdims=True)
     p = np.exp(z)
     cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
@@ -128,3 +136,28 @@ defop("RandomShuffle", _shuffle, lambda x, **_: x, inputs=("x",), fname="random_
 defop("Multinomial", _multinomial, _multinomial_infer, inputs=("logits",), fname="multinomial_logits",
       stateful=True, dtype_attr="dtype",
       examples=(E(((2, 3),), {"num_samples": 4, "dtype": np.dtype(np.int64), **_SEEDS}),))
+
+# --- the same draws shaped like a tensor known only at run time (tf.random_normal(tf.shape(x))) ---
+
+
+def _like(draw):
+    def impl(ref, dtype, seed=None, seed2=None, rng=None):
+        return draw(tuple(ref.shape), dtype, seed, seed2, rng)
+    impl.__doc__ = f"{draw.__doc__.strip()}  Shaped like ``ref`` (read for its shape only)."
+    return impl
+
+
+def _like_infer(ref: Spec, dtype, **_) -> Spec:
+    return Spec(ref.shape, np.dtype(dtype))
+
+
+_LIKE = (E(((3, 2),), {"dtype": _F32, **_SEEDS}),)
+defop("RandomStandardNormalLike", _like(_standard_normal), _like_infer, inputs=("ref",),
+      fname="random_standard_normal_like", stateful=True, dtype_attr="dtype", shape_only=(0,),
+      examples=_LIKE)
+defop("TruncatedNormalLike", _like(_truncated_normal), _like_infer, inputs=("ref",),
+      fname="truncated_normal_like", stateful=True, dtype_attr="dtype", shape_only=(0,),
+      examples=_LIKE)
+defop("RandomUniformLike", _like(_uniform), _like_infer, inputs=("ref",),
+      fname="random_uniform_like", stateful=True, dtype_attr="dtype", shape_only=(0,),
+      examples=_LIKE)
