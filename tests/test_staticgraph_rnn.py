@@ -334,3 +334,15 @@ def test_dynamic_rnn_errors():
                                          r"batch_size. Received sequence_length=.* of shape: \(1, 2\)"):
         tf.nn.dynamic_rnn(rc.GRUCell(2), tf.zeros((2, 3, 1)), sequence_length=[[1, 2]],
                           dtype=tf.float32)
+
+
+def test_initial_state_continues_a_sequence():
+    x = tf.placeholder(tf.float32, (3, 5, 2))
+    cell = rc.BasicLSTMCell(4)
+    whole, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    _, mid = tf.nn.dynamic_rnn(cell, x[:, :2], dtype=tf.float32)
+    rest, _ = tf.nn.dynamic_rnn(cell, x[:, 2:], initial_state=mid)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        w, r = s.run([whole, rest], {x: X})
+    np.testing.assert_allclose(w[:, 2:], r, atol=1e-6)
