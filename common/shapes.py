@@ -41,8 +41,10 @@ def broadcast_shapes(*shapes) -> tuple | None:
         dims = [s[i] for s in shapes if len(s) >= -i]
         known = {d for d in dims if d is not None and d != 1}
         if len(known) > 1:
+            a, b = [d for d in dims if d is not None and d != 1][:2]
             raise ShapeError(f"shapes {_fmt_all(shapes)} cannot be broadcast together "
-                             f"(dims {sorted(known)} at axis {i})")
+                             f"(dims {sorted(known)} at axis {i})",
+                             tf=f"Dimensions must be equal, but are {a} and {b}")
         if known:
             out.append(known.pop())
         elif None in dims:

@@ -32,7 +32,7 @@ from . import autograph  # noqa: F401  (tf.autograph.to_code)
 from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
-from .gradients import gradients
+from .gradients import UnconnectedGradients, gradients
 from .graph import (Graph, Operation, Tensor, control_dependencies, get_default_graph,
                     name_scope, reset_default_graph)
 from .ops import *  # noqa: F403
@@ -46,6 +46,28 @@ from .sources import print_op as print  # noqa: A004  (tf.print)
 from .variables import (Variable, global_variables, global_variables_initializer,
                         initialize_all_variables, trainable_variables, variables_initializer)
 from . import layers, losses, summary  # noqa: E402,F401
+from . import data, initializers, random  # noqa: E402,F401
+from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,  # noqa: E402
+                         get_collection_ref)
+from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
+                           glorot_uniform_initializer, ones_initializer, orthogonal_initializer,
+                           random_normal_initializer, random_uniform_initializer,
+                           truncated_normal_initializer, variance_scaling_initializer,
+                           zeros_initializer)
+from .array_ops import (argmax, argmin, gather, gather_nd, logical_xor, newaxis, pad,  # noqa: E402
+                        range, rank, scatter_nd, sequence_mask, shape, size, slice, split,
+                        squared_difference, strided_slice, tensordot, tile)
+from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
+                        assert_less, assert_less_equal, assert_negative, assert_non_negative,
+                        assert_non_positive, assert_none_equal, assert_positive)
+from .tensor_array import TensorArray  # noqa: E402
+from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
+from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
+from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
+                         set_random_seed, truncated_normal)
+from .sequence_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
+from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,  # noqa: E402
+                             get_variable_scope, variable_scope)
 
 _install()
 
@@ -71,7 +93,21 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
-           "train", "losses", "layers", "to_json", "from_json", "to_networkx", "while_loop", "cond",
-           "case", "function", "TensorSpec", "autograph", "summary"]
+           "train", "losses", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
+           "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",
+           "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
+           "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
+           "ones_initializer", "orthogonal_initializer", "random_normal_initializer",
+           "random_uniform_initializer", "truncated_normal_initializer",
+           "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
+           "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
+           "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
+           "variable_scope", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
+           "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
+           "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
+           "assert_positive", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
+           "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
+           "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
+           "reverse", "reverse_sequence", "reverse_v2"]
 
 from . import compat  # noqa: E402  (needs the names above)

@@ -72,11 +72,14 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
         raise TypeError(f"constant() needs a Python or numpy value, not the symbolic {value}")
     if value is None:
         raise ValueError("None values not supported.")
+    strings = _as_bytes(value)
+    if strings is not None:  # tf.string: an object array of bytes, as TF fetches it
+        value, dtype = strings, _dtypes.string
     np_dtype = default_dtype(value) if dtype is None else _dtypes.as_dtype(dtype)._np
     arr = checked_array(value, np_dtype)
-    if arr.dtype.kind == "O":
+    if arr.dtype.kind == "O" and strings is None:
         raise TypeError(f"Failed to convert elements of {value!r:.60} to Tensor: tensors hold "
-                        f"numbers and bools.")
+                        f"numbers, bools and strings.")
     _dtypes.as_dtype(arr.dtype)  # complex, strings...: refused here, with the supported list
     shape = as_shape_tuple(shape)
     if shape is not None and arr.shape != shape:
@@ -90,6 +93,24 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
     graph = get_default_graph()
     op = graph.create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)], name=name or "Const")
     return op.outputs[0]
+
+
+def _as_bytes(value: Any) -> np.ndarray | None:
+    """Python/numpy strings as TF holds them (an object array of ``bytes``), else None."""
+    if isinstance(value, (str, bytes)):
+        return np.array(value.encode() if isinstance(value, str) else value, dtype=object)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            raw = np.asarray(value)
+        except ValueError:
+            return None
+        if raw.dtype.kind in "SU" or raw.dtype.kind == "O" and raw.size and all(
+                isinstance(v, (str, bytes)) for v in raw.reshape(-1)):
+            flat = [v.encode() if isinstance(v, str) else bytes(v) for v in raw.reshape(-1).tolist()]
+            out = np.empty(len(flat), dtype=object)
+            out[:] = flat
+            return out.reshape(raw.shape)
+    return None
 
 
 def convert_to_tensor(value: Any, dtype=None, name: str | None = None) -> Tensor:
@@ -177,9 +198,25 @@ def _check_fits(op: OpDef, name: str, spec: Spec, site: str) -> None:
 
 
 def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str) -> str:
+    """TF's sentence first (when the rule gave one), then ours: op, shapes, the user's line."""
     shapes = ", ".join(f"{fmt_shape(t._shape)} ({t.dtype.name})" for t in tensors)
-    return (f"{err}\n  in op '{name}' ({op.name}) with input shapes: {shapes}\n"
+    ours = (f"{err}\n  in op '{name}' ({op.name}) with input shapes: {shapes}\n"
             f"  created at {site}")
+    reason = getattr(err, "tf", None)
+    if reason is None:
+        return ours
+    dtype = tensors[0].dtype.tf_name.upper() if tensors else "FLOAT"
+    args = ", ".join(t.op.name if t.value_index == 0 else t.name for t in tensors)
+    tf_shapes = ", ".join(_tf_shape(t._shape) for t in tensors)
+    return (f"{reason} for '{{{{node {name}}}}} = {op.name}[T=DT_{dtype}]({args})' with input "
+            f"shapes: {tf_shapes}.\n{ours}")
+
+
+def _tf_shape(shape) -> str:
+    """A shape as TF prints it in errors: ``[2,3]``, ``[?,3]``, ``<unknown>``."""
+    if shape is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 class GraphNamespace(Namespace):

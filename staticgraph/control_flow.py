@@ -102,13 +102,31 @@ def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:
 
 
 def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
-                  specs: list[tuple]) -> tuple[Region, Any]:
-    """Call ``fn`` once on placeholders shaped ``specs`` arranged like ``structure``."""
+                  specs: list[tuple], wraps: list | None = None) -> tuple[Region, Any]:
+    """Call ``fn`` once on placeholders shaped ``specs`` arranged like ``structure``.
+
+    ``wraps[i]``, when given, turns argument ``i`` back into the object the user passed
+    (a TensorArray travels through the loop as its buffer tensor).
+    """
     sub = SubGraph(outer, label)
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
-        result = fn() if structure is None else _call(fn, pack_sequence_as(structure, args))
+        given = _rewrap(args, wraps)
+        result = fn() if structure is None else _call(fn, pack_sequence_as(structure, given))
     return Region(sub, args), result
+
+
+def _rewrap(tensors: list, wraps: list | None) -> list:
+    if not wraps:
+        return list(tensors)
+    return [w(t) if w is not None else t for t, w in zip(tensors, wraps)]
+
+
+def _loop_leaves(loop_vars: Any) -> tuple[list[Tensor], list]:
+    """Loop variables as tensors, and for each the function that wraps it back (or None):
+    an object with ``_loop_rewrap`` (a TensorArray) travels as its ``_as_graph_element``."""
+    leaves = flatten(loop_vars)
+    return [convert_to_tensor(v) for v in leaves], [getattr(v, "_loop_rewrap", None) for v in leaves]
 
 
 def _union(*regions: Region) -> list[Tensor]:
@@ -193,16 +211,19 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                         f"{type(cond).__name__} and {type(body).__name__}.")
     graph = get_default_graph()
     with graph.name_scope(name or "while") as scope:
-        flat = [convert_to_tensor(v) for v in flatten(loop_vars)]
+        leaves = flatten(loop_vars)
+        flat, wraps = _loop_leaves(loop_vars)
         structure = pack_sequence_as(loop_vars, flat)
         if not flat:
             raise ValueError("tf.while_loop: no loop variables provided (loop_vars is empty).")
         shapes = _invariants(structure, flat, shape_invariants)
+        shapes = [getattr(v, "_loop_shape", s) if w is not None else s
+                  for v, w, s in zip(leaves, wraps, shapes)]
         specs = [(s, t.np_dtype) for s, t in zip(shapes, flat)]
-        cond_r, pred = _build_region(graph, "cond", cond, structure, specs)
+        cond_r, pred = _build_region(graph, "cond", cond, structure, specs, wraps)
         pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result")
         cond_r.seal([pred])
-        body_r, result = _build_region(graph, "body", body, structure, specs)
+        body_r, result = _build_region(graph, "body", body, structure, specs, wraps)
         body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes))
         captured = _union(cond_r, body_r)
         inputs = [*flat, *captured]
@@ -211,7 +232,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         attrs = {"cond": cond_r, "body": body_r, "n_vars": len(flat), "captured": tuple(captured),
                  "max_iter": maximum_iterations is not None, "back_prop": back_prop}
         op = _control_op(graph, "While", inputs, attrs, specs, scope, (cond_r, body_r))
-    return _results(op, structure, unwrap_single=not return_same_structure)
+    out_wraps = [getattr(r, "_loop_rewrap", None) for r in flatten(result)] if any(wraps) else None
+    return _results(op, structure, unwrap_single=not return_same_structure, wraps=out_wraps)
 
 
 def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str,
@@ -229,9 +251,9 @@ def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str,
     return op
 
 
-def _results(op: Operation, structure, unwrap_single: bool):
+def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None = None):
     """The node's outputs in the user's structure; a lone result bare unless asked not to."""
-    out = pack_sequence_as(structure, op.outputs[:len(flatten(structure))])
+    out = pack_sequence_as(structure, _rewrap(op.outputs[:len(flatten(structure))], wraps))
     if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out

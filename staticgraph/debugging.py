@@ -12,7 +12,19 @@ from common import numerics
 
 from .graph import get_default_graph
 
-__all__ = ["enable_check_numerics", "disable_check_numerics"]
+__all__ = ["enable_check_numerics", "disable_check_numerics", "Assert", "assert_equal",
+           "assert_none_equal", "assert_less", "assert_less_equal", "assert_greater",
+           "assert_greater_equal", "assert_positive", "assert_negative", "assert_non_negative",
+           "assert_non_positive"]
+
+
+def __getattr__(name: str):
+    """``tf.debugging.assert_*``: the assertion ops of :mod:`.check_ops` (imported lazily:
+    this module loads before the ops it would need)."""
+    if name in __all__[2:]:
+        from . import check_ops  # noqa: PLC0415
+        return getattr(check_ops, name)
+    raise AttributeError(f"module 'tf.debugging' has no attribute {name!r}")
 
 
 def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:

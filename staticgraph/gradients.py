@@ -31,7 +31,14 @@ from .graph import Operation, SubGraph, Tensor, get_default_graph
 from .kinds import handle_op, kind_of
 from .ops import add, ones_like
 
-__all__ = ["gradients", "differentiable"]
+__all__ = ["gradients", "differentiable", "UnconnectedGradients"]
+
+
+class UnconnectedGradients:
+    """What ``gradients`` returns for an x no y depends on: None (TF's default) or zeros."""
+
+    NONE = "none"
+    ZERO = "zero"
 
 
 def _as_list(x) -> list:
@@ -73,10 +80,19 @@ def differentiable(t: Tensor) -> bool:
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
               colocate_gradients_with_ops=False, gate_gradients=False,
-              aggregation_method=None) -> list[Tensor | None]:
-    """d(sum ys)/d xs as new graph nodes; None for an x that no y depends on."""
+              aggregation_method=None,
+              unconnected_gradients=UnconnectedGradients.NONE) -> list[Tensor | None]:
+    """d(sum ys)/d xs as new graph nodes; for an x that no y depends on, None -- or zeros
+    shaped like x with ``unconnected_gradients=UnconnectedGradients.ZERO``.
+
+    ``stop_gradients``: tensors treated as constants (no gradient flows through them).
+    """
+    mode = getattr(unconnected_gradients, "value", unconnected_gradients)
+    if mode not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+        raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'")
+    originals = _as_list(xs)
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs = [_x_tensor(x, ys[0].graph) for x in _as_list(xs)]
+    xs = [_x_tensor(x, ys[0].graph) for x in originals]
     stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     graph = get_default_graph()
@@ -97,7 +113,19 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
             for t, g, w in zip(op.inputs, in_grads, wanted):
                 if g is not None and w:
                     grads.setdefault(t, []).append(g)
-        return [_total(grads.get(x)) for x in xs]
+        out = [_total(grads.get(x)) for x in xs]
+    if mode == UnconnectedGradients.ZERO:
+        out = [g if g is not None else _zeros_for(x, orig) for g, x, orig in zip(out, xs, originals)]
+    return out
+
+
+def _zeros_for(x: Tensor, original) -> Tensor:
+    """Zeros shaped like ``x`` (TF's names: ``zeros_like``; ``zeros`` for a variable)."""
+    from .ops import zeros, zeros_like  # noqa: PLC0415
+    if x.dtype == _dtypes.resource:
+        value = convert_to_tensor(original)
+        return zeros(value.shape.as_list(), value.dtype, name="zeros")
+    return zeros_like(x, name="zeros_like")
 
 
 def _total(gs: list | None) -> Tensor | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from typing import Any, Iterator
 
@@ -177,6 +178,7 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
+        self.seed: int | None = None  # graph-level random seed (tf.set_random_seed)
         self.grad_programs: dict = {}   # control-flow node name -> what its gradient reads (never in attrs)
         self.version = 0
 
@@ -334,8 +336,28 @@ class Graph:
     def add_to_collection(self, name: str, value: Any) -> None:
         self._collections.setdefault(name, []).append(value)
 
-    def get_collection(self, name: str) -> list:
-        return list(self._collections.get(name, []))
+    def add_to_collections(self, names, value: Any) -> None:
+        for name in dict.fromkeys([names] if isinstance(names, str) else names):
+            self.add_to_collection(name, value)
+
+    def get_collection(self, name: str, scope: str | None = None) -> list:
+        """A copy of collection ``name``; with ``scope``, only items whose ``name`` matches it
+        from the start (``re.match``, as TF)."""
+        items = self._collections.get(name, [])
+        if scope is None:
+            return list(items)
+        pattern = re.compile(scope)
+        return [i for i in items if isinstance(getattr(i, "name", None), str) and pattern.match(i.name)]
+
+    def get_collection_ref(self, name: str) -> list:
+        """The collection's list itself (created empty if absent): changing it changes the graph's."""
+        return self._collections.setdefault(name, [])
+
+    def get_all_collection_keys(self) -> list[str]:
+        return [k for k, v in self._collections.items() if v]
+
+    def clear_collection(self, name: str) -> None:
+        self._collections.pop(name, None)
 
     def as_graph_def(self, add_shapes: bool = True):
         """TF's ``GraphDef`` proto of this graph (needs ``tensorboard``; see ``graph_def.py``)."""

@@ -45,12 +45,23 @@ __all__ = ["defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "Sess
 
 
 class SessionState:
-    """What kernels share across runs of one Session: variable values by variable name."""
+    """What kernels share across runs of one Session: variable values by variable name, and
+    each random op's generator (so every plan that runs the op continues one sequence)."""
 
-    __slots__ = ("variables",)
+    __slots__ = ("variables", "generators", "resources")
 
     def __init__(self):
         self.variables: dict[str, np.ndarray] = {}
+        self.generators: dict = {}
+        self.resources: dict = {}  # other per-Session state (dataset iterators), by node
+
+    def generator(self, op: Operation) -> np.random.Generator:
+        key = (op.graph, op.name)  # a pass's clone of the op shares its generator
+        gen = self.generators.get(key)
+        if gen is None:
+            from common.ops.random import generator  # noqa: PLC0415
+            gen = self.generators[key] = generator(op.attrs.get("seed"), op.attrs.get("seed2"))
+        return gen
 
 
 class LowerContext(NamedTuple):
@@ -128,6 +139,8 @@ def is_stateful(op: Operation) -> bool:
 def lower(op: Operation, ctx: LowerContext):
     """The kernel for ``op`` (see :func:`defkind` for the three possible answers)."""
     if op.op_def is not None:
+        if op.op_def.stateful and "rng" in op.op_def.defaults:
+            return functools.partial(op.op_def.impl, rng=ctx.state.generator(op), **op.attrs)
         return functools.partial(op.op_def.impl, **op.attrs) if op.attrs else op.op_def.impl
     kind = KINDS.get(op.type)
     if kind is None:

@@ -8,7 +8,8 @@ from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: 
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss"]
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "sigmoid_cross_entropy_with_logits",
+           "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
 
 
 def relu(features, name=None):
@@ -48,6 +49,71 @@ softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
 def l2_loss(t, name=None):
     """``sum(t ** 2) / 2``."""
     return multiply(reduce_sum(square(t)), 0.5, name=name or "L2Loss")
+
+
+# --- composites TF1 programs reach for (gradients come from the ops they are made of) -------
+
+def _abs_neg_exp_log1p(x):
+    """``log(1 + exp(-|x|))``: the stable tail shared by softplus and the sigmoid cross-entropy."""
+    from .ops import abs as _abs, add, exp, log  # noqa: PLC0415
+    return log(add(exp(negative(_abs(x))), 1.0))
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
+    """``max(x, 0) - x * z + log(1 + exp(-|x|))``: TF's overflow-free form."""
+    from .ops import add, subtract  # noqa: PLC0415
+    if _sentinel is not None or labels is None or logits is None:
+        raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments "
+                         "(labels=..., logits=..., ...)")
+    x = convert_to_tensor(logits)
+    z = convert_to_tensor(labels, dtype=x.dtype)
+    if not x.shape.is_compatible_with(z.shape):
+        raise ValueError(f"logits and labels must have the same shape ({x.shape} vs {z.shape})")
+    return add(subtract(relu(x), multiply(x, z)), _abs_neg_exp_log1p(x), name=name or "logistic_loss")
+
+
+def softplus(features, name=None):
+    """``log(1 + exp(x))`` computed as ``max(x, 0) + log(1 + exp(-|x|))``."""
+    from .ops import add  # noqa: PLC0415
+    x = convert_to_tensor(features)
+    return add(relu(x), _abs_neg_exp_log1p(x), name=name or "Softplus")
+
+
+def elu(features, name=None):
+    """``x`` where positive, ``exp(x) - 1`` elsewhere."""
+    from .ops import exp, greater, minimum, subtract, where  # noqa: PLC0415
+    x = convert_to_tensor(features)
+    return where(greater(x, 0.0), x, subtract(exp(minimum(x, 0.0)), 1.0), name=name or "Elu")
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """``max(x, alpha * x)`` (TF's default ``alpha`` is 0.2)."""
+    from .ops import maximum  # noqa: PLC0415
+    x = convert_to_tensor(features)
+    return maximum(x, multiply(x, alpha), name=name or "LeakyRelu")
+
+
+def relu6(features, name=None):
+    from .ops import minimum  # noqa: PLC0415
+    return minimum(relu(features), 6.0, name=name or "Relu6")
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """``x / sqrt(max(sum(x**2, axis), epsilon))``."""
+    from .ops import maximum, reduce_sum, sqrt, truediv  # noqa: PLC0415
+    x = convert_to_tensor(x)
+    axis = dim if axis is None else axis
+    ss = reduce_sum(square(x), axis, keepdims=True)
+    return truediv(x, sqrt(maximum(ss, epsilon)), name=name or "l2_normalize")
+
+
+# --- recurrent networks (their own modules; exposed here as tf.nn.*) ---------------------------
+from . import rnn_cell  # noqa: E402
+from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn,  # noqa: E402
+                  static_rnn)
+
+__all__ += ["rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
+            "static_bidirectional_rnn"]
 
 
 from .nn_layers import *  # noqa: E402,F401,F403  (the layer functions live there)

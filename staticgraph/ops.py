@@ -165,8 +165,19 @@ def transpose(a, perm=None, name=None):
 
 
 def reshape(tensor, shape, name=None):
-    if isinstance(shape, Tensor):
-        raise TypeError("reshape to a run-time shape tensor is not supported; pass a list of ints")
+    """``tensor`` in a new shape: ints (one -1), or a tensor the graph fixes, or ``tf.shape(y)``."""
+    if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
+            isinstance(d, Tensor) for d in shape):
+        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415  (cycle)
+        value = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+        if value is not None:
+            shape = [int(d) for d in value]
+        elif isinstance(shape, Tensor) and shape.op.type == "Shape":
+            return apply(_R["ReshapeLike"], (convert_to_tensor(tensor), shape.op.inputs[0]), {},
+                         name=name or "Reshape")
+        else:
+            raise TypeError(f"reshape to a shape known only at run time ({shape}) is not supported "
+                            f"here; pass ints, -1 for one unknown dim, or tf.shape(other)")
     return apply(_R["Reshape"], (convert_to_tensor(tensor),), {"shape": tuple(int(d) for d in shape)},
                  name=name)
 
@@ -258,18 +269,33 @@ def stop_gradient(input, name=None):  # noqa: A002
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with ``value`` (dtype: TF's default for ``value``)."""
-    return apply(_R["Fill"], (), {"shape": tuple(int(d) for d in dims), "value": value,
-                                   "dtype": default_dtype(value)}, name=name or "Fill")
+    return _filled(dims, value, default_dtype(value), name or "Fill")
+
+
+def _filled(shape, value, dtype, name):
+    """A Fill of a static shape; for ``tf.shape(t)`` of a partly unknown ``t``, ``value``
+    broadcast like ``t`` at run time."""
+    if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
+            isinstance(d, Tensor) for d in shape):
+        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415  (cycle)
+        static = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+        if static is None:
+            if not (isinstance(shape, Tensor) and shape.op.type == "Shape"):
+                raise TypeError(f"a fill shape known only at run time ({shape}) is not supported "
+                                f"here; pass ints or tf.shape(other)")
+            return apply(_R["BroadcastLike"], (constant(np.array(value, dtype)), shape.op.inputs[0]),
+                         {}, name=name)
+        shape = [int(d) for d in static]
+    return apply(_R["Fill"], (), {"shape": as_shape_tuple(shape), "value": value, "dtype": dtype},
+                 name=name)
 
 
 def zeros(shape, dtype=_dtypes.float32, name=None):
-    return apply(_R["Fill"], (), {"shape": as_shape_tuple(shape), "value": 0,
-                                   "dtype": _dtypes.as_dtype(dtype)._np}, name=name or "zeros")
+    return _filled(shape, 0, _dtypes.as_dtype(dtype)._np, name or "zeros")
 
 
 def ones(shape, dtype=_dtypes.float32, name=None):
-    return apply(_R["Fill"], (), {"shape": as_shape_tuple(shape), "value": 1,
-                                   "dtype": _dtypes.as_dtype(dtype)._np}, name=name or "ones")
+    return _filled(shape, 1, _dtypes.as_dtype(dtype)._np, name or "ones")
 
 
 def zeros_like(tensor, dtype=None, name=None):

@@ -29,7 +29,7 @@ from .kinds import uninitialized_message
 from .serialize import from_json, to_json
 from .variables import Variable, global_variables
 
-__all__ = ["Saver", "import_meta_graph"]
+__all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable"]
 
 FORMAT = "staticgraph-checkpoint/1"
 _MARK = "__format__"
@@ -76,6 +76,7 @@ class Saver:
         if meta is not None:
             write_text(save_path + ".meta", meta)
         self._keep(save_path)
+        _write_state(save_path, self.last_checkpoints)
         return save_path
 
     def _keep(self, save_path: str) -> None:
@@ -149,3 +150,65 @@ def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_)
         text = f.read()
     from_json(text, graph)
     return Saver()
+
+
+# --- the checkpoint directory's state file (TF's ``checkpoint``) and reading checkpoints ---------
+
+_STATE = "checkpoint"
+
+
+def _write_state(save_path: str, kept: list[str]) -> None:
+    """``<dir>/checkpoint``: the newest path and the kept ones, in TF's text format."""
+    directory = os.path.dirname(save_path) or "."
+    rel = [os.path.relpath(p, directory) if os.path.dirname(p) == os.path.dirname(save_path) else p
+           for p in kept]
+    lines = [f'model_checkpoint_path: "{rel[-1]}"'] + [f'all_model_checkpoint_paths: "{r}"' for r in rel]
+    write_text(os.path.join(directory, _STATE), "\n".join(lines) + "\n")
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
+    """The newest checkpoint path saved in ``checkpoint_dir`` (None if there is none)."""
+    state = os.path.join(checkpoint_dir, latest_filename or _STATE)
+    if not os.path.isfile(state):
+        return None
+    with open(state, encoding="utf-8") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model_checkpoint_path":
+                path = value.strip().strip('"')
+                path = path if os.path.isabs(path) else os.path.join(checkpoint_dir, path)
+                return path if os.path.isfile(path) else None
+    return None
+
+
+def _open(ckpt_dir_or_file: str) -> dict:
+    path = ckpt_dir_or_file
+    if os.path.isdir(path):
+        path = latest_checkpoint(path)
+        if path is None:
+            raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given directory "
+                             f"{ckpt_dir_or_file}")
+    if not os.path.isfile(path):
+        raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find "
+                                        f"any matching files for {ckpt_dir_or_file}")
+    try:
+        arrays = read_arrays(path)
+    except CheckpointError as e:
+        raise DataLossError(None, None, str(e)) from None
+    arrays.pop(_MARK, None)
+    return arrays
+
+
+def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
+    """``[(name, shape), ...]`` of a checkpoint (a file or a directory's latest), sorted by name."""
+    return [(k, list(v.shape)) for k, v in sorted(_open(ckpt_dir_or_file).items())]
+
+
+def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
+    """The saved value of variable ``name`` (``":0"`` is ignored, as TF)."""
+    if name.endswith(":0"):
+        name = name[:-2]
+    arrays = _open(ckpt_dir_or_file)
+    if name not in arrays:
+        raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
+    return arrays[name]

@@ -230,6 +230,7 @@ class Session:
         self._closed = True
         self._cache.clear()
         self.state.variables.clear()
+        self.state.resources.clear()
 
     def as_default(self):
         return _DefaultSession(self)

@@ -25,7 +25,9 @@ from .sources import group
 from .variables import Variable, trainable_variables
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
-           "get_or_create_global_step", "get_global_step", "Saver", "import_meta_graph"]
+           "RMSPropOptimizer", "AdagradOptimizer", "get_or_create_global_step", "get_global_step",
+           "Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
+           "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay"]
 
 
 class Optimizer:
@@ -71,13 +73,18 @@ class Optimizer:
     def _finish(self, updates) -> Operation:
         return group(*updates, name="update")
 
-    def _slot(self, v: Variable, slot_name: str) -> Variable:
-        key = (v.op.name, slot_name)
+    def _slot(self, v: Variable, slot_name: str, init: float = 0.0, key: str | None = None) -> Variable:
+        """The slot variable ``<var>/<slot_name>`` (filled with ``init``); ``get_slot`` finds it
+        by ``key`` (TF's slot key, e.g. ``"rms"``) or by ``slot_name``."""
+        key = (v.op.name, key or slot_name)
         if key not in self._slots:
             with get_default_graph().name_scope(v.op.name + "/"):
-                zero = np.zeros(v.shape.as_list(), dtype=v.dtype.as_numpy_dtype)
-                self._slots[key] = Variable(zero, trainable=False, name=slot_name)
+                value = np.full(v.shape.as_list(), init, dtype=v.dtype.as_numpy_dtype)
+                self._slots[key] = Variable(value, trainable=False, name=slot_name)
         return self._slots[key]
+
+    def get_slot_names(self) -> list[str]:
+        return sorted({k for _, k in self._slots})
 
     def get_slot(self, var: Variable, name: str) -> Variable | None:
         return self._slots.get((var.op.name, name))
@@ -147,6 +154,49 @@ class AdamOptimizer(Optimizer):
         return group(*updates, up1, up2, name="update")
 
 
+class RMSPropOptimizer(Optimizer):
+    """TF1's RMSProp: ``ms = decay*ms + (1-decay)*g^2`` (ms starts at ONE),
+    ``mom = momentum*mom + lr*g/sqrt(ms + eps)``, ``var -= mom``; ``centered`` also tracks the
+    mean gradient ``mg`` and divides by ``sqrt(ms - mg^2 + eps)``."""
+
+    def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking=False,
+                 centered=False, name="RMSProp"):
+        super().__init__(use_locking, name)
+        self._lr, self._decay, self._momentum = learning_rate, decay, momentum
+        self._eps, self._centered = epsilon, centered
+
+    def _apply_dense(self, g, v):
+        lr = self._hyper(self._lr, v)
+        rms = self._slot(v, self._name, init=1.0, key="rms")
+        mom = self._slot(v, self._name + "_1", key="momentum")
+        ms_t = rms.assign(ops.add(ops.multiply(rms, self._decay), ops.multiply(ops.square(g), 1 - self._decay)))
+        denom = ms_t
+        if self._centered:
+            mg = self._slot(v, self._name + "_2", key="mg")
+            mg_t = mg.assign(ops.add(ops.multiply(mg, self._decay), ops.multiply(g, 1 - self._decay)))
+            denom = ops.subtract(ms_t, ops.square(mg_t))
+        step = ops.truediv(ops.multiply(g, lr), ops.sqrt(ops.add(denom, self._eps)))
+        mom_t = mom.assign(ops.add(ops.multiply(mom, self._momentum), step))
+        return v.assign_sub(mom_t)
+
+
+class AdagradOptimizer(Optimizer):
+    """TF1's Adagrad: ``accum += g^2`` (starting at ``initial_accumulator_value``),
+    ``var -= lr * g / sqrt(accum)``."""
+
+    def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking=False,
+                 name="Adagrad"):
+        if initial_accumulator_value <= 0.0:
+            raise ValueError(f"initial_accumulator_value must be positive: {initial_accumulator_value}")
+        super().__init__(use_locking, name)
+        self._lr, self._init = learning_rate, initial_accumulator_value
+
+    def _apply_dense(self, g, v):
+        acc = self._slot(v, self._name, init=self._init, key="accumulator")
+        acc_t = acc.assign(ops.add(acc, ops.square(g)))
+        return v.assign_sub(ops.truediv(ops.multiply(g, self._hyper(self._lr, v)), ops.sqrt(acc_t)))
+
+
 def get_or_create_global_step(graph=None) -> Variable:
     graph = graph or get_default_graph()
     found = graph.get_collection("global_step")
@@ -163,4 +213,6 @@ def get_global_step(graph=None) -> Variable | None:
     return found[0] if found else None
 
 
-from .saver import Saver, import_meta_graph  # noqa: E402  (train.Saver, as TF)
+from .saver import Saver, import_meta_graph, latest_checkpoint, list_variables, load_variable  # noqa: E402,F401
+from .learning_rate_decay import (exponential_decay, inverse_time_decay,  # noqa: E402,F401
+                                  piecewise_constant, polynomial_decay)

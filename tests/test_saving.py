@@ -292,7 +292,7 @@ def test_saver_keeps_only_the_newest_max_to_keep_checkpoints(tmp_path):
                 sess.run(step)
                 saver.save(sess, str(tmp_path / "m"), global_step=k)
             assert saver.last_checkpoints == [str(tmp_path / "m-2"), str(tmp_path / "m-3")]
-            assert sorted(os.listdir(tmp_path)) == ["m-2", "m-2.meta", "m-3", "m-3.meta"]
+            assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m-2", "m-2.meta", "m-3", "m-3.meta"]
             saver.restore(sess, str(tmp_path / "m-2"))
             assert sess.run(w).tolist() == [3.0]
 
@@ -381,4 +381,4 @@ def test_saver_failure_mid_save_keeps_old_checkpoint(tmp_path, monkeypatch):
             monkeypatch.undo()
             saver.restore(sess, path)
             assert sess.run(w).tolist() == [1.0, 2.0]
-    assert sorted(os.listdir(tmp_path)) == ["m", "m.meta"]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m", "m.meta"]

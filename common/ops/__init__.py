@@ -1,3 +1,2 @@
 """The op declarations, grouped by kind.  Importing this package registers them all."""
-from . import elementwise, linalg, misc, nn, reduce, shape  # noqa: F401
-from . import conv, pool  # noqa: F401
+from . import conv, elementwise, linalg, misc, nn, pool, random, reduce, sequence, shape  # noqa: F401

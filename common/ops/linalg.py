@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import broadcast_shapes, fmt_shape, result_dtype, unbroadcast as ub
@@ -21,7 +21,8 @@ def _matmul_infer(a: Spec, b: Spec) -> Spec:
                          f"and {fmt_shape(b.shape)}")
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:
-        raise ShapeError(f"matmul of {fmt_shape(a.shape)} and {fmt_shape(b.shape)}: inner dims "
+        raise ShapeError(tf=f"Dimensions must be equal, but are {k1} and {k2}", message=
+                         f"matmul of {fmt_shape(a.shape)} and {fmt_shape(b.shape)}: inner dims "
                          f"{k1} and {k2} differ")
     batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
     return Spec(batch + (a.shape[-2], b.shape[-1]), dtype)
@@ -55,3 +56,27 @@ defop("MatMul", np.matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
                 E(((1, 2, 3), (4, 3, 2)))),
       grads=(lambda F, g, b, a_shape: ub(F, F.matmul(g, matrix_transpose(F, b)), a_shape),
              lambda F, g, a, b_shape: ub(F, F.matmul(matrix_transpose(F, a), g), b_shape)))
+
+
+def _orthonormal_factor(x):
+    """``Q`` of ``x = Q R`` (reduced), signs fixed so that ``diag(R) >= 0``: the unique factor."""
+    if x.dtype.kind != "f":
+        raise TypeError(f"QR needs a floating-point matrix, not {x.dtype}")
+    q, r = np.linalg.qr(x)
+    d = np.sign(np.diagonal(r, axis1=-2, axis2=-1))
+    return q * np.where(d == 0, 1, d)[..., None, :]
+
+
+def _orthonormal_factor_infer(x: Spec) -> Spec:
+    if np.dtype(x.dtype).kind != "f":
+        raise DTypeError(f"QR needs a floating-point matrix, not {np.dtype(x.dtype)}")
+    if x.shape is None:
+        return x
+    if len(x.shape) < 2:
+        raise ShapeError(f"QR needs a matrix, got shape {fmt_shape(x.shape)}")
+    m, n = x.shape[-2:]
+    return Spec(x.shape[:-1] + (None if m is None or n is None else min(m, n),), x.dtype)
+
+
+defop("OrthonormalFactor", _orthonormal_factor, _orthonormal_factor_infer, inputs=("x",),
+      fname="orthonormal_factor", examples=(E(((4, 3),)), E(((3, 3),))))

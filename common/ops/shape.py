@@ -70,11 +70,17 @@ def _reshape_infer(x: Spec, shape) -> Spec:
         if -1 in shape:
             if known == 0 or size % known:
                 raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
-                                 f"into {list(shape)}")
+                                 f"into {list(shape)}",
+                                 tf=f"Reshape cannot infer the missing input size for an empty "
+                                    f"tensor unless all specified input sizes are non-zero"
+                                 if known == 0 else f"Input to reshape is a tensor with {size} "
+                                 f"values, but the requested shape requires a multiple of {known}")
             shape = tuple(size // known if d == -1 else d for d in shape)
         elif known != size:
             raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
-                             f"into {list(shape)} ({known} elements)")
+                             f"into {list(shape)} ({known} elements)",
+                             tf=f"Cannot reshape a tensor with {size} elements to shape "
+                                f"[{','.join(map(str, shape))}] ({known} elements)")
         return Spec(shape, x.dtype)
     return Spec(tuple(None if d == -1 else d for d in shape), x.dtype)
 
@@ -111,7 +117,8 @@ def _squeeze_infer(x: Spec, axis=None) -> Spec:
     axes = normalize_axes(axis, len(x.shape))
     for a in axes:
         if x.shape[a] not in (1, None):
-            raise ShapeError(f"cannot squeeze axis {a} of size {x.shape[a]} (shape {fmt_shape(x.shape)})")
+            raise ShapeError(f"cannot squeeze axis {a} of size {x.shape[a]} (shape {fmt_shape(x.shape)})",
+                             tf=f"Can not squeeze dim[{a}], expected a dimension of 1, got {x.shape[a]}")
     return Spec(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
 
 
@@ -204,7 +211,12 @@ def _concat_infer(*xs: Spec, axis=0) -> Spec:
             continue
         known = {d for d in dims if d is not None}
         if len(known) > 1:
-            raise ShapeError(f"concat along axis {ax}: dims {sorted(known)} disagree at axis {i} "
+            first = [x.shape for x in xs if x.shape is not None and x.shape[i] is not None]
+            rest = [tuple(d for j, d in enumerate(sh) if j != ax) for sh in first[:2]]
+            raise ShapeError(tf=f"Dimension {i - (i > ax)} in both shapes must be equal, but are "
+                                f"{first[0][i]} and {first[1][i]}. Shapes are "
+                                f"[{','.join(map(str, rest[0]))}] and [{','.join(map(str, rest[1]))}].",
+                             message=f"concat along axis {ax}: dims {sorted(known)} disagree at axis {i} "
                              f"in {[fmt_shape(x.shape) for x in xs]}")
         out.append(known.pop() if known else None)
     return Spec(tuple(out), dtype)
@@ -291,7 +303,10 @@ def _getitem_grad(F, g, xs, xs_shape, index, key):
 def _scatter_like(g, ref, *arrays, key):
     """Zeros shaped like ``ref``, plus ``g`` added at ``key``."""
     out = np.zeros(ref.shape, dtype=g.dtype)
-    np.add.at(out, decode_index(key, arrays), g)
+    if arrays:
+        np.add.at(out, decode_index(key, arrays), g)
+    else:                   # basic indexing names each element once: a plain store is enough
+        out[decode_index(key, arrays)] = g
     return out
 
 
@@ -317,3 +332,185 @@ defop("ScatterLike", _scatter_like, _scatter_like_infer, inputs=("*xs",), fname=
       examples=(E(((5, 3), (4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
                 E(((4,), (4, 3)), {"key": (FULL, 1)})),
       grads=(_scatter_like_grad,))
+
+# --- run-time shape facts: Shape, Size, Rank (the input is read for its shape only) -----------
+
+
+def _shape_of(x, out_type=np.dtype(np.int32)):
+    """``x``'s shape as a vector (TF's ``tf.shape``)."""
+    return np.array(x.shape, dtype=out_type)
+
+
+def _shape_of_infer(x: Spec, out_type=np.dtype(np.int32)) -> Spec:
+    return Spec((None if x.shape is None else len(x.shape),), np.dtype(out_type))
+
+
+def _size_of(x, out_type=np.dtype(np.int32)):
+    return np.array(int(np.prod(x.shape)), dtype=out_type)
+
+
+def _rank_of(x):
+    return np.array(len(x.shape), dtype=np.int32)
+
+
+defop("Shape", _shape_of, _shape_of_infer, inputs=("x",), fname="shape_of", shape_only=(0,),
+      dtype_attr="out_type",
+      examples=(E(((2, 3),)), E(((4,),), {"out_type": np.dtype(np.int64)})))
+defop("Size", _size_of, lambda x, out_type=np.dtype(np.int32): Spec((), np.dtype(out_type)),
+      inputs=("x",), fname="size_of", shape_only=(0,), dtype_attr="out_type",
+      examples=(E(((2, 3),)),))
+defop("Rank", _rank_of, lambda x: Spec((), np.dtype(np.int32)), inputs=("x",), fname="rank_of",
+      shape_only=(0,),
+      examples=(E(((2, 3),)),))
+
+# --- range: an arithmetic sequence (a source op) ---------------------------------------------
+
+
+def _range(start, limit, delta, dtype):
+    """``start + i * delta`` computed in ``dtype`` (as TF: float32 steps stay float32)."""
+    n = len(range(0, int(np.ceil((limit - start) / delta))))
+    return np.asarray(start, dtype) + np.arange(n, dtype=dtype) * np.asarray(delta, dtype)
+
+
+def _range_infer(start, limit, delta, dtype) -> Spec:
+    if delta == 0:
+        raise ShapeError("Requires delta != 0")
+    if (delta > 0 and start > limit) or (delta < 0 and start < limit):
+        raise ShapeError(f"Requires start <= limit when delta > 0: {start}/{limit}"
+                         if delta > 0 else f"Requires start >= limit when delta < 0: {start}/{limit}")
+    return Spec((len(range(0, int(np.ceil((limit - start) / delta)))),), np.dtype(dtype))
+
+
+defop("Range", _range, _range_infer, inputs=(), fname="range_values", dtype_attr="dtype",
+      examples=(E((), {"start": 0, "limit": 5, "delta": 1, "dtype": np.dtype(np.int32)}),
+                E((), {"start": 1.0, "limit": 2.0, "delta": 0.3, "dtype": np.dtype(np.float32)}),
+                E((), {"start": 5, "limit": 1, "delta": -2, "dtype": np.dtype(np.int64)})))
+
+# --- tile and its gradient: a closed pair, like SumLike / BroadcastLike -----------------------
+
+
+def _tile(x, multiples):
+    return np.tile(x, multiples)
+
+
+def _tile_infer(x: Spec, multiples) -> Spec:
+    if x.shape is None:
+        return Spec((None,) * len(multiples), x.dtype)
+    if len(multiples) != len(x.shape):
+        raise ShapeError(f"Expected multiples argument to be a vector of length {len(x.shape)} "
+                         f"but got length {len(multiples)}")
+    return Spec(tuple(None if d is None else d * m for d, m in zip(x.shape, multiples)), x.dtype)
+
+
+def _tile_sum(g, multiples):
+    """The gradient of tile: the ``multiples`` copies of each block summed (g is tiled)."""
+    split = []
+    for n, m in zip(g.shape, multiples):
+        split += [m, n // m]
+    return g.reshape(split).sum(axis=tuple(range(0, 2 * len(multiples), 2)), dtype=g.dtype)
+
+
+def _tile_sum_infer(g: Spec, multiples) -> Spec:
+    if g.shape is None:
+        return Spec((None,) * len(multiples), g.dtype)
+    return Spec(tuple(None if d is None else d // m for d, m in zip(g.shape, multiples)), g.dtype)
+
+
+defop("Tile", _tile, _tile_infer, inputs=("x",), fname="tile", torch_name="RepeatBackward0",
+      examples=(E(((2, 3),), {"multiples": (2, 1)}), E(((3,),), {"multiples": (3,)}),
+                E(((2, 1, 2),), {"multiples": (1, 3, 2)})),
+      grads=(lambda F, g, multiples: F.tile_sum(g, multiples=multiples),))
+defop("TileSum", _tile_sum, _tile_sum_infer, inputs=("g",), fname="tile_sum",
+      examples=(E(((4, 3),), {"multiples": (2, 1)}), E(((2, 6, 4),), {"multiples": (1, 3, 2)})),
+      grads=(lambda F, g, multiples: F.tile(g, multiples=multiples),))
+
+# --- constant padding; its gradient is the slice that drops the padding -----------------------
+
+
+def _pad(x, paddings, constant_values=0):
+    return np.pad(x, paddings, mode="constant", constant_values=constant_values)
+
+
+def _pad_infer(x: Spec, paddings, constant_values=0) -> Spec:
+    if x.shape is None:
+        return Spec((None,) * len(paddings), x.dtype)
+    if len(paddings) != len(x.shape):
+        raise ShapeError(f"The first dimension of paddings must be the rank of inputs"
+                         f"[{len(paddings)},2], {fmt_shape(x.shape)}")
+    if any(b < 0 or a < 0 for b, a in paddings):
+        raise ShapeError(f"Paddings must be non-negative: {[list(p) for p in paddings]}")
+    return Spec(tuple(None if d is None else d + b + a for d, (b, a) in zip(x.shape, paddings)), x.dtype)
+
+
+def _pad_grad(F, g, paddings):
+    return F.getitem(g, key=tuple(Slice(b, -a if a else None, None) for b, a in paddings))
+
+
+defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad", torch_name="ConstantPadNdBackward0",
+      examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
+                E(((3,),), {"paddings": ((0, 2),), "constant_values": 1.5})),
+      grads=(_pad_grad,))
+
+# --- a buffer written row by row (TensorArray's storage in loops), functionally ------------------
+
+
+def _set_item(buf, position, item, size=None):
+    """``buf`` with row ``position`` replaced by ``item``; a fresh array (``buf`` is unchanged).
+
+    An empty ``buf`` (shape ``(0,)``: nothing written yet) becomes zeros of ``(size,) +
+    item.shape`` first; with ``size=None`` the buffer grows to fit ``position``.
+    """
+    i = int(position)
+    if buf.ndim != item.ndim + 1 or buf.shape[1:] != item.shape or (
+            size is not None and len(buf) != size):
+        if buf.size:
+            raise ShapeError(f"Could not write to TensorArray index {i} because the value shape is "
+                             f"{fmt_shape(item.shape)} which is incompatible with the TensorArray's "
+                             f"inferred element shape: {fmt_shape(buf.shape[1:])}")
+        buf = np.zeros((size or 0,) + item.shape, dtype=item.dtype)
+    if i >= len(buf):
+        if size is not None:
+            raise IndexError(f"Tried to write to index {i} but array is not resizeable and size "
+                             f"is: {size}")
+        buf = np.concatenate([buf, np.zeros((i + 1 - len(buf),) + item.shape, item.dtype)])
+    out = buf.copy()
+    out[i] = item
+    return out
+
+
+def _set_item_infer(buf: Spec, position: Spec, item: Spec, size=None) -> Spec:
+    if not np.issubdtype(position.dtype, np.integer) or position.shape not in ((), None):
+        raise ShapeError(f"TensorArray index must be an integer scalar, got {position.dtype} "
+                         f"shape {fmt_shape(position.shape)}")
+    if item.shape is None:
+        return Spec(None, item.dtype)
+    return Spec((size,) + tuple(item.shape), item.dtype)
+
+
+def _zero_item(x, ref, position):
+    """``x`` made ``ref``-shaped -- rows beyond ``x`` are zeros, rows beyond ``ref`` dropped --
+    with row ``position`` zeroed.  It is its own adjoint, and ``TensorListSetItem``'s gradient
+    for the buffer: the written row got its value elsewhere, rows the write added (an empty
+    or growing buffer) did not come from it."""
+    out = np.zeros(ref.shape, dtype=x.dtype)
+    if tuple(ref.shape[1:]) == x.shape[1:] and len(ref.shape):
+        n = min(len(x), ref.shape[0])
+        out[:n] = x[:n]
+        if int(position) < ref.shape[0]:
+            out[int(position)] = 0
+    return out
+
+
+defop("TensorListSetItem", _set_item, _set_item_infer, inputs=("buf", "position", "item"),
+      fname="tensor_list_set_item", torch_name="IndexPutBackward0",
+      examples=(E(((4, 3), np.array(2), (3,)), {"size": 4}),
+                E(((0,), np.array(1), (2, 2)), {"size": 3}), E(((0,), np.array(2), ()), {"size": 3})),
+      grads=(lambda F, g, buf_shape, position: F.tensor_list_zero_item(g, buf_shape, position),
+             None,
+             lambda F, g, position: F.getitem(g, position, key=(ARRAY,))))
+defop("TensorListZeroItem", _zero_item, lambda x, ref, position: Spec(ref.shape, x.dtype),
+      inputs=("x", "ref", "position"), fname="tensor_list_zero_item", shape_only=(1,),
+      examples=(E(((4, 3), (4, 3), np.array(1))), E(((3, 2), (0,), np.array(0))),
+                E(((4,), (2,), np.array(3))), E(((2, 2), (3, 2), np.array(0)))),
+      grads=(lambda F, g, x_shape, position: F.tensor_list_zero_item(g, x_shape, position),
+             None, None))

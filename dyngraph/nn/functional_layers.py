@@ -273,4 +273,5 @@ def pad(input, pad, mode: str = "constant", value=None):
         pairs[input.dim() - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
     if any(lo < 0 or hi < 0 for lo, hi in pairs):
         raise ValueError("negative padding (cropping) is not supported here")
-    return apply(_R["PadV2"], (input,), {"paddings": tuple(pairs), "value": 0 if value is None else value})
+    return apply(_R["Pad"], (input,), {"paddings": tuple(pairs),
+                                       "constant_values": 0 if value is None else value})

@@ -116,6 +116,12 @@ def failure(err: BaseException, filename: str, line_step: dict, env: dict | None
     shapes = ", ".join(fmt_shape(getattr(values.get(a, (env or {}).get(a)), "shape", None))
                        for a in args)
     inside = f", inside {owner.type} '{owner.name}'" if owner is not None else ""
+    lead = ""
+    if "could not be broadcast" in str(err):  # TF's words first (a search finds TF's answers)
+        dims = [getattr(values.get(a, (env or {}).get(a)), "shape", None) for a in args]
+        lead = ("Incompatible shapes: " + " vs. ".join(
+            "[" + ",".join(map(str, d)) + "]" for d in dims if d is not None)
+            + f"\n\t [[{{{{node {op.name}}}}}]]\n")
     return InvalidArgumentError(
-        None, op, f"{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
+        None, op, f"{lead}{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
                   f"shapes: {shapes}{inside}\n  created at {op.site}")

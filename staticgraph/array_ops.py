@@ -1,0 +1,306 @@
+"""Shape and indexing ops with TF's names: ``tf.shape``, ``tf.gather``, ``tf.pad``, ``tf.split``...
+
+Most are front ends over a few registry ops: every gather/slice form is the
+``GetItem`` op (integer arrays are its extra inputs, its gradient a scatter-add),
+``scatter_nd`` is ``ScatterLike``; ``Shape``/``Size``/``Rank``, ``Range``, ``Tile``
+and ``Pad`` are their own ops.  Nodes are named as TF names them (``GatherV2``,
+``strided_slice``...).
+
+:func:`constant_value` answers what a tensor's value is *at build time* when the
+graph already fixes it (a constant, the shape of a fully-known tensor, a stack or
+slice of those) -- TF's ``tensor_util.constant_value``; the shape arguments of
+``reshape``, ``range``, ``sequence_mask`` use it.
+
+>>> import staticgraph as tf
+>>> x = tf.placeholder(tf.float32, [None, 3])
+>>> tf.shape(x).name, tf.gather(x, [0, 2], axis=1).shape.as_list()
+('Shape:0', [None, 2])
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from common import REGISTRY
+from common.indexing import ARRAY, Slice, decode_index
+
+from . import dtypes as _dtypes
+from .build import apply, constant, convert_to_tensor, default_dtype
+from .graph import Tensor, name_scope
+from .ops import (cast, expand_dims, gather_index, less, logical_and, logical_not, logical_or,
+                  matmul, reshape, square, subtract, transpose, zeros)
+
+__all__ = ["constant_value", "shape", "size", "rank", "argmax", "argmin", "gather", "gather_nd",
+           "scatter_nd", "tile", "pad", "slice", "strided_slice", "split", "range",
+           "sequence_mask", "tensordot", "squared_difference", "logical_xor", "newaxis"]
+
+newaxis = None
+_R = REGISTRY
+
+
+def constant_value(t: Any) -> np.ndarray | None:
+    """The value of ``t`` if the graph fixes it before any run, else None."""
+    if not isinstance(t, Tensor):
+        return None if hasattr(t, "_as_graph_element") else np.asarray(t)
+    op = t.op
+    if op.type == "Const":
+        return op.attrs["value"]
+    if op.type in ("Shape", "Size", "Rank"):
+        s = op.inputs[0]._shape
+        if s is None or (op.type != "Rank" and None in s):
+            return None
+        return np.asarray(op.op_def.impl(np.broadcast_to(np.empty((), np.int8), s), **op.attrs))
+    if op.type == "Cast":
+        v = constant_value(op.inputs[0])
+        return None if v is None else v.astype(op.attrs["dtype"])
+    if op.type == "Pack":
+        vs = [constant_value(i) for i in op.inputs]
+        return None if any(v is None for v in vs) else np.stack(vs, axis=op.attrs["axis"])
+    if op.type == "GetItem":
+        vs = [constant_value(i) for i in op.inputs]
+        return None if any(v is None for v in vs) else vs[0][decode_index(op.attrs["key"], vs[1:])]
+    return None
+
+
+def stack_or_none(values) -> np.ndarray | None:
+    """A list mixing numbers and tensors, as an array if every tensor has a build-time value."""
+    parts = [constant_value(p) for p in values]
+    return None if any(p is None for p in parts) else np.array(parts)
+
+
+def _int_list(value, what: str) -> list[int]:
+    """``value`` (ints, tensors with build-time values, or a mix) as Python ints."""
+    v = constant_value(value) if not isinstance(value, (list, tuple)) else stack_or_none(value)
+    if v is None:
+        raise ValueError(f"{what} must be known when the graph is built (ints, or tensors whose "
+                         f"value the graph fixes, such as tf.shape of a fully-known tensor); "
+                         f"{value} is only known at run time")
+    return [int(d) for d in np.asarray(v).reshape(-1)]
+
+
+# --- shape facts ------------------------------------------------------------------------------
+
+def shape(input, name=None, out_type=_dtypes.int32) -> Tensor:  # noqa: A002
+    """``input``'s shape as an int32 vector, computed when the graph runs."""
+    return apply(_R["Shape"], (convert_to_tensor(input),),
+                 {"out_type": _dtypes.as_dtype(out_type)._np}, name=name or "Shape")
+
+
+def size(input, name=None, out_type=_dtypes.int32) -> Tensor:  # noqa: A002
+    return apply(_R["Size"], (convert_to_tensor(input),),
+                 {"out_type": _dtypes.as_dtype(out_type)._np}, name=name or "Size")
+
+
+def rank(input, name=None) -> Tensor:  # noqa: A002
+    return apply(_R["Rank"], (convert_to_tensor(input),), {}, name=name or "Rank")
+
+
+def _arg(op_type, input, axis, name, dimension, output_type):  # noqa: A002
+    axis = dimension if axis is None else axis
+    out = apply(_R[op_type], (convert_to_tensor(input),), {"axis": 0 if axis is None else int(axis)},
+                name=name or op_type)
+    dt = _dtypes.as_dtype(output_type)
+    return out if out.dtype == dt else cast(out, dt)
+
+
+def argmax(input, axis=None, name=None, dimension=None, output_type=_dtypes.int64) -> Tensor:  # noqa: A002
+    """Index of the largest value along ``axis`` (default 0), as int64."""
+    return _arg("ArgMax", input, axis, name, dimension, output_type)
+
+
+def argmin(input, axis=None, name=None, dimension=None, output_type=_dtypes.int64) -> Tensor:  # noqa: A002
+    return _arg("ArgMin", input, axis, name, dimension, output_type)
+
+
+# --- gathers and scatters ---------------------------------------------------------------------
+
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0) -> Tensor:
+    """``params`` taken at ``indices`` along ``axis``: shape ``p[:axis] + i.shape + p[axis+1:]``."""
+    if batch_dims:
+        raise ValueError("gather with batch_dims != 0 is not supported here; use gather_nd")
+    params = convert_to_tensor(params)
+    axis = 0 if axis is None else int(axis) % max(params.ndim or 1, 1)
+    indices = _indices(indices)
+    return gather_index(params, (builtins.slice(None),) * axis + (indices,), name=name or "GatherV2")
+
+
+def _indices(indices) -> Tensor:
+    t = indices if isinstance(indices, Tensor) else constant(indices, name="indices")
+    if not t.dtype.is_integer:
+        raise TypeError(f"Value passed to parameter 'indices' has DataType {t.dtype.name} not in "
+                        f"list of allowed values: int16, int32, int64")
+    return t
+
+
+def _index_columns(indices: Tensor) -> list[Tensor]:
+    k = indices._shape[-1] if indices._shape else None
+    if k is None:
+        raise ValueError(f"the last dimension of indices must be known, got shape {indices.shape}")
+    return [gather_index(indices, (Ellipsis, i), name="index") for i in np.arange(k)]
+
+
+def gather_nd(params, indices, name=None, batch_dims=0) -> Tensor:
+    """``params[tuple(indices[..., j] for j)]``: slices picked by index tuples on the last axis."""
+    if batch_dims:
+        raise ValueError("gather_nd with batch_dims != 0 is not supported here")
+    params, indices = convert_to_tensor(params), _indices(indices)
+    with name_scope(name, "GatherNd") as scope:
+        cols = _index_columns(indices)
+        return apply(_R["GetItem"], (params, *cols), {"key": (ARRAY,) * len(cols)}, name=scope[:-1] + "/")
+
+
+def scatter_nd(indices, updates, shape, name=None) -> Tensor:
+    """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeated indices add up)."""
+    updates, indices = convert_to_tensor(updates), _indices(indices)
+    with name_scope(name, "ScatterNd") as scope:
+        ref = zeros(_int_list(shape, "scatter_nd's shape"), updates.dtype)
+        cols = _index_columns(indices)
+        return apply(_R["ScatterLike"], (updates, ref, *cols), {"key": (ARRAY,) * len(cols)},
+                     name=scope[:-1] + "/")
+
+
+# --- tiling, padding, slicing, splitting ------------------------------------------------------
+
+def tile(input, multiples, name=None) -> Tensor:  # noqa: A002
+    return apply(_R["Tile"], (convert_to_tensor(input),),
+                 {"multiples": tuple(_int_list(multiples, "multiples"))}, name=name or "Tile")
+
+
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tensor:
+    """Constant padding: ``paddings[i] = [before, after]`` for dim ``i``."""
+    if str(mode).upper() != "CONSTANT":
+        raise ValueError(f"pad mode {mode!r} is not supported here (only 'CONSTANT')")
+    pads = np.asarray(_int_list(paddings, "paddings")).reshape(-1, 2)
+    return apply(_R["Pad"], (convert_to_tensor(tensor),),
+                 {"paddings": tuple(tuple(int(v) for v in p) for p in pads),
+                  "constant_values": constant_values}, name=name or "Pad")
+
+
+def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001
+    """``input_[begin[i] : begin[i] + size[i]]`` per dim (``size[i] = -1``: to the end)."""
+    b, s = _int_list(begin, "begin"), _int_list(size, "size")
+    key = tuple(Slice(i, None if n == -1 else i + n, None) for i, n in zip(b, s))
+    return apply(_R["GetItem"], (convert_to_tensor(input_),), {"key": key}, name=name or "Slice")
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None) -> Tensor:
+    """TF's strided slice: one ``begin:end:stride`` per entry, with its bit masks."""
+    b, e = _int_list(begin, "begin"), _int_list(end, "end")
+    st = [1] * len(b) if strides is None else _int_list(strides, "strides")
+    key = []
+    for i, (lo, hi, step) in enumerate(zip(b, e, st)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(lo)
+        else:
+            key.append(builtins.slice(None if begin_mask & bit else lo, None if end_mask & bit else hi, step))
+    return gather_index(input_, tuple(key), name=name or "StridedSlice")
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Tensor]:
+    """Pieces of ``value`` along ``axis``: ``n`` equal ones, or of the given sizes (one may be -1)."""
+    value = convert_to_tensor(value)
+    axis = int(axis) % value.ndim
+    dim = value._shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        n = int(num_or_size_splits)
+        if dim is None or dim % n:
+            node = value.graph.unique_name(name or "split", mark_as_used=False)
+            raise ValueError(
+                f"Dimension size must be evenly divisible by {n} but is {dim}\n\tNumber of ways to "
+                f"split should evenly divide the split dimension for '{{{{node {node}}}}} = Split[T=DT_"
+                f"{value.dtype.tf_name.upper()}, num_split={n}]({node}/split_dim, {value.op.name})' "
+                f"with input shapes: [], {_dims(value)} and with computed input tensors: "
+                f"input[0] = <{axis}>.")
+        sizes = [dim // n] * n
+    else:
+        sizes = _int_list(num_or_size_splits, "size_splits")
+        if -1 in sizes:
+            if dim is None:
+                raise ValueError("a -1 split size needs the dimension to be known")
+            sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
+        if dim is not None and sum(sizes) != dim:
+            raise ValueError(f"Determined shape must either match input shape along split_dim "
+                             f"exactly if fully specified, or be less than the size of the input "
+                             f"along split_dim if not fully specified.  Got: {sum(sizes)} vs. {dim}")
+    out, start = [], 0
+    for n in sizes:
+        out.append(gather_index(value, (builtins.slice(None),) * axis + (builtins.slice(start, start + n),),
+                                name=name or "split"))
+        start += n
+    return out
+
+
+def _dims(t: Tensor) -> str:
+    return "?" if t._shape is None else "[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]"
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # noqa: A001
+    """``[start, start + delta, ...)`` up to ``limit`` (one argument: ``[0, start)``)."""
+    if limit is None:
+        start, limit = 0, start
+    vals = [constant_value(v) for v in (start, limit, delta)]
+    if any(v is None for v in vals):
+        raise ValueError("range bounds must be known when the graph is built here")
+    if dtype is None:
+        kinds = [default_dtype(v.item() if np.ndim(v) == 0 else v) for v in vals]
+        dt = np.result_type(*kinds)
+    else:
+        dt = _dtypes.as_dtype(dtype)._np
+    s, lim, d = (v.item() for v in vals)
+    return apply(_R["Range"], (), {"start": s, "limit": lim, "delta": d, "dtype": np.dtype(dt)},
+                 name=name or "range")
+
+
+def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None) -> Tensor:
+    """``mask[..., j] = j < lengths[...]``: ``[..., maxlen]`` (maxlen default: max of lengths)."""
+    with name_scope(name, "SequenceMask"):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            lv = constant_value(lengths)
+            if lv is None:
+                raise ValueError("sequence_mask needs maxlen when lengths are only known at run time")
+            maxlen = int(np.max(lv)) if lv.size else 0
+        m = int(_int_list(maxlen, "maxlen")[0])
+        row = range(0, m, 1, dtype=lengths.dtype)
+        mask = less(row, expand_dims(lengths, -1), name="Less")
+        dt = _dtypes.as_dtype(dtype)
+        return mask if dt == _dtypes.bool else cast(mask, dt)
+
+
+def tensordot(a, b, axes, name=None) -> Tensor:
+    """Sum over ``axes`` of ``a`` and ``b`` (an int N: the last N of a with the first N of b)."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if a._shape is None or b._shape is None or None in a._shape or None in b._shape:
+        raise ValueError("tensordot here needs fully known shapes")
+    if isinstance(axes, (int, np.integer)):
+        axes_a = list(builtins.range(a.ndim - int(axes), a.ndim))
+        axes_b = list(builtins.range(int(axes)))
+    else:
+        axes_a, axes_b = ([int(x) % t.ndim for x in np.atleast_1d(ax)] for ax, t in zip(axes, (a, b)))
+    if [a._shape[i] for i in axes_a] != [b._shape[i] for i in axes_b]:
+        raise ValueError(f"Dimensions must be equal, but are {[a._shape[i] for i in axes_a]} and "
+                         f"{[b._shape[i] for i in axes_b]} for tensordot of shapes {_dims(a)} and {_dims(b)}")
+    free_a = [i for i in builtins.range(a.ndim) if i not in axes_a]
+    free_b = [i for i in builtins.range(b.ndim) if i not in axes_b]
+    k = int(np.prod([a._shape[i] for i in axes_a]))
+    with name_scope(name, "Tensordot") as scope:
+        a2 = reshape(transpose(a, free_a + axes_a), [-1, k])
+        b2 = reshape(transpose(b, axes_b + free_b), [k, -1])
+        out_shape = [a._shape[i] for i in free_a] + [b._shape[i] for i in free_b]
+        return reshape(matmul(a2, b2), out_shape, name=scope[:-1] + "/")
+
+
+def squared_difference(x, y, name=None) -> Tensor:
+    return square(subtract(x, y), name=name or "SquaredDifference")
+
+
+def logical_xor(x, y, name="LogicalXor") -> Tensor:
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)

@@ -1,0 +1,298 @@
+"""``tf.data.Dataset``: an input pipeline described at build time, run by an iterator.
+
+A Dataset is a recipe: the graph tensors it reads (its *inputs*: the arrays of
+``from_tensor_slices``, placeholders, tensors captured by a ``map`` function)
+and a function that, given their values, yields elements as flat tuples of
+arrays.  Nothing runs until an iterator is initialized in a Session::
+
+    ds = Dataset.from_tensor_slices((x, y)).shuffle(100, seed=1).batch(32).repeat()
+    it = ds.make_one_shot_iterator()          # or make_initializable_iterator()
+    xb, yb = it.get_next()                    # IteratorGetNext:0, IteratorGetNext:1
+    sess.run(xb)  ... OutOfRangeError("End of sequence") when the data ends
+
+``map(fn)`` traces ``fn`` once on placeholders in a sub-graph (as TF traces a
+``tf.function``) and runs that sub-graph's compiled plan per element.
+``shuffle`` follows TF's buffer algorithm and seed rules: with a seed, each
+Session (and each re-initialization) replays the same order; every
+``repeat`` epoch reshuffles.
+
+>>> import staticgraph as tf
+>>> ds = tf.data.Dataset.range(5).batch(2)
+>>> ds.output_shapes
+TensorShape([Dimension(None)])
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from common.ops.random import generator
+
+from .. import dtypes as _dtypes
+from ..build import convert_to_tensor
+from ..graph import SubGraph, Tensor, get_default_graph
+from ..random_ops import get_seed
+from ..shape import TensorShape
+from ..sources import placeholder
+from .structure import flatten, pack_as
+
+__all__ = ["Dataset"]
+
+Make = Callable[[list, dict], Iterator[tuple]]
+"""(input values, per-initialization context) -> elements as flat tuples of arrays."""
+
+
+class Dataset:
+    """An input pipeline (see the module docstring).  Methods return new Datasets."""
+
+    def __init__(self, inputs: list[Tensor], structure: Any, specs: list[tuple], make: Make):
+        self._inputs = inputs          # graph tensors whose values the pipeline reads
+        self._structure = structure    # nesting of one element (leaves are placeholders' slots)
+        self._specs = specs            # flat list of (shape tuple, numpy dtype)
+        self._make = make
+
+    # --- sources --------------------------------------------------------------------------
+    @staticmethod
+    def from_tensor_slices(tensors) -> "Dataset":
+        """One element per row (first-axis slice) of every component."""
+        structure, flat = _as_tensors(tensors)
+        dims = {t._shape[0] for t in flat if t._shape}
+        if any(t.ndim == 0 for t in flat):
+            raise ValueError("Unbatching a tensor is only supported for rank >= 1")
+        known = {d for d in dims if d is not None}
+        if len(known) > 1:
+            raise ValueError(f"Dimensions {sorted(known)[0]} and {sorted(known)[1]} are not compatible")
+        specs = [(None if t._shape is None else t._shape[1:], t.np_dtype) for t in flat]
+
+        def make(values, ctx):
+            n = len(values[0]) if values else 0
+            if any(len(v) != n for v in values):
+                raise ValueError("all components of from_tensor_slices need the same first dimension")
+            return (tuple(v[i] for v in values) for i in range(n))
+        return Dataset(flat, structure, specs, make)
+
+    @staticmethod
+    def from_tensors(tensors) -> "Dataset":
+        """A single element: ``tensors`` whole."""
+        structure, flat = _as_tensors(tensors)
+        return Dataset(flat, structure, [(t._shape, t.np_dtype) for t in flat],
+                       lambda values, ctx: iter([tuple(values)]))
+
+    @staticmethod
+    def range(*args, output_type=_dtypes.int64) -> "Dataset":
+        """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars."""
+        bounds = range(*args)
+        dt = _dtypes.as_dtype(output_type)._np
+        return Dataset([], 0, [((), dt)],
+                       lambda values, ctx: ((np.array(i, dt),) for i in bounds))
+
+    @staticmethod
+    def zip(datasets) -> "Dataset":
+        """Elements of several datasets side by side (stops with the shortest)."""
+        parts = flatten(datasets)
+        structure = pack_as(datasets, [d._structure for d in parts])
+        inputs = [t for d in parts for t in d._inputs]
+        specs = [s for d in parts for s in d._specs]
+
+        def make(values, ctx):
+            its, k = [], 0
+            for d in parts:
+                its.append(d._make(values[k:k + len(d._inputs)], ctx))
+                k += len(d._inputs)
+            return (tuple(x for e in elems for x in e) for elems in zip(*its))
+        return Dataset(inputs, _renumber(structure), specs, make)
+
+    # --- transformations ---------------------------------------------------------------
+    def _derive(self, make_from_parent: Callable, specs=None, structure=None) -> "Dataset":
+        """A dataset whose elements ``make_from_parent(upstream, ctx)`` computes, where
+        ``upstream()`` starts a fresh pass over this dataset's elements."""
+        parent = self._make
+        return Dataset(self._inputs, self._structure if structure is None else structure,
+                       self._specs if specs is None else specs,
+                       lambda values, ctx: make_from_parent(lambda: parent(values, ctx), ctx))
+
+    def batch(self, batch_size: int, drop_remainder: bool = False) -> "Dataset":
+        """Consecutive elements stacked along a new first axis (the last batch may be short)."""
+        n = int(batch_size)
+        if n <= 0:
+            raise ValueError("batch_size must be greater than zero.")
+        specs = [(None if s is None else (n if drop_remainder else None, *s), d) for s, d in self._specs]
+
+        def batches(upstream, ctx):
+            it = upstream()
+            while True:
+                chunk = list(itertools.islice(it, n))
+                if not chunk or (drop_remainder and len(chunk) < n):
+                    return
+                yield tuple(np.stack(col) for col in zip(*chunk))
+        return self._derive(batches, specs)
+
+    def shuffle(self, buffer_size: int, seed=None, reshuffle_each_iteration=None) -> "Dataset":
+        """TF's buffer shuffle: keep ``buffer_size`` elements, emit a random one, refill."""
+        size = int(buffer_size)
+        if size <= 0:
+            raise ValueError("buffer_size must be greater than zero.")
+        seeds = get_seed(seed)
+
+        key = object()
+
+        def shuffled(upstream, ctx):
+            if key not in ctx:  # one generator per initialization: each epoch reshuffles
+                ctx[key] = generator(*seeds)
+            return _ShuffleEpochs(upstream, size, ctx[key])
+        return self._derive(shuffled)
+
+    def repeat(self, count=None) -> "Dataset":
+        """The elements ``count`` times (None or -1: forever)."""
+        count = None if count is None or count == -1 else int(count)
+
+        def repeated(upstream, ctx):
+            epochs = itertools.count() if count is None else range(count)
+            for _ in epochs:
+                empty = True
+                for e in upstream():
+                    empty = False
+                    yield e
+                if empty:
+                    return
+        return self._derive(repeated)
+
+    def take(self, count: int) -> "Dataset":
+        count = int(count)
+        return self._derive(lambda up, ctx: up() if count < 0 else itertools.islice(up(), count))
+
+    def skip(self, count: int) -> "Dataset":
+        count = int(count)
+        return self._derive(lambda up, ctx: itertools.islice(up(), max(count, 0), None) if count >= 0
+                            else iter(()))
+
+    def prefetch(self, buffer_size=None) -> "Dataset":
+        """Accepted (elements are produced on demand, in the Session's thread)."""
+        return self
+
+    def cache(self, filename: str = "") -> "Dataset":
+        """Accepted: the pipeline is recomputed from its (immutable) inputs each epoch."""
+        return self
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None) -> "Dataset":
+        """``map_func`` applied to every element (traced once into a sub-graph of graph ops)."""
+        sub, structure, outs = _trace(map_func, self._structure, self._specs)
+        captured = list(sub.captures)
+        feeds = sub.element_placeholders + [sub.captures[t] for t in captured]
+        n_in = len(self._inputs)
+        parent = self._make
+
+        def make(values, ctx):
+            plan = _plan(sub, outs, feeds)
+            extra = values[n_in:]
+            return (tuple(plan(*e, *extra)) for e in parent(values[:n_in], ctx))
+        specs = [(t._shape, t.np_dtype) for t in outs]
+        return Dataset(self._inputs + captured, structure, specs, make)
+
+    def filter(self, predicate) -> "Dataset":
+        """The elements for which ``predicate`` (a function of graph tensors) is True."""
+        sub, _, outs = _trace(predicate, self._structure, self._specs)
+        if len(outs) != 1 or outs[0].dtype != _dtypes.bool or outs[0]._shape not in ((), None):
+            raise ValueError("`predicate` return type must be convertible to a scalar boolean tensor.")
+        captured = list(sub.captures)
+        feeds = sub.element_placeholders + [sub.captures[t] for t in captured]
+        n_in = len(self._inputs)
+        parent = self._make
+
+        def make(values, ctx):
+            plan = _plan(sub, outs, feeds)
+            extra = values[n_in:]
+            return (e for e in parent(values[:n_in], ctx) if bool(plan(*e, *extra)[0]))
+        return Dataset(self._inputs + captured, self._structure, self._specs, make)
+
+    # --- element facts and iterators ----------------------------------------------------
+    @property
+    def output_types(self):
+        return pack_as(self._structure, [_dtypes.as_dtype(d) for _, d in self._specs])
+
+    @property
+    def output_shapes(self):
+        return pack_as(self._structure, [TensorShape(s) for s, _ in self._specs])
+
+    @property
+    def element_spec(self):
+        from ..function import TensorSpec  # noqa: PLC0415
+        return pack_as(self._structure, [TensorSpec(s, _dtypes.as_dtype(d)) for s, d in self._specs])
+
+    def make_one_shot_iterator(self):
+        from .iterator import Iterator  # noqa: PLC0415
+        return Iterator(self, one_shot=True)
+
+    def make_initializable_iterator(self, shared_name=None):
+        from .iterator import Iterator  # noqa: PLC0415
+        return Iterator(self, one_shot=False)
+
+    def __iter__(self):
+        raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode "
+                           "or within tf.function.")
+
+
+class _ShuffleEpochs:
+    """An iterator over ``upstream()`` in TF's buffer-shuffled order."""
+
+    def __init__(self, upstream, size: int, rng: np.random.Generator):
+        self._it, self._size, self._rng, self._buf = upstream(), size, rng, []
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        buf = self._buf
+        while len(buf) < self._size:
+            e = next(self._it, None)
+            if e is None:
+                break
+            buf.append(e)
+        if not buf:
+            raise StopIteration
+        i = int(self._rng.integers(len(buf)))
+        buf[i], buf[-1] = buf[-1], buf[i]
+        return buf.pop()
+
+
+def _renumber(structure: Any) -> Any:
+    return pack_as(structure, list(range(len(flatten(structure)))))
+
+
+def _as_tensors(tensors) -> tuple[Any, list[Tensor]]:
+    """The element structure (leaves numbered) and its components as graph tensors."""
+    leaves = [convert_to_tensor(t) if not isinstance(t, Tensor) else t
+              for t in flatten(_tuples(tensors))]
+    return _renumber(_tuples(tensors)), leaves
+
+
+def _tuples(x: Any) -> Any:
+    """Lists inside a structure are values (TF converts them to tensors); tuples nest."""
+    if isinstance(x, dict):
+        return {k: _tuples(v) for k, v in x.items()}
+    if isinstance(x, tuple):
+        return tuple(_tuples(v) for v in x)
+    return x
+
+
+def _trace(fn, structure: Any, specs: list[tuple]):
+    """Call ``fn`` on placeholders for one element inside a sub-graph; return its outputs."""
+    graph = get_default_graph()
+    sub = SubGraph(graph, name="dataset_fn")
+    with sub.as_default():
+        phs = [placeholder(d, s, name=f"arg{i}") for i, (s, d) in enumerate(specs)]
+        element = pack_as(structure, phs)
+        result = fn(*element) if isinstance(element, tuple) else fn(element)
+        result = _tuples(result)
+        outs = [convert_to_tensor(t) for t in flatten(result)]
+    sub.element_placeholders = phs
+    return sub, _renumber(result), outs
+
+
+def _plan(sub: SubGraph, outs: list[Tensor], feeds: list[Tensor]):
+    from ..compiler import compile_plan  # noqa: PLC0415
+    from ..kinds import SessionState  # noqa: PLC0415
+    exe = compile_plan(outs, feeds, SessionState(), "list")
+    return exe.fn

@@ -1,0 +1,15 @@
+"""``tf.random``: the random ops under their ``tf.random.*`` names (TF1 names: ``tf.random_normal``).
+
+>>> import staticgraph as tf
+>>> tf.random.normal([3]).dtype
+tf.float32
+"""
+from __future__ import annotations
+
+from .random_ops import categorical, multinomial, random_shuffle as shuffle, set_random_seed  # noqa: F401
+from .random_ops import random_normal as normal, random_uniform as uniform, truncated_normal  # noqa: F401
+
+set_seed = set_random_seed
+
+__all__ = ["categorical", "multinomial", "shuffle", "set_random_seed", "set_seed", "normal",
+           "uniform", "truncated_normal"]

@@ -1,0 +1,160 @@
+"""Random tensors (``tf.random_normal``...) and TF's two-level seeds.
+
+::
+
+    tf.set_random_seed(1)              graph-level seed: graph.seed = 1
+    tf.random_normal([2], seed=7)      op seeds (seed, seed2) = (1, 7)
+    tf.random_normal([2])              (1, <number of ops so far>): differs per op, repeatable
+    no graph seed, seed=7              (87654321, 7)
+    no seeds at all                    fresh entropy in every Session
+
+Each Session gives each random op a generator seeded from ``(seed, seed2)``
+(see :mod:`common.ops.random`), so with seeds set a new Session replays the
+same sequence, and every ``run`` draws new values.
+
+>>> import staticgraph as tf
+>>> tf.random_uniform([2, 3]).shape
+TensorShape([Dimension(2), Dimension(3)])
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from common import REGISTRY
+
+from . import dtypes as _dtypes
+from .build import apply, convert_to_tensor
+from .graph import Tensor, get_default_graph, name_scope
+from .ops import add, multiply, subtract
+
+__all__ = ["set_random_seed", "get_seed", "random_normal", "truncated_normal", "random_uniform",
+           "random_shuffle", "multinomial", "categorical", "DEFAULT_GRAPH_SEED"]
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+
+
+def set_random_seed(seed: int | None) -> None:
+    """The default graph's seed: random ops created after this are repeatable per Session."""
+    get_default_graph().seed = None if seed is None else int(seed)
+
+
+def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
+    """``(seed, seed2)`` for a new random op, by TF's rules (module docstring)."""
+    graph = get_default_graph()
+    global_seed = getattr(graph, "seed", None)
+    if global_seed is not None:
+        seeds = (global_seed % _MAXINT32, (len(graph._ops) if op_seed is None else op_seed) % _MAXINT32)
+    elif op_seed is not None:
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
+    else:
+        return None, None
+    return (0, _MAXINT32) if seeds == (0, 0) else seeds
+
+
+def _static_shape(shape: Any) -> tuple:
+    if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
+            isinstance(d, Tensor) for d in shape):
+        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415
+        value = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+        if value is None:
+            raise TypeError(f"random ops need a shape known when the graph is built (ints, or "
+                            f"tf.shape(t)); {shape} is only known at run time")
+        shape = value
+    arr = np.asarray(shape)
+    return (int(arr),) if arr.ndim == 0 else tuple(int(d) for d in arr)
+
+
+def _float(dtype) -> _dtypes.DType:
+    dt = _dtypes.as_dtype(dtype)
+    if not dt.is_floating:
+        raise ValueError(f"Invalid dtype {dt.name}: a floating dtype is needed")
+    return dt
+
+
+def _draw(op_type: str, shape, dtype, seed, name: str) -> Tensor:
+    s1, s2 = get_seed(seed)
+    ref = _runtime_ref(shape)
+    if ref is not None:  # tf.shape(t) of a partly unknown t: drawn shaped like t at run time
+        return apply(REGISTRY[op_type + "Like"], (ref,), {"dtype": dtype._np, "seed": s1, "seed2": s2},
+                     name=name)
+    return apply(REGISTRY[op_type], (), {"shape": _static_shape(shape), "dtype": dtype._np,
+                                         "seed": s1, "seed2": s2}, name=name)
+
+
+def _runtime_ref(shape) -> Tensor | None:
+    """``t`` when ``shape`` is ``tf.shape(t)`` and the graph does not fix it; else None."""
+    if isinstance(shape, Tensor) and shape.op.type == "Shape":
+        from .array_ops import constant_value  # noqa: PLC0415
+        if constant_value(shape) is None:
+            return shape.op.inputs[0]
+    return None
+
+
+def _scaled(op_type: str, shape, scale, shift, dtype, seed, name, default: str) -> Tensor:
+    """``shift + scale * draw`` under one name scope (TF's layout: ``random_normal/mul``)."""
+    dt = _float(dtype)
+    with name_scope(name, default) as scope:
+        shift = convert_to_tensor(shift, dtype=dt, name="mean")
+        scale = convert_to_tensor(scale, dtype=dt, name="stddev")
+        rnd = _draw(op_type, shape, dt, seed, op_type)
+        return add(multiply(rnd, scale, name="mul"), shift, name=scope[:-1] + "/")
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
+    """Samples of N(mean, stddev**2)."""
+    return _scaled("RandomStandardNormal", shape, stddev, mean, dtype, seed, name, "random_normal")
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
+    """Samples of N(mean, stddev**2) with those beyond two stddevs drawn again."""
+    return _scaled("TruncatedNormal", shape, stddev, mean, dtype, seed, name, "truncated_normal")
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
+    """Uniform samples in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats)."""
+    dt = _dtypes.as_dtype(dtype)
+    if dt.is_integer:
+        if maxval is None:
+            raise ValueError(f"Must specify maxval for integer dtype {dt!r}")
+        s1, s2 = get_seed(seed)
+        return apply(REGISTRY["RandomUniformInt"], (), {
+            "shape": _static_shape(shape), "dtype": dt._np, "minval": int(minval),
+            "maxval": int(maxval), "seed": s1, "seed2": s2}, name=name or "random_uniform")
+    maxval = 1 if maxval is None else maxval
+    if _is_number(minval) and _is_number(maxval) and minval == 0 and maxval == 1:
+        with name_scope(name, "random_uniform"):
+            return _draw("RandomUniform", shape, _float(dt), seed, "RandomUniform")
+    with name_scope(name, "random_uniform") as scope:
+        lo = convert_to_tensor(minval, dtype=dt, name="min")
+        hi = convert_to_tensor(maxval, dtype=dt, name="max")
+        rnd = _draw("RandomUniform", shape, _float(dt), seed, "RandomUniform")
+        return add(multiply(rnd, subtract(hi, lo, name="sub"), name="mul"), lo, name=scope[:-1] + "/")
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float, np.number))
+
+
+def random_shuffle(value, seed=None, name=None) -> Tensor:
+    """``value`` with its first dimension in a random order."""
+    s1, s2 = get_seed(seed)
+    return apply(REGISTRY["RandomShuffle"], (convert_to_tensor(value),), {"seed": s1, "seed2": s2},
+                 name=name or "RandomShuffle")
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor:
+    """``[batch, num_samples]`` class indices drawn from ``softmax(logits)`` per row."""
+    s1, s2 = get_seed(seed)
+    dt = _dtypes.as_dtype(dtype or _dtypes.int64)
+    with name_scope(name, "categorical"):
+        return apply(REGISTRY["Multinomial"], (convert_to_tensor(logits),),
+                     {"num_samples": int(num_samples), "dtype": dt._np, "seed": s1, "seed2": s2},
+                     name="Multinomial")
+
+
+def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) -> Tensor:
+    """TF1's name for :func:`categorical` (ops under ``multinomial/``)."""
+    return categorical(logits, num_samples, output_dtype, seed, name or "multinomial")

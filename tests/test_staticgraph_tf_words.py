@@ -1,0 +1,45 @@
+"""Errors start with TensorFlow's own sentence (so a search finds TF's answers), then add ours."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+@pytest.mark.parametrize("build,words", [
+    (lambda: tf.matmul(tf.ones([2, 3]), tf.ones([2, 3])),
+     "Dimensions must be equal, but are 3 and 2 for '{{node MatMul}} = MatMul[T=DT_FLOAT](ones, ones_1)' "
+     "with input shapes: [2,3], [2,3]."),
+    (lambda: tf.ones([2]) * tf.ones([3]),
+     "Dimensions must be equal, but are 2 and 3 for '{{node mul}} = Mul[T=DT_FLOAT](ones, ones_1)' "
+     "with input shapes: [2], [3]."),
+    (lambda: tf.concat([tf.ones([2, 3]), tf.ones([2, 4])], 0),
+     "Dimension 0 in both shapes must be equal, but are 3 and 4. Shapes are [3] and [4]."),
+    (lambda: tf.reshape(tf.ones([2, 3]), [4]),
+     "Cannot reshape a tensor with 6 elements to shape [4] (4 elements) for '{{node Reshape}}"),
+    (lambda: tf.squeeze(tf.ones([2, 3]), [0]),
+     "Can not squeeze dim[0], expected a dimension of 1, got 2 for '{{node Squeeze}}"),
+])
+def test_build_errors_start_with_tfs_words_and_end_with_the_users_line(build, words):
+    with pytest.raises(ValueError) as info:
+        build()
+    text = str(info.value)
+    assert text.startswith(words)
+    assert text.rstrip().splitlines()[-1].startswith("  created at ") and __file__ in text
+
+
+def test_run_time_broadcast_error_reads_like_tf():
+    x, y = tf.placeholder(tf.float32, [None]), tf.placeholder(tf.float32, [None])
+    z = x + y
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            s.run(z, {x: np.ones(2), y: np.ones(3)})
+    assert info.value.message.startswith("Incompatible shapes: [2] vs. [3]\n\t [[{{node add}}]]\n")
+    assert "created at " + __file__ in info.value.message

@@ -1,0 +1,64 @@
+"""TF1 surface details: while_loop v1 vs v2 results, gradients' stop/unconnected options,
+string tensors as constants, feeds and fetches -- each as TF 2.21's compat.v1 does it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def test_while_loop_v1_unpacks_a_single_result_and_v2_keeps_the_list():
+    i = tf.constant(0)
+    r1 = tf.while_loop(lambda i: i < 5, lambda i: i + 1, [i])
+    r2 = tf.compat.v2.while_loop(lambda i: i < 5, lambda i: (i + 1,), [i])
+    r3 = tf.compat.v1.while_loop(lambda i: i < 50, lambda i: i + 1, [i], maximum_iterations=7)
+    assert isinstance(r1, tf.Tensor) and isinstance(r2, list) and len(r2) == 1
+    with tf.Session() as s:
+        assert s.run([r1, r2, r3]) == [5, [5], 7]
+
+
+def test_stop_gradients_treats_tensors_as_constants():
+    a, b = tf.constant(2.0), tf.constant(3.0)
+    c = a * b
+    d = c + a
+    ga, gb = tf.gradients(d, [a, b], stop_gradients=[c])
+    assert gb is None
+    with tf.Session() as s:
+        assert s.run(ga) == 1.0
+
+
+def test_unconnected_gradients_zero_gives_zeros_shaped_like_x():
+    d = tf.constant(2.0) * 3.0
+    z = tf.constant([1.0, 2.0])
+    w = tf.Variable([[1.0]])
+    assert tf.gradients(d, [z]) == [None]
+    gz, gw = tf.gradients(d, [z, w], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    assert (gz.name, gw.name) == ("zeros_like:0", "zeros:0")
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        vz, vw = s.run([gz, gw])
+    np.testing.assert_array_equal(vz, [0.0, 0.0])
+    np.testing.assert_array_equal(vw, [[0.0]])
+    with pytest.raises(ValueError, match="Unknown value for unconnected_gradients: 'sometimes'"):
+        tf.gradients(d, [z], unconnected_gradients="sometimes")
+
+
+def test_string_constants_feeds_and_fetches():
+    s = tf.constant("hello")
+    v = tf.constant(["x", "yz"])
+    p = tf.placeholder(tf.string, [None])
+    assert s.dtype == tf.string and p.dtype == tf.string and v.shape.as_list() == [2]
+    with tf.Session() as sess:
+        got_s, got_v, got_p = sess.run([s, v, p], {p: ["a", "bc"]})
+    assert got_s == b"hello"
+    assert got_v.dtype == object and got_v.tolist() == [b"x", b"yz"]
+    assert got_p.tolist() == ["a", "bc"]
+    with pytest.raises(TypeError, match="tensors hold numbers, bools and strings"):
+        tf.constant([object()])
