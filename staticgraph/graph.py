@@ -24,12 +24,13 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from . import device as _device
 from . import dtypes as _dtypes
 from .errors import OperatorNotAllowedInGraphError
 from .shape import TensorShape, as_shape_tuple
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
-           "name_scope", "control_dependencies", "creation_site"]
+           "name_scope", "control_dependencies", "device", "creation_site"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
@@ -101,6 +102,11 @@ class Tensor:
         self._shape, self._tshape = merged.dims_tuple, None
         self.op.graph._bump()
 
+    @property
+    def device(self) -> str:
+        """The device its op asked for (``tf.device``); "" when none."""
+        return self.op._device
+
     def consumers(self) -> list["Operation"]:
         return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
 
@@ -139,7 +145,7 @@ class Operation:
     """A node: ``type`` with registry ``op_def`` (None for structural kinds), inputs, attrs."""
 
     __slots__ = ("graph", "name", "type", "op_def", "inputs", "attrs", "outputs",
-                 "control_inputs", "site", "index", "__weakref__")
+                 "control_inputs", "site", "index", "_device", "__weakref__")
 
     def __init__(self, graph: "Graph", name: str, type_: str, op_def, inputs: tuple,
                  attrs: dict, specs: list, control_inputs: tuple, site: str, index: int):
@@ -152,7 +158,17 @@ class Operation:
         self.control_inputs = tuple(control_inputs)
         self.site = site
         self.index = index
+        self._device = ""
         self.outputs = tuple(Tensor(self, i, s, d) for i, (s, d) in enumerate(specs))
+
+    @property
+    def device(self) -> str:
+        """The requested device, as TF reports it (``/job:worker/task:1``; "" when none)."""
+        return self._device
+
+    def _set_device(self, device: str) -> None:
+        self._device = device
+        self.graph._bump()
 
     def get_attr(self, name: str) -> Any:
         return self.attrs[name]
@@ -174,6 +190,7 @@ class Graph:
         self._names_in_use: dict[str, int] = {}
         self._name_stack = ""
         self._control_stack: list[list[Operation]] = []
+        self._device_stack: list = []
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
@@ -194,6 +211,8 @@ class Graph:
         name = name if exact_name else self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
                        deps, site or creation_site(), len(self._ops))
+        if self._device_stack:
+            op._device = _device.device_for(self._device_stack, op)
         self._ops.append(op)
         self._by_name[op.name] = op
         self._bump()
@@ -257,6 +276,15 @@ class Graph:
             yield
         finally:
             self._control_stack.pop()
+
+    @contextlib.contextmanager
+    def device(self, device_name_or_function) -> Iterator[None]:
+        """Ops created inside ask for this device (see :mod:`staticgraph.device`)."""
+        self._device_stack.append(_device.scope_entry(device_name_or_function))
+        try:
+            yield
+        finally:
+            self._device_stack.pop()
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator["Graph"]:
@@ -389,3 +417,8 @@ def name_scope(name: str | None, default_name: str | None = None, values=None):
 
 def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function):
+    """``with tf.device("/job:worker/task:1"):`` on the default graph (TF's merging rules)."""
+    return get_default_graph().device(device_name_or_function)

@@ -4,7 +4,8 @@ JSON layout (one entry per op, creation order)::
 
     {"format": "staticgraph/1",
      "ops": [{"name": "Add", "type": "Add", "inputs": ["x:0", "Add/y:0"], "control": [],
-              "attrs": {...}, "outputs": [{"shape": [null, 3], "dtype": "float32"}], "site": "..."}],
+              "attrs": {...}, "outputs": [{"shape": [null, 3], "dtype": "float32"}], "site": "...",
+              "device": "/job:worker/task:0"}],                     (device: only when set)
      "variables": [{"op": "w", "init": "w/Assign:0", "initial_value": "w/initial_value:0",
                     "trainable": true}]}
 
@@ -31,14 +32,14 @@ __all__ = ["to_networkx", "to_json", "from_json"]
 
 
 def to_networkx(graph: Graph) -> nx.MultiDiGraph:
-    """Ops as nodes (attrs: type, site), tensors as edges (attrs: tensor name, shape, dtype).
+    """Ops as nodes (attrs: type, site, device), tensors as edges (attrs: tensor name, shape, dtype).
 
     A MultiDiGraph (a DiGraph with parallel edges), so ``x * x`` keeps both edges.
     Control dependencies are edges with ``control=True``.
     """
     g = nx.MultiDiGraph()
     for op in graph._ops:
-        g.add_node(op.name, type=op.type, site=op.site)
+        g.add_node(op.name, type=op.type, site=op.site, device=op.device)
         for t in op.inputs:
             g.add_edge(t.op.name, op.name, tensor=t.name, shape=t._shape, dtype=t.dtype.name,
                        control=False)
@@ -98,7 +99,7 @@ def to_json(graph: Graph, indent: int | None = None) -> str:
             "control": [c.name for c in op.control_inputs],
             "attrs": {k: _enc(v) for k, v in op.attrs.items()},
             "outputs": [{"shape": _shape_out(t._shape), "dtype": t.np_dtype.str} for t in op.outputs],
-            "site": op.site} for op in graph._ops]
+            "site": op.site, **({"device": op.device} if op.device else {})} for op in graph._ops]
     trainable = {id(v) for v in graph.get_collection(TRAINABLE_VARIABLES)}
     variables = [{"op": v.op.name, "init": v.initializer.name, "initial_value": v.initial_value.name,
                   "trainable": id(v) in trainable} for v in graph.get_collection(GLOBAL_VARIABLES)]
@@ -124,7 +125,7 @@ def from_json(text: str, graph: Graph | None = None) -> Graph:
                          for o in d["outputs"]],
                         name=d["name"], op_def=REGISTRY.get(d["type"]),
                         control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
-                        site=d["site"], exact_name=True)
+                        site=d["site"], exact_name=True)._device = d.get("device", "")
     for v in data["variables"]:
         Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["trainable"])
     return graph

@@ -87,6 +87,10 @@ class Variable:
         return self._op.outputs[0].dtype
 
     @property
+    def device(self) -> str:
+        return self._op.device
+
+    @property
     def shape(self):
         return self._op.outputs[0].shape
 

@@ -1,0 +1,101 @@
+"""``tf.device``: each op records the device TF would report (values checked against TF 2.21's
+``tf.compat.v1`` graph mode), and the JSON export keeps it."""
+import pytest
+
+import staticgraph as tf
+
+
+@pytest.fixture
+def g():
+    with tf.Graph().as_default() as graph:
+        yield graph
+
+
+def _mul(a):
+    return (a * 2.0).op.device
+
+
+def test_no_scope_no_device(g):
+    a = tf.placeholder(tf.float32, name="a")
+    assert a.op.device == "" and a.device == ""
+
+
+def test_nested_scopes_merge_as_tf(g):
+    a = tf.placeholder(tf.float32, name="a")
+    with tf.device("/job:worker/task:1"):
+        b = a + 1.0
+        assert b.op.device == "/job:worker/task:1" and b.device == "/job:worker/task:1"
+        assert b.op.inputs[1].op.device == "/job:worker/task:1"     # the constant too
+        with tf.device("/device:CPU:0"):
+            assert _mul(b) == "/job:worker/task:1/device:CPU:0"
+        with tf.device("/job:ps"):
+            assert _mul(b) == "/job:ps/task:1"
+        with tf.device("/task:3"):
+            assert _mul(b) == "/job:worker/task:3"
+        with tf.device(None):
+            assert _mul(b) == ""
+            with tf.device("/cpu:0"):
+                assert _mul(b) == "/device:CPU:0"
+        with tf.device(""):
+            assert _mul(b) == "/job:worker/task:1"
+        with tf.device("/gpu:0"):
+            assert _mul(b) == "/job:worker/task:1/device:GPU:0"
+        with tf.device("/cpu:*"):
+            assert _mul(b) == "/job:worker/task:1/device:CPU:*"
+        with tf.device("/job:worker/task:0"):
+            assert _mul(b) == "/job:worker/task:0"
+        with tf.device("/job:worker/replica:0/task:0/device:GPU:1"):
+            assert _mul(b) == "/job:worker/replica:0/task:0/device:GPU:1"
+    with tf.device("/device:gpu:1/job:w"):
+        assert _mul(a) == "/job:w/device:GPU:1"
+    with tf.device("cpu:0"):
+        assert _mul(a) == "/device:CPU:0"
+    with tf.device(tf.DeviceSpec(job="ps", task=2)):
+        assert _mul(a) == "/job:ps/task:2"
+
+
+def test_device_functions(g):
+    a = tf.placeholder(tf.float32, name="a")
+    with tf.device(lambda op: "/job:worker/task:%d" % (1 if op.type == "Mul" else 0)):
+        assert (a * 3.0).op.device == "/job:worker/task:1"
+        assert (a + 3.0).op.device == "/job:worker/task:0"
+    with tf.device(lambda op: "cpu:0"):
+        assert _mul(a) == "cpu:0"                      # a function's result is kept as given
+    with tf.device("/job:worker/task:1"):
+        with tf.device(lambda op: "/task:0"):
+            assert _mul(a) == "/job:worker/task:0"
+            with tf.device("/cpu:0"):                  # TF: the function replaces inner scopes
+                assert _mul(a) == "/job:worker/task:0"
+
+
+def test_variables_and_graph_method(g):
+    with g.device("/job:ps/task:0"):
+        v = tf.Variable(1.0, name="v")
+    assert v.device == "/job:ps/task:0" and v.op.device == "/job:ps/task:0"
+    assert tf.compat.v1.device is tf.device
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("/job:worker/task:x", "invalid literal for int() with base 10: 'x'"),
+    ("garbage", "Unknown attribute 'garbage' is encountered while parsing the device spec: 'garbage'."),
+    ("/foo:1", "Unknown attribute 'foo' is encountered while parsing the device spec: '/foo:1'."),
+    ("/cpu:0/gpu:0", "Multiple device types are not allowed while parsing the device spec: /cpu:0/gpu:0."),
+])
+def test_bad_specs_fail_at_the_with(g, spec, message):
+    with pytest.raises(ValueError) as e:
+        with tf.device(spec):
+            pass
+    assert str(e.value) == message
+    a = tf.placeholder(tf.float32)
+    assert _mul(a) == ""                              # the failed scope left nothing behind
+
+
+def test_json_export_keeps_devices(g):
+    a = tf.placeholder(tf.float32, name="a")
+    with tf.device("/job:worker/task:1"):
+        b = a * 2.0
+    text = tf.to_json(g)
+    g2 = tf.from_json(text)
+    assert g2.get_operation_by_name(b.op.name).device == "/job:worker/task:1"
+    assert g2.get_operation_by_name("a").device == ""
+    assert tf.to_networkx(g).nodes[b.op.name]["device"] == "/job:worker/task:1"
