@@ -1,0 +1,219 @@
+"""staticgraph on a Dask LocalCluster (2 worker processes, loopback only): placement by
+tf.device, data-parallel training, dask.array feeds computed chunk by chunk, and a worker
+killed in the middle of a step."""
+import numpy as np
+import pytest
+
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+import staticgraph as tf  # noqa: E402
+from staticgraph import distributed as sd  # noqa: E402
+from staticgraph.distributed import worker as sd_worker  # noqa: E402
+from staticgraph.errors import FailedPreconditionError, UnavailableError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", dashboard_address=None,
+                                           worker_dashboard_address=None)
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def _addresses(client):
+    return {w["name"]: a for a, w in client.scheduler_info()["workers"].items()}
+
+
+def _placed_graph():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        with tf.device("/job:worker/task:0"):
+            w = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="w")
+            h = tf.matmul(x, w, name="h")
+        with tf.device("/job:worker/task:1"):
+            y = tf.reduce_sum(tf.tanh(h), name="y")
+        z = tf.add(y, 1.0, name="z")                      # no device: any worker
+        bump = w.assign_add(tf.ones_like(w))
+        init = tf.global_variables_initializer()
+    return g, x, w, h, y, z, bump, init
+
+
+def test_placement_same_results_as_in_process(client):
+    g, x, w, h, y, z, bump, init = _placed_graph()
+    X = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    with tf.Session(graph=g) as local:
+        local.run(init)
+        ref = local.run([h, y, z], {x: X})
+        local.run(bump)
+        ref_after = local.run({"z": z, "w": w}, {x: X})
+    sess = tf.Session(target=client, graph=g)
+    assert isinstance(sess, sd.DistributedSession)
+    sess.run(init)
+    out = sess.run([h, y, z], {x: X})
+    for a, b in zip(out, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+    assert sess.run(bump.op) is None
+    after = sess.run({"z": z, "w": w}, {x: X})
+    np.testing.assert_allclose(after["z"], ref_after["z"], rtol=1e-6)
+    np.testing.assert_array_equal(after["w"], ref_after["w"])
+    np.testing.assert_array_equal(sess.state.variables["w"], ref_after["w"])   # on the driver
+    sess.close()
+
+
+def test_partitions_run_on_their_workers_and_compile_once(client):
+    g, x, w, h, y, z, bump, init = _placed_graph()
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    X = np.ones((2, 3), np.float32)
+    for _ in range(3):
+        sess.run(y, {x: X})
+    assert sess.compile_count == 2                       # init + y: one compile per signature
+    layout = sess._placed[(y, (x,))].layout
+    places = {p.place: p.digest for p in layout.partitions}
+    assert set(places) == {("worker", 0), ("worker", 1)}
+    counts = client.run(sd_worker.compile_counts)
+    addr = _addresses(client)
+    assert counts[addr[0]].get(places[("worker", 0)]) == 1      # loaded once, one plan, 3 runs
+    assert counts[addr[1]].get(places[("worker", 1)]) == 1
+    assert places[("worker", 1)] not in counts[addr[0]]
+    assert sd_worker._LOADED == {}                       # nothing ran in the client process
+    shipped = sess.transfer_count
+    sess.run(y, {x: X})
+    assert sess.transfer_count == shipped                # unchanged variables are not re-sent
+    sess.close()
+
+
+def test_unknown_device_and_uninitialized_variable(client):
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            a = tf.constant(1.0) * 2.0
+        v = tf.Variable(1.0, name="v")
+        r = v * 3.0
+    sess = tf.Session(target=client, graph=g)
+    with pytest.raises(FailedPreconditionError, match=r"No Dask worker for device /job:ps/task:0"):
+        sess.run(a)
+    with pytest.raises(FailedPreconditionError, match="Attempting to use uninitialized value v"):
+        sess.run(r)
+    assert sess.state.variables == {}
+    sess.close()
+
+
+def _regression(aggregation="mean", n_shards=3, optimizer=None):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float64, [None, 3], name="x")
+        t = tf.placeholder(tf.float64, [None, 1], name="t")
+        w = tf.Variable(np.full((3, 1), 0.5), name="w")
+        b = tf.Variable(np.zeros(1), name="b")
+        y = tf.matmul(x, w) + b
+        err = tf.square(y - t)
+        loss = tf.reduce_mean(err) if aggregation == "mean" else tf.reduce_sum(err)
+        sd.reduces_batch(loss, aggregation)
+        opt = optimizer or tf.train.AdamOptimizer(0.05)
+        train = sd.data_parallel(opt, n_shards, aggregation).minimize(loss)
+        init = tf.global_variables_initializer()
+    return g, x, t, w, b, y, loss, train, init
+
+
+@pytest.mark.parametrize("aggregation", ["mean", "sum"])
+def test_data_parallel_matches_single_process(client, aggregation):
+    g, x, t, w, b, y, loss, train, init = _regression(aggregation)
+    rng = np.random.default_rng(0)
+    X, T = rng.normal(size=(10, 3)), rng.normal(size=(10, 1))     # 10 rows in 3 uneven shards
+    with tf.Session(graph=g) as local:
+        local.run(init)
+        ref_losses = [local.run([train, loss], {x: X, t: T})[1] for _ in range(3)]
+        ref = local.run([w, b])
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    losses = [sess.run([train, loss], {x: X, t: T})[1] for _ in range(3)]
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-12)
+    np.testing.assert_allclose(sess.run(w), ref[0], rtol=1e-12)
+    np.testing.assert_allclose(sess.run(b), ref[1], rtol=1e-12)
+    sess.close()
+
+
+def test_dask_array_feed_chunk_by_chunk(client):
+    g, x, t, w, b, y, loss, train, init = _regression()
+    with g.as_default():
+        grad = sd.reduces_batch(tf.gradients(loss, w)[0], "mean")
+        top = tf.reduce_max(y)
+    rng = np.random.default_rng(1)
+    X, T = rng.normal(size=(23, 3)), rng.normal(size=(23, 1))
+    with tf.Session(graph=g) as local:
+        local.run(init)
+        ref = local.run([loss, grad, y], {x: X, t: T})
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    XD, TD = da.from_array(X, chunks=(5, 3)), da.from_array(T, chunks=(5, 1))
+    out = sess.run([loss, grad, y], {x: XD, t: TD})
+    np.testing.assert_allclose(out[0], ref[0], rtol=1e-12)
+    np.testing.assert_allclose(out[1], ref[1], rtol=1e-12)
+    np.testing.assert_array_equal(out[2], ref[2])                 # per example: concatenated
+    with pytest.raises(ValueError, match=r"does not say how its per-chunk values combine"):
+        sess.run(top, {x: XD, t: TD})
+    with pytest.raises(ValueError, match="must share their chunks along the batch"):
+        sess.run(loss, {x: XD, t: da.from_array(T, chunks=(7, 1))})
+    sess.close()
+
+
+def test_session_target_address_string(client):
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant(np.arange(3.0)) * 2.0
+    with tf.Session(target=client.scheduler.address, graph=g) as sess:
+        assert isinstance(sess, sd.DistributedSession)
+        np.testing.assert_array_equal(sess.run(a), [0.0, 2.0, 4.0])
+
+
+def test_worker_killed_mid_step_is_retried_without_double_update(client):
+    g, x, t, w, b, y, loss, train, init = _regression(
+        optimizer=tf.train.GradientDescentOptimizer(0.1), n_shards=4)
+    rng = np.random.default_rng(2)
+    X, T = rng.normal(size=(16, 3)), rng.normal(size=(16, 1))
+    with tf.Session(graph=g) as local:
+        local.run(init)
+        for _ in range(2):
+            local.run(train, {x: X, t: T})
+        ref = local.run([w, b])
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    sess.run(train, {x: X, t: T})
+    victim = _addresses(client)[0]
+    plugin = sd.KillOnStep(victim=victim)
+    client.register_plugin(plugin)
+    try:
+        sess.run(train, {x: X, t: T})                    # worker 0 dies when its shard starts
+    finally:
+        client.unregister_worker_plugin(plugin.name)
+    assert victim not in client.scheduler_info()["workers"]   # it really died
+    np.testing.assert_allclose(sess.run(w), ref[0], rtol=1e-12)   # two updates, not three
+    np.testing.assert_allclose(sess.run(b), ref[1], rtol=1e-12)
+    sess.close()
+
+
+def test_step_that_cannot_complete_leaves_variables_unchanged(client):
+    # the last test of the module: the workers it kills are not waited for
+    g, x, t, w, b, y, loss, train, init = _regression(n_shards=2)
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    before = dict(sess.state.variables)
+    plugin = sd.KillOnStep(victim=None)                  # every worker dies on a step task
+    client.register_plugin(plugin)
+    try:
+        with pytest.raises(UnavailableError, match="The step could not complete"):
+            sess.run(train, {x: np.ones((4, 3)), t: np.ones((4, 1))})
+    finally:
+        client.unregister_worker_plugin(plugin.name)
+    assert sess.state.variables.keys() == before.keys()
+    assert all(sess.state.variables[k] is before[k] for k in before)
+    sess.close()
