@@ -51,8 +51,10 @@ def new_op(like: Operation, type_: str, inputs: tuple, attrs: dict, spec: tuple,
 
 
 def is_pure(op: Operation) -> bool:
-    """May a pass merge, fold or drop ``op``?  Registry ops and constants, without control deps."""
-    return (op.op_def is not None or op.type in PURE_STRUCTURAL) and not op.control_inputs
+    """May a pass merge, fold or drop ``op``?  Stateless registry ops and constants, without
+    control deps (a ``stateful`` op -- random draws, effects -- is never touched)."""
+    d = op.op_def
+    return (op.type in PURE_STRUCTURAL if d is None else not d.stateful) and not op.control_inputs
 
 
 class Program:
