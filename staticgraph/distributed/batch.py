@@ -143,11 +143,8 @@ def _chunks(c: _Batched, sess, values: list) -> tuple[list[list], list[int]]:
     if any(len(a) != len(arrays[0]) for a in arrays):
         raise ValueError(f"The batch feeds of a data_parallel step must have the same first "
                          f"dimension (got {[len(a) for a in arrays]}).")
-    pieces = [np.array_split(a, n) for a in arrays]
-    sizes = [len(p) for p in pieces[0]]
-    scattered = sess.hold([p for ps in zip(*pieces) for p in ps])
-    k = len(arrays)
-    return [scattered[i * k:(i + 1) * k] for i in range(n)], sizes
+    pieces = [np.array_split(a, n) for a in arrays]      # shards travel inside their tasks
+    return [list(ps) for ps in zip(*pieces)], [len(p) for p in pieces[0]]
 
 
 def run_batched(sess, c: _Batched, feed_dict: dict) -> Any:
@@ -158,7 +155,7 @@ def run_batched(sess, c: _Batched, feed_dict: dict) -> Any:
     total = float(sum(sizes))
     p = c.partition
     whole = [i for i in range(len(values)) if i not in c.split]
-    shared = dict(zip(whole, sess.hold([values[i] for i in whole])))
+    shared = {i: values[i] for i in whole}
     feed_of = {name: src[1] for name, src in p.inputs}
     variables = sess.variable_specs(p)
     tag = uuid.uuid4().hex

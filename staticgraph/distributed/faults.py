@@ -1,13 +1,15 @@
 """A deterministic worker failure, for testing recovery: kill the worker that starts a step.
 
-``KillOnStep(victim)`` is a Dask ``WorkerPlugin``: on the worker at address
-``victim`` (or every worker, ``victim=None``) the first task of a staticgraph
-step that starts executing kills its process with SIGKILL -- mid-step, at a
-known point, without sleeping or timing races.  A nanny restarts the process
-under a new address, where the plugin (re-installed by the scheduler) kills
-again only when ``victim`` is None.
+``KillOnStep`` is a Dask ``WorkerPlugin``: a worker that starts executing a
+task of a staticgraph step kills its own process with SIGKILL -- mid-step, at
+a known point, without sleeping or timing races.  Which worker dies:
 
-    >>> client.register_plugin(KillOnStep(victim="tcp://127.0.0.1:40000"))  # doctest: +SKIP
+* ``once=path``: the first worker to start a step task, exactly once in the
+  cluster (it creates ``path`` exclusively and writes its address there first);
+* ``victim=address``: that worker only (a nanny restarts it under a new address);
+* neither: every worker, every time (a step that cannot complete).
+
+    >>> client.register_plugin(KillOnStep(once="/tmp/killed"))    # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -20,17 +22,28 @@ __all__ = ["KillOnStep"]
 
 
 class KillOnStep(WorkerPlugin):
-    """Kill the worker at address ``victim`` (None: any) when it starts executing a step task."""
+    """Kill a worker when it starts executing a step task (see the module docstring)."""
 
     name = "staticgraph-kill-on-step"
 
-    def __init__(self, victim=None, prefix: str = "staticgraph-step"):
-        self.victim, self.prefix = victim, prefix
-        self._armed = False
+    def __init__(self, victim: str | None = None, once: str | None = None,
+                 prefix: str = "staticgraph-step"):
+        self.victim, self.once, self.prefix = victim, once, prefix
+        self._address = None
 
     def setup(self, worker) -> None:
-        self._armed = self.victim is None or worker.address == self.victim
+        self._address = worker.address
 
     def transition(self, key, start: str, finish: str, **kwargs) -> None:
-        if self._armed and finish == "executing" and str(key).startswith(self.prefix):
-            os.kill(os.getpid(), signal.SIGKILL)
+        if finish != "executing" or not str(key).startswith(self.prefix):
+            return
+        if self.victim is not None and self._address != self.victim:
+            return
+        if self.once is not None:
+            try:
+                fd = os.open(self.once, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.write(fd, str(self._address).encode())
+            os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -91,10 +91,9 @@ class DistributedSession(Session):
         if c is None:
             c = self._placed[key] = self._compile_placed(fetches, feed_dict)
         values = [f(v) for f, v in zip(c.feeds, feed_dict.values())]
-        fed = self.hold(values)
         futures: list = []
-        for p in c.layout.partitions:
-            futures.append(self.submit_partition(p, [("v", fed[src[1]]) if src[0] == "feed" else
+        for p in c.layout.partitions:       # feeds travel inside the tasks (recoverable)
+            futures.append(self.submit_partition(p, [("v", values[src[1]]) if src[0] == "feed" else
                                                      ("p", futures[src[1]], src[2]) for _, src in p.inputs],
                                                  futures, workers=c.workers[p.index]))
         results = self.gather(futures)
@@ -102,6 +101,15 @@ class DistributedSession(Session):
         out = [None if src is None else values[src[1]] if src[0] == "feed" else results[src[1]][0][src[2]]
                for src in c.layout.fetches]
         return c.rebuild(out)
+
+    def partitions(self, fetches: Any, feed_dict: dict | None = None) -> list:
+        """The partitions ``run(fetches, feed_dict)`` executes (place, level, ops, digest)."""
+        feed_dict = feed_dict or {}
+        key = (_run_key(fetches), tuple(feed_dict))
+        c = self._placed.get(key)
+        if c is None:
+            c = self._placed[key] = self._compile_placed(fetches, feed_dict)
+        return c.layout.partitions
 
     def _compile_placed(self, fetches: Any, feed_dict: dict) -> _Placed:
         self.compile_count += 1
@@ -133,29 +141,26 @@ class DistributedSession(Session):
             if src is not None and futures is not None:
                 specs.append((var, ("w", futures[src], var, value)))
             elif value is not None:
-                specs.append((var, ("v", value)))
+                specs.append((var, value))
         return specs
 
     def _ship_variables(self, names: list[str]) -> dict:
-        """Futures of the driver's values of ``names``; only changed values are sent
-        (assignments replace arrays, so identity tells what changed)."""
+        """Where each of ``names``' driver value is: ``("d", future, name)``.
+
+        Only changed values are sent (assignments replace arrays, so identity tells what
+        changed), all of them in one task returning a dict -- a task, not ``scatter``ed
+        data: the scheduler keeps its recipe, so when the worker holding it dies Dask
+        recomputes it elsewhere and the step goes on (scattered data dies with its worker).
+        """
         store, held = self.state.variables, self._shipped_vars
         stale = [n for n in names if n in store and (n not in held or held[n][0] is not store[n])]
         if stale:
-            futures = self.hold([store[n] for n in stale])
-            held.update((n, (store[n], f)) for n, f in zip(stale, futures))
+            values = {n: store[n] for n in stale}
+            future = self.client.submit(hold, values, key=f"staticgraph-values-{uuid.uuid4().hex}",
+                                        pure=False)
+            held.update((n, (values[n], ("d", future, n))) for n in stale)
             self.transfer_count += len(stale)
         return {n: held[n][1] for n in names if n in store}
-
-    def hold(self, values: list) -> list:
-        """Futures of driver-side values the step's tasks read.
-
-        Each is a task that returns its value (not ``scatter``ed data): the scheduler keeps
-        the recipe, so when the worker holding a value dies, Dask recomputes it elsewhere
-        and the step goes on -- scattered data would be lost with its worker.
-        """
-        return [self.client.submit(hold, v, key=f"staticgraph-value-{uuid.uuid4().hex}", pure=False)
-                for v in values]
 
     def ship(self, partitions) -> None:
         """Install each partition's graph on every worker once (a WorkerPlugin per digest)."""

@@ -73,8 +73,12 @@ def _value(spec: tuple) -> Any:
 
 
 def _variable(spec: tuple) -> Any:
-    """``("v", array)``, or ``("w", earlier_result, name, driver_array)``: the earlier write wins."""
-    return spec[1] if spec[0] == "v" else spec[1][1].get(spec[2], spec[3])
+    """``("d", values, name)``: the driver's value; ``("w", earlier_result, name, driver_spec)``:
+    what an earlier partition of the step wrote, else the driver's value."""
+    if spec[0] == "d":
+        return spec[1][spec[2]]
+    written = spec[1][1]
+    return written[spec[2]] if spec[2] in written else _variable(spec[3])
 
 
 def run_partition(digest: str, fetches: list[str], n_out: int, recv: list[tuple],
@@ -120,7 +124,7 @@ def merge_values(a: list, b: list, rules: tuple[str, ...]) -> list:
 
 
 def hold(value: Any) -> Any:
-    """A driver value as a task result (recomputable when its worker dies)."""
+    """Driver values as a task result (recomputable when its worker dies)."""
     return value
 
 
