@@ -19,7 +19,6 @@ worker killed in the middle of a step.
 from __future__ import annotations
 
 import os
-import resource
 import tempfile
 import time
 
@@ -225,16 +224,28 @@ def out_of_core(quick: bool) -> None:
           f"{chunk * features * 4 / mib:.1f} MiB; worker memory limit {limit / mib:.0f} MiB")
     print(f"dataset-wide loss {float(loss):.6f} and full-batch gradient ({len(g)} tensors) in {took:.1f} s")
     for (addr, b), p in zip(sorted(base.items()), (peak[a] for a in sorted(base))):
-        print(f"  worker {addr}: RSS before {b / mib:.0f} MiB, peak {p / mib:.0f} MiB")
+        print(f"  worker {addr}: RSS before {b / mib:.0f} MiB, peak {p / mib:.0f} MiB "
+              f"(+{(p - b) / mib:.0f} MiB = {(p - b) / (chunk * features * 4):.1f} chunks)")
+
+
+def _status(field: str) -> int:
+    """A memory figure of this process from /proc (bytes): VmRSS now, VmHWM its peak.
+
+    (``getrusage``'s ru_maxrss is no good here: Linux keeps it across exec, so a worker
+    spawned from a big driver reports the driver's peak.)"""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
 
 
 def _rss() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * resource.getpagesize()
+    return _status("VmRSS")
 
 
 def _peak_rss() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return _status("VmHWM")
 
 
 def fault(quick: bool) -> None:
@@ -277,8 +288,12 @@ def fault(quick: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import dask
     args = parse_args(argv, __doc__)
     quick = "--quick" in (argv or [])
+    # feeds travel inside their tasks (so Dask can redo a step a dead worker was running);
+    # a 4096 x 784 batch is a "large graph" to Dask's warning, not a problem
+    dask.config.set({"distributed.admin.large-graph-warning-threshold": "256MB"})
     cluster, client = _cluster(2)
     try:
         same_step(client, args.out, quick)

@@ -174,6 +174,98 @@ def test_session_target_address_string(client):
         np.testing.assert_array_equal(sess.run(a), [0.0, 2.0, 4.0])
 
 
+# --- partitioning and declarations (no cluster needed) ----------------------------------
+
+def test_partitions_form_a_dag_when_devices_alternate():
+    from staticgraph.distributed.partition import partition_run
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        with tf.device("/job:worker/task:0"):
+            a = tf.exp(x, name="a")
+        with tf.device("/task:1"):
+            b = tf.negative(a, name="b")
+        with tf.device("/job:worker/task:0"):
+            c = tf.add(a, b, name="c")                  # back on task 0: a later partition
+            v = tf.Variable(1.0, name="v")
+        with tf.device("/job:worker/task:1"):
+            up = v.assign(2.0)                          # colocated with its variable (task 0)
+    layout = partition_run(g, [c, up], [x])
+    parts = [(p.place, p.level, [op.name for op in p.ops]) for p in layout.partitions]
+    assert parts == [(("worker", 0), 0, ["a"]),
+                     (("worker", 1), 0, ["Const"]),          # the assigned value: task 1
+                     (("worker", 1), 1, ["b"]),
+                     (("worker", 0), 1, ["Assign"]),         # with its variable, on task 0
+                     (("worker", 0), 2, ["c"])]
+    b_part, assign_part, c_part = layout.partitions[2:]
+    assert b_part.inputs == [("_recv/a/0:0", ("part", 0, 0))]
+    assert c_part.inputs == [("_recv/a/0:0", ("part", 0, 0)), ("_recv/b/0:0", ("part", 2, 0))]
+    loaded = tf.from_json(assign_part.text)            # a partition ships as the JSON export
+    assert loaded.get_operation_by_name("Assign").device == "/job:worker/task:1"   # as requested
+    assert loaded.get_operation_by_name("_recv/Const/0").type == "Placeholder"
+    assert layout.fetches == [("part", 4, 0), ("part", 3, 0)]
+
+
+def test_declarations_refuse_bad_arguments():
+    g = tf.Graph()
+    with g.as_default():
+        loss = tf.reduce_sum(tf.placeholder(tf.float32, [None]))
+        with pytest.raises(ValueError, match=r"how must be one of \('mean', 'sum'\), got 'max'"):
+            sd.reduces_batch(loss, "max")
+        opt = tf.train.GradientDescentOptimizer(0.1)
+        with pytest.raises(ValueError, match="aggregation must be one of"):
+            sd.data_parallel(opt, 2, aggregation="median")
+        with pytest.raises(ValueError, match="n_shards must be at least 1, got 0"):
+            sd.data_parallel(opt, 0)
+
+
+def test_data_parallel_needs_a_batch_feed(client):
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(np.ones(3), name="w")
+        loss = tf.reduce_sum(tf.square(w))
+        train = sd.data_parallel(tf.train.GradientDescentOptimizer(0.1), 2).minimize(loss)
+        init = tf.global_variables_initializer()
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    with pytest.raises(ValueError, match="needs a batch to split"):
+        sess.run(train)
+    with tf.Session(graph=g) as local:                  # in-process: the ordinary step
+        local.run(init)
+        local.run(train)
+        np.testing.assert_allclose(local.run(w), 0.8 * np.ones(3))
+    sess.close()
+
+
+def test_comparison_script_pieces(client, capsys):
+    from comparisons import distributed as script
+    script.same_step(client, None, quick=True)
+    out = capsys.readouterr().out
+    diffs = [float(line.rsplit("=", 1)[1]) for line in out.splitlines() if "max |param" in line]
+    assert len(diffs) == 2 and max(diffs) < 1e-6
+    assert "partitions (Dask tasks) on /job:worker/task:0, /job:worker/task:1, any worker" in out
+    m = script.mlp([4, 8, 2], shards=2)
+    sess = tf.Session(target=client, graph=m["graph"])
+    sess.run(m["init"])
+    split = script.step_split(client, sess, m["train"], {m["x"]: np.ones((6, 4), np.float32),
+                                                          m["t"]: np.ones((6, 2), np.float32)}, 2)
+    assert split["wall"] > 0 and split["compute"] > 0 and split["tasks"] >= 3
+    sess.close()
+
+
+def test_picture_coloured_by_device():
+    from comparisons.pictures import by_device, static_graph, to_dot
+    g = _placed_graph()[0]
+    pic = static_graph(g)
+    legend = by_device(pic, g)
+    assert list(legend) == ["(any worker)", "/job:worker/task:0", "/job:worker/task:1"]
+    assert pic.nodes["h"]["fill"] == legend["/job:worker/task:0"] != legend["/job:worker/task:1"]
+    assert pic.nodes["y"]["label"].endswith("\n/job:worker/task:1")
+    assert f'fillcolor="{legend["/job:worker/task:1"]}"' in to_dot(pic)
+
+
+# --- faults: last, they kill the workers ---------------------------------------------------
+
 def test_worker_killed_mid_step_is_retried_without_double_update(client, tmp_path):
     g, x, t, w, b, y, loss, train, init = _regression(
         optimizer=tf.train.GradientDescentOptimizer(0.1), n_shards=4)
