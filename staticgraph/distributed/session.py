@@ -40,13 +40,15 @@ def is_dask_target(target: Any) -> bool:
 
 
 class _Placed:
-    """A compiled placed run: its layout, feed validators, fetch rebuild, worker per partition."""
+    """A compiled placed run: its layout, feed validators, fetch rebuild, worker per partition,
+    and which partitions' results come back to the driver (``gathered``)."""
 
-    __slots__ = ("layout", "feeds", "flat", "rebuild", "workers")
+    __slots__ = ("layout", "feeds", "flat", "rebuild", "workers", "gathered")
 
     def __init__(self, layout: Layout, feeds, flat, rebuild, workers):
         self.layout, self.feeds, self.flat, self.rebuild = layout, feeds, flat, rebuild
         self.workers = workers
+        self.gathered = _gathered(layout)
 
 
 class DistributedSession(Session):
@@ -96,8 +98,8 @@ class DistributedSession(Session):
             futures.append(self.submit_partition(p, [("v", values[src[1]]) if src[0] == "feed" else
                                                      ("p", futures[src[1]], src[2]) for _, src in p.inputs],
                                                  futures, workers=c.workers[p.index]))
-        results = self.gather(futures)
-        self.commit([r[1] for r in results])
+        results = dict(zip(c.gathered, self.gather([futures[i] for i in c.gathered])))
+        self.commit([results[i][1] for i in c.gathered])
         out = [None if src is None else values[src[1]] if src[0] == "feed" else results[src[1]][0][src[2]]
                for src in c.layout.fetches]
         return c.rebuild(out)
@@ -203,6 +205,20 @@ class DistributedSession(Session):
         self._plugins.clear()
         if self._own_client:
             self.client.close()
+
+
+def _gathered(layout: Layout) -> list[int]:
+    """Partitions whose results the driver needs: a user fetch, a variable it may assign, or
+    no successor (so the step waits for it).  The others' tensors only go worker to worker;
+    their success is implied by their successors'."""
+    needed = {src[1] for src in layout.fetches if src is not None and src[0] == "part"}
+    used = set()
+    for p in layout.partitions:
+        used.update(src[1] for _, src in p.inputs if src[0] == "part")
+        used.update(i for i in p.variables.values() if i is not None)
+        used.update(p.after)
+    return [p.index for p in layout.partitions
+            if p.index in needed or p.variables or p.index not in used]
 
 
 def _worker_for(place: tuple[str, int], names: dict) -> Any:
