@@ -76,6 +76,10 @@ class DeviceSpec(NamedTuple):
             parts.append(f"/device:{self.device_type}:{index}")
         return "".join(parts)
 
+    def __repr__(self) -> str:
+        return (f"<DeviceSpec(job={self.job}, replica={self.replica}, task={self.task}, "
+                f"device_type={self.device_type}, device_index={self.device_index})>")
+
     def make_merged_spec(self, dev: "DeviceSpec") -> "DeviceSpec":
         """This spec with every field ``dev`` sets taken from ``dev`` (``dev`` wins)."""
         job, replica, task, device_type, device_index = self

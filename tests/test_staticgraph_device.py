@@ -99,3 +99,12 @@ def test_json_export_keeps_devices(g):
     assert g2.get_operation_by_name(b.op.name).device == "/job:worker/task:1"
     assert g2.get_operation_by_name("a").device == ""
     assert tf.to_networkx(g).nodes[b.op.name]["device"] == "/job:worker/task:1"
+
+
+def test_device_spec_surface():
+    spec = tf.DeviceSpec.from_string("/job:worker/task:1")
+    assert repr(spec) == ("<DeviceSpec(job=worker, replica=None, task=1, device_type=None, "
+                          "device_index=None)>")
+    assert spec.to_string() == "/job:worker/task:1"
+    assert spec.make_merged_spec(tf.DeviceSpec(device_type="GPU")).to_string() == \
+        "/job:worker/task:1/device:GPU:*"
