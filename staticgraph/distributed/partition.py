@@ -11,8 +11,10 @@
 
 A partition's graph copies its ops with their names; a tensor coming from a
 feed or from another partition becomes a Placeholder ``_recv/<op>/<index>``
-(TF forbids user names starting with ``_``: no clash).  The graph travels as
-the project's JSON export, identified by its SHA-256 digest.
+(TF forbids user names starting with ``_``: no clash).  Pure sources (a
+constant, a variable's handle) are not sent: each partition that uses one gets
+its own copy -- a handle names a variable of the process it runs in.  The graph
+travels as the project's JSON export, identified by its SHA-256 digest.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from typing import Hashable
 from ..compiler import prune, topological_order
 from ..device import DeviceSpec
 from ..graph import Graph, Operation, Tensor
+from ..kinds import effects, kind_of
 from ..serialize import to_json
 
 __all__ = ["Partition", "Layout", "partition_run", "place_of_device", "variable_of"]
@@ -70,11 +73,17 @@ def place_of_device(device: str) -> tuple[str, int] | None:
 
 
 def variable_of(op: Operation) -> str | None:
-    """The name of the variable ``op`` reads or writes (None: it touches none)."""
-    if op.type == "VariableV2":
-        return op.name
-    var = op.attrs.get("var")
-    return var if isinstance(var, str) else None
+    """The variable ``op`` reads or writes, by its declared effects (None: it touches none;
+    the first by name when it touches several, e.g. a loop whose body assigns)."""
+    e = effects(op)
+    touched = e.reads | e.writes
+    return min(touched) if touched else None
+
+
+def _replicated(op: Operation) -> bool:
+    """A pure source (Const, VarHandleOp): copied into each partition using it, never sent."""
+    kind = kind_of(op)
+    return kind is not None and kind.pure and not op.inputs and not op.control_inputs
 
 
 def _places(graph: Graph, order: list[Operation]) -> dict[Operation, Hashable | None]:
@@ -92,7 +101,9 @@ def partition_run(graph: Graph, fetches: list, fed: list[Tensor], placed: bool =
     ``placed=False`` ignores devices: one partition, run wherever Dask chooses.
     """
     fed_index = {t: k for k, t in enumerate(fed)}
-    order = topological_order(prune(fetches, set(fed)))
+    fetched = {f.op for f in fetches if isinstance(f, Tensor)} | {f for f in fetches if isinstance(f, Operation)}
+    order = [op for op in topological_order(prune(fetches, set(fed)))
+             if not _replicated(op) or op in fetched]
     places = _places(graph, order) if placed else dict.fromkeys(order)
     level: dict[Operation, int] = {}
     for op in order:
@@ -127,7 +138,7 @@ def _wanted_outputs(parts, part_of, fetches, fed_index) -> dict[int, list[Tensor
     for p in parts:
         for op in p.ops:
             for t in op.inputs:
-                if t not in fed_index and part_of[t.op] is not p:
+                if t not in fed_index and t.op in part_of and part_of[t.op] is not p:
                     wanted.setdefault(part_of[t.op].index, {})[t] = None
     for f in fetches:
         if isinstance(f, Tensor) and f not in fed_index:
@@ -144,6 +155,9 @@ def _build(p: Partition, part_of, fed_index, outputs: list[Tensor]) -> None:
     for op in p.ops:
         inputs = []
         for t in op.inputs:
+            if t not in mapped and t not in fed_index and _replicated(t.op):
+                _copy(g, t.op, [], [])
+                mapped.update(zip(t.op.outputs, g.get_operation_by_name(t.op.name).outputs))
             if t not in mapped:
                 name = f"_recv/{t.op.name}/{t.value_index}"
                 recv = g.create_op("Placeholder", (), {"dtype": t.dtype, "shape": t._shape},
@@ -161,10 +175,7 @@ def _build(p: Partition, part_of, fed_index, outputs: list[Tensor]) -> None:
                 consumed.add(c)
             elif c in part_of:
                 after[part_of[c].index] = None
-        new = g.create_op(op.type, inputs, op.attrs, [(o._shape, o.np_dtype) for o in op.outputs],
-                          name=op.name, op_def=op.op_def, control_inputs=control, site=op.site,
-                          exact_name=True)
-        new._device = op.device
+        new = _copy(g, op, inputs, control)
         mapped.update(zip(op.outputs, new.outputs))
     p.outputs = outputs
     out_ops = {t.op for t in outputs}
@@ -174,15 +185,27 @@ def _build(p: Partition, part_of, fed_index, outputs: list[Tensor]) -> None:
     p.digest = hashlib.sha256(p.text.encode()).hexdigest()
 
 
+def _copy(g: Graph, op: Operation, inputs: list, control: list) -> Operation:
+    new = g.create_op(op.type, inputs, op.attrs, [(o._shape, o.np_dtype) for o in op.outputs],
+                      name=op.name, op_def=op.op_def, control_inputs=control, site=op.site,
+                      exact_name=True)
+    new._device = op.device
+    return new
+
+
 def _wire_variables(p: Partition, parts: list[Partition]) -> None:
     """Each variable ``p`` touches comes from the latest earlier partition touching it, or the driver."""
     for op in p.ops:
-        var = variable_of(op)
-        if var is None or var in p.variables:
-            continue
-        p.variables[var] = next((q.index for q in reversed(parts[:p.index])
-                                 if q.place == p.place and any(variable_of(o) == var for o in q.ops)),
-                                None)
+        e = effects(op)
+        for var in sorted(e.reads | e.writes):
+            if var not in p.variables:
+                p.variables[var] = next((q.index for q in reversed(parts[:p.index]) if q.place == p.place
+                                         and any(var in _touched(o) for o in q.ops)), None)
+
+
+def _touched(op: Operation) -> frozenset:
+    e = effects(op)
+    return e.reads | e.writes
 
 
 def _resolve_inputs(parts: list[Partition]) -> None:
