@@ -90,6 +90,34 @@ def test_partitions_run_on_their_workers_and_compile_once(client):
     sess.close()
 
 
+def test_control_flow_and_its_gradient_placed(client):
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        v = tf.Variable(0.0, name="v")
+        with tf.device("/job:worker/task:1"):
+            r = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, 1.0])
+            c = tf.cond(x > 1.0, lambda: r[1] * 2.0, lambda: r[1])
+            dx = tf.gradients(c, x)[0]                  # the loop's gradient: by its forward loop
+        z = dx * 1.5                                    # elsewhere: the gradient crosses workers
+
+        def body(i):
+            with tf.control_dependencies([v.assign_add(1.0)]):
+                return i + 1
+        counted = tf.while_loop(lambda i: i < 4, body, [0])
+        init = tf.global_variables_initializer()
+    with tf.Session(graph=g) as local:
+        local.run(init)
+        ref = local.run([r, c, dx, z, counted], {x: 2.0})
+        ref_v = local.run(v)
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    out = sess.run([r, c, dx, z, counted], {x: 2.0})
+    assert out == ref and ref[2] == 24.0
+    assert sess.run(v) == ref_v == 4.0                  # the loop's assignments reached the driver
+    sess.close()
+
+
 def test_unknown_device_and_uninitialized_variable(client):
     g = tf.Graph()
     with g.as_default():
@@ -100,7 +128,7 @@ def test_unknown_device_and_uninitialized_variable(client):
     sess = tf.Session(target=client, graph=g)
     with pytest.raises(FailedPreconditionError, match=r"No Dask worker for device /job:ps/task:0"):
         sess.run(a)
-    with pytest.raises(FailedPreconditionError, match="Attempting to use uninitialized value v"):
+    with pytest.raises(FailedPreconditionError, match=r"Could not find variable v\. .*\n.*\n  variable created at .*test_distributed.py:"):
         sess.run(r)
     assert sess.state.variables == {}
     sess.close()
@@ -189,21 +217,20 @@ def test_partitions_form_a_dag_when_devices_alternate():
             c = tf.add(a, b, name="c")                  # back on task 0: a later partition
             v = tf.Variable(1.0, name="v")
         with tf.device("/job:worker/task:1"):
-            up = v.assign(2.0)                          # colocated with its variable (task 0)
+            up = v.assign(2.0, read_value=False)        # colocated with its variable (task 0)
     layout = partition_run(g, [c, up], [x])
     parts = [(p.place, p.level, [op.name for op in p.ops]) for p in layout.partitions]
-    assert parts == [(("worker", 0), 0, ["a"]),
-                     (("worker", 1), 0, ["Const"]),          # the assigned value: task 1
+    assert parts == [(("worker", 0), 0, ["a", "AssignVariableOp"]),   # the assign: with its variable
                      (("worker", 1), 1, ["b"]),
-                     (("worker", 0), 1, ["Assign"]),         # with its variable, on task 0
-                     (("worker", 0), 2, ["c"])]
-    b_part, assign_part, c_part = layout.partitions[2:]
-    assert b_part.inputs == [("_recv/a/0:0", ("part", 0, 0))]
-    assert c_part.inputs == [("_recv/a/0:0", ("part", 0, 0)), ("_recv/b/0:0", ("part", 2, 0))]
-    loaded = tf.from_json(assign_part.text)            # a partition ships as the JSON export
-    assert loaded.get_operation_by_name("Assign").device == "/job:worker/task:1"   # as requested
-    assert loaded.get_operation_by_name("_recv/Const/0").type == "Placeholder"
-    assert layout.fetches == [("part", 4, 0), ("part", 3, 0)]
+                     (("worker", 0), 2, ["c"])]                       # back on task 0: a later level
+    first, second, third = layout.partitions
+    assert second.inputs == [("_recv/a/0:0", ("part", 0, 0))]
+    assert third.inputs == [("_recv/a/0:0", ("part", 0, 0)), ("_recv/b/0:0", ("part", 1, 0))]
+    assert first.variables == {"v": None} and second.variables == {}
+    loaded = tf.from_json(first.text)                  # a partition ships as the JSON export
+    assert loaded.get_operation_by_name("AssignVariableOp").device == "/job:worker/task:1"  # as asked
+    assert {op.type for op in loaded.get_operations()} >= {"VarHandleOp", "Const"}   # copied, not sent
+    assert layout.fetches == [("part", 2, 0), None]
 
 
 def test_declarations_refuse_bad_arguments():

@@ -18,11 +18,13 @@ travels as the project's JSON export, identified by its SHA-256 digest.
 """
 from __future__ import annotations
 
+import copy
 import hashlib
 from dataclasses import dataclass, field
 from typing import Hashable
 
 from ..compiler import prune, topological_order
+from ..control_flow import Region
 from ..device import DeviceSpec
 from ..graph import Graph, Operation, Tensor
 from ..kinds import effects, kind_of
@@ -186,11 +188,54 @@ def _build(p: Partition, part_of, fed_index, outputs: list[Tensor]) -> None:
 
 
 def _copy(g: Graph, op: Operation, inputs: list, control: list) -> Operation:
-    new = g.create_op(op.type, inputs, op.attrs, [(o._shape, o.np_dtype) for o in op.outputs],
+    attrs = op.attrs
+    if any(isinstance(v, (Region, tuple, Operation, Tensor)) for v in attrs.values()):
+        mapped = dict(zip(op.inputs, inputs))
+        attrs = {k: _localize(v, mapped, g) for k, v in attrs.items()}
+    new = g.create_op(op.type, inputs, attrs, [(o._shape, o.np_dtype) for o in op.outputs],
                       name=op.name, op_def=op.op_def, control_inputs=control, site=op.site,
                       exact_name=True)
     new._device = op.device
+    if op.name in op.graph.grad_programs:            # a loop's or branch's gradient program
+        g.grad_programs[op.name] = op.graph.grad_programs[op.name]
     return new
+
+
+def _shadow(g: Graph, op: Operation) -> None:
+    """A copy of ``op`` that a node of ``g`` names in an attribute (a loop gradient names its
+    forward loop, for its regions and gradient program) but that runs elsewhere: its inputs
+    are unfed placeholders, and nothing in ``g`` fetches it, so it never runs here."""
+    if op.name in g._by_name:
+        return
+    inputs = []
+    for t in op.inputs:
+        name = f"_shadow/{t.op.name}/{t.value_index}"
+        if name not in g._by_name:
+            g.create_op("Placeholder", (), {"dtype": t.dtype, "shape": t._shape},
+                        [(t._shape, t.np_dtype)], name=name, exact_name=True)
+        inputs.append(g.get_operation_by_name(name).outputs[0])
+    _copy(g, op, inputs, [])
+
+
+def _localize(v, mapped: dict, g: Graph):
+    """A control-flow region as seen from partition graph ``g``: its captured outer tensors are
+    the partition's (the node's inputs: copies or recv placeholders) and it waits only for
+    ops of ``g`` (waits on other partitions are kept by the task order)."""
+    if isinstance(v, tuple):
+        return tuple(_localize(i, mapped, g) for i in v)
+    if isinstance(v, Operation):
+        _shadow(g, v)
+        return v
+    if isinstance(v, Tensor):
+        return mapped.get(v, v)
+    if not isinstance(v, Region):
+        return v
+    local = Region.__new__(Region)
+    local.graph = copy.copy(v.graph)                  # shallow: same ops, its own waits
+    local.graph.control_captures = [op for op in v.graph.control_captures if op.name in g._by_name]
+    local.args, local.outs, local.placeholders = v.args, v.outs, v.placeholders
+    local.captured = [mapped.get(t, t) for t in v.captured]
+    return local
 
 
 def _wire_variables(p: Partition, parts: list[Partition]) -> None:
