@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from dask import delayed, is_dask_collection
 
-from ..graph import Operation, Tensor, get_default_graph
+from ..graph import Operation, Tensor
 from ..session import _Feed, _flatten, _run_key
 from .partition import partition_run
 from .worker import merge_values, run_shard
@@ -179,7 +179,3 @@ def run_batched(sess, c: _Batched, feed_dict: dict) -> Any:
         feeds.update(zip(c.step.slots, combined[n_out:]))
         sess._local.run(c.step.op, feeds)
     return c.rebuild([None if i is None else combined[i] for i in c.fetch_pos])
-
-
-def data_parallel_steps(graph=None) -> list:
-    return (graph or get_default_graph()).get_collection(DATA_PARALLEL)

@@ -23,7 +23,7 @@ from typing import Any
 from distributed import Client, KilledWorker
 
 from ..errors import FailedPreconditionError, UnavailableError
-from ..graph import Graph, Operation
+from ..graph import Graph
 from ..session import Session, _Feed, _flatten, _run_key
 from . import batch as _batch
 from .partition import Layout, partition_run
@@ -88,10 +88,7 @@ class DistributedSession(Session):
         return self._run_placed(fetches, feed_dict)
 
     def _run_placed(self, fetches: Any, feed_dict: dict) -> Any:
-        key = (_run_key(fetches), tuple(feed_dict))
-        c = self._placed.get(key)
-        if c is None:
-            c = self._placed[key] = self._compile_placed(fetches, feed_dict)
+        c = self._placed_for(fetches, feed_dict)
         values = [f(v) for f, v in zip(c.feeds, feed_dict.values())]
         futures: list = []
         for p in c.layout.partitions:       # feeds travel inside the tasks (recoverable)
@@ -106,12 +103,14 @@ class DistributedSession(Session):
 
     def partitions(self, fetches: Any, feed_dict: dict | None = None) -> list:
         """The partitions ``run(fetches, feed_dict)`` executes (place, level, ops, digest)."""
-        feed_dict = feed_dict or {}
+        return self._placed_for(fetches, feed_dict or {}).layout.partitions
+
+    def _placed_for(self, fetches: Any, feed_dict: dict) -> _Placed:
         key = (_run_key(fetches), tuple(feed_dict))
         c = self._placed.get(key)
         if c is None:
             c = self._placed[key] = self._compile_placed(fetches, feed_dict)
-        return c.layout.partitions
+        return c
 
     def _compile_placed(self, fetches: Any, feed_dict: dict) -> _Placed:
         self.compile_count += 1
@@ -124,7 +123,7 @@ class DistributedSession(Session):
         self.ship(layout.partitions)
         return _Placed(layout, feeds, flat, rebuild, workers)
 
-    # --- what the batched runs share ---------------------------------------------------
+    # --- shared by placed and batched runs ----------------------------------------------
     def submit_partition(self, p, recv: list, futures: list, workers=None):
         """One Dask task running partition ``p`` (``futures``: the step's earlier partitions)."""
         return self.client.submit(run_partition, p.digest, p.fetch_names, len(p.outputs),
