@@ -148,6 +148,8 @@ def overhead(client, quick: bool) -> None:
         local.run(m["train"], {m["x"]: X, m["t"]: T})
     t_local = (time.perf_counter() - start) / 20
     print(f"in-process step (batch 64, MLP {'-'.join(map(str, sizes))}): {1e3 * t_local:.2f} ms")
+    print(f"Dask's floor on this machine now: one trivial task round trip {1e3 * _round_trip(client):.1f} ms "
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     for label, m in (("placed by tf.device", mlp(sizes, placed=True)), ("data_parallel(2)", mlp(sizes, shards=2))):
         sess = tf.Session(target=client, graph=m["graph"])
         sess.run(m["init"])
@@ -156,6 +158,15 @@ def overhead(client, quick: bool) -> None:
               f"transfer {1e3 * s['transfer']:.1f} (summed over workers) ; overhead "
               f"{1e3 * s['overhead']:.1f} ms ; {s['tasks']:.0f} tasks/step")
         sess.close()
+
+
+def _round_trip(client, n: int = 20) -> float:
+    from staticgraph.distributed.worker import hold
+    client.submit(hold, 0, pure=False).result()
+    start = time.perf_counter()
+    for _ in range(n):
+        client.submit(hold, 0, pure=False).result()
+    return (time.perf_counter() - start) / n
 
 
 def scaling(quick: bool) -> None:

@@ -1,6 +1,8 @@
 """staticgraph on a Dask LocalCluster (2 worker processes, loopback only): placement by
 tf.device, data-parallel training, dask.array feeds computed chunk by chunk, and a worker
 killed in the middle of a step."""
+import concurrent.futures
+
 import numpy as np
 import pytest
 
@@ -193,6 +195,15 @@ def test_dask_array_feed_chunk_by_chunk(client):
     sess.close()
 
 
+def test_feeds_are_checked_as_in_process(client):
+    g, x, *_ = _placed_graph()
+    sess = tf.Session(target=client, graph=g)
+    with pytest.raises(ValueError, match=r"Cannot feed value of shape \(2, 4\) for Tensor x:0, "
+                                         r"which has shape \(None, 3\)"):
+        sess.run(_[2], {x: np.ones((2, 4), np.float32)})
+    sess.close()
+
+
 def test_session_target_address_string(client):
     g = tf.Graph()
     with g.as_default():
@@ -293,6 +304,12 @@ def test_picture_coloured_by_device():
 
 # --- faults: last, they kill the workers ---------------------------------------------------
 
+def _bounded(fn, *args, seconds: float = 60.0):
+    """``fn(*args)`` in a thread, failing the test if Dask has not answered in ``seconds``."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, *args).result(timeout=seconds)
+
+
 def test_worker_killed_mid_step_is_retried_without_double_update(client, tmp_path):
     g, x, t, w, b, y, loss, train, init = _regression(
         optimizer=tf.train.GradientDescentOptimizer(0.1), n_shards=4)
@@ -309,8 +326,8 @@ def test_worker_killed_mid_step_is_retried_without_double_update(client, tmp_pat
     token = tmp_path / "killed"
     plugin = sd.KillOnStep(once=str(token))
     client.register_plugin(plugin)
-    try:
-        sess.run(train, {x: X, t: T})                    # the first worker to start a shard dies
+    try:                                                 # the first worker to start a shard dies
+        _bounded(sess.run, train, {x: X, t: T})
     finally:
         client.unregister_worker_plugin(plugin.name)
     victim = token.read_text()
@@ -331,7 +348,7 @@ def test_step_that_cannot_complete_leaves_variables_unchanged(client):
     client.register_plugin(plugin)
     try:
         with pytest.raises(UnavailableError, match="The step could not complete"):
-            sess.run(train, {x: np.ones((4, 3)), t: np.ones((4, 1))})
+            _bounded(sess.run, train, {x: np.ones((4, 3)), t: np.ones((4, 1))})
     finally:
         client.unregister_worker_plugin(plugin.name)
     assert sess.state.variables.keys() == before.keys()
