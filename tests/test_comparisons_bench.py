@@ -202,3 +202,11 @@ def test_best_of_rounds_keeps_each_figures_fastest_round():
     fixed = _row("staticgraph", "static", 2.0)
     best = best_of([[slow, broken], [fast, fixed]])
     assert [(r.engine, r.steady_s) for r in best] == [("dyngraph", 1.0), ("staticgraph", 2.0)]
+
+
+def test_per_op_overhead_script_times_every_way_of_running_the_chain():
+    from comparisons.bench.per_op import chain_times
+    times = chain_times(n=3, reps=2)
+    assert list(times) == ["numpy", "dyngraph, no grad", "dyngraph, forward (recording)",
+                           "dyngraph, forward + backward"]
+    assert all(t > 0 for t in times.values())
