@@ -9,6 +9,7 @@ The modules, in the order data flows through them::
 
     dtypes, shape        TF's dtype objects and partial shapes
     graph                Graph, Operation, Tensor, name scopes, control dependencies
+    device               tf.device: the device stack and TF's merging of partial specs
     build                apply(): the one way a registry op becomes a node (shape rule at build time)
     ops, overloads       the TF-named functions and Python operators over ``build``
     sources, variables   placeholders, constants, groups, prints; resource variables
@@ -21,6 +22,8 @@ The modules, in the order data flows through them::
     session              Session.run: compile once per signature, then run generated code
     train, saver         optimizers; checkpoints and the graph as JSON (serialize)
     function, autograph  tf.function: Python control flow turned into while_loop/cond
+    distributed/         Session(target=<dask>): partitions by device, data parallel,
+                         out-of-core feeds (optional extra, imported only when asked for)
 """
 from __future__ import annotations
 
