@@ -183,23 +183,29 @@ def scaling(quick: bool) -> None:
     for _ in range(steps):
         local.run(m["train"], {m["x"]: X, m["t"]: T})
     times = {"in-process": (time.perf_counter() - start) / steps}
+    splits = {}
     for n in (1, 2):
         cluster, client = _cluster(n)
         try:
             m = mlp(sizes, shards=n)
             sess = tf.Session(target=client, graph=m["graph"])
             sess.run(m["init"])
-            times[f"{n} worker{'s' * (n > 1)}"] = step_split(client, sess, m["train"],
-                                                             {m["x"]: X, m["t"]: T}, steps)["wall"]
+            label = f"{n} worker{'s' * (n > 1)}"
+            splits[label] = step_split(client, sess, m["train"], {m["x"]: X, m["t"]: T}, steps)
+            times[label] = splits[label]["wall"]
             sess.close()
         finally:
             client.close()
             cluster.close()
     for label, t in times.items():
-        print(f"{label:>12}: {1e3 * t:8.1f} ms/step")
+        extra = "" if label not in splits else (
+            f"  (workers computing {1e3 * splits[label]['compute']:.0f} ms in total, "
+            f"overhead {1e3 * splits[label]['overhead']:.0f} ms)")
+        print(f"{label:>12}: {1e3 * t:8.1f} ms/step{extra}")
     speedup = times["1 worker"] / times["2 workers"]
     print(f"speed-up 1 -> 2 workers: {speedup:.2f}x, parallel efficiency {100 * speedup / 2:.0f}% "
-          f"(workers use one BLAS thread each; the in-process Session uses numpy's default threads)")
+          f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; workers use one BLAS "
+          f"thread each, the in-process Session numpy's default unless OMP_NUM_THREADS is set)")
 
 
 def out_of_core(quick: bool) -> None:
