@@ -99,14 +99,23 @@ def same_step(client, out_dir: str | None, quick: bool) -> None:
             print(f"placed train step: {len(parts)} partitions (Dask tasks) on "
                   f"{', '.join(sorted({'/job:%s/task:%d' % p.place if p.place else 'any worker' for p in parts}))}")
             if out_dir:
-                pic = static_graph(m["graph"])
-                legend = by_device(pic, m["graph"])
-                write_graph(pic, out_dir, "distributed_devices",
-                            "MLP step coloured by tf.device: " + ", ".join(legend))
+                _picture(out_dir)
         sess.close()
     print(f"in-process losses: {np.round(ref_losses, 6).tolist()}")
     for label, losses, diff in rows:
         print(f"{label:>24}: losses {np.round(losses, 6).tolist()}  max |param - in-process| = {diff:.2e}")
+
+
+def _picture(out_dir: str) -> None:
+    """A two-layer placed MLP's training step (initializers left out), coloured by device."""
+    from staticgraph.compiler import prune
+    m = mlp([4, 8, 2], placed=True)
+    pic = static_graph(m["graph"])
+    pic.remove_nodes_from([op.name for op in m["graph"].get_operations()
+                           if op not in prune([m["train"]], set())])
+    legend = by_device(pic, m["graph"])
+    write_graph(pic, out_dir, "distributed_devices",
+                "a training step coloured by tf.device: " + ", ".join(legend))
 
 
 def step_split(client, sess, fetches, feed: dict, steps: int) -> dict:
