@@ -171,6 +171,21 @@ def test_data_parallel_matches_single_process(client, aggregation):
     sess.close()
 
 
+def test_data_parallel_batch_smaller_than_shards(client):
+    g, x, t, w, b, y, loss, train, init = _regression(n_shards=3,
+                                                      optimizer=tf.train.GradientDescentOptimizer(0.1))
+    X, T = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]), np.array([[1.0], [-1.0]])
+    with tf.Session(graph=g) as local:
+        local.run(init)
+        local.run(train, {x: X, t: T})
+        ref = local.run(w)
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    sess.run(train, {x: X, t: T})                        # 2 rows, 3 shards: 2 shards of one row
+    np.testing.assert_allclose(sess.run(w), ref, rtol=1e-12)
+    sess.close()
+
+
 def test_dask_array_feed_chunk_by_chunk(client):
     g, x, t, w, b, y, loss, train, init = _regression()
     with g.as_default():

@@ -143,6 +143,7 @@ def _chunks(c: _Batched, sess, values: list) -> tuple[list[list], list[int]]:
     if any(len(a) != len(arrays[0]) for a in arrays):
         raise ValueError(f"The batch feeds of a data_parallel step must have the same first "
                          f"dimension (got {[len(a) for a in arrays]}).")
+    n = max(1, min(n, len(arrays[0])))                  # no empty shard (its mean would be NaN)
     pieces = [np.array_split(a, n) for a in arrays]      # shards travel inside their tasks
     return [list(ps) for ps in zip(*pieces)], [len(p) for p in pieces[0]]
 
