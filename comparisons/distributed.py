@@ -56,7 +56,8 @@ def mlp(sizes, dtype=tf.float32, placed: bool = False, shards: int | None = None
         with tf.device("/job:worker/task:1" if placed else ""):
             loss = sd.reduces_batch(tf.reduce_mean(tf.square(h - t)), "mean")
         opt = tf.train.GradientDescentOptimizer(0.01)
-        train = (sd.data_parallel(opt, shards) if shards else opt).minimize(loss)
+        train = (sd.data_parallel(opt, shards) if shards else opt).minimize(
+            loss, colocate_gradients_with_ops=placed)     # placed: each gradient by its forward op
         init = tf.global_variables_initializer()
     return dict(graph=g, x=x, t=t, loss=loss, train=train, init=init,
                 variables=g.get_collection("variables"))

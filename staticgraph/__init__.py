@@ -37,8 +37,8 @@ from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, h
                      int16, int32, int64, string, uint8)
 from .gradients import gradients
 from .device import DeviceSpec
-from .graph import (Graph, Operation, Tensor, control_dependencies, device, get_default_graph,
-                    name_scope, reset_default_graph)
+from .graph import (Graph, Operation, Tensor, colocate_with, control_dependencies, device,
+                    get_default_graph, name_scope, reset_default_graph)
 from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
 from .overloads import install as _install
@@ -69,7 +69,7 @@ def executing_eagerly() -> bool:
 __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
            "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
-           "control_dependencies", "device", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",
+           "control_dependencies", "device", "colocate_with", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",
            "Session", "InteractiveSession", "get_default_session", "TensorShape", "Print",
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",

@@ -30,7 +30,7 @@ from .errors import OperatorNotAllowedInGraphError
 from .shape import TensorShape, as_shape_tuple
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
-           "name_scope", "control_dependencies", "device", "creation_site", "tensor_of"]
+           "name_scope", "control_dependencies", "device", "colocate_with", "creation_site", "tensor_of"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
@@ -309,6 +309,15 @@ class Graph:
             self._device_stack.pop()
 
     @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside ask for exactly ``op``'s device (outer ``tf.device`` scopes are
+        ignored, as TF's colocation does; TF also records a colocation group, not kept here)."""
+        el = _as_graph_element(op)
+        op = el.op if isinstance(el, Tensor) else el
+        with self.device(None), self.device(op.device or None):
+            yield
+
+    @contextlib.contextmanager
     def as_default(self) -> Iterator["Graph"]:
         _default_stack.append(self)
         try:
@@ -467,3 +476,8 @@ def control_dependencies(control_inputs):
 def device(device_name_or_function):
     """``with tf.device("/job:worker/task:1"):`` on the default graph (TF's merging rules)."""
     return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing: bool = False):
+    """``with tf.colocate_with(v):`` on the default graph: new ops ask for ``v``'s device."""
+    return get_default_graph().colocate_with(op, ignore_existing)

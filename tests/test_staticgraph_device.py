@@ -108,3 +108,33 @@ def test_device_spec_surface():
     assert spec.to_string() == "/job:worker/task:1"
     assert spec.make_merged_spec(tf.DeviceSpec(device_type="GPU")).to_string() == \
         "/job:worker/task:1/device:GPU:*"
+
+
+def test_colocate_gradients_with_ops(g):
+    """TF: each gradient op asks for exactly its forward op's device; without it, scopes apply."""
+    x = tf.placeholder(tf.float32, [2], name="x")
+    with tf.device("/job:worker/task:1"):
+        y = tf.exp(x, name="y")
+    z = tf.reduce_sum(y * 2.0)
+    with tf.device("/job:ps/task:0"):
+        tf.gradients(z, x, colocate_gradients_with_ops=True)
+        tf.gradients(z, x, name="plain")
+    devices = {op.name: op.device for op in g.get_operations()}
+    assert devices["gradients/y_grad/Mul"] == "/job:worker/task:1"
+    assert devices["gradients/grad_ys_0"] == "" and devices["gradients/Sum_grad/BroadcastLike"] == ""
+    assert {d for n, d in devices.items() if n.startswith("plain/")} == {"/job:ps/task:0"}
+
+
+def test_optimizer_updates_and_slots_sit_with_their_variable(g):
+    x = tf.placeholder(tf.float32, [2], name="x")
+    with tf.device("/job:ps/task:0"):
+        w = tf.Variable([1.0, 2.0], name="w")
+    loss = tf.reduce_sum(w * x)
+    with tf.device("/job:worker/task:1"):
+        opt = tf.train.MomentumOptimizer(0.1, 0.9)
+        opt.minimize(loss)
+    assert opt.get_slot(w, "Momentum").device == "/job:ps/task:0"        # as TF
+    updates = [op for op in g.get_operations() if op.type == "AssignSubVariableOp"]
+    assert updates and all(op.device == "/job:ps/task:0" for op in updates)
+    with tf.colocate_with(w):
+        assert (x * 2.0).op.device == "/job:ps/task:0"

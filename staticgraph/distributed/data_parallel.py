@@ -59,8 +59,10 @@ class DataParallelOptimizer:
             op, [g for g, _ in pairs], slots, self.n_shards, self.aggregation))
         return op
 
-    def minimize(self, loss, global_step=None, var_list=None, name: str | None = None, **_) -> Operation:
-        return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
+    def minimize(self, loss, global_step=None, var_list=None, name: str | None = None,
+                 colocate_gradients_with_ops: bool = False, **_) -> Operation:
+        grads = self.compute_gradients(loss, var_list, colocate_gradients_with_ops=colocate_gradients_with_ops)
+        return self.apply_gradients(grads, global_step, name)
 
     def get_slot(self, var, name: str):
         return self.optimizer.get_slot(var, name)
