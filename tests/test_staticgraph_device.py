@@ -138,3 +138,16 @@ def test_optimizer_updates_and_slots_sit_with_their_variable(g):
     assert updates and all(op.device == "/job:ps/task:0" for op in updates)
     with tf.colocate_with(w):
         assert (x * 2.0).op.device == "/job:ps/task:0"
+
+
+@pytest.mark.parametrize("clear", [False, True])
+def test_import_meta_graph_clear_devices(tmp_path, clear):
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="v")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = tf.train.Saver().save(sess, str(tmp_path / "model"))
+    with tf.Graph().as_default() as g2:
+        tf.train.import_meta_graph(path + ".meta", clear_devices=clear)
+        assert g2.get_operation_by_name("v").device == ("" if clear else "/job:ps/task:0")
