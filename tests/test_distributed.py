@@ -85,6 +85,8 @@ def test_partitions_run_on_their_workers_and_compile_once(client):
     assert counts[addr[0]].get(places[("worker", 0)]) == 1      # loaded once, one plan, 3 runs
     assert counts[addr[1]].get(places[("worker", 1)]) == 1
     assert places[("worker", 1)] not in counts[addr[0]]
+    parts = sess.partitions(y, {x: X})               # task 0 only reads w: its h stays on the workers
+    assert [parts[i].place for i in sess._placed_for(y, {x: X}).gathered] == [("worker", 1)]
     assert sd_worker._LOADED == {}                       # nothing ran in the client process
     shipped = sess.transfer_count
     sess.run(y, {x: X})

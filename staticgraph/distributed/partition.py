@@ -52,6 +52,7 @@ class Partition:
     targets: list[str] = field(default_factory=list)                  # ops run for their effect
     variables: dict[str, int | None] = field(default_factory=dict)    # var -> earlier part or None
     after: list[int] = field(default_factory=list)                    # control-only predecessors
+    writes: bool = False                                              # may assign a variable
 
     @property
     def fetch_names(self) -> list[str]:
@@ -242,6 +243,7 @@ def _wire_variables(p: Partition, parts: list[Partition]) -> None:
     """Each variable ``p`` touches comes from the latest earlier partition touching it, or the driver."""
     for op in p.ops:
         e = effects(op)
+        p.writes = p.writes or bool(e.writes)
         for var in sorted(e.reads | e.writes):
             if var not in p.variables:
                 p.variables[var] = next((q.index for q in reversed(parts[:p.index]) if q.place == p.place

@@ -207,9 +207,9 @@ class DistributedSession(Session):
 
 
 def _gathered(layout: Layout) -> list[int]:
-    """Partitions whose results the driver needs: a user fetch, a variable it may assign, or
-    no successor (so the step waits for it).  The others' tensors only go worker to worker;
-    their success is implied by their successors'."""
+    """Partitions whose results the driver needs: a user fetch, a variable it may assign (by
+    its ops' declared effects), or no successor (so the step waits for it).  The others'
+    tensors only go worker to worker; their success is implied by their successors'."""
     needed = {src[1] for src in layout.fetches if src is not None and src[0] == "part"}
     used = set()
     for p in layout.partitions:
@@ -217,7 +217,7 @@ def _gathered(layout: Layout) -> list[int]:
         used.update(i for i in p.variables.values() if i is not None)
         used.update(p.after)
     return [p.index for p in layout.partitions
-            if p.index in needed or p.variables or p.index not in used]
+            if p.index in needed or p.writes or p.index not in used]
 
 
 def _worker_for(place: tuple[str, int], names: dict) -> Any:
