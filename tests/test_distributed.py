@@ -221,6 +221,31 @@ def test_feeds_are_checked_as_in_process(client):
     sess.close()
 
 
+def test_batched_runs_refuse_what_cannot_be_split(client):
+    g, x, t, w, b, y, loss, train, init = _regression(n_shards=2)
+    with g.as_default():
+        train2 = sd.data_parallel(tf.train.GradientDescentOptimizer(0.1), 2).minimize(loss)
+        bump = w.assign_add(tf.ones_like(w), read_value=False)
+        w_after = sd.reduces_batch(tf.reduce_sum(w.assign_add(tf.ones_like(w))) * tf.reduce_mean(y), "sum")
+    sess = tf.Session(target=client, graph=g)
+    sess.run(init)
+    X, T = np.ones((4, 3)), np.ones((4, 1))
+    XD, TD = da.from_array(X, chunks=(2, 3)), da.from_array(T, chunks=(2, 1))
+    with pytest.raises(ValueError, match="A run can execute one data_parallel train op at a time."):
+        sess.run([train, train2], {x: X, t: T})
+    with pytest.raises(ValueError, match="must have the same first dimension \\(got \\[4, 3\\]\\)"):
+        sess.run(train, {x: X, t: T[:3]})
+    with pytest.raises(ValueError, match=r"Operation .* cannot run once per batch chunk"):
+        sess.run([loss, bump], {x: XD, t: TD})
+    with pytest.raises(ValueError, match="a fetch that is fed, or an Operation, cannot be split"):
+        sess.run([loss, x], {x: XD, t: TD})
+    before = sess.state.variables["w"]
+    with pytest.raises(ValueError, match=r"cannot assign variables \(it assigned \['w'\]\)"):
+        sess.run(w_after, {x: XD, t: TD})
+    assert sess.state.variables["w"] is before
+    sess.close()
+
+
 def test_session_target_address_string(client):
     g = tf.Graph()
     with g.as_default():
