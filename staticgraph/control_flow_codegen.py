@@ -98,7 +98,7 @@ class Source:
         self.emitter.lines.insert(0, (f"    _ins = {as_tuple(params)}", None))
         out = self.emitter.compile(params, inside=self.owner)
         fn = out.fn
-        fn.source = out.source
+        fn.source, fn.owner = out.source, self.owner
         return fn
 
 

@@ -21,6 +21,7 @@ from typing import Callable, Sequence
 from ..errors import OpError
 from ..graph import Operation, Tensor
 from ..kinds import SessionState, kind_of
+from ..printing import format_kernels
 from .codegen import Generated, generate
 from .emit import failure
 from .order import topological_order
@@ -52,8 +53,11 @@ class Executable:
         return self.generated.source
 
     def explain(self) -> str:
-        """The pass report, what liveness did, and the generated source (a teaching view)."""
-        return f"{self.report}\n{self._liveness()}\n{self.source}"
+        """The pass report, what liveness did, the generated source (a teaching view), and
+        under it the generated source of each control-flow kernel it calls (loop bodies)."""
+        kernels = format_kernels((f"f{k}", step.kernel) for k, step in enumerate(self.plan.steps))
+        return f"{self.report}\n{self._liveness()}\n{self.source}" + (
+            f"\n{kernels}" if kernels else "")
 
     def _liveness(self) -> str:
         a = self.allocation
