@@ -395,6 +395,7 @@ class SubGraph(Graph):
         self.name = name
         self.captures: dict[Tensor, Tensor] = {}
         self.control_captures: list[Operation] = []
+        self._device_stack = list(outer._device_stack)   # TF: a body's ops inherit tf.device
 
     def capture_control(self, deps: tuple) -> tuple:
         """An op here waits for ops of an enclosing graph: the control-flow node waits instead

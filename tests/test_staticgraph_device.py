@@ -151,3 +151,16 @@ def test_import_meta_graph_clear_devices(tmp_path, clear):
     with tf.Graph().as_default() as g2:
         tf.train.import_meta_graph(path + ".meta", clear_devices=clear)
         assert g2.get_operation_by_name("v").device == ("" if clear else "/job:ps/task:0")
+
+
+def test_loop_and_branch_bodies_inherit_the_device(g):
+    x = tf.placeholder(tf.float32, [], name="x")
+    seen = []
+    with tf.device("/job:worker/task:1"):
+        def body(i, a):
+            seen.append((a * x).op.device)
+            return i + 1, a * x
+        r = tf.while_loop(lambda i, a: i < 3, body, [0, 1.0])
+        c = tf.cond(x > 1.0, lambda: seen.append((x * 2.0).op.device) or x * 2.0, lambda: x)
+    assert set(seen) == {"/job:worker/task:1"}
+    assert r[0].op.device == c.op.device == "/job:worker/task:1"
