@@ -9,6 +9,7 @@ The modules, in the order data flows through them::
 
     dtypes, shape        TF's dtype objects and partial shapes
     graph                Graph, Operation, Tensor, name scopes, control dependencies
+    device               tf.device: the device stack and TF's merging of partial specs
     build                apply(): the one way a registry op becomes a node (shape rule at build time)
     ops, overloads       the TF-named functions and Python operators over ``build``
     sources, variables   placeholders, constants, groups, prints; resource variables
@@ -21,6 +22,8 @@ The modules, in the order data flows through them::
     session              Session.run: compile once per signature, then run generated code
     train, saver         optimizers; checkpoints and the graph as JSON (serialize)
     function, autograph  tf.function: Python control flow turned into while_loop/cond
+    distributed/         Session(target=<dask>): partitions by device, data parallel,
+                         out-of-core feeds (optional extra, imported only when asked for)
 """
 from __future__ import annotations
 
@@ -33,8 +36,9 @@ from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
 from .gradients import UnconnectedGradients, gradients
-from .graph import (Graph, Operation, Tensor, control_dependencies, get_default_graph,
-                    name_scope, reset_default_graph)
+from .device import DeviceSpec
+from .graph import (Graph, Operation, Tensor, colocate_with, control_dependencies, device,
+                    get_default_graph, name_scope, reset_default_graph)
 from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
 from .overloads import install as _install
@@ -87,7 +91,7 @@ def executing_eagerly() -> bool:
 __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
            "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
-           "control_dependencies", "get_default_graph", "name_scope", "reset_default_graph",
+           "control_dependencies", "device", "colocate_with", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",
            "Session", "InteractiveSession", "get_default_session", "TensorShape", "Print",
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",
