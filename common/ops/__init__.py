@@ -1,2 +1,2 @@
 """The op declarations, grouped by kind.  Importing this package registers them all."""
-from . import elementwise, linalg, misc, nn, reduce, shape  # noqa: F401
+from . import elementwise, gather_scatter, linalg, misc, nn, reduce, shape  # noqa: F401
