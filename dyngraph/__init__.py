@@ -24,6 +24,15 @@ from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .graph import graph_of
+from .device import cuda, device
+from .pointwise import *  # noqa: F401,F403
+from .pointwise import __all__ as _pointwise_all
+from .random import *  # noqa: F401,F403
+from .random import __all__ as _random_all
+from .reductions import *  # noqa: F401,F403
+from .reductions import __all__ as _reductions_all
+from .selection import *  # noqa: F401,F403
+from .selection import __all__ as _selection_all
 from .printing import set_printoptions
 from .serialization import load, save
 
@@ -31,4 +40,5 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "jit", "nn", "optim", "no_gra
             "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
             "SizeMismatchError", "save", "load", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
-           + _creation_all + _functions_all)
+           + ["device", "cuda"] + _creation_all + _functions_all + _pointwise_all + _random_all
+           + _reductions_all + _selection_all)

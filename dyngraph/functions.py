@@ -18,6 +18,7 @@ from common import REGISTRY, Namespace
 from common.indexing import ARRAY, Slice, encode_index
 
 from .creation import as_tensor
+from .device import check_device, device as _device
 from .dtypes import np_dtype_of
 from .engine import apply, binary
 from .errors import c_type_name
@@ -340,14 +341,23 @@ def stack(tensors, dim=0):
 # --- dtype conversions and copies ------------------------------------------------------------
 
 
-def to(input, *args, dtype=None, **_device):
-    """``x.to(torch.float64)``; device arguments are accepted and ignored (CPU only)."""
+def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False):
+    """``x.to(torch.float64)``, ``x.to("cpu")``, ``x.to(other)``, ``x.to(device, dtype)``.
+
+    The CPU is the only device: naming it is a no-op, naming a GPU raises
+    PyTorch's CPU-build error.  Returns ``input`` itself when nothing changes.
+    """
     for a in args:
-        if not isinstance(a, str):
+        if isinstance(a, Tensor):
+            dtype = a._data.dtype
+        elif isinstance(a, (str, _device)):
+            device = a
+        elif a is not None:
             dtype = a
+    check_device(device)
     target = np_dtype_of(dtype)
     if target is None or target == input._data.dtype:
-        return input
+        return clone(input) if copy else input
     return apply(_R["Cast"], (input,), {"dtype": target})
 
 
@@ -397,23 +407,12 @@ def _is_array(k) -> bool:
 
 
 def getitem(input, key):
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise ValueError("step must be greater than zero")
     spec, arrays = encode_index(key, is_array=_is_array)
     arrays = tuple(a if isinstance(a, Tensor) else np.asarray(a) for a in arrays)
     return apply(_R["GetItem"], (input, *arrays), {"key": spec}, cls=_names(_index_name(spec)))
-
-
-def setitem(input, key, value) -> None:
-    """``x[key] = value`` in place (outside a graph; inside one, build the new tensor instead)."""
-    check_inplace(input)
-    if input._rg or getattr(value, "_rg", False):
-        raise RuntimeError("index assignment into a tensor that is part of a graph is not "
-                           "supported; build a new tensor with torch.where or torch.cat")
-    if isinstance(key, Tensor):
-        key = key._data
-    elif isinstance(key, tuple):
-        key = tuple(k._data if isinstance(k, Tensor) else k for k in key)
-    input._data[key] = value._data if isinstance(value, Tensor) else value
-    input._vc[0] += 1
 
 
 # --- in-place methods --------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from .device import CPU, NO_CUDA
 from .dtypes import to_dtype
 from .errors import scalar_type_name
 from .grad_mode import STATE
@@ -96,8 +97,26 @@ class Tensor:
         return self._data.dtype
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self):
+        """Always ``device(type='cpu')``: this engine computes with numpy."""
+        return CPU
+
+    is_cuda = False
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def cuda(self, *args, **kwargs) -> "Tensor":
+        raise AssertionError(NO_CUDA)
+
+    def type(self, dtype=None):
+        """``'torch.FloatTensor'``; with a dtype (or such a name), the tensor cast to it."""
+        if dtype is None:
+            return f"torch.{self.dtype.legacy}"
+        if isinstance(dtype, str):
+            from .dtypes import from_legacy_name
+            dtype = from_legacy_name(dtype)
+        return self.to(dtype)
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
@@ -341,7 +360,7 @@ class Tensor:
         return _F.getitem(self, key)
 
     def __setitem__(self, key, value):
-        _F.setitem(self, key, value)
+        _sel.setitem(self, key, value)
 
 
 class RemovableHandle:
@@ -432,8 +451,17 @@ from . import functions as _F  # noqa: E402
 
 _ADD, _SUB, _MUL, _DIV = (_OPS[n] for n in ("Add", "Sub", "Mul", "RealDiv"))
 
+from . import pointwise as _pw, random as _rnd, reductions as _red, selection as _sel  # noqa: E402
+
 for _name in _F.METHODS:
     setattr(Tensor, _name, getattr(_F, _name))
+for _module in (_pw, _red, _sel, _rnd):
+    for _name in _module.METHODS:
+        setattr(Tensor, _name, getattr(_module, _name))
+for _name, _fn in _pw.OPERATORS.items():
+    setattr(Tensor, _name, _fn)
+for _name in ("scatter", "scatter_add", "masked_fill", "index_put"):
+    setattr(Tensor, _name + "_", _pw.inplace(getattr(_sel, _name)))
 for _name, _cast in _F.CASTS.items():
     setattr(Tensor, _name, _cast)
 Tensor.T = property(_F.permute_all)

@@ -253,3 +253,16 @@ defop("TruncateMod", np.fmod, power, inputs=("a", "b"), fname="truncate_mod",
       doc="``a - trunc(a / b) * b``: C's fmod, the sign of the dividend (torch.fmod).",
       grads=(lambda F, g, a_shape: ub(F, g, a_shape),
              lambda F, g, a, b, b_shape: ub(F, F.neg(F.mul(g, F.trunc(F.div(a, b)))), b_shape)))
+
+_ERF = np.frompyfunc(__import__("math").erf, 1, 1)
+
+
+def _erf(x):
+    """The error function, elementwise (numpy has none; ``math.erf`` is exact to double precision)."""
+    x = np.asarray(x)
+    dtype = result_dtype(x.dtype, np.float16)
+    return np.asarray(_ERF(x.astype(np.float64)), dtype=np.float64).astype(dtype, copy=False)
+
+
+defop("Erf", _erf, floating, inputs=("x",), fname="erf", examples=UNARY,
+      grads=(lambda F, g, x: F.mul(g, F.mul(F.exp(F.neg(F.mul(x, x))), 1.1283791670955126)),))
