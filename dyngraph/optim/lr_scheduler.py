@@ -1,0 +1,142 @@
+"""Learning-rate schedules: each ``step()`` writes a new ``lr`` into every parameter group.
+
+Same recurrences as ``torch.optim.lr_scheduler`` (StepLR multiplies the
+group's current lr by gamma at each boundary...), so a schedule combined with
+manual lr changes behaves as PyTorch's.  Constructing a scheduler performs
+its step 0 (``last_epoch`` becomes 0), as PyTorch does.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from .optimizer import Optimizer
+
+__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
+           "LambdaLR"]
+
+
+class LRScheduler:
+    """Base: remembers each group's ``initial_lr`` and sets ``lr = get_lr()`` per step."""
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
+                                   f"when resuming an optimizer")
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self) -> list[float]:
+        raise NotImplementedError
+
+    def step(self, epoch: int | None = None) -> None:
+        self._step_count += 1
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def get_last_lr(self) -> list[float]:
+        return self._last_lr
+
+    def state_dict(self) -> dict:
+        """Everything but the optimizer (functions are stored as None, as PyTorch does)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update({k: v for k, v in state_dict.items() if k != "lr_lambdas"})
+
+    def _lrs(self) -> list[float]:
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+class StepLR(LRScheduler):
+    """lr times ``gamma`` every ``step_size`` epochs."""
+
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1):
+        self.step_size, self.gamma = step_size, gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._lrs()
+        return [lr * self.gamma for lr in self._lrs()]
+
+
+class MultiStepLR(LRScheduler):
+    """lr times ``gamma`` at each milestone epoch."""
+
+    def __init__(self, optimizer: Optimizer, milestones, gamma: float = 0.1, last_epoch: int = -1):
+        self.milestones, self.gamma = sorted(milestones), gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        hits = self.milestones.count(self.last_epoch)
+        return [lr * self.gamma ** hits for lr in self._lrs()]
+
+
+class ExponentialLR(LRScheduler):
+    """lr times ``gamma`` every epoch."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return self._lrs()
+        return [lr * self.gamma for lr in self._lrs()]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Cosine from the initial lr down to ``eta_min`` over ``T_max`` epochs (then back up)."""
+
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+                 last_epoch: int = -1):
+        self.T_max, self.eta_min = T_max, eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        e, T, lo = self.last_epoch, self.T_max, self.eta_min
+        if e == 0:
+            return self._lrs()
+        if self._step_count == 1 and e > 0:
+            return [lo + (base - lo) * (1 + math.cos(e * math.pi / T)) / 2 for base in self.base_lrs]
+        if (e - 1 - T) % (2 * T) == 0:
+            return [lr + (base - lo) * (1 - math.cos(math.pi / T)) / 2
+                    for base, lr in zip(self.base_lrs, self._lrs())]
+        return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T))
+                * (lr - lo) + lo for lr in self._lrs()]
+
+
+class LambdaLR(LRScheduler):
+    """lr = initial lr times ``lr_lambda(epoch)`` (one function, or one per group)."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable | list, last_epoch: int = -1):
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * f(self.last_epoch) for base, f in zip(self.base_lrs, self.lr_lambdas)]
+
+    def state_dict(self) -> dict:
+        out = super().state_dict()
+        out["lr_lambdas"] = [None] * len(self.lr_lambdas)
+        return out
