@@ -22,7 +22,8 @@ from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, floa
 from .errors import SizeMismatchError
 from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .graph import graph_of
 from .device import cuda, device
 from .pointwise import *  # noqa: F401,F403
@@ -36,7 +37,7 @@ from .selection import __all__ as _selection_all
 from .printing import set_printoptions
 from .serialization import load, save
 
-__all__ = (["Tensor", "Size", "dtype", "autograd", "jit", "nn", "optim", "utils", "no_grad", "enable_grad",
+__all__ = (["Tensor", "Size", "dtype", "autograd", "jit", "nn", "optim", "utils", "no_grad", "enable_grad", "inference_mode", "is_inference_mode_enabled",
             "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
             "SizeMismatchError", "save", "load", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
