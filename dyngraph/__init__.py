@@ -15,13 +15,13 @@ records a node of a graph that lives for this one forward pass, and
 # Import order matters: tensor first (engine and functions need the class).
 from .tensor import Size, Tensor  # noqa: I001
 from . import autograd, functions, jit, nn, optim, utils  # noqa: F401
-from .creation import *  # noqa: F401,F403
-from .creation import __all__ as _creation_all
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64, half,  # noqa: A004
                      int, int8, int16, int32, int64, long, short, uint8)
 from .errors import SizeMismatchError
 from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
+from .creation import *  # noqa: F401,F403  (after functions: torch.zeros_like takes dtype=)
+from .creation import __all__ as _creation_all
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .graph import graph_of

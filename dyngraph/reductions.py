@@ -22,8 +22,8 @@ from common import REGISTRY
 from common.indexing import Slice
 
 from .engine import apply
-from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, max, mean, mul,
-                        sqrt, sub, sum, to)
+from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, max, mean, mul, sub,
+                        sum, to)
 from .tensor import Tensor
 
 __all__ = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
@@ -86,7 +86,8 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-    return sqrt(var(input, dim, unbiased, keepdim, correction=correction))
+    return apply(_R["Sqrt"], (var(input, dim, unbiased, keepdim, correction=correction),),
+                 cls=_names("StdBackward0"))
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -104,7 +105,8 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     x = input if dtype is None else to(input, dtype)
     axis = _axis(dim)
     if p in ("fro", 2, 2.0):
-        return sqrt(sum(mul(x, x), axis, keepdim))
+        return apply(_R["Sqrt"], (sum(mul(x, x), axis, keepdim),),
+                     cls=_names("LinalgVectorNormBackward0"))
     if p in (math.inf, "inf"):
         return max(abs(x)) if axis is None else amax(abs(x), axis, keepdim)
     if p == 1:

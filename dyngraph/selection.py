@@ -285,7 +285,9 @@ def tile(input, dims):
 def roll(input, shifts, dims=None):
     """Elements shifted along ``dims`` (wrapping around); with no dims, over the flattened tensor."""
     if dims is None:
-        return reshape(roll(reshape(input, -1), shifts, 0), input._data.shape)
+        flat = roll(input if input.dim() == 1 else reshape(input, -1), shifts, 0)
+        return flat if input.dim() == 1 else apply(_R["Reshape"], (flat,), {
+            "shape": input._data.shape}, cls=_names("RollBackward0"))
     shifts = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
     out = input
