@@ -93,6 +93,20 @@ class ModuleList(Module):
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList is a container: call its modules, not the list")
 
+    def __repr__(self) -> str:
+        """Runs of identical children print once, as PyTorch's ``(0-1): 2 x Linear(...)``."""
+        if not self._modules:
+            return "ModuleList()"
+        reprs = [repr(m) for m in self._modules.values()]
+        lines, start = [], 0
+        for i in range(1, len(reprs) + 1):
+            if i == len(reprs) or reprs[i] != reprs[start]:
+                body = reprs[start].replace("\n", "\n  ")
+                head = f"({start})" if i - start == 1 else f"({start}-{i - 1}): {i - start} x"
+                lines.append(f"{head}: {body}" if i - start == 1 else f"{head} {body}")
+                start = i
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
 
 class ModuleDict(Module):
     """A dict of modules, registered under their keys."""
