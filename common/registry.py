@@ -31,7 +31,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-__all__ = ["OpDef", "Spec", "ShapeRef", "REGISTRY", "defop", "get_op", "Namespace", "numpy_namespace"]
+__all__ = ["OpDef", "Spec", "ShapeRef", "Algebra", "REGISTRY", "defop", "get_op", "Namespace",
+           "numpy_namespace"]
 
 
 class Spec(NamedTuple):
@@ -69,6 +70,36 @@ class ShapeRef:
         return f"ShapeRef({self.shape}, {np.dtype(self.dtype).name})"
 
 
+class Algebra(NamedTuple):
+    """What the static simplifier may assume about an op's *values* (rewrites stay bit-exact).
+
+    ``passthrough``: the result is input 0 itself (Identity, StopGradient).
+    ``involution``: ``f(f(x)) == x`` bit for bit (Neg).
+    ``reshape``: input 0's elements, same order, another shape (Reshape, ExpandDims...).
+    ``replicate``: every element is a copy of one of input 0's (broadcasts).
+    ``same_shape_noop``: when input 0 already has the output's shape and dtype, the result
+    equals it (every reshape and broadcast, SumLike).
+    ``same_dtype_noop``: when input 0 already has the output's dtype, the result equals it (Cast).
+    ``permutes``: a permutation of axes given by the ``perm`` attribute (Transpose composes).
+    ``neutral``: the identity element on each side, or None: ``x * 1``, ``x + (-0.0)``,
+    ``x - (+0.0)``, ``x / 1``.  A signed zero is matched with its sign.
+    ``fills``: every element of the result equals this value (OnesLike 1, ZerosLike +0.0).
+    """
+
+    passthrough: bool = False
+    involution: bool = False
+    reshape: bool = False
+    replicate: bool = False
+    same_shape_noop: bool = False
+    same_dtype_noop: bool = False
+    permutes: bool = False
+    neutral: tuple = (None, None)
+    fills: float | None = None
+
+
+NO_ALGEBRA = Algebra()
+
+
 class OpDef:
     """One registered op.  Built by :func:`defop`; read by both engines.
 
@@ -83,12 +114,28 @@ class OpDef:
         saves: union of ``params`` that are inputs, shapes or ``out``.
         torch_name: the PyTorch ``grad_fn`` class name, e.g. ``MulBackward0``.
         examples: example inputs ``(args, attrs)`` driving the test-suite.
+
+    Facts every consumer reads here, never from a list of op names elsewhere:
+
+        aliases: input positions whose memory the result may share (a view, or the input
+            itself); empty means the result is always a new, writeable array.  The eager
+            engine shares version counters along these; the static compiler tracks buffer
+            holders with them and copies a fetched value that may alias state.  A registry
+            test checks every example against ``np.shares_memory``.
+        shape_only: input positions the impl reads only for ``.shape``/``.dtype`` (the
+            ``*Like`` refs), or ``"rest"``: every input after the first (variadic ops).
+        dtype_attr: the attribute that fixes the result dtype (Cast's ``dtype``), or None.
+        stateful: the op has an effect or draws random numbers: never folded, merged,
+            dropped or reordered by a pass.
+        algebra: what the simplifier may assume (:class:`Algebra`).
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
-                 "params", "saves", "defaults", "torch_name", "examples", "doc")
+                 "params", "saves", "defaults", "torch_name", "examples", "doc",
+                 "aliases", "shape_only", "dtype_attr", "stateful", "algebra")
 
-    def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc):
+    def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
+                 aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -103,6 +150,11 @@ class OpDef:
         self.torch_name = torch_name
         self.examples = examples
         self.doc = doc
+        self.aliases = frozenset(aliases)
+        self.shape_only = shape_only if shape_only == "rest" else frozenset(shape_only)
+        self.dtype_attr = dtype_attr
+        self.stateful = stateful
+        self.algebra = algebra
 
     @property
     def differentiable(self) -> bool:
@@ -136,6 +188,14 @@ class OpDef:
                 for p in self.params[k]]
         return rule(F, g, *args)
 
+    def reads_shape_only(self, i: int) -> bool:
+        """Does the impl read input ``i`` for its shape and dtype only (never its values)?"""
+        return i > 0 if self.shape_only == "rest" else i in self.shape_only
+
+    def may_alias(self, i: int) -> bool:
+        """May the result share memory with input ``i``?"""
+        return i in self.aliases
+
     def input_differentiable(self, i: int) -> bool:
         return self.grads[0 if self.variadic else i] is not None
 
@@ -149,7 +209,9 @@ REGISTRY: dict[str, OpDef] = {}
 def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           grads: Sequence[Callable | None] = (), fname: str | None = None,
           torch_name: str | None = None, examples: Sequence = (),
-          doc: str = "") -> OpDef:
+          doc: str = "", aliases: Sequence[int] = (), shape_only: Sequence[int] | str = (),
+          dtype_attr: str | None = None, stateful: bool = False,
+          algebra: Algebra = NO_ALGEBRA) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -168,7 +230,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     if not grads:
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
-               torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""))
+               torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
+               aliases, shape_only, dtype_attr, stateful, algebra)
     REGISTRY[name] = op
     return op
 

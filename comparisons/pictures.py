@@ -58,7 +58,7 @@ def _static_kind(name: str, op_type: str) -> str:
         return "grad"
     if op_type in ("Placeholder", "PlaceholderWithDefault"):
         return "input"
-    if op_type.startswith("Variable") or op_type in ("Assign", "AssignAdd", "AssignSub"):
+    if op_type.startswith(("Var", "ReadVariable", "Assign")):   # handles, reads, writes
         return "param"
     if op_type == "Const":
         return "const"

@@ -42,11 +42,6 @@ TRACER = None
 _ndarray = np.ndarray
 _SCALARS = (int, float, bool)
 _EMPTY: dict = {}
-_EXPLICIT_DTYPE = ("Cast", "Fill", "OneHot")  # ops whose dtype attribute decides the result
-# ops whose numpy result may be a view of their first input: it then shares that input's
-# version counter, so an in-place change through either is seen by nodes that saved the other
-_VIEWS = ("Reshape", "ReshapeLike", "Transpose", "ExpandDims", "Squeeze", "GetItem",
-          "BroadcastTo", "BroadcastLike", "Identity", "Cast")
 
 
 class _OpInfo:
@@ -59,8 +54,11 @@ class _OpInfo:
         self.variadic = op.variadic
         self.diff = tuple(r is not None for r in op.grads)
         self.plans: dict[int, tuple] = {}
-        self.keeps_dtype = op.name in _EXPLICIT_DTYPE
-        self.views = op.name in _VIEWS
+        # an op whose dtype attribute decides the result keeps it (no float64 -> float32)
+        self.keeps_dtype = op.dtype_attr is not None
+        # a result that may share input 0's memory shares its version counter too, so an
+        # in-place change through either is seen by nodes that saved the other
+        self.views = op.may_alias(0)
 
 
 _INFO = {op: _OpInfo(op) for op in REGISTRY.values()}
@@ -222,8 +220,7 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
     if out.dtype.char == "d" and not info.keeps_dtype:
         out = _torch_dtype(out, inputs)
     vc = None
-    if info.views and out.base is not None and isinstance(inputs[0], Tensor) \
-            and np.may_share_memory(out, arrays[0]):
+    if info.views and isinstance(inputs[0], Tensor) and np.may_share_memory(out, arrays[0]):
         vc = base_counter(inputs[0])
     if needs and STATE.enabled and out.dtype.kind == "f":
         return record(op, inputs, attrs, out, cls, vc)

@@ -26,7 +26,7 @@ from common.shapes import fmt_shape
 
 from . import dtypes as _dtypes
 from .errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
-from .graph import Tensor, creation_site, get_default_graph
+from .graph import Tensor, creation_site, get_default_graph, tensor_of
 from .shape import as_shape_tuple
 
 __all__ = ["apply", "F", "checked_array", "constant", "convert_to_tensor", "default_dtype", "is_tensor"]
@@ -99,27 +99,29 @@ def convert_to_tensor(value: Any, dtype=None, name: str | None = None) -> Tensor
             raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} "
                              f"for Tensor with dtype {value.dtype.name}: {value}")
         return value
-    conv = getattr(value, "_as_graph_element", None)
-    if conv is not None:
-        return conv()
+    t = tensor_of(value)
+    if t is not None:
+        if dtype is not None and t.dtype != _dtypes.as_dtype(dtype):
+            raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} "
+                             f"for Tensor with dtype {t.dtype.name}: {t}")
+        return t
     return constant(value, dtype=dtype, name=name or "Const")
 
 
 def _hint(inputs) -> np.dtype | None:
     """The dtype weak scalars adopt: that of the first non-bool tensor input (else any tensor)."""
-    tensors = [x for x in inputs if isinstance(x, Tensor)]
-    for t in tensors:
-        if t.np_dtype != np.bool_:
-            return t.np_dtype
-    return tensors[0].np_dtype if tensors else None
+    dtypes = [x.np_dtype if isinstance(x, Tensor) else x.dtype._np for x in inputs
+              if isinstance(x, Tensor) or hasattr(x, "_to_tensor")]   # tensors and variables
+    for d in dtypes:
+        if d != np.bool_:
+            return d
+    return dtypes[0] if dtypes else None
 
 
 def _as_input(x: Any, hint: np.dtype | None, const_name: str) -> Tensor:
-    if isinstance(x, Tensor):
-        return x
-    conv = getattr(x, "_as_graph_element", None)
-    if conv is not None:
-        return conv()
+    t = tensor_of(x)
+    if t is not None:
+        return t
     if isinstance(x, numbers.Number) and hint is not None:
         return constant(x, dtype=hint, name=const_name)
     return constant(x, name=const_name)

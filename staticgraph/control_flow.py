@@ -23,16 +23,17 @@ import numpy as np
 
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
-from .compiler.passes import PassReport, current, run_passes
+from .compiler.passes import PassReport, run_passes
 from .compiler.plan import Plan
 from .control_flow_codegen import Source, as_tuple
 from .errors import InvalidArgumentError
 from .graph import Graph, Operation, SubGraph, Tensor, get_default_graph
-from .kinds import SessionState, register_kind
+from .kinds import Effects, LowerContext, defkind, effects
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
-__all__ = ["while_loop", "cond", "case", "Region"]
+__all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
+           "keeps_trace"]
 
 
 # --- nested structures (tuples, lists, dicts, namedtuples) --------------------------
@@ -128,16 +129,26 @@ class Region:
         return (f"<Region {self.graph.name}: {len(self.graph._ops)} ops, {len(self.args)} args, "
                 f"{len(self.captured)} captured>")
 
-    def plan(self, state: SessionState, fetches: list[Tensor], feeds: list[Tensor]) -> Plan:
+    def plan(self, ctx: LowerContext, fetches: list[Tensor], feeds: list[Tensor]) -> Plan:
         """Lower this region (what ``fetches`` need, given ``feeds``) to a flat plan, once.
 
-        The same rewrite passes as a Session's plans (the global configuration)
-        run first, so a loop body is folded/simplified/CSE'd like any graph.
+        The outer plan's rewrite passes (``ctx.config``, the Session's) run first, so a
+        loop body is folded/simplified/CSE'd like any graph -- or not at all with
+        ``PassConfig.off()``.
         """
         fed = set(feeds)
-        prog = run_passes(topological_order(prune(fetches, fed)), list(fetches), fed, current(),
+        prog = run_passes(topological_order(prune(fetches, fed)), list(fetches), fed, ctx.config,
                           PassReport())
-        return lower_plan(prog.ops, feeds, prog.fetches, state)
+        return lower_plan(prog.ops, feeds, prog.fetches, ctx.state, ctx.config)
+
+    def effects(self) -> Effects:
+        """The variables this region's ops read and write when it runs (nested ones included)."""
+        reads, writes = set(), set()
+        for op in self.graph._ops:
+            e = effects(op)
+            reads |= e.reads
+            writes |= e.writes
+        return Effects(frozenset(reads), frozenset(writes))
 
 
 def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:
@@ -160,13 +171,6 @@ def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
 
 def _union(*regions: Region) -> list[Tensor]:
     return list(dict.fromkeys(t for r in regions for t in r.captured))
-
-
-def _bump(graph: Graph) -> None:
-    """A node's attrs changed (gradients asked it to keep values): plans using it are stale."""
-    while graph is not None:
-        graph._bump()
-        graph = getattr(graph, "outer", None)
 
 
 # --- while_loop ----------------------------------------------------------------------
@@ -272,19 +276,22 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         if maximum_iterations is not None:
             inputs.append(convert_to_tensor(maximum_iterations, name="maximum_iterations"))
         attrs = {"cond": cond_r, "body": body_r, "n_vars": len(flat), "captured": tuple(captured),
-                 "max_iter": maximum_iterations is not None, "back_prop": back_prop, "grad": None}
-        op = _control_op(graph, "While", inputs, attrs, specs, scope)
+                 "max_iter": maximum_iterations is not None, "back_prop": back_prop}
+        op = _control_op(graph, "While", inputs, attrs, specs, scope, (cond_r, body_r))
     return _results(op, structure, unwrap_single=not return_same_structure)
 
 
-def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str) -> Operation:
+def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str,
+                regions: tuple) -> Operation:
     """The While/Cond node: the user's outputs plus a last one, the gradient trace.
 
     The trace is engine plumbing (per-iteration values for backward), so it is
-    never feedable.
+    never feedable.  Ops inside that wait on ops outside (``control_dependencies``
+    in a body) make the node itself wait on them.
     """
+    waits = list(dict.fromkeys(d for r in regions for d in r.graph.control_captures))
     op = graph.create_op(type_name, inputs, attrs, [*specs, (None, np.object_)],
-                         name=scope[:-1], exact_name=True)
+                         name=scope[:-1], exact_name=True, control_inputs=waits)
     graph.prevent_feeding(op.outputs[-1])
     return op
 
@@ -297,11 +304,30 @@ def _results(op: Operation, structure, unwrap_single: bool):
     return out
 
 
-@register_kind("While")
-def _lower_while(op, state: SessionState) -> Callable:
+def region_effects(op: Operation) -> Effects:
+    """A While's or Cond's effects: those of every op in its regions."""
+    parts = [r.effects() for r in _regions(op)]
+    return Effects(frozenset().union(*(p.reads for p in parts)),
+                   frozenset().union(*(p.writes for p in parts)))
+
+
+def _regions(op: Operation) -> tuple:
+    a = op.attrs
+    return (a["cond"], a["body"]) if op.type == "While" else a["branches"]
+
+
+def keeps_trace(op: Operation, ctx: LowerContext):
+    """The gradient program of ``op`` if a gradient node of the plan being compiled reads its
+    trace (then the forward run keeps what that program needs), else None."""
+    if op.outputs[-1] not in ctx.used:
+        return None
+    return op.graph.grad_programs.get(op.name)
+
+
+def lower_while(op, ctx: LowerContext) -> Callable:
     """The loop as one generated function (see its ``.source``); regions inlined."""
     a = op.attrs
-    cond_r, body_r, grad = a["cond"], a["body"], a["grad"]
+    cond_r, body_r, grad = a["cond"], a["body"], keeps_trace(op, ctx)
     xs = [f"x{i}" for i in range(a["n_vars"])]
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
     saved = grad.needed if grad is not None else []
@@ -314,10 +340,10 @@ def _lower_while(op, state: SessionState) -> Callable:
     src.lines.append("    while True:")
     if a["max_iter"]:
         src.lines.append("        if i >= m: break")
-    cond_plan = cond_r.plan(state, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
+    cond_plan = cond_r.plan(ctx, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
     pred, = src.inline(cond_plan, xs + [cap[t] for t in cond_r.captured], "p", 8)
     src.lines.append(f"        if not {pred}: break")
-    body_plan = body_r.plan(state, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
+    body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
     ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
     if grad is not None:
         src.lines.append(f"        push({as_tuple(ys[len(xs):])})")
@@ -378,25 +404,25 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         captured = _union(t_r, f_r)
         specs = [(_most_specific_compatible(t._shape, f._shape), t.np_dtype)
                  for t, f in zip(t_outs, f_outs)]
-        attrs = {"branches": (f_r, t_r), "captured": tuple(captured), "grad": None}
-        op = _control_op(graph, "Cond", [pred, *captured], attrs, specs, scope)
+        attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
+        op = _control_op(graph, "Cond", [pred, *captured], attrs, specs, scope, (f_r, t_r))
     return _results(op, t_res, unwrap_single=not strict)
 
 
-@register_kind("Cond")
-def _lower_cond(op, state: SessionState) -> Callable:
+def lower_cond(op, ctx: LowerContext) -> Callable:
     """``if p: <true steps> else: <false steps>`` as one generated function."""
     a = op.attrs
+    grad = keeps_trace(op, ctx)
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
     src = Source(op)
     for which, region in ((1, a["branches"][1]), (0, a["branches"][0])):
-        saved = a["grad"][which].needed if a["grad"] is not None else []
-        plan = region.plan(state, [*region.outs, *saved], region.placeholders)
+        saved = grad[which].needed if grad is not None else []
+        plan = region.plan(ctx, [*region.outs, *saved], region.placeholders)
         if which:
             src.lines.append("    if p:")
         outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
         n = len(region.outs)
-        trace = "None" if a["grad"] is None else f"({which}, {as_tuple(outs[n:])})"
+        trace = "None" if grad is None else f"({which}, {as_tuple(outs[n:])})"
         results = ", ".join(src.owned(o) for o in outs[:n])
         src.lines.append(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
     return src.compile("cond", ["p", *cap.values()])
@@ -448,8 +474,7 @@ def _case_check(preds: list[Tensor], exclusive: bool, last_is_default: bool) -> 
     return list(op.outputs)
 
 
-@register_kind("CaseCheck")
-def _lower_case_check(op, state: SessionState) -> Callable:
+def _lower_case_check(op, ctx: LowerContext) -> Callable:
     exclusive, last_default = op.attrs["exclusive"], op.attrs["last_is_default"]
     names = [t.name for t in op.inputs]
 
@@ -466,4 +491,4 @@ def _lower_case_check(op, state: SessionState) -> Callable:
     return check
 
 
-from . import control_flow_grad  # noqa: E402,F401  (registers the gradient rules)
+defkind("CaseCheck", _lower_case_check, stateful=True)

@@ -33,6 +33,7 @@ from common.shapes import fmt_shape
 from .compiler.plan import Plan
 from .errors import InvalidArgumentError, OpError
 from .graph import Operation
+from .kinds import VariableHandle
 
 __all__ = ["Source", "as_tuple"]
 
@@ -52,7 +53,7 @@ class Source:
     def __init__(self, owner: Operation):
         self.owner = owner
         self.lines: list[str] = []
-        self.env: dict[str, Any] = {"_zeros_like": np.zeros_like, "_OpError": OpError,
+        self.env: dict[str, Any] = {"_zeros_like": _zeros_like, "_OpError": OpError,
                                     "_fresh": _fresh}
         self.line_step: dict[int, tuple[Operation, list[str]]] = {}  # index in lines -> step
 
@@ -129,6 +130,11 @@ def _fresh(value: Any, args: tuple) -> Any:
     if isinstance(value, np.ndarray) and (not value.flags.writeable or any(value is a for a in args)):
         return value.copy()
     return value
+
+
+def _zeros_like(x: Any) -> np.ndarray:
+    """Zeros shaped like ``x`` -- for a variable's handle, like the variable's value."""
+    return np.zeros_like(x.value if isinstance(x, VariableHandle) else x)
 
 
 def _hashable(x: Any) -> bool:

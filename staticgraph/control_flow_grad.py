@@ -8,11 +8,19 @@ own sub-graph*::
                   dy, [needed forward values] --> ... --> dx, dw      (added once)
 
 A :class:`GradProgram` records which forward values those gradient nodes
-read (``needed``).  Once it exists, the forward node keeps them: a ``While``
-pushes one tuple per iteration onto a trace (memory linear in the iteration
-count), a ``Cond`` records which branch ran and its values.  Values that do
-not depend on the loop variables (``transpose(w)`` of a captured weight) are
-not kept: the gradient plan recomputes them from the captures.
+read (``needed``).  It is kept in the graph's ``grad_programs`` table, never in
+the forward node's attributes: differentiating does not change the forward
+graph, and plans compiled before stay valid.  A plan that runs a gradient
+node makes its forward node keep those values: a ``While`` pushes one tuple
+per iteration onto a trace (memory linear in the iteration count), a ``Cond``
+records which branch ran and its values; a plan that fetches only forward
+values keeps nothing.  Values that do not depend on the loop variables
+(``transpose(w)`` of a captured weight) are not kept: the gradient plan
+recomputes them from the captures -- unless they read state (a variable read
+in the body may change between iterations), which is always kept.
+
+Both node kinds are declared here, once, with their lowering (from
+:mod:`.control_flow`), gradient and effects.
 
 ``WhileGrad`` walks the trace backwards, running the body's gradient plan
 once per iteration (``dx`` feeds the next step's ``dy``; captured tensors'
@@ -23,13 +31,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .control_flow import Region, _bump
+from . import dtypes as _dtypes
+from .control_flow import Region, lower_cond, lower_while, region_effects
 from .control_flow_codegen import Source, as_tuple
-from .gradients import gradients, register_structural_gradient
+from .gradients import differentiable, gradients
 from .graph import Operation, Tensor
-from .kinds import SessionState, register_kind
+from .kinds import LowerContext, defkind, handle_op, is_stateful
 from .ops import zeros_like
 from .sources import placeholder
+from .variables import read_handle
 
 __all__ = ["GradProgram"]
 
@@ -52,24 +62,38 @@ class GradProgram:
             self.dys = [placeholder(region.outs[k].dtype, region.outs[k]._shape, name=f"dy_{k}")
                         for k in outs]
             grads = gradients([region.outs[k] for k in outs], wrt, grad_ys=self.dys)
-            self.grads = [zeros_like(w) if g is None else g for g, w in zip(grads, wrt)]
+            self.grads = [_zeros_for(w) if g is None else g for g, w in zip(grads, wrt)]
         variant = _dependents(forward, roots)
         fwd = set(forward)
         reads = [t for op in sub._ops[len(forward):] for t in op.inputs] + self.grads
         self.needed = list(dict.fromkeys(t for t in reads if t.op in fwd and t.op in variant
                                          and t not in region.placeholders))
 
-    def plan(self, region: Region, state: SessionState, wrt: list[Tensor] | None = None):
+    def plan(self, region: Region, ctx: LowerContext, wrt: list[Tensor] | None = None):
         """The gradient plan for ``wrt`` (default: all), pruned to what those need."""
         grads = self.grads if wrt is None else [self.grads[self.wrt.index(w)] for w in wrt]
-        return region.plan(state, grads, [*self.needed, *self.dys, *region.placeholders])
+        return region.plan(ctx, grads, [*self.needed, *self.dys, *region.placeholders])
+
+
+def _zeros_for(w: Tensor) -> Tensor:
+    """A zero gradient shaped like ``w`` -- for a variable handle, like the variable's value."""
+    return zeros_like(read_handle(w) if w.dtype == _dtypes.resource else w)
+
+
+def _grad_spec(t: Tensor) -> tuple:
+    """Shape and dtype of the gradient for input ``t`` (a handle's is its variable's)."""
+    if t.dtype == _dtypes.resource:
+        a = handle_op(t).attrs
+        return a["shape"], a["dtype"]._np
+    return t._shape, t.np_dtype
 
 
 def _dependents(ops: list[Operation], roots: list[Tensor]) -> set[Operation]:
-    """Ops (in creation order, so topological) whose value depends on ``roots``."""
+    """Ops (in creation order, so topological) whose value depends on ``roots`` -- or on
+    state: a read may see a different value in each iteration, so it is never recomputed."""
     root_ops, out = {t.op for t in roots}, set()
     for op in ops:
-        if op in root_ops or any(t.op in out for t in op.inputs):
+        if op in root_ops or is_stateful(op) or any(t.op in out for t in op.inputs):
             out.add(op)
     return out
 
@@ -81,7 +105,7 @@ def _result(names: list[str]) -> str:
 
 
 def _floating(ts) -> list[int]:
-    return [i for i, t in enumerate(ts) if t.dtype.is_floating]
+    return [i for i, t in enumerate(ts) if differentiable(t)]
 
 
 def _out_grads(op: Operation, out_grads: list, idx: list[int]) -> list[Tensor]:
@@ -94,13 +118,8 @@ def _no_second_order(op: Operation, out_grads: list, wanted: list[bool]) -> list
                       f"second-order gradients through while_loop/cond are not supported.")
 
 
-register_structural_gradient("WhileGrad")(_no_second_order)
-register_structural_gradient("CondGrad")(_no_second_order)
-
-
 # --- While --------------------------------------------------------------------------
 
-@register_structural_gradient("While")
 def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     a = op.attrs
     n, body = a["n_vars"], a["body"]
@@ -110,19 +129,19 @@ def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
         return result
     caps = list(a["captured"])
     fcaps = [j for j, t in enumerate(caps)
-             if t in body.graph.captures and t.dtype.is_floating and wanted[n + j]]
+             if t in body.graph.captures and differentiable(t) and wanted[n + j]]
     wrt = [body.args[i] for i in floats] + [body.graph.captures[caps[j]] for j in fcaps]
-    if a["grad"] is None or not set(wrt) <= set(a["grad"].wrt):
-        # One program per loop, grown to every capture some gradients() call asked for:
-        # the forward loop keeps what that program reads.
-        known = [] if a["grad"] is None else a["grad"].wrt
-        a["grad"] = GradProgram(body, floats, list(dict.fromkeys(known + wrt)), body.args)
-        _bump(op.graph)
+    known = op.graph.grad_programs.get(op.name)
+    if known is None or not set(wrt) <= set(known.wrt):
+        # One program per loop, grown to every capture some gradients() call asked for; a plan
+        # running a gradient node makes the forward loop keep what that program reads.
+        wrt = list(dict.fromkeys(([] if known is None else known.wrt) + wrt))
+        op.graph.grad_programs[op.name] = GradProgram(body, floats, wrt, body.args)
     specs = [(op.inputs[i]._shape, op.inputs[i].np_dtype) for i in floats]
-    specs += [(caps[j]._shape, caps[j].np_dtype) for j in fcaps]
+    specs += [_grad_spec(caps[j]) for j in fcaps]
     node = op.graph.create_op("WhileGrad", [op.outputs[n], *_out_grads(op, out_grads, floats),
                                             *body.captured],
-                              {"forward": a, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
+                              {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
     for k, i in enumerate(floats):
         result[i] = node.outputs[k]
     for k, j in enumerate(fcaps):
@@ -130,11 +149,11 @@ def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     return result
 
 
-@register_kind("WhileGrad")
-def _lower_while_grad(op: Operation, state: SessionState) -> Callable:
+def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     """``for saved in reversed(trace): dy = body_grad(saved, dy); dcap += ...``, generated."""
-    fwd = op.attrs["forward"]
-    body, prog, nd = fwd["body"], fwd["grad"], op.attrs["n_grads"]
+    forward = op.attrs["forward"]
+    fwd, prog, nd = forward.attrs, forward.graph.grad_programs[forward.name], op.attrs["n_grads"]
+    body = fwd["body"]
     caps = [f"cap{j}" for j in range(len(body.captured))]
     fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
     ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
@@ -146,7 +165,7 @@ def _lower_while_grad(op: Operation, state: SessionState) -> Callable:
         src.lines.append(f"        {', '.join(saved)}, = saved")
     wrt = [body.args[i] for i in _floating(body.args)]
     wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
-    gs = src.inline(prog.plan(body, state, wrt), saved + ds + caps, "g", 8)
+    gs = src.inline(prog.plan(body, ctx, wrt), saved + ds + caps, "g", 8)
     src.lines.append(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
     src.lines += [f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])]
     src.lines.append(f"    return {_result(ds + acc)}")
@@ -155,7 +174,6 @@ def _lower_while_grad(op: Operation, state: SessionState) -> Callable:
 
 # --- Cond ---------------------------------------------------------------------------
 
-@register_structural_gradient("Cond")
 def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     a = op.attrs
     branches, caps = a["branches"], list(a["captured"])
@@ -164,39 +182,46 @@ def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     floats, fcaps = _floating(op.outputs[:n]), _floating(caps)
     if not floats or not fcaps:
         return result
-    if a["grad"] is None:
-        a["grad"] = tuple(
+    if op.name not in op.graph.grad_programs:
+        op.graph.grad_programs[op.name] = tuple(
             GradProgram(r, floats, [r.graph.captures[caps[j]] for j in fcaps if caps[j] in r.graph.captures],
                         r.placeholders) for r in branches)
-        _bump(op.graph)
-    specs = [(caps[j]._shape, caps[j].np_dtype) for j in fcaps]
+    specs = [_grad_spec(caps[j]) for j in fcaps]
     node = op.graph.create_op("CondGrad", [op.outputs[n], *_out_grads(op, out_grads, floats), *caps],
-                              {"forward": a, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs)
+                              {"forward": op, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs)
     for k, j in enumerate(fcaps):
         result[1 + j] = node.outputs[k]
     return result
 
 
-@register_kind("CondGrad")
-def _lower_cond_grad(op: Operation, state: SessionState) -> Callable:
+def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
     """``if <forward took true>: <true branch grads> else: <false branch grads>``, generated."""
-    fwd = op.attrs["forward"]
+    forward = op.attrs["forward"]
+    fwd, progs = forward.attrs, forward.graph.grad_programs[forward.name]
     caps = list(fwd["captured"])
     cap = {t: f"cap{j}" for j, t in enumerate(caps)}
     ds = [f"d{k}" for k in range(op.attrs["n_dys"])]
     src = Source(op)
     src.lines.append("    which, saved = trace")
     for which in (1, 0):
-        region, prog = fwd["branches"][which], fwd["grad"][which]
+        region, prog = fwd["branches"][which], progs[which]
         pad = " " * (8 if which else 4)
         if which:
             src.lines.append("    if which:")
         saved = [f"s{which}_{k}" for k in range(len(prog.needed))]
         if saved:
             src.lines.append(f"{pad}{', '.join(saved)}, = saved")
-        gs = iter(src.inline(prog.plan(region, state), saved + ds + [cap[t] for t in region.captured],
+        gs = iter(src.inline(prog.plan(region, ctx), saved + ds + [cap[t] for t in region.captured],
                              "ft"[which], len(pad)))
         outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
                 for j in op.attrs["fcaps"]]
         src.lines.append(f"{pad}return {_result(outs)}")
     return src.compile("cond_grad", ["trace", *ds, *cap.values()])
+
+
+# --- the four kinds, each declared once --------------------------------------------------
+
+defkind("While", lower_while, gradient=_while_grad, effects=region_effects)
+defkind("Cond", lower_cond, gradient=_cond_grad, effects=region_effects)
+defkind("WhileGrad", _lower_while_grad, gradient=_no_second_order, stateful=True)
+defkind("CondGrad", _lower_cond_grad, gradient=_no_second_order, stateful=True)

@@ -90,6 +90,8 @@ def as_dtype(value: Any) -> DType:
         return value
     if value is None:
         raise TypeError("cannot convert None to a dtype")
+    if isinstance(value, str) and value == "resource":
+        return resource
     if isinstance(value, str) and value in ("float", "double", "half"):
         value = {"float": "float32", "double": "float64", "half": "float16"}[value]
     try:
@@ -112,3 +114,36 @@ int64 = DType(np.int64)
 uint8 = DType(np.uint8)
 bool = DType(np.bool_)  # noqa: A001  (TF's name)
 string = DType(np.object_)
+
+
+class _Resource(DType):
+    """TF's ``resource`` dtype: what ``VarHandleOp`` outputs -- a handle naming a variable,
+    not its value.  Reads (``ReadVariableOp``) and writes (``AssignVariableOp``...) take it
+    as an input, so a loop body that uses a variable captures its handle like any tensor."""
+
+    __slots__ = ()
+
+    def __new__(cls) -> "_Resource":
+        self = object.__new__(cls)
+        self._np = np.dtype(object)
+        return self
+
+    @property
+    def name(self) -> str:
+        return "resource"
+
+    @property
+    def is_floating(self) -> _builtin_bool:
+        return False
+
+    def __eq__(self, other: Any) -> _builtin_bool:
+        return other is self or other == "resource"
+
+    def __hash__(self) -> int:
+        return hash("resource")
+
+    def __reduce__(self):
+        return "resource"
+
+
+resource = _Resource()

@@ -13,47 +13,35 @@ they are pruned and compiled like any other, and differentiating them again
 gives higher-order gradients.
 
 Ops are visited in reverse creation order (creation order is topological),
-only those on a path from some x to some y.  Structural kinds that pass a
-gradient through (Identity-like, control flow in issue 5) register a rule with
-:func:`register_structural_gradient`.
+only those on a path from some x to some y.  A structural kind's gradient is
+declared with the kind (``kinds.defkind(..., gradient=...)``); a node with
+none, on a path that needs one, is an error naming it (TF's ``LookupError``).
+
+Differentiating with respect to a Variable means with respect to its handle
+(as TF does for resource variables): every read of it -- in loop bodies too --
+passes its gradient to the handle, so they are summed.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
+from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
 from .graph import Operation, Tensor, get_default_graph
+from .kinds import handle_op, kind_of
 from .ops import add, ones_like
 
-__all__ = ["gradients", "register_structural_gradient"]
-
-_STRUCTURAL: dict[str, Callable] = {}
-
-
-def register_structural_gradient(type_name: str):
-    """``@register_structural_gradient("While") def grad(op, out_grads, wanted) -> list[input grads]``.
-
-    ``wanted[i]`` says whether input ``i`` lies on a path to a requested x: a
-    rule may skip the others (a loop need not differentiate a fed sequence).
-    """
-    def deco(fn):
-        _STRUCTURAL[type_name] = fn
-        return fn
-    return deco
-
-
-@register_structural_gradient("PlaceholderWithDefault")
-def _pass_through(op: Operation, out_grads: list, wanted: list[bool]) -> list:
-    return [out_grads[0]]
-
-
-@register_structural_gradient("Print")
-def _print_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
-    return [out_grads[0]] + [None] * (len(op.inputs) - 1)
+__all__ = ["gradients", "differentiable"]
 
 
 def _as_list(x) -> list:
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _x_tensor(x) -> Tensor:
+    """What a gradient is taken with respect to: a tensor, or a variable's handle."""
+    handle = getattr(x, "handle", None)
+    return handle if isinstance(handle, Tensor) else convert_to_tensor(x)
 
 
 def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Operation]:
@@ -72,7 +60,10 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
     return forward
 
 
-def _differentiable(t: Tensor) -> bool:
+def differentiable(t: Tensor) -> bool:
+    """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
+    if t.dtype == _dtypes.resource:
+        return handle_op(t).attrs["dtype"].is_floating
     return t.dtype.is_floating
 
 
@@ -81,7 +72,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
               aggregation_method=None) -> list[Tensor | None]:
     """d(sum ys)/d xs as new graph nodes; None for an x that no y depends on."""
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs = [convert_to_tensor(x) for x in _as_list(xs)]
+    xs = [_x_tensor(x) for x in _as_list(xs)]
     stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     graph = get_default_graph()
@@ -95,7 +86,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
             out_grads = [_total(grads.get(t)) if t not in stops else None for t in op.outputs]
             if all(g is None for g in out_grads):
                 continue
-            wanted = [t not in stops and _differentiable(t) and (t in x_set or t.op in between)
+            wanted = [t not in stops and differentiable(t) and (t in x_set or t.op in between)
                       for t in op.inputs]
             with graph.name_scope(f"{op.name}_grad"):
                 in_grads = _op_input_grads(op, out_grads, wanted)
@@ -118,8 +109,13 @@ def _total(gs: list | None) -> Tensor | None:
 def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[Any]:
     """Gradients for the ``wanted`` inputs (only those on a path to some x get nodes)."""
     if op.op_def is None:
-        rule = _STRUCTURAL.get(op.type)
-        return rule(op, out_grads, wanted) if rule else [None] * len(op.inputs)
+        kind = kind_of(op)
+        if kind is None or kind.gradient is None:
+            if not any(wanted):
+                return [None] * len(op.inputs)
+            raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})"
+                              f"\n  created at {op.site}")
+        return kind.gradient(op, out_grads, wanted)
     g = out_grads[0]
     if g is None or not op.outputs[0].dtype.is_floating:
         return [None] * len(op.inputs)

@@ -4,10 +4,10 @@
 
     Placeholder "x" --x:0--> Add "Add" --Add:0--> Mul "mul" --mul:0--> (fetch)
                                 ^                    ^
-    Const "Add/y" --Add/y:0-----+    VariableV2 "w" -+
+    Const "Add/y" --Add/y:0-----+    ReadVariableOp -+ <--w:0-- VarHandleOp "w"
 
 An Operation records its type, its registry OpDef (or None for the engine's
-own structural kinds: Placeholder, Const, VariableV2, Assign*, NoOp, Print...),
+own structural kinds declared in ``kinds.py``: Placeholder, Const, variables, NoOp, Print...),
 input Tensors, hashable attrs, output Tensors, control inputs and the user's
 ``file:line`` that created it.  A Tensor is ``(op, index)`` plus the static
 shape/dtype inferred at build time; it holds no value (``bool(t)`` raises).
@@ -29,7 +29,7 @@ from .errors import OperatorNotAllowedInGraphError
 from .shape import TensorShape, as_shape_tuple
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
-           "name_scope", "control_dependencies", "creation_site"]
+           "name_scope", "control_dependencies", "creation_site", "tensor_of"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
@@ -173,10 +173,11 @@ class Graph:
         self._by_name: dict[str, Operation] = {}
         self._names_in_use: dict[str, int] = {}
         self._name_stack = ""
-        self._control_stack: list[list[Operation]] = []
+        self._control_stack: list[tuple[list[Operation], set[Operation]]] = []  # (deps, made inside)
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
+        self.grad_programs: dict = {}   # control-flow node name -> what its gradient reads (never in attrs)
         self.version = 0
 
     # --- building -----------------------------------------------------------------
@@ -190,11 +191,15 @@ class Graph:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         inputs = [t if t.op.graph is self else self.capture(t, type_) for t in inputs]
-        deps = tuple(dict.fromkeys([*control_inputs, *(op for ops in self._control_stack for op in ops)]))
+        deps = tuple(dict.fromkeys([*control_inputs, *self._control_inputs_for(inputs)]))
+        if any(d.graph is not self for d in deps):
+            deps = self.capture_control(deps)
         name = name if exact_name else self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
                        deps, site or creation_site(), len(self._ops))
         self._ops.append(op)
+        for _, made in self._control_stack:
+            made.add(op)
         self._by_name[op.name] = op
         self._bump()
         return op
@@ -203,6 +208,22 @@ class Graph:
         """A tensor of another graph used here: an error (a SubGraph captures it instead)."""
         raise ValueError(f"Tensor {tensor.name} must be from the same graph as the op "
                          f"being created ({type_}).")
+
+    def _control_inputs_for(self, inputs) -> list:
+        """The control inputs in scope, except a block's whose effect an input already carries
+        (TF's rule: an input made inside the same ``control_dependencies`` block runs after
+        them, so ``identity(read)`` depends on the read only)."""
+        deps = []
+        for block, made in self._control_stack:
+            if not any(t.op in made for t in inputs):
+                deps.extend(block)
+        return deps
+
+    def capture_control(self, deps: tuple) -> tuple:
+        """Control inputs from another graph: an error here (a SubGraph hands them to its node)."""
+        other = next(d for d in deps if d.graph is not self)
+        raise ValueError(f"Operation {other.name} must be from the same graph as the op being "
+                         f"created (control_dependencies).")
 
     def _bump(self) -> None:
         self.version += 1
@@ -251,8 +272,9 @@ class Graph:
             finally:
                 self._control_stack = saved
             return
-        ops = [c if isinstance(c, Operation) else _as_graph_element(c).op for c in control_inputs]
-        self._control_stack.append(ops)
+        ops = [c if isinstance(c, Operation) else c.op if hasattr(c, "_to_tensor")
+               else _as_graph_element(c).op for c in control_inputs]   # a Variable: its op
+        self._control_stack.append((ops, set()))
         try:
             yield
         finally:
@@ -335,6 +357,19 @@ class SubGraph(Graph):
         self.outer = outer
         self.name = name
         self.captures: dict[Tensor, Tensor] = {}
+        self.control_captures: list[Operation] = []
+
+    def capture_control(self, deps: tuple) -> tuple:
+        """An op here waits for ops of an enclosing graph: the control-flow node waits instead
+        (it runs after them, so everything inside does too)."""
+        for d in deps:
+            if d.graph is not self:
+                if d.graph is not self.outer and isinstance(self.outer, SubGraph):
+                    self.outer.capture_control((d,))
+                    d = None
+                if d is not None and d not in self.control_captures:
+                    self.control_captures.append(d)
+        return tuple(d for d in deps if d.graph is self)
 
     def capture(self, tensor: Tensor, type_: str = "op") -> Tensor:
         if tensor.op.graph is not self.outer:      # from further out: the outer graph captures first
@@ -346,12 +381,21 @@ class SubGraph(Graph):
             saved, self._name_stack = self._name_stack, ""
             try:
                 op = self.create_op("Placeholder", (), {"dtype": tensor.dtype, "shape": tensor._shape},
-                                    [(tensor._shape, tensor.np_dtype)],
+                                    [(tensor._shape, tensor.dtype)],
                                     name="capture_" + tensor.op.name.replace("/", "_"))
             finally:
                 self._name_stack = saved
             inner = self.captures[tensor] = op.outputs[0]
         return inner
+
+
+def tensor_of(obj: Any) -> Tensor | None:
+    """``obj`` as the Tensor an op would use, or None: a Tensor itself, a Variable's read
+    made here and now (``_to_tensor``), or another object's graph element."""
+    if isinstance(obj, Tensor):
+        return obj
+    conv = getattr(obj, "_to_tensor", None) or getattr(obj, "_as_graph_element", None)
+    return None if conv is None else conv()
 
 
 def _as_graph_element(obj: Any) -> Tensor | Operation:

@@ -1,18 +1,31 @@
-"""How each node type becomes a run-time function (its *kernel*).
+"""The engine's own node kinds (not registry math), each declared once with every fact about it.
 
 A registry op's kernel is its numpy ``impl`` with the attributes bound.  The
-engine's structural kinds (Placeholder, Const, VariableV2, Assign*, NoOp,
-Print...) have their own lowerings here, registered by type name.  Control
-flow (issue 5) registers its kinds the same way: a ``While`` lowering compiles
-its body sub-graph into a plan once (``compiler.compile_plan``) and returns a
-kernel that calls it; captured outer tensors are ordinary extra inputs.
+structural kinds -- Placeholder, Const, variables and their reads and writes,
+NoOp, Print, and control flow (``While``/``Cond``, declared in
+:mod:`.control_flow_grad` next to their gradients) -- are declared with
+:func:`defkind`, in ONE call giving:
 
-A lowering is ``lower(op, state) -> kernel | CONST | None``:
+* ``lower(op, ctx)``: the run-time function (its *kernel*), ``Constant(value)``
+  (no step: the planner stores the value) or ``None`` (nothing to run: NoOp
+  only orders its control inputs).  ``ctx`` is the :class:`LowerContext` of the
+  plan being compiled: the Session's variable store and pass configuration.
+* ``gradient(op, out_grads, wanted)``: input gradients as graph nodes (or none);
+* ``effects(op)``: which variables it reads and writes -- the compiler orders
+  two accesses to the same variable, one of them a write, as they were created,
+  when no data or control edge already orders them;
+* ``pure``: passes may fold, merge or drop it (Const); everything else is kept;
+* ``stateful``: its value depends on or changes state (reads, writes, prints):
+  a gradient never recomputes it, it is saved when needed;
+* ``returns_state``: its result is a variable's stored array (fetching it copies).
 
-* a kernel is ``kernel(*input_values) -> value`` (a tuple for several
-  outputs; None for no outputs);
-* ``Const(value)`` tells the planner the output is a constant, no step;
-* ``None``: nothing to run (NoOp: it only orders its control inputs).
+Variables follow TF 2's resource model (what ``tf.compat.v1`` graph mode builds)::
+
+    VarHandleOp "v"            -> handle (dtype resource): names the variable
+    ReadVariableOp(handle)     -> the value *when this op runs*; every use of a
+                                  Variable makes one, under the control deps in scope
+    AssignVariableOp(handle, value), AssignAdd/AssignSubVariableOp: write, no output
+    VarIsInitializedOp(handle) -> bool
 """
 from __future__ import annotations
 
@@ -25,7 +38,10 @@ import numpy as np
 from .errors import FailedPreconditionError, InvalidArgumentError
 from .graph import Operation
 
-__all__ = ["register_kind", "lower", "SessionState", "Constant"]
+__all__ = ["defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "SessionState",
+           "Constant", "Effects", "effects", "is_stateful", "VariableHandle", "handle_op",
+           "uninitialized_message",
+           "handle_variable"]
 
 
 class SessionState:
@@ -37,121 +53,228 @@ class SessionState:
         self.variables: dict[str, np.ndarray] = {}
 
 
+class LowerContext(NamedTuple):
+    """What a lowering may consult: the Session's state, the plan's pass configuration, and
+    ``used``: the tensors the plan being compiled reads or fetches (a loop keeps its
+    gradient trace only when a gradient node in the same plan reads it)."""
+
+    state: SessionState
+    config: Any
+    used: frozenset = frozenset()
+
+
 class Constant(NamedTuple):
     value: Any
 
 
-_LOWERINGS: dict[str, Callable] = {}
+class Effects(NamedTuple):
+    """Variable names a node reads and writes when it runs."""
+
+    reads: frozenset = frozenset()
+    writes: frozenset = frozenset()
 
 
-def register_kind(type_name: str):
-    """Decorator: ``@register_kind("While") def lower(op, state): ...``."""
-    def deco(fn):
-        _LOWERINGS[type_name] = fn
-        return fn
-    return deco
+NO_EFFECTS = Effects()
 
 
-def lower(op: Operation, state: SessionState):
-    """The kernel for ``op`` (see module docstring for the three possible answers)."""
+class Kind(NamedTuple):
+    """Everything the engine knows about one structural node type (see the module docstring)."""
+
+    name: str
+    lower: Callable
+    gradient: Callable | None = None
+    effects: Callable[[Operation], Effects] | None = None
+    pure: bool = False
+    stateful: bool = False
+    returns_state: bool = False
+
+
+KINDS: dict[str, Kind] = {}
+
+
+def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
+            effects: Callable[[Operation], Effects] | None = None, pure: bool = False,
+            stateful: bool = False, returns_state: bool = False) -> Kind:
+    """Declare a structural node type once: its lowering, gradient, effects and properties.
+
+    >>> defkind("MyNoOp", lambda op, ctx: None)  # doctest: +SKIP
+    """
+    if name in KINDS:
+        raise ValueError(f"node kind {name!r} is already declared")
+    kind = KINDS[name] = Kind(name, lower, gradient, effects, pure,
+                              stateful or effects is not None, returns_state)
+    return kind
+
+
+def kind_of(op: Operation) -> Kind | None:
+    """The declaration of a structural node (None for registry ops)."""
+    return KINDS.get(op.type)
+
+
+def effects(op: Operation) -> Effects:
+    """The variables ``op`` reads and writes (registry ops: none)."""
+    kind = KINDS.get(op.type) if op.op_def is None else None
+    return kind.effects(op) if kind is not None and kind.effects is not None else NO_EFFECTS
+
+
+def is_stateful(op: Operation) -> bool:
+    """Does ``op``'s value depend on or change state (never recomputed, merged or dropped)?"""
+    if op.op_def is not None:
+        return op.op_def.stateful
+    kind = KINDS.get(op.type)
+    return kind is not None and kind.stateful
+
+
+def lower(op: Operation, ctx: LowerContext):
+    """The kernel for ``op`` (see :func:`defkind` for the three possible answers)."""
     if op.op_def is not None:
         return functools.partial(op.op_def.impl, **op.attrs) if op.attrs else op.op_def.impl
-    try:
-        return _LOWERINGS[op.type](op, state)
-    except KeyError:
-        raise NotImplementedError(f"no lowering for node type {op.type!r} ({op.name})") from None
+    kind = KINDS.get(op.type)
+    if kind is None:
+        raise NotImplementedError(f"no lowering for node type {op.type!r} ({op.name})")
+    return kind.lower(op, ctx)
+
+
+def _pass_through(op: Operation, out_grads: list, wanted: list[bool]) -> list:
+    """The gradient of a node whose first output is its first input."""
+    return [out_grads[0]] + [None] * (len(op.inputs) - 1)
 
 
 # --- sources -------------------------------------------------------------------------
 
-@register_kind("Const")
-def _const(op, state):
-    return Constant(op.attrs["value"])
+defkind("Const", lambda op, ctx: Constant(op.attrs["value"]), pure=True)
 
 
-@register_kind("Placeholder")
-def _placeholder(op, state):
+def _placeholder(op, ctx):
     """Runs only when not fed (a fed tensor is pruned away): always an error."""
     out = op.outputs[0]
     shape = "" if out._shape is None else " and shape [" + ",".join(
         "?" if d is None else str(d) for d in out._shape) + "]"
     msg = (f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-           f"{out.dtype.tf_name}{shape}\n\t [[{{{{node {op.name}}}}}]]")
+           f"{out.dtype.tf_name}{shape}\n\t [[{{{{node {op.name}}}}}]]\n"
+           f"  placeholder created at {op.site}")
 
     def unfed():
         raise InvalidArgumentError(None, op, msg)
     return unfed
 
 
-@register_kind("PlaceholderWithDefault")
-def _placeholder_with_default(op, state):
-    return _identity
-
-
 def _identity(x):
     return x
 
 
-@register_kind("NoOp")
-def _no_op(op, state):
-    return None
+defkind("Placeholder", _placeholder)
+defkind("PlaceholderWithDefault", lambda op, ctx: _identity, gradient=_pass_through)
+defkind("NoOp", lambda op, ctx: None)
 
 
-# --- variables -------------------------------------------------------------------
+# --- variables (resource model) ------------------------------------------------------
 
-def _reader(op, var_name: str, store: dict):
-    msg = f"Attempting to use uninitialized value {var_name}\n\t [[{{{{node {op.name}}}}}]]"
+class VariableHandle(NamedTuple):
+    """A handle's run-time value: the variable's name and the Session store holding it."""
 
-    def read():
+    name: str
+    store: dict
+
+    @property
+    def value(self) -> np.ndarray:
+        return self.store[self.name]
+
+
+def handle_op(handle) -> Operation:
+    """The VarHandleOp behind a handle tensor (through the placeholders that capture it)."""
+    op = handle.op
+    while op.type == "Placeholder" and getattr(op.graph, "captures", None):
+        outer = next((o for o, i in op.graph.captures.items() if i is handle), None)
+        if outer is None:
+            break
+        handle, op = outer, outer.op
+    if op.type != "VarHandleOp":
+        raise TypeError(f"{handle.name} is not a variable handle (made by {op.type} '{op.name}')")
+    return op
+
+
+def handle_variable(handle) -> str:
+    """The name of the variable a handle tensor stands for."""
+    return handle_op(handle).attrs["shared_name"]
+
+
+def uninitialized_message(var: str, node: str, site: str) -> str:
+    """TF 2's words for a variable that has no value yet, then where the variable was made."""
+    return (f"Could not find variable {var}. This could mean that the variable has been deleted. "
+            f"In TF1, it can also mean the variable is uninitialized. Debug info: "
+            f"container=localhost, status error message=Resource localhost/{var}/"
+            f"N10tensorflow3VarE does not exist.\n\t [[{{{{node {node}}}}}]]\n"
+            f"  variable created at {site}")
+
+
+def _uninitialized(op: Operation, var: str) -> FailedPreconditionError:
+    return FailedPreconditionError(None, op, uninitialized_message(var, op.name,
+                                                                    handle_op(op.inputs[0]).site))
+
+
+def _read(op, ctx):
+    def read(handle):
         try:
-            return store[var_name]
+            return handle.store[handle.name]
         except KeyError:
-            raise FailedPreconditionError(None, op, msg) from None
+            raise _uninitialized(op, handle.name) from None
     return read
 
 
-@register_kind("VariableV2")
-def _variable(op, state):
-    return _reader(op, op.name, state.variables)
+def _assign(op, ctx):
+    dtype = op.attrs["dtype"]._np
 
-
-@register_kind("ReadVariableOp")
-def _read_variable(op, state):
-    return _reader(op, op.attrs["var"], state.variables)
-
-
-@register_kind("Assign")
-def _assign(op, state):
-    store, name, dtype = state.variables, op.attrs["var"], op.outputs[0].np_dtype
-
-    def assign(value):
-        value = np.array(value, dtype=dtype)  # a private copy: fetched values never alias state
-        store[name] = value
-        return value
+    def assign(handle, value):
+        value = np.array(value, dtype=dtype)  # a private copy: nobody else holds it
+        value.setflags(write=False)           # reads hand this array out: nobody may change it
+        handle.store[handle.name] = value
     return assign
 
 
 def _update(ufunc):
-    def lowering(op, state):
-        store, name = state.variables, op.attrs["var"]
-        read = _reader(op, name, store)
-
-        def update(delta):
-            value = ufunc(read(), delta)
-            store[name] = value
-            return value
+    def lowering(op, ctx):
+        def update(handle, delta):
+            try:
+                old = handle.store[handle.name]
+            except KeyError:
+                raise _uninitialized(op, handle.name) from None
+            value = np.asarray(ufunc(old, delta, dtype=old.dtype))
+            value.setflags(write=False)
+            handle.store[handle.name] = value
         return update
     return lowering
 
 
-register_kind("AssignAdd")(_update(np.add))
-register_kind("AssignSub")(_update(np.subtract))
+def _reads(op):
+    return Effects(reads=frozenset({op.attrs["var"]}))
+
+
+def _writes(op):
+    return Effects(writes=frozenset({op.attrs["var"]}))
+
+
+def _reads_writes(op):
+    return Effects(frozenset({op.attrs["var"]}), frozenset({op.attrs["var"]}))
+
+
+def _is_initialized(op, ctx):
+    return lambda handle: np.bool_(handle.name in handle.store)
+
+
+defkind("VarHandleOp",
+        lambda op, ctx: Constant(VariableHandle(op.attrs["shared_name"], ctx.state.variables)),
+        pure=True)
+defkind("ReadVariableOp", _read, gradient=_pass_through, effects=_reads, returns_state=True)
+defkind("AssignVariableOp", _assign, effects=_writes)
+defkind("AssignAddVariableOp", _update(np.add), effects=_reads_writes)
+defkind("AssignSubVariableOp", _update(np.subtract), effects=_reads_writes)
+defkind("VarIsInitializedOp", _is_initialized, effects=_reads)
 
 
 # --- printing ----------------------------------------------------------------------
 
-@register_kind("Print")
-def _print(op, state):
+def _print(op, ctx):
     """tf.Print: passes ``input_`` through, printing ``message`` and ``data`` to stderr."""
     message, summarize = op.attrs["message"], op.attrs["summarize"]
     first_n, count = op.attrs["first_n"], [0]
@@ -173,8 +296,7 @@ def _summary(value, summarize: int | None) -> str:
     return f"[{items}]" if a.ndim else str(a)
 
 
-@register_kind("PrintV2")
-def _print_v2(op, state):
+def _print_v2(op, ctx):
     """tf.print: formats its inputs (tensors and Python values) like numpy and prints them."""
     template, stream, end = op.attrs["template"], op.attrs["output_stream"], op.attrs["end"]
 
@@ -184,3 +306,7 @@ def _print_v2(op, state):
         text = " ".join(next(parts) if t is None else t for t in template)
         print(text, file=sys.stdout if stream == "stdout" else sys.stderr, end=end)
     return kernel
+
+
+defkind("Print", _print, gradient=_pass_through, stateful=True)
+defkind("PrintV2", _print_v2, stateful=True)

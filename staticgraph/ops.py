@@ -16,7 +16,7 @@ from common.indexing import encode_index
 
 from . import dtypes as _dtypes
 from .build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
-from .graph import Tensor
+from .graph import Tensor, tensor_of
 from .shape import as_shape_tuple
 
 __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmul", "pow",
@@ -31,16 +31,9 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
 _R = REGISTRY
 
 
-def _tensor(x: Any) -> Tensor | None:
-    if isinstance(x, Tensor):
-        return x
-    conv = getattr(x, "_as_graph_element", None)
-    return conv() if conv is not None else None
-
-
 def _operands(op_type: str, *xs: Any) -> tuple:
     """TF's rule: tensor operands share one dtype; other values are converted to it."""
-    tensors = [_tensor(x) for x in xs]
+    tensors = [tensor_of(x) for x in xs]
     known = [t for t in tensors if t is not None]
     if not known:
         return xs

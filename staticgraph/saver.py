@@ -9,7 +9,9 @@
     saver.restore(sess, "run/model")                       # checks everything, then assigns
 
 Both files are written atomically (:mod:`common.checkpoint`), so a crash
-mid-save leaves the previous checkpoint whole.  ``restore`` reads and checks
+mid-save leaves the previous checkpoint whole, and everything that can fail
+(uninitialized variables, a graph that cannot be serialized) is checked before
+either file is touched: a save writes all or nothing.  ``restore`` reads and checks
 every value (present, same shape, same dtype) before it assigns any: a bad
 checkpoint raises and the session's variables stay as they were.
 """
@@ -23,6 +25,7 @@ from common.checkpoint import CheckpointError, read_arrays, write_arrays, write_
 
 from .errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import get_default_graph
+from .kinds import uninitialized_message
 from .serialize import from_json, to_json
 from .variables import Variable, global_variables
 
@@ -65,12 +68,13 @@ class Saver:
         arrays = {_MARK: np.array(FORMAT)}
         for key, v in self._vars.items():
             if v.op.name not in store:
-                raise FailedPreconditionError(None, v.op, f"Attempting to use uninitialized value "
-                                                          f"{v.op.name} (while saving {save_path})")
+                raise FailedPreconditionError(None, v.op, uninitialized_message(
+                    v.op.name, f"save/{key}", v.op.site) + f" (while saving {save_path})")
             arrays[key] = store[v.op.name]
+        meta = to_json(self.graph) if write_meta_graph else None   # may raise: nothing written yet
         write_arrays(save_path, arrays)
-        if write_meta_graph:
-            write_text(save_path + ".meta", to_json(self.graph))
+        if meta is not None:
+            write_text(save_path + ".meta", meta)
         self._keep(save_path)
         return save_path
 
@@ -99,6 +103,8 @@ class Saver:
                                             f"(no {FORMAT!r} marker)")
         values = {v.op.name: self._checked(key, v, arrays, save_path)
                   for key, v in self._vars.items()}
+        for value in values.values():
+            value.setflags(write=False)      # stored values are never changed in place
         sess.state.variables.update(values)
 
     @staticmethod
@@ -106,15 +112,15 @@ class Saver:
         """The saved value for ``v``, refused unless it is present and fits exactly."""
         if key not in arrays:
             raise NotFoundError(None, v.op, f"Key {key} not found in checkpoint {save_path}")
-        value, out = arrays[key], v.op.outputs[0]
-        if value.dtype != out.np_dtype:
+        value, shape = arrays[key], v._shape
+        if value.dtype != v.dtype._np:
             raise InvalidArgumentError(None, v.op, f"tensor_name = {key}; expected dtype "
-                                                   f"{out.dtype.name} does not equal original dtype "
+                                                   f"{v.dtype.name} does not equal original dtype "
                                                    f"{value.dtype.name} in checkpoint {save_path}")
-        if out._shape is not None and (len(out._shape) != value.ndim or any(
-                d is not None and d != n for d, n in zip(out._shape, value.shape))):
+        if shape is not None and (len(shape) != value.ndim or any(
+                d is not None and d != n for d, n in zip(shape, value.shape))):
             raise InvalidArgumentError(None, v.op, f"Assign requires shapes of both tensors to "
-                                                   f"match. lhs shape= {list(out.shape.as_list())} "
+                                                   f"match. lhs shape= {list(v.shape.as_list())} "
                                                    f"rhs shape= {list(value.shape)} (variable {key} "
                                                    f"in checkpoint {save_path})")
         return value

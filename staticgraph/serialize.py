@@ -2,15 +2,20 @@
 
 JSON layout (one entry per op, creation order)::
 
-    {"format": "staticgraph/1",
+    {"format": "staticgraph/2",
      "ops": [{"name": "Add", "type": "Add", "inputs": ["x:0", "Add/y:0"], "control": [],
-              "attrs": {...}, "outputs": [{"shape": [null, 3], "dtype": "float32"}], "site": "..."}],
-     "variables": [{"op": "w", "init": "w/Assign:0", "initial_value": "w/initial_value:0",
-                    "trainable": true}]}
+              "attrs": {...}, "outputs": [{"shape": [null, 3], "dtype": "<f4"}], "site": "..."}],
+     "grad_programs": {"while": {...}},
+     "variables": [{"op": "w", "init": "w/Assign", "initial_value": "w/Initializer/initial_value:0",
+                    "read": "w/Read/ReadVariableOp:0", "trainable": true}]}
 
 Attributes are tagged where JSON has no type of its own (arrays, dtypes,
 tuples, index keys), so loading rebuilds them exactly and plans compiled from
-the loaded graph compute identical results.
+the loaded graph compute identical results.  A ``while_loop``/``cond`` body is
+an attribute holding a whole sub-graph (``{"__region__": {"ops": [...], ...}}``,
+nested to any depth), and what a loop's gradient reads (the graph's
+``grad_programs`` table) is saved with the graph it belongs to, so a graph
+with loops and their gradients runs the same after a round trip.
 """
 from __future__ import annotations
 
@@ -23,9 +28,14 @@ import numpy as np
 from common import REGISTRY
 from common.indexing import ARRAY, Slice
 
+from . import dtypes as _dtypes
+from .control_flow import Region
+from .control_flow_grad import GradProgram
 from .dtypes import DType
-from .graph import Graph
+from .graph import Graph, Operation, SubGraph, Tensor
 from .variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable
+
+FORMAT = "staticgraph/2"
 
 __all__ = ["to_networkx", "to_json", "from_json"]
 
@@ -55,7 +65,7 @@ def _enc(v: Any) -> Any:
     if isinstance(v, np.dtype):
         return {"__dtype__": v.str}
     if isinstance(v, DType):
-        return {"__tfdtype__": v._np.str}
+        return {"__tfdtype__": _dtype_name(v)}
     if isinstance(v, Slice):
         return {"__slice__": list(v)}
     if v is ARRAY:
@@ -64,12 +74,19 @@ def _enc(v: Any) -> Any:
         return {"__ellipsis__": True}
     if isinstance(v, tuple):
         return {"__tuple__": [_enc(i) for i in v]}
+    if isinstance(v, Tensor):
+        return {"__tensor__": v.name}
+    if isinstance(v, Operation):
+        return {"__op__": v.name}
+    if isinstance(v, Region):
+        return {"__region__": _region(v)}
     if isinstance(v, (list, dict)) or (v is not None and not isinstance(v, (bool, int, float, str))):
         raise TypeError(f"cannot serialize attribute value {v!r}")
     return v
 
 
-def _dec(v: Any) -> Any:
+def _dec(v: Any, graph: Graph) -> Any:
+    """An attribute value; tensors, ops and regions are looked up in / built into ``graph``."""
     if not isinstance(v, dict):
         return v
     if "__ndarray__" in v:
@@ -79,52 +96,127 @@ def _dec(v: Any) -> Any:
     if "__dtype__" in v:
         return np.dtype(v["__dtype__"])
     if "__tfdtype__" in v:
-        return DType(np.dtype(v["__tfdtype__"]))
+        return _dtype(v["__tfdtype__"])
     if "__slice__" in v:
         return Slice(*v["__slice__"])
     if "__array__" in v:
         return ARRAY
     if "__ellipsis__" in v:
         return Ellipsis
-    return tuple(_dec(i) for i in v["__tuple__"])
+    if "__tensor__" in v:
+        return graph.get_tensor_by_name(v["__tensor__"])
+    if "__op__" in v:
+        return graph.get_operation_by_name(v["__op__"])
+    if "__region__" in v:
+        return _load_region(v["__region__"], graph)
+    return tuple(_dec(i, graph) for i in v["__tuple__"])
+
+
+def _dtype_name(d: DType) -> str:
+    return "resource" if d == _dtypes.resource else d._np.str
+
+
+def _dtype(name: str) -> DType:
+    return _dtypes.resource if name == "resource" else DType(np.dtype(name))
 
 
 def _shape_out(s):
     return None if s is None else list(s)
 
 
+def _ops(graph: Graph) -> list[dict]:
+    return [{"name": op.name, "type": op.type, "inputs": [t.name for t in op.inputs],
+             "control": [c.name for c in op.control_inputs],
+             "attrs": {k: _enc(v) for k, v in op.attrs.items()},
+             "outputs": [{"shape": _shape_out(t._shape), "dtype": _dtype_name(t.dtype)}
+                         for t in op.outputs],
+             "site": op.site} for op in graph._ops]
+
+
+def _names(ts) -> list[str]:
+    return [t.name for t in ts]
+
+
+def _grad_programs(graph: Graph) -> dict:
+    def one(p: GradProgram) -> dict:
+        return {"dys": _names(p.dys), "grads": _names(p.grads), "needed": _names(p.needed),
+                "wrt": _names(p.wrt)}
+    return {name: [one(p) for p in (ps if isinstance(ps, tuple) else (ps,))]
+            for name, ps in graph.grad_programs.items()}
+
+
+def _region(r: Region) -> dict:
+    """A region: its sub-graph's ops (nested regions inside), and how it meets the outer graph."""
+    return {"name": r.graph.name, "ops": _ops(r.graph), "grad_programs": _grad_programs(r.graph),
+            "args": _names(r.args), "outs": _names(r.outs), "captured": _names(r.captured),
+            "placeholders": _names(r.placeholders),
+            "control_captures": [op.name for op in r.graph.control_captures]}
+
+
 def to_json(graph: Graph, indent: int | None = None) -> str:
-    ops = [{"name": op.name, "type": op.type, "inputs": [t.name for t in op.inputs],
-            "control": [c.name for c in op.control_inputs],
-            "attrs": {k: _enc(v) for k, v in op.attrs.items()},
-            "outputs": [{"shape": _shape_out(t._shape), "dtype": t.np_dtype.str} for t in op.outputs],
-            "site": op.site} for op in graph._ops]
+    """The whole graph -- loop and branch bodies, gradient programs, variables -- as JSON."""
     trainable = {id(v) for v in graph.get_collection(TRAINABLE_VARIABLES)}
     variables = [{"op": v.op.name, "init": v.initializer.name, "initial_value": v.initial_value.name,
-                  "trainable": id(v) in trainable} for v in graph.get_collection(GLOBAL_VARIABLES)]
-    return json.dumps({"format": "staticgraph/1", "ops": ops, "variables": variables}, indent=indent)
+                  "read": v._graph_element.name, "trainable": id(v) in trainable}
+                 for v in graph.get_collection(GLOBAL_VARIABLES)]
+    return json.dumps({"format": FORMAT, "ops": _ops(graph), "grad_programs": _grad_programs(graph),
+                       "variables": variables}, indent=indent)
+
+
+def _load_ops(ops: list[dict], graph: Graph) -> None:
+    for d in ops:
+        for k in range(d["name"].count("/") + 1):  # reserve the name and its scopes
+            graph._names_in_use.setdefault("/".join(d["name"].split("/")[:k + 1]).lower(), 1)
+        graph.create_op(d["type"], [graph.get_tensor_by_name(n) for n in d["inputs"]],
+                        {k: _dec(v, graph) for k, v in d["attrs"].items()},
+                        [(None if o["shape"] is None else tuple(o["shape"]), _dtype(o["dtype"]))
+                         for o in d["outputs"]],
+                        name=d["name"], op_def=REGISTRY.get(d["type"]),
+                        control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
+                        site=d["site"], exact_name=True)
+
+
+def _load_grad_programs(table: dict, graph: Graph) -> None:
+    for name, progs in table.items():
+        op = graph.get_operation_by_name(name)
+        regions = (op.attrs["body"],) if op.type == "While" else op.attrs["branches"]
+        loaded = []
+        for p, region in zip(progs, regions):
+            g = GradProgram.__new__(GradProgram)
+            for field in GradProgram.__slots__:
+                setattr(g, field, [region.graph.get_tensor_by_name(n) for n in p[field]])
+            loaded.append(g)
+        graph.grad_programs[name] = loaded[0] if op.type == "While" else tuple(loaded)
+
+
+def _load_region(d: dict, outer: Graph) -> Region:
+    sub = SubGraph(outer, d["name"])
+    _load_ops(d["ops"], sub)
+    _load_grad_programs(d["grad_programs"], sub)
+    r = Region.__new__(Region)
+    r.graph = sub
+    r.args = [sub.get_tensor_by_name(n) for n in d["args"]]
+    r.outs = [sub.get_tensor_by_name(n) for n in d["outs"]]
+    r.captured = [outer.get_tensor_by_name(n) for n in d["captured"]]
+    r.placeholders = [sub.get_tensor_by_name(n) for n in d["placeholders"]]
+    sub.captures = dict(zip(r.captured, r.placeholders))
+    sub.control_captures = [outer.get_operation_by_name(n) for n in d["control_captures"]]
+    return r
 
 
 def from_json(text: str, graph: Graph | None = None) -> Graph:
-    """A new Graph equal to the serialized one (names, attrs, shapes, variables).
+    """A new Graph equal to the serialized one (names, attrs, shapes, bodies, variables).
 
     ``graph``: an empty Graph to rebuild into instead (``train.import_meta_graph``
     fills the default graph, as TF does).
     """
     data = json.loads(text)
-    if data.get("format") != "staticgraph/1":
-        raise ValueError(f"not a staticgraph JSON graph (format={data.get('format')!r})")
+    if data.get("format") != FORMAT:
+        raise ValueError(f"not a staticgraph JSON graph (format={data.get('format')!r}; this "
+                         f"version reads {FORMAT!r})")
     graph = Graph() if graph is None else graph
-    for d in data["ops"]:
-        for k in range(d["name"].count("/") + 1):  # reserve the name and its scopes
-            graph._names_in_use.setdefault("/".join(d["name"].split("/")[:k + 1]).lower(), 1)
-        graph.create_op(d["type"], [graph.get_tensor_by_name(n) for n in d["inputs"]],
-                        {k: _dec(v) for k, v in d["attrs"].items()},
-                        [(None if o["shape"] is None else tuple(o["shape"]), np.dtype(o["dtype"]))
-                         for o in d["outputs"]],
-                        name=d["name"], op_def=REGISTRY.get(d["type"]),
-                        control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
-                        site=d["site"], exact_name=True)
+    _load_ops(data["ops"], graph)
+    _load_grad_programs(data["grad_programs"], graph)
     for v in data["variables"]:
-        Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["trainable"])
+        Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"], v["trainable"])
     return graph

@@ -1,147 +1,278 @@
-"""``Variable``: state that lives in a Session across runs (TF1 ref-variable semantics).
+"""``Variable``: state that lives in a Session across runs -- TF 2's resource variables.
 
-::
+What ``tf.compat.v1.Variable(1.0, name="v")`` builds (the same nodes as TF)::
 
-    Variable "w"  --  VariableV2 node "w" (reads the session's value at run time)
-                  --  initializer: Assign "w/Assign" <- initial value ("w/initial_value")
-    w.assign(x)   --  Assign node; x's value is stored, the op's output is the new value
+    v/Initializer/initial_value   Const
+    v                             VarHandleOp            (v.name == "v:0", v.op)
+    v/IsInitialized/VarIsInitializedOp
+    v/Assign                      AssignVariableOp(v, initial_value)   (v.initializer)
+    v/Read/ReadVariableOp         ReadVariableOp(v)      (what fetching ``v`` runs)
+
+**Every use of a variable is a read made where the use is.**  ``v + 1``,
+``tf.identity(v)`` or a loop body using ``v`` each get their own
+``ReadVariableOp``, created under the control dependencies in scope, so a read
+ordered after a write (by ``control_dependencies``) sees it, and a read inside a
+``while_loop`` body runs every iteration.  ``assign``/``assign_add``/
+``assign_sub`` return an *unread variable*: every use of it reads the variable
+again, after the assignment (``read_value=False`` returns the assignment op).
 
 Values are stored per Session (``SessionState.variables``), keyed by variable
-name; reading before initialization raises ``FailedPreconditionError``.
-Assignments store new arrays (never mutate in place), so a read earlier in the
-same run keeps its value -- runs are deterministic in the plan's order.
+name, as read-only arrays: an assignment stores a new array and never changes
+one in place, so a value read earlier in a run keeps it.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import dtypes as _dtypes
-from .build import convert_to_tensor
+from .build import F, convert_to_tensor
 from .graph import Operation, Tensor, get_default_graph
+from .kinds import handle_op
 from .sources import group
-from .shape import as_shape_tuple
+from .shape import TensorShape, as_shape_tuple
 
 __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
-           "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES"]
+           "local_variables", "is_variable_initialized", "read_handle", "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES"]
 
 GLOBAL_VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
+LOCAL_VARIABLES = "local_variables"
+
+
+def _root(graph):
+    """Variables live in the outermost graph (TF's ``init_scope``): a loop body may use one,
+    but creating it there would make a new variable per body build."""
+    while getattr(graph, "outer", None) is not None:
+        graph = graph.outer
+    return graph
+
+
+def read_handle(handle: Tensor, name: str = "ReadVariableOp") -> Tensor:
+    """A ``ReadVariableOp`` of any handle tensor (a captured one too) in the default graph."""
+    var = handle_op(handle).attrs
+    op = get_default_graph().create_op(
+        "ReadVariableOp", (handle,), {"var": var["shared_name"], "dtype": var["dtype"]},
+        [(var["shape"], var["dtype"]._np)], name=name)
+    return op.outputs[0]
 
 
 class Variable:
-    """A named, session-held tensor value; used in ops as its read tensor."""
+    """A named, session-held value; each use in an op reads it there (see the module docstring).
 
-    def __init__(self, initial_value: Any = None, trainable: bool = True, name: str | None = None,
-                 dtype=None, validate_shape: bool = True, collections=None):
+    >>> v = Variable(1.0, name="v")          # doctest: +SKIP
+    >>> v                                     # doctest: +SKIP
+    <tf.Variable 'v:0' shape=() dtype=float32>
+    """
+
+    def __init__(self, initial_value: Any = None, trainable: bool | None = None, collections=None,
+                 validate_shape: bool = True, caching_device=None, name: str | None = None,
+                 variable_def=None, dtype=None, expected_shape=None, import_scope=None,
+                 constraint=None, use_resource=None, synchronization=None, aggregation=None,
+                 shape=None):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        graph = get_default_graph()
-        with graph.name_scope(name or "Variable") as scope:
-            name = scope[:-1]
-            if callable(initial_value):
-                initial_value = initial_value()
-            init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+        graph = _root(get_default_graph())
+        with graph.as_default(), graph.control_dependencies(None), \
+                graph.name_scope(name or "Variable") as scope:
+            shared = scope[:-1]
+            with graph.name_scope("Initializer"):
+                if callable(initial_value):
+                    initial_value = initial_value()
+                init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             if dtype is not None and init.dtype != _dtypes.as_dtype(dtype):
                 raise ValueError(f"initial value dtype {init.dtype.name} does not match {dtype}")
-            shape = init._shape if validate_shape else None
-            self._op = graph.create_op("VariableV2", (), {"shape": shape, "dtype": init.dtype},
-                                       [(shape, init.np_dtype)], name=name, exact_name=True)
+            if shape is not None:
+                var_shape = as_shape_tuple(shape)
+            else:
+                var_shape = init._shape if validate_shape else None
+            self._dtype = init.dtype
+            self._shape = var_shape
+            self._shared = shared
+            self._handle = graph.create_op(
+                "VarHandleOp", (), {"shape": var_shape, "dtype": init.dtype, "shared_name": shared},
+                [((), _dtypes.resource)], name=shared, exact_name=True).outputs[0]
+            with graph.name_scope("IsInitialized"):
+                self._is_initialized = graph.create_op(
+                    "VarIsInitializedOp", (self._handle,), {"var": shared},
+                    [((), _dtypes.bool._np)], name="VarIsInitializedOp").outputs[0]
+            self.initializer = graph.create_op(
+                "AssignVariableOp", (self._handle, init), {"var": shared, "dtype": init.dtype}, [],
+                name="Assign")
             self._initial_value = init
-            self.initializer = self._assign_op("Assign", init, "Assign")
-        self.trainable = trainable
-        for c in collections or ([GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else [])):
+            with graph.name_scope("Read"):
+                self._graph_element = self._read()
+        self.trainable = True if trainable is None else bool(trainable)
+        self._parent_op = None
+        if collections is None:
+            collections = [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if self.trainable else [])
+        for c in collections:
             graph.add_to_collection(c, self)
 
     @classmethod
-    def from_graph(cls, graph, op_name: str, init: str, initial_value: str,
-                   trainable: bool) -> "Variable":
+    def from_graph(cls, graph, op_name: str, init: str, initial_value: str, read: str,
+                   trainable: bool, collections=None) -> "Variable":
         """Re-attach a Variable to nodes that already exist (a graph loaded from JSON)."""
         self = cls.__new__(cls)
-        self._op = graph.get_operation_by_name(op_name)
-        self.initializer = graph.get_tensor_by_name(init)
+        handle_op = graph.get_operation_by_name(op_name)
+        self._handle = handle_op.outputs[0]
+        self._shared = handle_op.attrs["shared_name"]
+        self._shape, self._dtype = handle_op.attrs["shape"], handle_op.attrs["dtype"]
+        self._is_initialized = next(op.outputs[0] for op in graph._ops
+                                    if op.type == "VarIsInitializedOp" and op.inputs[0] is self._handle)
+        self.initializer = graph.get_operation_by_name(init)
         self._initial_value = graph.get_tensor_by_name(initial_value)
+        self._graph_element = graph.get_tensor_by_name(read)
         self.trainable = trainable
-        for c in [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else []):
+        self._parent_op = None
+        for c in collections or [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else []):
             graph.add_to_collection(c, self)
         return self
 
-    # --- the tensor face -------------------------------------------------------------
+    # --- reads --------------------------------------------------------------------------
+    def _read(self, name: str = "ReadVariableOp") -> Tensor:
+        """A new read of the variable in the default graph (a loop body captures the handle)."""
+        op = get_default_graph().create_op(
+            "ReadVariableOp", (self._handle,), {"var": self._shared, "dtype": self._dtype},
+            [(self._shape, self._dtype._np)], name=name)
+        return op.outputs[0]
+
+    def _to_tensor(self) -> Tensor:
+        """What an op using this variable reads: a read made here, now."""
+        return self._read()
+
     def _as_graph_element(self) -> Tensor:
-        return self._op.outputs[0]
+        """What fetching the variable (or depending on it) means: its snapshot read."""
+        return self._graph_element
+
+    def value(self) -> Tensor:
+        return self._to_tensor()
+
+    def read_value(self) -> Tensor:
+        """A fresh read, ordered by the control dependencies in scope (``Read/ReadVariableOp``)."""
+        with get_default_graph().name_scope("Read"):
+            read = self._to_tensor()
+        return F.identity(read)
+
+    def initialized_value(self) -> Tensor:
+        """The initial value if the variable is uninitialized when this runs, else its value."""
+        from .control_flow import cond  # noqa: PLC0415  (control flow builds on variables)
+        return cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
+
+    def is_initialized(self, name: str | None = None) -> Tensor:
+        return self._is_initialized
+
+    def eval(self, session=None):
+        from .session import default_session  # noqa: PLC0415  (sessions run graphs of variables)
+        return (session or default_session()).run(self)
+
+    def load(self, value: Any, session=None) -> None:
+        """Store ``value`` in the variable (TF's ``Variable.load``: no new graph nodes per call)."""
+        from .session import default_session  # noqa: PLC0415
+        (session or default_session()).run(self.initializer, {self._initial_value: value})
+
+    # --- static facts ------------------------------------------------------------------
+    @property
+    def handle(self) -> Tensor:
+        return self._handle
 
     @property
     def op(self) -> Operation:
-        return self._op
+        return self._handle.op if self._parent_op is None else self._parent_op
 
     @property
     def name(self) -> str:
-        return self._op.outputs[0].name
+        return self._handle.name
 
     @property
     def graph(self):
-        return self._op.graph
+        return self._handle.graph
 
     @property
     def dtype(self) -> _dtypes.DType:
-        return self._op.outputs[0].dtype
+        return self._dtype
 
     @property
-    def shape(self):
-        return self._op.outputs[0].shape
+    def shape(self) -> TensorShape:
+        return TensorShape(self._shape)
 
-    def get_shape(self):
+    def get_shape(self) -> TensorShape:
         return self.shape
 
     @property
     def initial_value(self) -> Tensor:
         return self._initial_value
 
-    def value(self) -> Tensor:
-        return self._op.outputs[0]
-
-    def read_value(self) -> Tensor:
-        """A fresh read, ordered by control dependencies (sees assignments it depends on)."""
-        out = self._op.outputs[0]
-        return get_default_graph().create_op("ReadVariableOp", (), {"var": self._op.name},
-                                             [(out._shape, out.np_dtype)], name="ReadVariableOp").outputs[0]
-
-    def eval(self, session=None):
-        return self.value().eval(session=session)
-
     # --- assignment ----------------------------------------------------------------
-    def _assign_op(self, kind: str, value: Any, name: str | None) -> Tensor:
-        out = self._op.outputs[0]
-        value = convert_to_tensor(value, dtype=out.dtype)
-        if out._shape is not None and not value.shape.is_compatible_with(out._shape):
-            raise ValueError(f"Shapes {out.shape} and {value.shape} are incompatible "
-                             f"(assigning to variable {self._op.name})")
-        op = get_default_graph().create_op(kind, (value,), {"var": self._op.name},
-                                           [(out._shape, out.np_dtype)], name=name or kind)
-        return op.outputs[0]
+    def _assign_op(self, kind: str, value: Any, name: str | None, read_value: bool):
+        value = convert_to_tensor(value, dtype=self._dtype)
+        if self._shape is not None and not value.shape.is_compatible_with(self._shape):
+            raise ValueError(f"Shapes {self.shape} and {value.shape} are incompatible "
+                             f"(assigning to variable {self._shared})")
+        op = get_default_graph().create_op(kind, (self._handle, value),
+                                           {"var": self._shared, "dtype": self._dtype}, [],
+                                           name=name or kind)
+        return _UnreadVariable(self, op) if read_value else op
 
     def assign(self, value: Any, use_locking=None, name: str | None = None, read_value: bool = True):
-        t = self._assign_op("Assign", value, name)
-        return t if read_value else t.op
+        return self._assign_op("AssignVariableOp", value, name, read_value)
 
     def assign_add(self, delta: Any, use_locking=None, name: str | None = None, read_value: bool = True):
-        t = self._assign_op("AssignAdd", delta, name)
-        return t if read_value else t.op
+        return self._assign_op("AssignAddVariableOp", delta, name, read_value)
 
     def assign_sub(self, delta: Any, use_locking=None, name: str | None = None, read_value: bool = True):
-        t = self._assign_op("AssignSub", delta, name)
-        return t if read_value else t.op
+        return self._assign_op("AssignSubVariableOp", delta, name, read_value)
 
     def __repr__(self) -> str:
-        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}_ref>"
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
 
 
-def global_variables() -> list[Variable]:
-    return get_default_graph().get_collection(GLOBAL_VARIABLES)
+class _UnreadVariable(Variable):
+    """What an assignment returns: the variable, read *after* that assignment at every use.
+
+    Its ``op`` is the assignment (so ``group``/``control_dependencies`` order on it), and
+    fetching it runs the assignment and returns the value written (a read made right after).
+    """
+
+    def __init__(self, parent: Variable, assign_op: Operation):  # noqa: super-init-not-called
+        self._handle, self._shared = parent._handle, parent._shared
+        self._shape, self._dtype = parent._shape, parent._dtype
+        self._is_initialized = parent._is_initialized
+        self.initializer, self._initial_value = parent.initializer, parent._initial_value
+        self.trainable = parent.trainable
+        self._parent_op = assign_op
+        with get_default_graph().control_dependencies([assign_op]):
+            self._graph_element = self._read()
+
+    def _to_tensor(self) -> Tensor:
+        with get_default_graph().control_dependencies([self._parent_op]):
+            return self._read()
+
+    @property
+    def name(self) -> str:
+        return self._parent_op.name
+
+    def __repr__(self) -> str:
+        return f"<tf.Variable '{self._parent_op.name}' shape={self.shape} dtype={self._dtype.name}>"
 
 
-def trainable_variables() -> list[Variable]:
-    return get_default_graph().get_collection(TRAINABLE_VARIABLES)
+def global_variables(scope: str | None = None) -> list[Variable]:
+    return _filtered(GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope: str | None = None) -> list[Variable]:
+    return _filtered(TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope: str | None = None) -> list[Variable]:
+    return _filtered(LOCAL_VARIABLES, scope)
+
+
+def _filtered(key: str, scope: str | None) -> list[Variable]:
+    """The collection, or its variables whose name matches ``scope`` from the start (TF)."""
+    found = get_default_graph().get_collection(key)
+    return found if scope is None else [v for v in found if re.match(scope, v.name)]
 
 
 def variables_initializer(var_list, name: str = "init") -> Operation:
@@ -153,3 +284,8 @@ def global_variables_initializer() -> Operation:
 
 
 initialize_all_variables = global_variables_initializer
+
+
+def is_variable_initialized(variable: Variable) -> Tensor:
+    return variable.is_initialized()
+

@@ -64,10 +64,11 @@ def test_counter_bound_fed_runs_10_and_10000_from_one_compiled_plan(monkeypatch)
 
 
 def test_loop_kernel_is_a_tight_generated_loop():
-    from staticgraph.kinds import SessionState, lower
+    from staticgraph.compiler import PassConfig
+    from staticgraph.kinds import LowerContext, SessionState, lower
     n = tf.placeholder(tf.float32, (), name="n")
     c1, _ = tf.while_loop(lambda a, b: a < b, lambda a, b: (a + 2.0, b + 1.0), [tf.constant(0.0), n])
-    src = lower(c1.op, SessionState()).source
+    src = lower(c1.op, LowerContext(SessionState(), PassConfig())).source
     assert "while True:" in src and "x0 < x1" in src and "x0 + bk" in src
     assert "run(" not in src and "plan" not in src
 
@@ -392,17 +393,31 @@ def test_run_time_failure_inside_a_loop_names_the_inner_node_and_its_line():
 
 
 def test_region_plans_get_the_compiler_passes_like_any_plan():
-    from staticgraph.compiler.passes import options
-    from staticgraph.kinds import SessionState, lower
+    from staticgraph.compiler import PassConfig
+    from staticgraph.kinds import LowerContext, SessionState, lower
     y = tf.while_loop(lambda v: v < 5.0, lambda v: tf.tanh(v) + tf.tanh(v) * 1.0, [1.0],
                       maximum_iterations=2)   # 2*tanh(v) settles near 1.9: the bound ends it
-    with options(cse=True, simplify=True):
-        src = lower(y.op, SessionState()).source
+    src = lower(y.op, LowerContext(SessionState(), PassConfig(cse=True, simplify=True))).source
     assert src.count("# Tanh") == 1 and "Mul" not in src          # CSE merged, x*1 simplified
-    with options(cse=False, simplify=False):
-        unoptimised = lower(y.op, SessionState()).source
+    unoptimised = lower(y.op, LowerContext(SessionState(), PassConfig(cse=False, simplify=False))).source
     assert unoptimised.count("# Tanh") == 2 and "# Mul" in unoptimised
     assert run(y) == pytest.approx(2 * np.tanh(2 * np.tanh(1.0)))
+
+
+def test_a_sessions_pass_configuration_reaches_loop_bodies():
+    """``Session(config=PassConfig.off())`` compiles loop bodies unoptimised too (the global
+    switches do not leak in): the configuration travels with the Session."""
+    from staticgraph.compiler import PassConfig
+    y = tf.while_loop(lambda v: v < 5.0, lambda v: tf.tanh(v) + tf.tanh(v) * 1.0, [1.0],
+                      maximum_iterations=2)
+
+    def loop_source(config):
+        exe = tf.Session(config=config).compiled(y)
+        return next(s.kernel.source for s in exe.plan.steps if s.op.type == "While")
+    off, on = loop_source(PassConfig.off()), loop_source(None)
+    assert off.count("# Tanh") == 2 and "# Mul" in off
+    assert on.count("# Tanh") == 1 and "# Mul" not in on
+    assert tf.Session(config=PassConfig.off()).run(y) == pytest.approx(2 * np.tanh(2 * np.tanh(1.0)))
 
 
 def test_results_never_alias_fed_arrays_or_graph_constants():

@@ -122,11 +122,31 @@ def test_forward_keeps_one_tuple_per_iteration_of_only_loop_dependent_values():
                          lambda i, h: (i + 1, tf.tanh(tf.matmul(h, tf.transpose(w)))),
                          [0, tf.ones((1, 2), tf.float64)])
     tf.gradients(tf.reduce_sum(h), [w])
-    prog = h.op.attrs["grad"]
+    prog = h.op.graph.grad_programs[h.op.name]
     kept = sorted(t.op.type for t in prog.needed)
     assert kept == ["Placeholder", "Tanh"]               # h (arg) and tanh's output; not transpose(w)
     trace = tf.Session().run(h.op.outputs[-1], {n: 5, w: np.eye(2)})
     assert len(trace) == 5 and all(len(saved) == 2 for saved in trace)
+
+
+def test_differentiating_never_changes_the_forward_node_and_forward_runs_keep_nothing():
+    """The gradient's bookkeeping lives in the graph's table, not in the forward node's attrs;
+    a run that fetches only forward values keeps no per-iteration trace (TF 1 keeps it)."""
+    w = tf.placeholder(tf.float64, (2, 2), name="w")
+    n = tf.placeholder(tf.int32, (), name="n")
+    _, h = tf.while_loop(lambda i, h: i < n,
+                         lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w))), [0, tf.ones((1, 2), tf.float64)])
+    loss = tf.reduce_sum(h)
+    attrs = dict(h.op.attrs)
+    sess = tf.Session()
+    before = sess.compiled(loss, {n: 3, w: np.eye(2)}).source
+    gw, = tf.gradients(loss, [w])
+    assert h.op.attrs == attrs and "grad" not in h.op.attrs
+    assert sess.compiled(loss, {n: 3, w: np.eye(2)}).source.replace("_1", "_0") \
+        .count("push(") == before.count("push(") == 0
+    _, trace = sess.run([loss, h.op.outputs[-1]], {n: 3, w: np.eye(2)})
+    assert trace is not None and len(trace) == 3
+    assert sess.run(gw, {n: 3, w: np.eye(2)}).shape == (2, 2)
 
 
 def test_no_gradient_without_back_prop_or_for_integer_loop_vars():
@@ -276,9 +296,10 @@ def test_loop_differentiates_only_the_captures_asked_for():
     (gw,) = tf.gradients(loss, [w])
     while_op = next(op for op in tf.get_default_graph().get_operations() if op.type == "While")
     body = while_op.attrs["body"]
-    assert body.graph.captures[xs] not in while_op.attrs["grad"].wrt
+    programs = while_op.graph.grad_programs
+    assert body.graph.captures[xs] not in programs[while_op.name].wrt
     gxs, gw2 = tf.gradients(loss, [xs, w])
-    assert body.graph.captures[xs] in while_op.attrs["grad"].wrt
+    assert body.graph.captures[xs] in programs[while_op.name].wrt
 
     xv, wv = RNG.standard_normal((4, 3)), RNG.standard_normal(3)
     feed = {xs: xv, w: wv, steps: 4}

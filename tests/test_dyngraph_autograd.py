@@ -368,3 +368,33 @@ def test_boolean_mask_assignment_sends_gradients_to_the_value():
     (y * torch.arange(6.).reshape(2, 3)).sum().backward()  # values checked against PyTorch 2
     np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 0], [3, 4, 5]])
     np.testing.assert_array_equal(v.grad.numpy(), [0, 2, 4])
+
+
+@pytest.mark.parametrize("op_name,attrs", [("SwapLastAxes", {}), ("Identity", {}),
+                                           ("StopGradient", {}), ("Transpose", {})])
+def test_every_declared_alias_shares_the_version_counter(op_name, attrs):
+    """Aliasing is read off the op's declaration (``aliases``), including ops that return the
+    input array itself: an in-place change through the result is seen by nodes that saved the
+    input, and backward refuses (it would otherwise give a silently wrong gradient)."""
+    from common import REGISTRY
+    from dyngraph.engine import apply
+    x = torch.ones(2, 2, requires_grad=True)
+    y = x.exp()
+    view = apply(REGISTRY[op_name], (y,), attrs)
+    with torch.no_grad():
+        view.mul_(2)
+    assert y._version == 1
+    with pytest.raises(RuntimeError, match=r"which is output 0 of Exp, is at version 1"):
+        y.sum().backward()
+
+
+def test_sum_like_of_the_same_shape_shares_the_version_counter():
+    """SumLike returns its input itself when the shapes already agree (declared aliases=(0,))."""
+    from common import REGISTRY, ShapeRef
+    from dyngraph.engine import apply
+    y = torch.ones(2, 2, requires_grad=True).exp()
+    same = apply(REGISTRY["SumLike"], (y, ShapeRef((2, 2), np.dtype(np.float32))), {})
+    assert np.shares_memory(same._data, y._data)
+    with torch.no_grad():
+        same.add_(1)
+    assert y._version == 1

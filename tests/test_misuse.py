@@ -135,7 +135,7 @@ def test_uninitialized_variable_names_it():
         v = tf.Variable([1.0], name="never_initialized")
         with tf.Session() as sess:
             with pytest.raises(tf.errors.FailedPreconditionError,
-                               match="Attempting to use uninitialized value never_initialized"):
+                               match="^Could not find variable never_initialized. This could mean that the variable has been deleted. In TF1, it can also mean the variable is uninitialized."):
                 sess.run(v * 2)
             sess.run(v.initializer)
             assert sess.run(v * 2).tolist() == [2.0]

@@ -91,6 +91,53 @@ def test_gradient_matches_finite_differences(name, k):
     assert checked, f"{name} example {k}: no input was gradient-checked"
 
 
+# --- the facts declared on each op ---------------------------------------------------
+
+def _own_arrays(args) -> list:
+    return [np.array(a) for a in args]   # private buffers: nothing aliases anything yet
+
+
+@pytest.mark.parametrize("name,k", CASES)
+def test_declared_aliasing_covers_numpy(name, k):
+    """A result that shares memory with an input must be declared (``aliases``); an op that
+    declares none returns a new, writeable array (the static compiler may write into it)."""
+    op, args, attrs = _example(name, k)
+    args = _own_arrays(args)
+    out = op.impl(*args, **attrs)
+    for i, a in enumerate(args):
+        if isinstance(out, np.ndarray) and np.shares_memory(out, a):
+            assert op.may_alias(i), f"{name}'s result shares memory with input {i}: declare aliases=({i},)"
+    if not op.aliases and isinstance(out, np.ndarray) and out.ndim:
+        assert out.flags.writeable and out.flags.owndata or out.base is not None and not any(
+            np.shares_memory(out, a) for a in args)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, op in REGISTRY.items() if op.aliases))
+def test_declared_aliasing_is_witnessed(name):
+    """A declared alias is real for some example (a needless one costs the compiler reuse)."""
+    op = REGISTRY[name]
+    for i in sorted(op.aliases):
+        seen = False
+        for k in range(len(op.examples)):
+            _, args, attrs = _example(name, k)
+            args = _own_arrays(args)
+            out = op.impl(*args, **attrs)
+            seen |= isinstance(out, np.ndarray) and i < len(args) and np.shares_memory(out, args[i])
+        assert seen, f"{name} declares aliases=({i},) but no example's result shares input {i}"
+
+
+@pytest.mark.parametrize("name,k", [(n, k) for n, k in CASES if REGISTRY[n].shape_only])
+def test_shape_only_inputs_are_read_for_shape_only(name, k):
+    """Replacing a shape-only input by a ShapeRef (no data at all) changes nothing."""
+    from common import ShapeRef
+    op, args, attrs = _example(name, k)
+    expected = np.asarray(op.impl(*args, **attrs))
+    refs = [ShapeRef(np.shape(a), np.asarray(a).dtype) if op.reads_shape_only(i) else a
+            for i, a in enumerate(args)]
+    assert any(isinstance(r, ShapeRef) for r in refs)
+    np.testing.assert_array_equal(np.asarray(op.impl(*refs, **attrs)), expected)
+
+
 # --- dtype promotion -----------------------------------------------------------------
 
 DTYPES = [np.float32, np.float64, np.int32, np.int64, np.bool_]

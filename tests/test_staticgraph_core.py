@@ -202,7 +202,8 @@ def test_name_scope_reentry_and_variable_names():
         a = tf.identity(w)
     with tf.name_scope(scope):                       # "layer/" re-enters exactly
         b = tf.identity(w)
-    assert w.op.name == "layer/w" and w.initializer.op.name == "layer/w/Assign"
+    assert w.op.name == "layer/w" and w.initializer.name == "layer/w/Assign"
+    assert w.op.type == "VarHandleOp" and w.initializer.type == "AssignVariableOp"
     assert a.op.name == "layer/Identity" and b.op.name == "layer/Identity_1"
     with tf.name_scope("layer"):
         assert tf.constant(0).op.name == "layer_1/Const"

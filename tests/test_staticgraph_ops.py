@@ -141,7 +141,8 @@ def test_networkx_export_has_ops_as_nodes_and_tensors_as_edges():
     x, w, loss, gw, step = small_model()
     g = tf.to_networkx(tf.get_default_graph())
     assert g.nodes["MatMul"]["type"] == "MatMul"
-    assert g.has_edge("x", "MatMul") and g.has_edge("w", "MatMul")
+    read = tf.get_default_graph().get_operation_by_name("MatMul").inputs[1].op.name  # w's read
+    assert g.has_edge("x", "MatMul") and g.has_edge("w", read) and g.has_edge(read, "MatMul")
     assert g.get_edge_data("x", "MatMul")[0]["tensor"] == "x:0"
     assert nx.is_directed_acyclic_graph(g)
     assert len(g) == len(tf.get_default_graph().get_operations())

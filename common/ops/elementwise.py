@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..examples import Example as E, pos
-from ..registry import Spec, defop
+from ..registry import Algebra, Spec, defop
 from ..shapes import broadcast_shapes, result_dtype, unbroadcast as ub
 
 BOOL = np.dtype(bool)
@@ -73,18 +73,22 @@ POSITIVE = (E((pos(()),)), E((pos((4,)),)), E((pos((2, 3)),)))
 # --- arithmetic ----------------------------------------------------------------
 
 defop("Add", np.add, binary, inputs=("a", "b"), fname="add", examples=BINARY,
+      algebra=Algebra(neutral=(-0.0, -0.0)),
       grads=(lambda F, g, a_shape: ub(F, g, a_shape),
              lambda F, g, b_shape: ub(F, g, b_shape)))
 
 defop("Sub", np.subtract, binary, inputs=("a", "b"), fname="sub", examples=BINARY,
+      algebra=Algebra(neutral=(None, 0.0)),
       grads=(lambda F, g, a_shape: ub(F, g, a_shape),
              lambda F, g, b_shape: ub(F, F.neg(g), b_shape)))
 
 defop("Mul", np.multiply, binary, inputs=("a", "b"), fname="mul", examples=BINARY,
+      algebra=Algebra(neutral=(1, 1)),
       grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, b), a_shape),
              lambda F, g, a, b_shape: ub(F, F.mul(g, a), b_shape)))
 
 defop("RealDiv", np.true_divide, true_divide, inputs=("a", "b"), fname="div",
+      algebra=Algebra(neutral=(None, 1)),
       torch_name="DivBackward0",
       examples=(E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4))))),
       grads=(lambda F, g, b, a_shape: ub(F, F.div(g, b), a_shape),
@@ -145,6 +149,7 @@ defop("ClipByValue", _clip, with_scalars("lo", "hi"), inputs=("x",), fname="clip
 # --- unary math -----------------------------------------------------------------
 
 defop("Neg", np.negative, same, inputs=("x",), fname="neg", examples=UNARY,
+      algebra=Algebra(involution=True),
       grads=(lambda F, g: F.neg(g),))
 defop("Exp", np.exp, floating, inputs=("x",), fname="exp", examples=UNARY,
       grads=(lambda F, g, out: F.mul(g, out),))

@@ -46,7 +46,7 @@ def _swap_last_axes_infer(x: Spec) -> Spec:
 
 
 defop("SwapLastAxes", lambda x: np.swapaxes(x, -1, -2), _swap_last_axes_infer, inputs=("x",),
-      fname="swap_last_axes", torch_name="TransposeBackward0",
+      fname="swap_last_axes", torch_name="TransposeBackward0", aliases=(0,),
       examples=(E(((2, 3),)), E(((4, 2, 3),))),
       grads=(lambda F, g: F.swap_last_axes(g),))
 

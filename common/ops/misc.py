@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..examples import Example as E
-from ..registry import Spec, defop
+from ..registry import Algebra, Spec, defop
 from .elementwise import UNARY, same
 
 
@@ -29,13 +29,18 @@ def _ones_like(x):
 
 
 defop("Cast", _cast, lambda x, dtype: Spec(x.shape, np.dtype(dtype)), inputs=("x",), fname="cast",
-      torch_name="ToCopyBackward0",
+      torch_name="ToCopyBackward0", aliases=(0,), dtype_attr="dtype",
+      algebra=Algebra(same_dtype_noop=True),
       examples=(E(((3,),), {"dtype": np.dtype(np.float32)}), E(((2, 2),), {"dtype": np.dtype(np.float64)})),
       grads=(lambda F, g, x_shape: F.cast(g, dtype=F.dtype(x_shape)),))
 defop("Identity", _identity, same, inputs=("x",), fname="identity", torch_name="AliasBackward0",
+      aliases=(0,), algebra=Algebra(passthrough=True),
       examples=UNARY, grads=(lambda F, g: g,))
-defop("StopGradient", _identity, same, inputs=("x",), fname="stop_gradient", examples=UNARY)
-defop("ZerosLike", _zeros_like, same, inputs=("x",), fname="zeros_like", examples=UNARY)
-defop("OnesLike", _ones_like, same, inputs=("x",), fname="ones_like", examples=UNARY)
+defop("StopGradient", _identity, same, inputs=("x",), fname="stop_gradient", examples=UNARY,
+      aliases=(0,), algebra=Algebra(passthrough=True))
+defop("ZerosLike", _zeros_like, same, inputs=("x",), fname="zeros_like", examples=UNARY,
+      shape_only=(0,), algebra=Algebra(fills=0.0))
+defop("OnesLike", _ones_like, same, inputs=("x",), fname="ones_like", examples=UNARY,
+      shape_only=(0,), algebra=Algebra(fills=1))
 defop("Fill", _fill, lambda shape, value, dtype: Spec(tuple(shape), np.dtype(dtype)), inputs=(),
-      fname="fill", examples=(E((), {"shape": (2, 3), "value": 1.5, "dtype": np.dtype(np.float32)}),))
+      fname="fill", dtype_attr="dtype", examples=(E((), {"shape": (2, 3), "value": 1.5, "dtype": np.dtype(np.float32)}),))

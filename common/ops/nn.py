@@ -48,7 +48,7 @@ def _one_hot_infer(labels: Spec, depth, dtype) -> Spec:
     return Spec(None if labels.shape is None else labels.shape + (depth,), np.dtype(dtype))
 
 
-defop("OneHot", _one_hot, _one_hot_infer, inputs=("labels",), fname="one_hot",
+defop("OneHot", _one_hot, _one_hot_infer, inputs=("labels",), fname="one_hot", dtype_attr="dtype",
       examples=(E((ints((4,), 3),), {"depth": 3, "dtype": np.dtype(np.float64)}),))
 
 

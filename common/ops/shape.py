@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..examples import Example as E, ints
 from ..indexing import ARRAY, Slice, decode_index, index_shape
-from ..registry import Spec, defop
+from ..registry import Algebra, Spec, defop
 from ..shapes import broadcast_shapes, fmt_shape, is_known, normalize_axes, sum_to_shape
 from .elementwise import same
 
@@ -43,13 +43,17 @@ def _reshape_like(x, ref):
 
 
 defop("SumLike", _sum_like, _like, inputs=("x", "ref"), fname="sum_like",
-      torch_name="SumToSizeBackward0", examples=(E(((2, 3), (3,))), E(((2, 3), (2, 1)))),
+      aliases=(0,), shape_only=(1,), algebra=Algebra(same_shape_noop=True),
+      torch_name="SumToSizeBackward0",
+      examples=(E(((2, 3), (3,))), E(((2, 3), (2, 1))), E(((2, 3), (2, 3)))),
       grads=(lambda F, g, x_shape: F.broadcast_like(g, x_shape), None))
 defop("BroadcastLike", _broadcast_like, _broadcast_like_infer, inputs=("x", "ref"),
+      shape_only=(1,), algebra=Algebra(replicate=True, same_shape_noop=True),
       fname="broadcast_like", torch_name="ExpandBackward0",
       examples=(E(((3,), (2, 3))), E(((2, 1), (2, 3)))),
       grads=(lambda F, g, x_shape: F.sum_like(g, x_shape), None))
 defop("ReshapeLike", _reshape_like, _like, inputs=("x", "ref"), fname="reshape_like",
+      aliases=(0,), shape_only=(1,), algebra=Algebra(reshape=True, replicate=True, same_shape_noop=True),
       torch_name="ViewBackward0", examples=(E(((2, 3), (3, 2))),),
       grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape), None))
 
@@ -80,6 +84,7 @@ def _reshape(x, shape):
 
 
 defop("Reshape", _reshape, _reshape_infer, inputs=("x",), fname="reshape",
+      aliases=(0,), algebra=Algebra(reshape=True, replicate=True, same_shape_noop=True),
       torch_name="ViewBackward0",
       examples=(E(((2, 3),), {"shape": (3, 2)}), E(((2, 3),), {"shape": (-1,)}),
                 E(((6,),), {"shape": (2, -1)})),
@@ -119,10 +124,12 @@ def _squeeze(x, axis=None):
 
 
 defop("ExpandDims", _expand_dims, _expand_dims_infer, inputs=("x",), fname="expand_dims",
+      aliases=(0,), algebra=Algebra(reshape=True, replicate=True, same_shape_noop=True),
       torch_name="UnsqueezeBackward0",
       examples=(E(((3,),), {"axis": 0}), E(((2, 3),), {"axis": -1}), E(((2, 3),), {"axis": (0, 2)})),
       grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape),))
 defop("Squeeze", _squeeze, _squeeze_infer, inputs=("x",), fname="squeeze",
+      aliases=(0,), algebra=Algebra(reshape=True, same_shape_noop=True),
       torch_name="SqueezeBackward0",
       examples=(E(((1, 3),), {"axis": 0}), E(((2, 1, 3, 1),),), E(((2, 1),), {"axis": -1})),
       grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape),))
@@ -142,6 +149,7 @@ def _broadcast_to(x, shape):
 
 
 defop("BroadcastTo", _broadcast_to, _broadcast_to_infer, inputs=("x",), fname="broadcast_to",
+      aliases=(0,), algebra=Algebra(replicate=True, same_shape_noop=True),
       torch_name="ExpandBackward0",
       examples=(E(((3,),), {"shape": (2, 3)}), E(((2, 1),), {"shape": (2, 4)})),
       grads=(lambda F, g, x_shape: F.sum_like(g, x_shape),))
@@ -169,6 +177,7 @@ def _transpose(x, perm=None):
 
 
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
+      aliases=(0,), algebra=Algebra(permutes=True),
       torch_name="PermuteBackward0",
       examples=(E(((2, 3),),), E(((2, 3, 4),), {"perm": (1, 2, 0)})),
       grads=(lambda F, g, perm: F.transpose(g, perm=_inverse(perm)),))
@@ -228,6 +237,7 @@ defop("ConcatV2", _concat, _concat_infer, inputs=("*xs",), fname="concat", torch
       examples=(E(((2, 3), (1, 3)), {"axis": 0}), E(((2, 3), (2, 2), (2, 1)), {"axis": -1})),
       grads=(lambda F, g, xs_shape, index, axis: F.split_part(g, *xs_shape, axis=axis, part=index),))
 defop("SplitPart", _split_part, _split_part_infer, inputs=("*xs",), fname="split_part",
+      aliases=(0,), shape_only="rest",
       torch_name="SplitBackward0",
       examples=(E(((5, 2), (2, 2), (3, 2)), {"axis": 0, "part": 1}),
                 E(((2, 5), (2, 4), (2, 1)), {"axis": -1, "part": 0})),
@@ -294,6 +304,7 @@ def _scatter_like_grad(F, g, xs, index, key):
 
 
 defop("GetItem", _getitem, _getitem_infer, inputs=("*xs",), fname="getitem",
+      aliases=(0,),
       torch_name="IndexBackward0",
       examples=(E(((4, 3),), {"key": (1,)}), E(((4, 3),), {"key": (Slice(1, None, 2), -1)}),
                 E(((4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
@@ -301,6 +312,7 @@ defop("GetItem", _getitem, _getitem_infer, inputs=("*xs",), fname="getitem",
                 E(((4, 3),), {"key": (None, Ellipsis, 0)})),
       grads=(_getitem_grad,))
 defop("ScatterLike", _scatter_like, _scatter_like_infer, inputs=("*xs",), fname="scatter_like",
+      shape_only=(1,),
       torch_name="IndexPutBackward0",
       examples=(E(((5, 3), (4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
                 E(((4,), (4, 3)), {"key": (FULL, 1)})),

@@ -21,7 +21,7 @@ from common.shapes import fmt_shape
 
 from ..errors import InvalidArgumentError, OpError
 from ..graph import Operation, Tensor
-from ..kinds import SessionState
+from ..kinds import SessionState, kind_of
 from .codegen import Generated, generate
 from .order import topological_order
 from .passes import PassConfig, PassReport, current, run_passes
@@ -31,10 +31,6 @@ from .prune import prune
 
 __all__ = ["compile_plan", "Executable", "Plan", "Step", "prune", "topological_order",
            "lower_plan", "generate", "PassConfig"]
-
-
-STATEFUL = frozenset({"VariableV2", "ReadVariableOp", "Assign", "AssignAdd", "AssignSub"})
-"""Kinds whose output is a variable's stored array (fetching them returns a copy)."""
 
 
 class Executable:
@@ -108,7 +104,7 @@ def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
     order = prog.ops
     for p in passes:
         order = p(order)
-    plan = lower_plan(order, list(feeds), prog.fetches, state)
+    plan = lower_plan(order, list(feeds), prog.fetches, state, config)
     ranks = [f.ndim if isinstance(f, Tensor) else None for f in fetches]
     copies = [_copied(f, r, fed) or _merged(k, f, r, fetches, prog.fetches)
               for k, (f, r) in enumerate(zip(fetches, prog.fetches))]
@@ -131,7 +127,26 @@ def _copied(fetch, resolved, fed: set) -> bool:
     fed array or a constant that a pass substituted for a computed fetch (as unoptimised)."""
     if not isinstance(fetch, Tensor) or fetch in fed:
         return False
-    if resolved.op.type in STATEFUL:
+    if holds_state(resolved):
         return True
     return resolved is not fetch and (resolved in fed or resolved.op.type == "Const")
+
+
+def holds_state(t: Tensor) -> bool:
+    """May ``t``'s value be a variable's stored array -- read directly (a kind that
+    ``returns_state``) or through ops that may return a view of their input (``aliases``)?"""
+    stack, seen = [t], set()
+    while stack:
+        t = stack.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        op = t.op
+        if op.op_def is None:
+            kind = kind_of(op)
+            if kind is not None and kind.returns_state:
+                return True
+            continue
+        stack.extend(x for i, x in enumerate(op.inputs) if op.op_def.may_alias(i))
+    return False
 

@@ -1,5 +1,16 @@
 """Stage 2: a deterministic topological order (Kahn's algorithm, ties by creation order).
 
+An op comes after everything it depends on:
+
+* its data inputs and its control inputs (``control_dependencies``);
+* **read/write hazards**: two ops touching the same variable, at least one of
+  them writing it, that no edge orders run in the order they were created --
+  the order of the program text.  (TF leaves such a pair unordered; a program
+  that needs an order states it with ``control_dependencies``, and then both
+  engines agree.)  Which variables an op reads and writes is declared on its
+  kind (:func:`..kinds.effects`); a ``while_loop`` or ``cond`` has the effects
+  of the ops in its bodies.
+
 Creation order is already topological for graphs built front to back, but
 passes may add nodes later; Kahn's algorithm stays correct and also reports a
 cycle instead of looping.  The heap keyed by creation index makes the order
@@ -10,22 +21,53 @@ from __future__ import annotations
 import heapq
 
 from ..graph import Operation
+from ..kinds import effects
 
-__all__ = ["topological_order"]
+__all__ = ["topological_order", "hazards"]
 
 
 def _deps(op: Operation, ops: set[Operation]) -> set[Operation]:
     return {t.op for t in op.inputs if t.op in ops} | {c for c in op.control_inputs if c in ops}
 
 
+def hazards(ops) -> dict[Operation, set[Operation]]:
+    """For each op with effects, the earlier-created ops it must follow (same variable, one
+    of the two a write): the last writer before it, and -- for a write -- every reader since."""
+    after: dict[Operation, set[Operation]] = {}
+    last_write: dict[str, Operation] = {}
+    readers: dict[str, list[Operation]] = {}
+    for op in sorted((op for op in ops if op.op_def is None), key=lambda o: o.index):
+        e = effects(op)
+        if not (e.reads or e.writes):
+            continue
+        deps = {last_write[v] for v in e.reads | e.writes if v in last_write}
+        for v in e.writes:
+            deps.update(readers.pop(v, ()))
+        deps.discard(op)
+        if deps:
+            after[op] = deps
+        for v in e.writes:
+            last_write[v] = op
+        for v in e.reads - e.writes:
+            readers.setdefault(v, []).append(op)
+    return after
+
+
+def _creation(op: Operation) -> tuple:
+    return op.index, op.name
+
+
 def topological_order(ops: set[Operation]) -> list[Operation]:
     """``ops`` sorted so every op comes after the ops it depends on (inside ``ops``)."""
-    waiting = {op: len(_deps(op, ops)) for op in ops}
+    extra = hazards(ops)
+    deps = {op: _deps(op, ops) | extra.get(op, set()) for op in ops}
+    waiting = {op: len(d) for op, d in deps.items()}
     users: dict[Operation, list[Operation]] = {op: [] for op in ops}
-    for op in ops:
-        for d in _deps(op, ops):
-            users[d].append(op)
-    ready = [(op.index, op) for op, n in waiting.items() if n == 0]
+    for op, d in deps.items():
+        for x in d:
+            users[x].append(op)
+    key = {op: (op.index, op.name, k) for k, op in enumerate(sorted(ops, key=_creation))}
+    ready = [(key[op], op) for op, n in waiting.items() if n == 0]
     heapq.heapify(ready)
     order = []
     while ready:
@@ -34,7 +76,7 @@ def topological_order(ops: set[Operation]) -> list[Operation]:
         for u in users[op]:
             waiting[u] -= 1
             if waiting[u] == 0:
-                heapq.heappush(ready, (u.index, u))
+                heapq.heappush(ready, (key[u], u))
     if len(order) != len(ops):
         stuck = sorted(op.name for op, n in waiting.items() if n > 0)
         raise ValueError(f"the graph has a cycle through: {stuck}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from ..graph import Operation, Tensor
-from ..kinds import Constant, SessionState, lower
+from ..kinds import Constant, LowerContext, SessionState, lower
 
 __all__ = ["Step", "Plan", "lower_plan"]
 
@@ -41,13 +41,18 @@ class Plan(NamedTuple):
 
 
 def lower_plan(order: list[Operation], feeds: list[Tensor],
-               fetches: list[Tensor | Operation], state: SessionState) -> Plan:
-    """Give every tensor a slot and every computing op a kernel, in ``order``."""
+               fetches: list[Tensor | Operation], state: SessionState, config) -> Plan:
+    """Give every tensor a slot and every computing op a kernel, in ``order``.
+
+    Each kernel is lowered with the Session's ``state`` and the plan's pass ``config``
+    (a loop lowers its body with the same), and knows which tensors the plan uses."""
+    used = frozenset([t for op in order for t in op.inputs] + [f for f in fetches if isinstance(f, Tensor)])
+    ctx = LowerContext(state, config, used)
     slot_of: dict[Tensor, int] = {t: i for i, t in enumerate(dict.fromkeys(feeds))}
     steps: list[Step] = []
     consts: dict[int, Any] = {}
     for op in order:
-        kernel = lower(op, state)
+        kernel = lower(op, ctx)
         outs = []
         for t in op.outputs:
             if t in slot_of:          # fed: the argument wins, the op's value is dropped

@@ -2,7 +2,9 @@
 
 Walks backwards from the fetched tensors and operations along data inputs and
 control inputs, stopping at fed tensors (any tensor may be fed, and a fed
-tensor's producer is then not needed).  Iterative, so deep graphs are fine.
+tensor's producer is then not needed -- also as a control input: its value is
+given, so nothing remains to wait for, as when a loop body's op depends on a
+loop variable with ``control_dependencies``).  Iterative, so deep graphs are fine.
 """
 from __future__ import annotations
 
@@ -24,5 +26,6 @@ def prune(fetches: Iterable[Tensor | Operation], fed: set[Tensor]) -> set[Operat
             continue
         needed.add(op)
         stack.extend(t.op for t in op.inputs if t not in fed and t.op not in needed)
-        stack.extend(c for c in op.control_inputs if c not in needed)
+        stack.extend(c for c in op.control_inputs
+                     if c not in needed and not (c.outputs and all(t in fed for t in c.outputs)))
     return needed

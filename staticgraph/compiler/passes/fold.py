@@ -27,25 +27,12 @@ from common.shapes import is_known
 from ...graph import Operation, Tensor
 from .program import Program, frozen, is_pure, new_op, static_value
 
-__all__ = ["fold", "SHAPE_ONLY"]
-
-SHAPE_ONLY: dict[str, frozenset[int] | None] = {
-    "OnesLike": frozenset({0}), "ZerosLike": frozenset({0}), "ReduceSize": frozenset({0}),
-    "BroadcastLike": frozenset({1}), "SumLike": frozenset({1}), "ReshapeLike": frozenset({1}),
-    "ScatterLike": frozenset({1}), "SplitPart": None,   # None: every input but the first
-}
-"""Inputs whose value the kernel never reads, only ``.shape``/``.dtype`` (by op type)."""
-
-def shape_only(op: Operation, i: int) -> bool:
-    if op.type not in SHAPE_ONLY:
-        return False
-    which = SHAPE_ONLY[op.type]
-    return i > 0 if which is None else i in which
+__all__ = ["fold"]
 
 
 def _known_input(op: Operation, i: int, t: Tensor, producers: dict):
     """The value to fold ``t`` with, or None when it is not known at compile time."""
-    if shape_only(op, i) and is_known(t._shape):
+    if op.op_def.reads_shape_only(i) and is_known(t._shape):
         return ShapeRef(tuple(t._shape), t.np_dtype)
     return static_value(producers.get(t))
 

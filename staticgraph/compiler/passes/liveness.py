@@ -35,15 +35,9 @@ import numpy as np
 
 from ...graph import Tensor
 from ..plan import Plan, Step
-from .fold import shape_only
 from .simplify import keeps_shape
 
-__all__ = ["Allocation", "allocate", "FRESH"]
-
-FRESH = frozenset({"Relu", "Sigmoid", "Select", "ClipByValue", "BroadcastLike", "ZerosLike",
-                   "OnesLike", "Fill", "Softmax", "LogSoftmax", "OneHot", "Sum", "Mean", "Max",
-                   "Min", "ConcatV2", "Pack", "ScatterLike", "SparseSoftmaxCrossEntropyWithLogits"})
-"""Registry ops (besides ufuncs) whose rank >= 1 result is always a newly allocated array."""
+__all__ = ["Allocation", "allocate"]
 
 
 class Allocation(NamedTuple):
@@ -62,10 +56,12 @@ def _elementwise_ufunc(step: Step) -> bool:
 
 
 def _new_value(step: Step) -> bool:
-    """Is the step's result a new object, never a view of an input (rank 0: a numpy scalar)?"""
+    """Is the step's result a new object, never a view of an input (rank 0: a numpy scalar)?
+
+    Read off the op's declaration: a registry op that declares no ``aliases`` returns a new,
+    writeable array (the registry tests check every op's examples against numpy)."""
     op = step.op
-    return op.op_def is not None and (op.type in FRESH or op.type in ("MatMul", "ReduceSize")
-                                      or _elementwise_ufunc(step))
+    return op.op_def is not None and not op.op_def.aliases
 
 
 def _owned(out: Tensor) -> bool:
@@ -118,7 +114,7 @@ def _inplace_input(step: Step, k: int, tensors: dict[int, Tensor], bufs: _Buffer
 def _last_data_use(plan: Plan) -> dict[int, int]:
     """Slot -> the last step reading its *contents* (shape-only reads do not count)."""
     return {s: k for k, step in enumerate(plan.steps) for i, s in enumerate(step.inputs)
-            if step.op.op_def is None or not shape_only(step.op, i)}
+            if step.op.op_def is None or not step.op.op_def.reads_shape_only(i)}
 
 
 def allocate(plan: Plan, liveness: bool = True, inplace: bool = True) -> Allocation:

@@ -21,11 +21,9 @@ from typing import Any, Iterable
 import numpy as np
 
 from ...graph import Operation, Tensor
+from ...kinds import kind_of
 
-__all__ = ["Program", "clone", "new_op", "PURE_STRUCTURAL"]
-
-PURE_STRUCTURAL = frozenset({"Const"})
-"""Non-registry kinds that passes may fold, merge or drop (registry ops are all pure)."""
+__all__ = ["Program", "clone", "new_op", "is_pure"]
 
 
 def clone(op: Operation, inputs: Iterable[Tensor] | None = None, attrs: dict | None = None,
@@ -51,8 +49,13 @@ def new_op(like: Operation, type_: str, inputs: tuple, attrs: dict, spec: tuple,
 
 
 def is_pure(op: Operation) -> bool:
-    """May a pass merge, fold or drop ``op``?  Registry ops and constants, without control deps."""
-    return (op.op_def is not None or op.type in PURE_STRUCTURAL) and not op.control_inputs
+    """May a pass merge, fold or drop ``op``?  Stateless registry ops and constants, without
+    control deps (a ``stateful`` op -- random draws, effects -- is never touched)."""
+    d = op.op_def
+    if d is None:
+        kind = kind_of(op)
+        return kind is not None and kind.pure and not op.control_inputs
+    return not d.stateful and not op.control_inputs
 
 
 class Program:

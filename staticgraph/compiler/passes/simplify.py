@@ -18,26 +18,23 @@ dropping the add would return ``x = -0.0`` where the unoptimised plan gives
 and so is subtracting ``+0.0``.  ``x * 1`` is exact for every IEEE value.
 Commutative operands are not reordered (two NaNs' payloads could swap).
 
-"Ones" are a Const of all ones, an ``OnesLike``, or a broadcast/reshape of
-either; "zeros" likewise with ``ZerosLike`` (whose zeros are ``+0.0``).
+Which rule applies to an op is read off its declaration (``OpDef.algebra``:
+its neutral elements, ``passthrough``, ``involution``, ``reshape``...), never
+from a list of op names here.  "Ones" are a Const of all ones, an op that
+``fills`` ones (``OnesLike``), or a broadcast/reshape of either; "zeros"
+likewise (``ZerosLike`` fills ``+0.0``).
 """
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 
+from common.registry import NO_ALGEBRA
 from common.shapes import is_known
 
 from ...graph import Operation, Tensor
 from .program import Program, is_pure, new_op, static_value
 
 __all__ = ["simplify", "keeps_shape"]
-
-_RESHAPES = frozenset({"Reshape", "ReshapeLike", "ExpandDims", "Squeeze"})
-_SPREADS = frozenset({"BroadcastLike", "BroadcastTo", "Reshape", "ReshapeLike", "ExpandDims"})
-_SAME_SHAPE_NOOPS = frozenset({"BroadcastLike", "SumLike", "ReshapeLike", "BroadcastTo",
-                               "Squeeze", "ExpandDims", "Reshape"})
 
 
 def keeps_shape(x: Tensor, other: Tensor) -> bool:
@@ -54,76 +51,54 @@ def keeps_shape(x: Tensor, other: Tensor) -> bool:
     return all(o == 1 or (o is not None and o == d) for o, d in zip(os_, xs[len(xs) - len(os_):]))
 
 
-def _filled(t: Tensor, producers: dict, like: str, test: Callable[[np.ndarray], bool]) -> bool:
-    """``t`` is all ``like``-values: a Const passing ``test``, a ``like`` op, or a broadcast of one."""
+def _algebra(op: Operation | None):
+    return op.op_def.algebra if op is not None and op.op_def is not None else NO_ALGEBRA
+
+
+def _all_equal(t: Tensor, producers: dict, value) -> bool:
+    """``t`` is all ``value``: a Const holding only it, an op that ``fills`` it, or a
+    broadcast/reshape of either.  A zero matches with its sign for floats (``-0.0 + x``
+    is exact, ``+0.0 + x`` is not when x is -0.0); integers have one zero."""
+    kind = t.np_dtype.kind
+    if kind not in "iuf":
+        return False   # bools: numpy refuses some of these ops on them; that error belongs to the run
     op = producers.get(t)
-    while op is not None and op.type in _SPREADS and op.op_def is not None:
+    while op is not None and (_algebra(op).replicate or _algebra(op).reshape):
         op = producers.get(op.inputs[0])
     if op is None:
         return False
-    value = static_value(op)
-    if value is not None:
-        return value.size > 0 and bool(test(np.asarray(value)))
-    return op.type == like
-
-
-def _ones(t, P) -> bool:
-    return _filled(t, P, "OnesLike", lambda v: np.all(v == 1))
-
-
-def _zeros(t, P, negative: bool) -> bool:
-    """All zeros whose sign makes ``x + zero`` (negative) or ``x - zero`` exact for t's dtype."""
-    if t.np_dtype.kind in "iub":
-        return _filled(t, P, "ZerosLike", lambda v: np.all(v == 0))
-    if t.np_dtype.kind != "f":
+    v = static_value(op)
+    if v is None:
+        v = _algebra(op).fills
+        if v is None:
+            return False
+    v = np.asarray(v)
+    if v.size == 0 or not np.all(v == value):
         return False
-    if negative:   # ZerosLike gives +0.0: never a negative zero
-        return _filled(t, P, "", lambda v: np.all((v == 0) & np.signbit(v)))
-    return _filled(t, P, "ZerosLike", lambda v: np.all((v == 0) & ~np.signbit(v)))
+    return kind != "f" or value != 0 or bool(np.all(np.signbit(v) == np.signbit(value)))
 
 
-def _neutral(op: Operation, x: Tensor, c: Tensor, ok: bool) -> Tensor | None:
-    """``x`` if ``c`` is the neutral element (``ok``) and changes neither x's shape nor dtype."""
+def _neutral(op: Operation, a: Tensor, b: Tensor, P: dict) -> Tensor | None:
+    """``x op e`` or ``e op x`` -> ``x`` when ``e`` is the op's identity element on that side
+    and changes neither x's shape nor its dtype."""
+    left, right = op.op_def.algebra.neutral
     out = op.outputs[0]
-    if ok and out.np_dtype == x.np_dtype and keeps_shape(x, c):
-        return x
+    for x, e, value in ((a, b, right), (b, a, left)):
+        if value is not None and out.np_dtype == x.np_dtype and keeps_shape(x, e) \
+                and _all_equal(e, P, value):
+            return x
     return None
 
 
-def _either(first: Tensor | None, second: Tensor | None) -> Tensor | None:
-    return first if first is not None else second
-
-
-def _mul(op, a, b, P):
-    return _either(_neutral(op, a, b, _ones(b, P)), _neutral(op, b, a, _ones(a, P)))
-
-
-def _add(op, a, b, P):
-    return _either(_neutral(op, a, b, _zeros(b, P, True)), _neutral(op, b, a, _zeros(a, P, True)))
-
-
-def _sub(op, a, b, P):
-    """(numpy refuses ``-`` on bools: that error belongs to the run, so bools are left alone)"""
-    return None if a.np_dtype.kind == "b" else _neutral(op, a, b, _zeros(b, P, False))
-
-
-def _div(op, a, b, P):
-    return _neutral(op, a, b, _ones(b, P))
-
-
-def _pass_through(op, x, P):
-    return x
-
-
-def _neg(op, x, P):
-    """-(-x) is x bit for bit (ints wrap both ways); numpy refuses Neg on bools: left alone."""
+def _involution(op, x, P):
+    """f(f(x)) is x bit for bit (ints wrap both ways); bools are left alone (numpy refuses Neg)."""
     inner = P.get(x)
-    if inner is None or inner.type != "Neg" or x.np_dtype.kind == "b":
+    if inner is None or inner.type != op.type or x.np_dtype.kind == "b":
         return None
     return inner.inputs[0]
 
 
-def _cast(op, x, P):
+def _same_dtype(op, x, P):
     return x if x.np_dtype == op.outputs[0].np_dtype else None
 
 
@@ -132,12 +107,13 @@ def _perm(p, rank: int) -> tuple[int, ...]:
 
 
 def _transpose(op, x, P):
+    """Two permutations compose into one; the identity permutation disappears."""
     rank = x.ndim
     if rank is None:
         return None
     p = _perm(op.attrs.get("perm"), rank)
     inner = P.get(x)
-    if inner is not None and inner.type == "Transpose" and is_pure(inner):
+    if inner is not None and inner.type == op.type and is_pure(inner):
         q = _perm(inner.attrs.get("perm"), rank)
         x, p = inner.inputs[0], tuple(q[i] for i in p)
     if p == tuple(range(rank)):
@@ -145,7 +121,7 @@ def _transpose(op, x, P):
     if x is op.inputs[0]:
         return None
     out = op.outputs[0]
-    return new_op(op, "Transpose", (x,), {"perm": p}, (out._shape, out.np_dtype), "merged")
+    return new_op(op, op.type, (x,), {"perm": p}, (out._shape, out.np_dtype), "merged")
 
 
 def _same_shape(op, x, P):
@@ -157,28 +133,36 @@ def _same_shape(op, x, P):
 
 
 def _reshape(op, x, P):
+    """A reshape of a reshape is one reshape of the original (the outer op's target shape)."""
     done = _same_shape(op, x, P)
-    if done is not None:
+    if done is not None or "shape" not in op.attrs:
         return done
     inner = P.get(x)
-    if inner is None or inner.type not in _RESHAPES or not is_pure(inner):
+    if inner is None or not _algebra(inner).reshape or not is_pure(inner):
         return None
     out = op.outputs[0]
-    return new_op(op, "Reshape", (inner.inputs[0],), dict(op.attrs), (out._shape, out.np_dtype),
+    return new_op(op, op.type, (inner.inputs[0],), dict(op.attrs), (out._shape, out.np_dtype),
                   "merged")
 
 
-_BINARY = {"Mul": _mul, "Add": _add, "Sub": _sub, "RealDiv": _div}
-_UNARY = {"Identity": _pass_through, "StopGradient": _pass_through, "Neg": _neg, "Cast": _cast,
-          "Transpose": _transpose, "Reshape": _reshape,
-          **{t: _same_shape for t in _SAME_SHAPE_NOOPS - {"Reshape"}}}
-
-
 def _rewrite(op: Operation, P: dict) -> Tensor | Operation | None:
-    if op.type in _BINARY:
-        return _BINARY[op.type](op, *op.inputs, P)
-    if op.type in _UNARY:
-        return _UNARY[op.type](op, op.inputs[0], P)
+    """The rule the op's declared algebra allows (the first that applies)."""
+    alg = op.op_def.algebra
+    if alg.neutral != (None, None):
+        return _neutral(op, *op.inputs, P)
+    x = op.inputs[0] if op.inputs else None
+    if alg.passthrough:
+        return x
+    if alg.involution:
+        return _involution(op, x, P)
+    if alg.same_dtype_noop:
+        return _same_dtype(op, x, P)
+    if alg.permutes:
+        return _transpose(op, x, P)
+    if alg.reshape and alg.replicate:     # a true reshape: the target shape is an attribute
+        return _reshape(op, x, P)
+    if alg.same_shape_noop:
+        return _same_shape(op, x, P)
     return None
 
 
