@@ -69,7 +69,7 @@ defop("TakeAlongAxis", _take, _take_infer, inputs=("x", "indices"), fname="take_
       grads=(lambda F, g, indices, x_shape, axis:
              F.scatter_add_along_axis(g, x_shape, indices, axis=axis), None))
 defop("ScatterAddAlongAxis", _scatter_add, _scatter_add_infer, inputs=("src", "ref", "indices"),
-      fname="scatter_add_along_axis", torch_name="ScatterAddBackward0",
+      fname="scatter_add_along_axis", torch_name="ScatterAddBackward0", shape_only=(1,),
       examples=(E(((3, 2), (3, 4), ints((3, 2), 4)), {"axis": 1}),
                 E(((5, 4), (3, 4), ints((5, 4), 3)), {"axis": 0})),
       grads=(lambda F, g, indices, axis: F.take_along_axis(g, indices, axis=axis), None, None))

@@ -147,10 +147,10 @@ def _einsum_grad(F, g, xs, xs_shape, index, equation):
 
 
 defop("Einsum", _einsum, _einsum_infer, inputs=("*xs",), fname="einsum",
-      torch_name="EinsumBackward0",
+      torch_name="EinsumBackward0", aliases=(0,),  # a pure permutation ("ij->ji") is a view
       examples=(E(((2, 3), (3, 4)), {"equation": "ij,jk->ik"}),
                 E(((5, 2, 3), (5, 3, 4)), {"equation": "bij,bjk->bik"}),
-                E(((2, 3),), {"equation": "ij->j"}),
+                E(((2, 3),), {"equation": "ij->j"}), E(((2, 3),), {"equation": "ij->ji"}),
                 E(((3,), (4,)), {"equation": "i,j->ij"}),
                 E(((2, 3), (2, 3), (3,)), {"equation": "ij,ij,j->i"})),
       grads=(_einsum_grad,))
