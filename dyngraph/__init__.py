@@ -15,8 +15,8 @@ records a node of a graph that lives for this one forward pass, and
 # Import order matters: tensor first (engine and functions need the class).
 from .tensor import Size, Tensor  # noqa: I001
 from . import autograd, functions, jit, nn, optim, utils  # noqa: F401
-from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64, half,  # noqa: A004
-                     int, int8, int16, int32, int64, long, short, uint8)
+from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
+                     get_default_dtype, half, int, int8, int16, int32, int64, long, short, uint8)
 from .errors import SizeMismatchError
 from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
@@ -39,7 +39,7 @@ from .serialization import load, save
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "jit", "nn", "optim", "utils", "no_grad", "enable_grad", "inference_mode", "is_inference_mode_enabled",
             "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
-            "SizeMismatchError", "save", "load", "bool", "double", "float", "float16", "float32", "float64",
+            "SizeMismatchError", "save", "load", "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
            + ["device", "cuda"] + _creation_all + _functions_all + _pointwise_all + _random_all
            + _reductions_all + _selection_all)

@@ -102,6 +102,31 @@ def numel(input: Tensor) -> int:
     return input._data.size
 
 
+# --- Tensor.new_*: same dtype as the tensor unless told otherwise --------------------------------
+
+
+def new_tensor(self: Tensor, data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return tensor(data, dtype or self.dtype, device, requires_grad)
+
+
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_full(self: Tensor, size, fill_value, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                requires_grad=requires_grad)
+
+
+new_empty = new_zeros
+METHODS = ["new_tensor", "new_zeros", "new_ones", "new_full", "new_empty"]
+
+
 def _shape(size) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]

@@ -378,9 +378,9 @@ def type_as(input, other):
     return to(input, other._data.dtype)
 
 
-def clone(input):
+def clone(input, *, memory_format=None):
     out = apply(_R["Identity"], (input,), cls=_names("CloneBackward0"))
-    out._data, out._vc = out._data.copy(), [0]  # its own memory, so its own version counter
+    out._data, out._vc = np.ascontiguousarray(out._data).copy(), [0]  # its own memory, so its own version counter
     return out
 
 

@@ -12,6 +12,8 @@ PyTorch's).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from common import REGISTRY
 
 from .engine import apply
@@ -118,3 +120,42 @@ def _operators() -> dict:
 
 
 OPERATORS = _operators()
+
+
+# --- logarithms in other bases, finiteness tests ------------------------------------------------
+
+def log2(input):
+    return apply(_R["RealDiv"], (apply(_R["Log"], (input,)), 0.6931471805599453),
+                 cls=_names("Log2Backward0"))
+
+
+def log10(input):
+    return apply(_R["RealDiv"], (apply(_R["Log"], (input,)), 2.302585092994046),
+                 cls=_names("Log10Backward0"))
+
+
+def exp2(input):
+    return apply(_R["Pow"], (2.0, _t(input)), cls=_names("Exp2Backward0"))
+
+
+def _test(fn, name: str):
+    def f(input):
+        return make(fn(input._data))
+    f.__name__, f.__doc__ = name, f"Elementwise ``{name}`` (a bool tensor; no gradient)."
+    return f
+
+
+isnan, isinf, isfinite = (_test(np.isnan, "isnan"), _test(np.isinf, "isinf"),
+                          _test(np.isfinite, "isfinite"))
+
+
+def clamp_min(input, min):
+    return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": None})
+
+
+def clamp_max(input, max):
+    return apply(_R["ClipByValue"], (input,), {"lo": None, "hi": max})
+
+
+__all__ += ["log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max"]
+METHODS += ["log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max"]

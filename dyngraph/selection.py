@@ -347,3 +347,82 @@ def bmm(input, mat2):
 METHODS = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
            "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat", "tile",
            "narrow", "roll", "flip", "movedim", "swapaxes", "bmm", "index_put"]
+
+
+# --- triangles and diagonals; vector products ------------------------------------------------
+
+
+def _triangle(input, diagonal: int, lower: bool, name: str):
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    rows, cols = input._data.shape[-2:]
+    keep = np.tri(rows, cols, diagonal, dtype=bool)
+    keep = keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    zero = make(np.zeros((), input._data.dtype))
+    return apply(_R["Select"], (make(keep), input, zero), cls=_names(name.capitalize() + "Backward0"))
+
+
+def tril(input, diagonal: int = 0):
+    """The lower triangle (on and below ``diagonal``); the rest zero."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input, diagonal: int = 0):
+    """The upper triangle (on and above ``diagonal``); the rest zero."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    if (offset, dim1 % input.dim(), dim2 % input.dim()) != (0, 0, 1) or input.dim() != 2:
+        raise RuntimeError("diagonal: only the main diagonal of a matrix is supported")
+    return diag(input)
+
+
+def diag(input, diagonal: int = 0):
+    """A vector's diagonal matrix, or a matrix's main diagonal."""
+    if diagonal != 0:
+        raise RuntimeError("diag: only diagonal=0 is supported")
+    if input.dim() == 1:
+        eye = make(np.eye(input._data.shape[0], dtype=input._data.dtype))
+        return apply(_R["Mul"], (eye, input), cls=_names("DiagEmbedBackward0"))
+    if input.dim() == 2:
+        n = builtins.min(input._data.shape)
+        idx = make(np.arange(n))
+        return apply(_R["GetItem"], (input, idx, idx), {"key": (ARRAY, ARRAY)},
+                     cls=_names("DiagonalBackward0"))
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.dim()}D")
+
+
+def trace(input):
+    if input.dim() != 2:
+        raise RuntimeError("trace: expected a matrix")
+    return apply(_R["Sum"], (diag(input),), {"axis": None, "keepdims": False},
+                 cls=_names("TraceBackward0"))
+
+
+def dot(input, other):
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+    from .functions import matmul
+    return matmul(input, other)
+
+
+def outer(input, vec2):
+    return apply(_R["Mul"], (apply(_R["ExpandDims"], (input,), {"axis": -1}), vec2))
+
+
+ger = outer
+
+
+def mv(input, vec):
+    from .functions import matmul
+    return matmul(input, vec)
+
+
+def expand_as(input, other):
+    from .functions import expand
+    return expand(input, other._data.shape)
+
+
+__all__ += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv"]
+METHODS += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv", "expand_as"]

@@ -106,6 +106,13 @@ class Tensor:
     def cpu(self) -> "Tensor":
         return self
 
+    def contiguous(self, memory_format=None) -> "Tensor":
+        """Itself when its memory is in row-major order already, else a row-major copy."""
+        return self if self._data.flags.c_contiguous else _F.clone(self)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
     def cuda(self, *args, **kwargs) -> "Tensor":
         raise AssertionError(NO_CUDA)
 
@@ -455,7 +462,9 @@ from . import pointwise as _pw, random as _rnd, reductions as _red, selection as
 
 for _name in _F.METHODS:
     setattr(Tensor, _name, getattr(_F, _name))
-for _module in (_pw, _red, _sel, _rnd):
+from . import creation as _cr  # noqa: E402
+
+for _module in (_pw, _red, _sel, _rnd, _cr):
     for _name in _module.METHODS:
         setattr(Tensor, _name, getattr(_module, _name))
 for _name, _fn in _pw.OPERATORS.items():
