@@ -135,7 +135,10 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
     check_device(device)
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
-            raise TypeError("randint() missing 1 required positional arguments: \"size\"")
+            raise TypeError(f"randint() received an invalid combination of arguments - got "
+                            f"({', '.join(type(a).__name__ for a in (low, high) if a is not None)})"
+                            f", but expected one of:\n * (int high, tuple of ints size)\n"
+                            f" * (int low, int high, tuple of ints size)")
         low, high, size = 0, low, high
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "

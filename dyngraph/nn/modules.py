@@ -25,6 +25,11 @@ from . import init
 __all__ = ["Parameter", "Module", "Linear", "Identity", "Flatten", "Unflatten"]
 
 
+def _typename(value) -> str:
+    """``torch.typename``: ``torch.FloatTensor`` for tensors, the class name otherwise."""
+    return f"torch.{value.dtype.legacy}" if isinstance(value, Tensor) else type(value).__name__
+
+
 class Parameter(Tensor):
     """A leaf tensor a Module registers as one of its parameters (requires grad by default)."""
 
@@ -76,12 +81,12 @@ class Module:
             (d["_parameters"] if isinstance(value, Parameter) else d["_modules"])[name] = value
         elif name in d.get("_parameters", ()):
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
                                 f"(torch.nn.Parameter or None expected)")
             d["_parameters"][name] = None
         elif name in d.get("_modules", ()):
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 f"(torch.nn.Module or None expected)")
             d["_modules"][name] = None
         elif name in d.get("_buffers", ()):

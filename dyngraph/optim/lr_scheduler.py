@@ -29,8 +29,12 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] "
-                                   f"when resuming an optimizer")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
+                        f"scheduler with last_epoch >= 0.\nThis typically happens when:\n1. "
+                        f"You're trying to resume training from a checkpoint but haven't properly "
+                        f"loaded the optimizer state\n2. You're using last_epoch >= 0 for a fresh "
+                        f"training run (not recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._step_count = 0

@@ -20,7 +20,20 @@ from ...functions import stack
 from ...tensor import Tensor, make
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
-__all__ = ["DataLoader", "default_collate"]
+__all__ = ["DataLoader", "default_collate", "default_convert"]
+
+
+def default_convert(data):
+    """One sample as ``batch_size=None`` hands it over: arrays become tensors, sequences lists."""
+    if isinstance(data, np.ndarray):
+        return make(data)
+    if isinstance(data, collections.abc.Mapping):
+        return {key: default_convert(v) for key, v in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        return [default_convert(d) for d in data]
+    return data
 
 
 def default_collate(batch: list):
@@ -89,7 +102,7 @@ class DataLoader:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.batch_sampler = batch_sampler
         self.collate_fn = collate_fn or (default_collate if batch_sampler is not None
-                                         else (lambda x: x))
+                                         else default_convert)
 
     def __iter__(self):
         if self.batch_sampler is None:  # batch_size=None: samples one by one, uncollated
