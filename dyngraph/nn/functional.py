@@ -26,6 +26,7 @@ from ..tensor import make
 
 __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "elu", "softplus", "silu", "hardtanh", "linear", "one_hot", "normalize",
+           "cosine_similarity",
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div"]
 
@@ -126,6 +127,17 @@ def one_hot(tensor, num_classes: int = -1):
         raise RuntimeError("Class values must be smaller than num_classes."
                            if tensor._data.min() >= 0 else "Class values must be non-negative.")
     return apply(_R["OneHot"], (tensor,), {"depth": n, "dtype": np.dtype(np.int64)})
+
+
+def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
+    """``sum(x1/max(|x1|, eps) * x2/max(|x2|, eps))`` along ``dim`` (PyTorch 2's formula).
+
+    The clamp is applied to the squared norm (``eps**2``) before the square
+    root: the same value, and a finite gradient at a zero vector.
+    """
+    def unit(x):
+        return _f.div(x, _f.sqrt(_f.clamp(_f.sum(_f.mul(x, x), dim, True), min=eps * eps)))
+    return _f.sum(_f.mul(unit(x1), unit(x2)), dim)
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):

@@ -1,0 +1,25 @@
+"""A PyTorch program (only ``import torch``); its output under PyTorch 2 is in schedules_and_misc.expected."""
+import torch
+import torch.nn.functional as F
+
+torch.backends.cudnn.deterministic = True
+torch.backends.cudnn.benchmark = False
+torch.use_deterministic_algorithms(True)
+print(torch.are_deterministic_algorithms_enabled())
+p = torch.nn.Parameter(torch.ones(2))
+opt = torch.optim.SGD([{"params": [p]}, {"params": [torch.nn.Parameter(torch.ones(1))], "lr": 0.5}], lr=1.0)
+plateau = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=1, cooldown=1, min_lr=[0.1, 0.2])
+for metric in [1.0, 0.9, 0.95, 0.97, 0.99, 0.98, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]:
+    plateau.step(metric)
+    print(metric, plateau.get_last_lr(), plateau.num_bad_epochs, plateau.best)
+mx = torch.optim.lr_scheduler.ReduceLROnPlateau(opt, mode="max", threshold=0.1, threshold_mode="abs", patience=0)
+for metric in [1.0, 1.05, 1.2]:
+    mx.step(metric)
+    print(mx.get_last_lr())
+a = torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]], requires_grad=True)
+b = torch.tensor([[1.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+c = F.cosine_similarity(a, b)
+print(c)
+c.sum().backward()
+print(a.grad)
+print(F.normalize(torch.tensor([[3.0, 4.0]])), F.cosine_similarity(torch.ones(3), torch.ones(3), dim=0))
