@@ -22,7 +22,7 @@ from common import REGISTRY
 from common.indexing import Slice
 
 from .engine import apply
-from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, max, mean, mul, sub,
+from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, eq, max, mean, mul, sub,
                         sum, to)
 from .tensor import Tensor
 
@@ -85,9 +85,15 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
     return sum(mul(d, d), axis, keepdim) / builtins.max(n - _correction(unbiased, correction), 0)
 
 
+def _root(s, name: str):
+    """``sqrt(s)`` whose gradient is 0 (not NaN) where ``s == 0``, as PyTorch's norm and std."""
+    zero = eq(s, 0)
+    root = apply(_R["Sqrt"], (apply(_R["Select"], (zero, 1.0, s)),))
+    return apply(_R["Select"], (zero, 0.0, root), cls=_names(name))
+
+
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-    return apply(_R["Sqrt"], (var(input, dim, unbiased, keepdim, correction=correction),),
-                 cls=_names("StdBackward0"))
+    return _root(var(input, dim, unbiased, keepdim, correction=correction), "StdBackward0")
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -105,8 +111,7 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     x = input if dtype is None else to(input, dtype)
     axis = _axis(dim)
     if p in ("fro", 2, 2.0):
-        return apply(_R["Sqrt"], (sum(mul(x, x), axis, keepdim),),
-                     cls=_names("LinalgVectorNormBackward0"))
+        return _root(sum(mul(x, x), axis, keepdim), "LinalgVectorNormBackward0")
     if p in (math.inf, "inf"):
         return max(abs(x)) if axis is None else amax(abs(x), axis, keepdim)
     if p == 1:

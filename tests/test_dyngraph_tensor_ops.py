@@ -233,3 +233,10 @@ def test_creation_defaults():
     assert torch.zeros_like(torch.ones(2), dtype=torch.int64).dtype == torch.int64
     assert torch.from_numpy(np.zeros(2, np.float64)).dtype == torch.float64
     assert torch.numel(torch.zeros(2, 3)) == 6
+
+
+def test_norm_and_std_of_zeros_have_zero_gradients_as_pytorch():
+    for fn in (lambda t: t.norm(), lambda t: t.std(), lambda t: t.norm(dim=1).sum()):
+        x = torch.zeros(2, 3, requires_grad=True)
+        fn(x).backward()
+        assert x.grad.tolist() == [[0.0] * 3] * 2
