@@ -22,6 +22,7 @@ from .. import functions as _f
 from .. import pointwise as _pw
 from ..engine import apply
 from ..functions import OPS, _names, _t, where
+from ..node import Node, node_class
 from ..tensor import make
 
 __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
@@ -148,6 +149,19 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
 
 # --- losses -------------------------------------------------------------------------------------
 
+
+def _named(loss, name: str):
+    """Name the loss's last node as PyTorch names the whole loss (``MseLossBackward0``...).
+
+    A loss here is several registry ops; its last node computes the last step
+    and is renamed in place (node classes differ only by name).
+    """
+    fn = loss.grad_fn
+    if isinstance(fn, Node):
+        fn.__class__ = node_class(name)
+    return loss
+
+
 _REDUCTIONS = ("none", "mean", "sum")
 
 
@@ -216,9 +230,10 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
     wt = make((w[safe._data] * keep).astype(logp._data.dtype))
     losses = _f.mul(picked, wt)
     if reduction == "none":
-        return _f.reshape(losses, target.shape)
+        return _named(_f.reshape(losses, target.shape), "NllLossBackward0")
     total = _f.sum(losses)
-    return _f.div(total, float(wt._data.sum())) if reduction == "mean" else total
+    return _named(_f.div(total, float(wt._data.sum())) if reduction == "mean" else total,
+                  "NllLossBackward0")
 
 
 def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
@@ -233,8 +248,9 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
             bad = target._data[(target._data < 0) | (target._data >= input.shape[1])][0]
             raise IndexError(f"Target {bad} is out of bounds.")
         if reduction == "mean":  # the fused op: one softmax, a short gradient (the common case)
-            return composites.cross_entropy(OPS, input, target)
-        return _reduce(OPS.sparse_softmax_cross_entropy(input, target), reduction)
+            return _named(composites.cross_entropy(OPS, input, target), "NllLossBackward0")
+        return _named(_reduce(OPS.sparse_softmax_cross_entropy(input, target), reduction),
+                      "NllLossBackward0")
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     logp = log_softmax(input, 1 if input.dim() > 1 else 0)
@@ -296,9 +312,9 @@ def mse_loss(input, target, reduction: str = "mean"):
     _check_reduction(reduction)
     _size_warning(input, target)
     if reduction == "mean" and target.shape == input.shape:
-        return composites.mse_loss(OPS, input, target)
+        return _named(composites.mse_loss(OPS, input, target), "MseLossBackward0")
     d = _f.sub(input, target)
-    return _reduce(_f.mul(d, d), reduction)
+    return _named(_reduce(_f.mul(d, d), reduction), "MseLossBackward0")
 
 
 def l1_loss(input, target, reduction: str = "mean"):
@@ -324,7 +340,7 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     loss = _f.neg(_f.add(_f.mul(target, log_p), _f.mul(_f.rsub(target, 1.0), log_q)))
     if weight is not None:
         loss = _f.mul(loss, weight)
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
@@ -338,7 +354,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     loss = _f.add(pos_term, _f.mul(_f.rsub(target, 1.0), neg))
     if weight is not None:
         loss = _f.mul(loss, weight)
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
@@ -349,7 +365,7 @@ def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     if beta == 0:
         return _reduce(d, reduction)
     loss = where(_f.lt(d, beta), _f.div(_f.mul(_f.mul(d, d), 0.5), beta), _f.sub(d, 0.5 * beta))
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "SmoothL1LossBackward0")
 
 
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
@@ -358,7 +374,7 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     _size_warning(input, target)
     d = _f.abs(_f.sub(input, target))
     loss = where(_f.le(d, delta), _f.mul(_f.mul(d, d), 0.5), _f.mul(_f.sub(d, 0.5 * delta), delta))
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "HuberLossBackward0")
 
 
 def kl_div(input, target, reduction: str = "mean", log_target: bool = False):

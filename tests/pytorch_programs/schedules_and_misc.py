@@ -23,3 +23,13 @@ print(c)
 c.sum().backward()
 print(a.grad)
 print(F.normalize(torch.tensor([[3.0, 4.0]])), F.cosine_similarity(torch.ones(3), torch.ones(3), dim=0))
+x = torch.randn(3, 4, requires_grad=True)
+t = torch.tensor([0, 1, 2])
+y = torch.rand(3, 4)
+for r in ['mean', 'sum', 'none']:
+    print(r, [f.grad_fn.name() for f in [
+        F.cross_entropy(x, t, reduction=r), F.cross_entropy(x, t, weight=torch.ones(4), reduction=r),
+        F.nll_loss(x, t, reduction=r), F.mse_loss(x, y, reduction=r),
+        F.binary_cross_entropy(x.sigmoid(), y, reduction=r),
+        F.binary_cross_entropy_with_logits(x, y, reduction=r), F.smooth_l1_loss(x, y, reduction=r),
+        F.huber_loss(x, y, reduction=r)]])
