@@ -167,12 +167,14 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool
     return _leaf(np.arange(start, end, step, dtype=_dtype(dtype, default)), requires_grad)
 
 
-def linspace(start, end, steps: int, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def linspace(start, end, steps: int, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
     check_device(device)
     return _leaf(np.linspace(start, end, steps, dtype=_dtype(dtype)), requires_grad)
 
 
-def eye(n: int, m: int | None = None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, dtype=None, device=None,
+        requires_grad: bool = False) -> Tensor:
     check_device(device)
     return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
 

@@ -66,4 +66,4 @@ def _no_cuda(*_, **__):
 cuda = SimpleNamespace(is_available=lambda: False, device_count=lambda: 0,
                        manual_seed=lambda seed: None, manual_seed_all=lambda seed: None,
                        current_device=_no_cuda, synchronize=_no_cuda)
-"""``torch.cuda``: no GPU here (``is_available()`` is False; seeding it is a no-op, as in PyTorch)."""
+"""``torch.cuda``: no GPU here (``is_available()`` is False; seeding it is a no-op, as PyTorch's)."""

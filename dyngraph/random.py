@@ -32,7 +32,7 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 
 
 class Generator:
-    """An independent random stream (``torch.Generator()``), seeded from the OS until told otherwise.
+    """An independent random stream (``torch.Generator()``), seeded from the OS until told so.
 
     >>> g = Generator().manual_seed(42)
     >>> g.initial_seed()
@@ -151,8 +151,8 @@ def randperm(n: int, *, generator=None, dtype=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """A random permutation of ``0..n-1`` (int64)."""
     check_device(device)
-    return _leaf(numpy_generator(generator).permutation(n).astype(_dtype(dtype, np.dtype(np.int64))),
-                 requires_grad)
+    order = numpy_generator(generator).permutation(n)
+    return _leaf(order.astype(_dtype(dtype, np.dtype(np.int64))), requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
@@ -190,7 +190,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if np.any(w < 0) or not np.all(np.isfinite(w)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if not replacement and num_samples > w.shape[-1]:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
     rng = numpy_generator(generator)
     rows = []
     for row in np.atleast_2d(w):

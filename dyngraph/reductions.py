@@ -22,8 +22,8 @@ from common import REGISTRY
 from common.indexing import Slice
 
 from .engine import apply
-from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, eq, max, mean, mul, sub,
-                        sum, to)
+from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, eq, max, mean,
+                        mul, sub, sum, to)
 from .tensor import Tensor
 
 __all__ = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
@@ -147,7 +147,8 @@ def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False
 def _indices(input: Tensor, dim: int, descending: bool, k: int | None) -> Tensor:
     idx = argsort(input, dim, descending)
     if k is not None:
-        key = (Slice(None, None, None),) * (dim % builtins.max(input.dim(), 1)) + (Slice(0, k, None),)
+        lead = (Slice(None, None, None),) * (dim % builtins.max(input.dim(), 1))
+        key = lead + (Slice(0, k, None),)
         idx = apply(_R["GetItem"], (idx,), {"key": key})
     from .tensor import make
     return make(idx._data.astype(np.int64))

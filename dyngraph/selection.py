@@ -108,9 +108,14 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
     placed = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
                    {"axis": d})
     if hits.max(initial=0) > 1:  # the same place written twice: keep one value, not the sum
-        placed = apply(_R["RealDiv"], (placed, make(np.maximum(hits, 1).astype(placed._data.dtype))))
+        placed = _one_value_per_place(placed, hits)
     name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
     return apply(_R["Select"], (make(hits > 0), placed, input), cls=_names(name))
+
+
+def _one_value_per_place(placed: Tensor, hits: np.ndarray) -> Tensor:
+    """Where several values were added at one place, their mean (equal values: that value)."""
+    return apply(_R["RealDiv"], (placed, make(np.maximum(hits, 1).astype(placed._data.dtype))))
 
 
 def index_select(input, dim: int, index):
@@ -177,7 +182,7 @@ def index_put(input, key, value, accumulate: bool = False):
     hits = np.zeros(input._data.shape, dtype=np.int64)
     np.add.at(hits, decode_index(spec, arrays), 1)
     if hits.max(initial=0) > 1:
-        placed = apply(_R["RealDiv"], (placed, make(np.maximum(hits, 1).astype(placed._data.dtype))))
+        placed = _one_value_per_place(placed, hits)
     return apply(_R["Select"], (make(hits > 0), placed, input), cls=_names("CopySlices"))
 
 
@@ -283,7 +288,7 @@ def tile(input, dims):
 
 
 def roll(input, shifts, dims=None):
-    """Elements shifted along ``dims`` (wrapping around); with no dims, over the flattened tensor."""
+    """Elements shifted along ``dims`` (wrapping around); with no dims, over the flat tensor."""
     if dims is None:
         flat = roll(input if input.dim() == 1 else reshape(input, -1), shifts, 0)
         return flat if input.dim() == 1 else apply(_R["Reshape"], (flat,), {
@@ -359,7 +364,8 @@ def _triangle(input, diagonal: int, lower: bool, name: str):
     keep = np.tri(rows, cols, diagonal, dtype=bool)
     keep = keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
     zero = make(np.zeros((), input._data.dtype))
-    return apply(_R["Select"], (make(keep), input, zero), cls=_names(name.capitalize() + "Backward0"))
+    return apply(_R["Select"], (make(keep), input, zero),
+                 cls=_names(name.capitalize() + "Backward0"))
 
 
 def tril(input, diagonal: int = 0):
@@ -402,7 +408,8 @@ def trace(input):
 
 def dot(input, other):
     if input.dim() != 1 or other.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D tensors")
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
+                           f"tensors")
     from .functions import matmul
     return matmul(input, other)
 

@@ -1,4 +1,4 @@
-"""More of ``tf`` / ``tf.math``: trig, rounding, floor division and remainders, scans, sorting, einsum.
+"""More of ``tf`` / ``tf.math``: trig, rounding, floor division, remainders, scans, sorting, einsum.
 
 Thin front ends over registry ops, named as TF names their nodes (``Sin``,
 ``floordiv``, ``FloorMod``, ``Cumsum``, ``Prod``...).  Integer reductions and

@@ -51,7 +51,7 @@ def _take_infer(x: Spec, indices: Spec, axis) -> Spec:
 
 
 def _scatter_add(src, ref, indices, axis):
-    """Zeros shaped like ``ref`` (``src``'s dtype), plus ``src`` added at ``indices`` along ``axis``."""
+    """Zeros shaped like ``ref`` (``src``'s dtype) plus ``src`` added at ``indices`` along ``axis``."""
     out = np.zeros(ref.shape, dtype=src.dtype)
     np.add.at(out, along_axis_index(indices, axis), src)
     return out
@@ -64,7 +64,8 @@ def _scatter_add_infer(src: Spec, ref: Spec, indices: Spec, axis) -> Spec:
 
 defop("TakeAlongAxis", _take, _take_infer, inputs=("x", "indices"), fname="take_along_axis",
       torch_name="GatherBackward0",
-      examples=(E(((3, 4), ints((3, 2), 4)), {"axis": 1}), E(((3, 4), ints((5, 4), 3)), {"axis": 0}),
+      examples=(E(((3, 4), ints((3, 2), 4)), {"axis": 1}),
+                E(((3, 4), ints((5, 4), 3)), {"axis": 0}),
                 E(((2, 3, 4), ints((2, 3, 6), 4)), {"axis": -1})),
       grads=(lambda F, g, indices, x_shape, axis:
              F.scatter_add_along_axis(g, x_shape, indices, axis=axis), None))

@@ -89,7 +89,7 @@ class _OutputOp:
 
 
 class _CallOp:
-    """The op of the call node: runs the user's ``backward`` once, hands out one gradient per input."""
+    """The call node's op: runs the user's ``backward`` once, hands out one gradient per input."""
 
     __slots__ = ("fn", "ctx", "outputs", "pending")
 
@@ -125,7 +125,7 @@ class _CallOp:
 
 
 class Function:
-    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call ``.apply``."""
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; use ``.apply``."""
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -171,7 +171,8 @@ def _record(cls, ctx: FunctionCtx, args: tuple, out):
     node.seq = next_seq()
     results = []
     for k, o in enumerate(outs):
-        if not isinstance(o, Tensor) or id(o) in ctx.non_differentiable or o._data.dtype.kind != "f":
+        if (not isinstance(o, Tensor) or id(o) in ctx.non_differentiable
+                or o._data.dtype.kind != "f"):
             results.append(o)
             continue
         piece = call.__new__(call)

@@ -212,7 +212,7 @@ def _check_targets(input, target, fname: str) -> None:
 
 
 def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
-    """``-input[i, target[i]]`` (times ``weight[target[i]]``); ``mean`` divides by the weight sum."""
+    """``-input[i, target[i]]`` (times ``weight[target[i]]``); ``mean`` divides by the weights' sum."""
     _check_reduction(reduction)
     _check_targets(input, target, "nll_loss")
     logp = _class_dim_last(input)
@@ -238,7 +238,8 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
 
 def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0):
-    """``nll_loss(log_softmax(input))`` for class indices; ``-sum(p * log_softmax)`` for probabilities."""
+    """``nll_loss(log_softmax(input))`` for class indices, ``-sum(p * log_softmax)`` for
+    probabilities (``weight``, ``ignore_index`` and ``label_smoothing`` as PyTorch)."""
     _check_reduction(reduction)
     if (weight is None and not label_smoothing and input.dim() == 2 and target.dim() == 1
             and target._data.dtype == np.int64 and input.shape[0] == target.shape[0]
@@ -345,12 +346,14 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
                                      pos_weight=None):
-    """``pos_weight * t * softplus(-x) + (1 - t) * softplus(x)``: the stable form of BCE(sigmoid(x))."""
+    """``pos_weight * t * softplus(-x) + (1 - t) * softplus(x)``: BCE(sigmoid(x)), stably."""
     _check_reduction(reduction)
     _same_size(input, target, "Target size ({t}) must be the same as input size ({i})")
     pos = _softplus_stable(_f.neg(input))
     neg = _softplus_stable(input)
-    pos_term = _f.mul(target, pos) if pos_weight is None else _f.mul(_f.mul(target, pos_weight), pos)
+    if pos_weight is not None:
+        pos = _f.mul(pos, pos_weight)
+    pos_term = _f.mul(target, pos)
     loss = _f.add(pos_term, _f.mul(_f.rsub(target, 1.0), neg))
     if weight is not None:
         loss = _f.mul(loss, weight)

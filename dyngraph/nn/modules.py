@@ -228,7 +228,7 @@ class Module:
     # --- state ------------------------------------------------------------------------
 
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False):
-        """Parameters and persistent buffers by dotted name, detached (sharing memory, as PyTorch's)."""
+        """Parameters and persistent buffers by dotted name, detached (sharing memory)."""
         out = OrderedDict() if destination is None else destination
         for name, p in self._parameters.items():
             if p is not None:
@@ -242,7 +242,7 @@ class Module:
         return out
 
     def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False):
-        """Copy ``state_dict`` into the parameters and buffers: all of them or, on any error, none."""
+        """Copy ``state_dict`` into parameters and buffers: all of them or, on any error, none."""
         from ..serialization import load_state_dict
         return load_state_dict(self, state_dict, strict)
 

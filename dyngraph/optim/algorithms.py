@@ -19,7 +19,8 @@ def _sub(p, delta) -> None:
 
 
 class SGD(Optimizer):
-    """``b = momentum*b + (1-dampening)*g`` (``b = g`` at first); ``p -= lr * (g + momentum*b if nesterov else b)``.
+    """``b = momentum*b + (1-dampening)*g`` (``b = g`` at first), then
+    ``p -= lr * (g + momentum*b if nesterov else b)``; ``weight_decay`` adds ``wd*p`` to ``g``.
 
     >>> import dyngraph as torch
     >>> w = torch.nn.Parameter(torch.tensor([1.0])); w.grad = torch.tensor([0.5])
@@ -92,7 +93,7 @@ class Adam(Optimizer):
 
 
 class AdamW(Adam):
-    """Adam with decoupled weight decay (Loshchilov & Hutter): ``p *= 1 - lr*wd`` before the step."""
+    """Adam with decoupled weight decay (Loshchilov & Hutter): ``p *= 1 - lr*wd``, then Adam."""
 
     decoupled = True
 
@@ -102,7 +103,8 @@ class AdamW(Adam):
 
 
 class RMSprop(Optimizer):
-    """``v = alpha*v + (1-alpha)*g^2``; ``p -= lr * g / (sqrt(v) + eps)`` (centered, momentum optional)."""
+    """``v = alpha*v + (1-alpha)*g^2``; ``p -= lr * g / (sqrt(v) + eps)``; centered and momentum
+    variants as PyTorch's."""
 
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,

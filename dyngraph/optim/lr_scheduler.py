@@ -116,7 +116,8 @@ class CosineAnnealingLR(LRScheduler):
         if e == 0:
             return self._lrs()
         if self._step_count == 1 and e > 0:
-            return [lo + (base - lo) * (1 + math.cos(e * math.pi / T)) / 2 for base in self.base_lrs]
+            return [lo + (base - lo) * (1 + math.cos(e * math.pi / T)) / 2
+                    for base in self.base_lrs]
         if (e - 1 - T) % (2 * T) == 0:
             return [lr + (base - lo) * (1 - math.cos(math.pi / T)) / 2
                     for base, lr in zip(self.base_lrs, self._lrs())]

@@ -123,7 +123,7 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:
-        """Restore options and state saved by :meth:`state_dict` (checked before anything changes)."""
+        """Restore options and state saved by :meth:`state_dict` (all checks before any change)."""
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")

@@ -26,7 +26,7 @@ def _grads(parameters) -> list:
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, foreach=None) -> Tensor:
-    """Scale all gradients together so their joint norm is at most ``max_norm``; returns the norm."""
+    """Scale all gradients together so their joint norm is at most ``max_norm``; return the norm."""
     grads = _grads(parameters)
     if not grads:
         return make(np.array(0.0, np.float32))

@@ -42,12 +42,10 @@ def default_collate(batch: list):
     and namedtuples collated field by field."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        shapes = {tuple(x.shape) for x in batch}
-        if len(shapes) > 1:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(batch[0].shape)} at entry 0 and "
-                               f"{next(list(x.shape) for x in batch if tuple(x.shape) != tuple(elem.shape))} "
-                               f"at entry {next(i for i, x in enumerate(batch) if x.shape != elem.shape)}")
+        for i, x in enumerate(batch):
+            if x.shape != elem.shape:
+                raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                                   f"{list(elem.shape)} at entry 0 and {list(x.shape)} at entry {i}")
         return stack([x.detach() if x.requires_grad else x for x in batch])
     if isinstance(elem, np.ndarray):
         return make(np.stack(batch))
