@@ -407,6 +407,9 @@ def _is_array(k) -> bool:
 
 
 def getitem(input, key):
+    if isinstance(key, range) or isinstance(key, tuple) and any(isinstance(k, range) for k in key):
+        key = tuple(np.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
+                    for k in (key if isinstance(key, tuple) else (key,)))  # x[range(n), labels]
     for k in key if isinstance(key, tuple) else (key,):
         if isinstance(k, slice) and k.step is not None and k.step <= 0:
             raise ValueError("step must be greater than zero")
