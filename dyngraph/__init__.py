@@ -36,6 +36,7 @@ from .reductions import __all__ as _reductions_all
 from .selection import *  # noqa: F401,F403
 from .selection import __all__ as _selection_all
 from .printing import set_printoptions
+from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "optim", "utils",
@@ -45,3 +46,6 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "opt
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
            + ["device", "cuda"] + _creation_all + _functions_all + _pointwise_all + _random_all
            + _reductions_all + _selection_all)
+
+for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
+    globals()[_name] = _with_out(globals()[_name])
