@@ -26,7 +26,7 @@ from .creation import __all__ as _creation_all
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .graph import graph_of
-from .device import cuda, device
+from .device import accelerator, cuda, device
 from .pointwise import *  # noqa: F401,F403
 from .pointwise import __all__ as _pointwise_all
 from .random import *  # noqa: F401,F403
@@ -44,7 +44,7 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "opt
             "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
             "SizeMismatchError", "save", "load", "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
-           + ["device", "cuda"] + _creation_all + _functions_all + _pointwise_all + _random_all
+           + ["device", "cuda", "accelerator"] + _creation_all + _functions_all + _pointwise_all + _random_all
            + _reductions_all + _selection_all)
 
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-__all__ = ["device", "check_device", "cuda", "NO_CUDA"]
+__all__ = ["device", "check_device", "cuda", "accelerator", "NO_CUDA"]
 
 NO_CUDA = "Torch not compiled with CUDA enabled"
 _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
@@ -67,3 +67,7 @@ cuda = SimpleNamespace(is_available=lambda: False, device_count=lambda: 0,
                        manual_seed=lambda seed: None, manual_seed_all=lambda seed: None,
                        current_device=_no_cuda, synchronize=_no_cuda)
 """``torch.cuda``: no GPU here (``is_available()`` is False; seeding it is a no-op, as PyTorch's)."""
+
+accelerator = SimpleNamespace(is_available=lambda: False, current_accelerator=lambda: None,
+                              device_count=lambda: 0)
+"""``torch.accelerator`` (PyTorch 2.6+): none here, so scripts pick ``"cpu"``."""

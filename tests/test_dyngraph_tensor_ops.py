@@ -240,3 +240,11 @@ def test_norm_and_std_of_zeros_have_zero_gradients_as_pytorch():
         x = torch.zeros(2, 3, requires_grad=True)
         fn(x).backward()
         assert x.grad.tolist() == [[0.0] * 3] * 2
+
+
+def test_device_selection_boilerplate_picks_the_cpu():
+    dev = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else "cpu"
+    dev2 = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = torch.nn.Linear(2, 1).to(dev)
+    x = torch.ones(3, 2).to(dev2)
+    assert model(x).device == torch.device("cpu") and str(dev2) == "cpu"
