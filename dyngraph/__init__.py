@@ -40,12 +40,14 @@ from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "optim", "utils",
-            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "no_grad", "enable_grad", "inference_mode", "is_inference_mode_enabled",
-            "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
-            "SizeMismatchError", "save", "load", "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
-            "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
-           + ["device", "cuda", "accelerator"] + _creation_all + _functions_all + _pointwise_all + _random_all
-           + _reductions_all + _selection_all)
+            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "no_grad",
+            "enable_grad", "inference_mode", "is_inference_mode_enabled", "set_grad_enabled",
+            "is_grad_enabled", "graph_of", "set_printoptions", "SizeMismatchError", "save", "load",
+            "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
+            "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8", "device",
+            "cuda", "accelerator"]
+           + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
+           + _selection_all)
 
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])
