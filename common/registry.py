@@ -173,7 +173,7 @@ class OpDef:
                 saved[name] = out
             elif name.endswith("_shape"):
                 saved[name] = ([ref(x) for x in inputs] if self.variadic
-                               else ref(inputs[self.inputs.index(name[:-6])]))
+                               else ref(inputs[self.inputs.index(name.removesuffix("_shape"))]))
             else:
                 saved[name] = list(inputs) if self.variadic else inputs[self.inputs.index(name)]
         return saved

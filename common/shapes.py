@@ -17,7 +17,8 @@ import numpy as np
 from .errors import ShapeError, DTypeError
 
 __all__ = ["broadcast_shapes", "normalize_axes", "reduced_shape", "result_dtype",
-           "sum_to_shape", "unbroadcast", "is_float", "is_known", "merge_shapes", "fmt_shape"]
+           "sum_to_shape", "unbroadcast", "is_float", "is_known", "is_compatible", "refines",
+           "merge", "most_specific_compatible", "fmt_shape"]
 
 def is_known(shape) -> bool:
     """True when the rank and every dim are known."""
@@ -51,12 +52,42 @@ def broadcast_shapes(*shapes) -> tuple | None:
     return tuple(out)
 
 
-def merge_shapes(a, b) -> tuple | None:
-    """The most specific shape compatible with both, or None if they disagree in rank."""
+# --- comparing partial shapes (None: an unknown dim; a shape None: unknown rank) ------------
+# The one home of these rules: TensorShape, while_loop's shape invariants, cond's result
+# shapes and constant folding all ask here.
+
+def is_compatible(a, b) -> bool:
+    """Could one tensor have both shapes?  (TF's ``TensorShape.is_compatible_with``.)"""
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def refines(shape, general) -> bool:
+    """Is ``shape`` at least as specific as ``general`` (every dim ``general`` knows, it has)?
+
+    >>> refines((2, 3), (None, 3)), refines((None, 3), (2, 3))
+    (True, False)
+    """
+    if general is None:
+        return True
+    if shape is None or len(shape) != len(general):
+        return False
+    return all(g is None or s == g for s, g in zip(shape, general))
+
+
+def merge(a, b):
+    """The shape both describe (TF's ``merge_with``); the caller checks :func:`is_compatible`."""
+    if a is None or b is None:
+        return b if a is None else a
+    return tuple(x if x is not None else y for x, y in zip(a, b))
+
+
+def most_specific_compatible(a, b):
+    """The most specific shape both are compatible with: dims they agree on, else unknown."""
     if a is None or b is None or len(a) != len(b):
-        return a if b is None else (b if a is None else None)
-    return tuple(x if x == y else (x if y is None else (y if x is None else None))
-                 for x, y in zip(a, b))
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))
 
 
 def normalize_axes(axis, rank: int | None) -> tuple[int, ...] | None:

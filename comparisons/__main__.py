@@ -1,20 +1,9 @@
-"""``python -m comparisons``: run every side-by-side script that exists, in order."""
-from __future__ import annotations
-
-import importlib
+"""``python -m comparisons``: see :mod:`comparisons.cli`."""
 import sys
 
-SCRIPTS = ["counter", "gradient", "rnn", "branch", "errors", "debugging", "registry_table", "bridges"]
+from .cli import SCRIPTS, main
 
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    for name in SCRIPTS:
-        module = importlib.import_module(f"comparisons.{name}")
-        print(f"\n=== comparisons.{name} " + "=" * (60 - len(name)))
-        module.main(argv)
-    return 0
-
+__all__ = ["SCRIPTS", "main"]
 
 if __name__ == "__main__":
     sys.exit(main())

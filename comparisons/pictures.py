@@ -10,9 +10,11 @@ Two adapters turn each engine's graph into one drawing format, an
   and output shape; ``gradients/`` nodes, variables, placeholders and control
   flow coloured apart.
 
-Layout is layered top to bottom (inputs at the top, the output at the bottom),
-each layer ordered by its parents' positions to keep edges from crossing.
-Drawing needs matplotlib (``pip install -e '.[plots]'``); DOT text needs nothing.
+Pictures come from Graphviz's ``dot`` when it is installed (``apt-get install
+graphviz``, ``brew install graphviz``, ``conda install graphviz``), else from
+matplotlib (``pip install -e '.[plots]'``) over :mod:`comparisons.layout`:
+layered top to bottom (inputs at the top, the output at the bottom), edges
+routed between the layers so none runs through a box.  DOT text needs nothing.
 """
 from __future__ import annotations
 
@@ -23,8 +25,9 @@ import subprocess
 import networkx as nx
 
 from .graphdiff import record
+from .layout import layout
 
-__all__ = ["PLOTS_HINT", "eager_graph", "static_graph", "regions", "to_dot", "layered_layout", "write_graph"]
+__all__ = ["PLOTS_HINT", "eager_graph", "static_graph", "regions", "to_dot", "write_graph"]
 
 PLOTS_HINT = "PNG/SVG pictures need matplotlib: pip install -e '.[plots]' (DOT text written anyway)"
 
@@ -184,116 +187,46 @@ def to_dot(g: nx.DiGraph, title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _layers(g: nx.DiGraph) -> dict:
-    """Positions: sources on top, every other node just above its first consumer.
-
-    Layers come from the longest path from a source, then each inner node
-    moves down next to its earliest consumer (short edges); within a layer,
-    nodes are ordered by the mean position of their neighbours, sweeping
-    down, up and down again (the classic barycentre heuristic: fewer crossings).
-    """
-    order = list(nx.topological_sort(g))
-    layer = {}
-    for n in order:
-        layer[n] = max((layer[p] + 1 for p in g.predecessors(n)), default=0)
-    for n in reversed(order):          # then as late as possible: short edges
-        if g.pred[n] and g.succ[n]:
-            layer[n] = min(layer[s] for s in g.successors(n)) - 1
-    rows: dict[int, list] = {}
-    for n in g.nodes:                      # creation order: a stable first guess
-        rows.setdefault(layer[n], []).append(n)
-    pos: dict = {}
-    depths = sorted(rows)
-    for sweep, neighbours in ((depths, g.predecessors), (depths[::-1], g.successors),
-                              (depths, g.predecessors)):
-        for depth in sweep:               # barycentre ordering, down, up, down again
-            def centre(n):
-                xs = [pos[m][0] for m in neighbours(n) if m in pos]
-                return sum(xs) / len(xs) if xs else pos.get(n, (0.0,))[0]
-            members = sorted(rows[depth], key=centre)
-            rows[depth] = members
-            for k, n in enumerate(members):
-                pos[n] = (k - (len(members) - 1) / 2, -depth)
-    return pos
-
-
-def _induced(g: nx.DiGraph, members: list) -> nx.DiGraph:
-    """The sub-graph on ``members`` with their order kept (``g.subgraph`` iterates a set)."""
-    keep = set(members)
-    sub = nx.DiGraph()
-    sub.add_nodes_from(members)
-    sub.add_edges_from((a, b) for a, b in g.edges(members) if b in keep)
-    return sub
-
-
-def layered_layout(g: nx.DiGraph) -> dict:
-    """Layered positions; each cluster (a control-flow region) gets its own band.
-
-    The outer graph is laid out first; every region is laid out on its own
-    and placed to the right of everything so far, its top one level below the
-    op that owns it, so regions never overlap the outer graph or each other.
-    """
-    groups: dict = {}
-    for n, data in g.nodes(data=True):
-        groups.setdefault(data.get("cluster"), []).append(n)
-    pos = _layers(_induced(g, groups.pop(None, [])))
-    right = max((x for x, _ in pos.values()), default=-1.5)
-    for members in groups.values():
-        local = _layers(_induced(g, members))
-        owner = g.nodes[members[0]].get("owner")
-        top = pos[owner][1] - 1 if owner in pos else 0
-        left = min(x for x, _ in local.values())
-        for n, (x, y) in local.items():
-            pos[n] = (x - left + right + 1.5, y + top)
-        right = max(x for x, _ in pos.values())
-    return pos
-
-
 def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
+    """Boxes, region frames and routed edges of :func:`comparisons.layout.layout`, one data
+    unit per inch, so every box is exactly as large as the layout assumed."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    pos = layered_layout(g)
-    xs, ys = [p[0] for p in pos.values()], [p[1] for p in pos.values()]
-    width, depth = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.9 * width, 0.09 * len(title)),
-                                    max(3.0, 1.15 * depth)))
-    boxes = {}
-    for n, (x, y) in pos.items():
-        data = g.nodes[n]
-        boxes[n] = ax.text(x, y, data.get("label", str(n)), ha="center", va="center", fontsize=8,
-                           zorder=3, bbox=dict(boxstyle="round,pad=0.35", ec="0.3", lw=0.8,
-                                               fc=COLORS.get(data.get("kind"), COLORS["op"])))
-    for a, b, data in g.edges(data=True):   # bottom centre of the input's box -> top of the consumer's
-        skips = pos[a][1] - pos[b][1] > 1    # would run behind the boxes between: bend it
-        ax.annotate("", xy=(0.5, 1.0), xycoords=boxes[b], xytext=(0.5, 0.0), textcoords=boxes[a],
-                    arrowprops=dict(arrowstyle="-|>", color="0.45", lw=0.9,
-                                    connectionstyle=f"arc3,rad={0.3 if skips else 0.0}",
-                                    linestyle="--" if data.get("control") else "-"), zorder=1)
-    _draw_clusters(ax, g, pos)
-    ax.set_xlim(min(xs) - 0.7, max(xs) + 0.7)
-    ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
-    ax.set_title(title, fontsize=10)
+    from matplotlib.patches import FancyBboxPatch
+    lay = layout(g)
+    margin, head = 0.25, (0.4 if title else 0.0)
+    width = max(lay.width, 0.075 * len(title)) + 2 * margin
+    fig = plt.figure(figsize=(width, lay.height + 2 * margin + head))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(-margin, width - margin)
+    ax.set_ylim(-lay.height - margin, margin + head)
     ax.set_axis_off()
-    fig.tight_layout()
+    if title:
+        ax.text(width / 2 - margin, head / 2, title, ha="center", va="center", fontsize=10)
+    for name, c in lay.clusters.items():
+        ax.add_patch(FancyBboxPatch((c.x - c.w / 2, c.bottom), c.w, c.h, zorder=0, lw=1.0,
+                                    boxstyle="round,pad=0,rounding_size=0.08",
+                                    fc="#fff8e1", ec="#e0a800"))
+        ax.text(c.x - c.w / 2 + 0.08, c.top - 0.05, name, fontsize=7, va="top",
+                color="#8a6d00", zorder=4)
+    for n, b in lay.boxes.items():
+        data = g.nodes[n]
+        ax.add_patch(FancyBboxPatch((b.x - b.w / 2, b.bottom), b.w, b.h, zorder=3, lw=0.8,
+                                    boxstyle="round,pad=0,rounding_size=0.06", ec="0.3",
+                                    fc=COLORS.get(data.get("kind"), COLORS["op"])))
+        ax.text(b.x, b.y, data.get("label", str(n)), ha="center", va="center", fontsize=8,
+                zorder=4, linespacing=1.15)
+    for (a, b), pts in lay.edges.items():
+        style = "--" if g.edges[a, b].get("control") else "-"
+        xs, ys = zip(*pts)
+        ax.plot(xs, ys, color="0.45", lw=0.9, linestyle=style, zorder=1, solid_capstyle="butt")
+        ax.annotate("", xy=pts[-1], xytext=pts[-2], zorder=2,
+                    arrowprops=dict(arrowstyle="-|>", color="0.45", lw=0.9,
+                                    shrinkA=0, shrinkB=0))
     for path in paths:
         fig.savefig(path, dpi=110)
     plt.close(fig)
-
-
-def _draw_clusters(ax, g: nx.DiGraph, pos: dict) -> None:
-    """A labelled rounded rectangle around each cluster's nodes (loop bodies, branches)."""
-    from matplotlib.patches import FancyBboxPatch
-    clusters: dict = {}
-    for n, data in g.nodes(data=True):
-        if data.get("cluster"):
-            clusters.setdefault(data["cluster"], []).append(pos[n])
-    for name, points in clusters.items():
-        x0, x1 = min(p[0] for p in points) - 0.45, max(p[0] for p in points) + 0.45
-        y0, y1 = min(p[1] for p in points) - 0.35, max(p[1] for p in points) + 0.4
-        ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02",
-                                    fc="#fff8e1", ec="#e0a800", lw=1.0, zorder=0))
-        ax.text(x0 + 0.05, y1 - 0.03, name, fontsize=7, va="top", color="#8a6d00", zorder=4)
 
 
 def write_graph(g: nx.DiGraph, out_dir: str, name: str, title: str = "") -> list[str]:

@@ -1,11 +1,12 @@
-"""The shared op registry as a table: each op's name, inputs and gradient rule.
+"""registry_table: the shared op registry as a table: each op's name, inputs and gradient rule.
 
 Run: ``python -m comparisons.registry_table``.  Both engines interpret exactly these ops.
 """
 from __future__ import annotations
 
-
 from common import REGISTRY
+
+from .sidebyside import parse_args
 
 
 def rows():
@@ -16,7 +17,8 @@ def rows():
         yield name, op.fname, ", ".join(op.inputs), " ".join(rules), ", ".join(op.saves) or "-"
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
+    parse_args(argv, __doc__)
     table = list(rows())
     print(f"{len(table)} ops in common/ — one declaration each (forward, shape rule, gradient rule)\n")
     header = ("op", "F.name", "inputs", "differentiable", "backward keeps")

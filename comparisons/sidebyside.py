@@ -26,11 +26,11 @@ WIDTH = 56
 
 
 def parse_args(argv: list[str] | None, doc: str | None) -> argparse.Namespace:
-    """``--out DIR``: also write the graphs as DOT text and PNG/SVG pictures."""
+    """A script's options: the shared ones of :func:`comparisons.cli.add_shared_options`."""
+    from .cli import add_shared_options
     p = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
-    p.add_argument("--out", metavar="DIR", help="write graph pictures (DOT, PNG, SVG) here")
-    args, _ = p.parse_known_args(argv)
-    return args
+    add_shared_options(p)
+    return p.parse_args(argv)
 
 
 def heading(title: str) -> None:

@@ -30,6 +30,7 @@ from common import REGISTRY, ShapeRef
 
 from .creation import as_tensor
 from .errors import explain
+from .anomaly import STATE as ANOMALY, remember_forward
 from .grad_mode import STATE
 from .node import node_class, next_seq
 from .tensor import Tensor, make
@@ -154,6 +155,8 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     node.op, node.attrs, node.parents = op, attrs, tuple(parents)
     node.saved, node.versions, node.frees = saved, versions, frees
     node.seq, node.hooks, node.retained = next_seq(), None, None
+    if ANOMALY.on:
+        remember_forward(node)
     t = make(out, True, node)
     if vc is not None:
         t._vc = vc

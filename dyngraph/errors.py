@@ -13,7 +13,7 @@ import numpy as np
 
 from common import ShapeError
 
-__all__ = ["SizeMismatchError", "explain", "user_site", "torch_type_name", "c_type_name",
+__all__ = ["SizeMismatchError", "explain", "internal", "user_site", "torch_type_name", "c_type_name",
            "scalar_type_name"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,13 +24,18 @@ class SizeMismatchError(RuntimeError, ShapeError):
     """Shapes that do not fit an op.  A ``RuntimeError`` as in PyTorch, and a ``ShapeError``."""
 
 
+def internal(filename: str) -> bool:
+    """Whether code in ``filename`` is the engine's own (dyngraph/ or common/), not the user's."""
+    path = os.path.abspath(filename)
+    return path.startswith(_HERE) or path.startswith(_COMMON)
+
+
 def user_site() -> str:
     """``file:line`` of the innermost frame outside dyngraph/ and common/ (the user's line)."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not (path.startswith(_HERE) or path.startswith(_COMMON)):
-            return f"{os.path.basename(path)}:{frame.f_lineno}"
+        if not internal(frame.f_code.co_filename):
+            return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
 

@@ -16,7 +16,9 @@ outside that require grad (parameters) become inputs fed with their current
 value on every call, so the traced function sees optimizer updates and gives
 them gradients.  The outputs of a call join dyngraph's autograd through one
 ``DifferentiableGraphBackward`` node whose gradient is the traced graph's own
-vector-Jacobian product (first order only).
+vector-Jacobian product.  With ``create_graph=True`` that product runs as a
+traced call itself (its graph is the VJP's, built once), recorded on the tape
+the same way, so gradients of gradients work to any order.
 """
 from __future__ import annotations
 
@@ -207,9 +209,14 @@ class _TracedOp:
 
     def vjp(self, i: int, F, g, saved: dict, attrs: dict):
         if saved.get("g") is not g:   # one VJP run per backward visit, shared by all inputs
-            gys = [np.zeros(s, d) for s, d in saved["out_specs"]]
-            gys[self.index] = np.asarray(getattr(g, "_data", g), dtype=gys[self.index].dtype)
-            saved["g"], saved["grads"] = g, self.traced.cf.vjp(tuple(saved["inputs"]), gys)
+            if isinstance(g, Tensor):  # create_graph=True: the VJP is recorded, differentiable
+                saved["grads"] = self.traced.recorded_vjp(saved["tensors"], g, self.index,
+                                                          saved["out_specs"])
+            else:
+                gys = [np.zeros(s, d) for s, d in saved["out_specs"]]
+                gys[self.index] = np.asarray(g, dtype=gys[self.index].dtype)
+                saved["grads"] = self.traced.cf.vjp(tuple(saved["inputs"]), gys)
+            saved["g"] = g
         return saved["grads"][i]
 
 
@@ -226,7 +233,8 @@ class TracedFunction:
         self.n_inputs = n_inputs
         self.params = params
         self._rebuild = rebuild
-        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self._vjp: tuple | None = None
+        self.__name__ = fn if isinstance(fn, str) else getattr(fn, "__name__", type(fn).__name__)
 
     @property
     def graph(self) -> "sg.Graph":
@@ -264,11 +272,26 @@ class TracedFunction:
                 continue
             node = _NODE.__new__(_NODE)
             node.op, node.attrs, node.parents = _TracedOp(self, k), {}, parents
-            node.saved = {"inputs": list(arrays), "out_specs": specs}
+            node.saved = {"inputs": list(arrays), "tensors": tensors, "out_specs": specs}
             node.versions, node.frees, node.out_vc = [], True, None
             node.seq, node.hooks, node.retained = next_seq(), None, None
             result.append(make(v, True, node))
         return result
+
+    def recorded_vjp(self, tensors: list[Tensor], g: Tensor, index: int, specs: list) -> list:
+        """The gradient for each input of a call, given the gradient ``g`` of output ``index``,
+        computed by the VJP's own traced function so that it is recorded (second order)."""
+        if self._vjp is None:
+            floats, where, cf = self.cf.vjp_function()
+            fn = None if cf is None else TracedFunction(
+                f"vjp of {self.__name__}", cf, len(cf.inputs), [], lambda outs: outs)
+            self._vjp = (floats, where, fn)
+        floats, where, fn = self._vjp
+        if fn is None:
+            return [None] * len(tensors)
+        gys = [g if k == index else make(np.zeros(*specs[k])) for k in floats]
+        outs = fn(*tensors, *gys)
+        return [None if w is None else outs[w] for w in where]
 
     def __repr__(self) -> str:
         return f"<dyngraph.jit traced {self.__name__}: {len(self.graph.get_operations())} ops>"

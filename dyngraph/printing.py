@@ -1,4 +1,4 @@
-"""``repr(tensor)`` exactly as PyTorch prints it.
+"""``repr(tensor)`` exactly as PyTorch prints it; the recorded tape as text (:func:`format_tape`).
 
 Follows the layout rules of PyTorch's ``torch/_tensor_str.py`` (BSD licence):
 one formatter per tensor decides the element style from all (finite, non-zero)
@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["tensor_repr", "PRINT_OPTS", "set_printoptions"]
+__all__ = ["tensor_repr", "PRINT_OPTS", "set_printoptions", "format_tape"]
 
 
 class _Options:
@@ -160,3 +160,51 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     elif t._rg:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)
+
+
+def _snake(name: str) -> str:
+    """``MatMul`` -> ``mat_mul``, ``RealDiv`` -> ``real_div``: torch.fx's node-name style."""
+    out = []
+    for k, c in enumerate(name):
+        if c.isupper() and k and not name[k - 1].isupper():
+            out.append("_")
+        out.append(c.lower())
+    return "".join(out)
+
+
+def format_tape(g) -> str:
+    """A :func:`dyngraph.graph_of` export in torch.fx's text form.
+
+    Leaves first (placeholders, named by ``graph_of(..., names=)`` or ``leaf``,
+    ``leaf_1``...), then one ``call_function`` per recorded op in recording
+    order, its arguments the nodes feeding each input position (``_`` for an
+    input that needs no gradient), then ``return`` of the output's node.
+    """
+    if not g.number_of_nodes():
+        return "graph():\n    return None"
+    order = sorted(g.nodes, key=lambda n: (g.nodes[n]["seq"] >= 0, g.nodes[n]["seq"], n))
+    fx: dict[str, str] = {}
+    used: dict[str, int] = {}
+    for n in order:
+        d = g.nodes[n]
+        base = (d.get("name") or "leaf") if d["op"] == "AccumulateGrad" else _snake(d["op"])
+        k = used.get(base, 0)
+        used[base] = k + 1
+        fx[n] = base if k == 0 else f"{base}_{k}"
+    lines = ["graph():"]
+    for n in order:
+        d = g.nodes[n]
+        users = g.out_degree(n) + (n == g.graph["output"])   # ``return`` uses the output
+        head = f"    %{fx[n]} : [num_users={users}] = "
+        if d["op"] == "AccumulateGrad":
+            lines.append(f"{head}placeholder[target={fx[n]}]  # AccumulateGrad {d['leaf_type']}")
+            continue
+        args = ["_"] * d["arity"]
+        for src, _, e in g.in_edges(n, data=True):
+            for i in e["inputs"]:
+                args[i] = f"%{fx[src]}"
+        text = "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")"
+        lines.append(f"{head}call_function[target={d['op']}](args = {text}, kwargs = {{}})"
+                     f"  # {d['label']}")
+    lines.append(f"    return {fx[g.graph['output']]}")
+    return "\n".join(lines)

@@ -4,10 +4,27 @@ Calling an op adds a node to a Graph and returns a symbolic Tensor with a
 static shape and dtype but no value.  A Session compiles what a ``run`` needs
 once (prune -> order -> plan -> generated Python) and then executes the cached
 plan for every ``feed_dict``.
+
+The modules, in the order data flows through them::
+
+    dtypes, shape        TF's dtype objects and partial shapes
+    graph                Graph, Operation, Tensor, name scopes, control dependencies
+    build                apply(): the one way a registry op becomes a node (shape rule at build time)
+    ops, overloads       the TF-named functions and Python operators over ``build``
+    sources, variables   placeholders, constants, groups, prints; resource variables
+    kinds                the engine's own node kinds, each declared once (lowering,
+                         gradient, effects) -- variables, control flow, print
+    nest                 nested structures as tf.nest treats them
+    control_flow(_grad)  while_loop, cond, case and their gradients (regions: sub-graphs)
+    gradients            tf.gradients: registry rules applied with F = graph building
+    compiler/            prune, order (with read/write hazards), passes, liveness, emit
+    session              Session.run: compile once per signature, then run generated code
+    train, saver         optimizers; checkpoints and the graph as JSON (serialize)
+    function, autograph  tf.function: Python control flow turned into while_loop/cond
 """
 from __future__ import annotations
 
-from . import debugging, dtypes, errors, nn, train  # noqa: F401
+from . import debugging, dtypes, errors, nest, nn, train  # noqa: F401
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
 from . import control_flow_grad  # noqa: F401,E402  (declares While/Cond with their gradients)
@@ -56,7 +73,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
-           "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nn",
+           "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "losses", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph"]
 

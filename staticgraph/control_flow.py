@@ -21,6 +21,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from common.shapes import most_specific_compatible, refines
+
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
 from .compiler.passes import PassReport, run_passes
@@ -29,72 +31,12 @@ from .control_flow_codegen import Source, as_tuple
 from .errors import InvalidArgumentError
 from .graph import Graph, Operation, SubGraph, Tensor, get_default_graph
 from .kinds import Effects, LowerContext, defkind, effects
+from .nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
-           "keeps_trace"]
-
-
-# --- nested structures (tuples, lists, dicts, namedtuples) --------------------------
-
-def _is_namedtuple(s: Any) -> bool:
-    return isinstance(s, tuple) and hasattr(s, "_fields")
-
-
-def _flatten(s: Any) -> list:
-    """Leaves in TF's order (dicts by sorted key)."""
-    if isinstance(s, dict):
-        return [leaf for k in sorted(s) for leaf in _flatten(s[k])]
-    if isinstance(s, (list, tuple)):
-        return [leaf for v in s for leaf in _flatten(v)]
-    return [s]
-
-
-def _flatten_like(template: Any, s: Any) -> list:
-    """``s`` flattened down to ``template``'s leaves (a leaf of ``s`` may itself be a tuple)."""
-    if isinstance(template, dict):
-        return [leaf for k in sorted(template) for leaf in _flatten_like(template[k], s[k])]
-    if isinstance(template, (list, tuple)):
-        return [leaf for t, v in zip(template, s, strict=True) for leaf in _flatten_like(t, v)]
-    return [s]
-
-
-def _pack(template: Any, leaves) -> Any:
-    """``leaves`` (an iterator) arranged like ``template``."""
-    if isinstance(template, dict):
-        packed = {k: _pack(template[k], leaves) for k in sorted(template)}
-        return type(template)((k, packed[k]) for k in template)
-    if _is_namedtuple(template):
-        return type(template)(*[_pack(v, leaves) for v in template])
-    if isinstance(template, (list, tuple)):
-        return type(template)(_pack(v, leaves) for v in template)
-    return next(leaves)
-
-
-def _describe(s: Any) -> str:
-    if isinstance(s, dict):
-        return f"a dict with keys {sorted(s)}"
-    if _is_namedtuple(s):
-        return f"a {type(s).__name__} (fields {list(s._fields)})"
-    if isinstance(s, (list, tuple)):
-        return f"a {type(s).__name__} of {len(s)} items"
-    return "a Tensor" if isinstance(s, Tensor) else f"a {type(s).__name__}"
-
-
-def _difference(a: Any, b: Any, path: str) -> str | None:
-    """Where ``b``'s structure first differs from ``a``'s (lists and tuples are alike), or None."""
-    kinds = [("dict" if isinstance(s, dict) else type(s).__name__ if _is_namedtuple(s)
-              else "seq" if isinstance(s, (list, tuple)) else "leaf") for s in (a, b)]
-    if kinds[0] != kinds[1] or (kinds[0] == "seq" and len(a) != len(b)) or (
-            kinds[0] == "dict" and sorted(a) != sorted(b)):
-        return f"at {path}: {_describe(a)} vs {_describe(b)}"
-    if kinds[0] == "dict":
-        return next((d for k in sorted(a) if (d := _difference(a[k], b[k], f"{path}[{k!r}]"))), None)
-    if kinds[0] != "leaf":
-        return next((d for i, (x, y) in enumerate(zip(a, b))
-                     if (d := _difference(x, y, f"{path}[{i}]"))), None)
-    return None
+           "keeps_trace", "regions_of", "BRANCH_PREFIX"]
 
 
 def _call(fn: Callable, args: Any) -> Any:
@@ -165,7 +107,7 @@ def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
     sub = SubGraph(outer, label)
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
-        result = fn() if structure is None else _call(fn, _pack(structure, iter(args)))
+        result = fn() if structure is None else _call(fn, pack_sequence_as(structure, args))
     return Region(sub, args), result
 
 
@@ -175,25 +117,16 @@ def _union(*regions: Region) -> list[Tensor]:
 
 # --- while_loop ----------------------------------------------------------------------
 
-def _less_or_equal(shape: tuple | None, invariant: tuple | None) -> bool:
-    """TF's rule: ``shape`` is at least as specific as ``invariant``."""
-    if invariant is None:
-        return True
-    if shape is None or len(shape) != len(invariant):
-        return False
-    return all(i is None or s == i for s, i in zip(shape, invariant))
-
-
 def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> list[tuple | None]:
     if shape_invariants is None:
         return [t._shape for t in flat]
     try:
-        shapes = [as_shape_tuple(s) for s in _flatten_like(structure, shape_invariants)]
+        shapes = [as_shape_tuple(s) for s in flatten_up_to(structure, shape_invariants)]
     except (ValueError, TypeError, KeyError) as e:
         raise ValueError(f"shape_invariants must have the same structure as loop_vars "
-                         f"({_describe(structure)}): {e}") from None
+                         f"({describe(structure)}): {e}") from None
     for t, s in zip(flat, shapes):
-        if not _less_or_equal(t._shape, s):
+        if not refines(t._shape, s):
             raise ValueError(f"The shape invariant specified for {t.name} is not compatible with "
                              f"the initial shape of the loop variable. It enters the loop with "
                              f"shape {t.shape}, but the specified shape invariant is {TensorShape(s)}.")
@@ -205,17 +138,17 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     """The body's result as tensors of ``sub``; build errors say what differs from loop_vars."""
     expect = list(structure) if isinstance(structure, (list, tuple)) else [structure]
     got = list(result) if isinstance(result, (list, tuple)) else [result]
-    diff = _difference(expect, got, "loop_vars")
+    diff = first_difference(expect, got, "loop_vars")
     if diff:
         raise ValueError(f"tf.while_loop: body must return the same structure as loop_vars; "
                          f"they differ {diff} (body returned {result!r}).")
     outs = []
-    for i, (x, y, shape) in enumerate(zip(flat, _flatten(got), shapes)):
+    for i, (x, y, shape) in enumerate(zip(flat, flatten(got), shapes)):
         y = _inner(sub, y, x.dtype)
         if y.dtype != x.dtype:
             raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
                             f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
-        if not _less_or_equal(y._shape, shape):
+        if not refines(y._shape, shape):
             raise ValueError(f"Input tensor '{x.name}' enters the loop with shape "
                              f"{TensorShape(shape)}, but has shape {y.shape} after one iteration. "
                              f"To allow the shape to vary across iterations, use the "
@@ -260,8 +193,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                         f"{type(cond).__name__} and {type(body).__name__}.")
     graph = get_default_graph()
     with graph.name_scope(name or "while") as scope:
-        flat = [convert_to_tensor(v) for v in _flatten(loop_vars)]
-        structure = _pack(loop_vars, iter(flat))
+        flat = [convert_to_tensor(v) for v in flatten(loop_vars)]
+        structure = pack_sequence_as(loop_vars, flat)
         if not flat:
             raise ValueError("tf.while_loop: no loop variables provided (loop_vars is empty).")
         shapes = _invariants(structure, flat, shape_invariants)
@@ -298,7 +231,7 @@ def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str,
 
 def _results(op: Operation, structure, unwrap_single: bool):
     """The node's outputs in the user's structure; a lone result bare unless asked not to."""
-    out = _pack(structure, iter(op.outputs))
+    out = pack_sequence_as(structure, op.outputs[:len(flatten(structure))])
     if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out
@@ -306,12 +239,13 @@ def _results(op: Operation, structure, unwrap_single: bool):
 
 def region_effects(op: Operation) -> Effects:
     """A While's or Cond's effects: those of every op in its regions."""
-    parts = [r.effects() for r in _regions(op)]
+    parts = [r.effects() for r in regions_of(op)]
     return Effects(frozenset().union(*(p.reads for p in parts)),
                    frozenset().union(*(p.writes for p in parts)))
 
 
-def _regions(op: Operation) -> tuple:
+def regions_of(op: Operation) -> tuple:
+    """A While's (cond, body) or a Cond's (false, true) regions."""
     a = op.attrs
     return (a["cond"], a["body"]) if op.type == "While" else a["branches"]
 
@@ -332,36 +266,30 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
     saved = grad.needed if grad is not None else []
     src = Source(op)
-    src.lines += [f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0]
+    src.extend([f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0])
     if grad is not None:
-        src.lines += ["    trace = []", "    push = trace.append"]
+        src.extend(["    trace = []", "    push = trace.append"])
     if a["max_iter"]:
-        src.lines += ["    i, m = 0, int(m)"]
-    src.lines.append("    while True:")
+        src.extend(["    i, m = 0, int(m)"])
+    src.line("    while True:")
     if a["max_iter"]:
-        src.lines.append("        if i >= m: break")
+        src.line("        if i >= m: break")
     cond_plan = cond_r.plan(ctx, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
     pred, = src.inline(cond_plan, xs + [cap[t] for t in cond_r.captured], "p", 8)
-    src.lines.append(f"        if not {pred}: break")
+    src.line(f"        if not {pred}: break")
     body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
     ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
     if grad is not None:
-        src.lines.append(f"        push({as_tuple(ys[len(xs):])})")
-    src.lines.append(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
+        src.line(f"        push({as_tuple(ys[len(xs):])})")
+    src.line(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
     if a["max_iter"]:
-        src.lines.append("        i += 1")
+        src.line("        i += 1")
     outs = ", ".join(src.owned(x) for x in xs)
-    src.lines.append(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
+    src.line(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
     return src.compile("while", xs + list(cap.values()) + (["m"] if a["max_iter"] else []))
 
 
 # --- cond and case -------------------------------------------------------------------
-
-def _most_specific_compatible(a: tuple | None, b: tuple | None) -> tuple | None:
-    if a is None or b is None or len(a) != len(b):
-        return None
-    return tuple(x if x == y else None for x, y in zip(a, b))
-
 
 def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None = None,
          strict: bool = False, name: str | None = None, fn1=None, fn2=None) -> Any:
@@ -387,12 +315,12 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         pred = _scalar_bool(convert_to_tensor(pred), "tf.cond: pred")
         (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
-        diff = _difference(t_res, f_res, "result")
+        diff = first_difference(t_res, f_res, "result")
         if diff:
             raise ValueError(f"tf.cond: true_fn and false_fn must return the same structure; "
                              f"they differ {diff}.")
-        t_outs = [_inner(t_r.graph, v) for v in _flatten(t_res)]
-        f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(_flatten(f_res), t_outs)]
+        t_outs = [_inner(t_r.graph, v) for v in flatten(t_res)]
+        f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(flatten(f_res), t_outs)]
         if not t_outs:
             raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
         for t, f in zip(t_outs, f_outs):
@@ -402,11 +330,15 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         t_r.seal(t_outs)
         f_r.seal(f_outs)
         captured = _union(t_r, f_r)
-        specs = [(_most_specific_compatible(t._shape, f._shape), t.np_dtype)
+        specs = [(most_specific_compatible(t._shape, f._shape), t.np_dtype)
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
         op = _control_op(graph, "Cond", [pred, *captured], attrs, specs, scope, (f_r, t_r))
     return _results(op, t_res, unwrap_single=not strict)
+
+
+BRANCH_PREFIX = ("f", "t")
+"""Generated kernels name the false branch's locals f..., the true branch's t..."""
 
 
 def lower_cond(op, ctx: LowerContext) -> Callable:
@@ -419,12 +351,13 @@ def lower_cond(op, ctx: LowerContext) -> Callable:
         saved = grad[which].needed if grad is not None else []
         plan = region.plan(ctx, [*region.outs, *saved], region.placeholders)
         if which:
-            src.lines.append("    if p:")
-        outs = src.inline(plan, [cap[t] for t in region.captured], "ft"[which], 8 if which else 4)
+            src.line("    if p:")
+        outs = src.inline(plan, [cap[t] for t in region.captured], BRANCH_PREFIX[which],
+                          8 if which else 4)
         n = len(region.outs)
         trace = "None" if grad is None else f"({which}, {as_tuple(outs[n:])})"
         results = ", ".join(src.owned(o) for o in outs[:n])
-        src.lines.append(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
+        src.line(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
     return src.compile("cond", ["p", *cap.values()])
 
 

@@ -1,7 +1,8 @@
 """Generated kernels for control flow: a region's plan inlined into Python source.
 
 A ``While`` kernel is one function in which the cond and body plans' steps
-are pasted as lines (each value a local, each kernel a default argument)::
+are pasted as lines (each value a local, each kernel a default argument), written
+by the project's one code generator (:mod:`.compiler.emit`)::
 
     def while_0(x0, x1, bk2=2.0, bk4=1.0, ...):
         try:
@@ -21,17 +22,13 @@ so an iteration costs what the same Python loop over numpy values costs.
 """
 from __future__ import annotations
 
-import functools
-import itertools
-import linecache
 from typing import Any, Callable
 
 import numpy as np
 
-from common.shapes import fmt_shape
-
+from .compiler.emit import Emitter
 from .compiler.plan import Plan
-from .errors import InvalidArgumentError, OpError
+from .errors import OpError
 from .graph import Operation
 from .kinds import VariableHandle
 
@@ -44,22 +41,30 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
 """Kernels that *are* these numpy ufuncs are spelled as the operator: the same ufunc,
 but numpy scalars then take numpy's scalar fast path (a loop's 0-d values are scalars)."""
 
-_counter = itertools.count()
-
 
 class Source:
-    """A generated kernel under construction: source lines and the objects they name."""
+    """A control-flow kernel under construction: regions' plans pasted in as lines.
+
+    Written by the one code generator (:class:`~.compiler.emit.Emitter`); a failing
+    inner step is re-raised naming that node, "inside" the control-flow node.
+    """
 
     def __init__(self, owner: Operation):
         self.owner = owner
-        self.lines: list[str] = []
-        self.env: dict[str, Any] = {"_zeros_like": _zeros_like, "_OpError": OpError,
-                                    "_fresh": _fresh}
-        self.line_step: dict[int, tuple[Operation, list[str]]] = {}  # index in lines -> step
+        self.emitter = Emitter("kernel")
+        for name, value in (("_zeros_like", _zeros_like), ("_OpError", OpError), ("_fresh", _fresh)):
+            self.emitter.bind(name, value)
+
+    def line(self, text: str) -> None:
+        """A line of the kernel's own (not a node's step)."""
+        self.emitter.line(text)
+
+    def extend(self, texts) -> None:
+        for text in texts:
+            self.emitter.line(text)
 
     def bind(self, name: str, value: Any) -> str:
-        self.env[name] = value
-        return name
+        return self.emitter.bind(name, value)
 
     def inline(self, plan: Plan, feeds: list[str], prefix: str, indent: int) -> list[str]:
         """Emit ``plan``'s steps with its fed slots named ``feeds``; return its fetch names."""
@@ -78,8 +83,8 @@ class Source:
                     f"{self.bind(f'{prefix}f{k}', step.kernel)}({', '.join(args)})")
             outs = ["_" if s is None else names[s] for s in step.outputs]
             target = (", ".join(outs) + (" = " if len(outs) == 1 else ", = ")) if outs else ""
-            self.line_step[len(self.lines)] = (step.op, args)
-            self.lines.append(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'")
+            self.emitter.line(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'",
+                              step=(step.op, args))
         return [names[s] for s in plan.fetches]
 
     @staticmethod
@@ -88,40 +93,13 @@ class Source:
         return f"_fresh({name}, _ins)"
 
     def compile(self, label: str, params: list[str]) -> Callable:
-        """The finished function; its text is ``fn.source`` (and shows in tracebacks).
-
-        The body is wrapped in ``try:`` (free unless something raises): a failing
-        inner step is re-raised as ``InvalidArgumentError`` naming that node.
-        """
-        n = next(_counter)
-        name, filename = f"{label}_{n}", f"<staticgraph-{label}-{n}>"
-        self.env["_fail"] = functools.partial(self._fail, filename)
-        defaults = [f"{k}={k}" for k in self.env]
-        source = "\n".join([f"def {name}({', '.join(params + defaults)}):", "    try:",
-                            f"        _ins = {as_tuple(params)}",
-                            *("    " + line for line in self.lines),
-                            "    except _OpError:", "        raise",
-                            "    except Exception as e:", "        _fail(e)", ""])
-        exec(compile(source, filename, "exec"), self.env)
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        fn = self.env[name]
-        fn.source = source
+        """The finished kernel; its text is ``fn.source`` (and shows in tracebacks)."""
+        self.emitter.label = label
+        self.emitter.lines.insert(0, (f"    _ins = {as_tuple(params)}", None))
+        out = self.emitter.compile(params, inside=self.owner)
+        fn = out.fn
+        fn.source, fn.owner = out.source, self.owner
         return fn
-
-    def _fail(self, filename: str, err: Exception):
-        tb = err.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != filename:
-            tb = tb.tb_next
-        step = self.line_step.get(tb.tb_lineno - 4) if tb is not None else None
-        if step is None:
-            raise err
-        op, args = step
-        shapes = ", ".join(fmt_shape(getattr(tb.tb_frame.f_locals.get(a, self.env.get(a)), "shape", None))
-                           for a in args)
-        raise InvalidArgumentError(
-            None, op, f"{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
-                      f"shapes: {shapes}, inside {self.owner.type} '{self.owner.name}'\n"
-                      f"  created at {op.site}") from err
 
 
 def _fresh(value: Any, args: tuple) -> Any:

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import dtypes as _dtypes
-from .control_flow import Region, lower_cond, lower_while, region_effects
+from .control_flow import BRANCH_PREFIX, Region, lower_cond, lower_while, region_effects
 from .control_flow_codegen import Source, as_tuple
 from .gradients import differentiable, gradients
 from .graph import Operation, Tensor
@@ -159,16 +159,16 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
     saved = [f"s{k}" for k in range(len(prog.needed))]
     src = Source(op)
-    src.lines += [f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)]
-    src.lines.append("    for saved in reversed(trace):")
+    src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
+    src.line("    for saved in reversed(trace):")
     if saved:
-        src.lines.append(f"        {', '.join(saved)}, = saved")
+        src.line(f"        {', '.join(saved)}, = saved")
     wrt = [body.args[i] for i in _floating(body.args)]
     wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
     gs = src.inline(prog.plan(body, ctx, wrt), saved + ds + caps, "g", 8)
-    src.lines.append(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
-    src.lines += [f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])]
-    src.lines.append(f"    return {_result(ds + acc)}")
+    src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
+    src.extend([f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])])
+    src.line(f"    return {_result(ds + acc)}")
     return src.compile("while_grad", ["trace", *ds, *caps])
 
 
@@ -202,20 +202,20 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
     cap = {t: f"cap{j}" for j, t in enumerate(caps)}
     ds = [f"d{k}" for k in range(op.attrs["n_dys"])]
     src = Source(op)
-    src.lines.append("    which, saved = trace")
+    src.line("    which, saved = trace")
     for which in (1, 0):
         region, prog = fwd["branches"][which], progs[which]
         pad = " " * (8 if which else 4)
         if which:
-            src.lines.append("    if which:")
+            src.line("    if which:")
         saved = [f"s{which}_{k}" for k in range(len(prog.needed))]
         if saved:
-            src.lines.append(f"{pad}{', '.join(saved)}, = saved")
+            src.line(f"{pad}{', '.join(saved)}, = saved")
         gs = iter(src.inline(prog.plan(region, ctx), saved + ds + [cap[t] for t in region.captured],
-                             "ft"[which], len(pad)))
+                             BRANCH_PREFIX[which], len(pad)))
         outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
                 for j in op.attrs["fcaps"]]
-        src.lines.append(f"{pad}return {_result(outs)}")
+        src.line(f"{pad}return {_result(outs)}")
     return src.compile("cond_grad", ["trace", *ds, *cap.values()])
 
 

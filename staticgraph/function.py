@@ -16,6 +16,16 @@ TensorFlow: calling with ``n=3`` then ``n=4`` traces twice.  Retracing many
 times in a row is reported with a :class:`RetracingWarning` naming the
 argument whose signature changed.
 
+Called from inside a graph with that graph's tensors (TF1 code calling a
+``tf.function`` on its placeholders), the function builds into the caller's
+graph instead, under a ``PartitionedCall`` name scope (TF adds a
+``PartitionedCall`` op; the inlined body computes the same and differentiates
+like any other nodes)::
+
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3])
+        y = f(x)                          # Tensor("PartitionedCall/add:0", ...)
+
 Gradients: :meth:`ConcreteFunction.value_and_gradients` adds
 ``gradients(outputs, placeholders)`` nodes to the concrete graph (once) and
 compiles a second plan that returns the outputs and d(sum of outputs)/d(input).
@@ -35,7 +45,7 @@ from . import dtypes as _dtypes
 from .build import constant
 from .compiler import Executable, compile_plan
 from .gradients import gradients
-from .graph import Graph, Tensor
+from .graph import Graph, Tensor, get_default_graph
 from .kinds import SessionState
 from .shape import TensorShape
 from .sources import placeholder
@@ -162,6 +172,7 @@ class ConcreteFunction:
         self._grad_exe: Executable | None = None
         self._grads: list[Tensor | None] = []
         self._vjp: tuple | None = None
+        self._vjp_graph: tuple | None = None
 
     def _compile(self, fetches: list[Tensor], feeds: tuple = (), guards: tuple = ()) -> Executable:
         return compile_plan(fetches, [*self.inputs, *feeds], SessionState(), "list",
@@ -218,12 +229,7 @@ class ConcreteFunction:
         outputs).  Built once: a placeholder per float output fed as ``grad_ys``.
         """
         if self._vjp is None:
-            floats = [k for k, t in enumerate(self.outputs) if t.dtype.is_floating]
-            with self.graph.as_default():
-                gys = [placeholder(self.outputs[k].dtype, self.outputs[k].shape, name="grad_y")
-                       for k in floats]
-                grads = gradients([self.outputs[k] for k in floats], self.inputs, grad_ys=gys) \
-                    if floats and self.inputs else [None] * len(self.inputs)
+            floats, gys, grads = self._vjp_nodes()
             guards = tuple(_Arg(f"grad_outputs[{k}]", g.np_dtype, g._shape) for k, g in zip(floats, gys))
             present = [g for g in grads if g is not None]
             exe = self._compile(present, tuple(gys), guards) if present else None
@@ -235,6 +241,39 @@ class ConcreteFunction:
         for i, g in zip(self._tensor_args, grads):
             out[i] = None if g is None else next(found)
         return out
+
+    def _vjp_nodes(self) -> tuple[list[int], list[Tensor], list[Tensor | None]]:
+        """``(float output positions, a grad_y placeholder for each, per input its gradient
+        node or None)``, added to the graph once."""
+        if self._vjp_graph is None:
+            floats = [k for k, t in enumerate(self.outputs) if t.dtype.is_floating]
+            with self.graph.as_default():
+                gys = [placeholder(self.outputs[k].dtype, self.outputs[k].shape, name="grad_y")
+                       for k in floats]
+                grads = gradients([self.outputs[k] for k in floats], self.inputs, grad_ys=gys) \
+                    if floats and self.inputs else [None] * len(self.inputs)
+            self._vjp_graph = (floats, gys, grads)
+        return self._vjp_graph
+
+    def vjp_function(self) -> tuple[list[int], list[int | None], "ConcreteFunction | None"]:
+        """The VJP as a concrete function of its own, so it can be differentiated again.
+
+        Its inputs are this function's inputs then one ``grad_y`` per float
+        output; its outputs are the input gradients that exist.  Returns
+        ``(float output positions, per input: its gradient's output position or
+        None, the function or None when no input has a gradient)``.
+        """
+        floats, gys, grads = self._vjp_nodes()
+        present = [g for g in grads if g is not None]
+        where, k = [], 0
+        for g in grads:
+            where.append(None if g is None else k)
+            k += g is not None
+        if not present:
+            return floats, where, None
+        names = [f"input_{i}" for i in range(len(self.inputs))] + [f"grad_y_{k}" for k in floats]
+        return floats, where, ConcreteFunction(self.graph, names, [*self.inputs, *gys], None,
+                                               present, lambda v: v)
 
     def count_ops(self, type_: str) -> int:
         """How many nodes of ``type_`` (e.g. "While") the traced graph has."""
@@ -284,6 +323,9 @@ class Function:
             if cf is not None:
                 self._calls_per_trace[-1] += 1
                 return cf(*args)
+        graph_tensors = _graph_tensors((args, kwargs))
+        if graph_tensors:
+            return self._build_into(graph_tensors, args, kwargs)
         names, values = self._bind(args, kwargs)
         cf = self._concrete(names, values)
         return cf(*values)
@@ -344,6 +386,34 @@ class Function:
                                 f"'{name}' is {got}, expected {spec}")
             out.append(a)
         return out
+
+    def _build_into(self, tensors: list, args: tuple, kwargs: dict) -> Any:
+        """Called with graph tensors: build the function's body into their graph, inlined."""
+        graph = _caller_graph(tensors)
+        if self.input_signature is not None:
+            self._check_signature(args, kwargs)
+        if self._converted is None:
+            self._converted = self._convert()
+        with graph.as_default(), graph.name_scope("PartitionedCall"):
+            result = self._converted(*args, **kwargs)
+            leaves: list[Tensor] = []
+            rebuild = _flatten(result, leaves)
+        return rebuild(leaves)
+
+    def _check_signature(self, args: tuple, kwargs: dict) -> None:
+        names, values = [], []
+        for name, v in self._sig.bind(*args, **kwargs).arguments.items():
+            names.append(name)
+            values.append(v)
+        if len(values) != len(self.input_signature):
+            raise TypeError(f"{self.__name__} has an input_signature of "
+                            f"{len(self.input_signature)} tensors, got {len(values)} arguments")
+        for name, v, spec in zip(names, values, self.input_signature):
+            dtype, shape = getattr(v, "dtype", None), getattr(v, "_shape", None)
+            if dtype is not spec.dtype or not spec.shape.is_compatible_with(
+                    TensorShape(shape)):
+                raise TypeError(f"Python inputs incompatible with input_signature: argument "
+                                f"'{name}' is {v!r}, expected {spec}")
 
     # --- tracing ----------------------------------------------------------------------
     def _key(self, values: tuple) -> tuple:
@@ -424,12 +494,42 @@ class Function:
         return f"<staticgraph.function {self.__name__} (traced {self.trace_count}x)>"
 
 
+def _graph_tensors(values: Any) -> list:
+    """The staticgraph tensors (or variables) among ``values``, searched through lists,
+    tuples and dicts: the arguments that make a call build into their graph."""
+    found = []
+    stack = [values]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Tensor) or hasattr(v, "_as_graph_element"):
+            found.append(v)
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+    return found
+
+
+def _caller_graph(tensors: list) -> Graph:
+    """The default graph when the tensors belong to it or to a graph enclosing it (a loop
+    body calling the function captures them), else the tensors' own graph."""
+    default = get_default_graph()
+    homes = {t.graph if isinstance(t, Tensor) else t._as_graph_element().graph for t in tensors}
+    g = default
+    while g is not None:
+        if g in homes:
+            return default
+        g = getattr(g, "outer", None)
+    return next(iter(homes))
+
+
 def function(fn: Callable | None = None, input_signature: list | tuple | None = None,
              autograph: bool = True) -> Any:
     """``@function`` or ``function(fn, input_signature=[TensorSpec([None], tf.float32)])``.
 
-    With ``autograph`` (default) Python ``while``/``if``/``for i in range(n)``
-    on symbolic tensors become ``while_loop``/``cond`` (see :mod:`.autograph`).
+    With ``autograph`` (default) Python ``while``/``if``/``for i in range(n)``/
+    ``for x in tensor`` on symbolic tensors become ``while_loop``/``cond``, with
+    ``break``/``continue`` (see :mod:`.autograph`).
     """
     if fn is None:
         return lambda f: Function(f, input_signature, autograph)

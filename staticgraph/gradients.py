@@ -27,7 +27,7 @@ from typing import Any, Sequence
 
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
-from .graph import Operation, Tensor, get_default_graph
+from .graph import Operation, SubGraph, Tensor, get_default_graph
 from .kinds import handle_op, kind_of
 from .ops import add, ones_like
 
@@ -38,10 +38,14 @@ def _as_list(x) -> list:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _x_tensor(x) -> Tensor:
-    """What a gradient is taken with respect to: a tensor, or a variable's handle."""
+def _x_tensor(x, graph) -> Tensor:
+    """What a gradient is taken with respect to: a tensor, or a variable's handle -- as seen
+    from ``graph`` (inside a loop body, an outer tensor is its captured placeholder)."""
     handle = getattr(x, "handle", None)
-    return handle if isinstance(handle, Tensor) else convert_to_tensor(x)
+    t = handle if isinstance(handle, Tensor) else convert_to_tensor(x)
+    if t.graph is not graph and isinstance(graph, SubGraph):
+        t = graph.capture(t, "gradients")
+    return t
 
 
 def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Operation]:
@@ -72,7 +76,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
               aggregation_method=None) -> list[Tensor | None]:
     """d(sum ys)/d xs as new graph nodes; None for an x that no y depends on."""
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs = [_x_tensor(x) for x in _as_list(xs)]
+    xs = [_x_tensor(x, ys[0].graph) for x in _as_list(xs)]
     stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     graph = get_default_graph()

@@ -379,10 +379,11 @@ class SubGraph(Graph):
         inner = self.captures.get(tensor)
         if inner is None:
             saved, self._name_stack = self._name_stack, ""
-            try:
-                op = self.create_op("Placeholder", (), {"dtype": tensor.dtype, "shape": tensor._shape},
-                                    [(tensor._shape, tensor.dtype)],
-                                    name="capture_" + tensor.op.name.replace("/", "_"))
+            try:   # outside any control_dependencies block (TF's capture): no waits, and an op
+                with self.control_dependencies(None):   # using it still gets the block's deps
+                    op = self.create_op("Placeholder", (), {"dtype": tensor.dtype, "shape": tensor._shape},
+                                        [(tensor._shape, tensor.dtype)],
+                                        name="capture_" + tensor.op.name.replace("/", "_"))
             finally:
                 self._name_stack = saved
             inner = self.captures[tensor] = op.outputs[0]

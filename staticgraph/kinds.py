@@ -282,18 +282,35 @@ def _print(op, ctx):
     def kernel(x, *data):
         count[0] += 1
         if first_n is None or first_n < 0 or count[0] <= first_n:
-            items = " ".join(_summary(d, summarize) for d in data)
+            items = "".join(_summary(d, summarize) for d in data)
             print(f"{message}{items}", file=sys.stderr)
         return x
     return kernel
 
 
 def _summary(value, summarize: int | None) -> str:
+    """TF's tf.Print text for one tensor: nested brackets, the first ``summarize`` (3)
+    elements in all, then ``...``; numbers as C++ streams print them (``2``, ``1e-08``)."""
     a = np.asarray(value)
-    n = 3 if summarize is None else summarize
-    flat = a.reshape(-1)
-    items = " ".join(str(v) for v in flat[:n]) + ("..." if flat.size > n else "")
-    return f"[{items}]" if a.ndim else str(a)
+    left = [3 if summarize is None else summarize]
+
+    def fmt(x) -> str:
+        if a.dtype.kind == "b":
+            return "1" if x else "0"
+        return f"{x:g}" if a.dtype.kind == "f" else str(x)
+
+    def rows(x) -> str:
+        if x.ndim == 0:
+            left[0] -= 1
+            return fmt(x[()])
+        parts, start = [], left[0]
+        for item in x:
+            if left[0] <= 0:
+                break
+            parts.append(rows(item))
+        more = "..." if start - left[0] < x.size else ""   # elements of this block left out
+        return "[" + ("" if x.ndim > 1 else " ").join(parts) + more + "]"
+    return rows(a) if a.ndim else f"[{fmt(a[()])}]"
 
 
 def _print_v2(op, ctx):

@@ -29,7 +29,7 @@ from common import REGISTRY
 from common.indexing import ARRAY, Slice
 
 from . import dtypes as _dtypes
-from .control_flow import Region
+from .control_flow import Region, regions_of
 from .control_flow_grad import GradProgram
 from .dtypes import DType
 from .graph import Graph, Operation, SubGraph, Tensor
@@ -179,7 +179,7 @@ def _load_ops(ops: list[dict], graph: Graph) -> None:
 def _load_grad_programs(table: dict, graph: Graph) -> None:
     for name, progs in table.items():
         op = graph.get_operation_by_name(name)
-        regions = (op.attrs["body"],) if op.type == "While" else op.attrs["branches"]
+        regions = regions_of(op)[1:] if op.type == "While" else regions_of(op)   # a loop: its body
         loaded = []
         for p, region in zip(progs, regions):
             g = GradProgram.__new__(GradProgram)

@@ -215,7 +215,8 @@ class Session:
         return t
 
     def explain(self, fetches: Any, feed_dict: dict | None = None) -> str:
-        """What ``run(fetches, feed_dict)`` executes: the pass report, then the generated source."""
+        """What ``run(fetches, feed_dict)`` executes: the pass report, the generated source, and
+        the generated source of each loop/branch kernel it calls, nested under it."""
         return self.compiled(fetches, feed_dict).explain()
 
     def compiled(self, fetches: Any, feed_dict: dict | None = None) -> Executable:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from common import shapes
+
 __all__ = ["TensorShape", "as_shape_tuple"]
 
 
@@ -57,20 +59,12 @@ class TensorShape:
         return n
 
     def is_compatible_with(self, other: Any) -> bool:
-        a, b = self.dims_tuple, as_shape_tuple(other)
-        if a is None or b is None:
-            return True
-        return len(a) == len(b) and all(x is None or y is None or x == y for x, y in zip(a, b))
+        return shapes.is_compatible(self.dims_tuple, as_shape_tuple(other))
 
     def merge_with(self, other: Any) -> "TensorShape":
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {TensorShape(other)} are not compatible")
-        a, b = self.dims_tuple, as_shape_tuple(other)
-        if a is None:
-            return TensorShape(b)
-        if b is None:
-            return self
-        return TensorShape(tuple(x if x is not None else y for x, y in zip(a, b)))
+        return TensorShape(shapes.merge(self.dims_tuple, as_shape_tuple(other)))
 
     def __iter__(self) -> Iterator:
         if self.dims_tuple is None:

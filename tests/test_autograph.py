@@ -356,3 +356,118 @@ def test_calls_that_read_their_frame_stay_direct():
 
     f = tf.function(Child().scale)
     assert f(np.float32(3)) == 6 and f(np.float32(-3)) == -3
+
+
+# --- for x in tensor; break and continue in tensor loops (values checked against TF 2.21) ----
+
+def test_for_over_a_tensor_with_continue_and_break_is_one_while_loop():
+    @tf.function
+    def f(xs):
+        s = 0.0
+        for x in xs:
+            if x < 0.0:
+                continue
+            if x > 10.0:
+                break
+            y = x * 2.0
+            s += y
+        return s
+
+    assert f(_f32(1.0, -2.0, 3.0, 20.0, 5.0)) == 8.0          # TF: 8.0
+    assert f(_f32(-1.0, 4.0)) == 8.0 and f(_f32(30.0, 1.0)) == 0.0
+    assert _ops(f, _f32(1.0, 2.0)).count("While") == 1
+    from staticgraph.autograph import to_code
+    code = to_code(f.python_function)
+    assert "_ag__.for_stmt(xs, _ag_extra_" in code and "_ag_break_1 = True" in code
+
+
+def test_for_over_a_tensor_of_unknown_length_and_rows_of_a_matrix():
+    @tf.function(input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    def f(m):
+        total = tf.zeros([2])
+        for row in m:
+            total = total + row * row
+        return total
+
+    assert f(np.array([[1, 2], [3, 4]], np.float32)).tolist() == [10.0, 20.0]
+    assert f(np.zeros((0, 2), np.float32)).tolist() == [0.0, 0.0]
+
+
+def test_break_in_a_tensor_while_loop_and_continue_in_a_tensor_range():
+    @tf.function
+    def f(x):
+        while x < 100.0:
+            x = x * 2.0
+            if x > 50.0:
+                break
+        return x
+
+    @tf.function
+    def g(n):
+        s = tf.constant(0)
+        for i in range(n):
+            if i > 2:
+                continue
+            s += 1
+        return s
+
+    assert f(np.float32(3.0)) == 96.0 and f(np.float32(200.0)) == 200.0    # TF: 96.0, 200.0
+    assert g(np.int32(5)) == 3 and g(np.int32(2)) == 2
+
+
+def test_break_and_continue_keep_python_semantics_on_python_values():
+    def f(items):
+        out = []
+        for v in items:
+            if v == 3:
+                continue
+            if v == 6:
+                break
+            out.append(v)
+        k = 0
+        while True:
+            k += 1
+            if k >= 4:
+                break
+        return out, k, v
+
+    from staticgraph.autograph import convert
+    assert convert(f)(range(10)) == f(range(10)) == ([0, 1, 2, 4, 5], 4, 6)
+
+
+def test_a_gradient_flows_through_a_loop_over_a_tensor():
+    with tf.Graph().as_default():
+        xs = tf.placeholder(tf.float32, [3], name="xs")
+        w = tf.placeholder(tf.float32, [], name="w")
+
+        def f(xs, w):
+            s = 0.0
+            for x in xs:
+                s += x * w
+            return s
+        s = tf.function(f)(xs, w)
+        dw, = tf.gradients(s, [w])
+        with tf.Session() as sess:
+            assert sess.run([s, dw], {xs: [1.0, 2.0, 3.0], w: 2.0}) == [12.0, 6.0]
+
+
+def test_the_loop_item_after_a_tensor_loop_is_the_last_one_and_scalars_are_refused():
+    @tf.function
+    def f(xs):
+        s = 0.0
+        for x in xs:
+            s += x
+        return s, x
+
+    s, last = f(_f32(1.0, 2.0, 3.0))
+    assert (s, last) == (6.0, 3.0)                    # TF: (6.0, 3.0)
+
+    @tf.function
+    def g(xs):
+        for x in xs:
+            pass
+        return 1.0
+
+    from staticgraph.autograph import AutoGraphError
+    with pytest.raises(AutoGraphError, match=r"len requires a non-scalar tensor, got one of shape \(\)"):
+        g(np.float32(3.0))

@@ -24,31 +24,37 @@ def _raises(fn, *args, match: str):
         tf.function(fn)(*args)
 
 
-def test_break_in_a_tensor_loop():
+def test_break_inside_try_in_a_tensor_loop():
     def f(x):
         while x < 10.:
             x = x + 1.
-            if x > 5.:
-                break
+            try:
+                if x > 5.:
+                    break
+            finally:
+                pass
         return x
 
     _raises(f, np.float32(0), match=re.escape(
         f"this statement's condition is a tensor, so it would have to become graph control flow, "
-        f"but it contains `break` ({_line(f, 4)}); fold the exit condition into the loop test "
+        f"but it contains `break` ({_line(f, 5)}); fold the exit condition into the loop test "
         f"(while cond and not done:)"))
     assert convert(f)(0.0) == 6.0                      # Python values: the loop stays Python
 
 
-def test_continue_in_a_tensor_range_loop():
-    def f(n):
-        s = tf.constant(0)
-        for i in range(n):
-            if i > 2:
-                continue
-            s += 1
-        return s
+def test_return_inside_a_tensor_loop_is_refused_as_tf_refuses_it():
+    def f(xs):
+        for x in xs:
+            if x > 2.:
+                return x
+        return -1.
 
-    _raises(f, np.int32(5), match=r"contains `continue` \(line \d+\); wrap the rest of the body in an if")
+    with pytest.raises(NotImplementedError, match=re.escape(
+            "a return statement cannot be placed inside this TensorFlow loop; this may happen if "
+            "a return statement depends on a static Python condition such as a hyperparameter\n"
+            "  at ") + r".*test_autograph_errors.py:\d+: .*contains `return`"):
+        tf.function(f)(np.array([1., 3.], np.float32))
+    assert convert(f)([1., 3., 5.]) == 3. and convert(f)([1.]) == -1.   # Python lists: fine
 
 
 def test_return_inside_a_tensor_if():
@@ -170,6 +176,20 @@ def test_condition_that_becomes_a_tensor_inside_the_loop():
     _raises(f, np.float32(1), match="the while condition was a Python value when the loop started "
                                     "but became a tensor inside it")
 
+    def g(x):                                  # TF refuses this too: `while True` stays Python
+        while True:
+            x = x * 2.
+            if x > 50.:
+                break
+        return x
+
+    with pytest.raises(NotImplementedError, match=re.escape(
+            "The condition of while loop started as non-Tensor, then changed to Tensor. This may "
+            "happen either because variables changed type, or when a break or return statement "
+            "inside the loop depends on a Tensor condition.")):
+        tf.function(g)(np.float32(3))
+    assert convert(g)(3.) == 96.
+
 
 def test_tensor_loop_that_changes_no_variable():
     def f(x):
@@ -252,3 +272,18 @@ def test_variable_left_undefined_by_a_python_branch_fails_when_used():
         g(1.0, False)
     with pytest.raises(UnboundLocalError):
         f(1.0, False)                                      # as the original does
+
+
+def test_a_tensor_break_in_a_python_for_loop_is_refused_as_tf_refuses_it():
+    def f(x):
+        for i in range(10):
+            if x > 5.:
+                break
+            x = x * 2.
+        return x
+
+    with pytest.raises(NotImplementedError, match=re.escape(
+            "break and return statements which depend on a TF condition are not supported in "
+            "Python for loops. Did you intend to make it a TF loop?")):
+        tf.function(f)(np.float32(1))
+    assert convert(f)(1.) == 8.

@@ -195,3 +195,53 @@ def test_vjp_weights_each_output_by_its_gradient():
     np.testing.assert_array_equal(gy, x)
     gx, gy = cf.vjp((x, y), [_f32(0, 1), np.float32(0)])
     np.testing.assert_array_equal(gx, _f32(0, 6))
+
+
+# --- called from inside a graph: builds into the caller's graph ----------------------------
+
+def test_a_function_called_on_graph_placeholders_builds_into_that_graph():
+    @tf.function
+    def f(x, n=2):
+        for _ in range(3):
+            x = x * 2.0
+        return x + 1.0, n
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        y, n = f(x)
+        z, _ = f(x, 3)
+        dx, = tf.gradients(tf.reduce_sum(y), [x])
+        assert y.graph is g and y.name == "PartitionedCall/add:0" and z.name.startswith("PartitionedCall_1/")
+        assert n.dtype == tf.int32
+        with tf.Session() as sess:
+            out = sess.run([y, n, dx], {x: [1.0, 2.0, 3.0]})
+    assert out[0].tolist() == [9.0, 17.0, 25.0] and out[1] == 2 and out[2].tolist() == [8.0] * 3
+
+
+def test_a_function_called_inside_a_loop_body_and_inside_another_function():
+    @tf.function
+    def step(v, w):
+        return v * w + 1.0
+
+    with tf.Graph().as_default():
+        w = tf.placeholder(tf.float32, [], name="w")
+        _, v = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, step(v, w)),
+                             [tf.constant(0), tf.constant(1.0)])
+        with tf.Session() as sess:
+            assert sess.run(v, {w: 2.0}) == 15.0      # 1 -> 3 -> 7 -> 15
+
+    @tf.function
+    def outer(x):
+        return step(x, x) * 2.0
+    assert outer(np.float32(3.0)) == 20.0
+
+
+def test_a_graph_call_checks_the_input_signature():
+    f = tf.function(lambda x: x * 2.0, input_signature=[tf.TensorSpec([None], tf.float32)])
+    with tf.Graph().as_default():
+        ok = f(tf.placeholder(tf.float32, [4]))
+        assert ok.shape.as_list() == [4]
+        with pytest.raises(TypeError, match="Python inputs incompatible with input_signature: "
+                                            "argument 'x' is .*expected TensorSpec"):
+            f(tf.placeholder(tf.int32, [4]))

@@ -178,21 +178,32 @@ def test_missing_matplotlib_says_how_to_install(tmp_path, monkeypatch, capsys):
     assert not list(tmp_path.iterdir())
 
 
-def test_progress_redraws_on_a_terminal_and_stays_quiet_in_a_pipe():
+def test_progress_reports_each_step_with_time_left_when_piped():
     import io
-    from comparisons.bench.timing import Progress
+    from comparisons.bench.progress import Progress
+    pipe = io.StringIO()
+    p = Progress(3, stream=pipe)
+    for label in ("numpy  a", "numpy  b", "numpy  c"):
+        p.step(label)
+    p.done()
+    lines = pipe.getvalue().splitlines()
+    assert [line.split()[1] for line in lines[:3]] == ["a", "b", "c"]
+    assert all("elapsed" in line and line.endswith(" left") for line in lines[:3])
+    assert "1/3" in lines[1] and "2/3" in lines[2]
+    assert lines[3].startswith("ran 3 measurements in ")
 
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
-    tty, pipe = Tty(), io.StringIO()
-    for stream in (tty, pipe):
-        p = Progress(2, stream=stream, width=4)
-        p.step("a")
-        p.step("b")
-        p.done()
-    assert "\r[....] 1/2  a" in tty.getvalue() and "\r[##..] 2/2  b" in tty.getvalue()
-    assert pipe.getvalue().startswith("ran 2 measurements in ")
+
+def test_default_results_go_to_a_folder_named_for_the_run(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("matplotlib")
+    monkeypatch.chdir(tmp_path)
+    assert main(["--quick", "--only", "gradient", "--engines", "numpy", "--plots"]) == 0
+    (run,) = (tmp_path / "bench-results").iterdir()
+    assert run.name.endswith("Z-quick") and run.name[:4].isdigit()
+    assert sorted(p.name for p in run.iterdir()) == ["bars_gradient.png", "bench.json"]
+    captured = capsys.readouterr()
+    assert f"wrote {run / 'bench.json'}" in captured.out
+    assert f"results go to {run / 'bench.json'}" in captured.err
+    assert not (tmp_path / "comparisons").exists()
 
 
 def test_best_of_rounds_keeps_each_figures_fastest_round():
@@ -202,3 +213,11 @@ def test_best_of_rounds_keeps_each_figures_fastest_round():
     fixed = _row("staticgraph", "static", 2.0)
     best = best_of([[slow, broken], [fast, fixed]])
     assert [(r.engine, r.steady_s) for r in best] == [("dyngraph", 1.0), ("staticgraph", 2.0)]
+
+
+def test_per_op_overhead_script_times_every_way_of_running_the_chain():
+    from comparisons.bench.per_op import chain_times
+    times = chain_times(n=3, reps=2)
+    assert list(times) == ["numpy", "dyngraph, no grad", "dyngraph, forward (recording)",
+                           "dyngraph, forward + backward"]
+    assert all(t > 0 for t in times.values())

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from comparisons.graphdiff import Loop, diff, find_loops, record
-from comparisons.pictures import layered_layout, to_dot
+from comparisons.layout import crossings, layout
+from comparisons.pictures import to_dot
 
 
 class Var:
@@ -94,11 +95,61 @@ def test_record_refuses_a_tensor_without_a_graph():
         record(Plain())
 
 
-def test_layered_layout_puts_inputs_above_consumers():
+def test_layout_puts_inputs_above_consumers_in_layers():
     import networkx as nx
     g = nx.DiGraph([("x", "add"), ("w", "add"), ("add", "mul"), ("w", "mul")])
-    pos = layered_layout(g)
-    assert pos["x"][1] == pos["w"][1] == 0 and pos["add"][1] == -1 and pos["mul"][1] == -2
+    b = layout(g).boxes
+    assert b["x"].y == b["w"].y > b["add"].y > b["mul"].y
+    assert b["x"].bottom > b["add"].top and b["add"].bottom > b["mul"].top
+
+
+def test_segment_check_sees_an_edge_through_a_box():
+    from comparisons.layout import Box, Layout
+    lay = Layout(boxes={"m": Box(0.0, 0.0, 1.0, 0.5)},
+                 edges={("a", "b"): [(-2.0, 1.0), (2.0, -1.0)], ("a", "c"): [(0.0, 1.0), (0.0, 0.25)]})
+    assert crossings(lay) == [(("a", "b"), "m")]      # the second one only touches the box's top
+
+
+def _rnn_pictures():
+    """The RNN graphs comparisons/rnn.py draws, built by its own functions."""
+    from comparisons import rnn
+    from comparisons.pictures import eager_graph, static_graph
+    short, (w_h, w_x) = rnn.eager_sequence(rnn.XS[:3])
+    return {"rnn_cell_static": static_graph(rnn.static_cell()[0]),
+            "rnn_while_static": static_graph(rnn.static_sequence()[0]),
+            "rnn_eager": eager_graph(short, {"W_h": w_h, "W_x": w_x})}
+
+
+def _mlp_training_graph():
+    import staticgraph as tf
+    from comparisons.pictures import static_graph
+    g = tf.Graph()
+    with g.as_default():
+        h = tf.placeholder(tf.float32, [None, 8], name="x")
+        y = tf.placeholder(tf.float32, [None, 3], name="y")
+        for k, n in enumerate([16, 16, 3]):
+            w = tf.Variable(tf.ones([h.shape[1], n]) * 0.1, name=f"w{k}")
+            h = tf.tanh(tf.matmul(h, w) + tf.Variable(tf.zeros([n]), name=f"b{k}"))
+        tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_mean(tf.square(h - y)))
+    return static_graph(g)
+
+
+def test_no_edge_runs_through_a_box_on_the_rnn_graphs_and_a_100_node_graph():
+    graphs = _rnn_pictures()
+    assert graphs["rnn_cell_static"].number_of_nodes() >= 25
+    graphs["mlp_training"] = _mlp_training_graph()
+    assert graphs["mlp_training"].number_of_nodes() >= 100
+    for name, g in graphs.items():
+        lay = layout(g)
+        assert set(lay.edges) == set(g.edges) and set(lay.boxes) == set(g.nodes), name
+        assert crossings(lay) == [], name
+        points = [p for pts in lay.edges.values() for p in pts]     # everything on the picture
+        assert all(0 <= x <= lay.width and -lay.height <= y <= 0 for x, y in points), name
+        boxes = list(lay.boxes.values())          # and no two boxes overlap
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                assert (abs(a.x - b.x) >= (a.w + b.w) / 2 - 1e-9
+                        or abs(a.y - b.y) >= (a.h + b.h) / 2 - 1e-9), name
 
 
 def test_dot_text_has_every_node_and_edge():

@@ -1,6 +1,8 @@
 """The side-by-side scripts: each main() runs and prints the expected values (never timings)."""
 from __future__ import annotations
 
+import argparse
+
 import pytest
 import staticgraph as tf
 
@@ -113,3 +115,56 @@ def test_python_m_comparisons_runs_every_script(capsys):
     out = capsys.readouterr().out
     for name in runner.SCRIPTS:
         assert f"=== comparisons.{name} " in out
+
+
+def test_help_lists_every_comparison_with_its_summary_and_the_shared_options(capsys):
+    from comparisons import cli
+    with pytest.raises(SystemExit) as e:
+        runner.main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    for name in runner.SCRIPTS + ["bench"]:
+        assert f"\n    {name} " in out
+    assert "--out DIR" in out and "--only NAME" in out
+    assert cli.summary("rnn") in " ".join(out.split())
+
+
+def test_a_subcommand_runs_one_comparison_and_only_selects_some(capsys):
+    assert runner.main(["errors"]) == 0
+    out = capsys.readouterr().out
+    assert "errors: a shape mismatch" in out and "=== comparisons." not in out
+    assert runner.main(["--only", "errors,debugging"]) == 0
+    out = capsys.readouterr().out
+    assert "=== comparisons.errors " in out and "=== comparisons.debugging " in out
+    assert "=== comparisons.counter " not in out
+
+
+def test_unknown_comparison_names_are_refused_with_the_known_ones(capsys):
+    with pytest.raises(SystemExit) as e:
+        runner.main(["--only", "nope"])
+    assert e.value.code == 2
+    assert "unknown comparison nope; known: counter, gradient" in capsys.readouterr().err
+
+
+def test_bench_is_a_subcommand_with_its_own_options(tmp_path, capsys):
+    path = tmp_path / "b.json"
+    assert runner.main(["bench", "--quick", "--only", "gradient", "--engines", "numpy",
+                        "--json", str(path)]) == 0
+    assert path.exists() and "gradient" in capsys.readouterr().out
+
+
+def test_a_new_shared_option_reaches_the_scripts_without_other_changes(monkeypatch):
+    from comparisons import cli, errors
+    original = cli.add_shared_options
+
+    def with_flag(p, *, in_subcommand=False):
+        original(p, in_subcommand=in_subcommand)
+        p.add_argument("--loud", action="store_true",
+                       default=argparse.SUPPRESS if in_subcommand else False)
+    monkeypatch.setattr(cli, "add_shared_options", with_flag)
+    seen = []
+    monkeypatch.setattr(errors, "main", lambda argv: seen.append(argv))
+    runner.main(["errors", "--loud", "--out", "D"])
+    runner.main(["--loud", "--only", "errors"])
+    runner.main(["--out", "E", "errors"])          # before the subcommand's name too
+    assert seen == [["--out", "D", "--loud"], ["--loud"], ["--out", "E"]]

@@ -206,3 +206,19 @@ def test_a_traced_module_trains_like_the_module():
     for (_, after), (before_next, _) in zip(losses, losses[1:]):
         assert np.isclose(after, before_next, rtol=1e-6)   # the trace reads the updated weights
     assert losses[-1][1] < losses[0][0]
+
+
+def test_second_and_third_order_through_a_traced_call_match_eager():
+    w = torch.tensor([3.0], requires_grad=True)
+    f = lambda x: (x * x * x * w).sum()
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    traced, _ = _trace(f, x)
+    results = []
+    for fn in (traced, f):
+        g, = torch.autograd.grad(fn(x), x, create_graph=True)
+        assert g.requires_grad and g.grad_fn is not None
+        hx, hw = torch.autograd.grad(g.sum(), [x, w], create_graph=True)
+        third, = torch.autograd.grad(hx.sum(), x)
+        results.append([t.tolist() for t in (g, hx, hw, third)])
+    assert results[0] == results[1] == [[9.0, 36.0], [18.0, 36.0], [15.0], [18.0, 18.0]]
+    assert traced(x).grad_fn.name() == "DifferentiableGraphBackward"

@@ -5,6 +5,9 @@ session / variables / tensors again to show they still work.
 """
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -221,6 +224,32 @@ def test_dyngraph_anomaly_in_backward_leaves_grads_untouched(checking_off):
     z = torch.sqrt(x + 1.0).sum()
     z.backward()
     assert x.grad.tolist() == pytest.approx([0.5, 0.5 / np.sqrt(5.0)])
+
+
+def test_dyngraph_anomaly_in_backward_names_the_node_and_the_forward_line(checking_off):
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"):
+        mode = torch.autograd.detect_anomaly()
+    with mode:
+        y = torch.sqrt(x)  # the forward line the error must show
+        forward_line = f'line {sys._getframe().f_lineno - 1}'
+        with pytest.warns(UserWarning, match=r"Error detected in SqrtBackward0\. Traceback of "
+                                             r"forward call that caused the error:\n  File "):
+            with pytest.raises(RuntimeError) as e:
+                (y * 0).sum().backward()
+    text = str(e.value)
+    assert text.startswith("Function 'SqrtBackward0' returned nan values in its 0th output.\n"
+                           "  (op RealDiv produced 1 NaN")
+    assert f'{HERE}", {forward_line}' in text and "y = torch.sqrt(x)  # the forward line" in text
+    assert "dyngraph" + os.sep not in text.split("Traceback of forward call")[1]
+
+
+def test_dyngraph_anomaly_after_an_unrecorded_forward_says_so(checking_off):
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    y = (torch.sqrt(x) * 0).sum()
+    torch.autograd.set_detect_anomaly(True)
+    with pytest.raises(RuntimeError, match=r"Function 'SqrtBackward0' (.|\n)*no forward traceback"):
+        y.backward()
 
 
 def test_inputs_already_non_finite_are_reported_as_such(checking_off):

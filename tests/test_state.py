@@ -289,3 +289,52 @@ def test_a_trained_loop_graph_restored_in_a_fresh_process_gives_identical_result
     got = np.load(tmp_path / "out.npz")
     for k, w in enumerate(want):
         np.testing.assert_array_equal(got[f"arr_{k}"], w)
+
+
+def test_passes_never_merge_reads_across_a_write_nor_hand_out_the_stored_array():
+    """CSE must not merge two reads of one variable with a write between them; a fetched value
+    that is the stored array (through Identity, reshapes...) is a copy, with every pass on or off."""
+    from staticgraph.compiler import PassConfig
+    v = tf.Variable(np.array([1.0, 2.0]), name="v")
+    r1 = v * 1.0
+    with tf.control_dependencies([r1]):
+        asn = v.assign_add([10.0, 10.0])
+    with tf.control_dependencies([asn]):
+        r2 = v * 1.0
+    view = tf.reshape(tf.identity(v), (2, 1))
+    for config in (None, PassConfig.off()):
+        with tf.Session(config=config) as s:
+            s.run(tf.global_variables_initializer())
+            a, b = s.run([r1, r2])
+            np.testing.assert_array_equal(a, [1.0, 2.0])
+            np.testing.assert_array_equal(b, [11.0, 12.0])
+            got = s.run(view)
+            got[:] = -1.0                                  # the caller owns what it fetched
+            np.testing.assert_array_equal(s.run(v), [11.0, 12.0])
+
+
+def test_an_sgd_step_with_gradients_and_a_print_inside_a_loop_body(capfd):
+    """Gradients taken inside the body (w.r.t. the variable, seen there as its capture), the
+    update and a tf.Print all run once per iteration; TF prints and ends with w = 1.25."""
+    w = tf.Variable(np.float64(3.0), name="w")
+
+    def body(i):
+        loss = (w - 1.0) * (w - 1.0)
+        g, = tf.gradients(loss, [w])
+        p = tf.Print(g, [i, g], message="it ")
+        with tf.control_dependencies([w.assign_sub(0.25 * p)]):
+            return i + 1
+    r = tf.while_loop(lambda i: i < 3, body, [0])
+    with tf.control_dependencies([r]):
+        out = tf.identity(w)
+    assert run_all(out) == [1.25]
+    assert capfd.readouterr().err == "it [0][4]\nit [1][2]\nit [2][1]\n"
+
+
+def test_print_formats_tensors_as_tf_does(capfd):
+    a, b = tf.constant([1.5, 2.0, 3.0, 4.0]), tf.constant([[1, 2], [3, 4]])
+    p = tf.Print(a, [a, b, tf.constant(True), tf.constant(1e-8), tf.constant(0.1)], message="m: ")
+    p2 = tf.Print(a, [b], message="s: ", summarize=10)
+    with tf.Session() as s:
+        s.run([p, p2])
+    assert capfd.readouterr().err == "m: [1.5 2 3...][[1 2][3...]...][1][1e-08][0.1]\ns: [[1 2][3 4]]\n"

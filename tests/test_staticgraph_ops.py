@@ -168,3 +168,26 @@ def test_json_round_trip_gives_identical_outputs():
     np.testing.assert_array_equal(before[1], after[1])
     with pytest.raises(ValueError, match="not a staticgraph JSON graph"):
         tf.from_json('{"format": "other"}')
+
+
+def test_nest_flattens_packs_and_reports_differences_in_tfs_words():
+    assert tf.nest.flatten({"b": 1, "a": [2, 3]}) == [2, 3, 1]
+    assert tf.nest.pack_sequence_as({"b": 0, "a": [0, 0]}, [7, 8, 9]) == {"b": 9, "a": [7, 8]}
+    assert tf.nest.map_structure(lambda a, b: a + b, (1, [2]), (10, [20])) == (11, [22])
+    with pytest.raises(TypeError, match=r"^The two structures don't have the same nested structure\."
+                                        r"\n\nFirst structure: type=list str=\[1, \(2, 3\)\]\n\n"
+                                        r"Second structure: type=list str=\[1, \[2, 3\]\]\n\nMore "
+                                        r"specifically: The two namedtuples don't have the same "
+                                        r"sequence type\."):
+        tf.nest.assert_same_structure([1, (2, 3)], [1, [2, 3]])
+    with pytest.raises(ValueError, match=r"More specifically: The two structures don't have the same "
+                                         r"number of elements\. First structure: type=tuple str=\(2, 3\)\. "
+                                         r"Second structure: type=tuple str=\(2, 3, 4\)\nEntire first "
+                                         r"structure:\n\[\., \(\., \.\)\]\nEntire second structure:\n"
+                                         r"\[\., \(\., \., \.\)\]$"):
+        tf.nest.assert_same_structure([1, (2, 3)], [1, (2, 3, 4)])
+    with pytest.raises(ValueError, match=r"The two dictionaries don't have the same set of keys\. First "
+                                         r"structure has keys type=list str=\['a'\], while second "
+                                         r"structure has keys type=list str=\['b'\]"):
+        tf.nest.assert_same_structure({"a": 1}, {"b": 1})
+    tf.nest.assert_same_structure([1, (2, 3)], [4, [5, 6]], check_types=False)

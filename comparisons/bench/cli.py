@@ -1,7 +1,18 @@
-"""``python -m comparisons.bench``: measure, print the tables, write JSON and plots."""
+"""``python -m comparisons.bench``: measure, print the tables, write JSON and plots.
+
+Each run's files go to its own folder, named for the run (UTC start time),
+under ``--results`` (default ``bench-results`` in the current folder)::
+
+    bench-results/2026-12-01T15-04-05Z/bench.json       (+ plots with --plots)
+    bench-results/2026-12-01T15-10-44Z-quick/bench.json
+
+``--json PATH`` writes the JSON there instead (``''``: no JSON); ``--plots DIR``
+writes the pictures to DIR, ``--plots`` alone into the run's folder.
+"""
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import os
 import sys
 from time import perf_counter
@@ -10,9 +21,9 @@ from . import plots, report
 from .suite import ENGINES, WORKLOADS, best_of, run_suite
 from .timing import Budget
 
-__all__ = ["main", "DEFAULT_JSON"]
+__all__ = ["main", "DEFAULT_RESULTS", "run_folder"]
 
-DEFAULT_JSON = os.path.join("comparisons", "out", "bench.json")
+DEFAULT_RESULTS = "bench-results"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,9 +35,15 @@ def _parser() -> argparse.ArgumentParser:
         "(recorded in the JSON's machine.thread_env)."))
     p.add_argument("--quick", action="store_true",
                    help="smoke run: one timed run each, small sizes for the big workloads")
-    p.add_argument("--json", default=DEFAULT_JSON, metavar="PATH",
-                   help=f"where to write all figures (default {DEFAULT_JSON}); '' to skip")
-    p.add_argument("--plots", metavar="DIR", help="write bar charts and the amortization curve")
+    p.add_argument("--results", default=DEFAULT_RESULTS, metavar="DIR",
+                   help="each run writes into its own folder DIR/<UTC start time>/ "
+                        "(default %(default)s/ in the current folder)")
+    p.add_argument("--json", metavar="PATH",
+                   help="where to write all figures (default: bench.json in the run's folder); "
+                        "'' to skip")
+    p.add_argument("--plots", metavar="DIR", nargs="?", const="",
+                   help="write bar charts and the amortization curve into DIR "
+                        "(no DIR: the run's folder)")
     p.add_argument("--only", metavar="W1,W2", help="workloads to run: "
                    + ",".join(w.name for w in WORKLOADS))
     p.add_argument("--engines", metavar="E1,E2", help="engines to run (numpy is always first): "
@@ -50,15 +67,25 @@ def _select(items, spec: str | None, what: str, keep=()) -> list:
     return [i for i in items if i.name in wanted]
 
 
+def run_folder(root: str, started: _dt.datetime, quick: bool) -> str:
+    """``root/2026-12-01T15-04-05Z[-quick]``: sorts by time, safe on every file system."""
+    return os.path.join(root, started.strftime("%Y-%m-%dT%H-%M-%SZ") + ("-quick" if quick else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     workloads = _select(WORKLOADS, args.only, "workload")
     engines = _select(ENGINES, args.engines, "engine", keep=("numpy",))
     budget = Budget.quick() if args.quick else Budget(seconds=args.seconds)
-    if args.plots and not plots.have_matplotlib():
+    if args.plots is not None and not plots.have_matplotlib():
         print(f"note: {plots.MISSING_HINT}; continuing without plots", file=sys.stderr)
         args.plots = None
-    t0 = perf_counter()
+    t0, started = perf_counter(), _dt.datetime.now(_dt.timezone.utc)
+    folder = run_folder(args.results, started, args.quick)
+    json_path = os.path.join(folder, "bench.json") if args.json is None else args.json
+    plots_dir = folder if args.plots == "" else args.plots
+    if json_path or plots_dir is not None:
+        print(f"results go to {os.path.abspath(json_path or plots_dir)}", file=sys.stderr)
     rounds = 1 if args.quick else max(1, args.rounds)
     rows = best_of([run_suite(workloads, engines, budget, quick=args.quick)
                     for _ in range(rounds)])
@@ -68,13 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     print(report.summary_table(rows))
     print()
     print(report.detail_table(rows))
-    if args.json:
-        os.makedirs(os.path.dirname(args.json) or ".", exist_ok=True)
-        with open(args.json, "w") as f:
+    print()
+    if json_path:
+        os.makedirs(os.path.dirname(json_path) or ".", exist_ok=True)
+        with open(json_path, "w") as f:
             f.write(report.to_json(rows, quick=args.quick, budget=budget, elapsed_s=elapsed,
                                    rounds=rounds))
-        print(f"\nwrote {args.json}")
-    if args.plots:
-        for path in plots.write_plots(rows, args.plots):
-            print(f"wrote {path}")
+        print(f"wrote {os.path.abspath(json_path)}")
+    if plots_dir is not None:
+        for path in plots.write_plots(rows, plots_dir):
+            print(f"wrote {os.path.abspath(path)}")
     return 0

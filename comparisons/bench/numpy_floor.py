@@ -21,12 +21,15 @@ def counter(n: float) -> tuple:
     """The seeds' while loop with the bound fed at run time: ``n`` iterations.
 
     ``first`` gains 2 and ``second`` 1 per iteration, so they meet after
-    ``n`` iterations at ``2n``.
+    ``n`` iterations at ``2n``.  The constants are made once, outside the loop,
+    as a careful numpy programmer writes it (made inside, they cost more than
+    the additions).
     """
     first, second = np.float32(0.0), np.float32(n)
+    two, one = np.float32(2.0), np.float32(1.0)
     while first < second:
-        first = first + np.float32(2.0)
-        second = second + np.float32(1.0)
+        first = first + two
+        second = second + one
     return first, second
 
 

@@ -6,11 +6,16 @@ objects of one run, so the table, the JSON and the plots always agree.
 from __future__ import annotations
 
 import datetime as _dt
+import io
 import json
 import os
 import platform
 import sys
 from dataclasses import asdict
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
 
 from .suite import Row
 
@@ -83,10 +88,15 @@ def _cell(row: Row | None, base: Row | None) -> str:
 
 
 def _render(header: list[str], body: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header] + body]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    """A plain-text table (header, a rule, rows) rendered by rich, without colour codes."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+    for h in header:
+        table.add_column(h, no_wrap=True)
+    for row in body:
+        table.add_row(*row)
+    console = Console(file=io.StringIO(), width=10_000, color_system=None, highlight=False)
+    console.print(table)
+    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines())
 
 
 def _column_order(rows: list[Row]) -> list[str]:

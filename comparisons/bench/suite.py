@@ -19,7 +19,8 @@ import numpy as np
 
 from . import eager_programs, numpy_floor as nf, static_programs
 from .static_programs import NotAvailable
-from .timing import Budget, Progress, measure, timed
+from .progress import Progress
+from .timing import Budget, measure, timed
 
 __all__ = ["Workload", "Engine", "Row", "WORKLOADS", "ENGINES", "run_suite", "best_of"]
 

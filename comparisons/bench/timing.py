@@ -1,4 +1,4 @@
-"""Timing: first run apart, warm-up, then adaptively many repeats; and a progress line.
+"""Timing: first run apart, warm-up, then adaptively many repeats.
 
 A run's cost is what we report, so the harness separates what a user pays
 once from what they pay every time::
@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import math
 import statistics
-import sys
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable
 
-__all__ = ["Budget", "Timing", "measure", "timed", "Progress"]
+__all__ = ["Budget", "Timing", "measure", "timed", "best_of"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +58,18 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     return out, perf_counter() - t0
 
 
+def best_of(fn: Callable[[], Any], number: int = 1, repeat: int = 7) -> float:
+    """Seconds per call of ``fn``: the fastest of ``repeat`` samples of ``number`` calls
+    (the least-disturbed sample: the figure scripts quote)."""
+    best = math.inf
+    for _ in range(repeat):
+        t0 = perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (perf_counter() - t0) / number)
+    return best
+
+
 def measure(run: Callable[[], Any], budget: Budget) -> tuple[Any, Timing]:
     """Time ``run``; returns the first run's result (for checking) and the timing."""
     first_out, first_s = timed(run)
@@ -80,33 +91,3 @@ def measure(run: Callable[[], Any], budget: Budget) -> tuple[Any, Timing]:
         per_run.append((perf_counter() - t0) / number)
     return first_out, Timing(first_s, statistics.median(per_run), min(per_run),
                              samples * number, samples)
-
-
-class Progress:
-    """``[#####.....] 12/48  mlp  staticgraph`` on stderr, redrawn in place on a terminal.
-
-    When stderr is not a terminal (CI, a test, a pipe) it stays silent until
-    :meth:`done`, so logs are not flooded with redraws.
-    """
-
-    def __init__(self, total: int, stream=None, width: int = 30):
-        self.total, self.width, self.count = max(total, 1), width, 0
-        self.stream = stream or sys.stderr
-        self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.t0 = perf_counter()
-
-    def step(self, label: str) -> None:
-        """Announce the item about to run."""
-        self.count += 1
-        if self.live:
-            filled = self.width * (self.count - 1) // self.total
-            bar = "#" * filled + "." * (self.width - filled)
-            line = f"[{bar}] {self.count}/{self.total}  {label}"
-            self.stream.write("\r" + line[:100].ljust(100))
-            self.stream.flush()
-
-    def done(self) -> None:
-        elapsed = perf_counter() - self.t0
-        end = "\r" + " " * 100 + "\r" if self.live else ""
-        self.stream.write(f"{end}ran {self.count} measurements in {elapsed:.1f} s\n")
-        self.stream.flush()

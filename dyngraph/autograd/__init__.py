@@ -20,13 +20,15 @@ import re
 import numpy as np
 
 from common import Namespace, numpy_namespace
+from common.numerics import NonFiniteError
 
 from ..errors import torch_type_name
 from ..grad_mode import enable_grad, no_grad
 from ..node import POST_HOOKS, AccumulateGrad, Node
 from ..tensor import Tensor, make
 
-from ..anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly  # noqa: E402
+from ..anomaly import (backward_error, detect_anomaly, is_anomaly_enabled,  # noqa: E402
+                       set_detect_anomaly)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "Function", "functional", "gradcheck", "gradgradcheck"]
@@ -156,15 +158,19 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
         # a node that saved only ShapeRefs (Add, Sum...) hands them over as they are
         saved = _unpack(node, create_graph) if node.frees or create_graph else node.saved
         op, attrs = node.op, node.attrs
-        if POST_HOOKS and node in POST_HOOKS:
-            _run_post_hooks(node, F, g, saved, table, create_graph)
-        else:
-            for i, parent in enumerate(node.parents):
-                if parent is not None:
-                    gi = op.vjp(i, F, g, saved, attrs)
-                    if gi is not None:
-                        old = table.get(parent)
-                        table[parent] = gi if old is None else old + gi
+        i = 0
+        try:
+            if POST_HOOKS and node in POST_HOOKS:
+                _run_post_hooks(node, F, g, saved, table, create_graph)
+            else:
+                for i, parent in enumerate(node.parents):
+                    if parent is not None:
+                        gi = op.vjp(i, F, g, saved, attrs)
+                        if gi is not None:
+                            old = table.get(parent)
+                            table[parent] = gi if old is None else old + gi
+        except NonFiniteError as e:
+            raise backward_error(node, i, e) from None
         if node.frees and not retain_graph:
             node.saved, node.versions, node.out_vc = None, (), None
     table.update(captured)

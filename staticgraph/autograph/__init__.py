@@ -1,4 +1,4 @@
-"""AutoGraph: Python ``while``/``if``/``for i in range(n)`` on tensors become graph control flow.
+"""AutoGraph: Python ``while``/``if``/``for`` on tensors become graph control flow (``break``/``continue`` too).
 
 ::
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Iterable
 
-__all__ = ["assigned", "reads", "unsupported", "declared"]
+__all__ = ["assigned", "reads", "exposed", "jumps", "unsupported", "declared"]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
            ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -51,6 +51,38 @@ def reads(trees: Iterable[ast.AST]) -> set[str]:
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
     return names
+
+
+def exposed(stmts: list[ast.stmt]) -> set[str]:
+    """Names a block may read before assigning them: what flows into it from before.
+
+    A name assigned by a plain top-level assignment before any read is not
+    exposed (``y = x * 2`` at the top of a loop body: the previous iteration's
+    ``y`` is never read), so a loop does not carry its per-iteration temporaries.
+    """
+    killed: set[str] = set()
+    out: set[str] = set()
+    for s in stmts:
+        out |= reads([s]) - killed
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            killed |= set(assigned([s]))
+    return out
+
+
+def jumps(body: list[ast.stmt]) -> set[str]:
+    """``"break"``/``"continue"`` statements that belong to the loop owning ``body``
+    (not to a loop nested in it, nor to nested functions)."""
+    found: set[str] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break):
+            found.add("break")
+        elif isinstance(node, ast.Continue):
+            found.add("continue")
+        elif not isinstance(node, (*_SCOPES, ast.For, ast.While, ast.AsyncFor)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def _line(node: ast.AST, first_line: int) -> int:

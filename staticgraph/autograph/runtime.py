@@ -9,7 +9,8 @@
     test(*vars) is a symbolic Tensor?  yes -> ONE while_loop node (body built once)
                                        no  -> a plain Python loop, run now (at trace time)
 
-``if_stmt`` does the same with ``cond``, ``for_range`` with a counter loop.
+``if_stmt`` does the same with ``cond``, ``for_range`` with a counter loop,
+``for_stmt`` with a loop over a tensor's first dimension.
 A variable not yet defined when the statement starts is passed as
 :data:`UNDEFINED`; a graph loop or branch cannot carry it, so if it is used
 afterwards the helper raises :class:`AutoGraphError` saying what to write.
@@ -23,17 +24,24 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..build import convert_to_tensor
+from common import REGISTRY
+
+from .. import dtypes as _dtypes
+from ..build import apply, convert_to_tensor
 from ..control_flow import cond, while_loop
 from ..graph import SubGraph, Tensor, get_default_graph
-from ..ops import logical_and, logical_not, logical_or
+from ..ops import cast, logical_and, logical_not, logical_or
 
-__all__ = ["AutoGraphError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range",
+__all__ = ["AutoGraphError", "LoopTypeChangedError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range", "for_stmt",
            "py_test", "is_symbolic", "and_", "or_", "not_", "call"]
 
 
 class AutoGraphError(ValueError):
     """A Python construct that cannot become graph control flow; the message says what to rewrite."""
+
+
+class LoopTypeChangedError(AutoGraphError, NotImplementedError):
+    """A Python loop whose condition became a tensor (TF raises ``NotImplementedError``)."""
 
 
 class _Undefined:
@@ -74,9 +82,21 @@ def is_symbolic(x: Any) -> bool:
     return isinstance(x, Tensor) or hasattr(x, "_as_graph_element")
 
 
-def py_test(value: Any, reason: str, where: str) -> Any:
-    """The test of a statement left as Python: fine on Python values, an error on a tensor."""
+RETURN_IN_LOOP = ("a return statement cannot be placed inside this TensorFlow loop; this may "
+                  "happen if a return statement depends on a static Python condition such as a "
+                  "hyperparameter")
+"""TF AutoGraph's NotImplementedError for ``return`` inside a loop over tensors."""
+
+
+def py_test(value: Any, reason: str, where: str, loop: bool = False) -> Any:
+    """The test of a statement left as Python: fine on Python values, an error on a tensor.
+
+    A loop over tensors with a ``return`` in it is refused as TF refuses it
+    (``NotImplementedError``, TF's wording, then where and what to write).
+    """
     if is_symbolic(value):
+        if loop and "contains `return`" in reason:
+            raise NotImplementedError(f"{RETURN_IN_LOOP}\n  at {where}: {reason}.")
         raise AutoGraphError(f"{where}: this statement's condition is a tensor, so it would have "
                              f"to become graph control flow, but {reason}.")
     return value
@@ -157,6 +177,21 @@ def _tensor(name: str, v: Any, where: str) -> Tensor:
     return convert_to_tensor(v)
 
 
+def _go_on(extra: Callable | None, state: Sequence[Any], where: str) -> bool:
+    """A Python for loop's extra test (its break flag): refused once it is a tensor, as TF does."""
+    if extra is None:
+        return True
+    ok = extra(*state)
+    if is_symbolic(ok):
+        raise LoopTypeChangedError(
+            f"break and return statements which depend on a TF condition are not supported in "
+            f"Python for loops. Did you intend to make it a TF loop?\n  at {where}: this loop "
+            f"runs in Python (it iterates over a Python value) but its `break` depends on a "
+            f"tensor; iterate over a tensor (tf.range / a tensor bound) so it becomes a graph "
+            f"loop, or move the exit test out of the loop.")
+    return ok
+
+
 def _expand(n: int, keep: list[int], vals: Sequence[Any]) -> list[Any]:
     full = [UNDEFINED] * n
     for i, v in zip(keep, vals):
@@ -210,10 +245,15 @@ def while_stmt(test: Callable, body: Callable, init: tuple, names: tuple, needed
         state = body(*state)
         ok = test(*state)
         if is_symbolic(ok):
-            raise AutoGraphError(f"{where}: the while condition was a Python value when the loop "
-                                 f"started but became a tensor inside it (a loop variable was "
-                                 f"assigned a tensor in the body); make the loop variables "
-                                 f"tensors before the loop so the whole loop becomes a graph loop.")
+            raise LoopTypeChangedError(
+                f"The condition of while loop started as non-Tensor, then changed to Tensor. This "
+                f"may happen either because variables changed type, or when a break or return "
+                f"statement inside the loop depends on a Tensor condition. In both cases, "
+                f"changing to a TF loop should remove the error.\n  at {where}: the while "
+                f"condition was a Python value when the loop started but became a tensor inside "
+                f"it (a loop variable was assigned a tensor in the body, or a `break` depends on "
+                f"a tensor); make the loop variables tensors before the loop (or write the exit "
+                f"test into the while condition) so the whole loop becomes a graph loop.")
     return state
 
 
@@ -261,16 +301,20 @@ def _other(label: str) -> str:
 
 # --- for i in range(...) -------------------------------------------------------------------
 
-def for_range(rng: Callable, args: tuple, body: Callable, init: tuple, names: tuple,
-              needed: tuple, where: str) -> tuple:
+def for_range(rng: Callable, args: tuple, extra: Callable | None, body: Callable, init: tuple,
+              names: tuple, needed: tuple, where: str) -> tuple:
     """A converted ``for i in range(*args)``: a counter while_loop if a bound is a tensor.
 
-    Returns the final variables followed by the last index (None if the loop
-    never ran, in Python; the start value in a graph loop that never ran).
+    ``extra(*vars)``, when given, is tested before each iteration too (a
+    ``break`` flag).  Returns the final variables followed by the last index
+    (None if the loop never ran, in Python; the start value in a graph loop
+    that never ran).
     """
     if rng is not builtins.range or not any(is_symbolic(a) for a in args):
         state, last = init, None
         for i in rng(*args):
+            if not _go_on(extra, state, where):
+                break
             state, last = body(i, *state), i
         return (*state, last)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
@@ -282,11 +326,53 @@ def for_range(rng: Callable, args: tuple, body: Callable, init: tuple, names: tu
                    for a in (start, stop))
     keep = _carried("for loop", names, init, needed, where)
 
-    def test(extra, _):
-        return extra[0] < stop if step > 0 else extra[0] > stop
+    def test(counters, v):
+        more = counters[0] < stop if step > 0 else counters[0] > stop
+        return more if extra is None else and_(more, lambda: extra(*v))
 
-    def step_body(extra, v):
-        return (extra[0] + step, extra[0]), body(extra[0], *v)
+    def step_body(counters, v):
+        return (counters[0] + step, counters[0]), body(counters[0], *v)
 
     out = _graph_loop(test, step_body, init, names, keep, where, extra=(start, start))
     return (*out[2:], out[1])
+
+
+# --- for x in xs ---------------------------------------------------------------------------
+
+def for_stmt(iterable: Any, extra: Callable | None, body: Callable, init: tuple, names: tuple,
+             needed: tuple, where: str, item_after: bool = False) -> tuple:
+    """A converted ``for x in xs``: over a tensor, one while_loop along its first dimension
+    (``x = xs[i]`` for ``i`` from 0 while ``i < xs.shape[0]``); anything else, Python's loop.
+
+    Returns the final variables followed by the last item (UNDEFINED when a
+    Python loop never ran).  After a graph loop the last item is
+    ``xs[iterations - 1]``, built only if the code after the loop reads it
+    (``item_after``), as TF gives it.
+    """
+    if not is_symbolic(iterable):
+        state, last = init, UNDEFINED
+        for item in iterable:
+            if not _go_on(extra, state, where):
+                break
+            state, last = body(item, *state), item
+        return (*state, last)
+    xs = convert_to_tensor(iterable)
+    if xs._shape is not None and len(xs._shape) == 0:
+        raise AutoGraphError(f"len requires a non-scalar tensor, got one of shape {xs.shape}\n"
+                             f"  at {where}: a loop over a tensor runs along its first "
+                             f"dimension; {xs.name} is a scalar.")
+    n = xs._shape[0] if xs._shape is not None and xs._shape[0] is not None else \
+        cast(apply(REGISTRY["ReduceSize"], (xs,), {"axis": 0}), _dtypes.int32)
+    keep = _carried("for loop", names, init, needed, where)
+
+    def test(counters, v):
+        more = counters[0] < n
+        return more if extra is None else and_(more, lambda: extra(*v))
+
+    def step_body(counters, v):
+        i = counters[0]
+        return (i + 1,), body(xs[i], *v)
+
+    out = _graph_loop(test, step_body, init, names, keep, where,
+                      extra=(convert_to_tensor(0, dtype=_dtypes.int32),))
+    return (*out[1:], xs[out[0] - 1] if item_after else UNDEFINED)

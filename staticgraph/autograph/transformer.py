@@ -1,4 +1,4 @@
-"""The AST rewrite: ``while``/``if``/``for i in range(...)`` -> calls of the runtime helpers.
+"""The AST rewrite: ``while``/``if``/``for`` -> calls of the runtime helpers.
 
 ::
 
@@ -12,18 +12,33 @@
 
 The nested functions read every other variable through Python closures, so
 only the variables the statement changes travel through parameters and
-results.  Statements the converter cannot express (``break``, ``return``
-inside, item assignment...) stay Python, with their test wrapped in
-``_ag__.py_test`` so a *tensor* test fails at trace time with the reason.
-Nested function definitions are left alone.
+results.  ``for x in xs`` becomes ``_ag__.for_stmt`` (a graph loop over the
+first dimension when ``xs`` is a tensor).
+
+``break`` and ``continue`` become flags first, as TF's AutoGraph does: the
+statements after a possible jump run under ``if not (continue_ or break_):``
+and the loop test gains ``and not break_``::
+
+    while x < n:                    break_1 = False
+        if x > m:                   while x < n and not break_1:
+            break          ->           if x > m:
+        x = x * 2                           break_1 = True
+                                        if not break_1:
+                                            x = x * 2
+
+Statements the converter cannot express (``return`` inside a loop or an if,
+item assignment...) stay Python, with their test wrapped in ``_ag__.py_test``
+so a *tensor* test fails at trace time with the reason.  Nested function
+definitions are left alone.
 """
 from __future__ import annotations
 
 import ast
+import copy
 import itertools
 from typing import Sequence
 
-from .analysis import assigned, reads, unsupported
+from .analysis import assigned, exposed, jumps, reads, unsupported
 
 __all__ = ["Converter", "CallWrapper", "RUNTIME"]
 
@@ -85,6 +100,49 @@ def _logical(test: ast.expr) -> ast.expr:
     return test
 
 
+def _not_any(flags: Sequence[str]) -> ast.expr:
+    """``not (a or b)``: no jump has happened in this iteration (``_logical`` makes it graph-safe)."""
+    inner = _name(flags[0]) if len(flags) == 1 else ast.BoolOp(op=ast.Or(),
+                                                                 values=[_name(f) for f in flags])
+    return ast.UnaryOp(op=ast.Not(), operand=inner)
+
+
+def _set(flag: str, like: ast.AST) -> ast.stmt:
+    return ast.copy_location(ast.Assign(targets=[_name(flag, True)], value=ast.Constant(True)), like)
+
+
+def _guard(stmts: list[ast.stmt], brk: str | None, cont: str | None) -> tuple[list[ast.stmt], bool]:
+    """``break``/``continue`` -> setting their flag; what follows a possible jump runs only
+    if no flag is set.  Returns the new statements and whether they may jump."""
+    flags = [f for f in (cont, brk) if f]
+    out: list[ast.stmt] = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, (ast.Break, ast.Continue)):
+            out.append(_set(brk if isinstance(s, ast.Break) else cont, s))
+            return out, True                  # the rest of this block never runs
+        may_jump = False
+        if isinstance(s, ast.If):
+            s.body, a = _guard(s.body, brk, cont)
+            s.orelse, b = _guard(s.orelse, brk, cont)
+            may_jump = a or b
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            s.body, may_jump = _guard(s.body, brk, cont)
+        out.append(s)
+        if may_jump:
+            rest, _ = _guard(stmts[i + 1:], brk, cont)
+            if rest:
+                out.append(ast.copy_location(ast.If(test=_not_any(flags), body=rest, orelse=[]),
+                                             rest[0]))
+            return out, True
+    return out, False
+
+
+def _exposed(loop: ast.While | ast.For) -> set[str]:
+    """What a loop's body reads from the previous iteration (as written by the user)."""
+    found = getattr(loop, "ag_exposed", None)
+    return exposed(loop.body) if found is None else found
+
+
 def _is_range_loop(s: ast.stmt) -> bool:
     it = s.iter if isinstance(s, ast.For) else None
     return (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
@@ -118,12 +176,18 @@ class Converter:
         return out
 
     def statement(self, s: ast.stmt, after: set[str]) -> list[ast.stmt]:
+        if isinstance(s, (ast.While, ast.For)) and not s.orelse and jumps(s.body) and \
+                not getattr(s, "ag_lowered", False) and \
+                not (isinstance(s, ast.For) and not isinstance(s.target, ast.Name)):
+            return self.lower_jumps(s, after)
         if isinstance(s, ast.While):
             return self.while_(s, after)
         if isinstance(s, ast.If):
             return self.if_(s, after)
         if _is_range_loop(s):
             return self.for_range(s, after)
+        if isinstance(s, ast.For) and isinstance(s.target, ast.Name):
+            return self.for_iter(s, after)
         if isinstance(s, (ast.For, ast.AsyncFor)):
             s.body = self.block(s.body, after | reads([s]))
             s.orelse = self.block(s.orelse, after)
@@ -141,11 +205,14 @@ class Converter:
         """Leave ``s`` as Python; a tensor test raises AutoGraphError with ``reason``."""
         self.converted += 1
         loop_live = after | reads([s]) if not isinstance(s, ast.If) else after
-        if isinstance(s, ast.For):
-            s.iter.args = [_helper("py_test", a, ast.Constant(reason), self._where(s))
+        loop = ast.Constant(not isinstance(s, ast.If))
+        if _is_range_loop(s):
+            s.iter.args = [_helper("py_test", a, ast.Constant(reason), self._where(s), loop)
                            for a in s.iter.args]
+        elif isinstance(s, ast.For):
+            s.iter = _helper("py_test", s.iter, ast.Constant(reason), self._where(s), loop)
         else:
-            s.test = _helper("py_test", s.test, ast.Constant(reason), self._where(s))
+            s.test = _helper("py_test", s.test, ast.Constant(reason), self._where(s), loop)
         s.body = self.block(s.body, loop_live)
         s.orelse = self.block(s.orelse, after)
         return [s]
@@ -160,7 +227,7 @@ class Converter:
         in_test, in_body = reads([s.test]), reads(s.body)
         names = [n for n in assigned(s.body) if n in in_test or n in in_body or n in after]
         needed = [n in in_test or n in after for n in names]
-        body = self.block(s.body, after | in_test | in_body)
+        body = self.block(s.body, after | in_test | _exposed(s))
         test_fn = _def(f"_ag_test_{k}", names, [ast.Return(value=_logical(s.test))])
         body_fn = _def(f"_ag_body_{k}", names, _returning(body, names))
         call = _helper("while_stmt", _name(test_fn.name), _name(body_fn.name), _current(names),
@@ -185,6 +252,47 @@ class Converter:
                        _current(names), _const_tuple(names), _const_tuple(live), self._where(s))
         return [*fns, _assign_result(names, call)]
 
+    # --- break / continue --------------------------------------------------------------
+    def lower_jumps(self, s: ast.While | ast.For, after: set[str]) -> list[ast.stmt]:
+        """The loop with its ``break``/``continue`` turned into flags, then converted."""
+        k = next(self._ids)
+        kinds = jumps(s.body)
+        brk = f"_ag_break_{k}" if "break" in kinds else None
+        cont = f"_ag_continue_{k}" if "continue" in kinds else None
+        s.ag_lowered = True
+        body, _ = _guard(copy.deepcopy(s.body), brk, cont)
+        if jumps(body):              # a jump inside try: stays Python (refused on a tensor)
+            return self.statement(s, after)
+        s.ag_exposed = exposed(s.body)     # liveness of the body as written, before the guards
+        if cont:
+            body.insert(0, ast.copy_location(
+                ast.Assign(targets=[_name(cont, True)], value=ast.Constant(False)), s.body[0]))
+        s.body = body
+        prelude = []
+        if brk:
+            prelude.append(ast.copy_location(
+                ast.Assign(targets=[_name(brk, True)], value=ast.Constant(False)), s))
+            if isinstance(s, ast.While):
+                s.test = ast.BoolOp(op=ast.And(), values=[s.test, _not_any([brk])])
+            else:
+                s.ag_break = brk                # for loops: an extra test per iteration
+        return prelude + self.statement(s, after)
+
+    def _extra_test(self, s: ast.For, k: int, names: list[str]) -> tuple[list[ast.stmt], ast.expr]:
+        """``for`` with a break flag: the function telling whether to go on (None: always)."""
+        brk = getattr(s, "ag_break", None)
+        if brk is None:
+            return [], ast.Constant(None)
+        fn = _def(f"_ag_extra_{k}", names, [ast.Return(value=_logical(_not_any([brk])))])
+        return [fn], _name(fn.name)
+
+    def _loop_names(self, s: ast.For, exclude: str, after: set[str]) -> tuple[list[str], list[bool]]:
+        in_body = reads(s.body)
+        brk = getattr(s, "ag_break", None)
+        names = [n for n in assigned(s.body) if n != exclude and (n in in_body or n in after
+                                                                     or n == brk)]
+        return names, [n in after or n == brk for n in names]
+
     # --- for i in range(...) -------------------------------------------------------------
     def for_range(self, s: ast.For, after: set[str]) -> list[ast.stmt]:
         reason = unsupported(s, self.first_line, self.declared)
@@ -193,21 +301,47 @@ class Converter:
         self.converted += 1
         k = next(self._ids)
         index = s.target.id
-        in_body = reads(s.body)
-        names = [n for n in assigned(s.body) if n != index and (n in in_body or n in after)]
-        needed = [n in after for n in names]
-        body = self.block(s.body, after | in_body | {index})
+        names, needed = self._loop_names(s, index, after)
+        flag = [getattr(s, "ag_break", None)] if hasattr(s, "ag_break") else []
+        body = self.block(s.body, after | _exposed(s) | {index, *flag})
         body_fn = _def(f"_ag_for_{k}", [index, *names], _returning(body, names))
+        extra_fns, extra = self._extra_test(s, k, names)
         args = ast.Tuple(elts=s.iter.args, ctx=ast.Load())
-        call = _helper("for_range", s.iter.func, args, _name(body_fn.name), _current(names),
-                       _const_tuple(names), _const_tuple(needed), self._where(s))
+        call = _helper("for_range", s.iter.func, args, extra, _name(body_fn.name),
+                       _current(names), _const_tuple(names), _const_tuple(needed), self._where(s))
         last = f"_ag_index_{k}"
         result = _assign_result([*names, last], call)
         keep_index = ast.If(test=ast.Compare(left=_name(last), ops=[ast.IsNot()],
                                              comparators=[ast.Constant(None)]),
                             body=[ast.Assign(targets=[_name(index, True)], value=_name(last))],
                             orelse=[])
-        return [body_fn, result, *([keep_index] if index in after else [])]
+        return [*extra_fns, body_fn, result, *([keep_index] if index in after else [])]
+
+    # --- for x in xs ----------------------------------------------------------------------
+    def for_iter(self, s: ast.For, after: set[str]) -> list[ast.stmt]:
+        """``for x in xs``: a graph loop over the first dimension if ``xs`` is a tensor."""
+        reason = unsupported(s, self.first_line, self.declared)
+        if reason:
+            return self._keep_python(s, reason, after)
+        self.converted += 1
+        k = next(self._ids)
+        item = s.target.id
+        names, needed = self._loop_names(s, item, after)
+        flag = [getattr(s, "ag_break", None)] if hasattr(s, "ag_break") else []
+        body = self.block(s.body, after | _exposed(s) | {item, *flag})
+        body_fn = _def(f"_ag_for_{k}", [item, *names], _returning(body, names))
+        extra_fns, extra = self._extra_test(s, k, names)
+        call = _helper("for_stmt", s.iter, extra, _name(body_fn.name), _current(names),
+                       _const_tuple(names), _const_tuple(needed), self._where(s),
+                       ast.Constant(item in after))
+        last = f"_ag_item_{k}"
+        result = _assign_result([*names, last], call)
+        undefined = ast.Attribute(value=_name(RUNTIME), attr="UNDEFINED", ctx=ast.Load())
+        keep_item = ast.If(test=ast.Compare(left=_name(last), ops=[ast.IsNot()],
+                                            comparators=[undefined]),
+                           body=[ast.Assign(targets=[_name(item, True)], value=_name(last))],
+                           orelse=[])
+        return [*extra_fns, body_fn, result, *([keep_item] if item in after else [])]
 
 
 _FRAME_SENSITIVE = frozenset({"super", "locals", "globals", "vars", "eval", "exec", "dir"})

@@ -7,7 +7,7 @@
                    --lower_plan--> Plan (slots, steps) --liveness--> --generate--> Python function
 
 ``compile_plan`` is what a Session calls on a cache miss and what control-flow
-kernels (issue 5) call to compile a body or branch sub-graph: its result maps
+kernels call to compile a body or branch sub-graph: its result maps
 fed values to fetched values and knows nothing about Sessions.  Which
 rewrites run is ``optimize`` (a :class:`passes.PassConfig`; default: the
 global one, see :mod:`.passes`); ``passes`` is an extra hook (each
@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from common.shapes import fmt_shape
 
-from ..errors import InvalidArgumentError, OpError
+from ..errors import OpError
 from ..graph import Operation, Tensor
 from ..kinds import SessionState, kind_of
+from ..printing import format_kernels
 from .codegen import Generated, generate
+from .emit import failure
 from .order import topological_order
 from .passes import PassConfig, PassReport, current, run_passes
 from .passes.liveness import Allocation, allocate
@@ -52,8 +53,11 @@ class Executable:
         return self.generated.source
 
     def explain(self) -> str:
-        """The pass report, what liveness did, and the generated source (a teaching view)."""
-        return f"{self.report}\n{self._liveness()}\n{self.source}"
+        """The pass report, what liveness did, the generated source (a teaching view), and
+        under it the generated source of each control-flow kernel it calls (loop bodies)."""
+        kernels = format_kernels((f"f{k}", step.kernel) for k, step in enumerate(self.plan.steps))
+        return f"{self.report}\n{self._liveness()}\n{self.source}" + (
+            f"\n{kernels}" if kernels else "")
 
     def _liveness(self) -> str:
         a = self.allocation
@@ -68,24 +72,11 @@ class Executable:
         """Re-raise ``err`` naming the node, its op type, input shapes and creation site."""
         if isinstance(err, OpError):
             raise err
-        step, values = self._failed_step(err)
-        if step is None:
+        g = self.generated
+        explained = failure(err, g.filename, g.line_step)
+        if explained is None:
             raise err
-        names = self.generated.names
-        shapes = ", ".join(fmt_shape(getattr(values.get(names[i]), "shape", None)) for i in step.inputs)
-        raise InvalidArgumentError(
-            None, step.op,
-            f"{type(err).__name__}: {err}\n  in node '{step.op.name}' ({step.op.type}) with input "
-            f"shapes: {shapes}\n  created at {step.op.site}") from err
-
-    def _failed_step(self, err: BaseException) -> tuple[Step | None, dict]:
-        tb = err.__traceback__
-        while tb is not None:
-            if tb.tb_frame.f_code.co_filename == self.generated.filename:
-                k = self.generated.line_step.get(tb.tb_lineno)
-                return (None, {}) if k is None else (self.plan.steps[k], tb.tb_frame.f_locals)
-            tb = tb.tb_next
-        return None, {}
+        raise explained from err
 
 
 def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],

@@ -8,8 +8,9 @@ bound as default arguments::
         v4 = f4(v3, v1)        # mul        (user.py:13)
         return v4[()]
 
-The source is registered with ``linecache`` so tracebacks show the generated
-line, and a line number maps back to its step for error messages.  With an
+The source is written by the one code generator (:mod:`.emit`): registered with
+``linecache`` so tracebacks show the generated line, and a line number maps back
+to its node for error messages.  With an
 :class:`~.passes.liveness.Allocation`, intermediates live in reused locals
 ``r0, r1...``, dead ones are ``del``-eted, and in-place steps pass their
 output buffer as the ufunc's ``out``::
@@ -19,19 +20,15 @@ output buffer as the ufunc's ``out``::
 """
 from __future__ import annotations
 
-import itertools
-import linecache
 from typing import Callable
 
 import numpy as np
 
+from .emit import Emitter
 from .passes.liveness import Allocation
 from .plan import Plan
 
 __all__ = ["generate", "Generated"]
-
-_counter = itertools.count()
-
 
 class Generated:
     """The compiled function plus what error reporting needs (source, line -> step)."""
@@ -43,7 +40,7 @@ class Generated:
         self.fn = fn
         self.source = source
         self.filename = filename
-        self.line_step = line_step
+        self.line_step = line_step  # line number -> (node, argument names)
         self.names = names          # slot -> the local holding it
 
 
@@ -91,32 +88,27 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     ``alloc`` (from :func:`~.passes.liveness.allocate`) names, reuses and releases locals.
     """
     names = alloc.names if alloc is not None else {s: f"v{s}" for s in plan.slot_of.values()}
-    n = next(_counter)
-    name, filename = f"plan_{n}", f"<staticgraph-plan-{n}>"
-    env = {"_scalarize": _scalarize, "_ndarray": np.ndarray}
+    em = Emitter("plan")
+    em.bind("_scalarize", _scalarize)
+    em.bind("_ndarray", np.ndarray)
     params = [f"v{i}" for i in range(len(plan.feeds))]
-    lines: list[str] = [""]
     for i, conv in enumerate(guards or []):
-        env[f"g{i}"], env[f"d{i}"] = conv, conv.dtype
-        params += [f"g{i}=g{i}", f"d{i}=d{i}"]
-        lines += _guard(i, conv).split("\n")
+        em.bind(f"g{i}", conv)
+        em.bind(f"d{i}", conv.dtype)
+        for text in _guard(i, conv).split("\n"):
+            em.line(text)
     for slot, value in plan.consts.items():
-        env[f"v{slot}"] = value
-        params.append(f"v{slot}=v{slot}")
-    line_step = {}
+        em.bind(f"v{slot}", value)
     for k, step in enumerate(plan.steps):
-        env[f"f{k}"] = step.kernel
-        params.append(f"f{k}=f{k}")
+        em.bind(f"f{k}", step.kernel)
         args = [names[i] for i in step.inputs]
-        if alloc is not None and k in alloc.out:
-            args.append(f"out={names[alloc.out[k]]}")
-        call = f"f{k}({', '.join(args)})"
+        call_args = args + ([f"out={names[alloc.out[k]]}"] if alloc is not None and k in alloc.out else [])
         outs = ["_" if s is None else names[s] for s in step.outputs]
         target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")
-        line_step[len(lines) + 1] = k
-        lines.append(f"    {target}{call}  # {step.op.type} '{step.op.name}' ({step.op.site})")
+        em.line(f"    {target}f{k}({', '.join(call_args)})  # {step.op.type} '{step.op.name}' "
+                f"({step.op.site})", step=(step.op, args))
         if alloc is not None and k in alloc.dels:
-            lines.append(f"    del {', '.join(alloc.dels[k])}")
+            em.line(f"    del {', '.join(alloc.dels[k])}")
     copies = copies or [False] * len(fetch_ranks)
     results = [_result(None if s is None else names[s], r, c)
                for s, r, c in zip(plan.fetches, fetch_ranks, copies)]
@@ -126,8 +118,5 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
         ret = "[" + ", ".join(results) + "]"
     else:
         ret = "(" + "".join(r + ", " for r in results) + ")"
-    lines[0] = f"def {name}({', '.join(params)}):"
-    source = "\n".join([*lines, f"    return {ret}", ""])
-    exec(compile(source, filename, "exec"), env)
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return Generated(env[name], source, filename, line_step, names)
+    out = em.compile(params, [f"    return {ret}"])
+    return Generated(out.fn, out.source, out.filename, out.line_step, names)

@@ -1,4 +1,4 @@
-"""Issue 7's rewrite passes and their switches.
+"""The rewrite passes and their switches.
 
 ::
 

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from common import ShapeRef
-from common.shapes import is_known
+from common.shapes import is_known, refines
 
 from ...graph import Operation, Tensor
 from .program import Program, frozen, is_pure, new_op, static_value
@@ -47,14 +47,9 @@ def _compute(op: Operation, args: list, cap: int) -> np.ndarray | None:
             value = np.asarray(op.op_def.impl(*args, **op.attrs))
     except Exception:  # noqa: BLE001  (whatever it is, the run raises it, not the compiler)
         return None
-    if value.dtype != out.np_dtype or value.size > cap or not _fits(value.shape, out._shape):
+    if value.dtype != out.np_dtype or value.size > cap or not refines(value.shape, out._shape):
         return None
     return frozen(value)
-
-
-def _fits(shape: tuple, static: tuple | None) -> bool:
-    return static is None or (len(shape) == len(static) and
-                              all(d is None or d == n for d, n in zip(static, shape)))
 
 
 def fold(prog: Program) -> Program:

@@ -1,0 +1,121 @@
+"""The one code generator: Python source written line by line, compiled, and explained on failure.
+
+Both kinds of generated function use it -- a Session's plan (:mod:`.codegen`) and a
+control-flow kernel with its regions inlined (:mod:`..control_flow_codegen`)::
+
+    em = Emitter("plan")
+    em.bind("f0", kernel)                       # an object the source names (a default argument)
+    em.line("    v1 = f0(v0)  # Exp 'Exp'", step=(op, ["v0"]))   # a line that runs a node
+    fn = em.compile(["v0"], ["    return v1"])  # -> Emitted(fn, source, filename, line_step)
+
+The source is registered with ``linecache``, so tracebacks show the generated
+line; ``line_step`` maps each line number *of the final text* to the node it runs
+(no offsets to keep in step by hand), and :func:`failure` turns an exception
+raised on such a line into TF's ``InvalidArgumentError`` naming the node, its
+op type, its input shapes and the user's line that created it.
+"""
+from __future__ import annotations
+
+import itertools
+import linecache
+from typing import Any, Callable, NamedTuple
+
+from common.shapes import fmt_shape
+
+from ..errors import InvalidArgumentError
+from ..graph import Operation
+
+__all__ = ["Emitter", "Emitted", "failure"]
+
+_counter = itertools.count()
+
+
+class Emitted(NamedTuple):
+    """A compiled generated function and what explaining its failures needs."""
+
+    fn: Callable
+    source: str
+    filename: str
+    line_step: dict[int, tuple[Operation, list[str]]]   # line number -> (node, its argument names)
+    env: dict
+
+
+class Emitter:
+    """Source lines under construction, the objects they name, and the nodes they run."""
+
+    def __init__(self, label: str):
+        self.label = label
+        self.lines: list[tuple[str, tuple | None]] = []
+        self.env: dict[str, Any] = {}
+
+    def bind(self, name: str, value: Any) -> str:
+        """Make ``value`` available to the source as ``name`` (a default argument: a fast local)."""
+        self.env[name] = value
+        return name
+
+    def line(self, text: str, step: tuple[Operation, list[str]] | None = None) -> None:
+        """Append ``text``; ``step`` = (node, argument names) when the line runs a node."""
+        self.lines.append((text, step))
+
+    def compile(self, params: list[str], epilogue: list[str] = (),
+                inside: Operation | None = None) -> Emitted:
+        """The finished function ``def <label>_<n>(params, <bound names>=...)``.
+
+        ``inside``: the control-flow node this function is the kernel of.  Its body is then
+        wrapped in ``try:`` (free unless something raises), and a failing line's exception
+        is re-raised from inside the function as ``InvalidArgumentError`` naming the inner
+        node "inside While 'while'" -- the outer plan only sees the kernel's own line.
+        """
+        guarded = inside is not None
+        n = next(_counter)
+        name, filename = f"{self.label}_{n}", f"<staticgraph-{self.label}-{n}>"
+        head = f"def {name}({', '.join([*params, *(f'{k}={k}' for k in self.env)])}):"
+        body = [*self.lines, *((e, None) for e in epilogue)]
+        if guarded:
+            body = ([("    try:", None)] + [("    " + t, s) for t, s in body] +
+                    [("    except _OpError:", None), ("        raise", None),
+                     ("    except Exception as e:", None), ("        _fail(e)", None)])
+        final = [(head, None), *body]
+        line_step = {i + 1: s for i, (_, s) in enumerate(final) if s is not None}
+        source = "\n".join(t for t, _ in final) + "\n"
+        env = dict(self.env)
+        if guarded:
+            from ..errors import OpError  # noqa: PLC0415  (only guarded kernels name it)
+            env["_OpError"] = OpError
+            env["_fail"] = _Fail(filename, line_step, env, inside)
+        exec(compile(source, filename, "exec"), env)
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        return Emitted(env[name], source, filename, line_step, env)
+
+
+class _Fail:
+    """A guarded kernel's handler: re-raise naming the failing inner node (or as it came)."""
+
+    def __init__(self, filename: str, line_step: dict, env: dict, owner: Operation):
+        self.filename, self.line_step, self.env, self.owner = filename, line_step, env, owner
+
+    def __call__(self, err: Exception):
+        explained = failure(err, self.filename, self.line_step, self.env, self.owner)
+        if explained is None:
+            raise err
+        raise explained from err
+
+
+def failure(err: BaseException, filename: str, line_step: dict, env: dict | None = None,
+            owner: Operation | None = None) -> InvalidArgumentError | None:
+    """``err`` explained: the node whose generated line (in ``filename``) raised it, its op,
+    its input shapes and where the user created it; None when no such line is on the stack."""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    step = line_step.get(tb.tb_lineno) if tb is not None else None
+    if step is None:
+        return None
+    op, args = step
+    values = tb.tb_frame.f_locals
+    shapes = ", ".join(fmt_shape(getattr(values.get(a, (env or {}).get(a)), "shape", None))
+                       for a in args)
+    inside = f", inside {owner.type} '{owner.name}'" if owner is not None else ""
+    return InvalidArgumentError(
+        None, op, f"{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
+                  f"shapes: {shapes}{inside}\n  created at {op.site}")
