@@ -135,7 +135,11 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other``; with the condition alone, its nonzero indices."""
+    if input is None and other is None:
+        from .selection import nonzero
+        return nonzero(condition, as_tuple=True)
     return apply(_R["Select"], (_t(condition), _t(input), _t(other)))
 
 

@@ -27,7 +27,8 @@ from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, e
 from .tensor import Tensor
 
 __all__ = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
-           "norm", "equal", "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin"]
+           "norm", "equal", "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin",
+           "unique"]
 
 _R = REGISTRY
 
@@ -121,6 +122,21 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     raise RuntimeError(f"norm: p={p!r} is not supported (use a positive number, 'fro' or inf)")
 
 
+def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim=None):
+    """The distinct values (sorted), optionally with each element's position among them and counts."""
+    from .tensor import make
+    if dim is not None:
+        raise RuntimeError("unique: dim= is not supported; flatten or use index ops")
+    values, inverse, counts = np.unique(input._data, return_inverse=True, return_counts=True)
+    out = [make(values)]
+    if return_inverse:
+        out.append(make(inverse.reshape(input._data.shape).astype(np.int64)))
+    if return_counts:
+        out.append(make(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def equal(input, other) -> builtins.bool:
     """True when both have the same shape and the same values."""
     a, b = _t(input), _t(other)
@@ -172,4 +188,4 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
 
 
 METHODS = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "norm", "equal",
-           "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin"]
+           "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin", "unique"]

@@ -13,7 +13,7 @@ from typing import Callable
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "ReduceLROnPlateau"]
+           "LambdaLR", "LinearLR", "ReduceLROnPlateau"]
 
 
 class LRScheduler:
@@ -88,6 +88,27 @@ class MultiStepLR(LRScheduler):
     def get_lr(self) -> list[float]:
         hits = self.milestones.count(self.last_epoch)
         return [lr * self.gamma ** hits for lr in self._lrs()]
+
+
+class LinearLR(LRScheduler):
+    """lr scaled from ``start_factor`` to ``end_factor`` linearly over ``total_iters`` epochs."""
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
+                 total_iters: int = 5, last_epoch: int = -1):
+        if not 0 < start_factor <= 1 or not 0 <= end_factor <= 1:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
+        self.start_factor, self.end_factor, self.total_iters = start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        e, s, t = self.last_epoch, self.start_factor, self.end_factor
+        if e == 0:
+            return [lr * s for lr in self._lrs()]
+        if e > self.total_iters:
+            return self._lrs()
+        return [lr * (1 + (t - s) / (self.total_iters * s + (e - 1) * (t - s)))
+                for lr in self._lrs()]
 
 
 class ExponentialLR(LRScheduler):

@@ -33,3 +33,17 @@ for r in ['mean', 'sum', 'none']:
         F.binary_cross_entropy(x.sigmoid(), y, reduction=r),
         F.binary_cross_entropy_with_logits(x, y, reduction=r), F.smooth_l1_loss(x, y, reduction=r),
         F.huber_loss(x, y, reduction=r)]])
+x = torch.tensor([[0., 1.], [2., 0.]])
+print(torch.where(x > 0))
+u = torch.tensor([3, 1, 2, 3, 1])
+print(torch.unique(u), torch.unique(u, return_counts=True), torch.unique(u, return_inverse=True),
+      torch.tensor([2., 1., 2.]).unique())
+p = torch.nn.Parameter(torch.ones(1))
+o = torch.optim.SGD([p], lr=0.3)
+s = torch.optim.lr_scheduler.LinearLR(o, start_factor=0.25, total_iters=4)
+lrs = []
+for _ in range(7):
+    o.step()
+    s.step()
+    lrs.append(round(s.get_last_lr()[0], 6))
+print(o.param_groups[0]['initial_lr'], lrs)
