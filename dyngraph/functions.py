@@ -272,11 +272,23 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:start_dim] + (-1,) + shape[end + 1:])
 
 
+def wrap_dim(dim: int, rank: int) -> int:
+    """``dim`` as a non-negative index, or PyTorch's IndexError when it is out of range."""
+    n = builtins.max(rank, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
 def unsqueeze(input, dim):
+    wrap_dim(dim, input.dim() + 1)
     return apply(_R["ExpandDims"], (input,), {"axis": dim})
 
 
 def squeeze(input, dim=None):
+    if dim is not None:
+        wrap_dim(dim, input.dim())
     if dim is not None and input._data.shape and input._data.shape[dim] != 1:
         return input.view(input._data.shape)  # PyTorch: squeezing a non-1 dim is a no-op
     return apply(_R["Squeeze"], (input,), {"axis": dim},
@@ -290,13 +302,19 @@ def t(input):
 
 
 def transpose(input, dim0, dim1):
+    dim0, dim1 = wrap_dim(dim0, input.dim()), wrap_dim(dim1, input.dim())
     perm = list(range(input.dim()))
     perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
     return apply(_R["Transpose"], (input,), {"perm": tuple(perm)}, cls=_names("TransposeBackward0"))
 
 
 def permute(input, *dims):
-    return apply(_R["Transpose"], (input,), {"perm": _shape_args(dims)})
+    dims = _shape_args(dims)
+    if len(dims) != input.dim():
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.dim()} is not equal to len(dims) = {len(dims)}")
+    return apply(_R["Transpose"], (input,), {"perm": tuple(wrap_dim(d, len(dims)) for d in dims)})
 
 
 def permute_all(input):
@@ -307,7 +325,18 @@ def permute_all(input):
 def expand(input, *sizes):
     sizes = _shape_args(sizes)
     lead = len(sizes) - input.dim()
+    if lead < 0:
+        raise RuntimeError(f"expand(torch.{input.dtype.legacy}{{{list(input._data.shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must "
+                           f"be greater or equal to the number of dimensions in the tensor "
+                           f"({input.dim()})")
     shape = tuple(input._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i, have in enumerate(input._data.shape):
+        if have != 1 and have != shape[i + lead]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[i + lead]}) must match the "
+                               f"existing size ({have}) at non-singleton dimension {i + lead}.  "
+                               f"Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(input._data.shape)}")
     return apply(_R["BroadcastTo"], (input,), {"shape": shape})
 
 
