@@ -218,6 +218,19 @@ class Tensor:
         t._vc = base_counter(self)
         return t
 
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        """A leaf with its own copy of the data (and of ``.grad``), as PyTorch's deepcopy."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.  If you were attempting to "
+                               "deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = memo[id(self)] = make(self._data.copy(), self._rg)
+        if self._grad is not None:
+            new._grad = make(self._grad._data.copy())
+        return new
+
     def detach_(self) -> "Tensor":
         self.grad_fn, self._rg = None, False
         return self

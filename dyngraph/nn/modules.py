@@ -44,6 +44,11 @@ class Parameter(Tensor):
     def __init__(self, data=None, requires_grad: bool = True):
         pass
 
+    def __deepcopy__(self, memo: dict) -> "Parameter":
+        """A new Parameter over a copy of the data (its ``.grad`` is not copied, as PyTorch)."""
+        new = memo[id(self)] = Parameter(make(self._data.copy()), self.requires_grad)
+        return new
+
     def __repr__(self) -> str:
         return "Parameter containing:\n" + tensor_repr(self)
 

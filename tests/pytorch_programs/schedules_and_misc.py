@@ -47,3 +47,21 @@ for _ in range(7):
     s.step()
     lrs.append(round(s.get_last_lr()[0], 6))
 print(o.param_groups[0]['initial_lr'], lrs)
+import copy
+t = torch.ones(2, requires_grad=True)
+(t * 2).sum().backward()
+c = copy.deepcopy(t)
+print(c.grad, c.requires_grad, c is t)
+q = torch.nn.Parameter(torch.ones(2))
+(q * 2).sum().backward()
+c = copy.deepcopy(q)
+print(type(c).__name__, c.grad, torch.equal(c, q), c is q)
+net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())
+twin = copy.deepcopy(net)
+with torch.no_grad():
+    twin[0].weight.add_(1)
+print(torch.allclose(twin[0].weight - 1, net[0].weight), twin[0].weight is net[0].weight)
+try:
+    copy.deepcopy(t * 2)
+except RuntimeError as e:
+    print(str(e)[:70])
