@@ -129,6 +129,12 @@ def minimum(input, other):
 
 
 def clamp(input, min=None, max=None):
+    """``input`` limited to ``[min, max]``; tensor bounds broadcast (maximum/minimum ops)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input if min is None else maximum(input, min)
+        return out if max is None else minimum(out, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": max})
 
 

@@ -29,3 +29,6 @@ e(lambda: torch.zeros(2, 2, dtype=torch.long) + torch.zeros(2, 2, dtype=torch.fl
 e(lambda: torch.mm(torch.ones(2, 3, dtype=torch.float64), torch.ones(3, 2)))
 e(lambda: torch.nn.functional.cross_entropy(torch.ones(2, 3), torch.tensor([0, 1]), ignore_index=1).item())
 e(lambda: torch.ones(2, 3).expand(3))
+x = torch.tensor([-2., 0.5, 3.])
+print(torch.clamp(x, min=torch.tensor([0., 1., 0.]), max=torch.tensor(2.)))
+e(lambda: x.clamp())
