@@ -91,10 +91,11 @@ class _OutputOp:
 class _CallOp:
     """The call node's op: runs the user's ``backward`` once, hands out one gradient per input."""
 
-    __slots__ = ("fn", "ctx", "outputs", "pending")
+    __slots__ = ("fn", "ctx", "outputs", "input_shapes", "pending")
 
-    def __init__(self, fn, ctx, outputs):
+    def __init__(self, fn, ctx, outputs, input_shapes):
         self.fn, self.ctx, self.outputs, self.pending = fn, ctx, outputs, None
+        self.input_shapes = input_shapes
 
     def vjp(self, i, F, g, saved, attrs):
         if self.pending is None or self.pending[0] is not g:
@@ -121,6 +122,11 @@ class _CallOp:
         if len(out) != n:
             raise RuntimeError(f"function {self.fn.__name__}Backward returned an incorrect number "
                                f"of gradients (expected {n}, got {len(out)})")
+        for k, (g, shape) in enumerate(zip(out, self.input_shapes)):
+            if isinstance(g, Tensor) and shape is not None and g._data.shape != shape:
+                raise RuntimeError(f"Function {self.fn.__name__}Backward returned an invalid "
+                                   f"gradient at index {k} - got {list(g._data.shape)} but "
+                                   f"expected shape compatible with {list(shape)}")
         return out
 
 
@@ -162,7 +168,8 @@ def _record(cls, ctx: FunctionCtx, args: tuple, out):
     call = node_class(cls.__name__ + "Backward")
     node = call.__new__(call)
     node.op = _CallOp(cls, ctx, [(o._data.shape, o._data.dtype) if isinstance(o, Tensor)
-                                 else ((), np.float32) for o in outs])
+                                 else ((), np.float32) for o in outs],
+                      [a._data.shape if isinstance(a, Tensor) else None for a in args])
     node.attrs = {}
     node.parents = tuple((a.grad_fn or a._accumulator()) if isinstance(a, Tensor) and a._rg
                          else None for a in args)

@@ -124,3 +124,16 @@ def evaluate():
 
 
 print(evaluate(), torch.is_grad_enabled())
+
+
+class WrongShape(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return torch.ones(3)
+
+
+e(lambda: WrongShape.apply(torch.ones(2, requires_grad=True)).sum().backward())
