@@ -14,6 +14,12 @@ from .optimizer import Optimizer, buffer, check, step_count
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
 
+# Options PyTorch keeps in every group for its GPU/compiled variants; kept (with their
+# defaults) so param groups and state dicts read as PyTorch's. The numpy updates ignore them.
+_NOT_USED_SGD = dict(foreach=None, differentiable=False, fused=None)
+_NOT_USED_ADAM = dict(foreach=None, capturable=False, differentiable=False, fused=None)
+
+
 def _sub(p, delta) -> None:
     p._data -= np.asarray(delta).astype(p._data.dtype, copy=False)
 
@@ -38,7 +44,7 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+                                      maximize=maximize, **_NOT_USED_SGD))
 
     def _update(self, p, g, state, group) -> None:
         if group["weight_decay"]:
@@ -71,7 +77,8 @@ class Adam(Optimizer):
         check(weight_decay, "weight_decay value")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+                                      maximize=maximize, **_NOT_USED_ADAM,
+                                      decoupled_weight_decay=self.decoupled))
 
     def _update(self, p, g, state, group) -> None:
         lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
@@ -116,7 +123,8 @@ class RMSprop(Optimizer):
         check(alpha, "alpha value")
         super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
                                       centered=centered, weight_decay=weight_decay,
-                                      maximize=maximize))
+                                      capturable=False, foreach=None, maximize=maximize,
+                                      differentiable=False))
 
     def _update(self, p, g, state, group) -> None:
         if group["weight_decay"]:
@@ -154,7 +162,8 @@ class Adagrad(Optimizer):
         check(eps, "epsilon value")
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value,
-                                      maximize=maximize))
+                                      foreach=None, maximize=maximize, differentiable=False,
+                                      fused=None))
         from ..tensor import make
         for group in self.param_groups:  # PyTorch creates this state up front
             for p in group["params"]:

@@ -66,14 +66,12 @@ class Optimizer:
             warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
                           "future, this will cause an error; see github.com/pytorch/pytorch/issues/"
                           "40967 for more information", UserWarning, stacklevel=3)
-        group = {"params": params}
+        group = dict(param_group, params=params)  # the group's own options first, as PyTorch
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required "
                                  f"optimization parameter {name}")
-            group[name] = param_group.get(name, default)
-        for name, value in param_group.items():
-            group.setdefault(name, value)
+            group.setdefault(name, default)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -119,7 +117,7 @@ class Optimizer:
             packed = {k: v for k, v in group.items() if k != "params"}
             packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
             groups.append(packed)
-        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index}
+        state = {index[id(p)]: dict(s) for p, s in self.state.items() if id(p) in index and s}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:

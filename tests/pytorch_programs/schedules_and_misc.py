@@ -65,3 +65,14 @@ try:
     copy.deepcopy(t * 2)
 except RuntimeError as e:
     print(str(e)[:70])
+w = torch.nn.Parameter(torch.ones(2))
+v = torch.nn.Parameter(torch.ones(1))
+for make in [lambda g: torch.optim.SGD(g, lr=0.1), lambda g: torch.optim.Adam(g),
+             lambda g: torch.optim.AdamW(g), lambda g: torch.optim.RMSprop(g),
+             lambda g: torch.optim.Adagrad(g)]:
+    opt = make([{"params": [w], "weight_decay": 0.01}, {"params": [v], "lr": 0.5}])
+    w.grad, v.grad = torch.ones(2), torch.ones(1)
+    opt.step()
+    sd = opt.state_dict()
+    print(type(opt).__name__, sd["param_groups"], sorted(sd["state"].get(0, {})))
+    print(opt)
