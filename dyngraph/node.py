@@ -43,7 +43,9 @@ class Node:
                  "hooks", "retained", "__weakref__")
 
     def name(self) -> str:
-        return type(self).__name__
+        """``MulBackward0``; PyTorch's hand-written C++ nodes carry their namespace."""
+        n = type(self).__name__
+        return "torch::autograd::" + n if n == "CopySlices" else n
 
     @property
     def next_functions(self) -> tuple:
