@@ -51,18 +51,29 @@ def reciprocal(input):
     return apply(_R["RealDiv"], (1.0, _t(input)), cls=_names("ReciprocalBackward0"))
 
 
+def _integer_zero_division(input, other) -> None:
+    """Integer division by zero raises (as PyTorch); numpy would return 0 with a warning."""
+    a, b = getattr(input, "_data", input), getattr(other, "_data", other)
+    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" \
+            and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def floor_divide(input, other):
     """``floor(input / other)``: Python's ``//`` (integers stay integers)."""
+    _integer_zero_division(input, other)
     return apply(_R["FloorDiv"], (_t(input), _t(other)))
 
 
 def remainder(input, other):
     """Python's ``%``: the result has the sign of the divisor."""
+    _integer_zero_division(input, other)
     return apply(_R["FloorMod"], (_t(input), _t(other)))
 
 
 def fmod(input, other):
     """C's fmod: the result has the sign of the dividend."""
+    _integer_zero_division(input, other)
     return apply(_R["TruncateMod"], (_t(input), _t(other)))
 
 

@@ -51,6 +51,19 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def extend(self, modules) -> "Sequential":
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module: Module) -> "Sequential":
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+        return self
+
 
 class ModuleList(Module):
     """A list of modules, registered (their parameters belong to the owner)."""
@@ -82,6 +95,8 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
         return self
+
+    __iadd__ = extend
 
     def insert(self, index: int, module: Module) -> None:
         items = list(self._modules.values())
