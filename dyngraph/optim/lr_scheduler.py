@@ -13,7 +13,7 @@ from typing import Callable
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "LinearLR", "ReduceLROnPlateau"]
+           "LambdaLR", "LinearLR", "OneCycleLR", "ReduceLROnPlateau"]
 
 
 class LRScheduler:
@@ -166,6 +166,92 @@ class LambdaLR(LRScheduler):
         out = super().state_dict()
         out["lr_lambdas"] = [None] * len(self.lr_lambdas)
         return out
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: lr up from ``max_lr/div_factor`` to ``max_lr``, then down to
+    ``initial/final_div_factor`` (cosine or linear); momentum (or Adam's beta1) cycles the other
+    way between ``max_momentum`` and ``base_momentum``. One ``step()`` per batch."""
+
+    def __init__(self, optimizer: Optimizer, max_lr, total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None,
+                 pct_start: float = 0.3, anneal_strategy: str = "cos",
+                 cycle_momentum: bool = True, base_momentum=0.85, max_momentum=0.95,
+                 div_factor: float = 25.0, final_div_factor: float = 1e4,
+                 three_phase: bool = False, last_epoch: int = -1):
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError("You must define either total_steps OR (epochs AND "
+                                 "steps_per_epoch)")
+            total_steps = epochs * steps_per_epoch
+        if total_steps <= 0:
+            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
+        self.total_steps, self.cycle_momentum = total_steps, cycle_momentum
+        self._anneal = _cos_anneal if anneal_strategy == "cos" else _linear_anneal
+        ends = ([pct_start * total_steps - 1, 2 * pct_start * total_steps - 2, total_steps - 1]
+                if three_phase else [pct_start * total_steps - 1, total_steps - 1])
+        keys = ([("initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                 ("max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                 ("initial_lr", "min_lr", "max_momentum", "max_momentum")] if three_phase else
+                [("initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                 ("max_lr", "min_lr", "base_momentum", "max_momentum")])
+        self._phases = [(float(e), k) for e, k in zip(ends, keys)]
+        n = len(optimizer.param_groups)
+        per_group = (lambda v: list(v) if isinstance(v, (list, tuple)) else [v] * n)
+        if last_epoch == -1:
+            for group, top in zip(optimizer.param_groups, per_group(max_lr)):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self._beta1 = "betas" in optimizer.defaults
+            for group, lo, hi in zip(optimizer.param_groups, per_group(base_momentum),
+                                     per_group(max_momentum)):
+                if last_epoch == -1:
+                    self._set_momentum(group, hi)
+                    group["max_momentum"], group["base_momentum"] = hi, lo
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group: dict, m: float) -> None:
+        if self._beta1:
+            group["betas"] = (m, *group["betas"][1:])
+        else:
+            group["momentum"] = m
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total steps "
+                             f"is {self.total_steps}")
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, (lr0, lr1, m0, m1)) in enumerate(self._phases):
+                if step <= end or i == len(self._phases) - 1:
+                    pct = (step - start) / (end - start)
+                    lrs.append(self._anneal(group[lr0], group[lr1], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal(group[m0], group[m1], pct))
+                    break
+                start = end
+        return lrs
+
+    def state_dict(self) -> dict:
+        return {k: v for k, v in super().state_dict().items() if k != "_anneal"}
+
+
+def _cos_anneal(start: float, end: float, pct: float) -> float:
+    return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+
+def _linear_anneal(start: float, end: float, pct: float) -> float:
+    return (end - start) * pct + start
 
 
 class ReduceLROnPlateau:
