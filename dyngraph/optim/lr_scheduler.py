@@ -7,13 +7,14 @@ its step 0 (``last_epoch`` becomes 0), as PyTorch does.
 """
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Callable
 
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "LinearLR", "OneCycleLR", "ReduceLROnPlateau"]
+           "LambdaLR", "LinearLR", "SequentialLR", "OneCycleLR", "ReduceLROnPlateau"]
 
 
 class LRScheduler:
@@ -44,9 +45,16 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch: int | None = None) -> None:
+        """Next epoch; ``step(epoch)`` jumps there (the closed form, where the schedule has one)."""
         self._step_count += 1
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        if epoch is None:
+            self.last_epoch += 1
+            lrs = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_closed_form", None)
+            lrs = closed() if closed is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, lrs):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -77,6 +85,9 @@ class StepLR(LRScheduler):
             return self._lrs()
         return [lr * self.gamma for lr in self._lrs()]
 
+    def _closed_form(self) -> list[float]:
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
 
 class MultiStepLR(LRScheduler):
     """lr times ``gamma`` at each milestone epoch."""
@@ -88,6 +99,10 @@ class MultiStepLR(LRScheduler):
     def get_lr(self) -> list[float]:
         hits = self.milestones.count(self.last_epoch)
         return [lr * self.gamma ** hits for lr in self._lrs()]
+
+    def _closed_form(self) -> list[float]:
+        passed = bisect.bisect_right(self.milestones, self.last_epoch)
+        return [base * self.gamma ** passed for base in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
@@ -110,6 +125,10 @@ class LinearLR(LRScheduler):
         return [lr * (1 + (t - s) / (self.total_iters * s + (e - 1) * (t - s)))
                 for lr in self._lrs()]
 
+    def _closed_form(self) -> list[float]:
+        s, t, n = self.start_factor, self.end_factor, self.total_iters
+        return [base * (s + (t - s) * min(n, self.last_epoch) / n) for base in self.base_lrs]
+
 
 class ExponentialLR(LRScheduler):
     """lr times ``gamma`` every epoch."""
@@ -122,6 +141,9 @@ class ExponentialLR(LRScheduler):
         if self.last_epoch == 0:
             return self._lrs()
         return [lr * self.gamma for lr in self._lrs()]
+
+    def _closed_form(self) -> list[float]:
+        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -145,6 +167,10 @@ class CosineAnnealingLR(LRScheduler):
         return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T))
                 * (lr - lo) + lo for lr in self._lrs()]
 
+    def _closed_form(self) -> list[float]:
+        lo, e, T = self.eta_min, self.last_epoch, self.T_max
+        return [lo + (base - lo) * (1 + math.cos(math.pi * e / T)) / 2 for base in self.base_lrs]
+
 
 class LambdaLR(LRScheduler):
     """lr = initial lr times ``lr_lambda(epoch)`` (one function, or one per group)."""
@@ -166,6 +192,48 @@ class LambdaLR(LRScheduler):
         out = super().state_dict()
         out["lr_lambdas"] = [None] * len(self.lr_lambdas)
         return out
+
+
+class SequentialLR(LRScheduler):
+    """One schedule after another: ``schedulers[i]`` runs from ``milestones[i-1]`` on
+    (restarting at its epoch 0), e.g. a LinearLR warm-up, then CosineAnnealingLR."""
+
+    def __init__(self, optimizer: Optimizer, schedulers: list, milestones: list,
+                 last_epoch: int = -1):
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(f"Sequential Schedulers expects number of schedulers provided to be "
+                             f"one more than the number of milestone points, but got number of "
+                             f"schedulers {len(schedulers)} and the number of milestones to be "
+                             f"equal to {len(milestones)}")
+        self.optimizer, self._schedulers, self._milestones = optimizer, schedulers, milestones
+        self.last_epoch = last_epoch + 1
+        for group in optimizer.param_groups:  # undo the schedulers' own first steps
+            group["lr"] = group["initial_lr"]
+        for scheduler in schedulers:
+            scheduler.last_epoch -= 1
+        schedulers[0].step()
+        self._last_lr = schedulers[0].get_last_lr()
+
+    def step(self, epoch: int | None = None) -> None:
+        self.last_epoch += 1
+        k = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[k]
+        if k > 0 and self._milestones[k - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self) -> dict:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        for scheduler, saved in zip(self._schedulers, state.pop("_schedulers")):
+            scheduler.load_state_dict(saved)
+        self.__dict__.update(state)
 
 
 class OneCycleLR(LRScheduler):
