@@ -14,7 +14,8 @@ from typing import Callable
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR",
-           "LambdaLR", "LinearLR", "SequentialLR", "OneCycleLR", "ReduceLROnPlateau"]
+           "LambdaLR", "LinearLR", "SequentialLR", "OneCycleLR", "ReduceLROnPlateau",
+           "CosineAnnealingWarmRestarts"]
 
 
 class LRScheduler:
@@ -170,6 +171,49 @@ class CosineAnnealingLR(LRScheduler):
     def _closed_form(self) -> list[float]:
         lo, e, T = self.eta_min, self.last_epoch, self.T_max
         return [lo + (base - lo) * (1 + math.cos(math.pi * e / T)) / 2 for base in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine from the initial lr to ``eta_min`` over ``T_0`` epochs, then restart; each period
+    ``T_mult`` times longer. ``step(epoch)`` may take fractional epochs (per batch)."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        cos = 1 + math.cos(math.pi * self.T_cur / self.T_i)
+        return [self.eta_min + (base - self.eta_min) * cos / 2 for base in self.base_lrs]
+
+    def step(self, epoch=None) -> None:
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        self._step_count += 1
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
 
 class LambdaLR(LRScheduler):
