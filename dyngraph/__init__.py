@@ -14,7 +14,7 @@ records a node of a graph that lives for this one forward pass, and
 """
 # Import order matters: tensor first (engine and functions need the class).
 from .tensor import Size, Tensor  # noqa: I001
-from . import autograd, backends, functions, jit, nn, optim, utils  # noqa: F401
+from . import autograd, backends, functions, jit, nn, onnx, optim, utils  # noqa: F401
 from .backends import are_deterministic_algorithms_enabled, use_deterministic_algorithms
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
                      get_default_dtype, half, int, int8, int16, int32, int64, long, short, uint8)
@@ -39,7 +39,8 @@ from .printing import set_printoptions
 from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
 
-__all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "optim", "utils",
+__all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onnx", "optim",
+            "utils",
             "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "no_grad",
             "enable_grad", "inference_mode", "is_inference_mode_enabled", "set_grad_enabled",
             "is_grad_enabled", "graph_of", "set_printoptions", "SizeMismatchError", "save", "load",

@@ -48,7 +48,7 @@ from .sources import Print, group, no_op, placeholder, placeholder_with_default
 from .sources import print_op as print  # noqa: A004  (tf.print)
 from .variables import (Variable, global_variables, global_variables_initializer,
                         initialize_all_variables, trainable_variables, variables_initializer)
-from . import losses  # noqa: E402,F401
+from . import layers, losses, summary  # noqa: E402,F401
 
 _install()
 
@@ -74,7 +74,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
-           "train", "losses", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
-           "function", "TensorSpec", "autograph"]
+           "train", "losses", "layers", "to_json", "from_json", "to_networkx", "while_loop", "cond",
+           "case", "function", "TensorSpec", "autograph", "summary"]
 
 from . import compat  # noqa: E402  (needs the names above)

@@ -49,3 +49,9 @@ softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
 def l2_loss(t, name=None):
     """``sum(t ** 2) / 2``."""
     return multiply(reduce_sum(square(t)), 0.5, name=name or "L2Loss")
+
+
+from .nn_layers import *  # noqa: E402,F401,F403  (the layer functions live there)
+from .nn_layers import __all__ as _layers_all  # noqa: E402
+
+__all__ += _layers_all

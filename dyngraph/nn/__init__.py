@@ -3,14 +3,19 @@ from . import functional, init  # noqa: F401
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softplus, Tanh)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .layers import (AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d,
+                     Conv2d, ConvTranspose2d, Dropout, Embedding, Flatten, LayerNorm, MaxPool1d,
+                     MaxPool2d)
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
-from .modules import Flatten, Identity, Linear, Module, Parameter, Unflatten
+from .modules import Identity, Linear, Module, Parameter, Unflatten
 from . import utils  # noqa: F401,E402
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", "Sequential",
            "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU", "ReLU6",
            "LeakyReLU", "GELU", "ELU", "Softplus", "SiLU", "Hardtanh", "Tanh", "Sigmoid",
            "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss",
-           "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "functional", "init",
-           "utils"]
+           "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "Conv1d", "Conv2d",
+           "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
+           "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
+           "functional", "init", "utils"]

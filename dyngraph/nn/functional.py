@@ -399,3 +399,9 @@ def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
         return _f.div(_f.sum(loss), float(input.shape[0]) if input.dim() else 1.0)
     return _reduce(loss, reduction)
 
+
+
+from .functional_layers import *  # noqa: E402,F401,F403  (the layer functions live there)
+from .functional_layers import __all__ as _layers_all  # noqa: E402
+
+__all__ += _layers_all

@@ -22,7 +22,7 @@ from ..tensor import RemovableHandle, Tensor, init_slots, make
 from . import functional as F
 from . import init
 
-__all__ = ["Parameter", "Module", "Linear", "Identity", "Flatten", "Unflatten"]
+__all__ = ["Parameter", "Module", "Linear", "Identity", "Unflatten"]  # Flatten: nn/layers.py
 
 
 def _typename(value) -> str:
@@ -374,20 +374,6 @@ class Identity(Module):
 
     def forward(self, input):
         return input
-
-
-class Flatten(Module):
-    """Flattens dims ``start_dim..end_dim`` (by default all but the batch dim)."""
-
-    def __init__(self, start_dim: int = 1, end_dim: int = -1):
-        super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
-
-    def forward(self, input: Tensor) -> Tensor:
-        return input.flatten(self.start_dim, self.end_dim)
-
-    def extra_repr(self) -> str:
-        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class Unflatten(Module):

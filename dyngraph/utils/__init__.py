@@ -1,4 +1,5 @@
-"""``torch.utils``: ``data`` (datasets and loaders)."""
+"""``torch.utils``: ``data`` (datasets and loaders); ``dyngraph.utils.tensorboard`` is imported
+on demand, like PyTorch's."""
 from . import data  # noqa: F401
 
 __all__ = ["data"]
