@@ -18,10 +18,12 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "node_class", "next_seq", "POST_HOOKS"]
+__all__ = ["Node", "AccumulateGrad", "node_class", "next_seq", "POST_HOOKS", "POST_HOOKS_USED"]
 
 POST_HOOKS: "weakref.WeakKeyDictionary[Node, list]" = weakref.WeakKeyDictionary()
-"""``grad_fn.register_hook`` hooks, by node (rare: backward looks here only when it is non-empty)."""
+"""``grad_fn.register_hook`` hooks, by node (rare: backward looks here only once one exists)."""
+POST_HOOKS_USED = [False]
+"""Set once the first such hook is registered: backward's per-node test is then a list read."""
 
 next_seq = itertools.count().__next__
 """Sequence numbers: a node is always newer than its inputs' nodes (backward order)."""
@@ -69,6 +71,7 @@ class Node:
         """``hook(grad_inputs, grad_outputs)`` after this node runs; may return new grad_inputs."""
         hooks = POST_HOOKS.setdefault(self, [])
         hooks.append(hook)
+        POST_HOOKS_USED[0] = True
         from .tensor import RemovableHandle
         return RemovableHandle(hooks, hook)
 

@@ -24,7 +24,7 @@ from common.numerics import NonFiniteError
 
 from ..errors import torch_type_name
 from ..grad_mode import enable_grad, no_grad
-from ..node import POST_HOOKS, AccumulateGrad, Node
+from ..node import POST_HOOKS, POST_HOOKS_USED, AccumulateGrad, Node
 from ..tensor import Tensor, make
 
 from ..anomaly import (backward_error, detect_anomaly, is_anomaly_enabled,  # noqa: E402
@@ -160,7 +160,7 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
         op, attrs = node.op, node.attrs
         i = 0
         try:
-            if POST_HOOKS and node in POST_HOOKS:
+            if POST_HOOKS_USED[0] and node in POST_HOOKS:
                 _run_post_hooks(node, F, g, saved, table, create_graph)
             else:
                 for i, parent in enumerate(node.parents):
