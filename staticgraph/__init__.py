@@ -41,6 +41,9 @@ from .graph import (Graph, Operation, Tensor, colocate_with, control_dependencie
                     get_default_graph, name_scope, reset_default_graph)
 from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
+from .math_ops import *  # noqa: F403
+from .math_ops import __all__ as _math_all
+from . import math  # noqa: F401,E402  (tf.math)
 from .overloads import install as _install
 from .serialize import from_json, to_json, to_networkx
 from .session import InteractiveSession, Session, get_default_session
@@ -88,7 +91,7 @@ def executing_eagerly() -> bool:
     return False
 
 
-__all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
+__all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
            "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
            "control_dependencies", "device", "colocate_with", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",

@@ -1,2 +1,3 @@
 """The op declarations, grouped by kind.  Importing this package registers them all."""
-from . import conv, elementwise, linalg, misc, nn, pool, random, reduce, sequence, shape  # noqa: F401
+from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
+               sequence, shape)

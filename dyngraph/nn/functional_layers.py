@@ -21,6 +21,7 @@ import numpy as np
 from common import REGISTRY, ShapeRef, layers
 
 from .. import creation
+from ..random import numpy_generator
 from ..engine import apply
 from ..functions import OPS, squeeze, unsqueeze, where
 from ..grad_mode import no_grad
@@ -185,9 +186,9 @@ def adaptive_avg_pool2d(input, output_size):
 def dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
     """The engine's one random draw for dropout: ``0`` with probability ``p``, else ``1/(1-p)``.
 
-    Uses the generator ``manual_seed`` seeds (``dyngraph.creation``).
+    Uses the default generator (``torch.manual_seed`` seeds it; ``dyngraph.random``).
     """
-    keep = creation._rng.random(shape) >= p
+    keep = numpy_generator().random(shape) >= p
     return keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype) if p < 1 else np.zeros(shape, dtype)
 
 

@@ -31,8 +31,10 @@ import numpy as np
 
 from .. import creation
 from .. import functions as _f
+from .. import random as _random
 from ..grad_mode import no_grad
 from ..tensor import Tensor
+from .functional_layers import dropout
 from .modules import Module, Parameter
 from .utils.rnn import PackedSequence
 
@@ -43,13 +45,7 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 def _uniform(shape: tuple, bound: float) -> Parameter:
     with no_grad():
-        return Parameter(creation.rand(*shape) * (2 * bound) - bound)
-
-
-def _dropout(x: Tensor, p: float) -> Tensor:
-    """Inverted dropout with a fresh Bernoulli(1 - p) mask (PyTorch's scaling)."""
-    keep = creation.rand(*x.shape) >= p
-    return x * (keep.to(x.dtype) * (1.0 / (1.0 - p)))
+        return Parameter(_random.rand(*shape) * (2 * bound) - bound)
 
 
 # --- one time step of each cell: ``w`` = (W_ih.T, W_hh.T, bias folded before the nonlinearity,
@@ -331,7 +327,7 @@ class RNNBase(Module):
         finals = [[] for _ in state0]
         for layer in range(self.num_layers):
             if layer and self.dropout and self.training:
-                xs = [_dropout(x, self.dropout) for x in xs]
+                xs = [dropout(x, self.dropout) for x in xs]
             outs = []
             for d in range(dirs):
                 w = _step_weights(*self._weights(layer, d), self.mode)
