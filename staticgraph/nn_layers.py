@@ -5,9 +5,9 @@ TF's argument forms (``strides=[1, 2, 2, 1]``, ``padding="SAME"`` or explicit pa
 ``data_format``) become the registry ops' attributes; node names and types are TF's
 (``Conv2D``, ``MaxPool``, ``BiasAdd``, ``moments/mean``, ``dropout/SelectV2``...).
 
-Dropout needs randomness at run time: a ``RandomUniform`` node (a structural kind, never
-folded or merged) draws a fresh uniform tensor shaped like its input on every run, through
-the generator :func:`layer_generator` gives -- the engine's one random draw for these layers.
+Dropout needs randomness at run time: ``tf.random_uniform`` (a stateful registry op, never
+folded or merged) draws a fresh uniform tensor shaped like its input on every run, seeded by
+``tf.set_random_seed`` and the op's ``seed`` as TF seeds it.
 
 >>> import staticgraph as tf
 >>> x = tf.placeholder(tf.float32, (None, 28, 28, 1))
@@ -22,13 +22,12 @@ from common import REGISTRY, layers
 
 from .build import F, apply, convert_to_tensor, is_tensor
 from .graph import Tensor, get_default_graph
-from .kinds import defkind
 from .ops import (expand_dims, gather_index, greater_equal, multiply, realdiv, reduce_mean, reshape, squeeze,
                   stop_gradient, subtract, where)
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
            "avg_pool1d", "avg_pool2d",
-           "dropout", "moments", "batch_normalization", "embedding_lookup", "bias_add", "layer_generator"]
+           "dropout", "moments", "batch_normalization", "embedding_lookup", "bias_add"]
 
 _R = REGISTRY
 _PADDINGS = ("SAME", "VALID")
@@ -191,37 +190,13 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 # --- dropout ---------------------------------------------------------------------------------
 
-_SHARED = np.random.default_rng()
-
-
-def layer_generator(seed: int | None = None) -> np.random.Generator:
-    """The engine's one source of randomness for layers (dropout masks).
-
-    Without an op-level ``seed`` every RandomUniform node draws from one shared generator;
-    with one, the node gets its own generator, created when its plan is compiled.
-    """
-    return _SHARED if seed is None else np.random.default_rng(seed)
-
-
-def _random_uniform(op, ctx):
-    """A fresh U[0, 1) tensor shaped like the input, every run."""
-    dtype, rng = op.outputs[0].np_dtype, layer_generator(op.attrs.get("seed"))
-
-    def kernel(like):
-        return rng.random(np.shape(like)).astype(dtype, copy=False)
-    return kernel
-
-
-# stateful: never folded or merged, and a gradient reuses the drawn value, never redraws it
-defkind("RandomUniform", _random_uniform, stateful=True)
-
-
-def _random_uniform_like(x, seed, name="random_uniform"):
-    graph = get_default_graph()
-    with graph.name_scope(name) as scope:
-        pass
-    return graph.create_op("RandomUniform", (x,), {"seed": seed}, [(x._shape, x.np_dtype)],
-                           name=scope + "RandomUniform", exact_name=True).outputs[0]
+def _uniform_like(x: Tensor, seed) -> Tensor:
+    """U[0, 1) shaped like ``x`` (at run time, if its shape is not fully known), drawn by
+    ``tf.random_uniform`` -- seeded by ``tf.set_random_seed`` and ``seed`` as TF seeds it."""
+    from .array_ops import shape as shape_of  # noqa: PLC0415  (array ops build on nn)
+    from .random_ops import random_uniform  # noqa: PLC0415
+    shape = x.shape.as_list() if x.shape.is_fully_defined() else shape_of(x)
+    return random_uniform(shape, dtype=x.dtype, seed=seed)
 
 
 def _noise_like(x: Tensor, noise_shape) -> Tensor:
@@ -262,7 +237,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         else:
             scale = 1.0 / (1.0 - rate)
         scaled = multiply(x, scale, name="Mul")
-        keep = greater_equal(_random_uniform_like(noise_like, seed), rate, name="GreaterEqual")
+        keep = greater_equal(_uniform_like(noise_like, seed), rate, name="GreaterEqual")
         return where(keep, scaled, 0.0, name="SelectV2")
 
 

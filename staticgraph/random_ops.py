@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from common import REGISTRY
+from common.ops.random import DEFAULT_GRAPH_SEED
 
 from . import dtypes as _dtypes
 from .build import apply, convert_to_tensor
@@ -32,7 +33,6 @@ from .ops import add, multiply, subtract
 __all__ = ["set_random_seed", "get_seed", "random_normal", "truncated_normal", "random_uniform",
            "random_shuffle", "multinomial", "categorical", "DEFAULT_GRAPH_SEED"]
 
-DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
 
 

@@ -37,10 +37,20 @@ __all__ = ["generator"]
 _FALLBACK = np.random.default_rng()
 
 
+DEFAULT_GRAPH_SEED = 87654321
+"""TF's graph seed for an op that has only its own seed."""
+
+
 def generator(seed: int | None, seed2: int | None) -> np.random.Generator:
-    """The generator a fresh Session gives a random op: fixed by its seeds, else from entropy."""
+    """The generator a fresh Session gives a random op: fixed by its seeds, else from entropy.
+
+    An op seed alone (graph seed at TF's default) starts ``default_rng(op_seed)`` -- the
+    stream ``dyngraph.manual_seed(op_seed)`` starts, so both engines can be made to draw alike
+    (the CNN comparison's dropout masks)."""
     if seed is None and seed2 is None:
         return np.random.default_rng()
+    if seed == DEFAULT_GRAPH_SEED:
+        return np.random.default_rng(int(seed2))
     return np.random.default_rng([int(seed or 0), int(seed2 or 0)])
 
 
