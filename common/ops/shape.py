@@ -413,13 +413,13 @@ def _tile_sum_infer(g: Spec, multiples) -> Spec:
     return Spec(tuple(None if d is None else d // m for d, m in zip(g.shape, multiples)), g.dtype)
 
 
-defop("Tile", _tile, _tile_infer, inputs=("x",), fname="tile", torch_name="RepeatBackward0",
+defop("Tile", _tile, _tile_infer, inputs=("x",), fname="tile_multiples", torch_name="RepeatBackward0",
       examples=(E(((2, 3),), {"multiples": (2, 1)}), E(((3,),), {"multiples": (3,)}),
                 E(((2, 1, 2),), {"multiples": (1, 3, 2)})),
       grads=(lambda F, g, multiples: F.tile_sum(g, multiples=multiples),))
 defop("TileSum", _tile_sum, _tile_sum_infer, inputs=("g",), fname="tile_sum",
       examples=(E(((4, 3),), {"multiples": (2, 1)}), E(((2, 6, 4),), {"multiples": (1, 3, 2)})),
-      grads=(lambda F, g, multiples: F.tile(g, multiples=multiples),))
+      grads=(lambda F, g, multiples: F.tile_multiples(g, multiples=multiples),))
 
 # --- constant padding; its gradient is the slice that drops the padding -----------------------
 
@@ -443,7 +443,7 @@ def _pad_grad(F, g, paddings):
     return F.getitem(g, key=tuple(Slice(b, -a if a else None, None) for b, a in paddings))
 
 
-defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad", torch_name="ConstantPadNdBackward0",
+defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad_constant", torch_name="ConstantPadNdBackward0",
       examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
                 E(((3,),), {"paddings": ((0, 2),), "constant_values": 1.5})),
       grads=(_pad_grad,))
