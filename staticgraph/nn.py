@@ -9,7 +9,8 @@ from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "l2_loss", "sigmoid_cross_entropy_with_logits",
-           "softplus", "elu", "leaky_relu", "relu6", "bias_add", "l2_normalize", "moments", "dropout"]
+           "softplus", "elu", "leaky_relu", "relu6", "bias_add", "l2_normalize", "moments", "dropout",
+           "embedding_lookup"]
 
 
 def relu(features, name=None):
@@ -158,3 +159,16 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         keep = random_uniform(shape, dtype=x.dtype, seed=seed)
         mask = cast(greater_equal(keep, rate), x.dtype)
         return multiply(truediv(x, 1.0 - rate), mask)
+
+
+def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
+                     max_norm=None):
+    """Rows of ``params`` picked by ``ids`` (a gather on axis 0; its gradient scatters back)."""
+    from .array_ops import gather  # noqa: PLC0415
+    if isinstance(params, (list, tuple)):
+        if len(params) != 1:
+            raise ValueError("embedding_lookup over several partitioned tables is not supported here")
+        params = params[0]
+    if max_norm is not None:
+        raise ValueError("embedding_lookup(max_norm=) is not supported here")
+    return gather(params, ids, name=name or "embedding_lookup")

@@ -67,3 +67,14 @@ def test_dropout_with_an_unknown_batch_and_a_fed_keep_prob():
         np.testing.assert_array_equal(s.run(y, {x: np.ones((3, 4))}), np.ones((3, 4)))
         half = s.run(y, {x: np.ones((500, 4)), keep: 0.5})
     assert set(np.unique(half)) == {0.0, 2.0} and 0.4 < (half == 0).mean() < 0.6
+
+
+def test_embedding_lookup_gathers_rows_and_scatters_gradients():
+    table = tf.Variable(np.arange(8.0, dtype=np.float32).reshape(4, 2))
+    e = tf.nn.embedding_lookup(table, [[1, 3], [1, 0]])
+    assert e.name == "embedding_lookup:0" and e.shape.as_list() == [2, 2, 2]
+    (g,) = tf.gradients(tf.reduce_sum(e), [table])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(s.run(e)[0], [[2.0, 3.0], [6.0, 7.0]])
+        np.testing.assert_array_equal(s.run(tf.convert_to_tensor(g)), [[1, 1], [2, 2], [0, 0], [1, 1]])
