@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from typing import Any
 
 from . import dtypes as _dtypes
 from .graph import Graph, get_default_graph
