@@ -171,12 +171,16 @@ def reshape(tensor, shape, name=None):
     """``tensor`` in a new shape: ints (one -1), or a tensor the graph fixes, or ``tf.shape(y)``."""
     if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
             isinstance(d, Tensor) for d in shape):
-        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415  (cycle)
+        from .array_ops import constant_value, runtime_dims, stack_or_none  # noqa: PLC0415  (cycle)
         value = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+        spec = runtime_dims(shape) if value is None else None
         if value is not None:
             shape = [int(d) for d in value]
         elif isinstance(shape, Tensor) and shape.op.type == "Shape":
             return apply(_R["ReshapeLike"], (convert_to_tensor(tensor), shape.op.inputs[0]), {},
+                         name=name or "Reshape")
+        elif spec is not None:  # [tf.shape(y)[0], -1]: dims read from y when the graph runs
+            return apply(_R["ReshapeFrom"], (convert_to_tensor(tensor), *spec[1]), {"dims": spec[0]},
                          name=name or "Reshape")
         else:
             raise TypeError(f"reshape to a shape known only at run time ({shape}) is not supported "
@@ -280,8 +284,13 @@ def _filled(shape, value, dtype, name):
     broadcast like ``t`` at run time."""
     if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
             isinstance(d, Tensor) for d in shape):
-        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415  (cycle)
+        from .array_ops import constant_value, runtime_dims, stack_or_none  # noqa: PLC0415  (cycle)
         static = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+        spec = runtime_dims(shape) if static is None else None
+        if static is None and spec is not None and not (isinstance(shape, Tensor)
+                                                        and shape.op.type == "Shape"):
+            return apply(_R["FillFrom"], tuple(spec[1]), {"dims": spec[0], "value": value,
+                                                          "dtype": np.dtype(dtype)}, name=name)
         if static is None:
             if not (isinstance(shape, Tensor) and shape.op.type == "Shape"):
                 raise TypeError(f"a fill shape known only at run time ({shape}) is not supported "
