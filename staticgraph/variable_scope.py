@@ -32,7 +32,7 @@ from .shape import TensorShape
 from .variables import Variable
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_variable_scope",
-           "get_local_variable"]
+           "get_local_variable", "local_variables_initializer"]
 
 
 class _ReuseMode(enum.Enum):
@@ -306,3 +306,9 @@ class variable_scope:  # noqa: N801  (TF's name)
     def __exit__(self, *exc) -> None:
         stack, self._stack = self._stack, None
         stack.close()
+
+
+def local_variables_initializer():
+    """One op initializing every variable in ``LOCAL_VARIABLES`` (``get_local_variable``'s)."""
+    from .variables import local_variables, variables_initializer  # noqa: PLC0415
+    return variables_initializer(local_variables(), name="init")

@@ -174,3 +174,11 @@ def test_gan_style_sharing_and_reentering_the_root_scope_as_tf():
             assert tf.get_variable("c") is c
     with tf.variable_scope("a/b", reuse=True):
         assert tf.get_variable("c") is c and tf.add(1, 1).name == "a/b_1/Add:0"
+
+
+def test_local_variables_are_kept_apart_and_initialized_by_their_own_op():
+    lv = tf.get_local_variable("lv", [2], initializer=tf.ones_initializer())
+    assert tf.local_variables() == [lv] and lv not in tf.global_variables() and not lv.trainable
+    with tf.Session() as s:
+        s.run(tf.local_variables_initializer())
+        assert s.run(lv).tolist() == [1.0, 1.0]
