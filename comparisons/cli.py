@@ -7,6 +7,7 @@
     python -m comparisons --only rnn,branch   # run some
     python -m comparisons rnn --out pics/     # run one, writing its pictures
     python -m comparisons bench --quick       # the benchmark suite (its own options)
+    python -m comparisons --tensorboard DIR   # both engines' graphs + bench curves for TensorBoard
 
 The options every script accepts live in :func:`add_shared_options`, once:
 a new shared option is one ``add_argument`` line there, and it reaches the
@@ -19,7 +20,7 @@ import importlib
 
 __all__ = ["SCRIPTS", "add_shared_options", "summary", "build_parser", "main"]
 
-SCRIPTS = ["counter", "gradient", "rnn", "branch", "errors", "debugging", "registry_table", "bridges"]
+SCRIPTS = ["counter", "gradient", "rnn", "cnn", "branch", "errors", "debugging", "registry_table", "bridges"]
 """The side-by-side scripts, in the order ``python -m comparisons`` runs them."""
 
 
@@ -51,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_shared_options(p)
     p.add_argument("--only", metavar="NAME[,NAME]", type=_names,
                    help="run only these comparisons (" + ", ".join(SCRIPTS) + ")")
+    from .tensorboard import add_arguments as add_tensorboard_arguments
+    add_tensorboard_arguments(p)
     sub = p.add_subparsers(dest="command", title="comparisons", metavar="NAME")
     for name in SCRIPTS:
         s = sub.add_parser(name, help=summary(name), description=summary(name))
@@ -89,6 +92,10 @@ def _forward(args: argparse.Namespace) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.tensorboard:
+        from .tensorboard import write
+        write(args.tensorboard, args.bench_json)
+        return 0
     if args.command == "bench":
         from .bench.cli import main as bench_main
         return bench_main(args.bench_args)

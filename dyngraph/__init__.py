@@ -14,7 +14,7 @@ records a node of a graph that lives for this one forward pass, and
 """
 # Import order matters: tensor first (engine and functions need the class).
 from .tensor import Size, Tensor  # noqa: I001
-from . import autograd, functions, jit, nn, optim  # noqa: F401
+from . import autograd, functions, jit, nn, onnx, optim, utils  # noqa: F401
 from .creation import *  # noqa: F401,F403
 from .creation import __all__ as _creation_all
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64, half,  # noqa: A004
@@ -27,7 +27,7 @@ from .graph import graph_of
 from .printing import set_printoptions
 from .serialization import load, save
 
-__all__ = (["Tensor", "Size", "dtype", "autograd", "jit", "nn", "optim", "no_grad", "enable_grad",
+__all__ = (["Tensor", "Size", "dtype", "autograd", "jit", "nn", "onnx", "optim", "utils", "no_grad", "enable_grad",
             "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
             "SizeMismatchError", "save", "load", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]

@@ -151,6 +151,25 @@ class _Tracer:
         return convert
 
 
+def _scoped_call(call: Callable, graph) -> Callable:
+    """``Module.__call__`` that records the module's ops under its name scope, as PyTorch's
+    traced graphs do: ``Sequential/Linear[0]/MatMul`` (class, then ``[attribute]``)."""
+    stack: list = []
+
+    def scoped(module, *args, **kwargs):
+        name = type(module).__name__
+        if stack:
+            key = next((k for k, m in stack[-1]._modules.items() if m is module), None)
+            name = name if key is None else f"{name}[{key}]"
+        stack.append(module)
+        try:
+            with graph.name_scope(name):
+                return call(module, *args, **kwargs)
+        finally:
+            stack.pop()
+    return scoped
+
+
 class _Patched:
     """Install the tracer: the engine hook, in-place rebinding and the conversion warnings."""
 
@@ -175,6 +194,8 @@ class _Patched:
         for method in _CONVERSIONS:
             self._set(Tensor, method, tracer.converting(method, getattr(Tensor, method)))
         self._set(engine, "TRACER", tracer)
+        from .nn.modules import Module
+        self._set(Module, "__call__", _scoped_call(Module.__call__, tracer.graph))
 
     def __exit__(self, *exc) -> None:
         for owner, name, value in reversed(self.saved):

@@ -45,7 +45,7 @@ from .sources import Print, group, no_op, placeholder, placeholder_with_default
 from .sources import print_op as print  # noqa: A004  (tf.print)
 from .variables import (Variable, global_variables, global_variables_initializer,
                         initialize_all_variables, trainable_variables, variables_initializer)
-from . import losses  # noqa: E402,F401
+from . import layers, losses, summary  # noqa: E402,F401
 from . import data, initializers, random  # noqa: E402,F401
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,  # noqa: E402
                          get_collection_ref)
@@ -93,7 +93,7 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
-           "train", "losses", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
+           "train", "losses", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",
            "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
            "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",

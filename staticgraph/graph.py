@@ -359,6 +359,11 @@ class Graph:
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)
 
+    def as_graph_def(self, add_shapes: bool = True):
+        """TF's ``GraphDef`` proto of this graph (needs ``tensorboard``; see ``graph_def.py``)."""
+        from .graph_def import as_graph_def
+        return as_graph_def(self)
+
     def __str__(self) -> str:
         from .printing import format_graph
         return format_graph(self)

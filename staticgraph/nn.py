@@ -9,8 +9,7 @@ from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
            "softmax_cross_entropy_with_logits_v2", "l2_loss", "sigmoid_cross_entropy_with_logits",
-           "softplus", "elu", "leaky_relu", "relu6", "bias_add", "l2_normalize", "moments", "dropout",
-           "embedding_lookup"]
+           "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
 
 
 def relu(features, name=None):
@@ -99,14 +98,6 @@ def relu6(features, name=None):
     return minimum(relu(features), 6.0, name=name or "Relu6")
 
 
-def bias_add(value, bias, data_format=None, name=None):
-    """``value + bias`` along the last axis (``bias`` must be a vector of that size)."""
-    from .ops import add  # noqa: PLC0415
-    value, bias = convert_to_tensor(value), convert_to_tensor(bias)
-    if bias.ndim != 1:
-        raise ValueError(f"Shape must be rank 1 but is rank {bias.ndim} for 'BiasAdd'")
-    return add(value, bias, name=name or "BiasAdd")
-
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``x / sqrt(max(sum(x**2, axis), epsilon))``."""
@@ -117,58 +108,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     return truediv(x, sqrt(maximum(ss, epsilon)), name=name or "l2_normalize")
 
 
-def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
-    """``(mean, variance)`` of ``x`` over ``axes``."""
-    from .graph import name_scope  # noqa: PLC0415
-    from .ops import reduce_mean, squeeze, stop_gradient, subtract  # noqa: PLC0415
-    keep = bool(keepdims if keepdims is not None else keep_dims)
-    x = convert_to_tensor(x)
-    axes = list(axes)
-    with name_scope(name, "moments"):
-        mean = reduce_mean(x, axes, keepdims=True, name="mean")
-        variance = reduce_mean(square(subtract(x, stop_gradient(mean))), axes, keepdims=True,
-                               name="variance")
-        if not keep:
-            mean, variance = squeeze(mean, axes), squeeze(variance, axes)
-        return mean, variance
+from .nn_layers import *  # noqa: E402,F401,F403  (the layer functions live there)
+from .nn_layers import __all__ as _layers_all  # noqa: E402
 
-
-def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None):
-    """Zero each element with probability ``rate`` (= 1 - keep_prob); scale the rest by 1/keep.
-
-    A fresh mask every run (a random op); ``noise_shape`` broadcasts one mask.
-    """
-    from .graph import name_scope  # noqa: PLC0415
-    from .ops import cast, greater_equal, truediv  # noqa: PLC0415
-    from .random_ops import random_uniform  # noqa: PLC0415
-    if rate is None:
-        if keep_prob is None:
-            raise ValueError("Either rate or keep_prob must be provided")
-        rate = 1.0 - keep_prob
-    x = convert_to_tensor(x)
-    if isinstance(rate, (int, float)) and not 0 <= rate < 1:
-        raise ValueError(f"rate must be a scalar tensor or a float in the range [0, 1), got {rate}")
-    with name_scope(name, "dropout"):
-        if noise_shape is not None:
-            shape = list(noise_shape)
-        elif x.shape.is_fully_defined():
-            shape = x.shape.as_list()
-        else:
-            from .array_ops import shape as shape_of  # noqa: PLC0415
-            shape = shape_of(x)  # a None batch dim: the mask is drawn at x's run-time shape
-        keep = random_uniform(shape, dtype=x.dtype, seed=seed)
-        mask = cast(greater_equal(keep, rate), x.dtype)
-        return multiply(truediv(x, 1.0 - rate), mask)
-
-
-def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
-                     max_norm=None):
-    """Rows of ``params`` picked by ``ids`` (a gather on axis 0; its gradient scatters back)."""
-    from .array_ops import gather  # noqa: PLC0415
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise ValueError("embedding_lookup over several partitioned tables is not supported here")
-        params = params[0]
-    if max_norm is not None:
-        raise ValueError("embedding_lookup(max_norm=) is not supported here")
-    return gather(params, ids, name=name or "embedding_lookup")
+__all__ += _layers_all

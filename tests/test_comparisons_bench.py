@@ -77,6 +77,32 @@ def test_chain_matches_finite_differences():
     np.testing.assert_allclose(dc, numeric_grad(f, c), rtol=1e-6)
 
 
+def test_conv2d_floor_matches_finite_differences():
+    x, w = randn(2, 3, 5, 4), randn(4, 3, 3, 3)
+    _, dx, dw = nf.conv2d_forward_backward(x, w, 1)
+    f = lambda: nf.conv2d_forward_backward(x, w, 1)[0]
+    np.testing.assert_allclose(dx, numeric_grad(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(dw, numeric_grad(f, w), rtol=1e-6, atol=1e-8)
+
+
+def test_cnn_floor_step_is_dyngraphs_sgd_step():
+    """The hand-derived CNN backward against dyngraph's autograd, on a small float64 net."""
+    import dyngraph as torch
+    F = torch.nn.functional
+    params = [randn(4, 1, 3, 3), randn(4), randn(6, 4, 3, 3), randn(6), randn(10, 24), randn(10)]
+    x, labels = randn(5, 1, 8, 8), RNG.integers(0, 10, size=5)
+    leaves = [torch.tensor(p, requires_grad=True) for p in params]
+    w1, b1, w2, b2, W, b = leaves
+    h = F.max_pool2d(F.relu(F.conv2d(torch.tensor(x), w1, b1, padding=1)), 2)
+    h = F.max_pool2d(F.relu(F.conv2d(h, w2, b2, padding=1)), 2)
+    loss = F.cross_entropy(F.linear(h.flatten(1), W, b), torch.tensor(labels))
+    loss.backward()
+    stepped = [p.copy() for p in params]
+    assert nf.cnn_train_step(stepped, x, labels, 0.1) == pytest.approx(loss.item())
+    for p, new, leaf in zip(params, stepped, leaves):
+        np.testing.assert_allclose(new, p - 0.1 * leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("n", [0, 1, 10, 37])
 def test_counter_runs_n_iterations(n):
     assert nf.counter(n) == (2 * n, 2 * n)

@@ -6,7 +6,7 @@ import argparse
 import pytest
 import staticgraph as tf
 
-from comparisons import __main__ as runner, branch, counter, debugging, errors, gradient, rnn
+from comparisons import __main__ as runner, branch, cnn, counter, debugging, errors, gradient, rnn
 
 HAS_WHILE = hasattr(tf, "while_loop")
 HAS_COND = hasattr(tf, "cond")
@@ -57,6 +57,14 @@ def test_rnn_engines_agree_and_graphs_grow_with_length(capsys):
         assert "serve every length; loss and gradients vs eager agree" in flat(out)
     else:
         assert "not available yet" in out
+
+
+def test_cnn_losses_agree_step_by_step(capsys):
+    out = run(cnn, capsys)
+    assert "DISAGREE" not in out and "losses step by step agree" in flat(out)
+    assert "dyngraph recorded 29 nodes (21 ops + 8 leaves) on every one of the 4 passes" in flat(out)
+    rows = [line.split() for line in out.splitlines() if line.startswith("step ")]
+    assert len(rows) == cnn.STEPS and float(rows[-1][3]) < float(rows[0][3])
 
 
 def test_branch_records_two_graphs_and_diffs_them(capsys):

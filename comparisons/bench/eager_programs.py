@@ -129,6 +129,36 @@ def chain_forward_backward(torch, data) -> Run:
     return run
 
 
-PROGRAMS = {"counter": counter, "gradient": gradient, "rnn_cell": rnn_cell,
+def conv2d(torch, data) -> Run:
+    """``loss = sum(conv2d(x, w, padding=1))`` and both gradients."""
+    x, w = _leaf(torch, data["x"]), _leaf(torch, data["w"])
+    conv = torch.nn.functional.conv2d
+
+    def run():
+        loss = conv(x, w, padding=1).sum()
+        loss.backward()
+        return [_np(loss)] + _take_grads(x, w)
+    return run
+
+
+def cnn(torch, data) -> Run:
+    """conv-relu-pool, conv-relu-pool, dense; cross-entropy; one SGD step."""
+    F = torch.nn.functional
+    w1, b1, w2, b2, W, b = [_leaf(torch, p) for p in data["params"]]
+    x, labels = torch.tensor(data["x"]), torch.tensor(data["labels"])
+    opt = torch.optim.SGD([w1, b1, w2, b2, W, b], lr=data["lr"])
+
+    def run():
+        h = F.max_pool2d(F.relu(F.conv2d(x, w1, b1, padding=1)), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, w2, b2, padding=1)), 2)
+        loss = F.cross_entropy(F.linear(h.flatten(1), W, b), labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return [_np(loss)]
+    return run
+
+
+PROGRAMS = {"conv2d": conv2d, "cnn": cnn, "counter": counter, "gradient": gradient, "rnn_cell": rnn_cell,
             "rnn_unrolled": rnn_unrolled, "mlp": mlp, "chain_fwd": chain_forward,
             "chain_fwd_bwd": chain_forward_backward}

@@ -144,6 +144,40 @@ def chain_forward_backward(tf, data) -> Run:
     return _chain_graph(tf, data, backward=True)
 
 
-PROGRAMS = {"counter": counter, "gradient": gradient, "rnn_cell": rnn_cell,
+def conv2d(tf, data) -> Run:
+    """NHWC, as TF runs convolutions on CPU; the gradients are handed back in the floor's
+    NCHW/OIHW layout as views (no copy inside the timed run)."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, shape=data["x_nhwc"].shape, name="x")
+        w = tf.Variable(data["w_hwio"], name="w")
+        loss = tf.reduce_sum(tf.nn.conv2d(x, w, strides=1, padding="SAME"))
+        gx, gw = tf.gradients(loss, [x, w])
+    run = _session(tf, g, [loss, gx, gw], {x: data["x_nhwc"]})
+
+    def run_nchw():
+        value, dx, dw = run()
+        return [value, dx.transpose(0, 3, 1, 2), dw.transpose(3, 2, 0, 1)]
+    return run_nchw
+
+
+def cnn(tf, data) -> Run:
+    """The same network in TF's layout: NHWC input, HWIO filters, (h, w, c)-ordered dense rows."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, shape=(None, 28, 28, 1), name="x")
+        labels = tf.placeholder(tf.int64, shape=(None,), name="labels")
+        w1, b1, w2, b2, W, b = [tf.Variable(v, name=n) for v, n in
+                                zip(data["tf_params"], ("w1", "b1", "w2", "b2", "W", "b"))]
+        h = tf.nn.max_pool(tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, w1, 1, "SAME"), b1)), 2, 2, "VALID")
+        h = tf.nn.max_pool(tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, w2, 1, "SAME"), b2)), 2, 2, "VALID")
+        logits = tf.matmul(tf.reshape(h, (-1, 7 * 7 * 64)), W) + b
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+        train = tf.train.GradientDescentOptimizer(data["lr"]).minimize(loss)
+    run = _session(tf, g, [train, loss], {x: data["x_nhwc"], labels: data["labels"]})
+    return lambda: run()[1:]
+
+
+PROGRAMS = {"conv2d": conv2d, "cnn": cnn, "counter": counter, "gradient": gradient, "rnn_cell": rnn_cell,
             "rnn_while": rnn_while, "rnn_unrolled": rnn_unrolled, "mlp": mlp,
             "chain_fwd": chain_forward, "chain_fwd_bwd": chain_forward_backward}

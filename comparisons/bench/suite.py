@@ -113,6 +113,33 @@ def _chain_data(rng, quick):
     return {"x": _randn(rng, 16, 16), "c": _randn(rng, 16, 16), "n": 100}
 
 
+def _conv_data(rng, quick):
+    n = 2 if quick else 64
+    x, w = _randn(rng, n, 32, 14, 14), _randn(rng, 64, 32, 3, 3, scale=0.1)
+    return {"x": x, "w": w, "x_nhwc": np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
+            "w_hwio": np.ascontiguousarray(w.transpose(2, 3, 1, 0))}
+
+
+def _cnn_data(rng, quick):
+    """PyTorch layouts for the floor and torch programs, the same numbers in TF's for TF programs."""
+    n = 2 if quick else 64
+    shapes = [(32, 1, 3, 3), (32,), (64, 32, 3, 3), (64,), (10, 64 * 7 * 7), (10,)]
+    params = [_randn(rng, *s, scale=np.sqrt(2.0 / np.prod(s[1:])) if len(s) > 1 else 0.0)
+              for s in shapes]
+    w1, b1, w2, b2, W, b = params
+    tf_params = [w1.transpose(2, 3, 1, 0), b1, w2.transpose(2, 3, 1, 0), b2,
+                 W.reshape(10, 64, 7, 7).transpose(2, 3, 1, 0).reshape(-1, 10), b]
+    x = _randn(rng, n, 1, 28, 28)
+    return {"params": params, "tf_params": [np.ascontiguousarray(p) for p in tf_params],
+            "x": x, "x_nhwc": np.ascontiguousarray(x.transpose(0, 2, 3, 1)),
+            "labels": rng.integers(0, 10, size=n).astype(np.int64), "lr": 0.05}
+
+
+def _cnn_floor(data):
+    params = [p.copy() for p in data["params"]]
+    return lambda: [nf.cnn_train_step(params, data["x"], data["labels"], data["lr"])]
+
+
 def _mlp_floor(data):
     params = [(W.copy(), b.copy()) for W, b in data["params"]]
     return lambda: [nf.mlp_train_step(params, data["x"], data["labels"], data["lr"])]
@@ -147,6 +174,11 @@ WORKLOADS = [
     Workload("chain_fwd_bwd", "100 chained adds (16,16), fwd+bwd", _chain_data,
              lambda d: lambda: list(nf.chain_forward_backward(d["x"], d["c"], d["n"])),
              "chain_fwd_bwd", (("", "chain_fwd_bwd"),), unit="op", units=lambda d: d["n"]),
+    Workload("conv2d", "conv2d 64x32x14x14 by 64x32x3x3, fwd+bwd", _conv_data,
+             lambda d: lambda: list(nf.conv2d_forward_backward(d["x"], d["w"], 1)), "conv2d",
+             (("", "conv2d"),)),
+    Workload("cnn", "CNN train step (conv32-pool-conv64-pool-dense10), batch 64", _cnn_data,
+             _cnn_floor, "cnn", (("", "cnn"),), memory=True),
 ]
 
 

@@ -41,3 +41,9 @@ def mse_loss(input, target, reduction: str = "mean"):
 
 def linear(input, weight, bias=None):
     return composites.linear(OPS, input, weight, bias)
+
+
+from .functional_layers import *  # noqa: E402,F401,F403  (the layer functions live there)
+from .functional_layers import __all__ as _layers_all  # noqa: E402
+
+__all__ += _layers_all

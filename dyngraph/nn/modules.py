@@ -42,6 +42,8 @@ class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "training", True)
 
     def __setattr__(self, name: str, value) -> None:
@@ -49,7 +51,39 @@ class Module:
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._modules[name] = value
+        elif name in self._buffers:
+            self._buffers[name] = value
         object.__setattr__(self, name, value)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """State that is not a parameter (running statistics): saved in ``state_dict``
+        unless ``persistent=False``, never returned by ``parameters()``."""
+        self._buffers[name] = tensor
+        if not persistent:
+            self._non_persistent.add(name)
+        object.__setattr__(self, name, tensor)
+
+    def named_buffers(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        for name, b in self._buffers.items():
+            if b is not None:
+                yield prefix + name, b
+        for mname, m in self._modules.items():
+            yield from m.named_buffers(prefix + mname + ".")
+
+    def buffers(self) -> Iterator[Tensor]:
+        for _, b in self.named_buffers():
+            yield b
+
+    def _state_entries(self, prefix: str = "") -> Iterator[tuple[str, Tensor]]:
+        """PyTorch's state_dict order: each module's parameters, then its buffers, then children."""
+        for name, p in self._parameters.items():
+            if p is not None:
+                yield prefix + name, p
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent:
+                yield prefix + name, b
+        for mname, m in self._modules.items():
+            yield from m._state_entries(prefix + mname + ".")
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
@@ -74,8 +108,8 @@ class Module:
             yield p
 
     def state_dict(self) -> "OrderedDict[str, Tensor]":
-        """Parameters by dotted name, detached (sharing memory, as PyTorch's)."""
-        return OrderedDict((name, p.detach()) for name, p in self.named_parameters())
+        """Parameters and persistent buffers by dotted name, detached (sharing memory, as PyTorch's)."""
+        return OrderedDict((name, p.detach()) for name, p in self._state_entries())
 
     def load_state_dict(self, state_dict: dict, strict: bool = True):
         """Copy ``state_dict`` into the parameters: all of them or, on any error, none."""

@@ -1,0 +1,130 @@
+"""Layer composites: plain functions over registry ops, shared by both engines.
+
+Normalisation, dropout, embedding lookup, adaptive pooling and flattening need no primitive
+of their own: written over ``F`` they get gradients (of any order) from the primitives they
+use, in both engines.  What is *state* (running statistics) or *randomness* (dropout masks)
+stays with the engines: a composite takes the statistics or the mask as an input, so it is
+a pure function and one definition serves eager, ``create_graph`` and static graphs.
+
+>>> import numpy as np
+>>> from common import numpy_namespace
+>>> F = numpy_namespace()
+>>> mean, var = moments(F, np.array([[1.0, 3.0]]), axes=(1,))
+>>> float(mean[0]), float(var[0])
+(2.0, 1.0)
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from .indexing import ARRAY
+
+__all__ = ["dropout", "moments", "normalize", "batch_norm_train", "layer_norm", "embedding",
+           "adaptive_avg_pool2d", "adaptive_pool_matrix", "flatten"]
+
+
+def dropout(F, x, scaled_keep_mask):
+    """``x * mask``: the mask holds ``0`` (dropped) or ``1/keep_prob`` (kept), drawn by the engine.
+
+    Inverted dropout: the scaling happens at training time, so evaluation is the identity.
+    The mask is an input of the product, so the backward step keeps it (``g * mask``).
+    """
+    return F.mul(x, scaled_keep_mask)
+
+
+def moments(F, x, axes: Sequence[int], keepdims: bool = False):
+    """``(mean, variance)`` over ``axes`` (biased variance, as ``tf.nn.moments``).
+
+    TF computes the variance around ``stop_gradient(mean)``: the mean's own gradient path
+    already carries that dependence, and the value is the same.
+    """
+    axes = tuple(axes)
+    mean = F.mean(x, axis=axes, keepdims=True)
+    d = F.sub(x, F.stop_gradient(mean))
+    var = F.mean(F.mul(d, d), axis=axes, keepdims=True)
+    if not keepdims:
+        mean, var = F.squeeze(mean, axis=axes), F.squeeze(var, axis=axes)
+    return mean, var
+
+
+def normalize(F, x, mean, variance, offset, scale, eps: float):
+    """``(x - mean) / sqrt(variance + eps) * scale + offset`` (``tf.nn.batch_normalization``).
+
+    Written as TF writes it -- ``x * inv + (offset - mean * inv)`` with
+    ``inv = scale / sqrt(variance + eps)`` -- so the per-element work is one multiply-add.
+    ``offset`` and ``scale`` may be None.
+    """
+    inv = F.div(1.0, F.sqrt(F.add(variance, eps)))
+    if scale is not None:
+        inv = F.mul(inv, scale)
+    shift = F.neg(F.mul(mean, inv)) if offset is None else F.sub(offset, F.mul(mean, inv))
+    return F.add(F.mul(x, inv), shift)
+
+
+def batch_norm_train(F, x, axes: Sequence[int], offset, scale, eps: float):
+    """Normalise ``x`` with its own statistics over ``axes``; also return them (kept dims).
+
+    The engines update their running statistics from the returned (biased) mean and variance.
+    """
+    mean = F.mean(x, axis=tuple(axes), keepdims=True)
+    d = F.sub(x, mean)
+    var = F.mean(F.mul(d, d), axis=tuple(axes), keepdims=True)
+    inv = F.div(1.0, F.sqrt(F.add(var, eps)))
+    if scale is not None:
+        inv = F.mul(inv, scale)
+    y = F.mul(d, inv)
+    return (y if offset is None else F.add(y, offset)), mean, var
+
+
+def layer_norm(F, x, ndim: int, weight, bias, eps: float):
+    """Normalise over the last ``ndim`` dims (biased variance), then ``* weight + bias``."""
+    axes = tuple(range(-ndim, 0))
+    mean = F.mean(x, axis=axes, keepdims=True)
+    d = F.sub(x, mean)
+    var = F.mean(F.mul(d, d), axis=axes, keepdims=True)
+    y = F.div(d, F.sqrt(F.add(var, eps)))
+    if weight is not None:
+        y = F.mul(y, weight)
+    return y if bias is None else F.add(y, bias)
+
+
+def embedding(F, weight, ids):
+    """Rows of ``weight`` picked by integer ``ids`` (any shape): ``weight[ids]``.
+
+    The gradient is ``GetItem``'s scatter-add, so repeated ids accumulate.
+    """
+    return F.getitem(weight, ids, key=(ARRAY,))
+
+
+def adaptive_pool_matrix(size: int, out: int, dtype) -> np.ndarray:
+    """``(out, size)`` averaging matrix: row ``i`` averages ``[floor(i*size/out), ceil((i+1)*size/out))``.
+
+    >>> adaptive_pool_matrix(5, 2, np.float64).round(3).tolist()
+    [[0.333, 0.333, 0.333, 0.0, 0.0], [0.0, 0.0, 0.333, 0.333, 0.333]]
+    """
+    m = np.zeros((out, size), dtype=dtype)
+    for i in range(out):
+        lo, hi = (i * size) // out, -(-((i + 1) * size) // out)
+        m[i, lo:hi] = 1.0 / (hi - lo)
+    return m
+
+
+def adaptive_avg_pool2d(F, x, output_size: tuple[int, int]):
+    """PyTorch's adaptive average pooling of the last two dims: ``Ph @ x @ Pw^T``.
+
+    Two small matmuls with constant averaging matrices: exact for any input and output
+    size, differentiable through ``MatMul``.
+    """
+    h, w = F.shape(x)[-2:]
+    dtype = F.dtype(x)
+    y = F.matmul(adaptive_pool_matrix(h, output_size[0], dtype), x)
+    return F.matmul(y, adaptive_pool_matrix(w, output_size[1], dtype).T.copy())
+
+
+def flatten(F, x, start: int = 1):
+    """Dims ``start`` and after merged into one (only dims before ``start`` may be unknown)."""
+    shape = F.shape(x)
+    rest = int(np.prod(shape[start:]))
+    return F.reshape(x, shape=((-1,) + tuple(shape[1:start]) if start else ()) + (rest,))

@@ -1,0 +1,365 @@
+"""Convolution: 2-d (1-d is 2-d with a height of one), its two gradients, and transposed conv.
+
+One kernel layout serves both frameworks: the input is viewed channels-last (``NHWC``; a
+``NCHW`` input is a transposed view) and the filter as ``HWIO`` (PyTorch's ``OIHW`` is a
+transposed view), so PyTorch and TF differ only in the ``data_format``/``filter_format``
+attributes.  The work is im2col + one BLAS matmul::
+
+    x (N,H,W,C) --pad--> windows = sliding_window_view(...)[strided]   (N,Ho,Wo,C,kh,kw) view
+                 cols = windows as (groups, N*Ho*Wo, kh*kw*Cg)           one copy
+                 out  = cols @ filter as (groups, kh*kw*Cg, Og)          one matmul
+
+The filter gradient is ``cols^T @ g`` (one matmul); the input gradient is, per filter offset,
+``g @ w[p, q]^T`` added into the cells that offset read (col2im without a strided scatter).
+
+The gradients are ops of their own (a third input, read only for its shape, gives the size
+of the input or filter they are the gradient for), each linear in its two data inputs, so they close
+under differentiation (second order comes free)::
+
+    y  = conv(x, w)                dx = conv_input_grad(g, w)      dw = conv_filter_grad(x, g)
+    d conv_input_grad / dg = conv(h, w)          d / dw = conv_filter_grad(h, g)
+    d conv_filter_grad / dx = conv_input_grad(g, h)   d / dg = conv(x, h)
+
+``padding`` is ``"VALID"``, ``"SAME"`` (TF's: ``ceil(size/stride)`` outputs, the odd pad
+row/column at the end) or explicit ``((top, bottom), (left, right))``; it is resolved
+against the actual input size when the op runs, so a graph may leave sizes unknown.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..errors import DTypeError, ShapeError
+from ..examples import Example as E
+from ..registry import Spec, defop
+from ..shapes import fmt_shape, result_dtype
+
+__all__ = ["resolve_padding", "output_size", "spatial", "channels_last", "from_channels_last"]
+
+
+# --- geometry -------------------------------------------------------------------------
+
+def resolve_padding(size: int, k: int, stride: int, dilation: int, padding, axis: int) -> tuple:
+    """``(before, after)`` padding of one spatial axis (TF's SAME puts the odd one after).
+
+    >>> resolve_padding(28, 3, 2, 1, "SAME", 0)
+    (0, 1)
+    """
+    if padding == "VALID":
+        return 0, 0
+    if padding == "SAME":
+        out = -(-size // stride)
+        total = max((out - 1) * stride + (k - 1) * dilation + 1 - size, 0)
+        return total // 2, total - total // 2
+    return tuple(padding[axis])
+
+
+def output_size(size, k, stride, dilation, padding, axis) -> int | None:
+    """Number of windows along one axis (None when ``size`` is unknown)."""
+    if size is None:
+        return None
+    lo, hi = resolve_padding(size, k, stride, dilation, padding, axis)
+    return (size + lo + hi - (k - 1) * dilation - 1) // stride + 1
+
+
+def spatial(shape, data_format: str) -> tuple:
+    """``(H, W)`` of a 4-d shape in ``data_format``."""
+    return tuple(shape[1:3]) if data_format == "NHWC" else tuple(shape[2:4])
+
+
+def channels_last(x: np.ndarray, data_format: str) -> np.ndarray:
+    return x if data_format == "NHWC" else x.transpose(0, 2, 3, 1)
+
+
+def from_channels_last(y: np.ndarray, data_format: str) -> np.ndarray:
+    return y if data_format == "NHWC" else y.transpose(0, 3, 1, 2)
+
+
+def _hwio(w: np.ndarray, filter_format: str) -> np.ndarray:
+    return w if filter_format == "HWIO" else w.transpose(2, 3, 1, 0)
+
+
+def _from_hwio(w: np.ndarray, filter_format: str) -> np.ndarray:
+    return w if filter_format == "HWIO" else w.transpose(3, 2, 0, 1)
+
+
+def _pads(hw, khw, strides, dilations, padding):
+    return tuple(resolve_padding(hw[i], khw[i], strides[i], dilations[i], padding, i) for i in (0, 1))
+
+
+def _check_float(*arrays):
+    for a in arrays:
+        if a.dtype.kind != "f":
+            raise DTypeError(f"convolution is not implemented for {a.dtype} tensors (floats only)")
+
+
+# --- the three kernels (channels-last, HWIO) ---------------------------------------------
+
+def _cols(x, khw, strides, dilations, pads, groups):
+    """im2col: ``(groups, N*Ho*Wo, kh*kw*Cg)`` from ``x`` ``(N,H,W,C)`` (one copy)."""
+    (pt, pb), (pl, pr) = pads
+    if pt or pb or pl or pr:
+        x = np.pad(x, ((0, 0), (pt, pb), (pl, pr), (0, 0)))
+    (kh, kw), (sh, sw), (dh, dw) = khw, strides, dilations
+    win = sliding_window_view(x, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(1, 2))
+    win = win[:, ::sh, ::sw, :, ::dh, ::dw]
+    n, ho, wo, c = win.shape[:4]
+    win = win.reshape(n, ho, wo, groups, c // groups, kh, kw).transpose(3, 0, 1, 2, 5, 6, 4)
+    return win.reshape(groups, n * ho * wo, kh * kw * (c // groups)), (n, ho, wo)
+
+
+def _filter_matrix(w, groups):
+    """HWIO ``(kh,kw,Cg,O)`` as ``(groups, kh*kw*Cg, Og)``."""
+    kh, kw, cg, o = w.shape
+    return w.reshape(kh, kw, cg, groups, o // groups).transpose(3, 0, 1, 2, 4).reshape(
+        groups, kh * kw * cg, o // groups)
+
+
+def _grad_matrix(g, groups):
+    """Output gradient ``(N,Ho,Wo,O)`` as ``(groups, N*Ho*Wo, Og)``."""
+    n, ho, wo, o = g.shape
+    return g.reshape(n * ho * wo, groups, o // groups).transpose(1, 0, 2)
+
+
+def conv_nhwc(x, w, strides, padding, dilations, groups):
+    """Forward on channels-last ``x`` and HWIO ``w``: ``(N,Ho,Wo,O)``."""
+    pads = _pads(x.shape[1:3], w.shape[:2], strides, dilations, padding)
+    cols, (n, ho, wo) = _cols(x, w.shape[:2], strides, dilations, pads, groups)
+    out = np.matmul(cols, _filter_matrix(w, groups))           # (groups, M, Og)
+    return out.transpose(1, 0, 2).reshape(n, ho, wo, w.shape[3])
+
+
+def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
+    """The gradient for an input of spatial size ``hw``: per filter offset ``(p, q)`` one matmul
+    ``g @ w[p, q]^T`` added into the window cells that offset read.
+
+    (The same work as col2im of ``g @ filter^T``, but each product lands contiguous, so the
+    ``kh*kw`` scatter-adds stream through memory.)
+    """
+    kh, kw, cg, o = w.shape
+    n, ho, wo, _ = g.shape
+    (pt, pb), (pl, pr) = _pads(hw, (kh, kw), strides, dilations, padding)
+    (sh, sw), (dh, dw) = strides, dilations
+    gm = _grad_matrix(g, groups)                                             # (groups, M, Og)
+    wg = w.reshape(kh, kw, cg, groups, o // groups).transpose(0, 1, 3, 4, 2)  # (kh, kw, G, Og, Cg)
+    dx = np.zeros((n, hw[0] + pt + pb, hw[1] + pl + pr, groups, cg), dtype=np.result_type(g, w))
+    for p in range(kh):
+        for q in range(kw):
+            part = gm[0] @ wg[p, q, 0] if groups == 1 else np.matmul(gm, wg[p, q]).transpose(1, 0, 2)
+            dx[:, p * dh:p * dh + sh * (ho - 1) + 1:sh, q * dw:q * dw + sw * (wo - 1) + 1:sw] += \
+                part.reshape(n, ho, wo, groups, cg)
+    return dx[:, pt:pt + hw[0], pl:pl + hw[1]].reshape(n, hw[0], hw[1], groups * cg)
+
+
+def conv_filter_grad_nhwc(x, g, khw, strides, padding, dilations, groups):
+    """``cols^T @ g``: the gradient for an HWIO filter of spatial size ``khw``."""
+    pads = _pads(x.shape[1:3], khw, strides, dilations, padding)
+    cols, _ = _cols(x, khw, strides, dilations, pads, groups)
+    dw = np.matmul(cols.transpose(0, 2, 1), _grad_matrix(g, groups))   # (groups, K, Og)
+    cg, og = x.shape[3] // groups, g.shape[3] // groups
+    return dw.reshape(groups, khw[0], khw[1], cg, og).transpose(1, 2, 3, 0, 4).reshape(
+        khw[0], khw[1], cg, groups * og)
+
+
+# --- registry ops ------------------------------------------------------------------------
+
+def _conv2d(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
+            data_format="NHWC", filter_format="HWIO"):
+    """2-d cross-correlation (what both frameworks call convolution)."""
+    _check_float(x, w)
+    y = conv_nhwc(channels_last(x, data_format), _hwio(w, filter_format), strides, padding,
+                  dilations, groups)
+    return from_channels_last(y, data_format)
+
+
+def _conv2d_input_grad(g, w, ref, strides=(1, 1), padding="VALID", dilations=(1, 1),
+                       groups=1, data_format="NHWC", filter_format="HWIO"):
+    """The gradient of conv2d for an input whose height and width are ``ref``'s.
+
+    Also the transposed convolution of ``g`` by ``w`` (``ref`` then gives the output size).
+    """
+    _check_float(g, w)
+    dx = conv_input_grad_nhwc(channels_last(g, data_format), _hwio(w, filter_format),
+                              spatial(ref.shape, data_format),
+                              strides, padding, dilations, groups)
+    return from_channels_last(dx, data_format)
+
+
+def _conv2d_filter_grad(x, g, ref, strides=(1, 1), padding="VALID", dilations=(1, 1),
+                        groups=1, data_format="NHWC", filter_format="HWIO"):
+    """The gradient of conv2d for a filter shaped like ``ref``."""
+    _check_float(x, g)
+    dw = conv_filter_grad_nhwc(channels_last(x, data_format), channels_last(g, data_format),
+                               _filter_hw(ref.shape, filter_format), strides, padding, dilations, groups)
+    return _from_hwio(dw, filter_format)
+
+
+def _filter_dims(w_shape, filter_format):
+    """``(kh, kw, Cg, O)`` of a filter shape (entries may be None)."""
+    if w_shape is None:
+        return (None,) * 4
+    return tuple(w_shape) if filter_format == "HWIO" else (w_shape[2], w_shape[3], w_shape[1], w_shape[0])
+
+
+def _nhwc(shape, data_format):
+    return tuple(shape) if data_format == "NHWC" else (shape[0], shape[2], shape[3], shape[1])
+
+
+def _from_nhwc(shape, data_format):
+    return tuple(shape) if data_format == "NHWC" else (shape[0], shape[3], shape[1], shape[2])
+
+
+def _check_rank(name, spec, rank=4):
+    if spec.shape is not None and len(spec.shape) != rank:
+        raise ShapeError(f"{name} must be {rank}-dimensional, got shape {fmt_shape(spec.shape)}")
+
+
+def _check_channels(c, cg, groups, what="input"):
+    if c is not None and cg is not None and c != cg * groups:
+        raise ShapeError(f"Given groups={groups}, weight of {cg} channels per group expects "
+                         f"{cg * groups} {what} channels, but got {c} channels instead")
+
+
+def _conv2d_infer(x: Spec, w: Spec, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
+                  data_format="NHWC", filter_format="HWIO") -> Spec:
+    _check_rank("input", x)
+    _check_rank("filter", w)
+    dtype = result_dtype(x.dtype, w.dtype)
+    kh, kw, cg, o = _filter_dims(w.shape, filter_format)
+    if x.shape is None:
+        return Spec(None, dtype)
+    n, h, wd, c = _nhwc(x.shape, data_format)
+    _check_channels(c, cg, groups)
+    out = []
+    for i, (size, k) in enumerate(((h, kh), (wd, kw))):
+        size = None if k is None else output_size(size, k, strides[i], dilations[i], padding, i)
+        if size is not None and size <= 0:
+            raise ShapeError(f"convolution output would be empty: input {fmt_shape(x.shape)}, "
+                             f"filter {fmt_shape(w.shape)}, strides {tuple(strides)}, padding {padding!r}")
+        out.append(size)
+    return Spec(_from_nhwc((n, out[0], out[1], o), data_format), dtype)
+
+
+def _input_grad_infer(g: Spec, w: Spec, ref: Spec, strides=(1, 1), padding="VALID", dilations=(1, 1),
+                      groups=1, data_format="NHWC", filter_format="HWIO") -> Spec:
+    _check_rank("out_backprop", g)
+    _check_rank("filter", w)
+    kh, kw, cg, _ = _filter_dims(w.shape, filter_format)
+    n = None if g.shape is None else g.shape[0]
+    c = None if cg is None else cg * groups
+    hw = (None, None) if ref.shape is None else spatial(ref.shape, data_format)
+    return Spec(_from_nhwc((n, hw[0], hw[1], c), data_format),
+                result_dtype(g.dtype, w.dtype))
+
+
+def _filter_grad_infer(x: Spec, g: Spec, ref: Spec, strides=(1, 1), padding="VALID",
+                       dilations=(1, 1), groups=1, data_format="NHWC", filter_format="HWIO") -> Spec:
+    _check_rank("input", x)
+    _check_rank("out_backprop", g)
+    c = None if x.shape is None else _nhwc(x.shape, data_format)[3]
+    o = None if g.shape is None else _nhwc(g.shape, data_format)[3]
+    cg = None if c is None else c // groups
+    kh, kw = _filter_hw(ref.shape, filter_format)
+    shape = (kh, kw, cg, o) if filter_format == "HWIO" else (o, cg, kh, kw)
+    return Spec(shape, result_dtype(x.dtype, g.dtype))
+
+
+def _filter_hw(shape, filter_format):
+    kh, kw, _, _ = _filter_dims(shape, filter_format)
+    return kh, kw
+
+
+def _attrs(strides, padding, dilations, groups, data_format, filter_format):
+    return dict(strides=strides, padding=padding, dilations=dilations, groups=groups,
+                data_format=data_format, filter_format=filter_format)
+
+
+def _dconv_dx(F, g, w, x_shape, strides, padding, dilations, groups, data_format, filter_format):
+    a = _attrs(strides, padding, dilations, groups, data_format, filter_format)
+    return F.conv2d_input_grad(g, w, x_shape, **a)
+
+
+def _dconv_dw(F, g, x, w_shape, strides, padding, dilations, groups, data_format, filter_format):
+    a = _attrs(strides, padding, dilations, groups, data_format, filter_format)
+    return F.conv2d_filter_grad(x, g, w_shape, **a)
+
+
+def _dinput_grad_dg(F, g, w, strides, padding, dilations, groups, data_format, filter_format):
+    return F.conv2d(g, w, **_attrs(strides, padding, dilations, groups, data_format, filter_format))
+
+
+def _dinput_grad_dw(F, g, out_backprop, w_shape, strides, padding, dilations, groups, data_format,
+                    filter_format):
+    a = _attrs(strides, padding, dilations, groups, data_format, filter_format)
+    return F.conv2d_filter_grad(g, out_backprop, w_shape, **a)
+
+
+def _dfilter_grad_dx(F, g, out_backprop, x_shape, strides, padding, dilations, groups, data_format,
+                     filter_format):
+    a = _attrs(strides, padding, dilations, groups, data_format, filter_format)
+    return F.conv2d_input_grad(out_backprop, g, x_shape, **a)
+
+
+def _dfilter_grad_dg(F, g, x, strides, padding, dilations, groups, data_format, filter_format):
+    return F.conv2d(x, g, **_attrs(strides, padding, dilations, groups, data_format, filter_format))
+
+
+TORCH = {"data_format": "NCHW", "filter_format": "OIHW"}
+CONV_EXAMPLES = (
+    E(((2, 4, 4, 2), (3, 3, 2, 3))),
+    E(((1, 5, 6, 2), (3, 2, 2, 2)), {"strides": (2, 2), "padding": "SAME"}),
+    E(((1, 2, 5, 5), (4, 1, 3, 3)), {"padding": ((1, 1), (2, 0)), "dilations": (1, 2), "groups": 2, **TORCH}),
+    E(((2, 2, 4, 5), (2, 2, 2, 3)), {"strides": (2, 1), "padding": "SAME", **TORCH}),
+)
+
+defop("Conv2D", _conv2d, _conv2d_infer, inputs=("x", "w"), fname="conv2d",
+      torch_name="ConvolutionBackward0", examples=CONV_EXAMPLES,
+      grads=(_dconv_dx, _dconv_dw))
+defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer, inputs=("out_backprop", "w", "ref"),
+      fname="conv2d_input_grad", torch_name="ConvolutionBackward0",
+      examples=(E(((2, 2, 2, 3), (3, 3, 2, 3), (2, 4, 4, 2))),
+                E(((1, 3, 3, 2), (3, 2, 2, 2), (1, 5, 6, 2)), {"strides": (2, 2), "padding": "SAME"}),
+                E(((1, 4, 5, 3), (4, 1, 3, 3), (1, 2, 5, 5)), {"padding": ((1, 1), (2, 0)),
+                                                               "dilations": (1, 2), "groups": 2, **TORCH})),
+      grads=(_dinput_grad_dg, _dinput_grad_dw, None), shape_only=(2,))
+defop("Conv2DBackpropFilter", _conv2d_filter_grad, _filter_grad_infer, inputs=("x", "out_backprop", "ref"),
+      fname="conv2d_filter_grad", torch_name="ConvolutionBackward0",
+      examples=(E(((2, 4, 4, 2), (2, 2, 2, 3), (3, 3, 2, 3))),
+                E(((1, 5, 6, 2), (1, 3, 3, 2), (3, 2, 2, 2)), {"strides": (2, 2), "padding": "SAME"}),
+                E(((1, 2, 5, 5), (1, 4, 5, 3), (4, 1, 3, 3)), {"padding": ((1, 1), (2, 0)),
+                                                               "dilations": (1, 2), "groups": 2, **TORCH})),
+      grads=(_dfilter_grad_dx, _dfilter_grad_dg, None), shape_only=(2,))
+
+
+# --- bias ---------------------------------------------------------------------------------
+
+def _bias_add(x, bias, data_format="NHWC"):
+    """``x + bias`` along the channel axis (the last, or axis 1 for ``NC...`` formats)."""
+    if data_format.startswith("NC"):
+        return x + bias.reshape((-1,) + (1,) * (x.ndim - 2))
+    return x + bias
+
+
+def _bias_add_infer(x: Spec, bias: Spec, data_format="NHWC") -> Spec:
+    dtype = result_dtype(x.dtype, bias.dtype)
+    if x.shape is None:
+        return Spec(None, dtype)
+    if len(x.shape) < 2:
+        raise ShapeError(f"Shape must be at least rank 2 but is rank {len(x.shape)}")
+    c = x.shape[1] if data_format.startswith("NC") else x.shape[-1]
+    b = None if bias.shape is None else bias.shape[0]
+    if c is not None and b is not None and c != b:
+        raise ShapeError(f"Dimensions must be equal, but are {c} and {b}")
+    return Spec(x.shape, dtype)
+
+
+def _bias_grad(F, g, data_format):
+    r = F.rank(g)
+    keep = 1 if data_format.startswith("NC") else r - 1
+    return F.sum(g, axis=tuple(i for i in range(r) if i != keep))
+
+
+defop("BiasAdd", _bias_add, _bias_add_infer, inputs=("x", "bias"), fname="bias_add",
+      torch_name="AddBackward0",
+      examples=(E(((2, 3, 4), (4,))), E(((2, 3, 4, 5), (3,)), {"data_format": "NCHW"})),
+      grads=(lambda F, g: g, _bias_grad))

@@ -1,0 +1,276 @@
+"""``torch.nn.functional`` for layers: convolution, pooling, dropout, normalisation, embedding.
+
+PyTorch's argument forms (ints or pairs, ``padding='same'``, ``ceil_mode``,
+``count_include_pad``) are turned into the registry ops' attributes here; the ops are
+channels-first (``data_format="NCHW"``, filters ``"OIHW"``).  Checks that PyTorch makes before
+computing are made here too, with its wording.  Everything else -- values and gradients --
+is the registry's (``common/ops/conv.py``, ``pool.py``, ``common/layers.py``).
+
+The one random draw (dropout's mask) goes through :func:`dropout_mask`, so the engine's
+seeded generator is used in one place.
+
+>>> import dyngraph as torch
+>>> x = torch.ones(1, 1, 4, 4)
+>>> max_pool2d(x, 2).shape
+torch.Size([1, 1, 2, 2])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from common import REGISTRY, ShapeRef, layers
+
+from .. import creation
+from ..engine import apply
+from ..functions import OPS, squeeze, unsqueeze, where
+from ..grad_mode import no_grad
+
+__all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
+           "avg_pool2d", "adaptive_avg_pool2d", "dropout", "batch_norm", "layer_norm",
+           "embedding", "pad", "dropout_mask"]
+
+_R = REGISTRY
+_TORCH = {"data_format": "NCHW", "filter_format": "OIHW"}
+
+
+def _pair(v) -> tuple[int, int]:
+    if isinstance(v, (tuple, list)):
+        return (int(v[0]), int(v[-1])) if len(v) else (1, 1)
+    return int(v), int(v)
+
+
+def _padding(padding, stride):
+    """PyTorch's padding argument as the op's: "SAME", "VALID" or explicit pairs."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return "VALID"
+        if padding == "same":
+            if stride != (1, 1):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            return "SAME"
+        raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
+    p = _pair(padding)
+    return (p[0], p[0]), (p[1], p[1])
+
+
+def _check_conv_input(input, weight, groups, name, rank):
+    shape = input.shape
+    if input.dim() not in (rank - 1, rank):
+        raise RuntimeError(f"Expected {rank - 1}D (unbatched) or {rank}D (batched) input to {name}, "
+                           f"but got input of size: {list(shape)}")
+    c = shape[1] if input.dim() == rank else shape[0]
+    if c != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                           f"input{list(shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{c} channels instead")
+
+
+def _add_bias(y, bias):
+    return y if bias is None else y + bias.reshape((1, -1) + (1,) * (y.dim() - 2))
+
+
+def _batched(fn, input, rank):
+    """Run ``fn`` on a batch: an unbatched input gets a batch dim of one for the call."""
+    if input.dim() == rank:
+        return fn(input)
+    return squeeze(fn(unsqueeze(input, 0)), 0)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d convolution (cross-correlation) of NCHW ``input`` by OIHW ``weight``."""
+    _check_conv_input(input, weight, groups, "conv2d", 4)
+    stride = _pair(stride)
+    attrs = dict(strides=stride, padding=_padding(padding, stride), dilations=_pair(dilation),
+                 groups=groups, **_TORCH)
+    return _batched(lambda x: _add_bias(apply(_R["Conv2D"], (x, weight), attrs), bias), input, 4)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d convolution of NCL ``input``: a 2-d one over a height of one (as TF does it)."""
+    _check_conv_input(input, weight, groups, "conv1d", 3)
+    pad = padding if isinstance(padding, str) else (0, _pair(padding)[0])
+    return _batched(lambda x: squeeze(conv2d(unsqueeze(x, 2), unsqueeze(weight, 2), bias,
+                                             (1, _pair(stride)[0]), pad, (1, _pair(dilation)[0]),
+                                             groups), 2), input, 3)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """Transposed convolution: the input-gradient of the conv2d whose weight is ``weight``."""
+    stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
+    output_padding = _pair(output_padding)
+    k = weight.shape[2:]
+
+    def run(x):
+        n, _, h, w = x.shape
+        hw = [(size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1) + output_padding[i] + 1
+              for i, size in enumerate((h, w))]
+        ref = ShapeRef((n, weight.shape[1] * groups, hw[0], hw[1]), x.np_dtype)
+        attrs = dict(strides=stride, padding=((padding[0],) * 2, (padding[1],) * 2),
+                     dilations=dilation, groups=groups, **_TORCH)
+        return _add_bias(apply(_R["Conv2DBackpropInput"], (x, weight, ref), attrs), bias)
+    return _batched(run, input, 4)
+
+
+# --- pooling -------------------------------------------------------------------------------
+
+def _pool_pads(hw, k, s, p, ceil_mode):
+    """Explicit pads: ``p`` each side, plus what ``ceil_mode`` adds at the end."""
+    pads = []
+    for size, kk, ss, pp in zip(hw, k, s, p):
+        if pp > kk // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={pp}, kernel_size={kk} and dilation=1")
+        span = size + 2 * pp - kk
+        out = (-(-span // ss) if ceil_mode else span // ss) + 1
+        if ceil_mode and (out - 1) * ss >= size + pp:  # the last window must start inside
+            out -= 1
+        pads.append((pp, pp + max((out - 1) * ss + kk - size - 2 * pp, 0)))
+    return tuple(pads)
+
+
+def _pool_args(input, kernel_size, stride, padding, ceil_mode):
+    k = _pair(kernel_size)
+    s = k if stride is None or stride == [] or stride == () else _pair(stride)
+    pads = _pool_pads(input.shape[-2:], k, s, _pair(padding), ceil_mode)
+    return dict(ksize=k, strides=s, padding=pads, data_format="NCHW")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each window (padding counts as ``-inf``)."""
+    if _pair(dilation) != (1, 1) or return_indices:
+        raise ValueError("max_pool2d here supports dilation=1 and return_indices=False only")
+    attrs = _pool_args(input, kernel_size, stride, padding, ceil_mode)
+    return _batched(lambda x: apply(_R["MaxPool"], (x,), attrs), input, 4)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window; ``count_include_pad`` counts the zero padding in the divisor."""
+    if divisor_override is not None:
+        raise ValueError("avg_pool2d here does not support divisor_override")
+    attrs = _pool_args(input, kernel_size, stride, padding, ceil_mode)
+    p = _pair(padding)
+    attrs["count_pads"] = ((p[0], p[0]), (p[1], p[1])) if count_include_pad else ((0, 0), (0, 0))
+    return _batched(lambda x: apply(_R["AvgPool"], (x,), attrs), input, 4)
+
+
+def _one_d(fn, input, kernel_size, stride, padding, **kw):
+    k, s = _pair(kernel_size)[0], (None if stride is None else _pair(stride)[0])
+    out = fn(unsqueeze(input, -2), (1, k), None if s is None else (1, s), (0, _pair(padding)[0]), **kw)
+    return squeeze(out, -2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    return _one_d(max_pool2d, input, kernel_size, stride, padding, dilation=dilation,
+                  ceil_mode=ceil_mode, return_indices=return_indices)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _one_d(avg_pool2d, input, kernel_size, stride, padding, ceil_mode=ceil_mode,
+                  count_include_pad=count_include_pad)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a fixed output size (``None`` keeps that input size)."""
+    sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    out = tuple(input.shape[-2 + i] if o is None else int(o) for i, o in enumerate(sizes))
+    return layers.adaptive_avg_pool2d(OPS, input, out)
+
+
+# --- dropout ----------------------------------------------------------------------------------
+
+def dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
+    """The engine's one random draw for dropout: ``0`` with probability ``p``, else ``1/(1-p)``.
+
+    Uses the generator ``manual_seed`` seeds (``dyngraph.creation``).
+    """
+    keep = creation._rng.random(shape) >= p
+    return keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype) if p < 1 else np.zeros(shape, dtype)
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """Inverted dropout: zero each element with probability ``p``, scale the rest by ``1/(1-p)``."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    mask = dropout_mask(input.shape, p, input.np_dtype)
+    if inplace:
+        return input.mul_(creation.as_tensor(mask))
+    return layers.dropout(OPS, input, mask)
+
+
+# --- normalisation ------------------------------------------------------------------------------
+
+def _stat_shape(input) -> tuple:
+    return (1, -1) + (1,) * (input.dim() - 2)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise per channel (dim 1); in training also update the running statistics.
+
+    Running update as PyTorch: ``running = (1 - momentum) * running + momentum * batch``,
+    with the batch variance unbiased (``n / (n - 1)``); ``momentum=None`` is handled by the
+    module (cumulative average).
+    """
+    c = input.shape[1] if input.dim() > 1 else None
+    if running_mean is not None and running_mean.shape[0] != c:
+        raise RuntimeError(f"running_mean should contain {c} elements not {running_mean.shape[0]}")
+    shape = _stat_shape(input)
+    w = None if weight is None else weight.reshape(shape)
+    b = None if bias is None else bias.reshape(shape)
+    if not training:
+        return layers.normalize(OPS, input, running_mean.reshape(shape), running_var.reshape(shape),
+                                b, w, eps)
+    axes = (0,) + tuple(range(2, input.dim()))
+    n = input.numel() // c
+    if n <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"torch.Size({list(input.shape)})")
+    y, mean, var = layers.batch_norm_train(OPS, input, axes, b, w, eps)
+    if running_mean is not None:
+        with no_grad():
+            running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
+            running_var.mul_(1 - momentum).add_(var.reshape(-1).detach() * (momentum * n / (n - 1)))
+    return y
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the trailing ``normalized_shape`` dims."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[-len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    return layers.layer_norm(OPS, input, len(shape), weight, bias, eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` at ``input``; the row ``padding_idx`` gets no gradient."""
+    ids = input._data
+    if ids.size and (ids.min() < -weight.shape[0] or ids.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    out = layers.embedding(OPS, weight, input)
+    if padding_idx is not None and out.requires_grad:
+        padding_idx = padding_idx % weight.shape[0]
+        out = where(creation.as_tensor((ids != padding_idx)[..., None]), out, out.detach())
+    return out
+
+
+def pad(input, pad, mode: str = "constant", value=None):
+    """Constant padding; ``pad`` lists (before, after) pairs from the last dim backwards."""
+    if mode != "constant":
+        raise ValueError(f"padding mode {mode!r} is not supported here (only 'constant')")
+    if len(pad) % 2 or len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length must be divisible by 2" if len(pad) % 2 else
+                           "Padding length too large")
+    pairs = [(0, 0)] * input.dim()
+    for i in range(len(pad) // 2):
+        pairs[input.dim() - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    if any(lo < 0 or hi < 0 for lo, hi in pairs):
+        raise ValueError("negative padding (cropping) is not supported here")
+    return apply(_R["PadV2"], (input,), {"paddings": tuple(pairs), "value": 0 if value is None else value})

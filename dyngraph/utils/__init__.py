@@ -1,0 +1,1 @@
+"""``torch.utils``: ``dyngraph.utils.tensorboard`` (imported on demand, like PyTorch's)."""

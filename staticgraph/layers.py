@@ -1,0 +1,255 @@
+"""``tf.layers`` (TF1): dense, conv2d, pooling, flatten, dropout and batch normalization.
+
+Each call creates its variables under a fresh scope named after the layer (``dense``,
+``dense_1``..., or ``name``), so they are called as TF calls them: ``dense/kernel:0``,
+``conv2d/bias:0``, ``batch_normalization/moving_mean:0``.  The math is ``tf.nn``'s.
+
+Batch normalization's moving statistics are non-trainable Variables; in training mode the
+call adds one ``assign_sub`` per statistic to the ``UPDATE_OPS`` collection, which TF1 code
+runs with the train op::
+
+    update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    with tf.control_dependencies(update_ops):
+        train_op = optimizer.minimize(loss)
+
+Moving averages as TF's: ``moving -= (moving - batch) * (1 - momentum)``; the batch variance
+feeding it is unbiased (``n / (n - 1)``) for 4-d inputs normalised over channels (TF's fused
+kernel) and biased otherwise.
+
+>>> import staticgraph as tf
+>>> x = tf.placeholder(tf.float32, (None, 4))
+>>> y = tf.layers.dense(x, 3)
+>>> [v.name for v in tf.global_variables()]
+['dense/kernel:0', 'dense/bias:0']
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from . import nn
+from .build import F, constant, convert_to_tensor
+from .control_flow import cond
+from .graph import Tensor, get_default_graph
+from .nn_layers import layer_generator
+from .ops import identity, matmul, multiply, reshape, subtract, where
+from .variables import Variable
+
+__all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
+           "batch_normalization", "UPDATE_OPS", "REGULARIZATION_LOSSES"]
+
+UPDATE_OPS = "update_ops"                      # tf.GraphKeys.UPDATE_OPS
+REGULARIZATION_LOSSES = "regularization_losses"  # tf.GraphKeys.REGULARIZATION_LOSSES
+
+
+# --- variables ---------------------------------------------------------------------------------
+
+def _glorot_uniform(shape: tuple, dtype) -> np.ndarray:
+    """TF's default kernel initializer: ``U(-l, l)``, ``l = sqrt(6 / (fan_in + fan_out))``."""
+    receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    fan_in, fan_out = shape[-2] * receptive, shape[-1] * receptive
+    limit = np.sqrt(6.0 / (fan_in + fan_out))
+    return layer_generator().uniform(-limit, limit, shape).astype(dtype)
+
+
+def _fill(value: float) -> Callable:
+    return lambda shape, dtype: np.full(shape, value, dtype)
+
+
+def _variable(name: str, shape: tuple, dtype, initializer, trainable: bool = True,
+              regularizer: Callable | None = None) -> Variable:
+    """A layer variable: ``initializer(shape, dtype=...)`` (numpy array or tensor) gives its value."""
+    init = initializer if initializer is not None else _glorot_uniform
+    np_dtype = np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
+    var = Variable(lambda: init(tuple(shape), dtype=np_dtype), name=name, trainable=trainable)
+    if regularizer is not None:
+        with get_default_graph().name_scope(f"{name}/Regularizer"):
+            loss = regularizer(var)
+        if loss is not None:
+            get_default_graph().add_to_collection(REGULARIZATION_LOSSES, loss)
+    return var
+
+
+def _scope(name: str | None, default: str, reuse=None):
+    """The layer's scope: ``name`` or the first unused ``default``, ``default_1``...
+
+    Sharing variables (``reuse=True``) needs ``tf.variable_scope``/``get_variable``; every call
+    here creates new variables, so a request to reuse is refused rather than ignored.
+    """
+    if reuse:
+        raise ValueError("tf.layers here always creates new variables; reuse=True needs "
+                         "tf.variable_scope/get_variable")
+    return get_default_graph().name_scope(name or default)
+
+
+def _activate(y: Tensor, activation) -> Tensor:
+    return y if activation is None else activation(y)
+
+
+# --- layers -------------------------------------------------------------------------------------
+
+def dense(inputs, units: int, activation=None, use_bias: bool = True, kernel_initializer=None,
+          bias_initializer=None, kernel_regularizer=None, bias_regularizer=None,
+          activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+          trainable: bool = True, name: str | None = None, reuse=None) -> Tensor:
+    """``activation(inputs @ kernel + bias)`` with ``kernel`` ``(in, units)``."""
+    x = convert_to_tensor(inputs)
+    shape = x.shape.as_list()
+    if shape[-1] is None:
+        raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
+    with _scope(name, "dense", reuse):
+        kernel = _variable("kernel", (shape[-1], units), x.dtype, kernel_initializer, trainable,
+                           kernel_regularizer)
+        bias = _variable("bias", (units,), x.dtype, bias_initializer or _fill(0.0), trainable,
+                         bias_regularizer) if use_bias else None
+        flat = x if len(shape) == 2 else reshape(x, (-1, shape[-1]))
+        y = matmul(flat, kernel, name="MatMul")
+        if len(shape) != 2:
+            y = reshape(y, [-1 if d is None else d for d in shape[:-1]] + [units], name="Tensordot")
+        if bias is not None:
+            y = nn.bias_add(y, bias, name="BiasAdd")
+        return _activate(y, activation)
+
+
+def _pair(v) -> tuple[int, int]:
+    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(i) for i in v)
+
+
+def _tf_padding(padding: str) -> str:
+    p = padding.upper()
+    if p not in ("SAME", "VALID"):
+        raise ValueError(f"The `padding` argument must be a string, one of \"valid\" or \"same\". "
+                         f"Received: {padding}")
+    return p
+
+
+def _data_format(data_format: str) -> str:
+    return "NHWC" if data_format == "channels_last" else "NCHW"
+
+
+def conv2d(inputs, filters: int, kernel_size, strides=(1, 1), padding: str = "valid",
+           data_format: str = "channels_last", dilation_rate=(1, 1), activation=None,
+           use_bias: bool = True, kernel_initializer=None, bias_initializer=None,
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+           kernel_constraint=None, bias_constraint=None, trainable: bool = True,
+           name: str | None = None, reuse=None) -> Tensor:
+    """2-d convolution layer: kernel ``(kh, kw, in, filters)``, bias, activation."""
+    x = convert_to_tensor(inputs)
+    fmt = _data_format(data_format)
+    channels = x.shape.as_list()[-1 if fmt == "NHWC" else 1]
+    kh, kw = _pair(kernel_size)
+    with _scope(name, "conv2d", reuse):
+        kernel = _variable("kernel", (kh, kw, channels, filters), x.dtype, kernel_initializer,
+                           trainable, kernel_regularizer)
+        bias = _variable("bias", (filters,), x.dtype, bias_initializer or _fill(0.0), trainable,
+                         bias_regularizer) if use_bias else None
+        y = nn.conv2d(x, kernel, strides=_pair(strides), padding=_tf_padding(padding),
+                      data_format=fmt, dilations=_pair(dilation_rate), name="Conv2D")
+        if bias is not None:
+            y = nn.bias_add(y, bias, data_format=fmt, name="BiasAdd")
+        return _activate(y, activation)
+
+
+def _pooling(fn, default, inputs, pool_size, strides, padding, data_format, name):
+    with _scope(name, default):
+        return fn(convert_to_tensor(inputs), _pair(pool_size), _pair(strides), _tf_padding(padding),
+                  _data_format(data_format))
+
+
+def max_pooling2d(inputs, pool_size, strides, padding: str = "valid",
+                  data_format: str = "channels_last", name: str | None = None) -> Tensor:
+    return _pooling(nn.max_pool, "max_pooling2d", inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling2d(inputs, pool_size, strides, padding: str = "valid",
+                      data_format: str = "channels_last", name: str | None = None) -> Tensor:
+    return _pooling(nn.avg_pool, "average_pooling2d", inputs, pool_size, strides, padding,
+                    data_format, name)
+
+
+def flatten(inputs, name: str | None = None, data_format: str = "channels_last") -> Tensor:
+    """``(batch, everything else)``."""
+    x = convert_to_tensor(inputs)
+    rest = x.shape.as_list()[1:]
+    if None in rest:
+        raise ValueError(f"flatten needs every dimension but the first known, got {x.shape}")
+    with _scope(name, "flatten"):
+        return reshape(x, (-1, int(np.prod(rest))), name="Reshape")
+
+
+def _branch(training, train_fn: Callable, infer_fn: Callable):
+    """Python bools pick a branch now; a boolean tensor picks it when the graph runs."""
+    if isinstance(training, (bool, np.bool_)):
+        return train_fn() if training else infer_fn()
+    return cond(convert_to_tensor(training), train_fn, infer_fn)
+
+
+def dropout(inputs, rate: float = 0.5, noise_shape=None, seed=None, training=False,
+            name: str | None = None) -> Tensor:
+    """``tf.nn.dropout(inputs, rate)`` when ``training``, else ``inputs``."""
+    x = convert_to_tensor(inputs)
+    with _scope(name, "dropout"):
+        return _branch(training, lambda: nn.dropout(x, rate=rate, noise_shape=noise_shape, seed=seed),
+                       lambda: identity(x))
+
+
+def batch_normalization(inputs, axis: int = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                        center: bool = True, scale: bool = True, beta_initializer=None,
+                        gamma_initializer=None, moving_mean_initializer=None,
+                        moving_variance_initializer=None, beta_regularizer=None,
+                        gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                        training=False, trainable: bool = True, name: str | None = None,
+                        reuse=None, renorm: bool = False, renorm_clipping=None,
+                        renorm_momentum: float = 0.99, fused=None, virtual_batch_size=None,
+                        adjustment=None) -> Tensor:
+    """Normalise with batch statistics (training) or the moving ones (inference)."""
+    x = convert_to_tensor(inputs)
+    rank = len(x.shape.as_list())
+    ax = axis % rank
+    c = x.shape.as_list()[ax]
+    axes = [i for i in range(rank) if i != ax]
+    bshape = [c if i == ax else 1 for i in range(rank)]
+    unbiased = rank == 4 and ax in (1, 3)                      # TF's fused kernel
+    with _scope(name, "batch_normalization", reuse):
+        gamma = _variable("gamma", (c,), x.dtype, gamma_initializer or _fill(1.0), trainable,
+                          gamma_regularizer) if scale else None
+        beta = _variable("beta", (c,), x.dtype, beta_initializer or _fill(0.0), trainable,
+                         beta_regularizer) if center else None
+        moving_mean = _variable("moving_mean", (c,), x.dtype, moving_mean_initializer or _fill(0.0),
+                                trainable=False)
+        moving_var = _variable("moving_variance", (c,), x.dtype,
+                               moving_variance_initializer or _fill(1.0), trainable=False)
+
+        def shaped(v):
+            return None if v is None else reshape(v, bshape)
+
+        def normalize(mean, var):
+            return nn.batch_normalization(x, reshape(mean, bshape), reshape(var, bshape),
+                                          shaped(beta), shaped(gamma), epsilon)
+
+        mean, var = nn.moments(x, axes)
+        y = _branch(training, lambda: normalize(mean, var), lambda: normalize(moving_mean, moving_var))
+        if training is False:
+            return y
+        if unbiased:
+            n = _count(x, axes)
+            var = multiply(var, n / (n - 1.0))
+        decay = 1.0 - momentum
+        if not isinstance(training, (bool, np.bool_)):
+            decay = where(convert_to_tensor(training), constant(decay, x.dtype), constant(0.0, x.dtype))
+        graph = get_default_graph()
+        for variable, value, scope in ((moving_mean, mean, "AssignMovingAvg"),
+                                       (moving_var, var, "AssignMovingAvg_1")):
+            with graph.name_scope(scope):
+                update = variable.assign_sub(multiply(subtract(variable, value), decay), read_value=False)
+            graph.add_to_collection(UPDATE_OPS, update)
+        return y
+
+
+def _count(x: Tensor, axes) -> Any:
+    """Elements per channel: a float when the shape is known, else a run-time ReduceSize."""
+    dims = [x.shape.as_list()[a] for a in axes]
+    if None not in dims:
+        return float(np.prod(dims))
+    return F.reduce_size(x, axis=tuple(axes))

@@ -1,0 +1,441 @@
+"""ONNX rules: one table, registry op type -> the ONNX nodes that compute it.
+
+Why a table here and not a fact in each ``defop``: ONNX is an *interchange
+format*, one consumer among others, not a property of the op (the op's
+forward, shape rule and gradient are what the registry states).  So its
+mapping lives next to the exporter, in ONE place, keyed by registry op type::
+
+    RULES["Tanh"] = same("Tanh")                  # one ONNX op of the same meaning
+    RULES["NotEqual"] = Rule("Equal + Not", ...)  # a few ONNX ops
+
+Adding a rule for a new op is one line.  A registry op without a rule shows in
+the coverage table (``coverage()``, in the README) as "not exportable" with
+the reason in :data:`NOT_EXPORTABLE`, or "no rule yet".
+
+A rule's ``export(ctx, op, ins, out)`` writes nodes computing ``out`` (an ONNX
+value name) from ``ins`` (the names of ``op``'s inputs), through ``ctx`` (see
+``export.Scope``).  ``load(node, ins, op_def, attrs)``, when given, is the way
+back for ``import_graph``: the staticgraph tensor for an ONNX ``node``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from common import REGISTRY
+from common.indexing import ARRAY, Slice
+
+__all__ = ["Rule", "RULES", "NOT_EXPORTABLE", "KINDS", "coverage", "coverage_markdown",
+           "ExportError"]
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+class ExportError(ValueError):
+    """A node this exporter cannot express in ONNX (the message says which and why)."""
+
+
+class Rule(NamedTuple):
+    onnx: str                                 # the ONNX op(s) it becomes (coverage table)
+    export: Callable                          # export(ctx, op, ins, out) -> None
+    load: Callable | None = None              # load(node, ins, op_def, attrs) -> Tensor
+
+
+def _out_dtype(op) -> np.dtype:
+    return op.outputs[0].np_dtype
+
+
+def _cast_all(ctx, op, ins: list[str], dtype) -> list[str]:
+    return [ctx.cast(n, t.np_dtype, dtype) for n, t in zip(ins, op.inputs)]
+
+
+def _apply_load(node, ins, op_def, attrs):
+    from ..build import apply
+    return apply(op_def, ins, attrs)
+
+
+def same(onnx_type: str, **fixed: Any) -> Rule:
+    """The ONNX op of the same meaning; inputs cast to the result dtype (ONNX does not promote)."""
+    def export(ctx, op, ins, out):
+        ctx.node(onnx_type, _cast_all(ctx, op, ins, _out_dtype(op)), [out], **fixed)
+    return Rule(onnx_type, export, _apply_load)
+
+
+def compare(onnx_type: str, negate: bool = False, logical: bool = False) -> Rule:
+    """A comparison (inputs cast to their common dtype) or logic op (to bool); a bool result."""
+    def export(ctx, op, ins, out):
+        common = np.dtype(bool) if logical else np.result_type(*[t.np_dtype for t in op.inputs])
+        ins = _cast_all(ctx, op, ins, common)
+        if negate:
+            ctx.node("Not", [ctx.node(onnx_type, ins)], [out])
+        else:
+            ctx.node(onnx_type, ins, [out])
+    return Rule(f"{onnx_type} + Not" if negate else onnx_type, export,
+                None if negate else _apply_load)
+
+
+# --- rules with attributes -----------------------------------------------------------------
+
+def _clip(ctx, op, ins, out):
+    dt = _out_dtype(op)
+    x = ctx.cast(ins[0], op.inputs[0].np_dtype, dt)
+    bounds = [ctx.const(np.array(v, dt), "clip") if v is not None else ""
+              for v in (op.attrs.get("lo"), op.attrs.get("hi"))]
+    ctx.node("Clip", [x, *bounds], [out])
+
+
+def _select(ctx, op, ins, out):
+    dt = _out_dtype(op)
+    cond = ctx.cast(ins[0], op.inputs[0].np_dtype, np.dtype(bool))
+    ctx.node("Where", [cond, *_cast_all(ctx, op, ins, dt)[1:]], [out])
+
+
+def _cast(ctx, op, ins, out):
+    ctx.node("Cast", ins, [out], to=ctx.onnx_dtype(_out_dtype(op)))
+
+
+def _fill_like(value: int):
+    def export(ctx, op, ins, out):
+        dt = _out_dtype(op)
+        ctx.node("ConstantOfShape", [ctx.node("Shape", ins)], [out],
+                 value=ctx.tensor(np.array([value], dt)))
+    return export
+
+
+def _fill(ctx, op, ins, out):
+    a = op.attrs
+    ctx.node("Identity", [ctx.const(np.full(a["shape"], a["value"], dtype=a["dtype"]), "fill")], [out])
+
+
+def _softmax(onnx_type):
+    def export(ctx, op, ins, out):
+        x = _cast_all(ctx, op, ins, _out_dtype(op))[0]
+        ctx.node(onnx_type, [x], [out], axis=int(op.attrs.get("axis", -1)))
+
+    def load(node, ins, op_def, attrs):
+        from ..build import apply
+        return apply(op_def, ins, {"axis": attrs.get("axis", -1)})
+    return Rule(onnx_type, export, load)
+
+
+def _one_hot(ctx, op, ins, out):
+    a = op.attrs
+    labels = ctx.cast(ins[0], op.inputs[0].np_dtype, np.dtype(np.int64))
+    ctx.node("OneHot", [labels, ctx.const(np.array(a["depth"], np.int64), "depth"),
+                        ctx.const(np.array([0, 1], a["dtype"]), "values")], [out], axis=-1)
+
+
+def _xent(ctx, op, ins, out):
+    """``-log_softmax(logits)[label]`` along the last axis: LogSoftmax + GatherElements."""
+    dt = _out_dtype(op)
+    logits = ctx.cast(ins[0], op.inputs[0].np_dtype, dt)
+    labels = ctx.cast(ins[1], op.inputs[1].np_dtype, np.dtype(np.int64))
+    minus_one = ctx.const(np.array([-1], np.int64), "axes")
+    picked = ctx.node("GatherElements", [ctx.node("LogSoftmax", [logits], axis=-1),
+                                         ctx.node("Unsqueeze", [labels, minus_one])], axis=-1)
+    ctx.node("Neg", [ctx.node("Squeeze", [picked, minus_one])], [out])
+
+
+def _axes(ctx, axis) -> str:
+    return ctx.const(np.array([axis] if isinstance(axis, int) else list(axis), np.int64), "axes")
+
+
+def reduce(onnx_type: str) -> Rule:
+    """Sum/Mean/Max/Min: axes as an input (opset 18; ReduceSum from 13), ``keepdims``."""
+    def export(ctx, op, ins, out):
+        axis, keep = op.attrs.get("axis"), int(bool(op.attrs.get("keepdims", False)))
+        x = _cast_all(ctx, op, ins, _out_dtype(op))[0]
+        if axis == ():
+            ctx.node("Identity", [x], [out])
+        elif axis is None:
+            ctx.node(onnx_type, [x], [out], keepdims=keep)
+        elif onnx_type == "ReduceSum" or ctx.opset >= 18:
+            ctx.node(onnx_type, [x, _axes(ctx, axis)], [out], keepdims=keep)
+        else:
+            ctx.node(onnx_type, [x], [out], keepdims=keep,
+                     axes=[axis] if isinstance(axis, int) else list(axis))
+
+    def load(node, ins, op_def, attrs):
+        from ..build import apply
+        axes = attrs.get("axes")
+        if len(ins) > 1:
+            axes = [int(a) for a in ins[1]]
+        axis = None if axes is None or len(axes) == 0 else tuple(axes)
+        return apply(op_def, ins[:1], {"axis": axis, "keepdims": bool(attrs.get("keepdims", 1))})
+    return Rule(onnx_type, export, load)
+
+
+def _reduce_size(ctx, op, ins, out):
+    axis, dt = op.attrs.get("axis"), _out_dtype(op)
+    if axis is None:
+        n = ctx.node("Size", ins)
+    else:
+        dims = ctx.node("Gather", [ctx.node("Shape", ins), _axes(ctx, axis)], axis=0)
+        n = ctx.node("ReduceProd", [dims], keepdims=0)
+    ctx.node("Cast", [n], [out], to=ctx.onnx_dtype(dt))
+
+
+def _arg(onnx_type: str) -> Rule:
+    def export(ctx, op, ins, out):
+        axis, keep = op.attrs.get("axis"), bool(op.attrs.get("keepdims", False))
+        if axis is not None:
+            ctx.node(onnx_type, ins, [out], axis=int(axis), keepdims=int(keep))
+            return
+        flat = ctx.node("Reshape", [ins[0], ctx.const(np.array([-1], np.int64), "shape")])
+        if not keep:
+            ctx.node(onnx_type, [flat], [out], axis=0, keepdims=0)
+            return
+        rank = ctx.rank(op.inputs[0])
+        ctx.node("Reshape", [ctx.node(onnx_type, [flat], axis=0, keepdims=1),
+                             ctx.const(np.ones(rank, np.int64), "shape")], [out])
+    return Rule(onnx_type, export)
+
+
+# --- shape ops ---------------------------------------------------------------------------------
+
+def _sum_like(ctx, op, ins, out):
+    """Sum ``x`` down to ``ref``'s shape: the extra leading axes, then (keeping dims) every axis
+    where ``ref`` has size 1 and ``x`` not -- chosen at run time, so unknown sizes are fine."""
+    x, ref = ins
+    lead = ctx.rank(op.inputs[0]) - ctx.rank(op.inputs[1])
+    if lead:
+        x = ctx.node("ReduceSum", [x, _axes(ctx, list(range(lead)))], keepdims=0)
+    one = ctx.const(np.array(1, np.int64), "one")
+    mask = ctx.node("And", [ctx.node("Equal", [ctx.node("Shape", [ref]), one]),
+                            ctx.node("Not", [ctx.node("Equal", [ctx.node("Shape", [x]), one])])])
+    axes = ctx.node("Reshape", [ctx.node("NonZero", [mask]),
+                                ctx.const(np.array([-1], np.int64), "shape")])
+    summed = ctx.node("ReduceSum", [x, axes], keepdims=1, noop_with_empty_axes=1)
+    ctx.node("Reshape", [summed, ctx.node("Shape", [ref])], [out])
+
+
+def _with_shape_of(onnx_type):
+    def export(ctx, op, ins, out):
+        ctx.node(onnx_type, [ins[0], ctx.node("Shape", [ins[1]])], [out])
+    return export
+
+
+def _with_shape_attr(onnx_type):
+    def export(ctx, op, ins, out):
+        ctx.node(onnx_type, [ins[0], ctx.const(np.array(op.attrs["shape"], np.int64), "shape")],
+                 [out])
+
+    def load(node, ins, op_def, attrs):
+        from ..build import apply
+        return apply(op_def, ins[:1], {"shape": tuple(int(d) for d in ins[1])})
+    return Rule(onnx_type, export, load)
+
+
+def _axes_op(onnx_type, optional: bool):
+    def export(ctx, op, ins, out):
+        axis = op.attrs.get("axis")
+        if axis is None and optional:
+            ctx.node(onnx_type, ins, [out])
+        else:
+            ctx.node(onnx_type, [ins[0], _axes(ctx, axis)], [out])
+
+    def load(node, ins, op_def, attrs):
+        from ..build import apply
+        axes = [int(a) for a in ins[1]] if len(ins) > 1 else attrs.get("axes")
+        return apply(op_def, ins[:1], {"axis": None if axes is None else tuple(axes)})
+    return Rule(onnx_type, export, load)
+
+
+def _transpose(ctx, op, ins, out):
+    perm = op.attrs.get("perm")
+    if perm is None:
+        ctx.node("Transpose", ins, [out])   # ONNX's default reverses the axes, as numpy's
+    else:
+        ctx.node("Transpose", ins, [out], perm=list(perm))
+
+
+def _transpose_load(node, ins, op_def, attrs):
+    from ..build import apply
+    perm = attrs.get("perm")
+    return apply(op_def, ins, {"perm": None if perm is None else tuple(perm)})
+
+
+def _swap_last_axes(ctx, op, ins, out):
+    r = ctx.rank(op.inputs[0])
+    ctx.node("Transpose", ins, [out], perm=list(range(r - 2)) + [r - 1, r - 2])
+
+
+def _concat(ctx, op, ins, out):
+    ctx.node("Concat", _cast_all(ctx, op, ins, _out_dtype(op)), [out], axis=int(op.attrs.get("axis", 0)))
+
+
+def _concat_load(node, ins, op_def, attrs):
+    from ..build import apply
+    return apply(op_def, ins, {"axis": attrs.get("axis", 0)})
+
+
+def _split_part(ctx, op, ins, out):
+    """``g[..., start:start+size]`` along ``axis``; sizes read from the reference tensors."""
+    axis, part = op.attrs.get("axis", 0), op.attrs.get("part", 0)
+
+    def size(name):
+        return ctx.node("Gather", [ctx.node("Shape", [name]), _axes(ctx, axis)], axis=0)
+    start = ctx.const(np.array([0], np.int64), "start")
+    for r in ins[1:1 + part]:
+        start = ctx.node("Add", [start, size(r)])
+    end = ctx.node("Add", [start, size(ins[1 + part])])
+    ctx.node("Slice", [ins[0], start, end, _axes(ctx, axis)], [out])
+
+
+def _stack(ctx, op, ins, out):
+    axis = int(op.attrs.get("axis", 0))
+    ins = _cast_all(ctx, op, ins, _out_dtype(op))
+    ctx.node("Concat", [ctx.node("Unsqueeze", [x, _axes(ctx, axis)]) for x in ins], [out], axis=axis)
+
+
+def _index(ctx, key, x: str, x_t, arrays: list[str], arrays_t: list) -> str:
+    """``x[key]`` as Slice/Gather/Squeeze/Unsqueeze nodes; its name (``x_t``: the indexed tensor)."""
+    key = list(key)
+    if key.count(ARRAY) > 1:
+        op = ctx.exporter.current
+        raise ExportError(f"{op.name} ({op.type}): indexing with several integer arrays (numpy's "
+                          f"broadcast advanced indexing) has no ONNX counterpart here")
+    if Ellipsis in key:
+        consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
+        i = key.index(Ellipsis)
+        key[i:i + 1] = [Slice(None, None, None)] * (ctx.rank(x_t) - consuming)
+    slices, squeeze, news, arr_axis, arr_rank, dim, out_dim = [], [], [], None, 0, 0, 0
+    for k in key:
+        if k is None:
+            news.append(out_dim)
+            out_dim += 1
+        elif k is ARRAY:
+            arr_axis, arr_rank = dim, ctx.rank(arrays_t[0])
+            dim, out_dim = dim + 1, out_dim + arr_rank
+        elif isinstance(k, Slice):
+            if k != Slice(None, None, None):
+                slices.append((dim, k))
+            dim, out_dim = dim + 1, out_dim + 1
+        else:
+            slices.append((dim, Slice(k, k + 1 if k != -1 else None, 1)))
+            squeeze.append(dim)
+            dim += 1
+    if slices:
+        starts, ends, steps = [], [], []
+        for _, s in slices:
+            step = 1 if s.step is None else s.step
+            starts.append(s.start if s.start is not None else (0 if step > 0 else -1))
+            ends.append(s.stop if s.stop is not None else (INT64_MAX if step > 0 else -INT64_MAX))
+            steps.append(step)
+        x = ctx.node("Slice", [x] + [ctx.const(np.array(v, np.int64), "slice")
+                                     for v in (starts, ends, [d for d, _ in slices], steps)])
+    if arr_axis is not None:
+        idx = ctx.cast(arrays[0], arrays_t[0].np_dtype, np.dtype(np.int64))
+        x = ctx.node("Gather", [x, idx], axis=arr_axis)
+        squeeze = [d if d < arr_axis else d + arr_rank - 1 for d in squeeze]
+    if squeeze:
+        x = ctx.node("Squeeze", [x, _axes(ctx, squeeze)])
+    if news:
+        x = ctx.node("Unsqueeze", [x, _axes(ctx, news)])
+    return x
+
+
+def _getitem(ctx, op, ins, out):
+    """Basic indexing (ints, slices, None, ...) as Slice/Squeeze/Unsqueeze, one index array as Gather."""
+    ctx.node("Identity", [_index(ctx, op.attrs["key"], ins[0], op.inputs[0], ins[1:],
+                                 op.inputs[1:])], [out])
+
+
+def _scatter_like(ctx, op, ins, out):
+    """Zeros shaped like ``ref`` plus ``g`` added at ``key``: the flat positions ``key`` picks
+    (the same indexing nodes as GetItem, applied to ``arange(size).reshape(shape)``) feed one
+    ``ScatterElements(reduction="add")``, so repeated positions accumulate as ``np.add.at``."""
+    if ctx.opset < 16:
+        raise ExportError(f"{op.name} (ScatterLike): ScatterElements with reduction='add' "
+                          f"needs opset 16 or later (asked for {ctx.opset})")
+    dt, ref = _out_dtype(op), ins[1]
+    shape, size = ctx.node("Shape", [ref]), ctx.node("Size", [ref])
+    one, zero = (ctx.const(np.array(v, np.int64), "range") for v in (1, 0))
+    positions = ctx.node("Reshape", [ctx.node("Range", [zero, size, one]), shape])
+    picked = _index(ctx, op.attrs["key"], positions, op.inputs[1], ins[2:], op.inputs[2:])
+    minus_one = ctx.const(np.array([-1], np.int64), "shape")
+    g = ctx.node("Expand", [ctx.cast(ins[0], op.inputs[0].np_dtype, dt), ctx.node("Shape", [picked])])
+    zeros = ctx.node("ConstantOfShape", [ctx.node("Reshape", [size, minus_one])],
+                     value=ctx.tensor(np.array([0], dt)))
+    flat = ctx.node("ScatterElements", [zeros, ctx.node("Reshape", [picked, minus_one]),
+                                        ctx.node("Reshape", [g, minus_one])], axis=0, reduction="add")
+    ctx.node("Reshape", [flat, shape], [out])
+
+
+# --- the table ---------------------------------------------------------------------------------
+
+RULES: dict[str, Rule] = {
+    "Add": same("Add"), "Sub": same("Sub"), "Mul": same("Mul"), "RealDiv": same("Div"),
+    "Pow": same("Pow"), "Maximum": same("Max"), "Minimum": same("Min"),
+    "Select": Rule("Where", _select, _apply_load),
+    "ClipByValue": Rule("Clip", _clip),
+    "Neg": same("Neg"), "Exp": same("Exp"), "Log": same("Log"), "Sqrt": same("Sqrt"),
+    "Abs": same("Abs"), "Sign": same("Sign"), "Tanh": same("Tanh"), "Sigmoid": same("Sigmoid"),
+    "Relu": same("Relu"),
+    "Less": compare("Less"), "LessEqual": compare("LessOrEqual"), "Greater": compare("Greater"),
+    "GreaterEqual": compare("GreaterOrEqual"), "Equal": compare("Equal"),
+    "NotEqual": compare("Equal", negate=True),
+    "LogicalAnd": compare("And", logical=True), "LogicalOr": compare("Or", logical=True),
+    "LogicalNot": compare("Not", logical=True),
+    "SwapLastAxes": Rule("Transpose", _swap_last_axes),
+    "MatMul": same("MatMul"),
+    "Cast": Rule("Cast", _cast),
+    "Identity": same("Identity"), "StopGradient": same("Identity"),
+    "ZerosLike": Rule("Shape + ConstantOfShape", _fill_like(0)),
+    "OnesLike": Rule("Shape + ConstantOfShape", _fill_like(1)),
+    "Fill": Rule("initializer", _fill),
+    "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
+    "OneHot": Rule("OneHot", _one_hot),
+    "SparseSoftmaxCrossEntropyWithLogits": Rule("LogSoftmax + GatherElements + Neg", _xent),
+    "Sum": reduce("ReduceSum"), "Mean": reduce("ReduceMean"), "Max": reduce("ReduceMax"),
+    "Min": reduce("ReduceMin"),
+    "ReduceSize": Rule("Shape + Gather + ReduceProd + Cast", _reduce_size),
+    "ArgMax": _arg("ArgMax"), "ArgMin": _arg("ArgMin"),
+    "SumLike": Rule("Shape + Equal + NonZero + ReduceSum + Reshape", _sum_like),
+    "BroadcastLike": Rule("Shape + Expand", _with_shape_of("Expand")),
+    "ReshapeLike": Rule("Shape + Reshape", _with_shape_of("Reshape")),
+    "Reshape": _with_shape_attr("Reshape"),
+    "ExpandDims": _axes_op("Unsqueeze", optional=False),
+    "Squeeze": _axes_op("Squeeze", optional=True),
+    "BroadcastTo": _with_shape_attr("Expand"),
+    "Transpose": Rule("Transpose", _transpose, _transpose_load),
+    "ConcatV2": Rule("Concat", _concat, _concat_load),
+    "SplitPart": Rule("Shape + Gather + Slice", _split_part),
+    "Pack": Rule("Unsqueeze + Concat", _stack),
+    "GetItem": Rule("Slice + Squeeze + Unsqueeze / Gather", _getitem),
+    "ScatterLike": Rule("Range + (GetItem's nodes) + ScatterElements(add)", _scatter_like),
+}
+
+NOT_EXPORTABLE: dict[str, str] = {}   # registry op -> why it has no rule (none at present)
+
+# Graph-level kinds (not registry ops) and what they become.
+KINDS: dict[str, str] = {
+    "Placeholder": "graph input", "PlaceholderWithDefault": "graph input if listed, else its default",
+    "Const": "initializer", "VarHandleOp + ReadVariableOp": "initializer (the Session's value)",
+    "While": "Loop (cond region inlined before the loop and at the end of the body)",
+    "Cond": "If (the regions become then/else branches)",
+}
+
+
+def coverage() -> list[tuple[str, str]]:
+    """(registry op, ONNX ops or ``not exportable: why``) for every registered op, in order."""
+    rows = []
+    for name in REGISTRY:
+        rule = RULES.get(name)
+        if rule is not None:
+            rows.append((name, rule.onnx))
+        else:
+            rows.append((name, "not exportable: " + NOT_EXPORTABLE.get(
+                name, "no ONNX rule written yet (add one line to staticgraph/onnx/rules.py)")))
+    return rows
+
+
+def coverage_markdown() -> str:
+    """The coverage table as Markdown, with its totals (the README embeds this)."""
+    rows = coverage()
+    done = sum(1 for _, v in rows if not v.startswith("not exportable"))
+    lines = ["| registry op | ONNX |", "|---|---|"] + [f"| `{n}` | {v} |" for n, v in rows]
+    lines += ["", f"{done} of {len(rows)} registry ops export to ONNX; graph kinds: "
+              + "; ".join(f"{k} -> {v}" for k, v in KINDS.items()) + "."]
+    return "\n".join(lines)
