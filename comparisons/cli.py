@@ -33,6 +33,8 @@ def add_shared_options(p: argparse.ArgumentParser, *, in_subcommand: bool = Fals
     default = argparse.SUPPRESS if in_subcommand else None
     p.add_argument("--out", metavar="DIR", default=default,
                    help="also write each graph as DOT text and PNG/SVG pictures into DIR")
+    p.add_argument("--lengths", metavar="N[,N]", default=default,
+                   help="sequence lengths the rnn showcase measures (default 10,50,200)")
 
 
 def summary(name: str) -> str:

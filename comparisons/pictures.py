@@ -27,7 +27,7 @@ import networkx as nx
 from .graphdiff import record
 from .layout import layout
 
-__all__ = ["PLOTS_HINT", "eager_graph", "static_graph", "regions", "to_dot", "write_graph"]
+__all__ = ["PLOTS_HINT", "eager_graph", "static_graph", "by_device", "regions", "to_dot", "write_graph"]
 
 PLOTS_HINT = "PNG/SVG pictures need matplotlib: pip install -e '.[plots]' (DOT text written anyway)"
 
@@ -81,6 +81,26 @@ def static_graph(graph) -> nx.DiGraph:
     g = nx.DiGraph()
     _add_ops(g, graph, prefix="", cluster=None)
     return g
+
+
+DEVICE_COLORS = ["#cfe2ff", "#ffd8e0", "#c3f0ca", "#ffe0b2", "#e5dbff"]
+"""Fill colours of the devices in :func:`by_device` (a node's ``fill`` beats its kind's)."""
+
+
+def by_device(g: nx.DiGraph, graph) -> dict[str, str]:
+    """Colour ``static_graph(graph)``'s nodes by their op's ``tf.device`` (grey: no device);
+    each label gets the device as its last line.  Returns device -> colour (a legend)."""
+    legend: dict[str, str] = {}
+    for op in graph.get_operations():
+        if op.name not in g:
+            continue
+        device = op.device or "(any worker)"
+        if device not in legend:
+            legend[device] = COLORS["const"] if not op.device else \
+                DEVICE_COLORS[sum(1 for d in legend if d != "(any worker)") % len(DEVICE_COLORS)]
+        g.nodes[op.name]["fill"] = legend[device]
+        g.nodes[op.name]["label"] += "\n" + device
+    return legend
 
 
 def _wrap_name(name: str, width: int = 22) -> str:
@@ -175,7 +195,7 @@ def to_dot(g: nx.DiGraph, title: str = "") -> str:
             lines += [f"  subgraph cluster_{k} {{", f'    label="{esc(cluster)}"; style=rounded;']
         for n in members:
             data = g.nodes[n]
-            color = COLORS.get(data.get("kind", "op"), COLORS["op"])
+            color = data.get("fill") or COLORS.get(data.get("kind", "op"), COLORS["op"])
             lines.append(f'{indent}{ids[n]} [label="{esc(data.get("label", n))}", '
                          f'fillcolor="{color}"];')
         if cluster is not None:
@@ -214,7 +234,7 @@ def _draw_matplotlib(g: nx.DiGraph, paths: list[str], title: str) -> None:
         data = g.nodes[n]
         ax.add_patch(FancyBboxPatch((b.x - b.w / 2, b.bottom), b.w, b.h, zorder=3, lw=0.8,
                                     boxstyle="round,pad=0,rounding_size=0.06", ec="0.3",
-                                    fc=COLORS.get(data.get("kind"), COLORS["op"])))
+                                    fc=data.get("fill") or COLORS.get(data.get("kind"), COLORS["op"])))
         ax.text(b.x, b.y, data.get("label", str(n)), ha="center", va="center", fontsize=8,
                 zorder=4, linespacing=1.15)
     for (a, b), pts in lay.edges.items():

@@ -1,12 +1,13 @@
 """rnn: the seeds' RNN cell, then the same cell unrolled over a sequence, in both engines.
 
-Run: ``python -m comparisons.rnn [--out DIR]``.
+Run: ``python -m comparisons.rnn [--out DIR] [--lengths 10,50,200]``.
 
 An eager RNN is a Python loop: the recorded graph has one copy of the cell per
 time step, rebuilt on every pass, so a longer sequence is simply a bigger
 graph.  A static RNN is either unrolled at build time (one graph per length)
 or a ``while_loop`` whose trip count comes from the fed data (one graph for
-every length).
+every length).  The showcase (:mod:`comparisons.rnn_strategies`) then runs one
+LSTM classifier all three ways and measures them by sequence length.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import dyngraph as torch
 import numpy as np
 import staticgraph as tf
 
+from .rnn_strategies import DEFAULT_LENGTHS, run_showcase
 from .sidebyside import (agree, columns, draw_eager, draw_static, facts, has, heading,
                          not_yet, parse_args, recorded_summary, show_programs, static_ops,
                          static_summary)
@@ -148,10 +150,15 @@ def _sequence(out) -> list[str]:
             f"eager {agree([(loss, ul), (W_h.grad, ugh), (W_x.grad, ugx)])}.", while_line]
 
 
+def _lengths(spec: str | None) -> tuple[int, ...]:
+    return DEFAULT_LENGTHS if not spec else tuple(int(n) for n in spec.split(","))
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv, __doc__)
     print(__doc__.strip().splitlines()[0])
-    facts(_cell(args.out) + _sequence(args.out))
+    facts(_cell(args.out) + _sequence(args.out)
+          + run_showcase(_lengths(getattr(args, "lengths", None)), args.out))
 
 
 if __name__ == "__main__":

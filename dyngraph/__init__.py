@@ -14,21 +14,41 @@ records a node of a graph that lives for this one forward pass, and
 """
 # Import order matters: tensor first (engine and functions need the class).
 from .tensor import Size, Tensor  # noqa: I001
-from . import autograd, functions, jit, nn, onnx, optim, utils  # noqa: F401
-from .creation import *  # noqa: F401,F403
-from .creation import __all__ as _creation_all
-from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64, half,  # noqa: A004
-                     int, int8, int16, int32, int64, long, short, uint8)
+from . import autograd, backends, functions, jit, nn, onnx, optim, utils  # noqa: F401
+from .backends import are_deterministic_algorithms_enabled, use_deterministic_algorithms
+from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
+                     get_default_dtype, half, int, int8, int16, int32, int64, long, short, uint8)
 from .errors import SizeMismatchError
 from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .creation import *  # noqa: F401,F403  (after functions: torch.zeros_like takes dtype=)
+from .creation import __all__ as _creation_all
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .graph import graph_of
+from .device import accelerator, cuda, device
+from .pointwise import *  # noqa: F401,F403
+from .pointwise import __all__ as _pointwise_all
+from .random import *  # noqa: F401,F403
+from .random import __all__ as _random_all
+from .reductions import *  # noqa: F401,F403
+from .reductions import __all__ as _reductions_all
+from .selection import *  # noqa: F401,F403
+from .selection import __all__ as _selection_all
 from .printing import set_printoptions
+from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
 
-__all__ = (["Tensor", "Size", "dtype", "autograd", "jit", "nn", "onnx", "optim", "utils", "no_grad", "enable_grad",
-            "set_grad_enabled", "is_grad_enabled", "graph_of", "set_printoptions",
-            "SizeMismatchError", "save", "load", "bool", "double", "float", "float16", "float32", "float64",
-            "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8"]
-           + _creation_all + _functions_all)
+__all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onnx", "optim",
+            "utils",
+            "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "no_grad",
+            "enable_grad", "inference_mode", "is_inference_mode_enabled", "set_grad_enabled",
+            "is_grad_enabled", "graph_of", "set_printoptions", "SizeMismatchError", "save", "load",
+            "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
+            "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8", "device",
+            "cuda", "accelerator"]
+           + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
+           + _selection_all)
+
+for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
+    globals()[_name] = _with_out(globals()[_name])

@@ -9,20 +9,13 @@ import builtins
 
 import numpy as np
 
+from .device import check_device
 from .dtypes import DEFAULT_FLOAT, np_dtype_of, to_dtype
 from .tensor import Tensor, make
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
-           "linspace", "eye", "rand", "randn", "randint", "manual_seed", "zeros_like",
-           "ones_like", "full_like", "rand_like", "randn_like", "is_tensor"]
-
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> None:
-    """Seed the generator behind rand/randn/randint (values differ from PyTorch's own)."""
-    global _rng
-    _rng = np.random.default_rng(seed)
+           "linspace", "eye", "zeros_like", "ones_like", "full_like", "empty_like", "is_tensor",
+           "numel"]
 
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -81,11 +74,13 @@ def _infer_array(data, dtype) -> np.ndarray:
 
 def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor holding a copy of ``data``."""
+    check_device(device)
     return _leaf(_infer_array(data, dtype), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """``data`` as a tensor, without copying when it already is one (or an ndarray)."""
+    check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None else data.to(dtype)
     if isinstance(data, np.ndarray) and dtype is None:
@@ -103,6 +98,35 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
+def numel(input: Tensor) -> int:
+    return input._data.size
+
+
+# --- Tensor.new_*: same dtype as the tensor unless told otherwise --------------------------------
+
+
+def new_tensor(self: Tensor, data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return tensor(data, dtype or self.dtype, device, requires_grad)
+
+
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return zeros(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return ones(*size, dtype=dtype or self.dtype, device=device, requires_grad=requires_grad)
+
+
+def new_full(self: Tensor, size, fill_value, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    return full(size, fill_value, dtype=dtype or self.dtype, device=device,
+                requires_grad=requires_grad)
+
+
+new_empty = new_zeros
+METHODS = ["new_tensor", "new_zeros", "new_ones", "new_full", "new_empty"]
+
+
 def _shape(size) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
@@ -113,25 +137,29 @@ def _dtype(dtype, default=DEFAULT_FLOAT.np) -> np.dtype:
     return np_dtype_of(dtype) or default
 
 
-def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    check_device(device)
     return _leaf(np.zeros(_shape(size), _dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    check_device(device)
     return _leaf(np.ones(_shape(size), _dtype(dtype)), requires_grad)
 
 
 empty = zeros
 
 
-def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    check_device(device)
     default = (np.bool_ if isinstance(fill_value, builtins.bool) else
                np.int64 if isinstance(fill_value, builtins.int) else DEFAULT_FLOAT.np)
     return _leaf(np.full(_shape((size,)), fill_value, _dtype(dtype, np.dtype(default))),
                  requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    check_device(device)
     if end is None:
         start, end = 0, start
     floats = any(isinstance(v, builtins.float) for v in (start, end, step))
@@ -139,30 +167,21 @@ def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> 
     return _leaf(np.arange(start, end, step, dtype=_dtype(dtype, default)), requires_grad)
 
 
-def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
+def linspace(start, end, steps: int, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    check_device(device)
     return _leaf(np.linspace(start, end, steps, dtype=_dtype(dtype)), requires_grad)
 
 
-def eye(n: int, m: int | None = None, dtype=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m: int | None = None, dtype=None, device=None,
+        requires_grad: bool = False) -> Tensor:
+    check_device(device)
     return _leaf(np.eye(n, m, dtype=_dtype(dtype)), requires_grad)
 
 
-def rand(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(_rng.random(_shape(size)).astype(_dtype(dtype)), requires_grad)
-
-
-def randn(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _leaf(_rng.standard_normal(_shape(size)).astype(_dtype(dtype)), requires_grad)
-
-
-def randint(low, high=None, size=(), dtype=None) -> Tensor:
-    if high is None:
-        low, high = 0, low
-    return make(_rng.integers(low, high, _shape((size,))).astype(_dtype(dtype, np.dtype(np.int64))))
-
-
 def _like(fill):
-    def f(input: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
+    def f(input: Tensor, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+        check_device(device)
         target = _dtype(dtype, input._data.dtype)
         return _leaf(fill(input._data.shape, target), requires_grad)
     return f
@@ -170,10 +189,11 @@ def _like(fill):
 
 zeros_like = _like(np.zeros)
 ones_like = _like(np.ones)
-rand_like = _like(lambda shape, dtype: _rng.random(shape).astype(dtype))
-randn_like = _like(lambda shape, dtype: _rng.standard_normal(shape).astype(dtype))
+empty_like = zeros_like
 
 
-def full_like(input: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+def full_like(input: Tensor, fill_value, dtype=None, device=None,
+              requires_grad: bool = False) -> Tensor:
+    check_device(device)
     return _leaf(np.full(input._data.shape, fill_value, _dtype(dtype, input._data.dtype)),
                  requires_grad)

@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "bool_", "to_dtype", "np_dtype_of", "DEFAULT_FLOAT", "half", "float", "double",
-           "short", "int", "long"]
+           "short", "int", "long", "from_legacy_name", "get_default_dtype"]
 
 
 class dtype:
@@ -60,6 +60,19 @@ def to_dtype(np_dtype) -> dtype:
     except KeyError:
         raise TypeError(f"numpy dtype {np.dtype(np_dtype)} has no dyngraph equivalent (supported: "
                         f"{', '.join(d.name for d in _BY_NP.values())})") from None
+
+
+def from_legacy_name(name: str) -> dtype:
+    """``"torch.DoubleTensor"`` -> ``torch.float64``."""
+    for d in _BY_NP.values():
+        if name in (f"torch.{d.legacy}", d.legacy):
+            return d
+    raise ValueError(f"invalid type: '{name}'")
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of Python floats in new tensors: float32 (fixed in dyngraph)."""
+    return DEFAULT_FLOAT
 
 
 def np_dtype_of(d) -> np.dtype | None:

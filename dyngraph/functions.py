@@ -18,6 +18,7 @@ from common import REGISTRY, Namespace
 from common.indexing import ARRAY, Slice, encode_index
 
 from .creation import as_tensor
+from .device import check_device, device as _device
 from .dtypes import np_dtype_of
 from .engine import apply, binary
 from .errors import c_type_name
@@ -128,13 +129,23 @@ def minimum(input, other):
 
 
 def clamp(input, min=None, max=None):
+    """``input`` limited to ``[min, max]``; tensor bounds broadcast (maximum/minimum ops)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = input if min is None else maximum(input, min)
+        return out if max is None else minimum(out, max)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": max})
 
 
 clip = clamp
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other``; with the condition alone, its nonzero indices."""
+    if input is None and other is None:
+        from .selection import nonzero
+        return nonzero(condition, as_tuple=True)
     return apply(_R["Select"], (_t(condition), _t(input), _t(other)))
 
 
@@ -267,11 +278,23 @@ def flatten(input, start_dim=0, end_dim=-1):
     return reshape(input, shape[:start_dim] + (-1,) + shape[end + 1:])
 
 
+def wrap_dim(dim: int, rank: int) -> int:
+    """``dim`` as a non-negative index, or PyTorch's IndexError when it is out of range."""
+    n = builtins.max(rank, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
 def unsqueeze(input, dim):
+    wrap_dim(dim, input.dim() + 1)
     return apply(_R["ExpandDims"], (input,), {"axis": dim})
 
 
 def squeeze(input, dim=None):
+    if dim is not None:
+        wrap_dim(dim, input.dim())
     if dim is not None and input._data.shape and input._data.shape[dim] != 1:
         return input.view(input._data.shape)  # PyTorch: squeezing a non-1 dim is a no-op
     return apply(_R["Squeeze"], (input,), {"axis": dim},
@@ -285,13 +308,19 @@ def t(input):
 
 
 def transpose(input, dim0, dim1):
+    dim0, dim1 = wrap_dim(dim0, input.dim()), wrap_dim(dim1, input.dim())
     perm = list(range(input.dim()))
     perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
     return apply(_R["Transpose"], (input,), {"perm": tuple(perm)}, cls=_names("TransposeBackward0"))
 
 
 def permute(input, *dims):
-    return apply(_R["Transpose"], (input,), {"perm": _shape_args(dims)})
+    dims = _shape_args(dims)
+    if len(dims) != input.dim():
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {input.dim()} is not equal to len(dims) = {len(dims)}")
+    return apply(_R["Transpose"], (input,), {"perm": tuple(wrap_dim(d, len(dims)) for d in dims)})
 
 
 def permute_all(input):
@@ -302,7 +331,18 @@ def permute_all(input):
 def expand(input, *sizes):
     sizes = _shape_args(sizes)
     lead = len(sizes) - input.dim()
+    if lead < 0:
+        raise RuntimeError(f"expand(torch.{input.dtype.legacy}{{{list(input._data.shape)}}}, "
+                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must "
+                           f"be greater or equal to the number of dimensions in the tensor "
+                           f"({input.dim()})")
     shape = tuple(input._data.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    for i, have in enumerate(input._data.shape):
+        if have != 1 and have != shape[i + lead]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[i + lead]}) must match the "
+                               f"existing size ({have}) at non-singleton dimension {i + lead}.  "
+                               f"Target sizes: {list(sizes)}.  Tensor sizes: "
+                               f"{list(input._data.shape)}")
     return apply(_R["BroadcastTo"], (input,), {"shape": shape})
 
 
@@ -340,14 +380,23 @@ def stack(tensors, dim=0):
 # --- dtype conversions and copies ------------------------------------------------------------
 
 
-def to(input, *args, dtype=None, **_device):
-    """``x.to(torch.float64)``; device arguments are accepted and ignored (CPU only)."""
+def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False):
+    """``x.to(torch.float64)``, ``x.to("cpu")``, ``x.to(other)``, ``x.to(device, dtype)``.
+
+    The CPU is the only device: naming it is a no-op, naming a GPU raises
+    PyTorch's CPU-build error.  Returns ``input`` itself when nothing changes.
+    """
     for a in args:
-        if not isinstance(a, str):
+        if isinstance(a, Tensor):
+            dtype = a._data.dtype
+        elif isinstance(a, (str, _device)):
+            device = a
+        elif a is not None:
             dtype = a
+    check_device(device)
     target = np_dtype_of(dtype)
     if target is None or target == input._data.dtype:
-        return input
+        return clone(input) if copy else input
     return apply(_R["Cast"], (input,), {"dtype": target})
 
 
@@ -368,9 +417,9 @@ def type_as(input, other):
     return to(input, other._data.dtype)
 
 
-def clone(input):
+def clone(input, *, memory_format=None):
     out = apply(_R["Identity"], (input,), cls=_names("CloneBackward0"))
-    out._data, out._vc = out._data.copy(), [0]  # its own memory, so its own version counter
+    out._data, out._vc = np.ascontiguousarray(out._data).copy(), [0]  # its own memory, so its own version counter
     return out
 
 
@@ -397,23 +446,15 @@ def _is_array(k) -> bool:
 
 
 def getitem(input, key):
+    if isinstance(key, range) or isinstance(key, tuple) and any(isinstance(k, range) for k in key):
+        key = tuple(np.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
+                    for k in (key if isinstance(key, tuple) else (key,)))  # x[range(n), labels]
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise ValueError("step must be greater than zero")
     spec, arrays = encode_index(key, is_array=_is_array)
     arrays = tuple(a if isinstance(a, Tensor) else np.asarray(a) for a in arrays)
     return apply(_R["GetItem"], (input, *arrays), {"key": spec}, cls=_names(_index_name(spec)))
-
-
-def setitem(input, key, value) -> None:
-    """``x[key] = value`` in place (outside a graph; inside one, build the new tensor instead)."""
-    check_inplace(input)
-    if input._rg or getattr(value, "_rg", False):
-        raise RuntimeError("index assignment into a tensor that is part of a graph is not "
-                           "supported; build a new tensor with torch.where or torch.cat")
-    if isinstance(key, Tensor):
-        key = key._data
-    elif isinstance(key, tuple):
-        key = tuple(k._data if isinstance(k, Tensor) else k for k in key)
-    input._data[key] = value._data if isinstance(value, Tensor) else value
-    input._vc[0] += 1
 
 
 # --- in-place methods --------------------------------------------------------------------------

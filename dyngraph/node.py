@@ -18,7 +18,12 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "node_class", "next_seq"]
+__all__ = ["Node", "AccumulateGrad", "node_class", "next_seq", "POST_HOOKS", "POST_HOOKS_USED"]
+
+POST_HOOKS: "weakref.WeakKeyDictionary[Node, list]" = weakref.WeakKeyDictionary()
+"""``grad_fn.register_hook`` hooks, by node (rare: backward looks here only once one exists)."""
+POST_HOOKS_USED = [False]
+"""Set once the first such hook is registered: backward's per-node test is then a list read."""
 
 next_seq = itertools.count().__next__
 """Sequence numbers: a node is always newer than its inputs' nodes (backward order)."""
@@ -40,7 +45,9 @@ class Node:
                  "hooks", "retained", "__weakref__")
 
     def name(self) -> str:
-        return type(self).__name__
+        """``MulBackward0``; PyTorch's hand-written C++ nodes carry their namespace."""
+        n = type(self).__name__
+        return "torch::autograd::" + n if n == "CopySlices" else n
 
     @property
     def next_functions(self) -> tuple:
@@ -49,6 +56,24 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` before this node runs; may return replacement grad_outputs."""
+        def run(g):
+            new = hook((g,))
+            return None if new is None else new[0]
+        self.hooks = self.hooks or []
+        self.hooks.append(run)
+        from .tensor import RemovableHandle
+        return RemovableHandle(self.hooks, run)
+
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` after this node runs; may return new grad_inputs."""
+        hooks = POST_HOOKS.setdefault(self, [])
+        hooks.append(hook)
+        POST_HOOKS_USED[0] = True
+        from .tensor import RemovableHandle
+        return RemovableHandle(hooks, hook)
 
 
 _CLASSES: dict[str, type] = {}

@@ -140,7 +140,7 @@ def load_state_dict(module, state_dict: dict, strict: bool = True) -> Incompatib
     refused state dict leaves the module exactly as it was (PyTorch may have
     copied some parameters by the time it raises).
     """
-    own = OrderedDict(module._state_entries())
+    own = module.state_dict(keep_vars=True)  # parameters and persistent buffers
     missing = [k for k in own if k not in state_dict]
     unexpected = [k for k in state_dict if k not in own]
     errors = []

@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from .device import CPU, NO_CUDA
 from .dtypes import to_dtype
 from .errors import scalar_type_name
 from .grad_mode import STATE
@@ -96,8 +97,33 @@ class Tensor:
         return self._data.dtype
 
     @property
-    def device(self) -> str:
-        return "cpu"
+    def device(self):
+        """Always ``device(type='cpu')``: this engine computes with numpy."""
+        return CPU
+
+    is_cuda = False
+
+    def cpu(self) -> "Tensor":
+        return self
+
+    def contiguous(self, memory_format=None) -> "Tensor":
+        """Itself when its memory is in row-major order already, else a row-major copy."""
+        return self if self._data.flags.c_contiguous else _F.clone(self)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def cuda(self, *args, **kwargs) -> "Tensor":
+        raise AssertionError(NO_CUDA)
+
+    def type(self, dtype=None):
+        """``'torch.FloatTensor'``; with a dtype (or such a name), the tensor cast to it."""
+        if dtype is None:
+            return f"torch.{self.dtype.legacy}"
+        if isinstance(dtype, str):
+            from .dtypes import from_legacy_name
+            dtype = from_legacy_name(dtype)
+        return self.to(dtype)
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
@@ -191,6 +217,19 @@ class Tensor:
         t = make(self._data)
         t._vc = base_counter(self)
         return t
+
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        """A leaf with its own copy of the data (and of ``.grad``), as PyTorch's deepcopy."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.  If you were attempting to "
+                               "deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = memo[id(self)] = make(self._data.copy(), self._rg)
+        if self._grad is not None:
+            new._grad = make(self._grad._data.copy())
+        return new
 
     def detach_(self) -> "Tensor":
         self.grad_fn, self._rg = None, False
@@ -341,7 +380,7 @@ class Tensor:
         return _F.getitem(self, key)
 
     def __setitem__(self, key, value):
-        _F.setitem(self, key, value)
+        _sel.setitem(self, key, value)
 
 
 class RemovableHandle:
@@ -432,8 +471,19 @@ from . import functions as _F  # noqa: E402
 
 _ADD, _SUB, _MUL, _DIV = (_OPS[n] for n in ("Add", "Sub", "Mul", "RealDiv"))
 
+from . import pointwise as _pw, random as _rnd, reductions as _red, selection as _sel  # noqa: E402
+
 for _name in _F.METHODS:
     setattr(Tensor, _name, getattr(_F, _name))
+from . import creation as _cr  # noqa: E402
+
+for _module in (_pw, _red, _sel, _rnd, _cr):
+    for _name in _module.METHODS:
+        setattr(Tensor, _name, getattr(_module, _name))
+for _name, _fn in _pw.OPERATORS.items():
+    setattr(Tensor, _name, _fn)
+for _name in ("scatter", "scatter_add", "masked_fill", "index_put"):
+    setattr(Tensor, _name + "_", _pw.inplace(getattr(_sel, _name)))
 for _name, _cast in _F.CASTS.items():
     setattr(Tensor, _name, _cast)
 Tensor.T = property(_F.permute_all)

@@ -9,6 +9,7 @@ The modules, in the order data flows through them::
 
     dtypes, shape        TF's dtype objects and partial shapes
     graph                Graph, Operation, Tensor, name scopes, control dependencies
+    device               tf.device: the device stack and TF's merging of partial specs
     build                apply(): the one way a registry op becomes a node (shape rule at build time)
     ops, overloads       the TF-named functions and Python operators over ``build``
     sources, variables   placeholders, constants, groups, prints; resource variables
@@ -21,6 +22,8 @@ The modules, in the order data flows through them::
     session              Session.run: compile once per signature, then run generated code
     train, saver         optimizers; checkpoints and the graph as JSON (serialize)
     function, autograph  tf.function: Python control flow turned into while_loop/cond
+    distributed/         Session(target=<dask>): partitions by device, data parallel,
+                         out-of-core feeds (optional extra, imported only when asked for)
 """
 from __future__ import annotations
 
@@ -33,10 +36,14 @@ from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
 from .gradients import UnconnectedGradients, gradients
-from .graph import (Graph, Operation, Tensor, control_dependencies, get_default_graph,
-                    name_scope, reset_default_graph)
+from .device import DeviceSpec
+from .graph import (Graph, Operation, Tensor, colocate_with, control_dependencies, device,
+                    get_default_graph, name_scope, reset_default_graph)
 from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
+from .math_ops import *  # noqa: F403
+from .math_ops import __all__ as _math_all
+from . import math  # noqa: F401,E402  (tf.math)
 from .overloads import install as _install
 from .serialize import from_json, to_json, to_networkx
 from .session import InteractiveSession, Session, get_default_session
@@ -65,6 +72,7 @@ from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
 from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
                          set_random_seed, truncated_normal)
+from .sequence_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
 from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,  # noqa: E402
                              get_variable_scope, local_variables_initializer, variable_scope)
 from .variables import local_variables  # noqa: E402
@@ -84,10 +92,10 @@ def executing_eagerly() -> bool:
     return False
 
 
-__all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
+__all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
            "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
-           "control_dependencies", "get_default_graph", "name_scope", "reset_default_graph",
+           "control_dependencies", "device", "colocate_with", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",
            "Session", "InteractiveSession", "get_default_session", "TensorShape", "Print",
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",
@@ -107,6 +115,7 @@ __all__ = [*_ops_all, "constant", "convert_to_tensor", "is_tensor", "DType", "as
            "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
            "assert_positive", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
-           "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile"]
+           "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
+           "reverse", "reverse_sequence", "reverse_v2"]
 
 from . import compat  # noqa: E402  (needs the names above)

@@ -7,7 +7,7 @@ subclasses raised at the user's line, before any Session exists.
 from __future__ import annotations
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError", "NotFoundError",
-           "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError", "DataLossError",
+           "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError", "DataLossError", "UnavailableError",
            "OperatorNotAllowedInGraphError", "GraphShapeError", "GraphDTypeError"]
 
 
@@ -19,6 +19,10 @@ class OpError(Exception):
         self.node_def = node_def
         self.op = op
         self.message = message
+
+    def __reduce__(self):
+        """Pickled (from a worker process) as type and message; the node stays behind."""
+        return (type(self), (None, None, self.message))
 
 
 class InvalidArgumentError(OpError):
@@ -62,6 +66,13 @@ class ResourceExhaustedError(OpError):
 
 class DataLossError(OpError):
     """Unrecoverable data loss or corruption (e.g. a truncated or damaged checkpoint)."""
+
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class UnavailableError(OpError):
+    """The runtime is unavailable (e.g. the workers running a step were lost)."""
 
     def __init__(self, node_def, op, message: str):
         super().__init__(node_def, op, message)

@@ -23,6 +23,8 @@ passes its gradient to the handle, so they are summed.
 """
 from __future__ import annotations
 
+import contextlib
+
 from typing import Any, Sequence
 
 from . import dtypes as _dtypes
@@ -99,16 +101,18 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     with graph.name_scope(name):
         grads: dict[Tensor, list] = {}
         for y, gy in zip(ys, grad_ys):
-            g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
+            with _colocated(graph, y.op, colocate_gradients_with_ops):
+                g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
             grads.setdefault(y, []).append(g)
         between, x_set = _between(ys, xs, stops), set(xs)
         for op in sorted(between, key=lambda o: -o.index):
-            out_grads = [_total(grads.get(t)) if t not in stops else None for t in op.outputs]
+            with _colocated(graph, op, colocate_gradients_with_ops):   # sums too, as TF
+                out_grads = [_total(grads.get(t)) if t not in stops else None for t in op.outputs]
             if all(g is None for g in out_grads):
                 continue
             wanted = [t not in stops and differentiable(t) and (t in x_set or t.op in between)
                       for t in op.inputs]
-            with graph.name_scope(f"{op.name}_grad"):
+            with graph.name_scope(f"{op.name}_grad"), _colocated(graph, op, colocate_gradients_with_ops):
                 in_grads = _op_input_grads(op, out_grads, wanted)
             for t, g, w in zip(op.inputs, in_grads, wanted):
                 if g is not None and w:
@@ -126,6 +130,17 @@ def _zeros_for(x: Tensor, original) -> Tensor:
         value = convert_to_tensor(original)
         return zeros(value.shape.as_list(), value.dtype, name="zeros")
     return zeros_like(x, name="zeros_like")
+
+
+@contextlib.contextmanager
+def _colocated(graph, op: Operation, colocate: bool):
+    """``colocate_gradients_with_ops``: the gradient of ``op`` asks for exactly ``op``'s device
+    (outer ``tf.device`` scopes ignored, as TF's colocation does)."""
+    if not colocate:
+        yield
+        return
+    with graph.colocate_with(op):
+        yield
 
 
 def _total(gs: list | None) -> Tensor | None:

@@ -25,12 +25,13 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from . import device as _device
 from . import dtypes as _dtypes
 from .errors import OperatorNotAllowedInGraphError
 from .shape import TensorShape, as_shape_tuple
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
-           "name_scope", "control_dependencies", "creation_site", "tensor_of"]
+           "name_scope", "control_dependencies", "device", "colocate_with", "creation_site", "tensor_of"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
@@ -102,6 +103,11 @@ class Tensor:
         self._shape, self._tshape = merged.dims_tuple, None
         self.op.graph._bump()
 
+    @property
+    def device(self) -> str:
+        """The device its op asked for (``tf.device``); "" when none."""
+        return self.op._device
+
     def consumers(self) -> list["Operation"]:
         return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
 
@@ -140,7 +146,7 @@ class Operation:
     """A node: ``type`` with registry ``op_def`` (None for structural kinds), inputs, attrs."""
 
     __slots__ = ("graph", "name", "type", "op_def", "inputs", "attrs", "outputs",
-                 "control_inputs", "site", "index", "__weakref__")
+                 "control_inputs", "site", "index", "_device", "__weakref__")
 
     def __init__(self, graph: "Graph", name: str, type_: str, op_def, inputs: tuple,
                  attrs: dict, specs: list, control_inputs: tuple, site: str, index: int):
@@ -153,7 +159,17 @@ class Operation:
         self.control_inputs = tuple(control_inputs)
         self.site = site
         self.index = index
+        self._device = ""
         self.outputs = tuple(Tensor(self, i, s, d) for i, (s, d) in enumerate(specs))
+
+    @property
+    def device(self) -> str:
+        """The requested device, as TF reports it (``/job:worker/task:1``; "" when none)."""
+        return self._device
+
+    def _set_device(self, device: str) -> None:
+        self._device = device
+        self.graph._bump()
 
     def get_attr(self, name: str) -> Any:
         return self.attrs[name]
@@ -175,6 +191,7 @@ class Graph:
         self._names_in_use: dict[str, int] = {}
         self._name_stack = ""
         self._control_stack: list[tuple[list[Operation], set[Operation]]] = []  # (deps, made inside)
+        self._device_stack: list = []
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
@@ -199,6 +216,8 @@ class Graph:
         name = name if exact_name else self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
                        deps, site or creation_site(), len(self._ops))
+        if self._device_stack:
+            op._device = _device.device_for(self._device_stack, op)
         self._ops.append(op)
         for _, made in self._control_stack:
             made.add(op)
@@ -281,6 +300,24 @@ class Graph:
             yield
         finally:
             self._control_stack.pop()
+
+    @contextlib.contextmanager
+    def device(self, device_name_or_function) -> Iterator[None]:
+        """Ops created inside ask for this device (see :mod:`staticgraph.device`)."""
+        self._device_stack.append(_device.scope_entry(device_name_or_function))
+        try:
+            yield
+        finally:
+            self._device_stack.pop()
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside ask for exactly ``op``'s device (outer ``tf.device`` scopes are
+        ignored, as TF's colocation does; TF also records a colocation group, not kept here)."""
+        el = _as_graph_element(op)
+        op = el.op if isinstance(el, Tensor) else el
+        with self.device(None), self.device(op.device or None):
+            yield
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator["Graph"]:
@@ -385,6 +422,7 @@ class SubGraph(Graph):
         self.name = name
         self.captures: dict[Tensor, Tensor] = {}
         self.control_captures: list[Operation] = []
+        self._device_stack = list(outer._device_stack)   # TF: a body's ops inherit tf.device
 
     def capture_control(self, deps: tuple) -> tuple:
         """An op here waits for ops of an enclosing graph: the control-flow node waits instead
@@ -461,3 +499,13 @@ def name_scope(name: str | None, default_name: str | None = None, values=None):
 
 def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function):
+    """``with tf.device("/job:worker/task:1"):`` on the default graph (TF's merging rules)."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing: bool = False):
+    """``with tf.colocate_with(v):`` on the default graph: new ops ask for ``v``'s device."""
+    return get_default_graph().colocate_with(op, ignore_existing)

@@ -4,11 +4,12 @@ from __future__ import annotations
 from common import REGISTRY
 
 from .build import apply, convert_to_tensor
+from .math_ops import top_k  # noqa: F401  (tf.nn.top_k)
 from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: F401  (re-exported)
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss", "sigmoid_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "sigmoid_cross_entropy_with_logits",
            "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
 
 
@@ -98,7 +99,6 @@ def relu6(features, name=None):
     return minimum(relu(features), 6.0, name=name or "Relu6")
 
 
-
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``x / sqrt(max(sum(x**2, axis), epsilon))``."""
     from .ops import maximum, reduce_sum, sqrt, truediv  # noqa: PLC0415
@@ -106,6 +106,15 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     axis = dim if axis is None else axis
     ss = reduce_sum(square(x), axis, keepdims=True)
     return truediv(x, sqrt(maximum(ss, epsilon)), name=name or "l2_normalize")
+
+
+# --- recurrent networks (their own modules; exposed here as tf.nn.*) ---------------------------
+from . import rnn_cell  # noqa: E402
+from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn,  # noqa: E402
+                  static_rnn)
+
+__all__ += ["rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
+            "static_bidirectional_rnn"]
 
 
 from .nn_layers import *  # noqa: E402,F401,F403  (the layer functions live there)

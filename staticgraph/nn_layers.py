@@ -244,7 +244,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
     ``keep_prob`` through a placeholder, 1.0 to evaluate -- then it is checked only by its use.
     """
     if keep_prob is not None and rate is not None:
-        raise ValueError("You cannot specify both 'rate' and 'keep_prob'.")
+        raise ValueError("Cannot specify both 'keep_prob' and 'rate'.")
     if keep_prob is None and rate is None:
         raise ValueError(f"`rate` must be provided. Received: rate={rate}")
     symbolic = is_tensor(keep_prob if keep_prob is not None else rate)

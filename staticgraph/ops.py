@@ -107,9 +107,7 @@ def sign(x, name=None): return _unary("Sign", x, name)
 def sigmoid(x, name=None): return _unary("Sigmoid", x, name)
 
 
-def square(x, name=None):
-    x = convert_to_tensor(x)
-    return apply(_R["Mul"], (x, x), {}, name=name or "Square")
+def square(x, name=None): return _unary("Square", x, name)
 
 
 def reciprocal(x, name=None):

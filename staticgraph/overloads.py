@@ -5,7 +5,7 @@ be dict keys (``feed_dict={x: ...}``); use ``tf.equal`` for elementwise equality
 """
 from __future__ import annotations
 
-from . import ops
+from . import math_ops, ops
 from .graph import Tensor
 from .variables import Variable
 
@@ -14,7 +14,7 @@ __all__ = ["install"]
 
 _BINARY = {  # operator -> builder; TF names the node after the operator ("add", "mul"...)
     "add": ops.add, "sub": ops.subtract, "mul": ops.multiply, "truediv": ops.truediv,
-    "matmul": ops.matmul, "pow": ops.pow,
+    "matmul": ops.matmul, "pow": ops.pow, "floordiv": math_ops.floordiv, "mod": math_ops.floormod,
 }
 
 

@@ -137,7 +137,8 @@ class Saver:
 def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_) -> Saver:
     """Rebuild a saved graph (a ``.meta`` file written by :meth:`Saver.save`) in the default graph.
 
-    Returns a Saver for its variables.  The default graph must be empty
+    Returns a Saver for its variables; ``clear_devices=True`` drops the ops' devices.
+    The default graph must be empty
     (``tf.reset_default_graph()`` or ``with tf.Graph().as_default():``), since
     names are restored exactly.
     """
@@ -149,6 +150,9 @@ def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_)
     with open(meta_graph_or_file, encoding="utf-8") as f:
         text = f.read()
     from_json(text, graph)
+    if clear_devices:                       # TF: forget where the saved graph asked to run
+        for op in graph._ops:
+            op._device = ""
     return Saver()
 
 

@@ -4,7 +4,8 @@ JSON layout (one entry per op, creation order)::
 
     {"format": "staticgraph/2",
      "ops": [{"name": "Add", "type": "Add", "inputs": ["x:0", "Add/y:0"], "control": [],
-              "attrs": {...}, "outputs": [{"shape": [null, 3], "dtype": "<f4"}], "site": "..."}],
+              "attrs": {...}, "outputs": [{"shape": [null, 3], "dtype": "<f4"}], "site": "...",
+              "device": "/job:worker/task:0"}],                     (device: only when set)
      "grad_programs": {"while": {...}},
      "variables": [{"op": "w", "init": "w/Assign", "initial_value": "w/Initializer/initial_value:0",
                     "read": "w/Read/ReadVariableOp:0", "trainable": true}]}
@@ -41,14 +42,14 @@ __all__ = ["to_networkx", "to_json", "from_json"]
 
 
 def to_networkx(graph: Graph) -> nx.MultiDiGraph:
-    """Ops as nodes (attrs: type, site), tensors as edges (attrs: tensor name, shape, dtype).
+    """Ops as nodes (attrs: type, site, device), tensors as edges (attrs: tensor name, shape, dtype).
 
     A MultiDiGraph (a DiGraph with parallel edges), so ``x * x`` keeps both edges.
     Control dependencies are edges with ``control=True``.
     """
     g = nx.MultiDiGraph()
     for op in graph._ops:
-        g.add_node(op.name, type=op.type, site=op.site)
+        g.add_node(op.name, type=op.type, site=op.site, device=op.device)
         for t in op.inputs:
             g.add_edge(t.op.name, op.name, tensor=t.name, shape=t._shape, dtype=t.dtype.name,
                        control=False)
@@ -130,7 +131,7 @@ def _ops(graph: Graph) -> list[dict]:
              "attrs": {k: _enc(v) for k, v in op.attrs.items()},
              "outputs": [{"shape": _shape_out(t._shape), "dtype": _dtype_name(t.dtype)}
                          for t in op.outputs],
-             "site": op.site} for op in graph._ops]
+             "site": op.site, **({"device": op.device} if op.device else {})} for op in graph._ops]
 
 
 def _names(ts) -> list[str]:
@@ -173,7 +174,7 @@ def _load_ops(ops: list[dict], graph: Graph) -> None:
                          for o in d["outputs"]],
                         name=d["name"], op_def=REGISTRY.get(d["type"]),
                         control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
-                        site=d["site"], exact_name=True)
+                        site=d["site"], exact_name=True)._device = d.get("device", "")
 
 
 def _load_grad_programs(table: dict, graph: Graph) -> None:

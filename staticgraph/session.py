@@ -144,7 +144,18 @@ class _Compiled:
 
 
 class Session:
-    """Runs (parts of) a graph; holds variable values; caches one plan per run signature."""
+    """Runs (parts of) a graph; holds variable values; caches one plan per run signature.
+
+    ``target``: "" runs in this process; a dask ``Client`` or a scheduler address
+    (``"tcp://host:8786"``) gives a :class:`staticgraph.distributed.DistributedSession`.
+    """
+
+    def __new__(cls, target: Any = "", graph: Graph | None = None, config=None):
+        if cls is Session and target and (not isinstance(target, str) or target.startswith(
+                ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://"))):
+            from .distributed import DistributedSession   # dask is imported only when asked for
+            return super().__new__(DistributedSession)
+        return super().__new__(cls)
 
     def __init__(self, target: str = "", graph: Graph | None = None, config=None):
         """``config``: a :class:`compiler.PassConfig` choosing the optimisation passes for this

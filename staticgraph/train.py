@@ -37,11 +37,12 @@ class Optimizer:
         self._name = name
         self._slots: dict[tuple[str, str], Variable] = {}
 
-    def compute_gradients(self, loss, var_list=None, **_) -> list[tuple[Tensor | None, Variable]]:
+    def compute_gradients(self, loss, var_list=None, colocate_gradients_with_ops: bool = False,
+                          **_) -> list[tuple[Tensor | None, Variable]]:
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
-        grads = gradients(loss, var_list)
+        grads = gradients(loss, var_list, colocate_gradients_with_ops=colocate_gradients_with_ops)
         return list(zip(grads, var_list))
 
     def apply_gradients(self, grads_and_vars, global_step=None, name: str | None = None) -> Operation:
@@ -52,7 +53,10 @@ class Optimizer:
                              f"{[v.name for _, v in grads_and_vars]} and loss.")
         with name_scope(name or self._name):
             self._prepare(pairs)
-            updates = [self._apply_dense(g, v) for g, v in pairs]
+            updates = []
+            for g, v in pairs:           # TF: each update (and its slots) where its variable is
+                with get_default_graph().colocate_with(v.op):
+                    updates.append(self._apply_dense(g, v))
             with control_dependencies(updates):
                 finish = self._finish(updates)
             if global_step is not None:
@@ -60,8 +64,10 @@ class Optimizer:
                     return global_step.assign_add(1).op
             return finish
 
-    def minimize(self, loss, global_step=None, var_list=None, name: str | None = None, **_) -> Operation:
-        return self.apply_gradients(self.compute_gradients(loss, var_list), global_step, name)
+    def minimize(self, loss, global_step=None, var_list=None, name: str | None = None,
+                 colocate_gradients_with_ops: bool = False, **_) -> Operation:
+        return self.apply_gradients(self.compute_gradients(loss, var_list, colocate_gradients_with_ops),
+                                    global_step, name)
 
     # --- what subclasses fill in -------------------------------------------------------
     def _prepare(self, pairs) -> None:

@@ -194,6 +194,10 @@ class Variable:
         return self._dtype
 
     @property
+    def device(self) -> str:
+        return self.op.device
+
+    @property
     def shape(self) -> TensorShape:
         return TensorShape(self._shape)
 

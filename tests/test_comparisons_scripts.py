@@ -49,8 +49,10 @@ def test_gradient_matches_the_seed_in_both_engines(capsys):
 
 
 def test_rnn_engines_agree_and_graphs_grow_with_length(capsys):
-    out = run(rnn, capsys)
-    assert "DISAGREE" not in out and out.count(" agree (") >= 2
+    out = run(rnn, capsys, "--lengths", "3,6")
+    assert "DISAGREE" not in out and out.count(" agree (") >= 5
+    assert "3 steps: losses and dloss/dweight_hh of the three strategies agree" in flat(out)
+    assert "the packed eager batch ran 25 row-steps" in flat(out)
     assert "3 steps -> 15 nodes (13 ops + 2 leaves), 5 steps -> 23 nodes (21 ops + 2 leaves)" in out
     assert "one graph per length" in out
     if HAS_WHILE:
@@ -109,7 +111,7 @@ def test_debugging_prints_a_value_eagerly_and_a_symbol_statically(capsys):
     (rnn, ["rnn_eager", "rnn_cell_static"]),
 ])
 def test_scripts_write_pictures(module, names, tmp_path, capsys):
-    run(module, capsys, "--out", str(tmp_path))
+    run(module, capsys, "--out", str(tmp_path), "--lengths", "2,3")
     for name in names:
         dot = (tmp_path / f"{name}.dot").read_text()
         assert dot.startswith("digraph") and "->" in dot
@@ -119,7 +121,7 @@ def test_scripts_write_pictures(module, names, tmp_path, capsys):
 
 
 def test_python_m_comparisons_runs_every_script(capsys):
-    assert runner.main([]) == 0
+    assert runner.main(["--lengths", "3,5"]) == 0       # the rnn showcase's short lengths
     out = capsys.readouterr().out
     for name in runner.SCRIPTS:
         assert f"=== comparisons.{name} " in out

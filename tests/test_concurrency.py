@@ -171,10 +171,8 @@ def test_reads_never_see_a_half_written_variable():
     assert seen <= {0.0, 100_000.0}
 
 
-@pytest.mark.xfail(strict=True, reason="dyngraph grad mode is process-wide (grad_mode.STATE), "
-                                       "PyTorch's is thread-local: no_grad() in one thread stops "
-                                       "recording in all threads")
 def test_dyngraph_no_grad_in_one_thread_does_not_affect_another():
+    """Grad mode is thread-local, as PyTorch's."""
     inside, done = threading.Event(), threading.Event()
 
     def other():
@@ -190,3 +188,13 @@ def test_dyngraph_no_grad_in_one_thread_does_not_affect_another():
     finally:
         done.set()
         t.join()
+
+
+def test_dyngraph_a_new_thread_starts_with_grad_enabled():
+    seen = []
+    with torch.no_grad():
+        t = threading.Thread(target=lambda: seen.append(torch.is_grad_enabled()))
+        t.start()
+        t.join()
+        assert not torch.is_grad_enabled()
+    assert seen == [True]

@@ -350,11 +350,24 @@ def test_gradient_shape_must_match_output():
         (x * 2).backward(torch.ones(3))
 
 
-def test_index_assignment_inside_a_graph_is_refused():
-    y = torch.ones(3, requires_grad=True) * 2
-    with pytest.raises(RuntimeError, match="index assignment into a tensor that is part of a graph"):
-        y[0] = 5.0
-    np.testing.assert_array_equal(y.detach().numpy(), [2.0] * 3)
+def test_index_assignment_inside_a_graph_is_recorded_as_copy_slices():
+    x = torch.ones(3, requires_grad=True)
+    y = x * 2
+    y[0] = 5.0
+    assert type(y.grad_fn).__name__ == "CopySlices"
+    y.sum().backward()
+    np.testing.assert_array_equal(y.detach().numpy(), [5.0, 2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 2.0, 2.0])
+
+
+def test_boolean_mask_assignment_sends_gradients_to_the_value():
+    x = torch.ones(2, 3, requires_grad=True)
+    v = torch.tensor([1., 2, 3], requires_grad=True)
+    y = x * 1
+    y[torch.tensor([True, False])] = v * 2
+    (y * torch.arange(6.).reshape(2, 3)).sum().backward()  # values checked against PyTorch 2
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 0], [3, 4, 5]])
+    np.testing.assert_array_equal(v.grad.numpy(), [0, 2, 4])
 
 
 @pytest.mark.parametrize("op_name,attrs", [("SwapLastAxes", {}), ("Identity", {}),

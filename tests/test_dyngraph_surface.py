@@ -110,7 +110,7 @@ NAMES = {
     "x.double()": "ToCopyBackward0", "x.to(torch.float64)": "ToCopyBackward0",
     "x.detach() + v": "AddBackward0", "x.exp()": "ExpBackward0", "x.tanh()": "TanhBackward0",
     "x.clone()": "CloneBackward0", "torch.nn.functional.cross_entropy(x, torch.tensor([0, 1]))":
-        "MeanBackward0", "x.abs().sqrt()": "SqrtBackward0", "x.abs().log()": "LogBackward0",
+        "NllLossBackward0", "x.abs().sqrt()": "SqrtBackward0", "x.abs().log()": "LogBackward0",
 }
 
 

@@ -1,3 +1,3 @@
 """The op declarations, grouped by kind.  Importing this package registers them all."""
-from . import elementwise, linalg, misc, nn, random, reduce, shape  # noqa: F401
-from . import conv, pool  # noqa: F401
+from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
+               sequence, shape)

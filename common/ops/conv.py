@@ -342,6 +342,8 @@ def _bias_add(x, bias, data_format="NHWC"):
 
 def _bias_add_infer(x: Spec, bias: Spec, data_format="NHWC") -> Spec:
     dtype = result_dtype(x.dtype, bias.dtype)
+    if bias.shape is not None and len(bias.shape) != 1:
+        raise ShapeError(f"Shape must be rank 1 but is rank {len(bias.shape)} for 'BiasAdd'")
     if x.shape is None:
         return Spec(None, dtype)
     if len(x.shape) < 2:

@@ -41,7 +41,7 @@ def with_scalars(*scalar_attrs):
 
 
 def power(a: Spec, b: Spec) -> Spec:
-    """numpy raises bools to bools in int8."""
+    """numpy computes ``**``, ``//`` and ``%`` of bools in int8."""
     out = binary(a, b)
     return Spec(out.shape, np.dtype(np.int8)) if out.dtype == BOOL else out
 
@@ -190,3 +190,84 @@ for _name, _fname, _impl in [("Less", "lt", np.less), ("LessEqual", "le", np.les
 defop("LogicalAnd", np.logical_and, compare, inputs=("a", "b"), fname="logical_and", examples=BINARY)
 defop("LogicalOr", np.logical_or, compare, inputs=("a", "b"), fname="logical_or", examples=BINARY)
 defop("LogicalNot", np.logical_not, logical_unary, inputs=("x",), fname="logical_not", examples=UNARY)
+
+# --- more unary math (PyTorch's and TF's everyday functions) -----------------------------
+
+
+def _zero_grad(F, g):
+    """Piecewise-constant functions (floor, round...): gradient zero almost everywhere."""
+    return F.zeros_like(g)
+
+
+def _keep_ints(fn):
+    """floor/ceil/round/trunc of an integer tensor is the tensor itself (numpy would give floats)."""
+    def impl(x):
+        x = np.asarray(x)
+        return x.copy() if x.dtype.kind in "iub" else fn(x)
+    impl.__name__, impl.__doc__ = fn.__name__, f"``{fn.__name__}``; integers pass unchanged."
+    return impl
+
+
+def _rsqrt(x):
+    return 1.0 / np.sqrt(x)
+
+
+defop("Sin", np.sin, floating, inputs=("x",), fname="sin", examples=UNARY,
+      grads=(lambda F, g, x: F.mul(g, F.cos(x)),))
+defop("Cos", np.cos, floating, inputs=("x",), fname="cos", examples=UNARY,
+      grads=(lambda F, g, x: F.neg(F.mul(g, F.sin(x))),))
+defop("Tan", np.tan, floating, inputs=("x",), fname="tan", examples=UNARY,
+      grads=(lambda F, g, out: F.mul(g, F.add(F.mul(out, out), 1.0)),))
+defop("Rsqrt", _rsqrt, floating, inputs=("x",), fname="rsqrt", examples=POSITIVE,
+      grads=(lambda F, g, out: F.mul(F.mul(g, -0.5), F.mul(out, F.mul(out, out))),))
+defop("Log1p", np.log1p, floating, inputs=("x",), fname="log1p", torch_name="Log1PBackward0",
+      examples=POSITIVE, grads=(lambda F, g, x: F.div(g, F.add(x, 1.0)),))
+defop("Expm1", np.expm1, floating, inputs=("x",), fname="expm1", examples=UNARY,
+      grads=(lambda F, g, out: F.mul(g, F.add(out, 1.0)),))
+defop("Square", np.square, lambda x: power(x, x), inputs=("x",), fname="square", torch_name="PowBackward0",
+      examples=UNARY, grads=(lambda F, g, x: F.mul(g, F.mul(x, 2.0)),))
+defop("Floor", _keep_ints(np.floor), same, inputs=("x",), fname="floor", examples=UNARY,
+      grads=(_zero_grad,))
+defop("Ceil", _keep_ints(np.ceil), same, inputs=("x",), fname="ceil", examples=UNARY,
+      grads=(_zero_grad,))
+defop("Round", _keep_ints(np.round), same, inputs=("x",), fname="round", examples=UNARY,
+      doc="Round half to even (0.5 -> 0, 1.5 -> 2), as PyTorch and TF do.", grads=(_zero_grad,))
+defop("Trunc", _keep_ints(np.trunc), same, inputs=("x",), fname="trunc", examples=UNARY,
+      grads=(_zero_grad,))
+
+# --- integer-style division: floor division, remainders ------------------------------------
+# x == floor(x / y) * y + floor_mod(x, y)    (Python's // and %: the remainder has y's sign)
+# x == trunc(x / y) * y + fmod(x, y)         (C's fmod: the remainder has x's sign)
+
+DIVMOD = (E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4)))))
+
+
+def _floordiv(a, b):
+    return np.floor_divide(a, b)
+
+
+defop("FloorDiv", _floordiv, power, inputs=("a", "b"), fname="floor_div", examples=DIVMOD,
+      doc="``floor(a / b)``: Python's ``//`` (PyTorch's ``floor_divide``); no gradient.")
+defop("FloorMod", np.mod, power, inputs=("a", "b"), fname="floor_mod",
+      torch_name="RemainderBackward0", examples=DIVMOD,
+      doc="``a - floor(a / b) * b``: Python's ``%``, the sign of the divisor (torch.remainder).",
+      grads=(lambda F, g, a_shape: ub(F, g, a_shape),
+             lambda F, g, a, b, b_shape: ub(F, F.neg(F.mul(g, F.floor(F.div(a, b)))), b_shape)))
+defop("TruncateMod", np.fmod, power, inputs=("a", "b"), fname="truncate_mod",
+      torch_name="FmodBackward0", examples=DIVMOD,
+      doc="``a - trunc(a / b) * b``: C's fmod, the sign of the dividend (torch.fmod).",
+      grads=(lambda F, g, a_shape: ub(F, g, a_shape),
+             lambda F, g, a, b, b_shape: ub(F, F.neg(F.mul(g, F.trunc(F.div(a, b)))), b_shape)))
+
+_ERF = np.frompyfunc(__import__("math").erf, 1, 1)
+
+
+def _erf(x):
+    """The error function, elementwise (numpy has none; ``math.erf`` is exact to double precision)."""
+    x = np.asarray(x)
+    dtype = result_dtype(x.dtype, np.float16)
+    return np.asarray(_ERF(x.astype(np.float64)), dtype=np.float64).astype(dtype, copy=False)
+
+
+defop("Erf", _erf, floating, inputs=("x",), fname="erf", examples=UNARY,
+      grads=(lambda F, g, x: F.mul(g, F.mul(F.exp(F.neg(F.mul(x, x))), 1.1283791670955126)),))

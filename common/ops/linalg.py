@@ -4,6 +4,8 @@ Gradients: ``dA = G @ B^T`` and ``dB = A^T @ G``, summed over broadcast batch di
 """
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ..errors import DTypeError, ShapeError
@@ -80,3 +82,101 @@ def _orthonormal_factor_infer(x: Spec) -> Spec:
 
 defop("OrthonormalFactor", _orthonormal_factor, _orthonormal_factor_infer, inputs=("x",),
       fname="orthonormal_factor", examples=(E(((4, 3),)), E(((3, 3),))))
+
+
+# --- einsum ---------------------------------------------------------------------------------
+# The op's equation is always explicit ("ij,jk->ik", no "..." and no implicit output):
+# ``einsum_equation`` spells a user's equation out once the operands' ranks are known, so the
+# gradient rule can read every subscript.
+
+
+def einsum_equation(equation: str, ranks: Sequence[int]) -> str:
+    """``equation`` with ``...`` replaced by letters and the output written out.
+
+    >>> einsum_equation("...ij,jk", (3, 2))
+    'aij,jk->aik'
+    """
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        raise ValueError(f"einsum(): more operands were provided than specified in the equation"
+                         if len(ranks) > len(terms) else
+                         "einsum(): fewer operands were provided than specified in the equation")
+    used = set(equation) - set(".,->")
+    free = (c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
+    n_ell = max((r - len(t.replace("...", "")) for t, r in zip(terms, ranks) if "..." in t),
+                default=0)
+    ell = "".join(next(free) for _ in range(n_ell))
+    spelled = []
+    for t, r in zip(terms, ranks):
+        if "..." in t:
+            k = r - len(t.replace("...", ""))
+            t = t.replace("...", ell[n_ell - k:] if k else "")
+        if len(t) != r:
+            raise ValueError(f"einsum(): the number of subscripts in the equation ({len(t)}) does "
+                             f"not match the number of dimensions ({r}) for operand "
+                             f"{len(spelled)} and no ellipsis was given")
+        spelled.append(t)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = {c: "".join(spelled).count(c) for c in "".join(spelled)}
+        out = ell + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in ell))
+    return ",".join(spelled) + "->" + out
+
+
+def _einsum(*xs, equation):
+    return np.einsum(equation, *xs, optimize=len(xs) > 2)
+
+
+def _einsum_infer(*xs: Spec, equation) -> Spec:
+    lhs, out = equation.split("->")
+    sizes: dict = {}
+    for term, x in zip(lhs.split(","), xs):
+        if x.shape is None:
+            continue
+        if len(term) != len(x.shape):
+            raise ShapeError(f"einsum {equation!r}: operand {fmt_shape(x.shape)} needs "
+                             f"{len(term)} dims")
+        for c, d in zip(term, x.shape):
+            if d is not None and sizes.get(c, d) not in (d, 1) and d != 1:
+                raise ShapeError(f"einsum {equation!r}: subscript {c!r} has sizes "
+                                 f"{sizes[c]} and {d}")
+            if d is not None and (sizes.get(c) in (None, 1)):
+                sizes[c] = d
+    dtype = result_dtype(*[x.dtype for x in xs])
+    return Spec(tuple(sizes.get(c) for c in out), dtype)
+
+
+def _einsum_grad(F, g, xs, xs_shape, index, equation):
+    """Operand i's gradient is an einsum of ``g`` with the other operands.
+
+    Subscripts of operand i that appear nowhere else were summed over: the
+    product is computed without them and then broadcast back along them.
+    """
+    lhs, out = equation.split("->")
+    terms = lhs.split(",")
+    mine = terms[index]
+    if len(set(mine)) != len(mine):
+        raise ValueError(f"einsum {equation!r}: the gradient of an operand with a repeated "
+                         f"subscript (a diagonal) is not supported")
+    others = [t for k, t in enumerate(terms) if k != index]
+    elsewhere = set(out).union(*others)
+    kept = "".join(c for c in mine if c in elsewhere)
+    grad = F.einsum(g, *[x for k, x in enumerate(xs) if k != index],
+                    equation=",".join([out] + others) + "->" + kept)
+    if kept != mine:
+        dropped = tuple(k for k, c in enumerate(mine) if c not in elsewhere)
+        grad = F.broadcast_like(F.expand_dims(grad, axis=dropped), xs_shape[index])
+    return grad
+
+
+defop("Einsum", _einsum, _einsum_infer, inputs=("*xs",), fname="einsum",
+      torch_name="EinsumBackward0", aliases=(0,),  # a pure permutation ("ij->ji") is a view
+      examples=(E(((2, 3), (3, 4)), {"equation": "ij,jk->ik"}),
+                E(((5, 2, 3), (5, 3, 4)), {"equation": "bij,bjk->bik"}),
+                E(((2, 3),), {"equation": "ij->j"}), E(((2, 3),), {"equation": "ij->ji"}),
+                E(((3,), (4,)), {"equation": "i,j->ij"}),
+                E(((2, 3), (2, 3), (3,)), {"equation": "ij,ij,j->i"})),
+      grads=(_einsum_grad,))

@@ -261,29 +261,3 @@ defop("AvgPoolGrad", _avg_pool_grad, _like_ref, inputs=("out_backprop", "ref"), 
              F.avg_pool(g, count_pads=count_pads, **_pool_attrs(ksize, strides, padding, data_format)),
              None), shape_only=(1,))
 
-
-# --- constant padding ------------------------------------------------------------------------
-
-def _pad(x, paddings, value=0):
-    """``x`` with ``paddings[i] = (before, after)`` cells of ``value`` added on axis ``i``."""
-    return np.pad(x, paddings, constant_values=value)
-
-
-def _pad_infer(x: Spec, paddings, value=0) -> Spec:
-    if x.shape is None:
-        return Spec(None, x.dtype)
-    if len(paddings) != len(x.shape):
-        raise ShapeError(f"paddings {list(paddings)} must give (before, after) for each of the "
-                         f"{len(x.shape)} dims of {fmt_shape(x.shape)}")
-    return Spec(tuple(None if d is None else d + lo + hi for d, (lo, hi) in zip(x.shape, paddings)),
-                x.dtype)
-
-
-def _pad_grad(F, g, paddings):
-    return F.getitem(g, key=tuple(Slice(lo or None, -hi if hi else None, None) for lo, hi in paddings))
-
-
-defop("PadV2", _pad, _pad_infer, inputs=("x",), fname="pad", torch_name="ConstantPadNdBackward0",
-      examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
-                E(((2, 1, 3, 3),), {"paddings": ((0, 0), (0, 0), (1, 1), (0, 2)), "value": 1.5})),
-      grads=(_pad_grad,))

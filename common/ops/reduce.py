@@ -130,3 +130,101 @@ def _argmin(x, axis=None, keepdims=False):
 ARG = (E(((4,),)), E(((2, 3),), {"axis": 1}), E(((2, 3),), {"axis": 0, "keepdims": True}))
 defop("ArgMax", _argmax, _arg_infer, inputs=("x",), fname="argmax", examples=ARG)
 defop("ArgMin", _argmin, _arg_infer, inputs=("x",), fname="argmin", examples=ARG)
+
+
+# --- product, logical reductions, log-sum-exp --------------------------------------------
+
+
+def _prod(x, axis=None, keepdims=False):
+    return np.multiply.reduce(x, axis=axis, keepdims=keepdims)
+
+
+def _prod_grad(F, g, x, out, axis, keepdims):
+    """d prod / d x_i = product of the other elements -- right when some are zero, too.
+
+    No zero in the slice: ``out / x``.  Exactly one zero: that element gets the
+    product of the others (the product of the non-zeros), the rest get 0.  Two
+    or more: every such product contains a zero.
+    """
+    is_zero = F.eq(x, 0.0)
+    zeros = F.sum(F.cast(is_zero, dtype=F.dtype(x)), axis=axis, keepdims=True)
+    nonzero_prod = F.prod(F.where(is_zero, 1.0, x), axis=axis, keepdims=True)
+    safe_x = F.where(is_zero, 1.0, x)
+    kept_out = keep(F, out, x, axis, keepdims)
+    others = F.where(F.eq(zeros, 0.0), F.div(kept_out, safe_x),
+                     F.where(F.logical_and(F.eq(zeros, 1.0), is_zero), nonzero_prod, 0.0))
+    return F.mul(keep(F, g, x, axis, keepdims), others)
+
+
+defop("Prod", _prod, reduction(_sum_dtype), inputs=("x",), fname="prod", torch_name="ProdBackward1",
+      examples=REDUCE + (E((np.array([[1.5, 0.0, 2.0], [0.0, 0.0, 3.0], [0.5, 2.0, -1.0]]),),
+                          {"axis": 1}),),
+      grads=(_prod_grad,))
+
+
+def _any(x, axis=None, keepdims=False):
+    return np.any(x, axis=axis, keepdims=keepdims)
+
+
+def _all(x, axis=None, keepdims=False):
+    return np.all(x, axis=axis, keepdims=keepdims)
+
+
+LOGICAL = (E((np.array([[True, False], [False, False]]),), {"axis": 1}),
+           E((np.array([True, True]),)), E(((2, 3),), {"axis": 0, "keepdims": True}))
+defop("Any", _any, reduction(lambda _: np.dtype(bool)), inputs=("x",), fname="reduce_any",
+      examples=LOGICAL)
+defop("All", _all, reduction(lambda _: np.dtype(bool)), inputs=("x",), fname="reduce_all",
+      examples=LOGICAL)
+
+
+def _logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x)))`` shifted by the max, so large inputs do not overflow."""
+    x = np.asarray(x)
+    m = np.max(x, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdims else np.squeeze(out, axis=axis)
+
+
+def _logsumexp_grad(F, g, x, out, axis, keepdims):
+    """softmax(x) along the reduced dims, times the gradient."""
+    return F.mul(keep(F, g, x, axis, keepdims), F.exp(F.sub(x, keep(F, out, x, axis, keepdims))))
+
+
+defop("ReduceLogSumExp", _logsumexp, reduction(_mean_dtype), inputs=("x",), fname="logsumexp",
+      torch_name="LogsumexpBackward0", examples=REDUCE, grads=(_logsumexp_grad,))
+
+# --- scans and sorting -------------------------------------------------------------------------
+
+
+def _cumsum(x, axis=0, exclusive=False, reverse=False):
+    """Running sums along ``axis`` (TF's ``exclusive``/``reverse`` options)."""
+    x = np.asarray(x)
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis, dtype=_sum_dtype(x.dtype))
+    if exclusive:
+        out = out - x
+    return np.flip(out, axis) if reverse else out
+
+
+defop("Cumsum", _cumsum,
+      lambda x, axis=0, exclusive=False, reverse=False: Spec(x.shape, _sum_dtype(x.dtype)),
+      inputs=("x",), fname="cumsum",
+      examples=(E(((4,),)), E(((2, 3),), {"axis": 1}), E(((2, 3),), {"axis": 0, "reverse": True}),
+                E(((2, 3),), {"axis": -1, "exclusive": True})),
+      grads=(lambda F, g, axis, exclusive, reverse:
+             F.cumsum(g, axis=axis, exclusive=exclusive, reverse=not reverse),))
+
+
+def _argsort(x, axis=-1, descending=False):
+    """Positions that sort ``x`` along ``axis``; stable, so ties keep their order."""
+    x = np.asarray(x)
+    return np.argsort(-x if descending and x.dtype != np.bool_ else
+                      (~x if descending else x), axis=axis, kind="stable")
+
+
+defop("ArgSort", _argsort, lambda x, axis=-1, descending=False: Spec(x.shape, np.dtype(np.intp)),
+      inputs=("x",), fname="argsort",
+      examples=(E(((5,),)), E(((2, 4),), {"axis": 0, "descending": True})))

@@ -303,7 +303,10 @@ def _getitem_grad(F, g, xs, xs_shape, index, key):
 def _scatter_like(g, ref, *arrays, key):
     """Zeros shaped like ``ref``, plus ``g`` added at ``key``."""
     out = np.zeros(ref.shape, dtype=g.dtype)
-    np.add.at(out, decode_index(key, arrays), g)
+    if arrays:
+        np.add.at(out, decode_index(key, arrays), g)
+    else:                   # basic indexing names each element once: a plain store is enough
+        out[decode_index(key, arrays)] = g
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import eager_programs, numpy_floor as nf, static_programs
+from . import eager_programs, lstm_floor, lstm_programs, numpy_floor as nf, static_programs
 from .static_programs import NotAvailable
 from .progress import Progress
 from .timing import Budget, measure, timed
@@ -140,6 +140,22 @@ def _cnn_floor(data):
     return lambda: [nf.cnn_train_step(params, data["x"], data["labels"], data["lr"])]
 
 
+def _lstm_data(steps: int, quick_steps: int):
+    """LSTM hidden 128, input 32, batch 32 (PyTorch's layout: gates i, f, g, o); quick: tiny."""
+    def make(rng, quick):
+        n, inp, hidden, batch = (quick_steps, 4, 8, 2) if quick else (steps, 32, 128, 32)
+        return {"W_x": _randn(rng, inp, 4 * hidden, scale=0.1),
+                "W_h": _randn(rng, hidden, 4 * hidden, scale=0.1),
+                "b": _randn(rng, 4 * hidden, scale=0.1), "xs": _randn(rng, n, batch, inp),
+                "lr": 0.01}
+    return make
+
+
+def _lstm_train_floor(data):
+    params = [data["W_x"].copy(), data["W_h"].copy(), data["b"].copy()]
+    return lambda: [lstm_floor.lstm_train_step(params, data["xs"], data["lr"])]
+
+
 def _mlp_floor(data):
     params = [(W.copy(), b.copy()) for W, b in data["params"]]
     return lambda: [nf.mlp_train_step(params, data["x"], data["labels"], data["lr"])]
@@ -168,6 +184,16 @@ WORKLOADS = [
     Workload("mlp_large", "MLP 2048-2048-2048-10 train step, batch 512",
              _mlp_data((2048, 2048, 2048, 10), 512, (64, 64, 64, 10), 16),
              _mlp_floor, "mlp", (("", "mlp"),), memory=True),
+    Workload("lstm_50", "LSTM (hidden 128, input 32, batch 32) over 50 steps, fwd+bwd",
+             _lstm_data(50, 3),
+             lambda d: lambda: list(lstm_floor.lstm_loss_and_grads(d["W_x"], d["W_h"], d["b"],
+                                                                   d["xs"])),
+             "lstm", (("", "lstm_dynamic"), ("-static_rnn", "lstm_static"))),
+    Workload("lstm_50_train", "LSTM over 50 steps, SGD train step", _lstm_data(50, 3),
+             _lstm_train_floor, "lstm_train", (("", "lstm_dynamic_train"),)),
+    Workload("lstm_200_train", "LSTM over 200 steps, SGD train step (+ peak memory)",
+             _lstm_data(200, 4), _lstm_train_floor, "lstm_train",
+             (("", "lstm_dynamic_train"),), memory=True),
     Workload("chain_fwd", "100 chained adds (16,16), fwd", _chain_data,
              lambda d: lambda: [nf.chain_forward(d["x"], d["c"], d["n"])], "chain_fwd",
              (("", "chain_fwd"),), unit="op", units=lambda d: d["n"]),
@@ -202,6 +228,7 @@ def _quiet_stderr():
 
 def _tf1():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")      # tf.nn.rnn_cell needs tf_keras
     with _quiet_stderr():
         import tensorflow as tf
     tf.compat.v1.disable_eager_execution()
@@ -243,9 +270,10 @@ def _builders(work: Workload, engine: Engine, module) -> list[tuple[str, Callabl
     if engine.kind == "numpy":
         return [(engine.name, work.floor)]
     if engine.kind == "eager":
-        program = eager_programs.PROGRAMS[work.eager]
+        program = {**eager_programs.PROGRAMS, **lstm_programs.EAGER}[work.eager]
         return [(engine.name, lambda d: program(module, d))]
-    return [(engine.name + suffix, (lambda p: lambda d: p(module, d))(static_programs.PROGRAMS[key]))
+    programs = {**static_programs.PROGRAMS, **lstm_programs.STATIC}
+    return [(engine.name + suffix, (lambda p: lambda d: p(module, d))(programs[key]))
             for suffix, key in work.static]
 
 

@@ -1,11 +1,23 @@
-"""A small ``torch.nn``: Module, Parameter, Linear, activations, Sequential, layers, functional."""
-from . import functional  # noqa: F401
+"""``torch.nn``: Module and its containers, layers, activations, losses, init, utils."""
+from . import functional, init  # noqa: F401
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU,
+                         Softmax, Softplus, Tanh)
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .layers import (AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d,
                      Conv2d, ConvTranspose2d, Dropout, Embedding, Flatten, LayerNorm, MaxPool1d,
                      MaxPool2d)
-from .modules import Linear, Module, Parameter, ReLU, Sequential, Sigmoid, Tanh
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
+                   MSELoss, NLLLoss, SmoothL1Loss)
+from .modules import Identity, Linear, Module, Parameter, Unflatten
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from . import utils  # noqa: F401,E402
 
-__all__ = ["Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "Sequential", "functional",
-           "Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
+__all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", "Sequential",
+           "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU", "ReLU6",
+           "LeakyReLU", "GELU", "ELU", "Softplus", "SiLU", "Hardtanh", "Tanh", "Sigmoid",
+           "Softmax", "LogSoftmax", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss",
+           "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss", "Conv1d", "Conv2d",
+           "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
-           "Flatten"]
+           "Flatten", "functional", "init", "utils", "RNNCellBase", "RNNCell", "LSTMCell",
+           "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]

@@ -1,46 +1,404 @@
-"""``torch.nn.functional``: activations and losses.
+"""``torch.nn.functional``: activations and losses, as compositions of registry ops.
 
-The losses are the registry's composites (``common/composites.py``) run with
-this engine's ``F``, so their gradients come from the primitives they use.
+Gradients come from the primitives each is built from.  The losses check
+their arguments as PyTorch does (target dtype and shape, reduction name) and
+raise PyTorch's errors; ``mse_loss``/``l1_loss`` warn, as PyTorch does, when
+the target's shape differs and broadcasting would silently change the result.
+
+>>> import dyngraph as torch
+>>> cross_entropy(torch.tensor([[2.0, 0.0]]), torch.tensor([0])).item() < 0.13
+True
 """
 from __future__ import annotations
 
-from common import composites
+import math
+import warnings
+
+import numpy as np
+
+from common import REGISTRY, composites
 
 from .. import functions as _f
-from ..functions import OPS
+from .. import pointwise as _pw
+from ..engine import apply
+from ..functions import OPS, _names, _t, where
+from ..node import Node, node_class
+from ..tensor import make
 
-__all__ = ["relu", "tanh", "sigmoid", "softmax", "log_softmax", "cross_entropy", "mse_loss",
-           "linear"]
+__all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
+           "gelu", "elu", "softplus", "silu", "hardtanh", "linear", "one_hot", "normalize",
+           "cosine_similarity",
+           "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div"]
 
-relu, tanh, sigmoid = _f.relu, _f.tanh, _f.sigmoid
+_R = REGISTRY
 
-
-def softmax(input, dim=None):
-    return _f.softmax(input, -1 if dim is None else dim)
-
-
-def log_softmax(input, dim=None):
-    return _f.log_softmax(input, -1 if dim is None else dim)
-
-
-def cross_entropy(input, target, reduction: str = "mean"):
-    """Mean over the batch of ``-log softmax(input)[target]`` (class-index targets)."""
-    if reduction == "mean":
-        return composites.cross_entropy(OPS, input, target)
-    losses = OPS.sparse_softmax_cross_entropy(input, target)
-    return losses.sum() if reduction == "sum" else losses
+# --- activations -------------------------------------------------------------------------------
 
 
-def mse_loss(input, target, reduction: str = "mean"):
-    if reduction == "mean":
-        return composites.mse_loss(OPS, input, target)
-    d = input - target
-    return (d * d).sum() if reduction == "sum" else d * d
+def _maybe_inplace(fn, input, inplace: bool, *args):
+    return _pw.inplace(fn)(input, *args) if inplace else fn(input, *args)
+
+
+def relu(input, inplace: bool = False):
+    return _maybe_inplace(_f.relu, input, inplace)
+
+
+def relu_(input):
+    return relu(input, True)
+
+
+tanh, sigmoid = _f.tanh, _f.sigmoid
+
+
+def softmax(input, dim=None, dtype=None):
+    x = input if dtype is None else input.to(dtype)
+    return _f.softmax(x, -1 if dim is None else dim)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    x = input if dtype is None else input.to(dtype)
+    return _f.log_softmax(x, -1 if dim is None else dim)
+
+
+def _leaky(input, negative_slope):
+    return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(input, negative_slope)),
+                 cls=_names("LeakyReluBackward0"))
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    return _maybe_inplace(_leaky, input, inplace, negative_slope)
+
+
+def _elu(input, alpha):
+    return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(_pw.expm1(input), alpha)),
+                 cls=_names("EluBackward0"))
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    return _maybe_inplace(_elu, input, inplace, alpha)
+
+
+def gelu(input, approximate: str = "none"):
+    """``x * Phi(x)`` (erf form) or PyTorch's tanh approximation."""
+    if approximate == "tanh":
+        inner = _f.mul(_f.add(input, _f.mul(_f.pow(input, 3), 0.044715)), math.sqrt(2 / math.pi))
+        return _f.mul(_f.mul(input, 0.5), _f.add(_f.tanh(inner), 1.0))
+    if approximate != "none":
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    cdf = _f.mul(_f.add(_pw.erf(_f.mul(input, 1 / math.sqrt(2))), 1.0), 0.5)
+    return apply(_R["Mul"], (input, cdf), cls=_names("GeluBackward0"))
+
+
+def _softplus_stable(x):
+    """``log(1 + exp(x))`` as ``max(x, 0) + log1p(exp(-|x|))``: no overflow, finite gradient."""
+    return _f.add(_f.relu(x), _pw.log1p(_f.exp(_f.neg(_f.abs(x)))))
+
+
+def softplus(input, beta: float = 1.0, threshold: float = 20.0):
+    """``log(1 + exp(beta*x)) / beta``, linear above ``threshold`` (as PyTorch)."""
+    bx = _f.mul(input, beta)
+    smooth = _f.div(_softplus_stable(bx), beta)
+    return apply(_R["Select"], (_f.gt(bx, threshold), input, smooth),
+                 cls=_names("SoftplusBackward0"))
+
+
+def silu(input, inplace: bool = False):
+    return _maybe_inplace(lambda x: apply(_R["Mul"], (x, _f.sigmoid(x)),
+                                          cls=_names("SiluBackward0")), input, inplace)
+
+
+def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
+    return _maybe_inplace(_f.clamp, input, inplace, min_val, max_val)
+
+
+def relu6(input, inplace: bool = False):
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def linear(input, weight, bias=None):
     return composites.linear(OPS, input, weight, bias)
+
+
+def one_hot(tensor, num_classes: int = -1):
+    if tensor._data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    n = int(tensor._data.max()) + 1 if num_classes == -1 else num_classes
+    if tensor._data.size and (tensor._data.min() < 0 or tensor._data.max() >= n):
+        raise RuntimeError("Class values must be smaller than num_classes."
+                           if tensor._data.min() >= 0 else "Class values must be non-negative.")
+    return apply(_R["OneHot"], (tensor,), {"depth": n, "dtype": np.dtype(np.int64)})
+
+
+def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
+    """``sum(x1/max(|x1|, eps) * x2/max(|x2|, eps))`` along ``dim`` (PyTorch 2's formula).
+
+    The clamp is applied to the squared norm (``eps**2``) before the square
+    root: the same value, and a finite gradient at a zero vector.
+    """
+    def unit(x):
+        return _f.div(x, _f.sqrt(_f.clamp(_f.sum(_f.mul(x, x), dim, True), min=eps * eps)))
+    return _f.sum(_f.mul(unit(x1), unit(x2)), dim)
+
+
+def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
+    from ..reductions import norm
+    n = _f.clamp(norm(input, p, dim, True), min=eps)
+    return _f.div(input, n)
+
+
+# --- losses -------------------------------------------------------------------------------------
+
+
+def _named(loss, name: str):
+    """Name the loss's last node as PyTorch names the whole loss (``MseLossBackward0``...).
+
+    A loss here is several registry ops; its last node computes the last step
+    and is renamed in place (node classes differ only by name).
+    """
+    fn = loss.grad_fn
+    if isinstance(fn, Node):
+        fn.__class__ = node_class(name)
+    return loss
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return _f.mean(loss)
+    if reduction == "sum":
+        return _f.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_reduction(reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _size_warning(input, target) -> None:
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      f"broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+
+
+def _class_dim_last(input):
+    """``(N, C, d1, ...)`` -> ``(N*d1*..., C)``: classes along the last dim, one row per target."""
+    if input.dim() <= 2:
+        return input
+    perm = (0,) + tuple(range(2, input.dim())) + (1,)
+    return _f.reshape(_f.permute(input, perm), -1, input.shape[1])
+
+
+def _check_targets(input, target, fname: str) -> None:
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.legacy[:-6]}")
+    expected = input.dim() - 1 if input.dim() != 1 else 0
+    if input.dim() <= 2 and target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if target.dim() != expected:
+        raise RuntimeError(f"Expected target size {list(input.shape[:1] + input.shape[2:])}, got "
+                           f"{list(target.shape)}")
+    if input.dim() >= 2 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+
+
+def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+    """``-input[i, target[i]]`` (times ``weight[target[i]]``); ``mean`` divides by the weights' sum."""
+    _check_reduction(reduction)
+    _check_targets(input, target, "nll_loss")
+    logp = _class_dim_last(input)
+    flat = target._data.reshape(-1).astype(np.int64)
+    keep = flat != ignore_index
+    classes = logp.shape[-1]
+    bad = flat[keep & ((flat < 0) | (flat >= classes))]
+    if bad.size:
+        raise IndexError(f"Target {bad[0]} is out of bounds.")
+    safe = make(np.where(keep, flat, 0))
+    picked = _f.neg(_f.squeeze(apply(_R["TakeAlongAxis"], (
+        logp if logp.dim() == 2 else _f.unsqueeze(logp, 0), _f.reshape(safe, -1, 1)),
+        {"axis": 1}), -1))
+    w = np.ones(classes, logp._data.dtype) if weight is None else weight._data
+    wt = make((w[safe._data] * keep).astype(logp._data.dtype))
+    losses = _f.mul(picked, wt)
+    if reduction == "none":
+        return _named(_f.reshape(losses, target.shape), "NllLossBackward0")
+    total = _f.sum(losses)
+    return _named(_f.div(total, float(wt._data.sum())) if reduction == "mean" else total,
+                  "NllLossBackward0")
+
+
+def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0):
+    """``nll_loss(log_softmax(input))`` for class indices, ``-sum(p * log_softmax)`` for
+    probabilities (``weight``, ``ignore_index`` and ``label_smoothing`` as PyTorch)."""
+    _check_reduction(reduction)
+    if (weight is None and not label_smoothing and input.dim() == 2 and target.dim() == 1
+            and target._data.dtype == np.int64 and input.shape[0] == target.shape[0]
+            and not (target._data == ignore_index).any()):
+        _check_targets(input, target, "cross_entropy")
+        if target._data.size and (target._data.min() < 0 or target._data.max() >= input.shape[1]):
+            bad = target._data[(target._data < 0) | (target._data >= input.shape[1])][0]
+            raise IndexError(f"Target {bad} is out of bounds.")
+        if reduction == "mean":  # the fused op: one softmax, a short gradient (the common case)
+            return _named(composites.cross_entropy(OPS, input, target), "NllLossBackward0")
+        return _named(_reduce(OPS.sparse_softmax_cross_entropy(input, target), reduction),
+                      "NllLossBackward0")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    logp = log_softmax(input, 1 if input.dim() > 1 else 0)
+    classes = input.shape[1] if input.dim() > 1 else input.shape[0]
+    if target._data.dtype.kind == "f" or (target.shape == input.shape and target.dim() > 0
+                                          and target._data.dtype.kind != "f"):
+        return _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, classes)
+    if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
+                         f"batch_size ({target.shape[0]}).")
+    hard = nll_loss(logp, target, weight, ignore_index, reduction)
+    if not label_smoothing:
+        return hard
+    # the smoothing term: -sum_c w_c * logp_c / C per element (ignored targets contribute 0)
+    keep = target._data != ignore_index
+    w = np.ones(classes, logp._data.dtype) if weight is None else weight._data
+    shape = [1] * logp.dim()
+    if logp.dim() > 1:
+        shape[1] = classes
+    smooth = _f.neg(_f.sum(_f.mul(logp, make(w.reshape(shape).astype(logp._data.dtype))),
+                           1 if logp.dim() > 1 else 0))
+    smooth = _f.mul(smooth, make(keep.astype(logp._data.dtype)))
+    if reduction == "none":
+        pass
+    elif reduction == "sum":
+        smooth = _f.sum(smooth)
+    else:
+        safe = np.where(keep, target._data, 0)
+        smooth = _f.div(_f.sum(smooth), float((w[safe] * keep).sum()))
+    return _f.add(_f.mul(hard, 1 - label_smoothing), _f.mul(smooth, label_smoothing / classes))
+
+
+def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, classes):
+    if target._data.dtype.kind != "f":
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, "
+                           f"got {target.dtype.legacy[:-6]}")
+    if target.shape != logp.shape:
+        if logp.dim() >= 2 and target.dim() >= 1 and logp.shape[0] != target.shape[0]:
+            raise ValueError(f"Expected input batch_size ({logp.shape[0]}) to match target "
+                             f"batch_size ({target.shape[0]}).")
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.legacy[:-6]}")
+    t = target
+    if label_smoothing:
+        t = _f.add(_f.mul(t, 1 - label_smoothing), label_smoothing / classes)
+    terms = _f.mul(logp, t)
+    if weight is not None:
+        shape = [1] * logp.dim()
+        shape[1 if logp.dim() > 1 else 0] = classes
+        terms = _f.mul(terms, weight.reshape(shape))
+    losses = _f.neg(_f.sum(terms, 1 if logp.dim() > 1 else 0))
+    if reduction == "mean":
+        n = logp.numel() // classes
+        return _f.div(_f.sum(losses), float(n))
+    return _reduce(losses, reduction)
+
+
+def mse_loss(input, target, reduction: str = "mean"):
+    _check_reduction(reduction)
+    _size_warning(input, target)
+    if reduction == "mean" and target.shape == input.shape:
+        return _named(composites.mse_loss(OPS, input, target), "MseLossBackward0")
+    d = _f.sub(input, target)
+    return _named(_reduce(_f.mul(d, d), reduction), "MseLossBackward0")
+
+
+def l1_loss(input, target, reduction: str = "mean"):
+    _check_reduction(reduction)
+    _size_warning(input, target)
+    return _reduce(_f.abs(_f.sub(input, target)), reduction)
+
+
+def _same_size(input, target, message: str) -> None:
+    if target.shape != input.shape:
+        raise ValueError(message.format(t=target.shape, i=input.shape))
+
+
+def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
+    """``-(t log p + (1-t) log(1-p))``, each log clamped at -100 as PyTorch does."""
+    _check_reduction(reduction)
+    _same_size(input, target, "Using a target size ({t}) that is different to the input size "
+                              "({i}) is deprecated. Please ensure they have the same size.")
+    if np.any((input._data < 0) | (input._data > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_p = _f.clamp(_f.log(input), min=-100.0)
+    log_q = _f.clamp(_pw.log1p(_f.neg(input)), min=-100.0)
+    loss = _f.neg(_f.add(_f.mul(target, log_p), _f.mul(_f.rsub(target, 1.0), log_q)))
+    if weight is not None:
+        loss = _f.mul(loss, weight)
+    return _named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
+                                     pos_weight=None):
+    """``pos_weight * t * softplus(-x) + (1 - t) * softplus(x)``: BCE(sigmoid(x)), stably."""
+    _check_reduction(reduction)
+    _same_size(input, target, "Target size ({t}) must be the same as input size ({i})")
+    pos = _softplus_stable(_f.neg(input))
+    neg = _softplus_stable(input)
+    if pos_weight is not None:
+        pos = _f.mul(pos, pos_weight)
+    pos_term = _f.mul(target, pos)
+    loss = _f.add(pos_term, _f.mul(_f.rsub(target, 1.0), neg))
+    if weight is not None:
+        loss = _f.mul(loss, weight)
+    return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
+
+
+def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    _check_reduction(reduction)
+    _size_warning(input, target)
+    d = _f.abs(_f.sub(input, target))
+    if beta == 0:
+        return _reduce(d, reduction)
+    loss = where(_f.lt(d, beta), _f.div(_f.mul(_f.mul(d, d), 0.5), beta), _f.sub(d, 0.5 * beta))
+    return _named(_reduce(loss, reduction), "SmoothL1LossBackward0")
+
+
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
+    """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
+    _check_reduction(reduction)
+    _size_warning(input, target)
+    d = _f.abs(_f.sub(input, target))
+    loss = where(_f.le(d, delta), _f.mul(_f.mul(d, d), 0.5), _f.mul(_f.sub(d, 0.5 * delta), delta))
+    return _named(_reduce(loss, reduction), "HuberLossBackward0")
+
+
+def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
+    """Pointwise ``target * (log target - input)`` (``input`` holds log-probabilities)."""
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    if log_target:
+        loss = _f.mul(_f.exp(target), _f.sub(target, input))
+    else:
+        t = _t(target)
+        safe_log = _f.log(where(_f.gt(t, 0), t, 1.0))
+        loss = where(_f.gt(t, 0), _f.mul(t, _f.sub(safe_log, input)), 0.0)
+    if reduction == "batchmean":
+        return _f.div(_f.sum(loss), float(input.shape[0]) if input.dim() else 1.0)
+    return _reduce(loss, reduction)
+
 
 
 from .functional_layers import *  # noqa: E402,F401,F403  (the layer functions live there)

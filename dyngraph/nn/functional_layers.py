@@ -21,6 +21,7 @@ import numpy as np
 from common import REGISTRY, ShapeRef, layers
 
 from .. import creation
+from ..random import numpy_generator
 from ..engine import apply
 from ..functions import OPS, squeeze, unsqueeze, where
 from ..grad_mode import no_grad
@@ -185,9 +186,9 @@ def adaptive_avg_pool2d(input, output_size):
 def dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
     """The engine's one random draw for dropout: ``0`` with probability ``p``, else ``1/(1-p)``.
 
-    Uses the generator ``manual_seed`` seeds (``dyngraph.creation``).
+    Uses the default generator (``torch.manual_seed`` seeds it; ``dyngraph.random``).
     """
-    keep = creation._rng.random(shape) >= p
+    keep = numpy_generator().random(shape) >= p
     return keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype) if p < 1 else np.zeros(shape, dtype)
 
 
@@ -273,4 +274,5 @@ def pad(input, pad, mode: str = "constant", value=None):
         pairs[input.dim() - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
     if any(lo < 0 or hi < 0 for lo, hi in pairs):
         raise ValueError("negative padding (cropping) is not supported here")
-    return apply(_R["PadV2"], (input,), {"paddings": tuple(pairs), "value": 0 if value is None else value})
+    return apply(_R["Pad"], (input,), {"paddings": tuple(pairs),
+                                       "constant_values": 0 if value is None else value})

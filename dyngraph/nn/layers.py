@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import creation
+from .. import random as _random
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional_layers as FL
@@ -28,7 +29,7 @@ def _uniform(shape, bound) -> Parameter:
     """``U(-bound, bound)``: PyTorch's default for conv weights (kaiming_uniform with a=sqrt(5))
     and biases alike."""
     with no_grad():
-        return Parameter(creation.rand(*shape) * (2 * bound) - bound)
+        return Parameter(_random.rand(*shape) * (2 * bound) - bound)
 
 
 def _tuple(v, n):
@@ -287,7 +288,7 @@ class Embedding(Module):
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         with no_grad():
-            w = creation.randn(num_embeddings, embedding_dim)
+            w = _random.randn(num_embeddings, embedding_dim)
             if padding_idx is not None:
                 w[padding_idx] = 0
         self.weight = Parameter(w)

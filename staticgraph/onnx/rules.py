@@ -373,6 +373,8 @@ RULES: dict[str, Rule] = {
     "Neg": same("Neg"), "Exp": same("Exp"), "Log": same("Log"), "Sqrt": same("Sqrt"),
     "Abs": same("Abs"), "Sign": same("Sign"), "Tanh": same("Tanh"), "Sigmoid": same("Sigmoid"),
     "Relu": same("Relu"),
+    "Sin": same("Sin"), "Cos": same("Cos"), "Tan": same("Tan"), "Floor": same("Floor"),
+    "Ceil": same("Ceil"), "Round": same("Round"), "Erf": same("Erf"),
     "Less": compare("Less"), "LessEqual": compare("LessOrEqual"), "Greater": compare("Greater"),
     "GreaterEqual": compare("GreaterOrEqual"), "Equal": compare("Equal"),
     "NotEqual": compare("Equal", negate=True),

@@ -22,16 +22,16 @@ import numpy as np
 from common import Namespace, numpy_namespace
 from common.numerics import NonFiniteError
 
-from .errors import torch_type_name
-from .grad_mode import enable_grad, no_grad
-from .node import AccumulateGrad, Node
-from .tensor import Tensor, make
+from ..errors import torch_type_name
+from ..grad_mode import enable_grad, no_grad
+from ..node import POST_HOOKS, POST_HOOKS_USED, AccumulateGrad, Node
+from ..tensor import Tensor, make
 
-from .anomaly import (backward_error, detect_anomaly, is_anomaly_enabled,  # noqa: E402
-                      set_detect_anomaly)
+from ..anomaly import (backward_error, detect_anomaly, is_anomaly_enabled,  # noqa: E402
+                       set_detect_anomaly)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled"]
+           "is_anomaly_enabled", "Function", "functional", "gradcheck", "gradgradcheck"]
 
 NUMPY_F = numpy_namespace()
 
@@ -47,7 +47,7 @@ HINT = ("Hint: enable anomaly detection to find the operation that failed to com
 def _tensor_F() -> Namespace:
     global _TENSOR_F
     if _TENSOR_F is None:
-        from .engine import apply
+        from ..engine import apply
         _TENSOR_F = Namespace(apply)
     return _TENSOR_F
 
@@ -158,19 +158,41 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
         # a node that saved only ShapeRefs (Add, Sum...) hands them over as they are
         saved = _unpack(node, create_graph) if node.frees or create_graph else node.saved
         op, attrs = node.op, node.attrs
+        i = 0
         try:
-            for i, parent in enumerate(node.parents):
-                if parent is not None:
-                    gi = op.vjp(i, F, g, saved, attrs)
-                    if gi is not None:
-                        old = table.get(parent)
-                        table[parent] = gi if old is None else old + gi
+            if POST_HOOKS_USED[0] and node in POST_HOOKS:
+                _run_post_hooks(node, F, g, saved, table, create_graph)
+            else:
+                for i, parent in enumerate(node.parents):
+                    if parent is not None:
+                        gi = op.vjp(i, F, g, saved, attrs)
+                        if gi is not None:
+                            old = table.get(parent)
+                            table[parent] = gi if old is None else old + gi
         except NonFiniteError as e:
             raise backward_error(node, i, e) from None
         if node.frees and not retain_graph:
             node.saved, node.versions, node.out_vc = None, (), None
     table.update(captured)
     return table
+
+
+def _run_post_hooks(node: Node, F, g, saved: dict, table: dict, create_graph: bool) -> None:
+    """A node with ``register_hook`` hooks: all input gradients first, then the hooks, then add."""
+    def tensor(x):
+        return x if x is None or isinstance(x, Tensor) else make(np.asarray(x))
+    grads = [node.op.vjp(i, F, g, saved, node.attrs) if p is not None else None
+             for i, p in enumerate(node.parents)]
+    grad_inputs, grad_outputs = tuple(map(tensor, grads)), (tensor(g),)
+    for hook in POST_HOOKS[node]:
+        new = hook(grad_inputs, grad_outputs)
+        if new is not None:
+            grad_inputs = tuple(new)
+    for parent, gi in zip(node.parents, grad_inputs):
+        if parent is not None and gi is not None:
+            gi = gi if create_graph else gi._data
+            old = table.get(parent)
+            table[parent] = gi if old is None else old + gi
 
 
 def _retain(node: Node, g, create_graph: bool) -> None:
@@ -269,3 +291,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
                 g = _run_hooks(t._hooks, g, True)
             result.append(g)
     return tuple(result)
+
+
+# Custom Functions, functional transforms and gradcheck build on grad() above.
+from . import functional  # noqa: E402,F401
+from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401

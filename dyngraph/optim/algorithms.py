@@ -1,0 +1,181 @@
+"""The update rules: SGD, Adam, AdamW, RMSprop, Adagrad -- PyTorch's formulas, in numpy.
+
+Each ``_update`` reads the group's options (so per-group learning rates and a
+scheduler's changes apply at the next step) and writes into ``p._data``.
+State keys are PyTorch's (``momentum_buffer``, ``exp_avg``, ``exp_avg_sq``,
+``square_avg``, ``sum``, ``step``), so state dicts look the same.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .optimizer import Optimizer, buffer, check, step_count
+
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+
+
+# Options PyTorch keeps in every group for its GPU/compiled variants; kept (with their
+# defaults) so param groups and state dicts read as PyTorch's. The numpy updates ignore them.
+_NOT_USED_SGD = dict(foreach=None, differentiable=False, fused=None)
+_NOT_USED_ADAM = dict(foreach=None, capturable=False, differentiable=False, fused=None)
+
+
+def _sub(p, delta) -> None:
+    p._data -= np.asarray(delta).astype(p._data.dtype, copy=False)
+
+
+class SGD(Optimizer):
+    """``b = momentum*b + (1-dampening)*g`` (``b = g`` at first), then
+    ``p -= lr * (g + momentum*b if nesterov else b)``; ``weight_decay`` adds ``wd*p`` to ``g``.
+
+    >>> import dyngraph as torch
+    >>> w = torch.nn.Parameter(torch.tensor([1.0])); w.grad = torch.tensor([0.5])
+    >>> SGD([w], lr=0.1).step(); w
+    Parameter containing:
+    tensor([0.9500], requires_grad=True)
+    """
+
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False):
+        check(lr, "learning rate")
+        check(momentum, "momentum value")
+        check(weight_decay, "weight_decay value")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize, **_NOT_USED_SGD))
+
+    def _update(self, p, g, state, group) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p._data
+        momentum = group["momentum"]
+        if momentum:
+            if "momentum_buffer" not in state:
+                buf = buffer(state, "momentum_buffer", p)
+                buf[...] = g
+            else:
+                buf = state["momentum_buffer"]._data
+                buf *= momentum
+                buf += (1 - group["dampening"]) * g
+            g = g + momentum * buf if group["nesterov"] else buf
+        _sub(p, group["lr"] * g)
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba) with bias correction; ``amsgrad`` keeps the running max of ``v``."""
+
+    decoupled = False
+
+    def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, maximize: bool = False):
+        check(lr, "learning rate")
+        check(eps, "epsilon value")
+        for i, b in enumerate(betas):
+            if not 0.0 <= b < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+        check(weight_decay, "weight_decay value")
+        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
+                                      weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize, **_NOT_USED_ADAM,
+                                      decoupled_weight_decay=self.decoupled))
+
+    def _update(self, p, g, state, group) -> None:
+        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        if wd and self.decoupled:
+            p._data *= np.asarray(1 - lr * wd, dtype=p._data.dtype)
+        elif wd:
+            g = g + wd * p._data
+        t = step_count(state)
+        m, v = buffer(state, "exp_avg", p), buffer(state, "exp_avg_sq", p)
+        m += (1 - b1) * (g - m)
+        v *= b2
+        v += (1 - b2) * g * g
+        if group["amsgrad"]:
+            vmax = buffer(state, "max_exp_avg_sq", p)
+            np.maximum(vmax, v, out=vmax)
+            v = vmax
+        denom = np.sqrt(v) / np.sqrt(1 - b2 ** t) + group["eps"]
+        _sub(p, lr / (1 - b1 ** t) * m / denom)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter): ``p *= 1 - lr*wd``, then Adam."""
+
+    decoupled = True
+
+    def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+
+
+class RMSprop(Optimizer):
+    """``v = alpha*v + (1-alpha)*g^2``; ``p -= lr * g / (sqrt(v) + eps)``; centered and momentum
+    variants as PyTorch's."""
+
+    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
+                 maximize: bool = False):
+        check(lr, "learning rate")
+        check(eps, "epsilon value")
+        check(momentum, "momentum value")
+        check(weight_decay, "weight_decay value")
+        check(alpha, "alpha value")
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered, weight_decay=weight_decay,
+                                      capturable=False, foreach=None, maximize=maximize,
+                                      differentiable=False))
+
+    def _update(self, p, g, state, group) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p._data
+        alpha = group["alpha"]
+        step_count(state)
+        sq = buffer(state, "square_avg", p)
+        sq *= alpha
+        sq += (1 - alpha) * g * g
+        if group["centered"]:
+            ga = buffer(state, "grad_avg", p)
+            ga += (1 - alpha) * (g - ga)
+            avg = np.sqrt(sq - ga * ga) + group["eps"]
+        else:
+            avg = np.sqrt(sq) + group["eps"]
+        if group["momentum"] > 0:
+            buf = buffer(state, "momentum_buffer", p)
+            buf *= group["momentum"]
+            buf += g / avg
+            _sub(p, group["lr"] * buf)
+        else:
+            _sub(p, group["lr"] * g / avg)
+
+
+class Adagrad(Optimizer):
+    """``s += g^2``; ``p -= lr / (1 + (t-1)*lr_decay) * g / (sqrt(s) + eps)``."""
+
+    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, *,
+                 maximize: bool = False):
+        check(lr, "learning rate")
+        check(lr_decay, "lr_decay value")
+        check(weight_decay, "weight_decay value")
+        check(initial_accumulator_value, "initial_accumulator_value value")
+        check(eps, "epsilon value")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      foreach=None, maximize=maximize, differentiable=False,
+                                      fused=None))
+        from ..tensor import make
+        for group in self.param_groups:  # PyTorch creates this state up front
+            for p in group["params"]:
+                state = self.state.setdefault(p, {})
+                state["step"] = make(np.array(0.0, np.float32))
+                buffer(state, "sum", p, group["initial_accumulator_value"])
+
+    def _update(self, p, g, state, group) -> None:
+        t = step_count(state)
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p._data
+        clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
+        s = buffer(state, "sum", p, group["initial_accumulator_value"])
+        s += g * g
+        _sub(p, clr * g / (np.sqrt(s) + group["eps"]))

@@ -1,0 +1,191 @@
+"""Reductions beyond sum/mean/max: prod, cumsum, any/all, logsumexp, std/var, norm, sort, topk.
+
+``std``/``var``/``norm`` are composites of registry ops (their gradients come
+from the primitives); the others are one registry op each.  ``topk`` and
+``sort`` are ``argsort`` (no gradient) followed by ``take_along_axis`` (whose
+gradient scatters back), returning PyTorch's ``(values, indices)`` pairs.
+
+>>> import dyngraph as torch
+>>> torch.topk(torch.tensor([1., 5., 3.]), 2)
+torch.return_types.topk(
+values=tensor([5., 3.]),
+indices=tensor([1, 2]))
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from common import REGISTRY
+from common.indexing import Slice
+
+from .engine import apply
+from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, eq, max, mean,
+                        mul, sub, sum, to)
+from .tensor import Tensor
+
+__all__ = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
+           "norm", "equal", "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin",
+           "unique"]
+
+_R = REGISTRY
+
+for _name in ("topk", "sort"):
+    _RETURN_TYPES[_name] = type(_name, (_ValuesIndices,), {"__slots__": (), "fname": _name})
+
+
+def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["Prod"], (x,), {"axis": dim, "keepdims": keepdim},
+                 cls=_names("ProdBackward0" if dim is None else "ProdBackward1"))
+
+
+def cumsum(input, dim: int, *, dtype=None):
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["Cumsum"], (x,), {"axis": dim})
+
+
+def any(input, dim=None, keepdim: bool = False):  # noqa: A001  (PyTorch's name)
+    return apply(_R["Any"], (input,), {"axis": _axis(dim), "keepdims": keepdim})
+
+
+def all(input, dim=None, keepdim: bool = False):  # noqa: A001
+    return apply(_R["All"], (input,), {"axis": _axis(dim), "keepdims": keepdim})
+
+
+def logsumexp(input, dim, keepdim: bool = False):
+    return apply(_R["ReduceLogSumExp"], (input,), {"axis": _axis(dim), "keepdims": keepdim})
+
+
+def amax(input, dim=(), keepdim: bool = False):
+    return apply(_R["Max"], (input,), {"axis": _axis(dim) if dim != () else None,
+                                       "keepdims": keepdim}, cls=_names("AmaxBackward0"))
+
+
+def amin(input, dim=(), keepdim: bool = False):
+    return apply(_R["Min"], (input,), {"axis": _axis(dim) if dim != () else None,
+                                       "keepdims": keepdim}, cls=_names("AminBackward0"))
+
+
+def _correction(unbiased, correction) -> float:
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    """Sum of squared deviations over ``N - correction`` (Bessel's correction by default)."""
+    if isinstance(dim, builtins.bool):  # var(x, False): the old positional ``unbiased``
+        dim, unbiased = None, dim
+    axis = _axis(dim)
+    d = sub(input, mean(input, axis, True))
+    n = input._data.size if axis is None else math.prod(
+        input._data.shape[a] for a in ((axis,) if isinstance(axis, builtins.int) else axis))
+    return sum(mul(d, d), axis, keepdim) / builtins.max(n - _correction(unbiased, correction), 0)
+
+
+def _root(s, name: str):
+    """``sqrt(s)`` whose gradient is 0 (not NaN) where ``s == 0``, as PyTorch's norm and std."""
+    zero = eq(s, 0)
+    root = apply(_R["Sqrt"], (apply(_R["Select"], (zero, 1.0, s)),))
+    return apply(_R["Select"], (zero, 0.0, root), cls=_names(name))
+
+
+def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    return _root(var(input, dim, unbiased, keepdim, correction=correction), "StdBackward0")
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, _axis(dim), keepdim))
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, _axis(dim), keepdim))
+
+
+def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
+    """Vector p-norm over ``dim`` (all elements by default); ``"fro"`` is the 2-norm."""
+    x = input if dtype is None else to(input, dtype)
+    axis = _axis(dim)
+    if p in ("fro", 2, 2.0):
+        return _root(sum(mul(x, x), axis, keepdim), "LinalgVectorNormBackward0")
+    if p in (math.inf, "inf"):
+        return max(abs(x)) if axis is None else amax(abs(x), axis, keepdim)
+    if p == 1:
+        return sum(abs(x), axis, keepdim)
+    if isinstance(p, (builtins.int, builtins.float)) and p > 0:
+        return sum(abs(x) ** p, axis, keepdim) ** (1.0 / p)
+    raise RuntimeError(f"norm: p={p!r} is not supported (use a positive number, 'fro' or inf)")
+
+
+def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim=None):
+    """The distinct values (sorted), optionally with each element's position among them and counts."""
+    from .tensor import make
+    if dim is not None:
+        raise RuntimeError("unique: dim= is not supported; flatten or use index ops")
+    values, inverse, counts = np.unique(input._data, return_inverse=True, return_counts=True)
+    out = [make(values)]
+    if return_inverse:
+        out.append(make(inverse.reshape(input._data.shape).astype(np.int64)))
+    if return_counts:
+        out.append(make(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def equal(input, other) -> builtins.bool:
+    """True when both have the same shape and the same values."""
+    a, b = _t(input), _t(other)
+    return a.shape == b.shape and builtins.bool(np.array_equal(a._data, b._data))
+
+
+def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    from .tensor import make
+    return make(np.isclose(input._data, _t(other)._data, rtol, atol, equal_nan))
+
+
+def allclose(input, other, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> builtins.bool:
+    return builtins.bool(np.allclose(input._data, _t(other)._data, rtol, atol, equal_nan))
+
+
+# --- sorting ---------------------------------------------------------------------------------
+
+
+def argsort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+    return apply(_R["ArgSort"], (input,), {"axis": dim, "descending": descending})
+
+
+def _indices(input: Tensor, dim: int, descending: bool, k: int | None) -> Tensor:
+    idx = argsort(input, dim, descending)
+    if k is not None:
+        lead = (Slice(None, None, None),) * (dim % builtins.max(input.dim(), 1))
+        key = lead + (Slice(0, k, None),)
+        idx = apply(_R["GetItem"], (idx,), {"key": key})
+    from .tensor import make
+    return make(idx._data.astype(np.int64))
+
+
+def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
+    """``(values, indices)`` sorted along ``dim`` (ties keep their order)."""
+    idx = _indices(input, dim, descending, None)
+    values = apply(_R["TakeAlongAxis"], (input, idx), {"axis": dim}, cls=_names("SortBackward0"))
+    return _RETURN_TYPES["sort"](values, idx)
+
+
+def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    """The ``k`` largest (or smallest) elements along ``dim`` and their positions."""
+    size = input._data.shape[dim] if input.dim() else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    idx = _indices(input, dim, largest, k)
+    values = apply(_R["TakeAlongAxis"], (input, idx), {"axis": dim}, cls=_names("TopkBackward0"))
+    return _RETURN_TYPES["topk"](values, idx)
+
+
+METHODS = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "norm", "equal",
+           "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin", "unique"]

@@ -1,0 +1,435 @@
+"""Picking, placing and cutting: gather/scatter, masks, split/chunk, repeat, roll, einsum.
+
+Everything here is a composite over registry ops -- ``GetItem`` and
+``ScatterLike`` (x[key] and its gradient), ``TakeAlongAxis`` and
+``ScatterAddAlongAxis`` (gather and its gradient), ``Select`` (where),
+``Reshape``/``BroadcastTo``/``ConcatV2`` -- so each gets its gradient from
+those rules; the last op of each is named as PyTorch names the call
+(``GatherBackward0``, ``SplitBackward0``, ``RepeatBackward0``...).
+
+>>> import dyngraph as torch
+>>> x = torch.tensor([[1, 2], [3, 4]])
+>>> torch.gather(x, 1, torch.tensor([[1], [0]]))
+tensor([[2],
+        [3]])
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from common import REGISTRY
+from common.indexing import ARRAY, Slice, encode_index
+from common.ops.linalg import einsum_equation
+
+from .creation import as_tensor
+from .engine import apply
+from .functions import _is_array, _names, _shape_args, _t, reshape
+from .grad_mode import STATE
+from .tensor import Tensor, check_inplace, make, rebase
+
+__all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
+           "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat",
+           "tile", "narrow", "roll", "flip", "movedim", "swapaxes", "einsum", "bmm",
+           "index_put"]
+
+_R = REGISTRY
+FULL = Slice(None, None, None)
+
+
+def _dim(dim: int, rank: int) -> int:
+    if not -builtins.max(rank, 1) <= dim < builtins.max(rank, 1):
+        raise IndexError(f"Dimension out of range (expected to be in range of "
+                         f"[{-builtins.max(rank, 1)}, {builtins.max(rank, 1) - 1}], but got {dim})")
+    return dim % builtins.max(rank, 1)
+
+
+def _cut(x: Tensor, shape: tuple, skip: int) -> Tensor:
+    """``x`` sliced down to ``shape`` in every dim but ``skip`` (PyTorch reads only that part)."""
+    if builtins.all(s == d for i, (s, d) in enumerate(zip(shape, x._data.shape)) if i != skip):
+        return x
+    key = tuple(FULL if i == skip else Slice(0, s, None) for i, s in enumerate(shape))
+    return apply(_R["GetItem"], (x,), {"key": key})
+
+
+def _index_tensor(index, input: Tensor, what: str) -> Tensor:
+    index = as_tensor(index)
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"{what}(): Expected dtype int64 for index")
+    if index.dim() != input.dim():
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return index
+
+
+# --- gather / scatter ------------------------------------------------------------------------
+
+
+def gather(input, dim: int, index):
+    """``out[i][j] = input[i][index[i][j]]`` (for ``dim=1``)."""
+    index = _index_tensor(index, input, "gather")
+    d = _dim(dim, input.dim())
+    x = _cut(input, index._data.shape, d)
+    return apply(_R["TakeAlongAxis"], (x, index), {"axis": d})
+
+
+def take_along_dim(input, indices, dim: int):
+    return apply(_R["TakeAlongAxis"], (input, as_tensor(indices)), {"axis": dim},
+                 cls=_names("TakeAlongDimBackward0"))
+
+
+def _source(src, index: Tensor, input: Tensor, d: int):
+    if isinstance(src, Tensor):
+        return _cut(src, index._data.shape, d)
+    return make(np.full(index._data.shape, src, dtype=input._data.dtype))
+
+
+def scatter_add(input, dim: int, index, src):
+    """``input`` plus ``src`` added at ``index`` along ``dim`` (repeats accumulate)."""
+    index = _index_tensor(index, input, "scatter_add")
+    d = _dim(dim, input.dim())
+    added = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
+                  {"axis": d})
+    return apply(_R["Add"], (input, added), cls=_names("ScatterAddBackward0"))
+
+
+def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
+    """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along ``dim``."""
+    if reduce == "add":
+        return scatter_add(input, dim, index, src if src is not None else value)
+    if reduce is not None:
+        raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+    index = _index_tensor(index, input, "scatter")
+    d = _dim(dim, input.dim())
+    src = src if src is not None else value
+    hits = np.zeros(input._data.shape, dtype=np.int64)
+    from common.ops.gather_scatter import along_axis_index
+    np.add.at(hits, along_axis_index(index._data, d), 1)
+    placed = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
+                   {"axis": d})
+    if hits.max(initial=0) > 1:  # the same place written twice: keep one value, not the sum
+        placed = _one_value_per_place(placed, hits)
+    name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
+    return apply(_R["Select"], (make(hits > 0), placed, input), cls=_names(name))
+
+
+def _one_value_per_place(placed: Tensor, hits: np.ndarray) -> Tensor:
+    """Where several values were added at one place, their mean (equal values: that value)."""
+    return apply(_R["RealDiv"], (placed, make(np.maximum(hits, 1).astype(placed._data.dtype))))
+
+
+def index_select(input, dim: int, index):
+    index = as_tensor(index)
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _dim(dim, input.dim())
+    return apply(_R["GetItem"], (input, index.reshape(-1)), {"key": (FULL,) * d + (ARRAY,)},
+                 cls=_names("IndexSelectBackward0"))
+
+
+def masked_fill(input, mask, value):
+    """``value`` where ``mask`` is True, ``input`` elsewhere (``mask`` broadcasts; bool only)."""
+    mask = as_tensor(mask)
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.dim()} dimension(s).")
+    v = value if isinstance(value, Tensor) else make(np.array(value).astype(input._data.dtype))
+    out = apply(_R["Select"], (mask, v, input), cls=_names("MaskedFillBackward0"))
+    if out._data.dtype != input._data.dtype:
+        out = apply(_R["Cast"], (out,), {"dtype": input._data.dtype})
+    return out
+
+
+def masked_select(input, mask):
+    mask = as_tensor(mask)
+    if mask._data.shape != input._data.shape:
+        from .functions import expand
+        input = expand(input, np.broadcast_shapes(input._data.shape, mask._data.shape))
+        mask = make(np.broadcast_to(mask._data, input._data.shape))
+    return apply(_R["GetItem"], (input, mask), {"key": (ARRAY,)},
+                 cls=_names("MaskedSelectBackward0"))
+
+
+def nonzero(input, *, as_tuple: bool = False):
+    idx = np.argwhere(input._data).astype(np.int64)
+    if as_tuple:
+        return tuple(make(np.ascontiguousarray(idx[:, k])) for k in range(idx.shape[1]))
+    return make(idx)
+
+
+def index_put(input, key, value, accumulate: bool = False):
+    """``input`` with ``value`` written at ``input[key]`` (out of place; ``x[key] = v`` uses it)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    spec, arrays = encode_index(tuple(k._data if isinstance(k, Tensor) else k for k in key),
+                                is_array=_is_array)
+    arrays = tuple(np.asarray(a) for a in arrays)
+    ref = np.broadcast_to(np.zeros((), input._data.dtype), input._data.shape)
+    from common.indexing import decode_index
+    picked_shape = ref[decode_index(spec, arrays)].shape
+    from .functions import expand, to
+    v = _t(value)
+    v = to(v, input._data.dtype) if isinstance(v, Tensor) else make(
+        np.array(v, dtype=input._data.dtype))
+    if v._data.shape != picked_shape:
+        v = expand(v, picked_shape)
+    placed = apply(_R["ScatterLike"], (v, input, *arrays), {"key": spec})
+    if accumulate:
+        return apply(_R["Add"], (input, placed), cls=_names("IndexPutBackward0"))
+    hits = np.zeros(input._data.shape, dtype=np.int64)
+    np.add.at(hits, decode_index(spec, arrays), 1)
+    if hits.max(initial=0) > 1:
+        placed = _one_value_per_place(placed, hits)
+    return apply(_R["Select"], (make(hits > 0), placed, input), cls=_names("CopySlices"))
+
+
+def setitem(input, key, value) -> None:
+    """``x[key] = value``: in place; recorded (as PyTorch's CopySlices) when grads flow."""
+    if STATE.enabled and (input._rg or getattr(value, "_rg", False)):
+        check_inplace(input)
+        old = make(input._data.copy(), input._rg, input.grad_fn)
+        rebase(input, index_put(old, key, value))
+        return
+    check_inplace(input)
+    if isinstance(key, Tensor):
+        key = key._data
+    elif isinstance(key, tuple):
+        key = tuple(k._data if isinstance(k, Tensor) else k for k in key)
+    _refuse_negative_steps(key)
+    input._data[key] = value._data if isinstance(value, Tensor) else value
+    input._vc[0] += 1
+
+
+def _refuse_negative_steps(key) -> None:
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, slice) and k.step is not None and k.step <= 0:
+            raise ValueError("step must be greater than zero")
+
+
+# --- cutting and joining ---------------------------------------------------------------------
+
+
+def _slice(input: Tensor, d: int, start: int, stop: int, name: str) -> Tensor:
+    key = (FULL,) * d + (Slice(start, stop, None),)
+    return apply(_R["GetItem"], (input,), {"key": key}, cls=_names(name))
+
+
+def split(tensor, split_size_or_sections, dim: int = 0):
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
+    d = _dim(dim, tensor.dim())
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [builtins.int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                               f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
+        name = "SplitWithSizesBackward0"
+    else:
+        step = builtins.int(split_size_or_sections)
+        if step <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if n else [0]
+        name = "SplitBackward0"
+    starts = np.cumsum([0] + sizes[:-1])
+    return tuple(_slice(tensor, d, builtins.int(s), builtins.int(s) + k, name)
+                 for s, k in zip(starts, sizes))
+
+
+def chunk(input, chunks: int, dim: int = 0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input._data.shape[_dim(dim, input.dim())]
+    return split(input, builtins.max(-(-n // chunks), 1), dim)
+
+
+def unbind(input, dim: int = 0):
+    d = _dim(dim, input.dim())
+    return tuple(apply(_R["GetItem"], (input,), {"key": (FULL,) * d + (i,)},
+                       cls=_names("UnbindBackward0")) for i in range(input._data.shape[d]))
+
+
+def unflatten(input, dim: int, sizes):
+    d = _dim(dim, input.dim())
+    shape = input._data.shape
+    return reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+def narrow(input, dim: int, start: int, length: int):
+    d = _dim(dim, input.dim())
+    start = builtins.int(start) % builtins.max(input._data.shape[d], 1) if start < 0 else start
+    if start + length > input._data.shape[d]:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                           f"({input._data.shape[d]}).")
+    return _slice(input, d, start, start + length, "SliceBackward0")
+
+
+def repeat(input, *sizes):
+    """Tile ``input``: ``x.repeat(2, 1)`` stacks two copies along dim 0."""
+    sizes = _shape_args(sizes)
+    if len(sizes) < input.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    shape = (1,) * (len(sizes) - input.dim()) + input._data.shape
+    spread = tuple(v for s in shape for v in (1, s))
+    target = tuple(v for r, s in zip(sizes, shape) for v in (r, s))
+    x = apply(_R["Reshape"], (input,), {"shape": spread})
+    x = apply(_R["BroadcastTo"], (x,), {"shape": target})
+    return apply(_R["Reshape"], (x,), {"shape": tuple(r * s for r, s in zip(sizes, shape))},
+                 cls=_names("RepeatBackward0"))
+
+
+def tile(input, dims):
+    dims = tuple(dims)
+    return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
+
+
+def roll(input, shifts, dims=None):
+    """Elements shifted along ``dims`` (wrapping around); with no dims, over the flat tensor."""
+    if dims is None:
+        flat = roll(input if input.dim() == 1 else reshape(input, -1), shifts, 0)
+        return flat if input.dim() == 1 else apply(_R["Reshape"], (flat,), {
+            "shape": input._data.shape}, cls=_names("RollBackward0"))
+    shifts = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    out = input
+    for s, dim in zip(shifts, dims):
+        d = _dim(dim, out.dim())
+        n = out._data.shape[d]
+        k = builtins.int(s) % n if n else 0
+        if k:
+            out = apply(_R["ConcatV2"], (_slice(out, d, n - k, n, "SliceBackward0"),
+                                         _slice(out, d, 0, n - k, "SliceBackward0")),
+                        {"axis": d}, cls=_names("RollBackward0"))
+    return out
+
+
+def flip(input, dims):
+    dims = dims if isinstance(dims, (tuple, list)) else (dims,)
+    axes = {_dim(d, input.dim()) for d in dims}
+    key = tuple(Slice(None, None, -1) if i in axes else FULL for i in range(input.dim()))
+    return apply(_R["GetItem"], (input,), {"key": key}, cls=_names("FlipBackward0"))
+
+
+def movedim(input, source, destination):
+    src = source if isinstance(source, (tuple, list)) else (source,)
+    dst = destination if isinstance(destination, (tuple, list)) else (destination,)
+    r = input.dim()
+    src, dst = [_dim(s, r) for s in src], [_dim(d, r) for d in dst]
+    rest = iter(i for i in range(r) if i not in src)
+    perm = [src[dst.index(i)] if i in dst else next(rest) for i in range(r)]
+    return apply(_R["Transpose"], (input,), {"perm": tuple(perm)})
+
+
+def swapaxes(input, axis0: int, axis1: int):
+    from .functions import transpose
+    return transpose(input, axis0, axis1)
+
+
+def einsum(equation: str, *operands):
+    """``einsum("ij,jk->ik", a, b)``; operands may also come as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    operands = tuple(_t(x) for x in operands)
+    eq = einsum_equation(equation, [x.dim() for x in operands])
+    return apply(_R["Einsum"], operands, {"equation": eq}, cls=_names("EinsumBackward0"))
+
+
+def bmm(input, mat2):
+    for name, x in (("batch1", input), ("batch2", mat2)):
+        if x.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if input._data.shape[0] != mat2._data.shape[0] or input._data.shape[2] != mat2._data.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
+                           f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].")
+    return apply(_R["MatMul"], (input, mat2), cls=_names("BmmBackward0"))
+
+
+METHODS = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
+           "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat", "tile",
+           "narrow", "roll", "flip", "movedim", "swapaxes", "bmm", "index_put"]
+
+
+# --- triangles and diagonals; vector products ------------------------------------------------
+
+
+def _triangle(input, diagonal: int, lower: bool, name: str):
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    rows, cols = input._data.shape[-2:]
+    keep = np.tri(rows, cols, diagonal, dtype=bool)
+    keep = keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    zero = make(np.zeros((), input._data.dtype))
+    return apply(_R["Select"], (make(keep), input, zero),
+                 cls=_names(name.capitalize() + "Backward0"))
+
+
+def tril(input, diagonal: int = 0):
+    """The lower triangle (on and below ``diagonal``); the rest zero."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input, diagonal: int = 0):
+    """The upper triangle (on and above ``diagonal``); the rest zero."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    if (offset, dim1 % input.dim(), dim2 % input.dim()) != (0, 0, 1) or input.dim() != 2:
+        raise RuntimeError("diagonal: only the main diagonal of a matrix is supported")
+    return diag(input)
+
+
+def diag(input, diagonal: int = 0):
+    """A vector's diagonal matrix, or a matrix's main diagonal."""
+    if diagonal != 0:
+        raise RuntimeError("diag: only diagonal=0 is supported")
+    if input.dim() == 1:
+        eye = make(np.eye(input._data.shape[0], dtype=input._data.dtype))
+        return apply(_R["Mul"], (eye, input), cls=_names("DiagEmbedBackward0"))
+    if input.dim() == 2:
+        n = builtins.min(input._data.shape)
+        idx = make(np.arange(n))
+        return apply(_R["GetItem"], (input, idx, idx), {"key": (ARRAY, ARRAY)},
+                     cls=_names("DiagonalBackward0"))
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.dim()}D")
+
+
+def trace(input):
+    if input.dim() != 2:
+        raise RuntimeError("trace: expected a matrix")
+    return apply(_R["Sum"], (diag(input),), {"axis": None, "keepdims": False},
+                 cls=_names("TraceBackward0"))
+
+
+def dot(input, other):
+    if input.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
+                           f"tensors")
+    from .functions import matmul
+    return matmul(input, other)
+
+
+def outer(input, vec2):
+    return apply(_R["Mul"], (apply(_R["ExpandDims"], (input,), {"axis": -1}), vec2))
+
+
+ger = outer
+
+
+def mv(input, vec):
+    from .functions import matmul
+    return matmul(input, vec)
+
+
+def expand_as(input, other):
+    from .functions import expand
+    return expand(input, other._data.shape)
+
+
+__all__ += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv"]
+METHODS += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv", "expand_as"]
