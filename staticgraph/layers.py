@@ -1,8 +1,9 @@
 """``tf.layers`` (TF1): dense, conv2d, pooling, flatten, dropout and batch normalization.
 
-Each call creates its variables under a fresh scope named after the layer (``dense``,
-``dense_1``..., or ``name``), so they are called as TF calls them: ``dense/kernel:0``,
-``conv2d/bias:0``, ``batch_normalization/moving_mean:0``.  The math is ``tf.nn``'s.
+Each call makes its variables with ``tf.get_variable`` under a variable scope named after the
+layer (``dense``, ``dense_1``..., or ``name``), so they are called as TF calls them
+(``net/dense/kernel:0``, ``conv2d/bias:0``, ``batch_normalization/moving_mean:0``) and a
+reusing scope shares them.  The math is ``tf.nn``'s.
 
 Batch normalization's moving statistics are non-trainable Variables; in training mode the
 call adds one ``assign_sub`` per statistic to the ``UPDATE_OPS`` collection, which TF1 code
@@ -32,55 +33,35 @@ from . import nn
 from .build import F, constant, convert_to_tensor
 from .control_flow import cond
 from .graph import Tensor, get_default_graph
-from .nn_layers import layer_generator
+from .graph_keys import GraphKeys
+from .initializers import Ones, Zeros
 from .ops import identity, matmul, multiply, reshape, subtract, where
+from .variable_scope import get_variable, variable_scope
 from .variables import Variable
 
 __all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
            "batch_normalization", "UPDATE_OPS", "REGULARIZATION_LOSSES"]
 
-UPDATE_OPS = "update_ops"                      # tf.GraphKeys.UPDATE_OPS
-REGULARIZATION_LOSSES = "regularization_losses"  # tf.GraphKeys.REGULARIZATION_LOSSES
+UPDATE_OPS = GraphKeys.UPDATE_OPS
+REGULARIZATION_LOSSES = GraphKeys.REGULARIZATION_LOSSES
 
 
 # --- variables ---------------------------------------------------------------------------------
 
-def _glorot_uniform(shape: tuple, dtype) -> np.ndarray:
-    """TF's default kernel initializer: ``U(-l, l)``, ``l = sqrt(6 / (fan_in + fan_out))``."""
-    receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
-    fan_in, fan_out = shape[-2] * receptive, shape[-1] * receptive
-    limit = np.sqrt(6.0 / (fan_in + fan_out))
-    return layer_generator().uniform(-limit, limit, shape).astype(dtype)
-
-
-def _fill(value: float) -> Callable:
-    return lambda shape, dtype: np.full(shape, value, dtype)
-
-
 def _variable(name: str, shape: tuple, dtype, initializer, trainable: bool = True,
               regularizer: Callable | None = None) -> Variable:
-    """A layer variable: ``initializer(shape, dtype=...)`` (numpy array or tensor) gives its value."""
-    init = initializer if initializer is not None else _glorot_uniform
-    np_dtype = np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
-    var = Variable(lambda: init(tuple(shape), dtype=np_dtype), name=name, trainable=trainable)
-    if regularizer is not None:
-        with get_default_graph().name_scope(f"{name}/Regularizer"):
-            loss = regularizer(var)
-        if loss is not None:
-            get_default_graph().add_to_collection(REGULARIZATION_LOSSES, loss)
-    return var
+    """A layer variable, as TF's layers make it: ``tf.get_variable`` in the layer's scope
+    (so ``reuse`` shares it; no ``initializer``: glorot-uniform, seeded as TF seeds it)."""
+    return get_variable(name, tuple(shape), dtype, initializer=initializer,
+                        regularizer=regularizer, trainable=trainable)
 
 
 def _scope(name: str | None, default: str, reuse=None):
-    """The layer's scope: ``name`` or the first unused ``default``, ``default_1``...
-
-    Sharing variables (``reuse=True``) needs ``tf.variable_scope``/``get_variable``; every call
-    here creates new variables, so a request to reuse is refused rather than ignored.
-    """
-    if reuse:
-        raise ValueError("tf.layers here always creates new variables; reuse=True needs "
-                         "tf.variable_scope/get_variable")
-    return get_default_graph().name_scope(name or default)
+    """The layer's variable scope: ``name``, or the first unused ``default``, ``default_1``...;
+    inside a reusing scope (or with ``reuse=True``) the layer shares the existing variables."""
+    if reuse and name is None:      # TF names the layer first ("dense"), then reuses that scope
+        name = default
+    return variable_scope(name, default_name=default, reuse=reuse)
 
 
 def _activate(y: Tensor, activation) -> Tensor:
@@ -101,7 +82,7 @@ def dense(inputs, units: int, activation=None, use_bias: bool = True, kernel_ini
     with _scope(name, "dense", reuse):
         kernel = _variable("kernel", (shape[-1], units), x.dtype, kernel_initializer, trainable,
                            kernel_regularizer)
-        bias = _variable("bias", (units,), x.dtype, bias_initializer or _fill(0.0), trainable,
+        bias = _variable("bias", (units,), x.dtype, bias_initializer or Zeros(), trainable,
                          bias_regularizer) if use_bias else None
         flat = x if len(shape) == 2 else reshape(x, (-1, shape[-1]))
         y = matmul(flat, kernel, name="MatMul")
@@ -142,7 +123,7 @@ def conv2d(inputs, filters: int, kernel_size, strides=(1, 1), padding: str = "va
     with _scope(name, "conv2d", reuse):
         kernel = _variable("kernel", (kh, kw, channels, filters), x.dtype, kernel_initializer,
                            trainable, kernel_regularizer)
-        bias = _variable("bias", (filters,), x.dtype, bias_initializer or _fill(0.0), trainable,
+        bias = _variable("bias", (filters,), x.dtype, bias_initializer or Zeros(), trainable,
                          bias_regularizer) if use_bias else None
         y = nn.conv2d(x, kernel, strides=_pair(strides), padding=_tf_padding(padding),
                       data_format=fmt, dilations=_pair(dilation_rate), name="Conv2D")
@@ -212,14 +193,14 @@ def batch_normalization(inputs, axis: int = -1, momentum: float = 0.99, epsilon:
     bshape = [c if i == ax else 1 for i in range(rank)]
     unbiased = rank == 4 and ax in (1, 3)                      # TF's fused kernel
     with _scope(name, "batch_normalization", reuse):
-        gamma = _variable("gamma", (c,), x.dtype, gamma_initializer or _fill(1.0), trainable,
+        gamma = _variable("gamma", (c,), x.dtype, gamma_initializer or Ones(), trainable,
                           gamma_regularizer) if scale else None
-        beta = _variable("beta", (c,), x.dtype, beta_initializer or _fill(0.0), trainable,
+        beta = _variable("beta", (c,), x.dtype, beta_initializer or Zeros(), trainable,
                          beta_regularizer) if center else None
-        moving_mean = _variable("moving_mean", (c,), x.dtype, moving_mean_initializer or _fill(0.0),
+        moving_mean = _variable("moving_mean", (c,), x.dtype, moving_mean_initializer or Zeros(),
                                 trainable=False)
         moving_var = _variable("moving_variance", (c,), x.dtype,
-                               moving_variance_initializer or _fill(1.0), trainable=False)
+                               moving_variance_initializer or Ones(), trainable=False)
 
         def shaped(v):
             return None if v is None else reshape(v, bshape)

@@ -102,8 +102,8 @@ def test_dense_and_conv_take_initializers_and_train():
     x = tf.placeholder(tf.float32, (None, 6, 6, 1))
     y = tf.placeholder(tf.int64, (None,))
     h = tf.layers.conv2d(x, 4, 3, activation=tf.nn.relu,
-                         kernel_initializer=lambda shape, dtype: np.full(shape, 0.1, dtype),
-                         bias_initializer=lambda shape, dtype: np.full(shape, 0.2, dtype))
+                         kernel_initializer=tf.constant_initializer(0.1),
+                         bias_initializer=tf.constant_initializer(0.2))
     logits = tf.layers.dense(tf.layers.flatten(h), 2)
     loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
     train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
@@ -121,5 +121,26 @@ def test_layer_errors_use_tf_wording():
         tf.layers.dense(tf.placeholder(tf.float32, (2, None)), 3)
     with pytest.raises(ValueError, match='must be a string, one of "valid" or "same". Received: full'):
         tf.layers.conv2d(tf.placeholder(tf.float32, (1, 5, 5, 1)), 2, 3, padding="full")
-    with pytest.raises(ValueError, match="reuse=True needs tf.variable_scope/get_variable"):
+    with pytest.raises(ValueError, match=r"^Variable dense/kernel does not exist, or was not created "
+                                         r"with tf.get_variable\(\)"):
         tf.layers.dense(tf.placeholder(tf.float32, (2, 3)), 3, reuse=True)
+
+
+def test_layers_share_variables_in_a_reusing_scope_and_refuse_a_duplicate_name():
+    """As TF: variables are get_variable's, so a reusing scope shares them, and a second layer
+    with the same explicit name is refused; regularizers and update ops land in TF's collections."""
+    x = tf.placeholder(tf.float32, (None, 4), name="x")
+    with tf.variable_scope("net"):
+        h = tf.layers.dense(x, 3, kernel_regularizer=lambda w: tf.reduce_sum(w * w))
+        tf.layers.dense(h, 2, name="out")
+    with tf.variable_scope("net", reuse=True):
+        h3 = tf.layers.dense(x, 3)
+    assert [v.name for v in tf.global_variables()] == [
+        "net/dense/kernel:0", "net/dense/bias:0", "net/out/kernel:0", "net/out/bias:0"]
+    assert h.name == "net/dense/BiasAdd:0" and h3.name == "net_1/dense/BiasAdd:0"
+    assert [t.name for t in tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)] == [
+        "net/dense/kernel/Regularizer/Sum:0"]
+    tf.layers.dense(x, 3, name="out2")
+    with pytest.raises(ValueError, match=r"^Variable out2/kernel already exists, disallowed\. Did you "
+                                         r"mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope\?"):
+        tf.layers.dense(x, 3, name="out2")
