@@ -74,7 +74,8 @@ from .random_ops import (multinomial, random_normal, random_shuffle, random_unif
                          set_random_seed, truncated_normal)
 from .sequence_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
 from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,  # noqa: E402
-                             get_variable_scope, variable_scope)
+                             get_variable_scope, local_variables_initializer, variable_scope)
+from .variables import local_variables  # noqa: E402
 
 _install()
 
@@ -109,7 +110,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
+           "variable_scope", "local_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
            "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
            "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
            "assert_positive", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "gather", "gather_nd", "logical_xor",

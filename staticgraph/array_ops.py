@@ -70,6 +70,32 @@ def stack_or_none(values) -> np.ndarray | None:
     return None if any(p is None for p in parts) else np.array(parts)
 
 
+def runtime_dims(shape) -> tuple[tuple, list[Tensor]] | None:
+    """A shape mixing ints and ``tf.shape(t)[k]`` entries (a list, or a ``tf.stack`` of one) as
+    ``(dims, refs)`` for the ``*From`` ops: ``dims[i]`` an int or ``(ref index, axis)``.
+    None when some entry is neither."""
+    if isinstance(shape, Tensor) and shape.op.type == "Pack":
+        shape = list(shape.op.inputs)
+    if not isinstance(shape, (list, tuple)):
+        return None
+    dims, refs = [], []
+    for d in shape:
+        v = constant_value(d)
+        if v is not None and np.ndim(v) == 0:
+            dims.append(int(v))
+            continue
+        op = getattr(d, "op", None)
+        key = op.attrs.get("key") if op is not None and op.type == "GetItem" else None
+        if key is None or len(key) != 1 or not isinstance(key[0], int) or \
+                op.inputs[0].op.type != "Shape" or len(op.inputs) != 1:
+            return None
+        ref = op.inputs[0].op.inputs[0]
+        if ref not in refs:
+            refs.append(ref)
+        dims.append((refs.index(ref), key[0] % max(ref.ndim or 1, 1)))
+    return tuple(dims), refs
+
+
 def _int_list(value, what: str) -> list[int]:
     """``value`` (ints, tensors with build-time values, or a mix) as Python ints."""
     v = constant_value(value) if not isinstance(value, (list, tuple)) else stack_or_none(value)

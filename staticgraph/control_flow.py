@@ -158,7 +158,8 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     got = list(result) if isinstance(result, (list, tuple)) else [result]
     diff = first_difference(expect, got, "loop_vars")
     if diff:
-        raise ValueError(f"tf.while_loop: body must return the same structure as loop_vars; "
+        raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+                         f"tf.while_loop: body must return the same structure as loop_vars; "
                          f"they differ {diff} (body returned {result!r}).")
     outs = []
     for i, (x, y, shape) in enumerate(zip(flat, flatten(got), shapes)):
@@ -339,7 +340,8 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
         diff = first_difference(t_res, f_res, "result")
         if diff:
-            raise ValueError(f"tf.cond: true_fn and false_fn must return the same structure; "
+            raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+                             f"tf.cond: true_fn and false_fn must return the same structure; "
                              f"they differ {diff}.")
         t_outs = [_inner(t_r.graph, v) for v in flatten(t_res)]
         f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(flatten(f_res), t_outs)]

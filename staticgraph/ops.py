@@ -31,8 +31,11 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
 _R = REGISTRY
 
 
-def _operands(op_type: str, *xs: Any) -> tuple:
-    """TF's rule: tensor operands share one dtype; other values are converted to it."""
+def _operands(op_type: str, *xs: Any, names: Sequence[str] | None = None) -> tuple:
+    """TF's rule: tensor operands share one dtype; other values are converted to it.
+
+    ``names``: TF's input names when they are not the registry's mapped ones (MatMul: a, b).
+    """
     tensors = [tensor_of(x) for x in xs]
     known = [t for t in tensors if t is not None]
     if not known:
@@ -40,8 +43,8 @@ def _operands(op_type: str, *xs: Any) -> tuple:
     dtype = known[0].dtype
     for i, t in enumerate(tensors):
         if t is not None and t.dtype != dtype:
-            names = [_INPUT_NAMES.get(n, n) for n in _R[op_type].inputs] \
-                if not _R[op_type].variadic else [f"x_{k}" for k in range(len(xs))]
+            names = names or ([_INPUT_NAMES.get(n, n) for n in _R[op_type].inputs]
+                              if not _R[op_type].variadic else [f"x_{k}" for k in range(len(xs))])
             raise TypeError(f"Input '{names[i]}' of '{op_type}' Op has type {t.dtype.name} that "
                             f"does not match type {dtype.name} of argument '{names[0]}'.")
     return tuple(t if t is not None else _const_like(x, dtype) for t, x in zip(tensors, xs))
@@ -81,7 +84,7 @@ divide = div = truediv
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None):
     """Matrix product of rank >= 2 tensors; ``transpose_*`` swap the last two axes first."""
-    a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b))
+    a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b, names=("a", "b")))
     if transpose_a:
         a = _swap_last(a)
     if transpose_b:
@@ -166,12 +169,16 @@ def reshape(tensor, shape, name=None):
     """``tensor`` in a new shape: ints (one -1), or a tensor the graph fixes, or ``tf.shape(y)``."""
     if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
             isinstance(d, Tensor) for d in shape):
-        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415  (cycle)
+        from .array_ops import constant_value, runtime_dims, stack_or_none  # noqa: PLC0415  (cycle)
         value = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+        spec = runtime_dims(shape) if value is None else None
         if value is not None:
             shape = [int(d) for d in value]
         elif isinstance(shape, Tensor) and shape.op.type == "Shape":
             return apply(_R["ReshapeLike"], (convert_to_tensor(tensor), shape.op.inputs[0]), {},
+                         name=name or "Reshape")
+        elif spec is not None:  # [tf.shape(y)[0], -1]: dims read from y when the graph runs
+            return apply(_R["ReshapeFrom"], (convert_to_tensor(tensor), *spec[1]), {"dims": spec[0]},
                          name=name or "Reshape")
         else:
             raise TypeError(f"reshape to a shape known only at run time ({shape}) is not supported "
@@ -275,8 +282,13 @@ def _filled(shape, value, dtype, name):
     broadcast like ``t`` at run time."""
     if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
             isinstance(d, Tensor) for d in shape):
-        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415  (cycle)
+        from .array_ops import constant_value, runtime_dims, stack_or_none  # noqa: PLC0415  (cycle)
         static = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+        spec = runtime_dims(shape) if static is None else None
+        if static is None and spec is not None and not (isinstance(shape, Tensor)
+                                                        and shape.op.type == "Shape"):
+            return apply(_R["FillFrom"], tuple(spec[1]), {"dims": spec[0], "value": value,
+                                                          "dtype": np.dtype(dtype)}, name=name)
         if static is None:
             if not (isinstance(shape, Tensor) and shape.op.type == "Shape"):
                 raise TypeError(f"a fill shape known only at run time ({shape}) is not supported "

@@ -23,17 +23,16 @@ from __future__ import annotations
 
 import contextlib
 import enum
-from typing import Any
 
 from . import dtypes as _dtypes
 from .graph import Graph, get_default_graph
 from .graph_keys import GraphKeys
 from .initializers import GlorotUniform, Zeros
 from .shape import TensorShape
-from .variables import Variable
+from .variables import Variable, _root
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_variable_scope",
-           "get_local_variable"]
+           "get_local_variable", "local_variables_initializer"]
 
 
 class _ReuseMode(enum.Enum):
@@ -122,7 +121,9 @@ def _graph_single(graph: Graph, key: str, make):
 
 
 def _scopes(graph: Graph | None = None) -> _ScopeStore:
-    return _graph_single(graph or get_default_graph(), _SCOPE_STORE, _ScopeStore)
+    """The scope state of the outermost graph: a loop body shares it, as TF's function graphs
+    share their outer graph's variable scopes."""
+    return _graph_single(_root(graph or get_default_graph()), _SCOPE_STORE, _ScopeStore)
 
 
 class _VarStore:
@@ -196,7 +197,8 @@ class _VarStore:
         collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
-        with get_default_graph().name_scope(None):  # variable names ignore the op name scope
+        root = _root(get_default_graph())
+        with root.name_scope(None), get_default_graph().name_scope(None):  # names ignore op scopes
             return Variable(initial, trainable=trainable, name=name, dtype=var_dtype,
                             validate_shape=validate_shape, collections=collections)
 
@@ -207,7 +209,7 @@ def _tuple_str(shape: TensorShape) -> str:
 
 
 def _store(graph: Graph | None = None) -> _VarStore:
-    return _graph_single(graph or get_default_graph(), _VAR_STORE, _VarStore)
+    return _graph_single(_root(graph or get_default_graph()), _VAR_STORE, _VarStore)
 
 
 def get_variable_scope() -> VariableScope:
@@ -307,3 +309,9 @@ class variable_scope:  # noqa: N801  (TF's name)
     def __exit__(self, *exc) -> None:
         stack, self._stack = self._stack, None
         stack.close()
+
+
+def local_variables_initializer():
+    """One op initializing every variable in ``LOCAL_VARIABLES`` (``get_local_variable``'s)."""
+    from .variables import local_variables, variables_initializer  # noqa: PLC0415
+    return variables_initializer(local_variables(), name="init")

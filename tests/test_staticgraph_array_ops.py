@@ -91,8 +91,16 @@ def test_shape_of_unknown_dims_is_computed_at_run_time_and_folds_when_known():
     with tf.Session() as s:
         assert s.run(n, {x: np.zeros((7, 3))}) == 7
         assert s.run(tf.size(x), {x: np.zeros((7, 3))}) == 21
+    flat = tf.reshape(x, [n, -1])                      # dims read from x when the graph runs
+    z = tf.zeros([tf.shape(x)[0], 4])
+    r = tf.reshape(x, tf.stack([n, 3]))
+    assert z.shape.as_list() == [None, 4] and r.shape.as_list() == [None, 3]
+    (g,) = tf.gradients(tf.reduce_sum(flat * 2.0), [x])
+    with tf.Session() as s:
+        a, b, c, d = s.run([flat, z, r, g], {x: np.ones((7, 3))})
+    assert a.shape == (7, 3) and b.shape == (7, 4) and c.shape == (7, 3) and (d == 2.0).all()
     with pytest.raises(TypeError, match="reshape to a shape known only at run time"):
-        tf.reshape(x, tf.stack([n, 3]))
+        tf.reshape(x, tf.stack([n * 2, 3]))
 
 
 def test_gradients_through_gather_pad_tile_and_gather_nd():

@@ -127,3 +127,26 @@ def test_errors_on_bad_pipelines():
         tf.data.Dataset.range(3).make_one_shot_iterator().initializer
     with pytest.raises(RuntimeError, match="only supports Python-style iteration in eager mode"):
         iter(tf.data.Dataset.range(3))
+
+
+def test_from_generator_and_padded_batch_as_tf():
+    def gen():
+        for i in range(1, 5):
+            yield list(range(i)), i
+    ds = tf.data.Dataset.from_generator(gen, (tf.int64, tf.int32),
+                                        (tf.TensorShape([None]), tf.TensorShape([])))
+    pb = ds.padded_batch(3, padded_shapes=([None], []), padding_values=(np.int64(-1), 0))
+    assert pb.output_shapes == (tf.TensorShape([None, None]), tf.TensorShape([None]))
+    a, b = tf.data.make_one_shot_iterator(pb).get_next()
+    x, _ = tf.data.Dataset.from_generator(gen, (tf.int64, tf.int32)) \
+        .padded_batch(2, padded_shapes=([5], [])).make_one_shot_iterator().get_next()
+    assert x.shape.as_list() == [None, 5]
+    with tf.Session() as s:
+        first = s.run([a, b])
+        assert first[0].tolist() == [[0, -1, -1], [0, 1, -1], [0, 1, 2]] and first[1].tolist() == [1, 2, 3]
+        assert s.run(a).tolist() == [[0, 1, 2, 3]]
+        assert s.run(x).tolist() == [[0, 0, 0, 0, 0], [0, 1, 0, 0, 0]]
+    small = tf.data.Dataset.from_generator(gen, (tf.int64, tf.int32)).padded_batch(4, ([2], []))
+    with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
+                                          match="Attempted to pad to a smaller size than the input"):
+        s.run(small.make_one_shot_iterator().get_next())

@@ -164,3 +164,18 @@ def test_random_shaped_like_a_tensor_known_only_at_run_time():
     assert a.shape == b.shape == (5, 3) and b.min() >= -1.0 and not np.array_equal(a, c)
     with pytest.raises(TypeError, match="random ops need a shape known when the graph is built"):
         tf.random_normal(tf.stack([tf.shape(x)[0], 2]))
+
+
+def test_graphs_with_random_ops_and_dropout_survive_a_json_round_trip():
+    x = tf.placeholder(tf.float32, [None, 3])
+    d = tf.nn.dropout(x, rate=0.5)
+    r = tf.random_normal([2], seed=3)
+    g = tf.Graph()
+    tf.from_json(tf.to_json(tf.get_default_graph()), g)
+    with tf.Session(graph=g) as s:
+        out = s.run(g.get_tensor_by_name(d.name), {g.get_tensor_by_name(x.name): np.ones((4, 3))})
+        again = s.run(g.get_tensor_by_name(r.name))
+    with tf.Session() as s:
+        first = s.run(r)
+    assert out.shape == (4, 3) and set(np.unique(out)) <= {0.0, 2.0}
+    np.testing.assert_array_equal(again, first)   # same seeds, same stream after the round trip

@@ -174,3 +174,24 @@ def test_gan_style_sharing_and_reentering_the_root_scope_as_tf():
             assert tf.get_variable("c") is c
     with tf.variable_scope("a/b", reuse=True):
         assert tf.get_variable("c") is c and tf.add(1, 1).name == "a/b_1/Add:0"
+
+
+def test_local_variables_are_kept_apart_and_initialized_by_their_own_op():
+    lv = tf.get_local_variable("lv", [2], initializer=tf.ones_initializer())
+    assert tf.local_variables() == [lv] and lv not in tf.global_variables() and not lv.trainable
+    with tf.Session() as s:
+        s.run(tf.local_variables_initializer())
+        assert s.run(lv).tolist() == [1.0, 1.0]
+
+
+def test_get_variable_inside_a_loop_body_uses_the_outer_scopes_as_tf():
+    def body(i, h):
+        with tf.variable_scope("cell", reuse=tf.AUTO_REUSE):
+            w = tf.get_variable("w", [2, 2], initializer=tf.ones_initializer())
+        return i + 1, tf.matmul(h, w)
+    with tf.variable_scope("rnn"):
+        _, h = tf.while_loop(lambda i, h: i < 3, body, [0, tf.ones([1, 2])])
+    assert [v.name for v in tf.global_variables()] == ["rnn/cell/w:0"]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert s.run(h).tolist() == [[8.0, 8.0]]

@@ -43,3 +43,18 @@ def test_run_time_broadcast_error_reads_like_tf():
             s.run(z, {x: np.ones(2), y: np.ones(3)})
     assert info.value.message.startswith("Incompatible shapes: [2] vs. [3]\n\t [[{{node add}}]]\n")
     assert "created at " + __file__ in info.value.message
+
+
+def test_structure_mismatches_start_with_tfs_sentence():
+    with pytest.raises(ValueError, match=r"^The two structures don't have the same nested structure\.\n\n"
+                                         r"tf\.while_loop: body must return"):
+        tf.while_loop(lambda a, b: a < 3, lambda a, b: a + 1, [tf.constant(0), tf.constant(1)])
+    with pytest.raises(ValueError, match=r"^The two structures don't have the same nested structure\.\n\n"
+                                         r"tf\.cond: true_fn and false_fn"):
+        tf.cond(tf.constant(True), lambda: (1, 2), lambda: 3)
+
+
+def test_matmul_dtype_mismatch_names_tfs_inputs():
+    with pytest.raises(TypeError, match=r"^Input 'b' of 'MatMul' Op has type float64 that does not "
+                                        r"match type float32 of argument 'a'\.$"):
+        tf.matmul(tf.ones([2, 3]), tf.ones([3, 2], tf.float64))

@@ -416,13 +416,13 @@ def _tile_sum_infer(g: Spec, multiples) -> Spec:
     return Spec(tuple(None if d is None else d // m for d, m in zip(g.shape, multiples)), g.dtype)
 
 
-defop("Tile", _tile, _tile_infer, inputs=("x",), fname="tile", torch_name="RepeatBackward0",
+defop("Tile", _tile, _tile_infer, inputs=("x",), fname="tile_multiples", torch_name="RepeatBackward0",
       examples=(E(((2, 3),), {"multiples": (2, 1)}), E(((3,),), {"multiples": (3,)}),
                 E(((2, 1, 2),), {"multiples": (1, 3, 2)})),
       grads=(lambda F, g, multiples: F.tile_sum(g, multiples=multiples),))
 defop("TileSum", _tile_sum, _tile_sum_infer, inputs=("g",), fname="tile_sum",
       examples=(E(((4, 3),), {"multiples": (2, 1)}), E(((2, 6, 4),), {"multiples": (1, 3, 2)})),
-      grads=(lambda F, g, multiples: F.tile(g, multiples=multiples),))
+      grads=(lambda F, g, multiples: F.tile_multiples(g, multiples=multiples),))
 
 # --- constant padding; its gradient is the slice that drops the padding -----------------------
 
@@ -446,7 +446,7 @@ def _pad_grad(F, g, paddings):
     return F.getitem(g, key=tuple(Slice(b, -a if a else None, None) for b, a in paddings))
 
 
-defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad", torch_name="ConstantPadNdBackward0",
+defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad_constant", torch_name="ConstantPadNdBackward0",
       examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
                 E(((3,),), {"paddings": ((0, 2),), "constant_values": 1.5})),
       grads=(_pad_grad,))
@@ -514,3 +514,52 @@ defop("TensorListZeroItem", _zero_item, lambda x, ref, position: Spec(ref.shape,
                 E(((4,), (2,), np.array(3))), E(((2, 2), (3, 2), np.array(0)))),
       grads=(lambda F, g, x_shape, position: F.tensor_list_zero_item(g, x_shape, position),
              None, None))
+
+# --- shapes assembled from other tensors' run-time dims: tf.reshape(x, [tf.shape(y)[0], -1]) -----
+# ``dims`` holds, per result dim, an int (-1: inferred) or ``(k, axis)``: dim ``axis`` of
+# reference ``k`` (an input read for its shape only), so the rule stays exact on known shapes.
+
+
+def _resolve(dims, refs) -> tuple:
+    return tuple(refs[d[0]].shape[d[1]] if isinstance(d, tuple) else d for d in dims)
+
+
+def _resolve_spec(dims, refs) -> tuple:
+    out = []
+    for d in dims:
+        if isinstance(d, tuple):
+            s = refs[d[0]].shape
+            out.append(None if s is None else s[d[1]])
+        else:
+            out.append(d)
+    return tuple(out)
+
+
+def _reshape_from(x, *refs, dims):
+    """``x`` reshaped to ``dims`` (entries taken from the references' shapes at run time)."""
+    return np.reshape(x, _resolve(dims, refs))
+
+
+def _reshape_from_infer(x: Spec, *refs: Spec, dims) -> Spec:
+    shape = _resolve_spec(dims, refs)
+    if None not in shape:
+        return _reshape_infer(x, shape)
+    return Spec(tuple(None if d is None or d == -1 else d for d in shape), x.dtype)
+
+
+def _fill_from(*refs, dims, value, dtype):
+    """A tensor of shape ``dims`` (entries from the references' shapes) filled with ``value``."""
+    return np.full(_resolve(dims, refs), value, dtype=dtype)
+
+
+def _fill_from_infer(*refs: Spec, dims, value, dtype) -> Spec:
+    return Spec(_resolve_spec(dims, refs), np.dtype(dtype))
+
+
+defop("ReshapeFrom", _reshape_from, _reshape_from_infer, inputs=("*xs",), fname="reshape_from",
+      aliases=(0,), shape_only="rest", torch_name="ViewBackward0",
+      examples=(E(((2, 3), (2, 5)), {"dims": ((0, 0), -1)}), E(((6,), (4, 3)), {"dims": (2, (0, 1))})),
+      grads=(lambda F, g, xs_shape, index: F.reshape_like(g, xs_shape[0]) if index == 0 else None,))
+defop("FillFrom", _fill_from, _fill_from_infer, inputs=("*xs",), fname="fill_from",
+      shape_only=tuple(range(16)), dtype_attr="dtype",  # every input is a shape reference
+      examples=(E(((4, 2),), {"dims": ((0, 0), 3), "value": 0.0, "dtype": np.dtype(np.float64)}),))

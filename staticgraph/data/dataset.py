@@ -89,6 +89,26 @@ class Dataset:
                        lambda values, ctx: ((np.array(i, dt),) for i in bounds))
 
     @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None) -> "Dataset":
+        """Elements from a Python generator function (called anew at each initialization)."""
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
+        types = _tuples(output_types)
+        dts = [_dtypes.as_dtype(t)._np for t in flatten(types)]
+        shapes = [None] * len(dts) if output_shapes is None else \
+            [TensorShape(s).dims_tuple for s in flatten(_tuples(_shape_leaves(output_shapes)))]
+        call_args = tuple(args or ())
+
+        def make(values, ctx):
+            for element in generator(*call_args):
+                leaves = flatten(_tuples(element))
+                if len(leaves) != len(dts):
+                    raise TypeError(f"`generator` yielded an element of {len(leaves)} components "
+                                    f"where {len(dts)} were expected by output_types")
+                yield tuple(np.asarray(v, dtype=d) for v, d in zip(leaves, dts))
+        return Dataset([], _renumber(types), list(zip(shapes, dts)), make)
+
+    @staticmethod
     def zip(datasets) -> "Dataset":
         """Elements of several datasets side by side (stops with the shortest)."""
         parts = flatten(datasets)
@@ -127,6 +147,29 @@ class Dataset:
                 if not chunk or (drop_remainder and len(chunk) < n):
                     return
                 yield tuple(np.stack(col) for col in zip(*chunk))
+        return self._derive(batches, specs)
+
+    def padded_batch(self, batch_size: int, padded_shapes=None, padding_values=None,
+                     drop_remainder: bool = False) -> "Dataset":
+        """Batches whose components are padded (with 0, or ``padding_values``) to the longest
+        in the batch along unknown dims, or to ``padded_shapes``."""
+        n = int(batch_size)
+        if n <= 0:
+            raise ValueError("batch_size must be greater than zero.")
+        targets = [None] * len(self._specs) if padded_shapes is None else \
+            [TensorShape(p).dims_tuple for p in flatten(_tuples(_shape_leaves(padded_shapes)))]
+        fills = [0] * len(self._specs) if padding_values is None else flatten(_tuples(padding_values))
+        specs = [((n if drop_remainder else None,
+                   *(t if t is not None else tuple(None for _ in (s or ())))), d)
+                 for (s, d), t in zip(self._specs, targets)]
+
+        def batches(upstream, ctx):
+            it = upstream()
+            while True:
+                chunk = list(itertools.islice(it, n))
+                if not chunk or (drop_remainder and len(chunk) < n):
+                    return
+                yield tuple(_pad_stack(col, t, f) for col, t, f in zip(zip(*chunk), targets, fills))
         return self._derive(batches, specs)
 
     def shuffle(self, buffer_size: int, seed=None, reshuffle_each_iteration=None) -> "Dataset":
@@ -255,6 +298,28 @@ class _ShuffleEpochs:
         i = int(self._rng.integers(len(buf)))
         buf[i], buf[-1] = buf[-1], buf[i]
         return buf.pop()
+
+
+def _shape_leaves(shapes: Any) -> Any:
+    """Shapes written as lists are leaves, not structure (``[None]`` is one shape)."""
+    if isinstance(shapes, dict):
+        return {k: _shape_leaves(v) for k, v in shapes.items()}
+    if isinstance(shapes, tuple):
+        return tuple(_shape_leaves(v) for v in shapes)
+    return TensorShape(shapes)
+
+
+def _pad_stack(values, target, fill) -> np.ndarray:
+    arrays = [np.asarray(v) for v in values]
+    dims = [max(a.shape[k] for a in arrays) if target is None or target[k] is None else target[k]
+            for k in range(arrays[0].ndim)]
+    out = np.full((len(arrays), *dims), fill, dtype=arrays[0].dtype)
+    for i, a in enumerate(arrays):
+        if any(s > d for s, d in zip(a.shape, dims)):
+            raise ValueError(f"Attempted to pad to a smaller size than the input element: "
+                             f"{list(a.shape)} into {dims}")
+        out[(i, *(slice(0, s) for s in a.shape))] = a
+    return out
 
 
 def _renumber(structure: Any) -> Any:

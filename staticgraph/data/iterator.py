@@ -15,6 +15,8 @@ orders them like variable reads and writes.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import FailedPreconditionError, OutOfRangeError
 from ..graph import Operation, get_default_graph
 from ..kinds import Effects, defkind
@@ -31,7 +33,8 @@ class Iterator:
         graph = get_default_graph()
         self._dataset, self._one_shot = dataset, one_shot
         kind = "OneShotIterator" if one_shot else "Iterator"
-        self._resource = graph.create_op(kind, (), {"dataset": dataset}, [((), _resource_dtype())],
+        # the iterator node itself: a named handle (its state lives in each Session)
+        self._resource = graph.create_op(kind, (), {"dataset": dataset}, [((), np.dtype(np.int64))],
                                          name=kind)
         self._key = self._resource.name
         if one_shot:
@@ -65,11 +68,6 @@ class Iterator:
             {"dataset": ds, "resource": self._key, "one_shot": self._one_shot},
             [(s, d) for s, d in ds._specs], name=name or "IteratorGetNext")
         return pack_as(ds._structure, list(op.outputs))
-
-
-def _resource_dtype():
-    import numpy as np  # noqa: PLC0415
-    return np.dtype(np.int64)
 
 
 def _key(op: Operation):
