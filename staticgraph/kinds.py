@@ -35,6 +35,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from common import REGISTRY
+
 from .errors import FailedPreconditionError, InvalidArgumentError
 from .graph import Operation
 
@@ -110,8 +112,9 @@ def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
 
     >>> defkind("MyNoOp", lambda op, ctx: None)  # doctest: +SKIP
     """
-    if name in KINDS:
-        raise ValueError(f"node kind {name!r} is already declared")
+    if name in KINDS or name in REGISTRY:
+        raise ValueError(f"node kind {name!r} is already declared (as a kind or a registry op): "
+                         f"a node's type names one declaration")
     kind = KINDS[name] = Kind(name, lower, gradient, effects, pure,
                               stateful or effects is not None, returns_state)
     return kind

@@ -131,10 +131,7 @@ def _ops(graph: Graph) -> list[dict]:
              "attrs": {k: _enc(v) for k, v in op.attrs.items()},
              "outputs": [{"shape": _shape_out(t._shape), "dtype": _dtype_name(t.dtype)}
                          for t in op.outputs],
-             "site": op.site, **({"device": op.device} if op.device else {}),
-             # a structural node whose type is also a registry op's name (dropout's RandomUniform)
-             **({"structural": True} if op.op_def is None and op.type in REGISTRY else {})}
-            for op in graph._ops]
+             "site": op.site, **({"device": op.device} if op.device else {})} for op in graph._ops]
 
 
 def _names(ts) -> list[str]:
@@ -175,8 +172,7 @@ def _load_ops(ops: list[dict], graph: Graph) -> None:
                         {k: _dec(v, graph) for k, v in d["attrs"].items()},
                         [(None if o["shape"] is None else tuple(o["shape"]), _dtype(o["dtype"]))
                          for o in d["outputs"]],
-                        name=d["name"],
-                        op_def=None if d.get("structural") else REGISTRY.get(d["type"]),
+                        name=d["name"], op_def=REGISTRY.get(d["type"]),
                         control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
                         site=d["site"], exact_name=True)._device = d.get("device", "")
 

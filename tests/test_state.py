@@ -338,3 +338,12 @@ def test_print_formats_tensors_as_tf_does(capfd):
     with tf.Session() as s:
         s.run([p, p2])
     assert capfd.readouterr().err == "m: [1.5 2 3...][[1 2][3...]...][1][1e-08][0.1]\ns: [[1 2][3 4]]\n"
+
+
+def test_a_kind_cannot_take_a_registry_ops_name():
+    """A node's type names exactly one declaration (else a reloaded graph would pick the op)."""
+    from staticgraph.kinds import defkind
+    with pytest.raises(ValueError, match="node kind 'Add' is already declared"):
+        defkind("Add", lambda op, ctx: None)
+    with pytest.raises(ValueError, match="node kind 'ReadVariableOp' is already declared"):
+        defkind("ReadVariableOp", lambda op, ctx: None)
