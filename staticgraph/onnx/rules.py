@@ -363,6 +363,84 @@ def _scatter_like(ctx, op, ins, out):
     ctx.node("Reshape", [flat, shape], [out])
 
 
+# --- convolution, pooling, bias: ONNX is channels-first, TF's default channels-last -------------
+
+_TO_NCHW, _TO_NHWC, _HWIO_TO_OIHW = [0, 3, 1, 2], [0, 2, 3, 1], [3, 2, 0, 1]
+
+
+def _spatial_pads(op, x, ksize, strides, dilations, padding) -> list[int]:
+    """ONNX's ``pads`` (begins then ends) for the op's padding on input ``x``'s known H, W."""
+    from common.ops.conv import resolve_padding, spatial  # noqa: PLC0415
+    if padding in ("SAME", "VALID"):
+        hw = spatial(x._shape or (None,) * 4, _attrs(op).get("data_format", "NHWC"))
+        if padding == "SAME" and None in hw:
+            raise ExportError(f"{op.name} ({op.type}): SAME padding needs the input's height and "
+                              f"width known statically (TF pads the odd cell after)")
+        pairs = [resolve_padding(hw[i] or 0, ksize[i], strides[i], dilations[i], padding, i)
+                 for i in (0, 1)]
+    else:
+        pairs = [tuple(p) for p in padding]
+    return [pairs[0][0], pairs[1][0], pairs[0][1], pairs[1][1]]
+
+
+def _channels_first(ctx, op, name: str) -> str:
+    if _attrs(op).get("data_format", "NHWC") == "NCHW":
+        return name
+    return ctx.node("Transpose", [name], perm=_TO_NCHW)
+
+
+def _channels_back(ctx, op, name: str, out: str) -> None:
+    if _attrs(op).get("data_format", "NHWC") == "NCHW":
+        ctx.node("Identity", [name], [out])
+    else:
+        ctx.node("Transpose", [name], [out], perm=_TO_NHWC)
+
+
+def _attrs(op) -> dict:
+    """The op's attributes, defaults included (examples and callers may leave them out)."""
+    return {**op.op_def.defaults, **op.attrs}
+
+
+def _conv(ctx, op, ins, out):
+    a = _attrs(op)
+    strides, dilations = list(a.get("strides", (1, 1))), list(a.get("dilations", (1, 1)))
+    w = ins[1] if a.get("filter_format", "HWIO") == "OIHW" else ctx.node("Transpose", [ins[1]],
+                                                                          perm=_HWIO_TO_OIHW)
+    shape = op.inputs[1]._shape
+    khw = shape[:2] if a.get("filter_format", "HWIO") == "HWIO" else shape[2:]
+    y = ctx.node("Conv", [_channels_first(ctx, op, ins[0]), w], strides=strides,
+                 dilations=dilations, group=int(a.get("groups", 1)),
+                 pads=_spatial_pads(op, op.inputs[0], khw, strides, dilations, a.get("padding", "VALID")))
+    _channels_back(ctx, op, y, out)
+
+
+def _pool(onnx_type: str):
+    def export(ctx, op, ins, out):
+        a = _attrs(op)
+        ksize, strides = list(a["ksize"]), list(a["strides"])
+        pads = _spatial_pads(op, op.inputs[0], ksize, strides, (1, 1), a["padding"])
+        extra = {}
+        if onnx_type == "AveragePool":
+            counted = [c for pair in a.get("count_pads", ((0, 0), (0, 0))) for c in pair]
+            counted = [counted[0], counted[2], counted[1], counted[3]]
+            if any(counted) and counted != pads:
+                raise ExportError(f"{op.name} (AvgPool): a divisor counting some padding cells but "
+                                  f"not others (PyTorch's ceil_mode with padding) has no ONNX form")
+            extra["count_include_pad"] = int(any(counted))
+        y = ctx.node(onnx_type, [_channels_first(ctx, op, ins[0])], kernel_shape=ksize,
+                     strides=strides, pads=pads, **extra)
+        _channels_back(ctx, op, y, out)
+    return Rule(onnx_type, export)
+
+
+def _bias_add(ctx, op, ins, out):
+    x, b = _cast_all(ctx, op, ins, _out_dtype(op))
+    if _attrs(op).get("data_format", "NHWC").startswith("NC"):
+        extra = [1] * (ctx.rank(op.inputs[0]) - 2)
+        b = ctx.node("Reshape", [b, ctx.const(np.array([-1] + extra, np.int64), "bias_shape")])
+    ctx.node("Add", [x, b], [out])
+
+
 # --- the table ---------------------------------------------------------------------------------
 
 RULES: dict[str, Rule] = {
@@ -407,6 +485,9 @@ RULES: dict[str, Rule] = {
     "Pack": Rule("Unsqueeze + Concat", _stack),
     "GetItem": Rule("Slice + Squeeze + Unsqueeze / Gather", _getitem),
     "ScatterLike": Rule("Range + (GetItem's nodes) + ScatterElements(add)", _scatter_like),
+    "Conv2D": Rule("Conv (+ Transposes for NHWC / HWIO)", _conv),
+    "MaxPool": _pool("MaxPool"), "AvgPool": _pool("AveragePool"),
+    "BiasAdd": Rule("Add (+ Reshape for NCHW)", _bias_add),
 }
 
 NOT_EXPORTABLE: dict[str, str] = {}   # registry op -> why it has no rule (none at present)
