@@ -281,6 +281,13 @@ def keeps_trace(op: Operation, ctx: LowerContext):
     return op.graph.grad_programs.get(op.name)
 
 
+def kept(names: list[str], grad) -> list[str]:
+    """What a trace keeps of each saved value: the array, or only its shape and dtype (a
+    ``ShapeRef``) when the gradient reads nothing else -- a TensorArray's whole buffer, say,
+    which would otherwise be kept once per iteration."""
+    return [f"_shape_ref({n})" if shape_only else n for n, shape_only in zip(names, grad.shape_only())]
+
+
 def lower_while(op, ctx: LowerContext) -> Callable:
     """The loop as one generated function (see its ``.source``); regions inlined."""
     a = op.attrs
@@ -303,7 +310,7 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
     ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
     if grad is not None:
-        src.line(f"        push({as_tuple(ys[len(xs):])})")
+        src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
     src.line(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
     if a["max_iter"]:
         src.line("        i += 1")
@@ -379,7 +386,7 @@ def lower_cond(op, ctx: LowerContext) -> Callable:
         outs = src.inline(plan, [cap[t] for t in region.captured], BRANCH_PREFIX[which],
                           8 if which else 4)
         n = len(region.outs)
-        trace = "None" if grad is None else f"({which}, {as_tuple(outs[n:])})"
+        trace = "None" if grad is None else f"({which}, {as_tuple(kept(outs[n:], grad[which]))})"
         results = ", ".join(src.owned(o) for o in outs[:n])
         src.line(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
     return src.compile("cond", ["p", *cap.values()])

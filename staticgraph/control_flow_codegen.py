@@ -26,6 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from common import ShapeRef
+
 from .compiler.emit import Emitter
 from .compiler.plan import Plan
 from .errors import OpError
@@ -52,7 +54,8 @@ class Source:
     def __init__(self, owner: Operation):
         self.owner = owner
         self.emitter = Emitter("kernel")
-        for name, value in (("_zeros_like", _zeros_like), ("_OpError", OpError), ("_fresh", _fresh)):
+        for name, value in (("_zeros_like", _zeros_like), ("_OpError", OpError), ("_fresh", _fresh),
+                            ("_shape_ref", _shape_ref)):
             self.emitter.bind(name, value)
 
     def line(self, text: str) -> None:
@@ -108,6 +111,11 @@ def _fresh(value: Any, args: tuple) -> Any:
     if isinstance(value, np.ndarray) and (not value.flags.writeable or any(value is a for a in args)):
         return value.copy()
     return value
+
+
+def _shape_ref(x: Any) -> ShapeRef:
+    """Only the shape and dtype of ``x`` (what a loop keeps when its gradient needs no more)."""
+    return ShapeRef(np.shape(x), np.asarray(x).dtype if not hasattr(x, "dtype") else x.dtype)
 
 
 def _zeros_like(x: Any) -> np.ndarray:

@@ -69,6 +69,19 @@ class GradProgram:
         self.needed = list(dict.fromkeys(t for t in reads if t.op in fwd and t.op in variant
                                          and t not in region.placeholders))
 
+    def shape_only(self) -> list[bool]:
+        """Per ``needed`` value: do the gradient's nodes read only its shape and dtype (inputs
+        declared ``shape_only``)?  A loop then keeps a ShapeRef of it, not the array."""
+        start = min(d.op.index for d in self.dys) if self.dys else 0
+        grads = set(self.grads)
+        flags = []
+        for t in self.needed:
+            ops = t.graph._ops[start:]
+            flags.append(t not in grads and all(
+                op.op_def is not None and op.op_def.reads_shape_only(i)
+                for op in ops for i, x in enumerate(op.inputs) if x is t))
+        return flags
+
     def plan(self, region: Region, ctx: LowerContext, wrt: list[Tensor] | None = None):
         """The gradient plan for ``wrt`` (default: all), pruned to what those need."""
         grads = self.grads if wrt is None else [self.grads[self.wrt.index(w)] for w in wrt]

@@ -315,3 +315,28 @@ def test_loop_differentiates_only_the_captures_asked_for():
     np.testing.assert_allclose(got_w, finite_difference(lambda v: ref(xv, v), wv), rtol=1e-6)
     np.testing.assert_allclose(got_w2, got_w, rtol=1e-12)
     np.testing.assert_allclose(got_xs, finite_difference(lambda v: ref(v, wv), xv), rtol=1e-6)
+
+
+def test_a_loop_keeps_only_the_shape_of_values_its_gradient_reads_for_shape():
+    """A TensorArray's buffer is read by its gradient for its shape only: the trace keeps a
+    ShapeRef per iteration, not the whole buffer (memory linear, not quadratic, in T)."""
+    from common import ShapeRef
+    xs = tf.placeholder(tf.float64, (6, 3), name="xs")
+    w = tf.placeholder(tf.float64, (3,), name="w")
+    ta = tf.TensorArray(tf.float64, size=6)
+
+    def body(t, ta):
+        return t + 1, ta.write(t, tf.tanh(xs[t] * w))
+    _, ta = tf.while_loop(lambda t, ta: t < 6, body, [0, ta])
+    loss = tf.reduce_sum(ta.stack())
+    gw, = tf.gradients(loss, [w])
+    while_op = next(op for op in tf.get_default_graph().get_operations() if op.type == "While")
+    prog = while_op.graph.grad_programs[while_op.name]
+    assert any(prog.shape_only())
+    feed = {xs: RNG.standard_normal((6, 3)), w: RNG.standard_normal(3)}
+    with tf.Session() as s:
+        trace, got = s.run([while_op.outputs[-1], gw], feed)
+    kept = [v for saved in trace for v, flag in zip(saved, prog.shape_only()) if flag]
+    assert len(kept) == 6 and all(isinstance(v, ShapeRef) for v in kept)
+    x, wv = feed[xs], feed[w]
+    np.testing.assert_allclose(got, ((1 - np.tanh(x * wv) ** 2) * x).sum(axis=0), rtol=1e-12)
