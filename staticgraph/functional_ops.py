@@ -22,34 +22,15 @@ from typing import Any, Callable
 from .build import convert_to_tensor
 from .control_flow import while_loop
 from .graph import Tensor, name_scope
+from .nest import flatten, pack_sequence_as
 from .tensor_array import TensorArray
 
 __all__ = ["map_fn", "scan", "foldl", "foldr"]
 
 
-def _flatten(s: Any) -> list:
-    if isinstance(s, dict):
-        return [leaf for k in sorted(s) for leaf in _flatten(s[k])]
-    if isinstance(s, (list, tuple)):
-        return [leaf for v in s for leaf in _flatten(v)]
-    return [s]
-
-
-def _pack(template: Any, leaves: list) -> Any:
-    it = iter(leaves)
-
-    def build(t):
-        if isinstance(t, dict):
-            return {k: build(t[k]) for k in sorted(t)}
-        if isinstance(t, (list, tuple)):
-            return type(t)(build(v) for v in t)
-        return next(it)
-    return build(template)
-
-
 def _elems(elems: Any) -> tuple[list[Tensor], Any, int | Tensor]:
     """Flat element tensors, and the number of steps (static when known)."""
-    flat = [convert_to_tensor(e) for e in _flatten(elems)]
+    flat = [convert_to_tensor(e) for e in flatten(elems)]
     if not flat:
         raise ValueError("elems must be a Tensor or (possibly nested) sequence of Tensors. Got []")
     for t in flat:
@@ -82,12 +63,12 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
         signature = fn_output_signature if fn_output_signature is not None else dtype
         out_structure = structure if signature is None else signature
         out_dtypes = [t.dtype for t in flat] if signature is None else \
-            [getattr(s, "dtype", s) for s in _flatten(signature)]
+            [getattr(s, "dtype", s) for s in flatten(signature)]
         out_tas = _outputs(out_structure, n, out_dtypes)
 
         def body(i, *tas):
-            x = _pack(structure, [ta.read(i) for ta in in_tas])
-            y = [convert_to_tensor(v) for v in _flatten(fn(x))]
+            x = pack_sequence_as(structure, [ta.read(i) for ta in in_tas])
+            y = [convert_to_tensor(v) for v in flatten(fn(x))]
             if len(y) != len(tas):
                 raise ValueError(f"The two structures don't have the same nested structure.\n\n"
                                  f"First structure: {out_structure!r}\n\nSecond structure: "
@@ -98,7 +79,7 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
 
         results = while_loop(lambda i, *_: i < n, body, [0, *out_tas], back_prop=back_prop,
                              return_same_structure=True)
-        return _pack(out_structure, [ta.stack() for ta in results[1:]])
+        return pack_sequence_as(out_structure, [ta.stack() for ta in results[1:]])
 
 
 def scan(fn: Callable, elems, initializer=None, parallel_iterations=10, back_prop=True,
@@ -116,13 +97,13 @@ def scan(fn: Callable, elems, initializer=None, parallel_iterations=10, back_pro
 
         def body(i, *state):
             a, tas = list(state[:k]), list(state[k:])
-            x = _pack(structure, [ta.read(i) for ta in in_tas])
-            a = [convert_to_tensor(v) for v in _flatten(fn(_pack(_acc_structure(initializer, structure), a), x))]
+            x = pack_sequence_as(structure, [ta.read(i) for ta in in_tas])
+            a = [convert_to_tensor(v) for v in flatten(fn(pack_sequence_as(_acc_structure(initializer, structure), a), x))]
             return (i - 1 if reverse else i + 1, *a, *[ta.write(i, v) for ta, v in zip(tas, a)])
 
         results = while_loop(limit, body, [start, *acc, *out_tas], back_prop=back_prop,
                              return_same_structure=True)
-        return _pack(_acc_structure(initializer, structure), [ta.stack() for ta in results[1 + k:]])
+        return pack_sequence_as(_acc_structure(initializer, structure), [ta.stack() for ta in results[1 + k:]])
 
 
 def _acc_structure(initializer, structure):
@@ -135,7 +116,7 @@ def _fold_start(flat, structure, initializer, in_tas, n, reverse):
         acc = [ta.read(n - 1 if reverse else 0) for ta in in_tas]
         start = (n - 2) if reverse else 1
     else:
-        acc = [convert_to_tensor(v) for v in _flatten(initializer)]
+        acc = [convert_to_tensor(v) for v in flatten(initializer)]
         start = (n - 1) if reverse else 0
     out_tas = _outputs(None, n, [a.dtype for a in acc])
     limit = (lambda i, *_: i >= 0) if reverse else (lambda i, *_: i < n)
@@ -151,13 +132,13 @@ def _fold(fn, elems, initializer, back_prop, name, default, reverse):
         k = len(acc)
 
         def body(i, *a):
-            x = _pack(structure, [ta.read(i) for ta in in_tas])
-            a = [convert_to_tensor(v) for v in _flatten(fn(_pack(acc_structure, list(a)), x))]
+            x = pack_sequence_as(structure, [ta.read(i) for ta in in_tas])
+            a = [convert_to_tensor(v) for v in flatten(fn(pack_sequence_as(acc_structure, list(a)), x))]
             return (i - 1 if reverse else i + 1, *a)
 
         results = while_loop(limit, body, [start, *acc], back_prop=back_prop,
                              return_same_structure=True)
-        return _pack(acc_structure, list(results[1:1 + k]))
+        return pack_sequence_as(acc_structure, list(results[1:1 + k]))
 
 
 def foldl(fn: Callable, elems, initializer=None, parallel_iterations=10, back_prop=True,
