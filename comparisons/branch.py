@@ -18,7 +18,7 @@ import numpy as np
 import staticgraph as tf
 
 from .graphdiff import diff, record
-from .sidebyside import (agree, columns, draw_eager, draw_static, facts, has, heading, not_yet,
+from .sidebyside import (agree, columns, draw_eager, draw_static, facts, heading,
                          parse_args, show_programs, static_summary)
 
 __all__ = ["main"]
@@ -90,8 +90,6 @@ def _python_if_on_a_symbolic_tensor() -> str:
 
 
 def _static_side(out) -> tuple[list[str], str]:
-    if not has(tf, "cond"):
-        return [not_yet("cond")] * 3, f"staticgraph: cond {not_yet('cond')}."
     g, x, y, dx = static_branch()
     draw_static(out, "branch_static", g, "staticgraph: one graph with cond")
     with tf.Session(graph=g) as sess:
@@ -105,9 +103,6 @@ def _static_side(out) -> tuple[list[str], str]:
 
 def _autograph(out) -> list[str]:
     heading("the same Python `if` under tf.function: autograph turns it into cond")
-    if not has(tf, "function"):
-        print(not_yet("function (autograph)"))
-        return []
     f = tf.function(python_branch)
     a, b = (np.array(v, np.float32) for v in (POSITIVE, NEGATIVE))
     ya, yb = f(a), f(b)
@@ -138,8 +133,6 @@ def _loops(out) -> list[str]:
 
 
 def _static_doubling(out, y1, y2) -> str:
-    if not has(tf, "while_loop"):
-        return f"staticgraph needs while_loop for this loop: {not_yet('while_loop')}."
     g, x, trips, y = static_doubling()
     draw_static(out, "loop_static", g, "staticgraph: the doubling loop as one while_loop")
     with tf.Session(graph=g) as sess:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import dyngraph as torch
 import staticgraph as tf
 
-from .sidebyside import (columns, draw_eager, draw_static, facts, fmt_s, has, heading,
-                         not_yet, parse_args, recorded_nodes, run_seed, say, show_programs,
+from .sidebyside import (columns, draw_eager, draw_static, facts, fmt_s, heading,
+                         parse_args, recorded_nodes, run_seed, say, show_programs,
                          static_summary, timed)
 
 __all__ = ["main", "SEED_TORCH", "SEED_TF"]
@@ -80,8 +80,7 @@ def static_count_graph():
 def _seeds() -> None:
     heading("the tutorial's snippets, import line changed only")
     eager_out = run_seed(SEED_TORCH, "dyngraph", "torch")
-    static_out = (run_seed(SEED_TF, "staticgraph", "tf") if has(tf, "while_loop")
-                  else not_yet("while_loop"))
+    static_out = run_seed(SEED_TF, "staticgraph", "tf")
     columns([("prints", eager_out, static_out)])
     print()
     say(f"Why the TF snippet differs: {CLOSURE_BUG}")
@@ -98,8 +97,6 @@ def _eager_growing_graph(n: int) -> int:
 
 
 def _static_side(out: str | None) -> tuple[list, list]:
-    if not has(tf, "while_loop"):
-        return [not_yet("while_loop")] * 4, ["staticgraph: while_loop " + not_yet("while_loop")]
     (g, n, c1, c2), build_s = timed(static_count_graph)
     draw_static(out, "counter_static", g, "staticgraph: the counter as one while_loop")
     ops = static_summary(g)

@@ -16,8 +16,8 @@ import numpy as np
 import staticgraph as tf
 
 from .rnn_strategies import DEFAULT_LENGTHS, run_showcase
-from .sidebyside import (agree, columns, draw_eager, draw_static, facts, has, heading,
-                         not_yet, parse_args, recorded_summary, show_programs, static_ops,
+from .sidebyside import (agree, columns, draw_eager, draw_static, facts, heading,
+                         parse_args, recorded_summary, show_programs, static_ops,
                          static_summary)
 
 __all__ = ["main"]
@@ -117,8 +117,6 @@ def _cell(out) -> list[str]:
 
 
 def _static_while(loss, W_h, W_x, out) -> tuple[str, str]:
-    if not has(tf, "while_loop"):
-        return f"while_loop: {not_yet('while_loop')}", f"staticgraph {not_yet('while_loop')}."
     g, xs, n, fetches = static_sequence()
     wl, wgh, wgx = _run(g, fetches, {xs: XS, n: len(XS)})
     draw_static(out, "rnn_while_static", g, "staticgraph: RNN as one while_loop")

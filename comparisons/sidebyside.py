@@ -78,14 +78,6 @@ def facts(lines: list[str]) -> None:
         print(textwrap.fill(line, 2 * WIDTH + 10, initial_indent="  * ", subsequent_indent="    "))
 
 
-def has(module, name: str) -> bool:
-    return hasattr(module, name)
-
-
-def not_yet(feature: str) -> str:
-    return f"not available yet (staticgraph has no {feature} so far)"
-
-
 def run_seed(code: str, module: str, alias: str) -> str:
     """Run a tutorial snippet with only its import line changed; return what it printed."""
     real = {"tf": "tensorflow", "torch": "torch"}[alias]

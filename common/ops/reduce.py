@@ -11,14 +11,11 @@ from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import normalize_axes, reduced_shape, result_dtype
 
+__all__ = ["keep"]
+
 REDUCE = (E(((4,),)), E(((2, 3),)), E(((2, 3),), {"axis": 0}), E(((2, 3),), {"axis": 1}),
           E(((2, 3),), {"axis": -1, "keepdims": True}), E(((2, 3, 4),), {"axis": (0, 2)}),
           E(((),)))
-
-
-def _axis_attr(axis):
-    """Attributes are hashable: a list of axes becomes a tuple."""
-    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def reduction(dtype_rule):
@@ -103,9 +100,6 @@ defop("Min", _min, reduction(np.dtype), inputs=("x",), fname="min", torch_name="
 defop("ReduceSize", _reduce_size,
       lambda x, axis=None: Spec((), result_dtype(x.dtype, np.float16)),
       inputs=("x",), fname="reduce_size", shape_only=(0,), examples=(E(((2, 3),), {"axis": 1}),))
-
-__all__ = ["keep"]
-
 
 # --- arg-reductions: integer positions, no gradient ---------------------------------------
 
