@@ -87,14 +87,14 @@ def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
     dims are tried at two different large sizes; result dims that differ between
     the two tries depend on an unknown dim and are reported as ``None``.
     """
-    if shape is None:
+    if shape is None or any(s is None for s in array_shapes):
         return None
-    if any(s is None or None in s for s in array_shapes):
-        return None
-    arrays = [np.zeros(s, dtype=np.intp) for s in array_shapes]
     passed = _passed_through(spec, len(shape))
     tries = []
-    for unknown, small in zip(_UNKNOWN_SIZES, (2, 3)):
+    # index arrays of unknown length (tf.where's rows) are tried at two small lengths too
+    for unknown, small, length in zip(_UNKNOWN_SIZES, (2, 3), (2, 3)):
+        arrays = [np.zeros([length if d is None else d for d in s], dtype=np.intp)
+                  for s in array_shapes]
         # dims an index passes through whole get a small size: an array index copies, and a
         # copy of a 10^6 x 10^6 dummy would be allocated for real
         dims = [d if d is not None else (small if i in passed else unknown) for i, d in enumerate(shape)]
@@ -102,7 +102,11 @@ def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
         try:
             tries.append(dummy[decode_index(spec, arrays)].shape)
         except IndexError as e:
+            if any(None in s for s in array_shapes):
+                return None       # unknown array lengths we could not line up: say nothing
             raise ShapeError(f"cannot index a tensor of shape {list(shape)}: {e}") from None
+    if len(tries[0]) != len(tries[1]):
+        return None
     return tuple(a if a == b else None for a, b in zip(*tries))
 
 

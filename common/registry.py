@@ -128,14 +128,17 @@ class OpDef:
         stateful: the op has an effect or draws random numbers: never folded, merged,
             dropped or reordered by a pass.
         algebra: what the simplifier may assume (:class:`Algebra`).
+        sized_by_values: some output dims depend on input *values* (``tf.where(c)``'s row
+            count): ``infer`` leaves them None, and the registry tests check compatibility.
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "examples", "doc",
-                 "aliases", "shape_only", "dtype_attr", "stateful", "algebra")
+                 "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
-                 aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA):
+                 aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
+                 sized_by_values=False):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -155,6 +158,7 @@ class OpDef:
         self.dtype_attr = dtype_attr
         self.stateful = stateful
         self.algebra = algebra
+        self.sized_by_values = sized_by_values
 
     @property
     def differentiable(self) -> bool:
@@ -211,7 +215,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           torch_name: str | None = None, examples: Sequence = (),
           doc: str = "", aliases: Sequence[int] = (), shape_only: Sequence[int] | str = (),
           dtype_attr: str | None = None, stateful: bool = False,
-          algebra: Algebra = NO_ALGEBRA) -> OpDef:
+          algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -231,7 +235,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
-               aliases, shape_only, dtype_attr, stateful, algebra)
+               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values)
     REGISTRY[name] = op
     return op
 

@@ -34,7 +34,8 @@ from .ops import (cast, expand_dims, gather_index, less, logical_and, logical_no
 
 __all__ = ["constant_value", "shape", "size", "rank", "argmax", "argmin", "gather", "gather_nd",
            "scatter_nd", "tile", "pad", "slice", "strided_slice", "split", "range",
-           "sequence_mask", "tensordot", "squared_difference", "logical_xor", "newaxis"]
+           "sequence_mask", "tensordot", "squared_difference", "logical_xor", "newaxis",
+           "boolean_mask"]
 
 newaxis = None
 _R = REGISTRY
@@ -330,3 +331,23 @@ def squared_difference(x, y, name=None) -> Tensor:
 
 def logical_xor(x, y, name="LogicalXor") -> Tensor:
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None) -> Tensor:
+    """The elements (or slices) of ``tensor`` where the K-d ``mask`` is true, the masked dims
+    flattened into one of unknown size: ``tensor[mask]`` (TF's ``boolean_mask``)."""
+    from .ops import squeeze, where  # noqa: PLC0415  (ops imports this module's names late)
+    with name_scope(name):
+        tensor, mask = convert_to_tensor(tensor), convert_to_tensor(mask)
+        axis = 0 if axis is None else int(axis)
+        k, shape = mask.ndim, tensor.shape.as_list()
+        if k is None or k == 0:
+            raise ValueError("mask cannot be scalar.")
+        if None in shape[:axis] + shape[axis + k:]:
+            raise ValueError(f"boolean_mask here needs every dim of tensor {tensor.shape} outside "
+                             f"the masked ones known")
+        if not tensor.shape[axis:axis + k].is_compatible_with(mask.shape):
+            raise ValueError(f"Shapes {tensor.shape[axis:axis + k]} and {mask.shape} are incompatible")
+        flat = reshape(tensor, shape[:axis] + [-1] + shape[axis + k:])
+        indices = squeeze(where(reshape(mask, [-1])), axis=[1])
+        return gather(flat, indices, axis=axis)

@@ -125,10 +125,12 @@ def add_n(inputs: Sequence, name=None):
 
 
 def where(condition, x=None, y=None, name=None):
-    """Elementwise ``x if condition else y`` (the index form, x=y=None, is not supported)."""
+    """Elementwise ``x if condition else y``; with neither, the ``[n, rank]`` int64 coordinates
+    of the true (non-zero) elements of ``condition`` (the ``Where`` op)."""
+    if x is None and y is None:
+        return apply(_R["Where"], (convert_to_tensor(condition),), {}, name=name or "Where")
     if x is None or y is None:
-        raise NotImplementedError("tf.where(condition) returning indices is not supported; "
-                                  "pass x and y")
+        raise ValueError("x and y must both be non-None or both be None.")
     x, y = _operands("Select", x, y)
     return apply(_R["Select"], (convert_to_tensor(condition), x, y), {}, name=name)
 

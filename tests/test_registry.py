@@ -39,7 +39,11 @@ def test_infer_matches_impl(name, k):
     op, args, attrs = _example(name, k)
     out = np.asarray(op.impl(*args, **attrs))
     spec = op.infer(*map(spec_of, args), **attrs)
-    assert spec.shape == out.shape
+    if op.sized_by_values:   # dims that depend on values are None; the rest must match
+        from common.shapes import refines
+        assert refines(out.shape, spec.shape) and None in spec.shape
+    else:
+        assert spec.shape == out.shape
     assert spec.dtype == out.dtype
 
 

@@ -121,3 +121,23 @@ def test_bad_arguments_are_refused():
         tf.tile(tf.zeros([2, 2]), [2])
     with pytest.raises(ValueError, match="pad mode 'REFLECT' is not supported"):
         tf.pad(tf.zeros([2]), [[1, 1]], mode="REFLECT")
+
+
+def test_where_with_one_argument_and_boolean_mask_as_tf():
+    """TF 2.21's values, names and static shapes for the same program."""
+    c = tf.constant([[True, False, True], [False, True, False]])
+    x = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+    w = tf.where(c)
+    m, m2 = tf.boolean_mask(x, c), tf.boolean_mask(x, tf.constant([False, True]))
+    m3 = tf.boolean_mask(x, tf.constant([True, False, True]), axis=1)
+    assert (w.name, w.shape.as_list()) == ("Where:0", [None, 2])
+    assert (m.name, m.shape.as_list()) == ("boolean_mask/GatherV2:0", [None])
+    assert m2.shape.as_list() == [None, 3] and m3.shape.as_list() == [2, None]
+    with tf.Session() as s:
+        got = s.run([w, m, m2, m3])
+    np.testing.assert_array_equal(got[0], [[0, 0], [0, 2], [1, 1]])
+    np.testing.assert_array_equal(got[1], [1., 3., 5.])
+    np.testing.assert_array_equal(got[2], [[4., 5., 6.]])
+    np.testing.assert_array_equal(got[3], [[1., 3.], [4., 6.]])
+    with pytest.raises(ValueError, match=r"^x and y must both be non-None or both be None\.$"):
+        tf.where(c, x)

@@ -111,9 +111,9 @@ def test_sparse_xent_needs_keywords_and_matches_numpy():
     np.testing.assert_allclose(run(x), -np.log(sm(A)[[0, 1], [0, 2]]), rtol=1e-6)
 
 
-def test_where_without_branches_is_refused():
-    with pytest.raises(NotImplementedError, match="pass x and y"):
-        tf.where(tf.constant([True]))
+def test_where_with_only_one_branch_is_refused():
+    with pytest.raises(ValueError, match="x and y must both be non-None or both be None"):
+        tf.where(tf.constant([True]), y=tf.constant([1.0]))
 
 
 def test_compat_v1_and_v2_switches():

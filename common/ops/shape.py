@@ -563,3 +563,21 @@ defop("ReshapeFrom", _reshape_from, _reshape_from_infer, inputs=("*xs",), fname=
 defop("FillFrom", _fill_from, _fill_from_infer, inputs=("*xs",), fname="fill_from",
       shape_only=tuple(range(16)), dtype_attr="dtype",  # every input is a shape reference
       examples=(E(((4, 2),), {"dims": ((0, 0), 3), "value": 0.0, "dtype": np.dtype(np.float64)}),))
+
+
+# --- positions of the true elements (tf.where with one argument) -----------------------------
+
+
+def _where_indices(condition):
+    """``[n_true, rank]`` int64 coordinates of the true (non-zero) elements, in row-major order."""
+    return np.argwhere(condition).astype(np.int64)
+
+
+def _where_indices_infer(condition: Spec) -> Spec:
+    return Spec(None if condition.shape is None else (None, len(condition.shape)), np.dtype(np.int64))
+
+
+defop("Where", _where_indices, _where_indices_infer, inputs=("condition",), fname="where_indices",
+      sized_by_values=True,
+      examples=(E((np.array([[True, False, True], [False, True, False]]),)),
+                E((np.array([0.0, 1.5, 0.0, -2.0]),))))

@@ -433,6 +433,11 @@ def _pool(onnx_type: str):
     return Rule(onnx_type, export)
 
 
+def _where_indices(ctx, op, ins, out):
+    """NonZero gives ``[rank, n]``; TF's Where is its transpose."""
+    ctx.node("Transpose", [ctx.node("NonZero", ins)], [out], perm=[1, 0])
+
+
 def _bias_add(ctx, op, ins, out):
     x, b = _cast_all(ctx, op, ins, _out_dtype(op))
     if _attrs(op).get("data_format", "NHWC").startswith("NC"):
@@ -488,6 +493,7 @@ RULES: dict[str, Rule] = {
     "Conv2D": Rule("Conv (+ Transposes for NHWC / HWIO)", _conv),
     "MaxPool": _pool("MaxPool"), "AvgPool": _pool("AveragePool"),
     "BiasAdd": Rule("Add (+ Reshape for NCHW)", _bias_add),
+    "Where": Rule("NonZero + Transpose", _where_indices),
 }
 
 NOT_EXPORTABLE: dict[str, str] = {}   # registry op -> why it has no rule (none at present)
