@@ -478,3 +478,12 @@ def test_dyngraph_cnn_and_lstm_export_through_the_trace(tmp_path):
     proto = torch.onnx.export(last_output, (torch.tensor(sv),), str(tmp_path / "lstm.onnx"))
     got, = _run(proto, {"x": sv})
     np.testing.assert_allclose(got, last_output(torch.tensor(sv)).detach().numpy(), **TOL)
+
+
+def test_same_padding_on_an_unknown_height_is_refused_by_name():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, (None, None, None, 1), name="x")
+        y = tf.nn.max_pool(x, 2, 2, "SAME")
+    with pytest.raises(sgo.ExportError, match=r"SAME padding needs the input's height and width "
+                                              r"known statically"):
+        sgo.to_model(None, [y], [x], graph=g)

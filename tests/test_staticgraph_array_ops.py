@@ -141,3 +141,13 @@ def test_where_with_one_argument_and_boolean_mask_as_tf():
     np.testing.assert_array_equal(got[3], [[1., 3.], [4., 6.]])
     with pytest.raises(ValueError, match=r"^x and y must both be non-None or both be None\.$"):
         tf.where(c, x)
+
+
+def test_boolean_mask_errors_use_tf_wording():
+    x = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+    with pytest.raises(ValueError, match=r"^mask cannot be scalar\.$"):
+        tf.boolean_mask(x, tf.constant(True))
+    with pytest.raises(ValueError, match=r"^Shapes \(2,\) and \(3,\) are incompatible$"):
+        tf.boolean_mask(x, tf.constant([True, False, True]))
+    with pytest.raises(ValueError, match=r"needs every dim of tensor .* outside the masked ones known"):
+        tf.boolean_mask(tf.placeholder(tf.float32, (2, None)), tf.constant([True, False]))
