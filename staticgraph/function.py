@@ -47,6 +47,7 @@ from .compiler import Executable, compile_plan
 from .gradients import gradients
 from .graph import Graph, Tensor, get_default_graph
 from .kinds import SessionState
+from .nest import LITERAL, flatten_with_rebuild
 from .shape import TensorShape
 from .sources import placeholder
 
@@ -135,24 +136,11 @@ class _Arg:
 
 # --- concrete functions ------------------------------------------------------------------
 
-def _flatten(structure: Any, leaves: list) -> Callable[[list], Any]:
-    """Collect output Tensors into ``leaves``; return a function rebuilding the structure."""
-    if isinstance(structure, (list, tuple)):
-        parts = [_flatten(s, leaves) for s in structure]
-        cls = type(structure)
-        if hasattr(structure, "_fields"):
-            return lambda vals: cls(*[p(vals) for p in parts])
-        return lambda vals: cls(p(vals) for p in parts)
-    if isinstance(structure, dict):
-        items = [(k, _flatten(v, leaves)) for k, v in structure.items()]
-        return lambda vals: {k: p(vals) for k, p in items}
-    if structure is None:
-        return lambda vals: None
-    if not isinstance(structure, Tensor):
-        structure = constant(structure)
-    i = len(leaves)
-    leaves.append(structure)
-    return lambda vals: vals[i]
+def _output(value: Any):
+    """An output of the traced function: a tensor (Python values become constants); None stays."""
+    if value is None:
+        return LITERAL
+    return value if isinstance(value, Tensor) else constant(value)
 
 
 class ConcreteFunction:
@@ -397,7 +385,7 @@ class Function:
         with graph.as_default(), graph.name_scope("PartitionedCall"):
             result = self._converted(*args, **kwargs)
             leaves: list[Tensor] = []
-            rebuild = _flatten(result, leaves)
+            rebuild = flatten_with_rebuild(result, _output, leaves)
         return rebuild(leaves)
 
     def _check_signature(self, args: tuple, kwargs: dict) -> None:
@@ -442,7 +430,7 @@ class Function:
             call = [v if t is None else t for t, v in zip(inputs, values)]
             result = self._call_python(names, call)
             leaves: list[Tensor] = []
-            rebuild = _flatten(result, leaves)
+            rebuild = flatten_with_rebuild(result, _output, leaves)
         return ConcreteFunction(graph, names, inputs, result, leaves, rebuild)
 
     def _call_python(self, names: list[str], values: list) -> Any:

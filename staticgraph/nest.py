@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator
 
 __all__ = ["is_nested", "is_namedtuple", "flatten", "flatten_up_to", "pack_sequence_as",
-           "map_structure", "assert_same_structure", "first_difference", "describe"]
+           "map_structure", "assert_same_structure", "first_difference", "describe",
+           "flatten_with_rebuild", "LITERAL"]
 
 
 def is_namedtuple(s: Any) -> bool:
@@ -65,6 +66,43 @@ def pack_sequence_as(structure: Any, flat_sequence) -> Any:
         raise ValueError(f"Could not pack sequence. Structure had {n} atoms, but flat_sequence "
                          f"had {len(flat)} items.  Structure: {structure}, flat_sequence: {flat}.")
     return _pack(structure, iter(flat))
+
+
+LITERAL = object()
+"""What a :func:`flatten_with_rebuild` ``leaf`` function returns for a leaf kept as it is."""
+
+
+def flatten_with_rebuild(structure: Any, leaf: Callable[[Any], Any], flat: list
+                         ) -> Callable[[Any], Any]:
+    """Append ``leaf(x)`` for each leaf ``x`` of ``structure`` to ``flat`` (containers in their
+    own order, as a Session's fetch mapper walks them); return a function rebuilding the
+    structure from values given in that order.  Built once per signature, so rebuilding a
+    run's results is a few calls.  A leaf whose ``leaf(x)`` is :data:`LITERAL` is rebuilt as
+    ``x`` itself.
+
+    >>> flat = []
+    >>> rebuild = flatten_with_rebuild({"a": (1, 2), "b": None}, lambda x: LITERAL if x is None else x, flat)
+    >>> flat, rebuild([10, 20])
+    ([1, 2], {'a': (10, 20), 'b': None})
+    """
+    if isinstance(structure, dict):
+        parts = [(k, flatten_with_rebuild(v, leaf, flat)) for k, v in structure.items()]
+        cls = type(structure)
+        return lambda vals: cls((k, f(vals)) for k, f in parts)
+    if isinstance(structure, (list, tuple)):
+        parts = [flatten_with_rebuild(v, leaf, flat) for v in structure]
+        if isinstance(structure, list):
+            return lambda vals: [f(vals) for f in parts]
+        if is_namedtuple(structure):
+            cls = type(structure)
+            return lambda vals: cls(*[f(vals) for f in parts])
+        return lambda vals: tuple(f(vals) for f in parts)
+    value = leaf(structure)
+    if value is LITERAL:
+        return lambda vals: structure
+    i = len(flat)
+    flat.append(value)
+    return lambda vals: vals[i]
 
 
 def map_structure(fn: Callable, *structures: Any) -> Any:

@@ -30,7 +30,8 @@ from .ops import (cast, concat, constant, expand_dims, greater_equal, less, stac
                   unstack, where, zeros_like)
 from .sequence_ops import reverse, reverse_sequence
 from .tensor_array import TensorArray
-from .rnn_cell import RNNCell, _depth, _flatten, _pack_like
+from .nest import flatten, pack_sequence_as
+from .rnn_cell import RNNCell, _depth
 from .variable_scope import variable_scope
 
 __all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
@@ -75,8 +76,8 @@ def _masked(time, sequence_length, zero_output, state, output, new_state):
     """TF's ``_rnn_step`` select: finished rows output zeros and keep their state."""
     done = expand_dims(greater_equal(time, sequence_length), 1)
     output = where(done, zero_output, output)
-    flat = [where(done, s, n) for s, n in zip(_flatten(state), _flatten(new_state))]
-    return output, _pack_like(new_state, flat)
+    flat = [where(done, s, n) for s, n in zip(flatten(state), flatten(new_state))]
+    return output, pack_sequence_as(new_state, flat)
 
 
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
@@ -142,20 +143,20 @@ def _time_loop(cell, inputs, state, sequence_length, steps):
                             element_shape=inputs.shape[1:], name="input").unstack(inputs)
         out_ta = TensorArray(dtype, size=steps if known else 0, dynamic_size=not known,
                              name="output")
-    flat_state = _flatten(state)
+    flat_state = flatten(state)
 
     def body(time, ta, *flat):
-        prev = _pack_like(state, list(flat))
+        prev = pack_sequence_as(state, list(flat))
         output, new_state = cell(in_ta.read(time), prev)
         if sequence_length is not None:
             output, new_state = _masked(time, sequence_length, zeros_like(output), prev, output,
                                         new_state)
-        return (time + 1, ta.write(time, output), *_flatten(new_state))
+        return (time + 1, ta.write(time, output), *flatten(new_state))
 
     time = constant(0, _dtypes.int32, name="time")
     results = while_loop(lambda time, *_: less(time, steps), body, (time, out_ta, *flat_state),
                          maximum_iterations=steps)
-    return results[1].stack(), _pack_like(state, list(results[2:]))
+    return results[1].stack(), pack_sequence_as(state, list(results[2:]))
 
 
 def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=None,

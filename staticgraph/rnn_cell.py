@@ -30,6 +30,7 @@ from . import dtypes as _dtypes
 from .build import convert_to_tensor
 from .graph import Tensor, get_default_graph, name_scope
 from .initializers import Constant, Zeros
+from .nest import flatten, pack_sequence_as
 from .array_ops import constant_value, split
 from .ops import (add, cast, clip_by_value, concat, expand_dims, matmul, multiply, sigmoid,
                   subtract, tanh, zeros, zeros_like)
@@ -47,25 +48,6 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
     @property
     def dtype(self):
         return self.c.dtype
-
-
-def _flatten(structure) -> list:
-    if isinstance(structure, (tuple, list)):
-        return [x for s in structure for x in _flatten(s)]
-    return [structure]
-
-
-def _pack_like(structure, flat: list):
-    """``flat`` (an iterator or list) back into ``structure``'s nesting."""
-    it = iter(flat)
-
-    def rebuild(s):
-        if isinstance(s, LSTMStateTuple):
-            return LSTMStateTuple(*[rebuild(x) for x in s])
-        if isinstance(s, (tuple, list)):
-            return type(s)(rebuild(x) for x in s)
-        return next(it)
-    return rebuild(structure)
 
 
 def _zeros_for(size: int, batch_size, dtype):
@@ -173,7 +155,7 @@ class RNNCell:
         dtype = _dtypes.as_dtype(dtype)
         with name_scope(type(self).__name__ + "ZeroState"):
             sizes = self.state_size
-            return _pack_like(sizes, [_zeros_for(s, batch_size, dtype) for s in _flatten(sizes)])
+            return pack_sequence_as(sizes, [_zeros_for(s, batch_size, dtype) for s in flatten(sizes)])
 
 
 def _linear(args: list, kernel, bias):
@@ -348,7 +330,7 @@ class MultiRNNCell(RNNCell):
         for i, cell in enumerate(self._cells):
             with variable_scope(f"cell_{i}"):
                 cell.build_for(input_depth, dtype)
-            input_depth = int(_flatten(cell.output_size)[0])
+            input_depth = int(flatten(cell.output_size)[0])
 
     def call(self, inputs, state):
         new_states = []

@@ -20,6 +20,7 @@ import numpy as np
 from .compiler import Executable, PassConfig, compile_plan
 from .graph import Graph, Operation, Tensor, get_default_graph
 from .kinds import SessionState
+from .nest import flatten_with_rebuild
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "default_session"]
 
@@ -64,25 +65,6 @@ def _run_key(fetches: Any) -> Any:
                 return _fetch_key(fetches)
         return (cls, *fetches)
     return _fetch_key(fetches)
-
-
-def _flatten(fetches: Any, graph: Graph, flat: list) -> Callable[[tuple], Any]:
-    """Append leaves to ``flat``; return a function rebuilding the structure from values."""
-    if isinstance(fetches, dict):
-        parts = [(k, _flatten(v, graph, flat)) for k, v in fetches.items()]
-        cls = type(fetches)
-        return lambda vals: cls((k, f(vals)) for k, f in parts)
-    if isinstance(fetches, (list, tuple)):
-        parts = [_flatten(v, graph, flat) for v in fetches]
-        if isinstance(fetches, list):
-            return lambda vals: [f(vals) for f in parts]
-        if hasattr(fetches, "_fields"):
-            cls = type(fetches)
-            return lambda vals: cls(*[f(vals) for f in parts])
-        return lambda vals: tuple(f(vals) for f in parts)
-    i = len(flat)
-    flat.append(graph.as_graph_element(fetches))
-    return lambda vals: vals[i]
 
 
 class _Feed:
@@ -202,7 +184,7 @@ class Session:
         self.compile_count += 1
         feeds = [_Feed(self._feed_tensor(k)) for k in feed_dict]
         flat: list = []
-        rebuild = _flatten(fetches, self.graph, flat)
+        rebuild = flatten_with_rebuild(fetches, self.graph.as_graph_element, flat)
         if not isinstance(fetches, (list, tuple, dict)):
             container, rebuild = "single", None
         elif type(fetches) in (list, tuple) and all(isinstance(f, (Tensor, Operation, str))

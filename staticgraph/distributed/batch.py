@@ -24,7 +24,8 @@ import numpy as np
 from dask import delayed, is_dask_collection
 
 from ..graph import Operation, Tensor
-from ..session import _Feed, _flatten, _run_key
+from ..nest import flatten_with_rebuild
+from ..session import _Feed, _run_key
 from .partition import partition_run
 from .worker import merge_values, run_shard
 
@@ -76,7 +77,7 @@ def compiled(sess, fetches: Any, feed_dict: dict) -> _Batched | None:
 def _compile(sess, fetches, feed_dict: dict, dask_pos: tuple) -> _Batched | None:
     graph = sess.graph
     flat: list = []
-    rebuild = _flatten(fetches, graph, flat)
+    rebuild = flatten_with_rebuild(fetches, graph.as_graph_element, flat)
     steps = [s for s in graph.get_collection(DATA_PARALLEL) if any(f is s.op for f in flat)]
     if not dask_pos and not steps:
         return None

@@ -24,7 +24,8 @@ from distributed import Client, KilledWorker
 
 from ..errors import FailedPreconditionError, UnavailableError
 from ..graph import Graph
-from ..session import Session, _Feed, _flatten, _run_key
+from ..nest import flatten_with_rebuild
+from ..session import Session, _Feed, _run_key
 from . import batch as _batch
 from .partition import Layout, partition_run
 from .worker import GraphPlugin, hold, run_partition
@@ -116,7 +117,7 @@ class DistributedSession(Session):
         self.compile_count += 1
         feeds = [_Feed(self._feed_tensor(k)) for k in feed_dict]
         flat: list = []
-        rebuild = _flatten(fetches, self.graph, flat)
+        rebuild = flatten_with_rebuild(fetches, self.graph.as_graph_element, flat)
         layout = partition_run(self.graph, flat, [f.tensor for f in feeds])
         names = self.worker_names()
         workers = [None if p.place is None else [_worker_for(p.place, names)] for p in layout.partitions]
