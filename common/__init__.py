@@ -1,5 +1,20 @@
 """The single op registry shared by both engines.
 
+The modules, in the order an op is put together::
+
+    registry      OpDef / defop (forward, shape rule, gradient rules, facts), Namespace ``F``
+    shapes        partial-shape rules, the one broadcast-gradient helper, shape comparisons
+    indexing      ``x[key]`` encoded as hashable attributes; its shape rule
+    examples      example inputs every op declares (they drive the registry tests)
+    ops/          the declarations, by family: elementwise, reduce, shape, linalg, nn, misc,
+                  conv, pool, gather_scatter, sequence, random
+    composites    mean, softmax, losses... written with ``F`` (both engines get them)
+    layers        layer math as composites (dropout with a given mask, batch/layer norm...)
+    numerics      the opt-in NaN/Inf check mode
+    checkpoint    atomic array files (both engines' save/restore)
+    tensorboard   event-file summaries shared by both engines' writers
+    errors        ShapeError, DTypeError
+
 >>> from common import REGISTRY
 >>> REGISTRY["Mul"].torch_name
 'MulBackward0'

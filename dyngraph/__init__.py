@@ -4,6 +4,22 @@ Every operation computes its result now; when an input requires grad it also
 records a node of a graph that lives for this one forward pass, and
 ``backward()`` walks that graph in reverse with the registry's gradient rules.
 
+The modules, in the order a computation flows through them::
+
+    dtypes, device       torch's dtypes and the (CPU-only) device model
+    tensor               Tensor: the numpy array, requires_grad, grad_fn, version counter
+    creation, random     tensor(), zeros()...; Generators, manual_seed and random draws
+    engine               apply(): the one way a registry op runs (records a node if needed)
+    node, autograd/      tape nodes; backward() and grad(); Function, functional, gradcheck
+    grad_mode, anomaly   no_grad / inference_mode (thread-local); detect_anomaly
+    functions, pointwise,
+    reductions, selection   the torch.* functions over ``engine.apply``
+    nn/, optim/          modules, layers, losses, init; optimizers and schedulers
+    utils/               data (Dataset, DataLoader), tensorboard (SummaryWriter)
+    serialization        torch.save / torch.load (npz, no pickle)
+    graph, printing      the recorded graph as networkx and as text; reprs
+    jit, onnx            the bridge to staticgraph (trace) and ONNX export through it
+
 >>> import dyngraph as torch
 >>> w = torch.tensor([1.], requires_grad=True)
 >>> x = torch.tensor([2.], requires_grad=True)
