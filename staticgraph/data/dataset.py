@@ -219,35 +219,38 @@ class Dataset:
         """Accepted: the pipeline is recomputed from its (immutable) inputs each epoch."""
         return self
 
-    def map(self, map_func, num_parallel_calls=None, deterministic=None) -> "Dataset":
-        """``map_func`` applied to every element (traced once into a sub-graph of graph ops)."""
-        sub, structure, outs = _trace(map_func, self._structure, self._specs)
+    def _per_element(self, fn):
+        """``fn`` traced once into a sub-graph; returns its result structure and tensors, the
+        outer tensors it captured, and ``pairs(values, ctx)``: each parent element with
+        ``fn``'s values for it (the sub-graph compiled when an iterator starts)."""
+        sub, structure, outs = _trace(fn, self._structure, self._specs)
         captured = list(sub.captures)
         feeds = sub.element_placeholders + [sub.captures[t] for t in captured]
-        n_in = len(self._inputs)
-        parent = self._make
+        n_in, parent = len(self._inputs), self._make
 
-        def make(values, ctx):
+        def pairs(values, ctx):
             plan = _plan(sub, outs, feeds)
             extra = values[n_in:]
-            return (tuple(plan(*e, *extra)) for e in parent(values[:n_in], ctx))
+            return ((e, plan(*e, *extra)) for e in parent(values[:n_in], ctx))
+        return structure, outs, captured, pairs
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None) -> "Dataset":
+        """``map_func`` applied to every element (traced once into a sub-graph of graph ops)."""
+        structure, outs, captured, pairs = self._per_element(map_func)
+
+        def make(values, ctx):
+            return (tuple(result) for _, result in pairs(values, ctx))
         specs = [(t._shape, t.np_dtype) for t in outs]
         return Dataset(self._inputs + captured, structure, specs, make)
 
     def filter(self, predicate) -> "Dataset":
         """The elements for which ``predicate`` (a function of graph tensors) is True."""
-        sub, _, outs = _trace(predicate, self._structure, self._specs)
+        _, outs, captured, pairs = self._per_element(predicate)
         if len(outs) != 1 or outs[0].dtype != _dtypes.bool or outs[0]._shape not in ((), None):
             raise ValueError("`predicate` return type must be convertible to a scalar boolean tensor.")
-        captured = list(sub.captures)
-        feeds = sub.element_placeholders + [sub.captures[t] for t in captured]
-        n_in = len(self._inputs)
-        parent = self._make
 
         def make(values, ctx):
-            plan = _plan(sub, outs, feeds)
-            extra = values[n_in:]
-            return (e for e in parent(values[:n_in], ctx) if bool(plan(*e, *extra)[0]))
+            return (e for e, keep in pairs(values, ctx) if bool(keep[0]))
         return Dataset(self._inputs + captured, self._structure, self._specs, make)
 
     # --- element facts and iterators ----------------------------------------------------
