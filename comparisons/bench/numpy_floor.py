@@ -19,6 +19,19 @@ __all__ = ["counter", "gradient_example", "rnn_cell", "rnn_unrolled", "mlp_loss_
            "conv2d_backward", "conv2d_forward_backward", "cnn_train_step"]
 
 
+def _mean_xent(logits: np.ndarray, labels: np.ndarray) -> tuple:
+    """Mean softmax cross-entropy and its gradient for the logits: ``(softmax - onehot) / n``."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    e = np.exp(shifted)
+    total = e.sum(axis=1, keepdims=True)
+    rows = np.arange(len(labels))
+    loss = np.mean(np.log(total[:, 0]) - shifted[rows, labels])
+    g = e / total
+    g[rows, labels] -= 1
+    g /= len(labels)
+    return loss, g
+
+
 def counter(n: float) -> tuple:
     """The seeds' while loop with the bound fed at run time: ``n`` iterations.
 
@@ -95,14 +108,7 @@ def mlp_loss_and_grads(params: list, x: np.ndarray, labels: np.ndarray) -> tuple
         pre.append(z)
         acts.append(z if i == len(params) - 1 else np.maximum(z, 0))
     logits = acts[-1]
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
-    total = e.sum(axis=1, keepdims=True)
-    rows = np.arange(len(labels))
-    loss = np.mean(np.log(total[:, 0]) - shifted[rows, labels])
-    g = e / total
-    g[rows, labels] -= 1
-    g /= len(labels)
+    loss, g = _mean_xent(logits, labels)
     grads = []
     for i in range(len(params) - 1, -1, -1):
         W = params[i][0]
@@ -215,14 +221,7 @@ def cnn_train_step(params: list, x: np.ndarray, labels: np.ndarray, lr: float) -
     p2 = _pool2(a2)
     flat = p2.reshape(len(x), -1)
     logits = flat @ W.T + b
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
-    total = e.sum(axis=1, keepdims=True)
-    rows = np.arange(len(labels))
-    loss = np.mean(np.log(total[:, 0]) - shifted[rows, labels])
-    g = e / total
-    g[rows, labels] -= 1
-    g /= len(labels)
+    loss, g = _mean_xent(logits, labels)
     dW, db, dflat = g.T @ flat, g.sum(axis=0), g @ W
     da2 = _unpool2(dflat.reshape(p2.shape), a2, p2) * (a2 > 0)
     dp1, dw2 = conv2d_backward(da2, cols2, w2, p1.shape, 1)
