@@ -398,3 +398,15 @@ def test_sum_like_of_the_same_shape_shares_the_version_counter():
     with torch.no_grad():
         same.add_(1)
     assert y._version == 1
+
+
+def test_vjp_and_jvp_without_v_need_a_single_element_in_torchs_words():
+    from dyngraph.autograd.functional import jvp, vjp
+    with pytest.raises(RuntimeError, match=r"^The vector v can only be None if the user-provided "
+                                           r"function returns a single Tensor with a single element\.$"):
+        vjp(lambda x: x * 2, torch.ones(3))
+    with pytest.raises(RuntimeError, match=r"^The vector v can only be None if the input to the "
+                                           r"user-provided function is a single Tensor with a "
+                                           r"single element\.$"):
+        jvp(lambda x: x * 2, torch.ones(3))
+    assert vjp(lambda x: (x * 3).sum(), torch.ones(1))[1].tolist() == [3.0]

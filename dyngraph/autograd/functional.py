@@ -50,6 +50,16 @@ def _grads(outputs, inputs, grad_outputs, create_graph: bool) -> tuple:
     return tuple(make(np.zeros_like(x._data)) if g is None else g for g, x in zip(got, inputs))
 
 
+def _vector(v, like: tuple, what: str, whose: str = "") -> tuple:
+    """``v`` as a tuple; omitted, ones -- allowed only when ``like`` is one single element."""
+    if v is not None:
+        return _as_tuple(v)[1]
+    if any(t.numel() != 1 for t in like):
+        raise RuntimeError(f"The vector v can only be None if {whose}the user-provided function "
+                           f"{what}")
+    return tuple(make(np.ones_like(t._data)) for t in like)
+
+
 def _detach(t, create_graph: bool):
     return t if create_graph else t.detach()
 
@@ -61,13 +71,7 @@ def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         xs = _prepare(xs, create_graph)
         out = func(*xs)
         out_tuple, outs = _as_tuple(out)
-        if v is None:
-            if any(o.numel() != 1 for o in outs):
-                raise RuntimeError("The vector v can only be None if the user-provided function "
-                                   "returns a single Tensor with a single element.")
-            vs = tuple(make(np.ones_like(o._data)) for o in outs)
-        else:
-            vs = _as_tuple(v)[1]
+        vs = _vector(v, outs, "returns a single Tensor with a single element.")
         g = _grads(outs, xs, vs, create_graph)
     outs = tuple(_detach(o, create_graph) for o in outs)
     g = tuple(_detach(t, create_graph) for t in g)
@@ -81,14 +85,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         xs = _prepare(xs, create_graph)
         out = func(*xs)
         out_tuple, outs = _as_tuple(out)
-        if v is None:
-            if any(x.numel() != 1 for x in xs):
-                raise RuntimeError("The vector v can only be None if the input to the "
-                                   "user-provided function is a single Tensor with a single "
-                                   "element.")
-            vs = tuple(make(np.ones_like(x._data)) for x in xs)
-        else:
-            vs = _as_tuple(v)[1]
+        vs = _vector(v, xs, "is a single Tensor with a single element.", "the input to ")
         us = tuple(make(np.zeros_like(o._data), True) for o in outs)
         g = _grads(outs, xs, us, True)
         jv = _grads(g, us, vs, create_graph)
