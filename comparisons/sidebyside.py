@@ -18,7 +18,7 @@ from .bench.report import fmt_s
 from .graphdiff import record
 from .pictures import eager_graph, regions, static_graph, write_graph
 
-__all__ = ["parse_args", "heading", "columns", "show_programs", "facts", "not_yet", "has",
+__all__ = ["parse_args", "heading", "columns", "show_programs", "facts",
            "run_seed", "say", "recorded_nodes", "recorded_summary", "agree", "static_ops", "static_summary", "timed", "fmt_s", "draw_eager",
            "draw_static"]
 

@@ -23,7 +23,8 @@ from .tensor import check_inplace, make, rebase
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
            "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
-           "inplace"]
+           "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max",
+           "relu_", "sigmoid_", "tanh_", "exp_", "inplace"]
 
 _R = REGISTRY
 
@@ -111,11 +112,7 @@ def _public_inplace() -> dict:
 
 INPLACE = _public_inplace()
 globals().update(INPLACE)
-__all__ += [name for name in INPLACE if name in ("relu_", "sigmoid_", "tanh_", "exp_")]
-
-METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
-           "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
-           *INPLACE]
+relu_, sigmoid_, tanh_, exp_ = (INPLACE[n] for n in ("relu_", "sigmoid_", "tanh_", "exp_"))  # torch.*
 
 
 def _operators() -> dict:
@@ -168,5 +165,7 @@ def clamp_max(input, max):
     return apply(_R["ClipByValue"], (input,), {"lo": None, "hi": max})
 
 
-__all__ += ["log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max"]
-METHODS += ["log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max"]
+METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
+           "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
+           *INPLACE, "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min",
+           "clamp_max"]

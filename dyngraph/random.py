@@ -111,7 +111,7 @@ def _float_dtype(dtype, what: str) -> np.dtype:
     if dt.kind != "f":
         from .dtypes import to_dtype
         raise NotImplementedError(f'"{what}" not implemented for '
-                                  f"'{to_dtype(dt).legacy[:-6]}'")
+                                  f"'{to_dtype(dt).scalar_name}'")
     return dt
 
 

@@ -32,7 +32,7 @@ from .tensor import Tensor, check_inplace, make, rebase
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
            "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat",
            "tile", "narrow", "roll", "flip", "movedim", "swapaxes", "einsum", "bmm",
-           "index_put"]
+           "index_put", "tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv"]
 
 _R = REGISTRY
 FULL = Slice(None, None, None)
@@ -349,11 +349,6 @@ def bmm(input, mat2):
     return apply(_R["MatMul"], (input, mat2), cls=_names("BmmBackward0"))
 
 
-METHODS = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
-           "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat", "tile",
-           "narrow", "roll", "flip", "movedim", "swapaxes", "bmm", "index_put"]
-
-
 # --- triangles and diagonals; vector products ------------------------------------------------
 
 
@@ -431,5 +426,7 @@ def expand_as(input, other):
     return expand(input, other._data.shape)
 
 
-__all__ += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv"]
-METHODS += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv", "expand_as"]
+METHODS = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
+           "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat", "tile",
+           "narrow", "roll", "flip", "movedim", "swapaxes", "bmm", "index_put", "tril", "triu",
+           "diag", "diagonal", "trace", "dot", "outer", "ger", "mv", "expand_as"]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 
-from typing import Any, Sequence
+from typing import Any
 
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor

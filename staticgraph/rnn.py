@@ -31,7 +31,7 @@ from .ops import (cast, concat, constant, expand_dims, greater_equal, less, stac
 from .sequence_ops import reverse, reverse_sequence
 from .tensor_array import TensorArray
 from .nest import flatten, pack_sequence_as
-from .rnn_cell import RNNCell, _depth
+from .rnn_cell import _depth
 from .variable_scope import variable_scope
 
 __all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]

@@ -15,7 +15,6 @@ from ..examples import Example as E, ints
 from ..indexing import ARRAY, Slice, decode_index, index_shape
 from ..registry import Algebra, Spec, defop
 from ..shapes import broadcast_shapes, fmt_shape, is_known, normalize_axes, sum_to_shape
-from .elementwise import same
 
 # --- the *Like family: shapes taken from a reference at run time -------------
 
@@ -71,8 +70,8 @@ def _reshape_infer(x: Spec, shape) -> Spec:
             if known == 0 or size % known:
                 raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
                                  f"into {list(shape)}",
-                                 tf=f"Reshape cannot infer the missing input size for an empty "
-                                    f"tensor unless all specified input sizes are non-zero"
+                                 tf="Reshape cannot infer the missing input size for an empty "
+                                    "tensor unless all specified input sizes are non-zero"
                                  if known == 0 else f"Input to reshape is a tensor with {size} "
                                  f"values, but the requested shape requires a multiple of {known}")
             shape = tuple(size // known if d == -1 else d for d in shape)
