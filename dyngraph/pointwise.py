@@ -16,6 +16,7 @@ import numpy as np
 
 from common import REGISTRY
 
+from . import functions
 from .engine import apply
 from .functions import _names, _t, _unary, mul
 from .grad_mode import STATE
@@ -100,8 +101,7 @@ def inplace(fn):
 
 
 def _public_inplace() -> dict:
-    from . import functions as f
-    base = {name: getattr(f, name) for name in (
+    base = {name: getattr(functions, name) for name in (
         "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs", "sign", "pow", "clamp",
         "clip", "maximum", "minimum")}
     base.update(sin=sin, cos=cos, tan=tan, rsqrt=rsqrt, log1p=log1p, expm1=expm1, floor=floor,

@@ -20,12 +20,13 @@ import builtins
 import numpy as np
 
 from common import REGISTRY
-from common.indexing import ARRAY, Slice, encode_index
+from common.indexing import ARRAY, Slice, decode_index, encode_index
+from common.ops.gather_scatter import along_axis_index
 from common.ops.linalg import einsum_equation
 
 from .creation import as_tensor
 from .engine import apply
-from .functions import _is_array, _names, _shape_args, _t, reshape
+from .functions import _is_array, _names, _shape_args, _t, expand, matmul, reshape, to, transpose
 from .grad_mode import STATE
 from .tensor import Tensor, check_inplace, make, rebase
 
@@ -103,7 +104,6 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
     d = _dim(dim, input.dim())
     src = src if src is not None else value
     hits = np.zeros(input._data.shape, dtype=np.int64)
-    from common.ops.gather_scatter import along_axis_index
     np.add.at(hits, along_axis_index(index._data, d), 1)
     placed = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
                    {"axis": d})
@@ -146,7 +146,6 @@ def masked_fill(input, mask, value):
 def masked_select(input, mask):
     mask = as_tensor(mask)
     if mask._data.shape != input._data.shape:
-        from .functions import expand
         input = expand(input, np.broadcast_shapes(input._data.shape, mask._data.shape))
         mask = make(np.broadcast_to(mask._data, input._data.shape))
     return apply(_R["GetItem"], (input, mask), {"key": (ARRAY,)},
@@ -168,9 +167,7 @@ def index_put(input, key, value, accumulate: bool = False):
                                 is_array=_is_array)
     arrays = tuple(np.asarray(a) for a in arrays)
     ref = np.broadcast_to(np.zeros((), input._data.dtype), input._data.shape)
-    from common.indexing import decode_index
     picked_shape = ref[decode_index(spec, arrays)].shape
-    from .functions import expand, to
     v = _t(value)
     v = to(v, input._data.dtype) if isinstance(v, Tensor) else make(
         np.array(v, dtype=input._data.dtype))
@@ -325,7 +322,6 @@ def movedim(input, source, destination):
 
 
 def swapaxes(input, axis0: int, axis1: int):
-    from .functions import transpose
     return transpose(input, axis0, axis1)
 
 
@@ -405,7 +401,6 @@ def dot(input, other):
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            f"tensors")
-    from .functions import matmul
     return matmul(input, other)
 
 
@@ -417,12 +412,10 @@ ger = outer
 
 
 def mv(input, vec):
-    from .functions import matmul
     return matmul(input, vec)
 
 
 def expand_as(input, other):
-    from .functions import expand
     return expand(input, other._data.shape)
 
 

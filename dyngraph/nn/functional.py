@@ -20,6 +20,7 @@ from common import REGISTRY, composites
 
 from .. import functions as _f
 from .. import pointwise as _pw
+from .. import reductions as _reductions
 from ..engine import apply
 from ..functions import OPS, _names, _t, where
 from ..node import Node, node_class
@@ -145,8 +146,7 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
-    from ..reductions import norm
-    n = _f.clamp(norm(input, p, dim, True), min=eps)
+    n = _f.clamp(_reductions.norm(input, p, dim, True), min=eps)
     return _f.div(input, n)
 
 
