@@ -77,21 +77,6 @@ from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_
                              get_variable_scope, local_variables_initializer, variable_scope)
 from .variables import local_variables
 
-_install()
-
-
-def disable_eager_execution() -> None:
-    """Accepted for TF2-ported code: staticgraph is always in graph mode."""
-
-
-def disable_v2_behavior() -> None:
-    """Accepted for TF2-ported code: staticgraph always behaves like TF 1.x graph mode."""
-
-
-def executing_eagerly() -> bool:
-    return False
-
-
 __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
            "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
@@ -117,5 +102,20 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]
+
+_install()
+
+
+def disable_eager_execution() -> None:
+    """Accepted for TF2-ported code: staticgraph is always in graph mode."""
+
+
+def disable_v2_behavior() -> None:
+    """Accepted for TF2-ported code: staticgraph always behaves like TF 1.x graph mode."""
+
+
+def executing_eagerly() -> bool:
+    return False
+
 
 vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))
