@@ -17,6 +17,8 @@ from common.examples import materialize  # noqa: E402
 from staticgraph.build import apply  # noqa: E402
 from staticgraph.onnx.importer import _loaders  # noqa: E402
 from staticgraph.onnx.rules import NOT_EXPORTABLE, RULES  # noqa: E402
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from tests import programs as P  # noqa: E402
 
 TOL = dict(rtol=1e-5, atol=1e-5)
 
@@ -385,10 +387,6 @@ def test_dyngraph_export_refuses_bad_arguments(tmp_path):
 
 # --- random programs (tests/programs.py): values and gradients, exported and run in onnxruntime --
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-
-from tests import programs as P  # noqa: E402
-
 
 @settings(max_examples=15, deadline=None, derandomize=True, database=None,
           suppress_health_check=list(HealthCheck))
@@ -427,7 +425,7 @@ def test_gradient_of_a_loop_is_refused_by_name():
     sgo.to_model(None, [y], [x], graph=g)                       # the forward loop exports
 
 
-# --- the layer issue's networks: a CNN and an LSTM, from both engines ---------------------------
+# --- layer networks: a CNN and an LSTM, from both engines -------------------------------------
 
 def test_static_cnn_with_tf_layers_exports_and_runs_in_onnxruntime(tmp_path):
     with tf.Graph().as_default() as g:
