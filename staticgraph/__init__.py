@@ -30,7 +30,7 @@ from __future__ import annotations
 from . import debugging, dtypes, errors, nest, nn, train  # noqa: F401
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
-from . import control_flow_grad  # noqa: F401,E402  (declares While/Cond with their gradients)
+from . import control_flow_grad  # noqa: F401,E402  (declares While/If with their gradients)
 from . import autograph  # noqa: F401  (tf.autograph.to_code)
 from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004

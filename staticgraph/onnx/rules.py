@@ -502,8 +502,8 @@ NOT_EXPORTABLE: dict[str, str] = {}   # registry op -> why it has no rule (none 
 KINDS: dict[str, str] = {
     "Placeholder": "graph input", "PlaceholderWithDefault": "graph input if listed, else its default",
     "Const": "initializer", "VarHandleOp + ReadVariableOp": "initializer (the Session's value)",
-    "While": "Loop (cond region inlined before the loop and at the end of the body)",
-    "Cond": "If (the regions become then/else branches)",
+    "While / StatelessWhile": "Loop (cond region inlined before the loop and at the end of the body)",
+    "If / StatelessIf": "If (the regions become then/else branches)",
 }
 
 
