@@ -118,9 +118,10 @@ def _op_label(op) -> str:
     lines = [_wrap_name(op.name)]
     if not op.name.split("/")[-1].startswith(op.type):
         lines.append(op.type)
-    if op.outputs:
-        out = op.outputs[0]
-        lines.append(f"{out.dtype.name}{_fmt_shape(_shape_of(out))}")
+    if op.outputs:   # a node with several results (split, top_k) shows each one's
+        several = getattr(getattr(op, "op_def", None), "multi_output", False)
+        lines.append(", ".join(f"{out.dtype.name}{_fmt_shape(_shape_of(out))}"
+                               for out in op.outputs[:len(op.outputs) if several else 1]))
     return "\n".join(lines)
 
 

@@ -38,7 +38,7 @@ from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
            "keeps_trace", "regions_of", "BRANCH_PREFIX", "LOOP_TYPES", "BRANCH_TYPES",
-           "CONTROL_FLOW_TYPES", "control_flow_node"]
+           "CONTROL_FLOW_TYPES"]
 
 LOOP_TYPES = ("While", "StatelessWhile")
 """A loop node's type, as TF 2 names it: ``StatelessWhile`` unless a region reads or changes
@@ -289,15 +289,6 @@ def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None =
     if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out
-
-
-def control_flow_node(t: Tensor) -> Operation | None:
-    """The While/If node behind one of ``while_loop``'s or ``cond``'s results (an Identity of
-    its output), or None when ``t`` is not such a result."""
-    op = t.op
-    if op.type == "Identity" and op.inputs and op.inputs[0].op.type in CONTROL_FLOW_TYPES:
-        return op.inputs[0].op
-    return op if op.type in CONTROL_FLOW_TYPES else None
 
 
 def region_effects(op: Operation) -> Effects:

@@ -119,3 +119,137 @@ def test_result_identities_cost_no_step_and_gradients_flow_through_them():
     source = sess.compiled(z, {x: 2.0}).source
     assert "Identity" not in source and "StatelessWhile" in source
     assert np.isclose(sess.run(y, {x: 2.0}), 8.0)
+
+
+# --- ops with several outputs: ONE node, outputs op:0, op:1, ... ---------------------------
+
+def _node(ts):
+    """The one node behind a list of results, and its outputs' names."""
+    ops = {t.op for t in ts}
+    assert len(ops) == 1, ops
+    op, = ops
+    return op.name, op.type, [t.name for t in ts], [t.value_index for t in ts]
+
+
+def test_split_is_one_Split_or_SplitV_node():
+    x = tf.constant([[1.0, 2, 3, 4], [5, 6, 7, 8]])
+    assert _node(tf.split(x, 2, axis=1)) == ("split", "Split", ["split:0", "split:1"], [0, 1])
+    assert _node(tf.split(x, [1, 3], axis=1))[:3] == ("split_1", "SplitV", ["split_1:0", "split_1:1"])
+    assert _node(tf.split(x, 1))[2] == ["split_2:0"]
+    assert _node(tf.split(x, 2, axis=1, name="sp"))[2] == ["sp:0", "sp:1"]
+    pieces = tf.split(x, [1, -1], axis=1)
+    assert _node(pieces)[:2] == ("split_3", "SplitV") and [p.shape.as_list() for p in pieces] == [[2, 1], [2, 3]]
+    with tf.name_scope("ns"):
+        assert _node(tf.split(x, 2))[2] == ["ns/split:0", "ns/split:1"]
+    assert repr(tf.split(x, 2, axis=1, name="r")) == (
+        "[<tf.Tensor 'r:0' shape=(2, 2) dtype=float32>, <tf.Tensor 'r:1' shape=(2, 2) dtype=float32>]")
+    a, b = tf.Session().run(pieces)
+    np.testing.assert_array_equal(b, [[2, 3, 4], [6, 7, 8]])
+    assert tf.get_default_graph().get_tensor_by_name("split:1").op.type == "Split"
+
+
+def test_split_of_an_unknown_dimension_into_equal_pieces():
+    x = tf.placeholder(tf.float32, [None, 4])
+    a, b = tf.split(x, 2, axis=0)
+    assert a.shape.as_list() == [None, 4]
+    got = tf.Session().run([a, b], {x: np.arange(8, dtype=np.float32).reshape(2, 4)})
+    np.testing.assert_array_equal(got[1], [[4, 5, 6, 7]])
+
+
+def test_unstack_is_one_Unpack_node():
+    x = tf.constant([[1.0, 2, 3, 4], [5, 6, 7, 8]])
+    assert _node(tf.unstack(x)) == ("unstack", "Unpack", ["unstack:0", "unstack:1"], [0, 1])
+    cols = tf.unstack(x, axis=1)
+    assert _node(cols)[2] == [f"unstack_1:{i}" for i in range(4)] and cols[0].shape.as_list() == [2]
+    assert _node(tf.unstack(x, name="u"))[2] == ["u:0", "u:1"]
+    np.testing.assert_array_equal(tf.Session().run(cols[2]), [3, 7])
+
+
+def test_top_k_is_one_TopKV2_node_returning_TFs_namedtuple():
+    x = tf.constant([[1.0, 2, 3, 4], [5, 6, 7, 8]])
+    r = tf.nn.top_k(x, 2)
+    assert _node(r) == ("TopKV2", "TopKV2", ["TopKV2:0", "TopKV2:1"], [0, 1])
+    assert type(r).__name__ == "TopKV2" and r._fields == ("values", "indices")
+    assert repr(r) == ("TopKV2(values=<tf.Tensor 'TopKV2:0' shape=(2, 2) dtype=float32>, "
+                       "indices=<tf.Tensor 'TopKV2:1' shape=(2, 2) dtype=int32>)")
+    assert _node(tf.nn.top_k(x, 2, name="tk"))[2] == ["tk:0", "tk:1"]
+    assert _node(tf.math.top_k(x, 2))[0] == "TopKV2_1"
+    got = tf.Session().run(r)
+    assert type(got).__name__ == "TopKV2"
+    np.testing.assert_array_equal(got.values, [[4, 3], [8, 7]])
+    np.testing.assert_array_equal(got.indices, [[3, 2], [3, 2]])
+    assert got.indices.dtype == np.int32
+
+
+def test_gradients_through_multi_output_nodes_sum_every_used_output():
+    x = tf.placeholder(tf.float64, [2, 4], name="x")
+    a, b = tf.split(x, 2, axis=1)
+    rows = tf.unstack(x)
+    top = tf.nn.top_k(x, 1)
+    loss = tf.reduce_sum(b * 3.0) + tf.reduce_sum(rows[1]) + tf.reduce_sum(top.values)
+    g, = tf.gradients(loss, x)
+    xv = np.array([[1.0, 5, 2, 0], [3, 1, 4, 2]])
+    expected = [[0, 1, 3, 3], [1, 1, 5, 4]]
+    np.testing.assert_allclose(tf.Session().run(g, {x: xv}), expected)
+    unused, = tf.gradients(tf.reduce_sum(a), x)      # the other piece gets zeros
+    np.testing.assert_allclose(tf.Session().run(unused, {x: xv}), [[1, 1, 0, 0], [1, 1, 0, 0]])
+
+
+def test_multi_output_nodes_survive_json_and_meta_graph_round_trips(tmp_path):
+    x = tf.constant([[1.0, 2, 3, 4], [5, 6, 7, 8]], name="x")
+    tf.split(x, [1, 3], axis=1)
+    tf.nn.top_k(x, 2)
+    tf.Variable(1.0, name="v")
+    g = tf.from_json(tf.to_json(tf.get_default_graph()))
+    pieces = g.get_tensor_by_name("split:1")
+    assert pieces.op.type == "SplitV" and len(pieces.op.outputs) == 2
+    with tf.Session(graph=g) as s:
+        np.testing.assert_array_equal(s.run(pieces), [[2, 3, 4], [6, 7, 8]])
+        assert s.run(g.get_tensor_by_name("TopKV2:1")).tolist() == [[3, 2], [3, 2]]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        tf.train.Saver().save(s, str(tmp_path / "m"))
+    tf.reset_default_graph()
+    tf.train.import_meta_graph(str(tmp_path / "m.meta"))
+    with tf.Session() as s:
+        assert s.run("TopKV2:0").tolist() == [[4, 3], [8, 7]]
+
+
+def test_graph_pictures_label_each_output_of_a_multi_output_node():
+    from comparisons.pictures import static_graph
+    x = tf.constant([[1.0, 2, 3, 4], [5, 6, 7, 8]], name="x")
+    tf.split(x, [1, 3], axis=1)
+    label = static_graph(tf.get_default_graph()).nodes["split"]["label"]
+    assert label.endswith("float32[2, 1], float32[2, 3]")
+
+
+def test_dyngraph_runs_multi_output_ops_as_one_backward_node():
+    import dyngraph as torch
+    from dyngraph.functions import OPS
+    x = torch.tensor(np.arange(8.0).reshape(2, 4), requires_grad=True)
+    a, b = OPS.split(x, num_split=2, axis=1)
+    assert type(a.grad_fn).__name__ == "SplitBackward0"
+    assert a.grad_fn.next_functions[0][0] is b.grad_fn.next_functions[0][0]   # one call node
+    (b * 3.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 0, 3, 3], [0, 0, 3, 3]])
+
+
+def test_split_sizes_that_do_not_add_up_raise_TFs_message():
+    with pytest.raises(ValueError, match=(
+            r"^can't split axis of size 3 into pieces of size \[1,1\] for '\{\{node split_1\}\} = "
+            r"SplitV\[T=DT_FLOAT, Tlen=DT_INT32, num_split=2\]\(zeros, Const, split_1/split_dim\)' "
+            r"with input shapes: \[2,3,4\], \[2\], \[\] and with computed input tensors: "
+            r"input\[1\] = <1 1>, input\[2\] = <1>\.$")):
+        z = tf.zeros([2, 3, 4])
+        tf.split(z, 2)                               # "split" (fine), then "split_1":
+        tf.split(z, [1, 1], axis=1)
+
+
+def test_unstack_and_top_k_shape_errors_start_with_TFs_sentence():
+    z = tf.zeros([2, 4])
+    with pytest.raises(ValueError, match=r"^Dimension must be 3 but is 2 for '\{\{node unstack\}\} = "
+                                         r"Unpack\[T=DT_FLOAT\]\(zeros\)' with input shapes: \[2,4\]\."):
+        tf.unstack(z, num=3)
+    with pytest.raises(ValueError, match=r"^input must have last dimension >= k = 5 but is 4 for "
+                                         r"'\{\{node TopKV2\}\} = TopKV2\[T=DT_FLOAT\]"):
+        tf.nn.top_k(z, 5)

@@ -168,6 +168,11 @@ class _Exporter:
             if rule is None:
                 why = NOT_EXPORTABLE.get(kind, "no ONNX rule written for it yet")
                 raise ExportError(f"{op.name} ({kind}) is not exportable to ONNX: {why}")
+            if op.op_def.multi_output:          # the rule names every output
+                outs = [out, *(scope.fresh(t.name) for t in op.outputs[1:])]
+                rule.export(scope, op, ins, outs)
+                scope.names.update(zip(op.outputs, outs))
+                return
             rule.export(scope, op, ins, out)
         elif kind == "Const":
             v = np.asarray(op.attrs["value"])
