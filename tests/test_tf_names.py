@@ -253,3 +253,20 @@ def test_unstack_and_top_k_shape_errors_start_with_TFs_sentence():
     with pytest.raises(ValueError, match=r"^input must have last dimension >= k = 5 but is 4 for "
                                          r"'\{\{node TopKV2\}\} = TopKV2\[T=DT_FLOAT\]"):
         tf.nn.top_k(z, 5)
+
+
+def test_dynamic_rnn_map_fn_and_scan_results_carry_TFs_names():
+    x = tf.placeholder(tf.float32, [2, 5, 3])
+    out, state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(4), x, dtype=tf.float32)
+    assert (out.name, state.name) == ("rnn/transpose_1:0", "rnn/while/Identity_4:0")
+    _, lstm = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(4), x, dtype=tf.float32, scope="lstm")
+    assert (lstm.c.name, lstm.h.name) == ("lstm/while/Identity_4:0", "lstm/while/Identity_5:0")
+    v = tf.constant([1.0, 2.0])
+    assert tf.map_fn(lambda e: e * 2, v).name == "map/TensorArrayV2Stack/TensorListStack:0"
+    assert tf.scan(lambda a, e: a + e, v).name == "scan/TensorArrayV2Stack/TensorListStack:0"
+    assert tf.foldl(lambda a, e: a + e, v).name == "foldl/while/Identity_3:0"
+    i = tf.constant(0)
+    ta = tf.TensorArray(tf.float32, 3)
+    _, ta = tf.while_loop(lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, 1.0)), [i, ta])
+    assert ta.stack().name == "TensorArrayV2Stack/TensorListStack:0"
+    assert ta.stack(name="st").name == "st/TensorListStack:0"
