@@ -32,6 +32,7 @@ from .creation import as_tensor
 from .errors import explain
 from .anomaly import STATE as ANOMALY, remember_forward
 from .grad_mode import STATE
+from .multi_output import apply_multi
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
@@ -214,6 +215,12 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
             arrays.append(x.item())
         else:
             arrays.append(x)
+    if op.outputs is not None:   # several results: one call node (see multi_output.py)
+        vc = base_counter(inputs[0]) if _INFO[op].views and isinstance(inputs[0], Tensor) else None
+        try:
+            return apply_multi(op, inputs, attrs, arrays, needs, vc, cls)
+        except Exception as e:
+            raise explain(op, inputs, e) from None
     try:
         out = op.impl(*arrays, **attrs)
     except Exception as e:

@@ -231,9 +231,7 @@ def split(tensor, split_size_or_sections, dim: int = 0):
                                f"dimension size of {n}")
         sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if n else [0]
         name = "SplitBackward0"
-    starts = np.cumsum([0] + sizes[:-1])
-    return tuple(_slice(tensor, d, builtins.int(s), builtins.int(s) + k, name)
-                 for s, k in zip(starts, sizes))
+    return apply(_R["SplitV"], (tensor,), {"sizes": tuple(sizes), "axis": d}, cls=_names(name))
 
 
 def chunk(input, chunks: int, dim: int = 0):
@@ -245,8 +243,7 @@ def chunk(input, chunks: int, dim: int = 0):
 
 def unbind(input, dim: int = 0):
     d = _dim(dim, input.dim())
-    return tuple(apply(_R["GetItem"], (input,), {"key": (FULL,) * d + (i,)},
-                       cls=_names("UnbindBackward0")) for i in range(input._data.shape[d]))
+    return apply(_R["Unpack"], (input,), {"num": input._data.shape[d], "axis": d})
 
 
 def unflatten(input, dim: int, sizes):

@@ -30,7 +30,7 @@ from __future__ import annotations
 from . import compat, debugging, dtypes, errors, nest, nn, train
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
-from . import control_flow_grad  # noqa: F401  (declares While/Cond with their gradients)
+from . import control_flow_grad  # noqa: F401  (declares While/If with their gradients)
 from . import autograph
 from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004

@@ -135,11 +135,14 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         shape = "" if self._shape is None else f"shape={self.shape}, "
         return f'Tensor("{self.name}", {shape}dtype={self._dtype.name})'
 
-    __str__ = __repr__
+    def __repr__(self) -> str:
+        """TF's repr (what ``print`` shows for tensors inside a list, tuple or dict)."""
+        shape = "<unknown>" if self._shape is None else str(self.shape)
+        return f"<tf.Tensor '{self.name}' shape={shape} dtype={self._dtype.name}>"
 
 
 class Operation:
