@@ -130,15 +130,20 @@ class OpDef:
         algebra: what the simplifier may assume (:class:`Algebra`).
         sized_by_values: some output dims depend on input *values* (``tf.where(c)``'s row
             count): ``infer`` leaves them None, and the registry tests check compatibility.
+        into: the op's in-place form, or None: ``into(*inputs, **attrs)`` returns what
+            ``impl`` returns, written into input 0's own buffer when it fits (a fresh array
+            when it does not).  Only a compiler that owns that buffer, and knows nothing
+            reads it afterwards, may call it (a loop's carried TensorArray buffer).
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "examples", "doc",
-                 "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values")
+                 "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
+                 "into")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
-                 sized_by_values=False):
+                 sized_by_values=False, into=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -159,6 +164,7 @@ class OpDef:
         self.stateful = stateful
         self.algebra = algebra
         self.sized_by_values = sized_by_values
+        self.into = into
 
     @property
     def differentiable(self) -> bool:
@@ -215,7 +221,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           torch_name: str | None = None, examples: Sequence = (),
           doc: str = "", aliases: Sequence[int] = (), shape_only: Sequence[int] | str = (),
           dtype_attr: str | None = None, stateful: bool = False,
-          algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False) -> OpDef:
+          algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False,
+          into: Callable | None = None) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -235,7 +242,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
-               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values)
+               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, into)
     REGISTRY[name] = op
     return op
 

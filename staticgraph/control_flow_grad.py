@@ -33,6 +33,7 @@ from typing import Callable
 
 from . import dtypes as _dtypes
 from .control_flow import BRANCH_PREFIX, Region, lower_cond, lower_while, region_effects
+from .compiler.passes.carry import CarriedWrites, carried_writes
 from .control_flow_codegen import Source, as_tuple
 from .gradients import differentiable, gradients
 from .graph import Operation, Tensor
@@ -171,14 +172,18 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
     ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
     saved = [f"s{k}" for k in range(len(prog.needed))]
+    wrt = [body.args[i] for i in _floating(body.args)]
+    wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
+    plan = prog.plan(body, ctx, wrt)
+    carried = (carried_writes(plan, {len(saved) + k: k for k in range(nd)}) if ctx.config.inplace
+               else CarriedWrites.none(plan))
     src = Source(op)
+    src.own([ds[k - len(saved)] for k in carried.owned])
     src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
     src.line("    for saved in reversed(trace):")
     if saved:
         src.line(f"        {', '.join(saved)}, = saved")
-    wrt = [body.args[i] for i in _floating(body.args)]
-    wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
-    gs = src.inline(prog.plan(body, ctx, wrt), saved + ds + caps, "g", 8)
+    gs = src.inline(plan, saved + ds + caps, "g", 8, carried)
     src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
     src.extend([f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])])
     src.line(f"    return {_result(ds + acc)}")
