@@ -168,7 +168,8 @@ defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
 def _sigmoid(x):
     """1 / (1 + exp(-x)), computed without overflow for large |x|."""
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(e.dtype, copy=False)
+    d = 1.0 + e
+    return np.where(x >= 0, 1.0 / d, e / d).astype(e.dtype, copy=False)
 
 
 def _relu(x):
