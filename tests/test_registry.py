@@ -263,3 +263,20 @@ def test_rules_read_only_what_they_need():
     assert REGISTRY["Mul"].saves == ("a", "b", "a_shape", "b_shape")
     assert REGISTRY["Exp"].saves == ("out",)
     assert REGISTRY["Neg"].saves == ()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_select_against_a_zero_scalar_keeps_np_where_bits(dtype):
+    """Select's fast path (one side a +0.0 scalar) gives np.where's result bit for bit:
+    NaN payloads, infinities, -0.0 and subnormals on the kept side; -0.0, non-zero or
+    dtype-promoting scalars take np.where itself."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((32, 16)).astype(dtype)
+    a[0, :6] = [np.nan, -0.0, np.inf, -np.inf, 0.0, -1e-40]
+    cond = rng.random((32, 16)) > 0.5
+    where = REGISTRY["Select"].impl
+    for zero in (0.0, 0, np.array(0.0, dtype), np.float32(0.0), np.float64(0.0), -0.0, 2.0):
+        for x, y in ((a, zero), (zero, a)):
+            want, got = np.where(cond, x, y), where(cond, x, y)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes(), (dtype, zero)
