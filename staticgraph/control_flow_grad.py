@@ -185,9 +185,18 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
         src.line(f"        {', '.join(saved)}, = saved")
     gs = src.inline(plan, saved + ds + caps, "g", 8, carried)
     src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
-    src.extend([f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])])
+    sums = [prog.grads[prog.wrt.index(w)] for w in wrt[nd:]]
+    src.extend([f"        {a} += {g}" if _same_spec(t, out) else f"        {a} = {a} + {g}"
+                for a, g, t, out in zip(acc, gs[nd:], sums, op.outputs[nd:])])
     src.line(f"    return {_result(ds + acc)}")
     return src.compile("while_grad", ["trace", *ds, *caps])
+
+
+def _same_spec(t: Tensor, out: Tensor) -> bool:
+    """Is ``t`` known to have exactly ``out``'s shape (rank >= 1) and dtype?  Then a sum over
+    iterations of ``t`` adds into its own buffer (``a += g``: the same bits as ``a = a + g``)."""
+    return (t._shape is not None and len(t._shape) >= 1 and None not in t._shape
+            and t._shape == out._shape and t.np_dtype == out.np_dtype)
 
 
 # --- Cond ---------------------------------------------------------------------------
