@@ -150,3 +150,15 @@ def test_a_read_of_the_old_buffer_that_needs_the_write_keeps_the_copy():
     (hv, _), text = _both([h, ta.stack()])
     np.testing.assert_array_equal(hv, np.full(3, 4.0, np.float32))   # read row t before writing
     assert "(in place)" not in text
+
+
+def test_a_buffer_the_gradient_keeps_a_view_of_is_not_written_in_place():
+    w = tf.Variable(np.array([0.5, -1.0, 2.0], np.float32))
+
+    def body(t, h, ta):
+        peak = tf.reduce_max(ta.stack() * w, axis=0)   # d/dw of the product keeps the stack
+        return t + 1, h + peak, ta.write(t, h * w + 1.0)
+    _, h, ta = _loop(body, init=tf.TensorArray(tf.float32, size=4, element_shape=[3]))
+    loss = tf.reduce_sum(h) + tf.reduce_sum(ta.stack())
+    (hv, gw), text = _both([h, tf.gradients(loss, [w])[0]])
+    assert np.isfinite(gw).all() and "(in place)" not in text.split("def while_grad")[0]
