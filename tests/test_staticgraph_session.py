@@ -259,6 +259,21 @@ def test_a_numpy_scalar_of_the_dtype_feeds_a_scalar_placeholder_as_it_is():
             s.run(y, {n: np.array([3.0], np.float32)})
 
 
+def test_a_variable_read_is_a_dict_lookup_in_the_plan_and_still_names_a_missing_variable():
+    v = tf.Variable([1.0, 2.0], name="v")
+    y = v * 2.0
+    with tf.Session() as s:
+        src = s.explain(y)
+        assert "= st0['v']  # ReadVariableOp" in src and "f0(" in src   # the kernel: on a miss
+        with pytest.raises(tf.errors.FailedPreconditionError, match="^Could not find variable v\\.") as info:
+            s.run(y)
+        assert info.value.__suppress_context__          # no KeyError chained in the report
+        s.run(v.initializer)
+        np.testing.assert_array_equal(s.run(y), [2.0, 4.0])
+        s.run(v.assign([5.0, 6.0]))
+        np.testing.assert_array_equal(s.run(y), [10.0, 12.0])
+
+
 def test_plan_only_runs_what_the_fetch_needs():
     x = tf.placeholder(tf.float32, shape=(), name="x")
     unused = tf.sqrt(x) + 100.0                      # never needed by y

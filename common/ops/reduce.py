@@ -65,8 +65,9 @@ def _extreme_grad(F, g, x, out, axis, keepdims):
 
 
 def _sum(x, axis=None, keepdims=False):
-    """``np.sum`` without its Python-level dispatch (it calls exactly this): same bits, ~2x less overhead."""
-    return np.add.reduce(x, axis=axis, keepdims=keepdims)
+    """``np.sum`` without its Python-level dispatch (it calls exactly this): same bits, ~2x less
+    overhead; arguments by position (``axis, dtype, out, keepdims``), cheaper than keywords."""
+    return np.add.reduce(x, axis, None, None, keepdims)
 
 
 def _mean(x, axis=None, keepdims=False):

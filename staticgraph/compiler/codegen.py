@@ -18,6 +18,14 @@ costs the ufunc more to parse), named in the comment::
 
     r0 = f0(v0, v1)          # Add
     r0 = f1(r0, v1, r0)      # Add [out=r0]: written into r0's own (dead) buffer
+
+A variable read whose handle is a constant of the plan is a dict lookup in the
+Session's store (its kernel runs only to raise TF's error for a missing variable)::
+
+    try:
+        r1 = st1['W']        # ReadVariableOp
+    except KeyError:
+        r1 = f1(v2)
 """
 from __future__ import annotations
 
@@ -85,6 +93,17 @@ def _guard(i: int, conv) -> str:
     return f"    if {' or '.join(cond)}:\n        v{i} = g{i}(v{i})"
 
 
+def _known_handle(step, plan: Plan):
+    """The variable handle a ``store_lookup`` kernel (a variable read) is given as a constant:
+    then the read is inlined as a dict lookup, ``store[name]`` (the kernel itself runs only
+    when the name is missing, to raise TF's error)."""
+    if getattr(step.kernel, "store_lookup", False) and len(step.inputs) == 1:
+        handle = plan.consts.get(step.inputs[0])
+        if hasattr(handle, "store") and hasattr(handle, "name"):
+            return handle
+    return None
+
+
 def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple",
              copies: list[bool] | None = None, guards: list | None = None,
              alloc: Allocation | None = None) -> Generated:
@@ -122,6 +141,15 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
             call_args, note = args + [buf if positional else f"out={buf}"], f" [out={buf}]"
         outs = ["_" if s is None else names[s] for s in step.outputs]
         target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")
+        handle = _known_handle(step, plan)
+        if handle is not None and target:
+            em.bind(f"st{k}", handle.store)
+            em.line("    try:")
+            em.line(f"        {target}st{k}[{handle.name!r}]  # {step.op.type} '{step.op.name}' "
+                    f"({step.op.site})", step=(step.op, args))
+            em.line("    except KeyError:")
+            em.line(f"        {target}f{k}({', '.join(args)})", step=(step.op, args))
+            continue
         em.line(f"    {target}f{k}({', '.join(call_args)})  # {step.op.type} '{step.op.name}'{note} "
                 f"({step.op.site})", step=(step.op, args))
         if alloc is not None and k in alloc.dels:
