@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
-from .graph import Operation, SubGraph, Tensor, get_default_graph
+from .graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
 from .kinds import handle_op, kind_of
 from .ops import add, ones_like
 
@@ -98,7 +98,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     graph = get_default_graph()
-    with graph.name_scope(name):
+    with graph.name_scope(name), pinned_site(creation_site()):   # one stack walk, not one per node
         grads: dict[Tensor, list] = {}
         for y, gy in zip(ys, grad_ys):
             with _colocated(graph, y.op, colocate_gradients_with_ops):
