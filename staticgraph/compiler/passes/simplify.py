@@ -48,6 +48,8 @@ def keeps_shape(x: Tensor, other: Tensor) -> bool:
     xs, os_ = x._shape, other._shape
     if xs is None or os_ is None or len(os_) > len(xs):
         return False
+    if os_ == xs:                 # the common case, decided without the loop
+        return None not in xs
     return all(o == 1 or (o is not None and o == d) for o, d in zip(os_, xs[len(xs) - len(os_):]))
 
 
