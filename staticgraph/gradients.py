@@ -132,15 +132,13 @@ def _zeros_for(x: Tensor, original) -> Tensor:
     return zeros_like(x, name="zeros_like")
 
 
-@contextlib.contextmanager
+_NOT_COLOCATED = contextlib.nullcontext()
+
+
 def _colocated(graph, op: Operation, colocate: bool):
     """``colocate_gradients_with_ops``: the gradient of ``op`` asks for exactly ``op``'s device
-    (outer ``tf.device`` scopes ignored, as TF's colocation does)."""
-    if not colocate:
-        yield
-        return
-    with graph.colocate_with(op):
-        yield
+    (outer ``tf.device`` scopes ignored, as TF's colocation does); otherwise nothing to do."""
+    return graph.colocate_with(op) if colocate else _NOT_COLOCATED
 
 
 def _total(gs: list | None) -> Tensor | None:

@@ -295,21 +295,13 @@ class Graph:
             name = f"{name}_{i - 1}"
         return name
 
-    @contextlib.contextmanager
-    def name_scope(self, name: str | None) -> Iterator[str]:
-        """Nest op names under ``name/``; a name ending in ``/`` re-enters a scope exactly."""
-        old = self._name_stack
-        if not name:
-            new = ""
-        elif name.endswith("/"):
-            new = name[:-1]
-        else:
-            new = self.unique_name(name)
-        self._name_stack = new
-        try:
-            yield (new + "/") if new else ""
-        finally:
-            self._name_stack = old
+    def name_scope(self, name: str | None) -> "_NameScope":
+        """Nest op names under ``name/``; a name ending in ``/`` re-enters a scope exactly.
+
+        ``with graph.name_scope("layer") as scope:`` -- ``scope`` is ``"layer/"`` (made unique
+        when entered).  A small class, not a generator: gradients() enters one per node.
+        """
+        return _NameScope(self, name)
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs) -> Iterator[None]:
@@ -432,6 +424,30 @@ class Graph:
     def __str__(self) -> str:
         from .printing import format_graph
         return format_graph(self)
+
+
+class _NameScope:
+    """The context manager :meth:`Graph.name_scope` returns (the name is taken on entry)."""
+
+    __slots__ = ("graph", "name", "old")
+
+    def __init__(self, graph: Graph, name: str | None):
+        self.graph, self.name = graph, name
+
+    def __enter__(self) -> str:
+        graph, name = self.graph, self.name
+        self.old = graph._name_stack
+        if not name:
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            new = graph.unique_name(name)
+        graph._name_stack = new
+        return (new + "/") if new else ""
+
+    def __exit__(self, *exc) -> None:
+        self.graph._name_stack = self.old
 
 
 class SubGraph(Graph):
