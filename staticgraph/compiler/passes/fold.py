@@ -65,6 +65,17 @@ def _compute(op: Operation, args: list, cap: int) -> np.ndarray | None:
     return frozen(value)
 
 
+_DTYPE_TEXT: dict = {}
+
+
+def _text(dtype: np.dtype) -> str:
+    """``str(dtype)``, remembered (numpy computes it in Python on every call)."""
+    text = _DTYPE_TEXT.get(dtype)
+    if text is None:
+        text = _DTYPE_TEXT[dtype] = str(dtype)
+    return text
+
+
 def fold(prog: Program) -> Program:
     """Replace every foldable op by a Const holding its (read-only) value."""
     producers = prog.producers()
@@ -83,6 +94,6 @@ def fold(prog: Program) -> Program:
             prog.ops[i] = const
             producers[const.outputs[0]] = const
             prog.pending[op.outputs[0]] = const.outputs[0]
-            prog.note(f"fold: {op.type} '{op.name}' -> constant {value.dtype}{list(value.shape)}")
+            prog.note(f"fold: {op.type} '{op.name}' -> constant {_text(value.dtype)}{list(value.shape)}")
     prog.substitute()
     return prog
