@@ -137,6 +137,9 @@ def is_float(dtype) -> bool:
 
 def result_dtype(*dtypes) -> np.dtype:
     """numpy's type promotion (the engines' front ends pick their own defaults)."""
+    if len(dtypes) == 2 and dtypes[0] is dtypes[1] and isinstance(dtypes[0], np.dtype) \
+            and dtypes[0].isnative:
+        return dtypes[0]              # one native dtype promotes to itself (the common case)
     try:
         return np.result_type(*dtypes)
     except TypeError as e:
