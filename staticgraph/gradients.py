@@ -75,9 +75,9 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
 
 def differentiable(t: Tensor) -> bool:
     """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
-    if t.dtype == _dtypes.resource:
+    if t._dtype is _dtypes.resource:       # the one resource dtype object
         return handle_op(t).attrs["dtype"].is_floating
-    return t.dtype.is_floating
+    return t._dtype.is_floating
 
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
