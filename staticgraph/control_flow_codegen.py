@@ -1,10 +1,10 @@
 """Generated kernels for control flow: a region's plan inlined into Python source.
 
 A ``While`` kernel is one function in which the cond and body plans' steps
-are pasted as lines (each value a local, each kernel a default argument), written
+are pasted as lines (each value a local, each kernel a global of the function), written
 by the project's one code generator (:mod:`.compiler.emit`)::
 
-    def while_0(x0, x1, bk2=2.0, bk4=1.0, ...):
+    def while_0(x0, x1):              # bk2 = 2.0, bk4 = 1.0 ...: bound globals
         try:
             x0 = x0[()]                 # 0-d values as numpy scalars
             x1 = x1[()]
