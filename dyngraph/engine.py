@@ -35,20 +35,22 @@ from .grad_mode import STATE
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
-__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "TRACER"]
+__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "TRACER", "OP_INFO"]
 
 TRACER = None
 """``jit.trace`` sets this while it records; every op then goes through ``TRACER.apply``."""
 
 _ndarray = np.ndarray
+_new = object.__new__
 _SCALARS = (int, float, bool)
 _EMPTY: dict = {}
 
 
 class _OpInfo:
-    """Per-op data computed once: node class, which inputs are differentiable, save plans."""
+    """Per-op data computed once: node class, which inputs are differentiable, save plans,
+    and for backward each input's rule with the saved names it reads."""
 
-    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views")
+    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views", "rules", "values")
 
     def __init__(self, op):
         self.cls = node_class(op.torch_name)
@@ -60,9 +62,19 @@ class _OpInfo:
         # a result that may share input 0's memory shares its version counter too, so an
         # in-place change through either is seen by nodes that saved the other
         self.views = op.may_alias(0)
+        # backward's fast path (not variadic): per input, the saved names its rule reads,
+        # None when it also reads attributes (then ``op.vjp`` assembles its arguments);
+        # the rule itself is read from ``op.grads`` at each call
+        self.rules = None if op.variadic else tuple(
+            tuple(ps) if rule is not None and all(p in op.saves for p in ps) else None
+            for rule, ps in zip(op.grads, op.params))
+        # saved names that may hold a Tensor (an input's value): backward unwraps them
+        self.values = tuple(n for n in op.saves if n in op.inputs)
 
 
 _INFO = {op: _OpInfo(op) for op in REGISTRY.values()}
+OP_INFO = _INFO
+"""Per-op engine data by OpDef (backward reads ``rules`` and ``values``)."""
 
 
 def node_class_for(op):
@@ -121,14 +133,15 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     ``vc``: the version counter to share when ``out`` is a view of an input.
     """
     info = _INFO[op]
-    diff, variadic = info.diff, info.variadic
-    parents, mask = [], 0
-    for i, x in enumerate(inputs):
-        if isinstance(x, Tensor) and x._rg and diff[0 if variadic else i]:
+    diff = info.diff
+    parents, mask, i = [], 0, 0
+    for x in inputs:
+        if isinstance(x, Tensor) and x._rg and diff[0 if info.variadic else i]:
             parents.append(x.grad_fn or x._accum or x._accumulator())
             mask |= 1 << i
         else:
             parents.append(None)
+        i += 1
     if not mask:
         return _view_of(make(out), vc)
     plan = info.plans.get(mask)
@@ -138,7 +151,12 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     saved, versions = {}, []
     for name, kind, i in entries:
         if kind == "s":
-            saved[name] = _ref(inputs[i])
+            x = inputs[i]
+            if isinstance(x, Tensor):
+                d = x._data
+                saved[name] = _REFS.get((d.shape, d.dtype)) or _ref(d)
+            else:
+                saved[name] = _ref(x)
         elif kind == "v":
             x = saved[name] = inputs[i]
             if isinstance(x, Tensor):
@@ -151,15 +169,15 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
         else:
             saved[name] = [_ref(x) for x in inputs]
     cls = cls or info.cls
-    node = cls.__new__(cls)
+    node = _new(cls)
     node.op, node.attrs, node.parents = op, attrs, tuple(parents)
     node.saved, node.versions, node.frees = saved, versions, frees
     node.seq, node.hooks, node.retained = next_seq(), None, None
     if ANOMALY.on:
         remember_forward(node)
-    t = make(out, True, node)
-    if vc is not None:
-        t._vc = vc
+    t = _new(Tensor)  # make(out, True, node), inline
+    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    t._vc, t._hooks, t._accum = vc or [0], None, None
     node.out_vc = (t._vc, t._vc[0]) if saves_out else None
     return t
 

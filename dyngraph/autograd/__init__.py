@@ -15,17 +15,20 @@ itself a recorded computation and can be differentiated again.
 """
 from __future__ import annotations
 
+import operator
 import re
 
 import numpy as np
 
 from common import Namespace, numpy_namespace
+from common import numerics
 from common.numerics import NonFiniteError
 
 from ..errors import torch_type_name
 from ..grad_mode import enable_grad, no_grad
 from ..node import POST_HOOKS, POST_HOOKS_USED, AccumulateGrad, Node
 from ..tensor import Tensor, make
+from ..engine import OP_INFO
 
 from ..anomaly import (backward_error, detect_anomaly, is_anomaly_enabled,  # noqa: E402
                        set_detect_anomaly)
@@ -34,6 +37,18 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "detect_anomaly", "set_
            "is_anomaly_enabled", "Function", "functional", "gradcheck", "gradgradcheck"]
 
 NUMPY_F = numpy_namespace()
+_BOUND_F = None
+
+
+def _numpy_F() -> Namespace:
+    """The numpy ``F`` with the impls bound (one call less per op) unless numerics checking
+    has swapped the impls (then the plain one, which reads ``op.impl`` at each call)."""
+    global _BOUND_F
+    if numerics.enabled():
+        return NUMPY_F
+    if _BOUND_F is None:
+        _BOUND_F = numpy_namespace(bound=True)
+    return _BOUND_F
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -82,10 +97,11 @@ def _check(nodes: list[Node]) -> None:
     for node in nodes:
         if node.saved is None:
             raise RuntimeError(FREED)
-        problem = _stale(node)
-        if problem:
-            raise RuntimeError("one of the variables needed for gradient computation has been "
-                               f"modified by an inplace operation: {problem} {HINT}")
+        if node.versions or node.out_vc is not None:
+            problem = _stale(node)
+            if problem:
+                raise RuntimeError("one of the variables needed for gradient computation has "
+                                   f"been modified by an inplace operation: {problem} {HINT}")
 
 
 def _unpack(node: Node, create_graph: bool) -> dict:
@@ -110,14 +126,18 @@ def _reachable(roots) -> list[Node]:
     """Every Node reachable from ``roots``, newest first."""
     stack = [r for r in roots if isinstance(r, Node)]
     seen = set(stack)
+    push, see = stack.append, seen.add
     while stack:
         for p in stack.pop().parents:
             if p is not None and p not in seen and isinstance(p, Node):
-                seen.add(p)
-                stack.append(p)
+                see(p)
+                push(p)
     nodes = list(seen)
-    nodes.sort(key=lambda n: n.seq, reverse=True)
+    nodes.sort(key=_SEQ, reverse=True)
     return nodes
+
+
+_SEQ = operator.attrgetter("seq")
 
 
 def _add(table: dict, key, g) -> None:
@@ -138,15 +158,16 @@ def _run_hooks(hooks, g, create_graph: bool):
 
 def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -> dict:
     """Propagate root gradients; return the gradients that reached leaves (and ``capture``)."""
-    F = _tensor_F() if create_graph else NUMPY_F
+    F = _tensor_F() if create_graph else _numpy_F()
     table: dict = {}
     for edge, g in roots:
         _add(table, edge, g)
     captured = {}
     nodes = _reachable([edge for edge, _ in roots])
     _check(nodes)
+    pop, get, info_of = table.pop, table.get, OP_INFO.get
     for node in nodes:
-        g = table.pop(node, None)
+        g = pop(node, None)
         if g is None:
             continue
         if node.hooks:
@@ -155,26 +176,64 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
             captured[node] = g
         if node.retained is not None:
             _retain(node, g, create_graph)
-        # a node that saved only ShapeRefs (Add, Sum...) hands them over as they are
-        saved = _unpack(node, create_graph) if node.frees or create_graph else node.saved
-        op, attrs = node.op, node.attrs
-        i = 0
-        try:
-            if POST_HOOKS_USED[0] and node in POST_HOOKS:
-                _run_post_hooks(node, F, g, saved, table, create_graph)
-            else:
-                for i, parent in enumerate(node.parents):
+        op, saved = node.op, node.saved
+        info = info_of(op)
+        if (info is None or info.rules is None or create_graph
+                or (POST_HOOKS_USED[0] and node in POST_HOOKS)):
+            _general_step(node, F, g, table, create_graph)
+        else:
+            # the fast path: a registry op's numpy rules, their arguments fetched by name
+            if node.frees and info.values:
+                if retain_graph:
+                    saved = saved.copy()
+                for name in info.values:
+                    v = saved.get(name)
+                    if isinstance(v, Tensor):
+                        saved[name] = v._data
+            rules, plan, i = op.grads, info.rules, 0
+            try:
+                for parent in node.parents:
                     if parent is not None:
-                        gi = op.vjp(i, F, g, saved, attrs)
+                        rule, names = rules[i], plan[i]
+                        if names is None:
+                            gi = op.vjp(i, F, g, saved, node.attrs)
+                        elif len(names) == 1:
+                            gi = rule(F, g, saved[names[0]])
+                        elif len(names) == 2:
+                            gi = rule(F, g, saved[names[0]], saved[names[1]])
+                        else:
+                            gi = rule(F, g, *[saved[n] for n in names])
                         if gi is not None:
-                            old = table.get(parent)
+                            old = get(parent)
                             table[parent] = gi if old is None else old + gi
-        except NonFiniteError as e:
-            raise backward_error(node, i, e) from None
+                    i += 1
+            except NonFiniteError as e:
+                raise backward_error(node, i, e) from None
         if node.frees and not retain_graph:
             node.saved, node.versions, node.out_vc = None, (), None
     table.update(captured)
     return table
+
+
+def _general_step(node: Node, F, g, table: dict, create_graph: bool) -> None:
+    """One node's step for any node kind (custom Functions, traced calls, post hooks,
+    ``create_graph``)."""
+    # a node that saved only ShapeRefs (Add, Sum...) hands them over as they are
+    saved = _unpack(node, create_graph) if node.frees or create_graph else node.saved
+    op, attrs = node.op, node.attrs
+    if POST_HOOKS_USED[0] and node in POST_HOOKS:
+        _run_post_hooks(node, F, g, saved, table, create_graph)
+        return
+    i = 0
+    try:
+        for i, parent in enumerate(node.parents):
+            if parent is not None:
+                gi = op.vjp(i, F, g, saved, attrs)
+                if gi is not None:
+                    old = table.get(parent)
+                    table[parent] = gi if old is None else old + gi
+    except NonFiniteError as e:
+        raise backward_error(node, i, e) from None
 
 
 def _run_post_hooks(node: Node, F, g, saved: dict, table: dict, create_graph: bool) -> None:
