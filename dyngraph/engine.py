@@ -147,9 +147,8 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     plan = info.plans.get(mask)
     if plan is None:
         plan = info.plans[mask] = _plan(op, mask)
-    entries, frees, saves_out = plan
     saved, versions = {}, []
-    for name, kind, i in entries:
+    for name, kind, i in plan[0]:
         if kind == "s":
             x = inputs[i]
             if isinstance(x, Tensor):
@@ -168,17 +167,56 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
             versions.extend((x, x._vc[0]) for x in inputs if isinstance(x, Tensor))
         else:
             saved[name] = [_ref(x) for x in inputs]
-    cls = cls or info.cls
+    return _new_node(cls or info.cls, op, attrs, tuple(parents), saved, versions, plan, out, vc)
+
+
+def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
+    """``record`` for the operators' two operands (``b`` a Tensor or a Python number)."""
+    info = _INFO[op]
+    da, db = info.diff
+    pa = pb = None
+    mask = 0
+    if a._rg and da:
+        pa = a.grad_fn or a._accum or a._accumulator()
+        mask = 1
+    if db and isinstance(b, Tensor) and b._rg:
+        pb = b.grad_fn or b._accum or b._accumulator()
+        mask |= 2
+    if not mask:
+        return make(out)
+    plan = info.plans.get(mask)
+    if plan is None:
+        plan = info.plans[mask] = _plan(op, mask)
+    saved, versions = {}, []
+    for name, kind, i in plan[0]:
+        x = b if i else a
+        if kind == "s":
+            if isinstance(x, Tensor):
+                d = x._data
+                saved[name] = _REFS.get((d.shape, d.dtype)) or _ref(d)
+            else:
+                saved[name] = _ref(x)
+        elif kind == "v":
+            saved[name] = x
+            if isinstance(x, Tensor):
+                versions.append((x, x._vc[0]))
+        else:
+            saved[name] = out
+    return _new_node(cls or info.cls, op, _EMPTY, (pa, pb), saved, versions, plan, out, None)
+
+
+def _new_node(cls, op, attrs, parents, saved, versions, plan, out, vc) -> Tensor:
+    """The Node and its output Tensor (``make(out, True, node)``, written inline)."""
     node = _new(cls)
-    node.op, node.attrs, node.parents = op, attrs, tuple(parents)
-    node.saved, node.versions, node.frees = saved, versions, frees
+    node.op, node.attrs, node.parents = op, attrs, parents
+    node.saved, node.versions, node.frees = saved, versions, plan[1]
     node.seq, node.hooks, node.retained = next_seq(), None, None
     if ANOMALY.on:
         remember_forward(node)
-    t = _new(Tensor)  # make(out, True, node), inline
+    t = _new(Tensor)
     t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
     t._vc, t._hooks, t._accum = vc or [0], None, None
-    node.out_vc = (t._vc, t._vc[0]) if saves_out else None
+    node.out_vc = (t._vc, t._vc[0]) if plan[2] else None
     return t
 
 
@@ -270,5 +308,5 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
     if out.dtype.char == "d" and not (ad.ndim and ad.dtype.char == "d"):
         out = _torch_dtype(out, (ad, bd))
     if needs and STATE.enabled and out.dtype.kind == "f":
-        return record(op, (a, b), _EMPTY, out, cls)
+        return _record_pair(op, a, b, out, cls)
     return make(out)
