@@ -119,7 +119,34 @@ defop("Minimum", np.minimum, binary, inputs=("a", "b"), fname="minimum", example
       grads=(lambda F, g, a, b, a_shape: ub(F, _pick(F, g, F.lt(a, b), F.eq(a, b)), a_shape),
              lambda F, g, a, b, b_shape: ub(F, _pick(F, g, F.lt(b, a), F.eq(a, b)), b_shape)))
 
-defop("Select", np.where, select, inputs=("cond", "a", "b"), fname="where",
+_BITS = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32,
+         np.dtype(np.float64): np.int64}
+
+
+def _select(cond, a, b):
+    """``np.where(cond, a, b)``, as a branch-free bit select for large float results.
+
+    ``np.where`` branches per element: with a data-dependent mask (ReLU's
+    gradient) it costs ~5 ns an element here.  When ``cond`` already has the
+    result's shape, ``(a_bits & m) | (b_bits & ~m)`` with ``m = -cond`` gives the
+    same bits (NaN payloads and signed zeros included) in three or five cheap
+    passes; ``a`` and ``b`` are first cast to the result dtype, as ``np.where`` does.
+    """
+    if type(cond) is np.ndarray and cond.dtype == BOOL and cond.size >= 4096:
+        dtype = np.result_type(a, b)
+        ints = _BITS.get(dtype)
+        if ints is not None and np.broadcast_shapes(cond.shape, np.shape(a),
+                                                    np.shape(b)) == cond.shape:
+            mask = np.negative(cond, dtype=ints)
+            out = np.bitwise_and(np.asarray(a, dtype).view(ints), mask)
+            b = np.asarray(b, dtype)
+            if b.ndim or b.view(ints) != 0:  # a zero (+0.0) b adds nothing
+                out |= np.bitwise_and(b.view(ints), np.invert(mask))
+            return out.view(dtype)
+    return np.where(cond, a, b)
+
+
+defop("Select", _select, select, inputs=("cond", "a", "b"), fname="where",
       torch_name="WhereBackward0",
       examples=(E((np.array([True, False, True]), (3,), (3,))),
                 E((np.array([[True], [False]]), (2, 3), (3,)))),
