@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 import re
+import sys
 
 import numpy as np
 
@@ -269,7 +270,12 @@ def _accumulate(t: Tensor, g, create_graph: bool) -> None:
         return
     g = np.asarray(g, dtype=t._data.dtype)
     if old is None:
-        t._grad = make(np.array(g, copy=True))
+        # PyTorch's AccumulateGrad keeps the incoming gradient itself when nothing else
+        # shares it; so do we: an array that owns its memory and is referred to only by
+        # this frame and backward's loop (refcount 3 with getrefcount's own argument) --
+        # not the table (under another edge), a user's tensor, a saved value or a view
+        t._grad = make(g if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable
+                       else np.array(g, copy=True))
     else:
         np.add(old._data, g, out=old._data)
         old._vc[0] += 1
@@ -315,13 +321,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
         roots = _roots(tensors, grads, create_graph)
         table = _engine(roots, retain, create_graph)
         wanted = None if inputs is None else {id(t) for t in _seq(inputs)}
-        for edge, g in table.items():
-            if isinstance(edge, AccumulateGrad):
-                leaf = edge.variable
-                if leaf is not None and (wanted is None or id(leaf) in wanted):
-                    if leaf._hooks:
-                        g = _run_hooks(leaf._hooks, g, create_graph)
-                    _accumulate(leaf, g, create_graph)
+        del roots  # (it may hold a root gradient: _accumulate counts references)
+        for edge in [e for e in table if isinstance(e, AccumulateGrad)]:
+            g = table.pop(edge)
+            leaf = edge.variable
+            if leaf is not None and (wanted is None or id(leaf) in wanted):
+                if leaf._hooks:
+                    g = _run_hooks(leaf._hooks, g, create_graph)
+                _accumulate(leaf, g, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
