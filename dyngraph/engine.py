@@ -187,7 +187,7 @@ def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
     plan = info.plans.get(mask)
     if plan is None:
         plan = info.plans[mask] = _plan(op, mask)
-    saved, versions = {}, []
+    saved, versions = {}, ()
     for name, kind, i in plan[0]:
         x = b if i else a
         if kind == "s":
@@ -199,10 +199,23 @@ def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
         elif kind == "v":
             saved[name] = x
             if isinstance(x, Tensor):
-                versions.append((x, x._vc[0]))
+                versions += ((x, x._vc[0]),)
         else:
             saved[name] = out
-    return _new_node(cls or info.cls, op, _EMPTY, (pa, pb), saved, versions, plan, out, None)
+    # _new_node(...) written inline: this is the path of every recorded operator
+    cls = cls or info.cls
+    node = _new(cls)
+    node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
+    node.saved, node.versions, node.frees = saved, versions, plan[1]
+    node.seq, node.hooks, node.retained = next_seq(), None, None
+    if ANOMALY.on:
+        remember_forward(node)
+    t = _new(Tensor)
+    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    vc = [0]
+    t._vc, t._hooks, t._accum = vc, None, None
+    node.out_vc = (vc, 0) if plan[2] else None
+    return t
 
 
 def _new_node(cls, op, attrs, parents, saved, versions, plan, out, vc) -> Tensor:

@@ -442,3 +442,16 @@ def test_a_fresh_gradient_is_kept_without_a_copy(monkeypatch):
     (x * 3.0).sum().backward()
     assert not [k for k in copies if k.get("copy")]
     np.testing.assert_array_equal(x.grad.numpy(), [3.0] * 4)
+
+
+@pytest.mark.parametrize("symbol", ["+", "-", "*", "/"])
+def test_operators_with_both_operands_requiring_grad(symbol):
+    """The operators' own recording path: gradients of both operands, the output saved too."""
+    a0, b0 = np.array([1.0, -2.0, 3.0], np.float32), np.array([2.0, 4.0, -0.5], np.float32)
+    a, b = torch.tensor(a0, requires_grad=True), torch.tensor(b0, requires_grad=True)
+    y = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[symbol]
+    (y * y).sum().backward()
+    out = {"+": a0 + b0, "-": a0 - b0, "*": a0 * b0, "/": a0 / b0}[symbol]
+    da, db = {"+": (1, 1), "-": (1, -1), "*": (b0, a0), "/": (1 / b0, -a0 / b0 ** 2)}[symbol]
+    np.testing.assert_allclose(a.grad.numpy(), 2 * out * da, rtol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), 2 * out * db, rtol=1e-6)
