@@ -13,7 +13,7 @@ the op, marked by :data:`ARRAY` in the attribute.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 

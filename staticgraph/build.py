@@ -154,7 +154,8 @@ def _freeze(v: Any) -> Any:
 
 
 def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None) -> Tensor:
-    """Add a node for registry op ``op``; return its output Tensor."""
+    """Add a node for registry op ``op``; return its output Tensor (an op declaring several
+    ``outputs`` returns the tuple of them: ``split:0``, ``split:1``...)."""
     graph = get_default_graph()
     attrs = {k: _freeze(v) for k, v in attrs.items()}
     with graph.name_scope(name or op.name) as scope:  # TF: the op's name doubles as a scope
@@ -169,11 +170,13 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None) -> Ten
         raise GraphShapeError(_build_message(op, name, tensors, e, site)) from None
     except DTypeError as e:
         raise GraphDTypeError(_build_message(op, name, tensors, e, site)) from None
-    if spec.shape is not None and None not in spec.shape:
-        _check_fits(op, name, spec, site)
-    node = graph.create_op(op.name, tensors, attrs, [(spec.shape, spec.dtype)], name=name,
+    specs = spec if op.multi_output else (spec,)
+    for spec in specs:
+        if spec.shape is not None and None not in spec.shape:
+            _check_fits(op, name, spec, site)
+    node = graph.create_op(op.name, tensors, attrs, [(s.shape, s.dtype) for s in specs], name=name,
                            op_def=op, site=site, exact_name=True)
-    return node.outputs[0]
+    return node.outputs if op.multi_output else node.outputs[0]
 
 
 def _physical_memory() -> int | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 
-from typing import Any, Sequence
+from typing import Any
 
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
@@ -163,10 +163,17 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
             raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})"
                               f"\n  created at {op.site}")
         return kind.gradient(op, out_grads, wanted)
-    g = out_grads[0]
-    if g is None or not op.outputs[0].dtype.is_floating:
-        return [None] * len(op.inputs)
     d = op.op_def
-    saved = d.save(op.inputs, op.outputs[0])
+    if d.multi_output:   # the rule reads every result's cotangent: zeros where none arrived
+        if all(g is None for g, t in zip(out_grads, op.outputs) if t.dtype.is_floating):
+            return [None] * len(op.inputs)
+        g = tuple((F.zeros_like(t) if g is None else g) if t.dtype.is_floating else None
+                  for g, t in zip(out_grads, op.outputs))
+        out = op.outputs
+    else:
+        g, out = out_grads[0], op.outputs[0]
+        if g is None or not out.dtype.is_floating:
+            return [None] * len(op.inputs)
+    saved = d.save(op.inputs, out)
     return [d.vjp(i, F, g, saved, op.attrs) if w and d.input_differentiable(i) else None
             for i, w in enumerate(wanted)]

@@ -28,7 +28,7 @@ import numpy as np
 from . import device as _device
 from . import dtypes as _dtypes
 from .errors import OperatorNotAllowedInGraphError
-from .shape import TensorShape, as_shape_tuple
+from .shape import TensorShape
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "name_scope", "control_dependencies", "device", "colocate_with", "creation_site", "tensor_of"]
@@ -101,7 +101,7 @@ class Tensor:
         """Refine the static shape (TF's rule: the new shape must be compatible)."""
         merged = self.shape.merge_with(shape)
         self._shape, self._tshape = merged.dims_tuple, None
-        self.op.graph._bump()
+        self.op.graph.invalidate()
 
     @property
     def device(self) -> str:
@@ -135,11 +135,14 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         shape = "" if self._shape is None else f"shape={self.shape}, "
         return f'Tensor("{self.name}", {shape}dtype={self._dtype.name})'
 
-    __str__ = __repr__
+    def __repr__(self) -> str:
+        """TF's repr (what ``print`` shows for tensors inside a list, tuple or dict)."""
+        shape = "<unknown>" if self._shape is None else str(self.shape)
+        return f"<tf.Tensor '{self.name}' shape={shape} dtype={self._dtype.name}>"
 
 
 class Operation:
@@ -169,7 +172,7 @@ class Operation:
 
     def _set_device(self, device: str) -> None:
         self._device = device
-        self.graph._bump()
+        self.graph.invalidate()
 
     def get_attr(self, name: str) -> Any:
         return self.attrs[name]
@@ -222,7 +225,7 @@ class Graph:
         for _, made in self._control_stack:
             made.add(op)
         self._by_name[op.name] = op
-        self._bump()
+        self.invalidate()
         return op
 
     def capture(self, tensor: Tensor, type_: str = "op") -> Tensor:
@@ -246,7 +249,12 @@ class Graph:
         raise ValueError(f"Operation {other.name} must be from the same graph as the op being "
                          f"created (control_dependencies).")
 
-    def _bump(self) -> None:
+    def invalidate(self) -> None:
+        """Mark what Sessions compiled from this graph as stale (bumps ``version``).
+
+        Every change to the graph calls it; so does a change to how ops run
+        (``tf.debugging.enable_check_numerics``): the next ``run`` recompiles.
+        """
         self.version += 1
 
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:

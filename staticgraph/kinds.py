@@ -2,7 +2,7 @@
 
 A registry op's kernel is its numpy ``impl`` with the attributes bound.  The
 structural kinds -- Placeholder, Const, variables and their reads and writes,
-NoOp, Print, and control flow (``While``/``Cond``, declared in
+NoOp, Print, and control flow (``While``/``If`` and their ``Stateless`` forms, declared in
 :mod:`.control_flow_grad` next to their gradients) -- are declared with
 :func:`defkind`, in ONE call giving:
 

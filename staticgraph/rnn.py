@@ -31,10 +31,18 @@ from .ops import (cast, concat, constant, expand_dims, greater_equal, less, stac
 from .sequence_ops import reverse, reverse_sequence
 from .tensor_array import TensorArray
 from .nest import flatten, pack_sequence_as
-from .rnn_cell import RNNCell, _depth
+from .rnn_cell import _depth
 from .variable_scope import variable_scope
 
 __all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
+
+
+def _check_step_inputs(inputs) -> None:
+    """``static_rnn``'s ``inputs``: a non-empty list of per-step tensors (TF's words)."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
+    if not inputs:
+        raise ValueError("Argument `inputs` must not be empty.")
 
 
 def _check_cell(cell) -> None:
@@ -83,10 +91,7 @@ def _masked(time, sequence_length, zero_output, state, output, new_state):
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
     """The cell called once per element of ``inputs`` (a list of ``[batch, depth]`` tensors)."""
     _check_cell(cell)
-    if not isinstance(inputs, (list, tuple)):
-        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
-    if not inputs:
-        raise ValueError("Argument `inputs` must not be empty.")
+    _check_step_inputs(inputs)
     with variable_scope(scope or "rnn"):
         inputs = [convert_to_tensor(x) for x in inputs]
         state = _initial_state(cell, initial_state, _batch_size(inputs[0], 0), dtype)
@@ -117,10 +122,7 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
     """Forward and backward ``static_rnn``; outputs concatenated per step."""
     _check_cell(cell_fw)
     _check_cell(cell_bw)
-    if not isinstance(inputs, (list, tuple)):
-        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
-    if not inputs:
-        raise ValueError("Argument `inputs` must not be empty.")
+    _check_step_inputs(inputs)
     with variable_scope(scope or "bidirectional_rnn"):
         with variable_scope("fw") as fw_scope:
             out_fw, st_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,

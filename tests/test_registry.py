@@ -12,7 +12,7 @@ import pytest
 from common import REGISTRY, ShapeError, Spec, numpy_namespace
 from common.examples import materialize
 from common.shapes import broadcast_shapes, normalize_axes, sum_to_shape
-from tests.gradcheck import numeric_grad
+from tests.gradcheck import cotangents, numeric_grad, results, weighted
 
 F = numpy_namespace()
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) for k in range(len(op.examples))]
@@ -37,14 +37,16 @@ def test_every_op_has_examples():
 @pytest.mark.parametrize("name,k", CASES)
 def test_infer_matches_impl(name, k):
     op, args, attrs = _example(name, k)
-    out = np.asarray(op.impl(*args, **attrs))
-    spec = op.infer(*map(spec_of, args), **attrs)
-    if op.sized_by_values:   # dims that depend on values are None; the rest must match
-        from common.shapes import refines
-        assert refines(out.shape, spec.shape) and None in spec.shape
-    else:
-        assert spec.shape == out.shape
-    assert spec.dtype == out.dtype
+    outs = results(op, op.impl(*args, **attrs))
+    specs = results(op, op.infer(*map(spec_of, args), **attrs))
+    assert len(outs) == len(specs) == op.n_outputs(attrs)
+    for out, spec in zip(map(np.asarray, outs), specs):
+        if op.sized_by_values:   # dims that depend on values are None; the rest must match
+            from common.shapes import refines
+            assert refines(out.shape, spec.shape) and None in spec.shape
+        else:
+            assert spec.shape == out.shape
+        assert spec.dtype == out.dtype
 
 
 @pytest.mark.parametrize("name,k", CASES)
@@ -53,14 +55,14 @@ def test_infer_on_unknown_dims(name, k):
     op, args, attrs = _example(name, k)
     if not args or op.name in ("Fill",):
         pytest.skip("no tensor input")
-    out = np.asarray(op.impl(*args, **attrs))
+    outs = results(op, op.impl(*args, **attrs))
     specs = list(map(spec_of, args))
     specs[0] = Spec(tuple(None for _ in specs[0].shape), specs[0].dtype)
-    spec = op.infer(*specs, **attrs)
-    assert spec.dtype == out.dtype
-    if spec.shape is not None:
-        assert len(spec.shape) == out.ndim
-        assert all(d is None or d == o for d, o in zip(spec.shape, out.shape))
+    for out, spec in zip(map(np.asarray, outs), results(op, op.infer(*specs, **attrs))):
+        assert spec.dtype == out.dtype
+        if spec.shape is not None:
+            assert len(spec.shape) == out.ndim
+            assert all(d is None or d == o for d, o in zip(spec.shape, out.shape))
 
 
 def differentiable_cases():
@@ -74,11 +76,12 @@ def differentiable_cases():
 def test_gradient_matches_finite_differences(name, k):
     op, args, attrs = _example(name, k)
     args = [np.array(a) for a in args]
-    out = np.asarray(op.impl(*args, **attrs))
-    if out.dtype != np.float64:
+    out = op.impl(*args, **attrs)
+    outs = [np.asarray(o) for o in results(op, out)]
+    if outs[0].dtype != np.float64:
         pytest.skip("finite differences need a float64 result")
-    g = np.random.default_rng(1).standard_normal(out.shape)
-    saved = op.save(args, out, ref=lambda x: x)
+    g, gs = cotangents(op, outs, np.random.default_rng(1))
+    saved = op.save(args, out if op.multi_output else outs[0], ref=lambda x: x)
     checked = 0
     for i, x in enumerate(args):
         if not op.input_differentiable(i) or not np.issubdtype(x.dtype, np.floating):
@@ -88,7 +91,7 @@ def test_gradient_matches_finite_differences(name, k):
             continue
         analytic = np.asarray(analytic)
         assert analytic.shape == x.shape, f"{name} input {i}: grad shape {analytic.shape} != {x.shape}"
-        numeric = numeric_grad(lambda: float(np.sum(g * op.impl(*args, **attrs))), x)
+        numeric = numeric_grad(lambda: weighted(gs, results(op, op.impl(*args, **attrs))), x)
         np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6,
                                    err_msg=f"{name} example {k} input {i}")
         checked += 1
@@ -107,13 +110,13 @@ def test_declared_aliasing_covers_numpy(name, k):
     declares none returns a new, writeable array (the static compiler may write into it)."""
     op, args, attrs = _example(name, k)
     args = _own_arrays(args)
-    out = op.impl(*args, **attrs)
-    for i, a in enumerate(args):
-        if isinstance(out, np.ndarray) and np.shares_memory(out, a):
-            assert op.may_alias(i), f"{name}'s result shares memory with input {i}: declare aliases=({i},)"
-    if not op.aliases and isinstance(out, np.ndarray) and out.ndim:
-        assert out.flags.writeable and out.flags.owndata or out.base is not None and not any(
-            np.shares_memory(out, a) for a in args)
+    for out in results(op, op.impl(*args, **attrs)):
+        for i, a in enumerate(args):
+            if isinstance(out, np.ndarray) and np.shares_memory(out, a):
+                assert op.may_alias(i), f"{name}'s result shares memory with input {i}: declare aliases=({i},)"
+        if not op.aliases and isinstance(out, np.ndarray) and out.ndim:
+            assert out.flags.writeable and out.flags.owndata or out.base is not None and not any(
+                np.shares_memory(out, a) for a in args)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, op in REGISTRY.items() if op.aliases))
@@ -125,8 +128,8 @@ def test_declared_aliasing_is_witnessed(name):
         for k in range(len(op.examples)):
             _, args, attrs = _example(name, k)
             args = _own_arrays(args)
-            out = op.impl(*args, **attrs)
-            seen |= isinstance(out, np.ndarray) and i < len(args) and np.shares_memory(out, args[i])
+            seen |= any(isinstance(out, np.ndarray) and i < len(args) and np.shares_memory(out, args[i])
+                        for out in results(op, op.impl(*args, **attrs)))
         assert seen, f"{name} declares aliases=({i},) but no example's result shares input {i}"
 
 
@@ -155,10 +158,11 @@ def test_dtype_rule_matches_numpy(name, dtype):
     args = [a.astype(dtype) if np.issubdtype(np.asarray(a).dtype, np.floating) else a for a in args]
     try:
         with np.errstate(all="ignore"):
-            out = np.asarray(op.impl(*args, **attrs))
+            outs = results(op, op.impl(*args, **attrs))
     except (TypeError, ValueError, np.exceptions.DTypePromotionError):
         pytest.skip("numpy refuses this dtype for this op")
-    assert op.infer(*map(spec_of, args), **attrs).dtype == out.dtype
+    specs = results(op, op.infer(*map(spec_of, args), **attrs))
+    assert [s.dtype for s in specs] == [np.asarray(o).dtype for o in outs]
 
 
 # --- shape rules and the broadcast-gradient kernel ---------------------------------
