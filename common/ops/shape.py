@@ -179,7 +179,8 @@ def _inverse(perm):
 
 
 def _transpose(x, perm=None):
-    return np.transpose(x, perm)
+    """``np.transpose`` without its Python-level dispatch (it calls exactly this method)."""
+    return x.transpose(perm) if type(x) is np.ndarray else np.transpose(x, perm)
 
 
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
