@@ -26,6 +26,7 @@ from common.shapes import most_specific_compatible, refines
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
 from .compiler.passes import PassReport, run_passes
+from .compiler.passes.carry import CarriedWrites, carried_writes
 from .compiler.plan import Plan
 from .control_flow_codegen import Source, as_tuple
 from .errors import InvalidArgumentError
@@ -38,7 +39,7 @@ from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
            "keeps_trace", "regions_of", "BRANCH_PREFIX", "LOOP_TYPES", "BRANCH_TYPES",
-           "CONTROL_FLOW_TYPES"]
+           "CONTROL_FLOW_TYPES", "carried_in_place"]
 
 LOOP_TYPES = ("While", "StatelessWhile")
 """A loop node's type, as TF 2 names it: ``StatelessWhile`` unless a region reads or changes
@@ -319,6 +320,17 @@ def kept(names: list[str], grad) -> list[str]:
     return [f"_shape_ref({n})" if shape_only else n for n, shape_only in zip(names, grad.shape_only())]
 
 
+def carried_in_place(plan: Plan, n_vars: int, grad, ctx: LowerContext) -> CarriedWrites:
+    """Which of a body plan's steps write into the loop's own buffers (none with in-place
+    reuse switched off); the first ``n_vars`` fetches are the loop variables' next values,
+    the rest what the trace keeps for ``grad`` (some only as shapes)."""
+    if not ctx.config.inplace:
+        return CarriedWrites.none(plan)
+    flags = grad.shape_only() if grad is not None else []
+    return carried_writes(plan, {j: j for j in range(n_vars)},
+                          {n_vars + k for k, only in enumerate(flags) if only})
+
+
 def lower_while(op, ctx: LowerContext) -> Callable:
     """The loop as one generated function (see its ``.source``); regions inlined."""
     a = op.attrs
@@ -328,6 +340,9 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     saved = grad.needed if grad is not None else []
     src = Source(op)
     src.extend([f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0])
+    body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
+    carried = carried_in_place(body_plan, len(xs), grad, ctx)
+    src.own([xs[j] for j in carried.owned])
     if grad is not None:
         src.extend(["    trace = []", "    push = trace.append"])
     if a["max_iter"]:
@@ -338,8 +353,7 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     cond_plan = cond_r.plan(ctx, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
     pred, = src.inline(cond_plan, xs + [cap[t] for t in cond_r.captured], "p", 8)
     src.line(f"        if not {pred}: break")
-    body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
-    ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
+    ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8, carried)
     if grad is not None:
         src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
     src.line(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")

@@ -29,7 +29,7 @@ from typing import Any
 
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
-from .graph import Operation, SubGraph, Tensor, get_default_graph
+from .graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
 from .kinds import handle_op, kind_of
 from .ops import add, ones_like
 
@@ -75,9 +75,9 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
 
 def differentiable(t: Tensor) -> bool:
     """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
-    if t.dtype == _dtypes.resource:
+    if t._dtype is _dtypes.resource:       # the one resource dtype object
         return handle_op(t).attrs["dtype"].is_floating
-    return t.dtype.is_floating
+    return t._dtype.is_floating
 
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
@@ -98,7 +98,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     graph = get_default_graph()
-    with graph.name_scope(name):
+    with graph.name_scope(name), pinned_site(creation_site()):   # one stack walk, not one per node
         grads: dict[Tensor, list] = {}
         for y, gy in zip(ys, grad_ys):
             with _colocated(graph, y.op, colocate_gradients_with_ops):
@@ -132,15 +132,13 @@ def _zeros_for(x: Tensor, original) -> Tensor:
     return zeros_like(x, name="zeros_like")
 
 
-@contextlib.contextmanager
+_NOT_COLOCATED = contextlib.nullcontext()
+
+
 def _colocated(graph, op: Operation, colocate: bool):
     """``colocate_gradients_with_ops``: the gradient of ``op`` asks for exactly ``op``'s device
-    (outer ``tf.device`` scopes ignored, as TF's colocation does)."""
-    if not colocate:
-        yield
-        return
-    with graph.colocate_with(op):
-        yield
+    (outer ``tf.device`` scopes ignored, as TF's colocation does); otherwise nothing to do."""
+    return graph.colocate_with(op) if colocate else _NOT_COLOCATED
 
 
 def _total(gs: list | None) -> Tensor | None:

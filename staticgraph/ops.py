@@ -36,6 +36,9 @@ def _operands(op_type: str, *xs: Any, names: Sequence[str] | None = None) -> tup
 
     ``names``: TF's input names when they are not the registry's mapped ones (MatMul: a, b).
     """
+    if len(xs) == 2 and type(xs[0]) is Tensor and type(xs[1]) is Tensor and \
+            xs[0]._dtype is xs[1]._dtype:
+        return xs                     # the common case: two tensors of one (interned) dtype
     tensors = [tensor_of(x) for x in xs]
     known = [t for t in tensors if t is not None]
     if not known:

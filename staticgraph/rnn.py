@@ -27,7 +27,7 @@ from .build import convert_to_tensor
 from .control_flow import while_loop
 from .graph import Tensor, name_scope
 from .ops import (cast, concat, constant, expand_dims, greater_equal, less, stack, transpose,
-                  unstack, where, zeros_like)
+                  unstack, where, zeros, zeros_like)
 from .sequence_ops import reverse, reverse_sequence
 from .tensor_array import TensorArray
 from .nest import flatten, pack_sequence_as
@@ -135,6 +135,20 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
         return [concat([f, b], 1) for f, b in zip(out_fw, out_bw)], st_fw, st_bw
 
 
+def _output_array(cell, inputs: Tensor, steps: Tensor, dtype) -> TensorArray:
+    """The output TensorArray of a loop whose length is only known when fed: sized to it
+    up front (TF's ``TensorArray(size=time_steps)``), as zeros ``[steps, batch, units]``, so
+    every write fills a row of one buffer instead of growing (copying) it."""
+    units = cell.output_size
+    if not isinstance(units, int):        # nested outputs: a buffer that grows as written
+        return TensorArray(dtype, size=0, dynamic_size=True, name="output")
+    batch = _batch_size(inputs, 1)
+    buf = zeros(stack([steps, batch, units]), dtype, name="output_buffer")
+    buf.set_shape([None, batch if isinstance(batch, int) else None, units])
+    return TensorArray(dtype, size=0, dynamic_size=True, name="output", flow=buf,
+                       element_shape=buf.shape[1:])
+
+
 def _time_loop(cell, inputs, state, sequence_length, steps):
     """TF's ``_dynamic_rnn_loop``: one while_loop over time on time-major ``inputs`` that reads
     step ``t`` from an input TensorArray and writes its output into an output TensorArray."""
@@ -143,8 +157,8 @@ def _time_loop(cell, inputs, state, sequence_length, steps):
     with name_scope("dynamic_rnn"):
         in_ta = TensorArray(dtype, size=steps if known else 0, dynamic_size=not known,
                             element_shape=inputs.shape[1:], name="input").unstack(inputs)
-        out_ta = TensorArray(dtype, size=steps if known else 0, dynamic_size=not known,
-                             name="output")
+        out_ta = (TensorArray(dtype, size=steps, name="output") if known else
+                  _output_array(cell, inputs, steps, dtype))
     flat_state = flatten(state)
 
     def body(time, ta, *flat):

@@ -21,9 +21,8 @@ with loops and their gradients runs the same after a round trip.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from common import REGISTRY
@@ -36,6 +35,9 @@ from .dtypes import DType
 from .graph import Graph, Operation, SubGraph, Tensor
 from .variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 FORMAT = "staticgraph/2"
 
 __all__ = ["to_networkx", "to_json", "from_json"]
@@ -47,6 +49,7 @@ def to_networkx(graph: Graph) -> nx.MultiDiGraph:
     A MultiDiGraph (a DiGraph with parallel edges), so ``x * x`` keeps both edges.
     Control dependencies are edges with ``control=True``.
     """
+    import networkx as nx  # noqa: PLC0415  (~90 ms: imported by the one function using it)
     g = nx.MultiDiGraph()
     for op in graph._ops:
         g.add_node(op.name, type=op.type, site=op.site, device=op.device)

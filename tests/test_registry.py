@@ -133,6 +133,43 @@ def test_declared_aliasing_is_witnessed(name):
         assert seen, f"{name} declares aliases=({i},) but no example's result shares input {i}"
 
 
+@pytest.mark.parametrize("name,k", [(n, k) for n, k in CASES if REGISTRY[n].into])
+def test_in_place_form_computes_what_impl_computes(name, k):
+    """``into`` returns impl's value (shape, dtype, bits) and leaves every other input alone."""
+    op, args, attrs = _example(name, k)
+    expected = op.impl(*_own_arrays(args), **attrs)
+    mine = _own_arrays(args)
+    before = [a.copy() for a in mine[1:]]
+    out = op.into(*mine, **attrs)
+    assert out.shape == expected.shape and out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
+    for a, b in zip(mine[1:], before):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, op in REGISTRY.items() if op.into))
+def test_in_place_form_writes_in_place_for_some_example(name):
+    """A declared in-place form really reuses input 0 for some example (else it is useless)."""
+    op = REGISTRY[name]
+    hits = []
+    for k in range(len(op.examples)):
+        _, args, attrs = _example(name, k)
+        args = _own_arrays(args)
+        hits.append(op.into(*args, **attrs) is args[0])
+    assert any(hits) and not all(hits), f"{name}: in place for examples {hits}"
+
+
+def test_in_place_forms_fall_back_on_negative_or_outgrown_positions():
+    for name, args in (("TensorListSetItem", (np.zeros((3, 2)), np.array(-1), np.ones(2))),
+                       ("TensorListZeroItem", (np.ones((3, 2)), np.zeros((3, 2)), np.array(-1)))):
+        op = REGISTRY[name]
+        attrs = {"size": 3} if name == "TensorListSetItem" else {}
+        out = op.into(*_own_arrays(args), **attrs)
+        np.testing.assert_array_equal(out, op.impl(*_own_arrays(args), **attrs))
+    grow = REGISTRY["TensorListSetItem"].into(np.zeros((2, 2)), np.array(3), np.ones(2), size=None)
+    assert grow.shape == (4, 2) and grow[3].tolist() == [1, 1]
+
+
 @pytest.mark.parametrize("name,k", [(n, k) for n, k in CASES if REGISTRY[n].shape_only])
 def test_shape_only_inputs_are_read_for_shape_only(name, k):
     """Replacing a shape-only input by a ShapeRef (no data at all) changes nothing."""
@@ -232,12 +269,29 @@ def test_rules_read_only_what_they_need():
     assert REGISTRY["Neg"].saves == ()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_select_against_a_zero_scalar_keeps_np_where_bits(dtype):
+    """Select's fast path (one side a +0.0 scalar) gives np.where's result bit for bit:
+    NaN payloads, infinities, -0.0 and subnormals on the kept side; -0.0, non-zero or
+    dtype-promoting scalars take np.where itself."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((32, 16)).astype(dtype)
+    a[0, :6] = [np.nan, -0.0, np.inf, -np.inf, 0.0, -1e-40]
+    cond = rng.random((32, 16)) > 0.5
+    where = REGISTRY["Select"].impl
+    for zero in (0.0, 0, np.array(0.0, dtype), np.float32(0.0), np.float64(0.0), -0.0, 2.0):
+        for x, y in ((a, zero), (zero, a)):
+            want, got = np.where(cond, x, y), where(cond, x, y)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes(), (dtype, zero)
+
+
 _SPECIALS = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 100.0, -100.0, 88.7, -1e4]
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-def test_select_fast_path_gives_np_where_bits(dtype):
-    """Select's branch-free path (large bool cond of the result's shape) equals np.where."""
+def test_select_gives_np_where_bits_for_every_operand_kind(dtype):
+    """Select's impl gives np.where's bits for every operand kind (fast path or not)."""
     rng = np.random.default_rng(0)
     x = rng.standard_normal((64, 80)).astype(dtype)
     x.ravel()[:len(_SPECIALS)] = _SPECIALS

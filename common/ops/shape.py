@@ -179,8 +179,8 @@ def _inverse(perm):
 
 
 def _transpose(x, perm=None):
-    """``np.transpose`` without its Python-level dispatch (it calls exactly this method)."""
-    return x.transpose(perm) if type(x) is np.ndarray else np.transpose(x, perm)
+    """``np.transpose`` without its Python-level dispatch (it calls this method): same view."""
+    return x.transpose(perm) if isinstance(x, np.ndarray) else np.transpose(x, perm)
 
 
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
@@ -541,6 +541,17 @@ def _set_item(buf, position, item, size=None):
     return out
 
 
+def _set_item_into(buf, position, item, size=None):
+    """``_set_item`` written into ``buf`` itself when it already has room for row ``position``
+    (the in-place form a loop uses on a buffer it owns); otherwise the fresh array."""
+    i = int(position)
+    if buf.shape[1:] == item.shape and buf.ndim == item.ndim + 1 and 0 <= i < len(buf) and (
+            size is None or len(buf) == size):
+        buf[i] = item
+        return buf
+    return _set_item(buf, position, item, size)
+
+
 def _set_item_infer(buf: Spec, position: Spec, item: Spec, size=None) -> Spec:
     if not np.issubdtype(position.dtype, np.integer) or position.shape not in ((), None):
         raise ShapeError(f"TensorArray index must be an integer scalar, got {position.dtype} "
@@ -564,8 +575,17 @@ def _zero_item(x, ref, position):
     return out
 
 
+def _zero_item_into(x, ref, position):
+    """``_zero_item`` written into ``x`` itself when it is already ``ref``-shaped (in place)."""
+    i = int(position)
+    if x.shape == tuple(ref.shape) and x.ndim and 0 <= i < len(x):
+        x[i] = 0
+        return x
+    return _zero_item(x, ref, position)
+
+
 defop("TensorListSetItem", _set_item, _set_item_infer, inputs=("buf", "position", "item"),
-      fname="tensor_list_set_item", torch_name="IndexPutBackward0",
+      fname="tensor_list_set_item", torch_name="IndexPutBackward0", into=_set_item_into,
       examples=(E(((4, 3), np.array(2), (3,)), {"size": 4}),
                 E(((0,), np.array(1), (2, 2)), {"size": 3}), E(((0,), np.array(2), ()), {"size": 3})),
       grads=(lambda F, g, buf_shape, position: F.tensor_list_zero_item(g, buf_shape, position),
@@ -573,6 +593,7 @@ defop("TensorListSetItem", _set_item, _set_item_infer, inputs=("buf", "position"
              lambda F, g, position: F.getitem(g, position, key=(ARRAY,))))
 defop("TensorListZeroItem", _zero_item, lambda x, ref, position: Spec(ref.shape, x.dtype),
       inputs=("x", "ref", "position"), fname="tensor_list_zero_item", shape_only=(1,),
+      into=_zero_item_into,
       examples=(E(((4, 3), (4, 3), np.array(1))), E(((3, 2), (0,), np.array(0))),
                 E(((4,), (2,), np.array(3))), E(((2, 2), (3, 2), np.array(0)))),
       grads=(lambda F, g, x_shape, position: F.tensor_list_zero_item(g, x_shape, position),
