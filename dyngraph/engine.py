@@ -125,8 +125,15 @@ def _ref(x) -> ShapeRef:
     if ref is None:
         if len(_REFS) > 4096:
             _REFS.clear()
+            _BY_SHAPE.clear()
         ref = _REFS[key] = ShapeRef(d.shape, d.dtype)
+    _BY_SHAPE[d.shape] = ref
     return ref
+
+
+_BY_SHAPE: dict = {}
+"""The last ShapeRef made or found per shape: recording looks here first (no (shape, dtype)
+tuple to build and hash) and takes it when its dtype is the very same object."""
 
 
 def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -> Tensor:
@@ -155,7 +162,8 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
             x = inputs[i]
             if isinstance(x, Tensor):
                 d = x._data
-                saved[name] = _REFS.get((d.shape, d.dtype)) or _ref(d)
+                ref = _BY_SHAPE.get(d.shape)
+                saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
             else:
                 saved[name] = _ref(x)
         elif kind == "input":
@@ -195,7 +203,8 @@ def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
         if kind == "shape":
             if isinstance(x, Tensor):
                 d = x._data
-                saved[name] = _REFS.get((d.shape, d.dtype)) or _ref(d)
+                ref = _BY_SHAPE.get(d.shape)
+                saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
             else:
                 saved[name] = _ref(x)
         elif kind == "input":
