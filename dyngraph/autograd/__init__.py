@@ -7,11 +7,16 @@
     3. per node: take its summed gradient out of the table (freeing it), run
        its hooks, check its saved values are not stale (version counters),
        apply each input's registry rule, add the results into the table;
-    4. leaves last: hooks, then accumulate into ``.grad``.
+    4. leaves last: hooks, then accumulate into ``.grad`` (a gradient nothing
+       else refers to becomes ``.grad`` as is, as PyTorch's AccumulateGrad
+       keeps an unshared gradient; any other is copied first).
 
 The rules run against ``F``: plain numpy (fast, nothing recorded) or, for
 ``create_graph=True``, this engine's own ``apply`` -- then the gradient is
-itself a recorded computation and can be differentiated again.
+itself a recorded computation and can be differentiated again.  A registry
+op's node takes a short path: the saved names each rule reads are worked out
+once per op (``engine.OP_INFO``); custom Functions, traced calls, post hooks
+and ``create_graph`` take the general step.
 """
 from __future__ import annotations
 
