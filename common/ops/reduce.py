@@ -5,6 +5,8 @@ dims (:func:`keep`), then broadcast to the input's shape.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ShapeError
@@ -85,7 +87,7 @@ def _min(x, axis=None, keepdims=False):
 def _reduce_size(x, axis=None):
     """How many elements a reduction over ``axis`` combines (mean's divisor), as x's float dtype."""
     axes = normalize_axes(axis, x.ndim)
-    n = int(np.prod([x.shape[a] for a in axes])) if axes else 1
+    n = math.prod([x.shape[a] for a in axes])  # Python ints: exact, no array round trip
     return np.array(n, dtype=result_dtype(x.dtype, np.float16))
 
 
