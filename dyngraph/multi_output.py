@@ -19,7 +19,7 @@ import numpy as np
 
 from common import ShapeRef
 
-from .autograd.function import _OutputOp, _Slots
+from .autograd.function import _Slots, output_piece
 from .grad_mode import STATE
 from .node import next_seq, node_class
 from .tensor import Tensor, make
@@ -80,12 +80,6 @@ def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
         if o._data.dtype.kind != "f":
             results.append(o)
             continue
-        piece = cls.__new__(cls)
-        piece.op, piece.attrs, piece.parents = _OutputOp(k), {}, (call,)
-        piece.saved, piece.frees, piece.versions, piece.out_vc = {}, False, (), None
-        piece.hooks, piece.retained, piece.seq = None, None, next_seq()
-        t = make(o._data, True, piece)
-        t._vc = o._vc
-        results.append(t)
+        results.append(output_piece(cls, call, k, o))
     call.op.outs = tuple(results)
     return tuple(results)

@@ -88,6 +88,19 @@ class _OutputOp:
         return _Slots({self.k: g})
 
 
+def output_piece(cls, call, k: int, o: Tensor) -> Tensor:
+    """Output ``k`` of a call that returns several results, as a Tensor whose own node (of
+    class ``cls``) hands its gradient to ``call`` in slot ``k``.  The result shares ``o``'s
+    data and version counter, so in-place changes are seen through both."""
+    piece = cls.__new__(cls)
+    piece.op, piece.attrs, piece.parents = _OutputOp(k), {}, (call,)
+    piece.saved, piece.frees, piece.versions, piece.out_vc = {}, False, (), None
+    piece.hooks, piece.retained, piece.seq = None, None, next_seq()
+    t = make(o._data, True, piece)
+    t._vc = o._vc
+    return t
+
+
 class _CallOp:
     """The call node's op: runs the user's ``backward`` once, hands out one gradient per input."""
 
@@ -182,13 +195,7 @@ def _record(cls, ctx: FunctionCtx, args: tuple, out):
                 or o._data.dtype.kind != "f"):
             results.append(o)
             continue
-        piece = call.__new__(call)
-        piece.op, piece.attrs, piece.parents = _OutputOp(k), {}, (node,)
-        piece.saved, piece.frees, piece.versions, piece.out_vc = {}, False, (), None
-        piece.hooks, piece.retained, piece.seq = None, None, next_seq()
-        t = make(o._data, True, piece)
-        t._vc = o._vc
-        results.append(t)
+        results.append(output_piece(call, node, k, o))
     # a saved output is handed back as the recorded output (with its grad_fn), as PyTorch does,
     # so a backward written with differentiable ops can be differentiated again
     recorded = {id(o): r for o, r in zip(outs, results)}
