@@ -135,11 +135,13 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         shape = "" if self._shape is None else f"shape={self.shape}, "
         return f'Tensor("{self.name}", {shape}dtype={self._dtype.name})'
 
-    __str__ = __repr__
+    def __repr__(self) -> str:
+        """TF's repr (what ``print([t])`` shows): ``<tf.Tensor 'x:0' shape=(None, 3) dtype=float32>``."""
+        return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
 
 
 class Operation:

@@ -399,6 +399,9 @@ def test_random_programs_and_their_gradients_agree_in_onnxruntime(program):
     if not P.tame(program, xs):
         return
     built = P.StaticProgram(program, ws)
+    if any(t.shape.ndims is None for t in built.outs):  # squeeze of a None dim: ONNX outputs need a rank
+        built.sess.close()
+        return
     try:
         want = built.run(xs)
         fetches, want = built.outs + built.grads, want[0] + want[1]

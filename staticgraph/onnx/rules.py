@@ -216,6 +216,14 @@ def _with_shape_of(onnx_type):
     return export
 
 
+def _with_shape_input(onnx_type, data: int = 0):
+    """An op whose run-time shape vector is input ``1 - data``: ONNX wants it as int64."""
+    def export(ctx, op, ins, out):
+        shape = ctx.node("Cast", [ins[1 - data]], to=ctx.onnx_dtype(np.dtype(np.int64)))
+        ctx.node(onnx_type, [ins[data], shape], [out])
+    return export
+
+
 def _with_shape_attr(onnx_type):
     def export(ctx, op, ins, out):
         ctx.node(onnx_type, [ins[0], ctx.const(np.array(op.attrs["shape"], np.int64), "shape")],
@@ -480,6 +488,11 @@ RULES: dict[str, Rule] = {
     "SumLike": Rule("Shape + Equal + NonZero + ReduceSum + Reshape", _sum_like),
     "BroadcastLike": Rule("Shape + Expand", _with_shape_of("Expand")),
     "ReshapeLike": Rule("Shape + Reshape", _with_shape_of("Reshape")),
+    "ReshapeDynamic": Rule("Cast + Reshape", _with_shape_input("Reshape")),
+    "BroadcastToDynamic": Rule("Cast + Expand", _with_shape_input("Expand")),
+    "FillDynamic": Rule("Cast + Expand", _with_shape_input("Expand", data=1)),
+    "TileDynamic": Rule("Cast + Tile", _with_shape_input("Tile")),
+    "Range": Rule("Range", lambda ctx, op, ins, out: ctx.node("Range", ins, [out])),
     "Reshape": _with_shape_attr("Reshape"),
     "ExpandDims": _axes_op("Unsqueeze", optional=False),
     "Squeeze": _axes_op("Squeeze", optional=True),
