@@ -153,13 +153,19 @@ def tile(input, multiples, name=None) -> Tensor:  # noqa: A002
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tensor:
-    """Constant padding: ``paddings[i] = [before, after]`` for dim ``i``."""
-    if str(mode).upper() != "CONSTANT":
-        raise ValueError(f"pad mode {mode!r} is not supported here (only 'CONSTANT')")
-    pads = np.asarray(_int_list(paddings, "paddings")).reshape(-1, 2)
-    return apply(_R["Pad"], (convert_to_tensor(tensor),),
-                 {"paddings": tuple(tuple(int(v) for v in p) for p in pads),
-                  "constant_values": constant_values}, name=name or "Pad")
+    """``paddings[i] = [before, after]`` values added around dim ``i``: ``constant_values``
+    (CONSTANT), the mirror image without the edge (REFLECT) or with it (SYMMETRIC); the mode's
+    case does not matter, as in TF."""
+    kind = str(mode).upper()
+    if kind not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
+                         f'or "SYMMETRIC". Received `mode` = {mode}')
+    pads = tuple(tuple(int(v) for v in p) for p in np.asarray(_int_list(paddings, "paddings")).reshape(-1, 2))
+    if kind == "CONSTANT":
+        return apply(_R["Pad"], (convert_to_tensor(tensor),),
+                     {"paddings": pads, "constant_values": constant_values}, name=name or "Pad")
+    return apply(_R["MirrorPad"], (convert_to_tensor(tensor),), {"paddings": pads, "mode": kind},
+                 name=name or "MirrorPad")
 
 
 def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001

@@ -450,7 +450,8 @@ def _pad_infer(x: Spec, paddings, constant_values=0) -> Spec:
         raise ShapeError(f"The first dimension of paddings must be the rank of inputs"
                          f"[{len(paddings)},2], {fmt_shape(x.shape)}")
     if any(b < 0 or a < 0 for b, a in paddings):
-        raise ShapeError(f"Paddings must be non-negative: {[list(p) for p in paddings]}")
+        raise ShapeError(f"Paddings must be non-negative: {[list(p) for p in paddings]}",
+                         tf="Paddings must be non-negative")
     return Spec(tuple(None if d is None else d + b + a for d, (b, a) in zip(x.shape, paddings)), x.dtype)
 
 
@@ -462,6 +463,78 @@ defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad_constant", torch_name="
       examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
                 E(((3,),), {"paddings": ((0, 2),), "constant_values": 1.5})),
       grads=(_pad_grad,))
+
+# --- padding from the tensor's own values: mirror (TF's REFLECT / SYMMETRIC), edge and wrap ----
+# Each padded position copies one source position; per axis that is an index map (np.pad of
+# arange with the same mode).  The gradient folds each copy back onto its source (a scatter-add
+# along each axis): MirrorPadGrad; folding's adjoint is padding again, so the pair is closed.
+
+PAD_MODES = {"REFLECT": "reflect", "SYMMETRIC": "symmetric", "EDGE": "edge", "WRAP": "wrap"}
+"""The non-constant modes: TF's REFLECT (edge not repeated) and SYMMETRIC (edge repeated),
+PyTorch's ``replicate`` (EDGE) and ``circular`` (WRAP)."""
+
+
+def check_mode_paddings(shape, paddings, mode) -> None:
+    """TF's run-time rules for how far a mode may reach (TF checks them when the op runs)."""
+    for d, (b, a) in zip(shape, paddings):
+        if d is None:
+            continue
+        if mode == "REFLECT" and (b >= d or a >= d):
+            raise ValueError(f"paddings must be less than the dimension size: {b}, {a} not less than {d}")
+        if mode in ("SYMMETRIC", "WRAP") and (b > d or a > d):
+            raise ValueError(f"paddings must be no greater than the dimension size: {b}, {a} greater "
+                             f"than {d}")
+        if mode == "EDGE" and d == 0 and (a or b):
+            raise ValueError(f"paddings of an empty dimension need a value to copy: {b}, {a}")
+
+
+def _mirror_pad(x, paddings, mode="REFLECT"):
+    check_mode_paddings(x.shape, paddings, mode)
+    return np.pad(x, paddings, mode=PAD_MODES[mode])
+
+
+def _source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """For each padded position along one axis, the source position it copies."""
+    return np.pad(np.arange(n), (before, after), mode=PAD_MODES[mode])
+
+
+def _mirror_pad_grad(g, paddings, mode="REFLECT"):
+    """Each padded copy's gradient added onto its source position, axis by axis."""
+    out = g
+    for axis, (b, a) in enumerate(paddings):
+        if not (b or a):
+            continue
+        n = out.shape[axis] - b - a
+        folded = np.zeros(out.shape[:axis] + (n,) + out.shape[axis + 1:], dtype=g.dtype)
+        np.add.at(np.moveaxis(folded, axis, 0), _source_index(n, b, a, mode), np.moveaxis(out, axis, 0))
+        out = folded
+    return out if out is not g else g.copy()
+
+
+def _mirror_pad_infer(x: Spec, paddings, mode="REFLECT") -> Spec:
+    if mode not in PAD_MODES:
+        raise ShapeError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or '
+                         f'"SYMMETRIC". Received `mode` = {mode}')
+    return _pad_infer(x, paddings)  # how far a mode may reach is checked when it runs, as TF
+
+
+def _mirror_pad_grad_infer(g: Spec, paddings, mode="REFLECT") -> Spec:
+    if g.shape is None:
+        return Spec((None,) * len(paddings), g.dtype)
+    return Spec(tuple(None if d is None else d - b - a for d, (b, a) in zip(g.shape, paddings)), g.dtype)
+
+
+_MIRROR = (E(((3, 4),), {"paddings": ((1, 2), (2, 0)), "mode": "REFLECT"}),
+           E(((2, 3),), {"paddings": ((2, 1), (3, 3)), "mode": "SYMMETRIC"}),
+           E(((2, 3),), {"paddings": ((0, 0), (4, 1)), "mode": "EDGE"}),
+           E(((2, 3),), {"paddings": ((1, 2), (3, 1)), "mode": "WRAP"}))
+defop("MirrorPad", _mirror_pad, _mirror_pad_infer, inputs=("x",), fname="mirror_pad",
+      torch_name="ReflectionPad2DBackward0", examples=_MIRROR,
+      grads=(lambda F, g, paddings, mode: F.mirror_pad_grad(g, paddings=paddings, mode=mode),))
+defop("MirrorPadGrad", _mirror_pad_grad, _mirror_pad_grad_infer, inputs=("g",), fname="mirror_pad_grad",
+      examples=tuple(E((tuple(n + b + a for n, (b, a) in zip(e.args[0], e.attrs["paddings"])),), e.attrs)
+                     for e in _MIRROR),
+      grads=(lambda F, g, paddings, mode: F.mirror_pad(g, paddings=paddings, mode=mode),))
 
 # --- a buffer written row by row (TensorArray's storage in loops), functionally ------------------
 

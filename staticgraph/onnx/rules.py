@@ -224,6 +224,21 @@ def _with_shape_input(onnx_type, data: int = 0):
     return export
 
 
+def _pad(ctx, op, ins, out):
+    """TF's ``[[before, after], ...]`` as ONNX's ``[b1, b2, ..., a1, a2, ...]``; the mode as ONNX
+    names it (SYMMETRIC has no ONNX form; ``wrap`` needs opset 19)."""
+    paddings, mode = op.attrs["paddings"], op.attrs.get("mode", "CONSTANT")
+    onnx_mode = {"CONSTANT": "constant", "REFLECT": "reflect", "EDGE": "edge"}.get(mode)
+    if onnx_mode is None:
+        raise ExportError(f"{op.name} ({op.type}): pad mode {mode} has no ONNX Pad mode here "
+                          f"(ONNX has constant, reflect, edge; wrap from opset 19)")
+    pads = ctx.const(np.array([b for b, _ in paddings] + [a for _, a in paddings], np.int64), "pads")
+    extra = []
+    if mode == "CONSTANT":
+        extra = [ctx.const(np.array(op.attrs.get("constant_values", 0), _out_dtype(op)), "value")]
+    ctx.node("Pad", [ins[0], pads, *extra], [out], mode=onnx_mode)
+
+
 def _with_shape_attr(onnx_type):
     def export(ctx, op, ins, out):
         ctx.node(onnx_type, [ins[0], ctx.const(np.array(op.attrs["shape"], np.int64), "shape")],
@@ -493,6 +508,8 @@ RULES: dict[str, Rule] = {
     "FillDynamic": Rule("Cast + Expand", _with_shape_input("Expand", data=1)),
     "TileDynamic": Rule("Cast + Tile", _with_shape_input("Tile")),
     "Range": Rule("Range", lambda ctx, op, ins, out: ctx.node("Range", ins, [out])),
+    "Pad": Rule("Pad", _pad),
+    "MirrorPad": Rule("Pad (reflect, edge)", _pad),
     "Reshape": _with_shape_attr("Reshape"),
     "ExpandDims": _axes_op("Unsqueeze", optional=False),
     "Squeeze": _axes_op("Squeeze", optional=True),
