@@ -16,7 +16,9 @@ the loaded graph compute identical results.  A ``while_loop``/``cond`` body is
 an attribute holding a whole sub-graph (``{"__region__": {"ops": [...], ...}}``,
 nested to any depth), and what a loop's gradient reads (the graph's
 ``grad_programs`` table) is saved with the graph it belongs to, so a graph
-with loops and their gradients runs the same after a round trip.
+with loops and their gradients runs the same after a round trip.  A ``tf.data``
+iterator's dataset is its chain of dataset ops (``{"__dataset__": {"op": "BatchDataset",
+...}}``, see :mod:`staticgraph.data.graph_form`); one that runs Python cannot be written.
 """
 from __future__ import annotations
 
@@ -32,6 +34,8 @@ from common.indexing import ARRAY, Slice
 from . import dtypes as _dtypes
 from .control_flow import Region, regions_of
 from .control_flow_grad import GradProgram
+from .data.dataset import Dataset
+from .data.graph_form import describe, rebuild
 from .dtypes import DType
 from .graph import Graph, Operation, SubGraph, Tensor
 from .variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable
@@ -81,6 +85,8 @@ def _enc(v: Any) -> Any:
         return {"__op__": v.name}
     if isinstance(v, Region):
         return {"__region__": _region(v)}
+    if isinstance(v, Dataset):
+        return {"__dataset__": describe(v, _fn_region)}
     if isinstance(v, (list, dict)) or (v is not None and not isinstance(v, (bool, int, float, str))):
         raise TypeError(f"cannot serialize attribute value {v!r}")
     return v
@@ -110,6 +116,8 @@ def _dec(v: Any, graph: Graph) -> Any:
         return graph.get_operation_by_name(v["__op__"])
     if "__region__" in v:
         return _load_region(v["__region__"], graph)
+    if "__dataset__" in v:
+        return rebuild(v["__dataset__"], graph, lambda d: _fn_parts(_load_region(d, graph)))
     return tuple(_dec(i, graph) for i in v["__tuple__"])
 
 
@@ -162,6 +170,19 @@ def to_json(graph: Graph, indent: int | None = None) -> str:
                  for v in graph.get_collection(GLOBAL_VARIABLES)]
     return json.dumps({"format": FORMAT, "ops": _ops(graph), "grad_programs": _grad_programs(graph),
                        "variables": variables}, indent=indent)
+
+
+def _fn_region(sub: SubGraph, args: list, outs: list) -> dict:
+    """A traced function (a Dataset's map/filter) in a region's form."""
+    r = Region.__new__(Region)
+    r.graph, r.args, r.outs = sub, args, outs
+    r.captured = list(sub.captures)
+    r.placeholders = [sub.captures[t] for t in r.captured]
+    return _region(r)
+
+
+def _fn_parts(r: Region) -> tuple:
+    return r.graph, r.args, r.outs
 
 
 def _load_ops(ops: list[dict], graph: Graph) -> None:
