@@ -1,0 +1,22 @@
+"""What minimize/apply_gradients return is named as in TF 2.21's compat.v1 (checked there)."""
+import pytest
+
+import staticgraph as tf
+
+
+@pytest.mark.parametrize("make,name", [
+    (lambda: tf.train.GradientDescentOptimizer(0.1), "GradientDescent"),
+    (lambda: tf.train.AdamOptimizer(0.1), "Adam"),
+    (lambda: tf.train.MomentumOptimizer(0.1, 0.9), "Momentum"),
+    (lambda: tf.train.RMSPropOptimizer(0.1), "RMSProp"),
+    (lambda: tf.train.AdagradOptimizer(0.1), "Adagrad")])
+def test_the_train_op_takes_the_optimizer_scope_name(make, name):
+    with tf.Graph().as_default():
+        w = tf.Variable(1.0, name="w")
+        opt = make()
+        plain = opt.minimize(w * w)
+        step = opt.minimize(w * w, global_step=tf.train.get_or_create_global_step())
+        named = opt.minimize(w * w, global_step=tf.train.get_global_step(), name="train")
+        assert (plain.name, plain.type) == (name, "NoOp")
+        assert (step.name, step.type) == (f"{name}_1", "AssignAddVariableOp")
+        assert (named.name, named.type) == ("train", "AssignAddVariableOp")
