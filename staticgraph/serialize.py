@@ -169,7 +169,27 @@ def to_json(graph: Graph, indent: int | None = None) -> str:
                   "read": v._graph_element.name, "trainable": id(v) in trainable}
                  for v in graph.get_collection(GLOBAL_VARIABLES)]
     return json.dumps({"format": FORMAT, "ops": _ops(graph), "grad_programs": _grad_programs(graph),
-                       "variables": variables}, indent=indent)
+                       "variables": variables, "collections": _collections(graph)}, indent=indent)
+
+
+def _collections(graph: Graph) -> dict:
+    """The other collections (LOSSES, UPDATE_OPS, "global_step", "train_op"...) by node name, as
+    TF's meta graph keeps them; items that are not graph elements are left out, as TF does."""
+    out = {}
+    for key in graph.get_all_collection_keys():
+        if key in (GLOBAL_VARIABLES, TRAINABLE_VARIABLES):
+            continue
+        items = []
+        for v in graph.get_collection(key):
+            if isinstance(v, Variable):
+                items.append({"variable": v.op.name})
+            elif isinstance(v, Tensor):
+                items.append({"tensor": v.name})
+            elif isinstance(v, Operation):
+                items.append({"op": v.name})
+        if items:
+            out[key] = items
+    return out
 
 
 def _fn_region(sub: SubGraph, args: list, outs: list) -> dict:
@@ -239,6 +259,16 @@ def from_json(text: str, graph: Graph | None = None) -> Graph:
     graph = Graph() if graph is None else graph
     _load_ops(data["ops"], graph)
     _load_grad_programs(data["grad_programs"], graph)
+    by_op = {}
     for v in data["variables"]:
-        Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"], v["trainable"])
+        by_op[v["op"]] = Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"],
+                                             v["trainable"])
+    for key, items in data.get("collections", {}).items():
+        for it in items:
+            if "variable" in it:
+                if it["variable"] in by_op:
+                    graph.add_to_collection(key, by_op[it["variable"]])
+            else:
+                graph.add_to_collection(key, graph.get_tensor_by_name(it["tensor"]) if "tensor" in it
+                                        else graph.get_operation_by_name(it["op"]))
     return graph

@@ -78,3 +78,26 @@ def test_a_generator_pipeline_is_refused_naming_the_dataset_op_and_its_line(tmp_
                 saver.save(sess, str(tmp_path / "m"))
             saver.save(sess, str(tmp_path / "m"), write_meta_graph=False)   # the variables alone: fine
         assert not (tmp_path / "m.meta").exists()
+
+
+def test_collections_survive_the_meta_graph_as_in_tf(tmp_path):
+    with tf.Graph().as_default():
+        w = tf.Variable([1.0, 2.0], name="w")
+        loss = tf.losses.mean_squared_error([0.0, 0.0], w)
+        step = tf.train.get_or_create_global_step()
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        tf.add_to_collection("train_op", train)
+        tf.add_to_collection("notes", "a string: not a graph element, left out as TF does")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            path = tf.train.Saver().save(sess, str(tmp_path / "m"))
+    with tf.Graph().as_default():
+        saver = tf.train.import_meta_graph(path + ".meta")
+        assert tf.train.get_global_step().name == "global_step:0"
+        assert [t.name for t in tf.get_collection(tf.GraphKeys.LOSSES)] == [loss.name]
+        assert tf.get_collection("notes") == []
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            sess.run(tf.get_collection("train_op")[0])
+            assert sess.run(tf.train.get_global_step()) == 2
