@@ -73,10 +73,13 @@ def rank(input, name=None) -> Tensor:  # noqa: A002
 
 def _arg(op_type, input, axis, name, dimension, output_type):  # noqa: A002
     axis = dimension if axis is None else axis
-    out = apply(_R[op_type], (convert_to_tensor(input),), {"axis": 0 if axis is None else int(axis)},
-                name=name or op_type)
+    attrs = {"axis": 0 if axis is None else int(axis)}
     dt = _dtypes.as_dtype(output_type)
-    return out if out.dtype == dt else cast(out, dt)
+    if dt == _dtypes.int64:
+        return apply(_R[op_type], (convert_to_tensor(input),), attrs, name=name or op_type)
+    with name_scope(name, op_type) as scope:   # TF's output_type: the result keeps the op's name
+        out = apply(_R[op_type], (convert_to_tensor(input),), attrs, name=op_type)
+        return cast(out, dt, name=scope)
 
 
 def argmax(input, axis=None, name=None, dimension=None, output_type=_dtypes.int64) -> Tensor:  # noqa: A002

@@ -239,6 +239,16 @@ def _pad(ctx, op, ins, out):
     ctx.node("Pad", [ins[0], pads, *extra], [out], mode=onnx_mode)
 
 
+def _shape_fact(*onnx_types):
+    """``tf.shape``/``tf.size``/``tf.rank``: ONNX's int64 answer, cast to the op's dtype."""
+    def export(ctx, op, ins, out):
+        x = ins[0]
+        for t in onnx_types:
+            x = ctx.node(t, [x])
+        ctx.node("Cast", [x], [out], to=ctx.onnx_dtype(_out_dtype(op)))
+    return export
+
+
 def _with_shape_attr(onnx_type):
     def export(ctx, op, ins, out):
         ctx.node(onnx_type, [ins[0], ctx.const(np.array(op.attrs["shape"], np.int64), "shape")],
@@ -508,6 +518,9 @@ RULES: dict[str, Rule] = {
     "FillDynamic": Rule("Cast + Expand", _with_shape_input("Expand", data=1)),
     "TileDynamic": Rule("Cast + Tile", _with_shape_input("Tile")),
     "Range": Rule("Range", lambda ctx, op, ins, out: ctx.node("Range", ins, [out])),
+    "Shape": Rule("Shape + Cast", _shape_fact("Shape")),
+    "Size": Rule("Size + Cast", _shape_fact("Size")),
+    "Rank": Rule("Shape + Size + Cast", _shape_fact("Shape", "Size")),
     "Pad": Rule("Pad", _pad),
     "MirrorPad": Rule("Pad (reflect, edge)", _pad),
     "Reshape": _with_shape_attr("Reshape"),
