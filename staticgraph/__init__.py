@@ -51,7 +51,8 @@ from .shape import TensorShape
 from .sources import Print, group, no_op, placeholder, placeholder_with_default
 from .sources import print_op as print  # noqa: A004  (tf.print)
 from .variables import (Variable, global_variables, global_variables_initializer,
-                        initialize_all_variables, trainable_variables, variables_initializer)
+                        initialize_all_variables, report_uninitialized_variables, trainable_variables,
+                        variables_initializer)
 from . import layers, losses, summary  # noqa: E402,F401
 from . import data, initializers, random  # noqa: E402,F401
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,  # noqa: E402

@@ -396,7 +396,8 @@ class Graph:
         return self._collections.setdefault(name, [])
 
     def get_all_collection_keys(self) -> list[str]:
-        return [k for k, v in self._collections.items() if v]
+        """The non-empty collections' names, without the engine's own ("__varscope"...)."""
+        return [k for k, v in self._collections.items() if v and not k.startswith("__")]
 
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)

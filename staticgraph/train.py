@@ -61,7 +61,8 @@ class Optimizer:
                 finish = self._finish(updates, "update" if global_step is not None else scope)
             if global_step is not None:
                 with control_dependencies([finish]):
-                    return global_step.assign_add(1, name=scope).op
+                    finish = global_step.assign_add(1, name=scope).op
+            get_default_graph().add_to_collection("train_op", finish)   # TF's GraphKeys.TRAIN_OP
             return finish
 
     def minimize(self, loss, global_step=None, var_list=None, name: str | None = None,

@@ -20,3 +20,21 @@ def test_the_train_op_takes_the_optimizer_scope_name(make, name):
         assert (plain.name, plain.type) == (name, "NoOp")
         assert (step.name, step.type) == (f"{name}_1", "AssignAddVariableOp")
         assert (named.name, named.type) == ("train", "AssignAddVariableOp")
+
+
+def test_collections_and_uninitialized_variables_as_tf_reports_them():
+    with tf.Graph().as_default() as g:
+        with tf.variable_scope("model"):
+            w = tf.get_variable("w", [2], initializer=tf.zeros_initializer())
+        b = tf.Variable(1.0, name="b")
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(w * b))
+        assert tf.get_collection(tf.GraphKeys.TRAIN_OP) == [train]
+        assert sorted(g.get_all_collection_keys()) == ["train_op", "trainable_variables", "variables"]
+        report = tf.report_uninitialized_variables()
+        assert (report.name, report.dtype, report.shape.as_list()) == (
+            "report_uninitialized_variables/boolean_mask/GatherV2:0", tf.string, [None])
+        with tf.Session() as sess:
+            assert sess.run(report).tolist() == [b"model/w", b"b"]
+            sess.run(b.initializer)
+            assert sess.run(report).tolist() == [b"model/w"]
+            assert sess.run(tf.report_uninitialized_variables([])).shape == (0,)
