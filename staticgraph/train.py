@@ -21,6 +21,9 @@ from . import ops
 from .build import convert_to_tensor
 from .gradients import gradients
 from .graph import Operation, Tensor, control_dependencies, get_default_graph, name_scope
+from .learning_rate_decay import (exponential_decay, inverse_time_decay, piecewise_constant,
+                                  polynomial_decay)
+from .saver import Saver, import_meta_graph, latest_checkpoint, list_variables, load_variable
 from .sources import group
 from .variables import Variable, trainable_variables
 
@@ -218,8 +221,3 @@ def get_or_create_global_step(graph=None) -> Variable:
 def get_global_step(graph=None) -> Variable | None:
     found = (graph or get_default_graph()).get_collection("global_step")
     return found[0] if found else None
-
-
-from .saver import Saver, import_meta_graph, latest_checkpoint, list_variables, load_variable  # noqa: E402,F401
-from .learning_rate_decay import (exponential_decay, inverse_time_decay,  # noqa: E402,F401
-                                  piecewise_constant, polynomial_decay)
