@@ -62,7 +62,7 @@ from .initializers import (constant_initializer, glorot_normal_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, variance_scaling_initializer,
                            zeros_initializer)
-from .array_ops import (argmax, argmin, boolean_mask, gather, gather_nd, logical_xor, newaxis, pad,
+from .array_ops import (argmax, argmin, boolean_mask, eye, gather, gather_nd, logical_xor, newaxis, pad,
                         range, rank, scatter_nd, sequence_mask, shape, size, slice, split,
                         squared_difference, strided_slice, tensordot, tile)
 from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,

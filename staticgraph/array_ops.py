@@ -37,7 +37,7 @@ from .ops import (cast, expand_dims, gather_index, less, logical_and, logical_no
 
 __all__ = ["constant_value", "shape", "size", "rank", "argmax", "argmin", "gather", "gather_nd",
            "scatter_nd", "tile", "pad", "slice", "strided_slice", "split", "range",
-           "sequence_mask", "tensordot", "squared_difference", "logical_xor", "newaxis",
+           "sequence_mask", "eye", "tensordot", "squared_difference", "logical_xor", "newaxis",
            "boolean_mask"]
 
 newaxis = None
@@ -297,6 +297,22 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None) -> Tensor
         mask = less(row, cast(expand_dims(lengths, -1), maxlen.dtype), name="Less")
         dt = _dtypes.as_dtype(dtype)
         return mask if dt == _dtypes.bool else cast(mask, dt)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None) -> Tensor:
+    """The identity matrix (ones on the diagonal), ``batch_shape + [num_rows, num_columns]``;
+    its sizes must be known when the graph is built (a constant ``eye/diag``).
+
+    >>> import staticgraph as tf
+    >>> tf.eye(2, 3).name
+    'eye/diag:0'
+    """
+    rows = int(_int_list([num_rows], "num_rows")[0])
+    cols = rows if num_columns is None else int(_int_list([num_columns], "num_columns")[0])
+    batch = [] if batch_shape is None else _int_list(batch_shape, "batch_shape")
+    value = np.broadcast_to(np.eye(rows, cols, dtype=_dtypes.as_dtype(dtype)._np), (*batch, rows, cols))
+    with name_scope(name, "eye"):
+        return constant(np.array(value), name="diag")
 
 
 def tensordot(a, b, axes, name=None) -> Tensor:

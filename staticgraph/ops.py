@@ -163,6 +163,15 @@ def logical_not(x, name=None): return _unary("LogicalNot", x, name)
 # --- shapes ---------------------------------------------------------------------------
 
 def _axes(axis):
+    """An axis argument as ints; a tensor must have a value the graph fixes (``tf.constant(1)``)."""
+    if is_runtime_shape(axis):
+        value = static_value(axis)
+        if value is None:
+            raise TypeError(f"an axis known only at run time ({axis}) is not supported here; "
+                            f"pass ints (or a tensor the graph fixes)")
+        axis = value
+    if isinstance(axis, np.ndarray) and axis.ndim == 0:
+        return int(axis)
     return tuple(int(a) for a in axis) if isinstance(axis, (list, tuple, np.ndarray)) else axis
 
 

@@ -113,9 +113,15 @@ def random_uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=Non
         if maxval is None:
             raise ValueError(f"Must specify maxval for integer dtype {dt!r}")
         s1, s2 = get_seed(seed)
-        return apply(REGISTRY["RandomUniformInt"], (), {
-            "shape": _static_shape(shape), "dtype": dt._np, "minval": int(minval),
-            "maxval": int(maxval), "seed": s1, "seed2": s2}, name=name or "random_uniform")
+        attrs = {"dtype": dt._np, "minval": int(minval), "maxval": int(maxval), "seed": s1, "seed2": s2}
+        if is_runtime_shape(shape) and static_value(shape) is None:   # TF's packed shape input
+            with name_scope(name, "random_uniform") as scope:
+                dims = shape_tensor(shape, "shape")
+                out = apply(REGISTRY["RandomUniformIntDynamic"], (dims,), attrs, name=scope[:-1] + "/")
+            out.set_shape(constant_value_as_shape(dims))
+            return out
+        return apply(REGISTRY["RandomUniformInt"], (), {"shape": _static_shape(shape), **attrs},
+                     name=name or "random_uniform")
     maxval = 1 if maxval is None else maxval
     if _is_number(minval) and _is_number(maxval) and minval == 0 and maxval == 1:
         with name_scope(name, "random_uniform"):

@@ -167,8 +167,11 @@ def test_random_shaped_like_a_tensor_known_only_at_run_time():
     assert packed.op.inputs[0].op.inputs[0].op.inputs[0].name == "random_normal_1/shape:0"
     with tf.Session() as s:
         assert s.run(packed, {x: np.zeros((5, 3))}).shape == (10, 4)
-    with pytest.raises(TypeError, match="this random op needs a shape known when the graph is built"):
-        tf.random_uniform([tf.shape(x)[0]], maxval=3, dtype=tf.int32)
+    ints = tf.random_uniform([tf.shape(x)[0], 2], maxval=3, dtype=tf.int32, seed=1)
+    assert (ints.name, ints.shape.as_list(), ints.dtype) == ("random_uniform_1:0", [None, 2], tf.int32)
+    with tf.Session() as s:
+        v = s.run(ints, {x: np.zeros((5, 3))})
+    assert v.shape == (5, 2) and v.min() >= 0 and v.max() < 3
 
 
 def test_graphs_with_random_ops_and_dropout_survive_a_json_round_trip():

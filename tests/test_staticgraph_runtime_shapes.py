@@ -135,3 +135,14 @@ def test_constant_value_evaluates_small_pure_subgraphs():
     x = tf.placeholder(tf.float32, [None, 4])
     assert constant_value_as_shape(tf.concat([tf.shape(x), [7]], 0)) == (None, 4, 7)
     assert constant_value_as_shape(tf.shape(x)[1:]) == (4,)
+
+
+def test_eye_and_tensor_axes_the_graph_fixes():
+    e = tf.eye(2, 3)
+    assert (e.name, e.shape.as_list(), e.dtype) == ("eye/diag:0", [2, 3], tf.float32)
+    assert tf.eye(2, batch_shape=[4], dtype=tf.int32).shape.as_list() == [4, 2, 2]
+    x = tf.placeholder(tf.float32, [None, 4])
+    assert tf.expand_dims(x, tf.constant(1)).shape.as_list() == [None, 1, 4]
+    with pytest.raises(TypeError, match="an axis known only at run time"):
+        tf.expand_dims(x, tf.placeholder(tf.int32, []))
+    np.testing.assert_array_equal(_run(e, {}), np.eye(2, 3))

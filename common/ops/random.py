@@ -199,3 +199,21 @@ defop("TruncatedNormalDynamic", _dynamic(_truncated_normal), _dynamic_infer, inp
 defop("RandomUniformDynamic", _dynamic(_uniform), _dynamic_infer, inputs=("shape",),
       fname="random_uniform_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
       examples=_DYNAMIC)
+
+
+def _uniform_int_dynamic(shape, dtype, minval, maxval, seed=None, seed2=None, rng=None):
+    """Integers uniform in ``[minval, maxval)``, of the run-time shape ``shape``."""
+    return _uniform_int(tuple(int(d) for d in np.reshape(shape, -1)), dtype, minval, maxval, seed,
+                        seed2, rng)
+
+
+def _uniform_int_dynamic_infer(shape: Spec, dtype, minval, maxval, **_) -> Spec:
+    if not minval < maxval:
+        raise ShapeError(f"Need minval < maxval, got {minval} >= {maxval}")
+    return _dynamic_infer(shape, dtype)
+
+
+defop("RandomUniformIntDynamic", _uniform_int_dynamic, _uniform_int_dynamic_infer, inputs=("shape",),
+      fname="random_uniform_int_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
+      examples=(E((np.array([5], np.int32),), {"dtype": np.dtype(np.int32), "minval": -2, "maxval": 3,
+                                              **_SEEDS}),))
