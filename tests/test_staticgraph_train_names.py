@@ -38,3 +38,13 @@ def test_collections_and_uninitialized_variables_as_tf_reports_them():
             sess.run(b.initializer)
             assert sess.run(report).tolist() == [b"model/w"]
             assert sess.run(tf.report_uninitialized_variables([])).shape == (0,)
+
+
+def test_fetching_a_variable_handle_by_name_says_what_to_fetch_instead():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0, name="v")
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            with pytest.raises(TypeError, match="Fetching v:0, the resource handle of variable 'v'"):
+                sess.run("v:0")
+            assert sess.run(v) == 1.0 and sess.run("v/Read/ReadVariableOp:0") == 1.0
