@@ -51,7 +51,8 @@ from .shape import TensorShape
 from .sources import Print, group, no_op, placeholder, placeholder_with_default
 from .sources import print_op as print  # noqa: A004  (tf.print)
 from .variables import (Variable, global_variables, global_variables_initializer,
-                        initialize_all_variables, trainable_variables, variables_initializer)
+                        initialize_all_variables, report_uninitialized_variables, trainable_variables,
+                        variables_initializer)
 from . import layers, losses, summary
 from . import data, initializers, random
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,
@@ -61,7 +62,7 @@ from .initializers import (constant_initializer, glorot_normal_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, variance_scaling_initializer,
                            zeros_initializer)
-from .array_ops import (argmax, argmin, boolean_mask, gather, gather_nd, logical_xor, newaxis, pad,
+from .array_ops import (argmax, argmin, boolean_mask, eye, gather, gather_nd, logical_xor, newaxis, pad,
                         range, rank, scatter_nd, sequence_mask, shape, size, slice, split,
                         squared_difference, strided_slice, tensordot, tile)
 from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,

@@ -24,77 +24,24 @@ from typing import Any
 import numpy as np
 
 from common import REGISTRY
-from common.indexing import ARRAY, Slice, decode_index
+from common.indexing import ARRAY, Slice
+from common.ops.shape import range_length
 
 from . import dtypes as _dtypes
-from .build import apply, constant, convert_to_tensor, default_dtype
+from .build import apply, constant, convert_to_tensor
 from .graph import Tensor, name_scope
+from .shape_values import (constant_value, constant_value_as_shape, is_runtime_shape, shape_tensor,
+                           stack_or_none, static_value)
 from .ops import (cast, expand_dims, gather_index, less, logical_and, logical_not, logical_or,
                   matmul, reshape, square, subtract, transpose, zeros)
 
 __all__ = ["constant_value", "shape", "size", "rank", "argmax", "argmin", "gather", "gather_nd",
            "scatter_nd", "tile", "pad", "slice", "strided_slice", "split", "range",
-           "sequence_mask", "tensordot", "squared_difference", "logical_xor", "newaxis",
+           "sequence_mask", "eye", "tensordot", "squared_difference", "logical_xor", "newaxis",
            "boolean_mask"]
 
 newaxis = None
 _R = REGISTRY
-
-
-def constant_value(t: Any) -> np.ndarray | None:
-    """The value of ``t`` if the graph fixes it before any run, else None."""
-    if not isinstance(t, Tensor):
-        return None if hasattr(t, "_as_graph_element") else np.asarray(t)
-    op = t.op
-    if op.type == "Const":
-        return op.attrs["value"]
-    if op.type in ("Shape", "Size", "Rank"):
-        s = op.inputs[0]._shape
-        if s is None or (op.type != "Rank" and None in s):
-            return None
-        return np.asarray(op.op_def.impl(np.broadcast_to(np.empty((), np.int8), s), **op.attrs))
-    if op.type == "Cast":
-        v = constant_value(op.inputs[0])
-        return None if v is None else v.astype(op.attrs["dtype"])
-    if op.type == "Pack":
-        vs = [constant_value(i) for i in op.inputs]
-        return None if any(v is None for v in vs) else np.stack(vs, axis=op.attrs["axis"])
-    if op.type == "GetItem":
-        vs = [constant_value(i) for i in op.inputs]
-        return None if any(v is None for v in vs) else vs[0][decode_index(op.attrs["key"], vs[1:])]
-    return None
-
-
-def stack_or_none(values) -> np.ndarray | None:
-    """A list mixing numbers and tensors, as an array if every tensor has a build-time value."""
-    parts = [constant_value(p) for p in values]
-    return None if any(p is None for p in parts) else np.array(parts)
-
-
-def runtime_dims(shape) -> tuple[tuple, list[Tensor]] | None:
-    """A shape mixing ints and ``tf.shape(t)[k]`` entries (a list, or a ``tf.stack`` of one) as
-    ``(dims, refs)`` for the ``*From`` ops: ``dims[i]`` an int or ``(ref index, axis)``.
-    None when some entry is neither."""
-    if isinstance(shape, Tensor) and shape.op.type == "Pack":
-        shape = list(shape.op.inputs)
-    if not isinstance(shape, (list, tuple)):
-        return None
-    dims, refs = [], []
-    for d in shape:
-        v = constant_value(d)
-        if v is not None and np.ndim(v) == 0:
-            dims.append(int(v))
-            continue
-        op = getattr(d, "op", None)
-        key = op.attrs.get("key") if op is not None and op.type == "GetItem" else None
-        if key is None or len(key) != 1 or not isinstance(key[0], int) or \
-                op.inputs[0].op.type != "Shape" or len(op.inputs) != 1:
-            return None
-        ref = op.inputs[0].op.inputs[0]
-        if ref not in refs:
-            refs.append(ref)
-        dims.append((refs.index(ref), key[0] % max(ref.ndim or 1, 1)))
-    return tuple(dims), refs
 
 
 def _int_list(value, what: str) -> list[int]:
@@ -126,10 +73,13 @@ def rank(input, name=None) -> Tensor:  # noqa: A002
 
 def _arg(op_type, input, axis, name, dimension, output_type):  # noqa: A002
     axis = dimension if axis is None else axis
-    out = apply(_R[op_type], (convert_to_tensor(input),), {"axis": 0 if axis is None else int(axis)},
-                name=name or op_type)
+    attrs = {"axis": 0 if axis is None else int(axis)}
     dt = _dtypes.as_dtype(output_type)
-    return out if out.dtype == dt else cast(out, dt)
+    if dt == _dtypes.int64:
+        return apply(_R[op_type], (convert_to_tensor(input),), attrs, name=name or op_type)
+    with name_scope(name, op_type) as scope:   # TF's output_type: the result keeps the op's name
+        out = apply(_R[op_type], (convert_to_tensor(input),), attrs, name=op_type)
+        return cast(out, dt, name=scope)
 
 
 def argmax(input, axis=None, name=None, dimension=None, output_type=_dtypes.int64) -> Tensor:  # noqa: A002
@@ -182,7 +132,7 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeated indices add up)."""
     updates, indices = convert_to_tensor(updates), _indices(indices)
     with name_scope(name, "ScatterNd") as scope:
-        ref = zeros(_int_list(shape, "scatter_nd's shape"), updates.dtype)
+        ref = zeros(shape, updates.dtype)
         cols = _index_columns(indices)
         return apply(_R["ScatterLike"], (updates, ref, *cols), {"key": (ARRAY,) * len(cols)},
                      name=scope[:-1] + "/")
@@ -191,18 +141,34 @@ def scatter_nd(indices, updates, shape, name=None) -> Tensor:
 # --- tiling, padding, slicing, splitting ------------------------------------------------------
 
 def tile(input, multiples, name=None) -> Tensor:  # noqa: A002
+    """``input`` repeated ``multiples[i]`` times along dim ``i`` (ints, or run-time values)."""
+    if is_runtime_shape(multiples) and static_value(multiples) is None:
+        with name_scope(name, "Tile") as scope:
+            x = convert_to_tensor(input)
+            m = shape_tensor(multiples, "multiples")
+            out = apply(_R["TileDynamic"], (x, m), {}, name=scope[:-1] + "/")
+        ms = constant_value_as_shape(m)
+        if ms is not None and x._shape is not None and len(ms) == len(x._shape):
+            out.set_shape([None if a is None or b is None else a * b for a, b in zip(x._shape, ms)])
+        return out
     return apply(_R["Tile"], (convert_to_tensor(input),),
                  {"multiples": tuple(_int_list(multiples, "multiples"))}, name=name or "Tile")
 
 
 def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tensor:
-    """Constant padding: ``paddings[i] = [before, after]`` for dim ``i``."""
-    if str(mode).upper() != "CONSTANT":
-        raise ValueError(f"pad mode {mode!r} is not supported here (only 'CONSTANT')")
-    pads = np.asarray(_int_list(paddings, "paddings")).reshape(-1, 2)
-    return apply(_R["Pad"], (convert_to_tensor(tensor),),
-                 {"paddings": tuple(tuple(int(v) for v in p) for p in pads),
-                  "constant_values": constant_values}, name=name or "Pad")
+    """``paddings[i] = [before, after]`` values added around dim ``i``: ``constant_values``
+    (CONSTANT), the mirror image without the edge (REFLECT) or with it (SYMMETRIC); the mode's
+    case does not matter, as in TF."""
+    kind = str(mode).upper()
+    if kind not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", '
+                         f'or "SYMMETRIC". Received `mode` = {mode}')
+    pads = tuple(tuple(int(v) for v in p) for p in np.asarray(_int_list(paddings, "paddings")).reshape(-1, 2))
+    if kind == "CONSTANT":
+        return apply(_R["Pad"], (convert_to_tensor(tensor),),
+                     {"paddings": pads, "constant_values": constant_values}, name=name or "Pad")
+    return apply(_R["MirrorPad"], (convert_to_tensor(tensor),), {"paddings": pads, "mode": kind},
+                 name=name or "MirrorPad")
 
 
 def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001
@@ -271,37 +237,82 @@ def _dims(t: Tensor) -> str:
     return "?" if t._shape is None else "[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]"
 
 
+_RANGE_DTYPES = [np.dtype(t) for t in (np.int32, np.int64, np.float16, np.float32, np.float64)]
+
+
 def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # noqa: A001
-    """``[start, start + delta, ...)`` up to ``limit`` (one argument: ``[0, start)``)."""
+    """``[start, start + delta, ...)`` up to ``limit`` (one argument: ``[0, start)``).
+
+    Bounds may be tensors known only at run time; the result dtype is the widest of theirs
+    (int32 < int64 < float32 < float64, Python numbers as TF converts them) unless ``dtype``
+    is given.  The static length is known when the graph fixes all three bounds."""
     if limit is None:
         start, limit = 0, start
-    vals = [constant_value(v) for v in (start, limit, delta)]
-    if any(v is None for v in vals):
-        raise ValueError("range bounds must be known when the graph is built here")
-    if dtype is None:
-        kinds = [default_dtype(v.item() if np.ndim(v) == 0 else v) for v in vals]
-        dt = np.result_type(*kinds)
-    else:
-        dt = _dtypes.as_dtype(dtype)._np
-    s, lim, d = (v.item() for v in vals)
-    return apply(_R["Range"], (), {"start": s, "limit": lim, "delta": d, "dtype": np.dtype(dt)},
-                 name=name or "range")
+    with name_scope(name, "Range") as scope:
+        dt = None if dtype is None else _dtypes.as_dtype(dtype)._np
+        bounds = [b if isinstance(b, Tensor) else constant(b, dtype=dt, name=n)
+                  for b, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
+        if dt is None:
+            dt = max((b.np_dtype for b in bounds), key=_RANGE_DTYPES.index)
+        bounds = [b if b.np_dtype == dt else cast(b, dt) for b in bounds]
+        values = [constant_value(b) for b in bounds]
+        n = None
+        if all(v is not None for v in values):
+            try:
+                n = range_length(*(v.item() for v in values))
+            except ValueError as e:
+                node = scope[:-1]
+                raise ValueError(
+                    f"{e} for '{{{{node {node}}}}} = Range[Tidx=DT_{_dtypes.as_dtype(dt).tf_name.upper()}]"
+                    f"({', '.join(b.op.name for b in bounds)})' with input shapes: [], [], [] and "
+                    f"with computed input tensors: input[0] = <{values[0]}>, input[1] = "
+                    f"<{values[1]}>, input[2] = <{values[2]}>.") from None
+        out = apply(_R["Range"], tuple(bounds), {}, name=scope[:-1] + "/")
+    if n is not None:
+        out.set_shape((n,))
+    return out
 
 
 def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None) -> Tensor:
-    """``mask[..., j] = j < lengths[...]``: ``[..., maxlen]`` (maxlen default: max of lengths)."""
+    """``mask[..., j] = j < lengths[...]``: ``[..., maxlen]`` (maxlen default: max of lengths,
+    computed when the graph runs unless the graph fixes the lengths)."""
+    from .ops import maximum  # noqa: PLC0415  (ops imports this module's names late)
     with name_scope(name, "SequenceMask"):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
-            lv = constant_value(lengths)
-            if lv is None:
-                raise ValueError("sequence_mask needs maxlen when lengths are only known at run time")
-            maxlen = int(np.max(lv)) if lv.size else 0
-        m = int(_int_list(maxlen, "maxlen")[0])
-        row = range(0, m, 1, dtype=lengths.dtype)
-        mask = less(row, expand_dims(lengths, -1), name="Less")
+            lowest = np.iinfo(lengths.np_dtype).min if lengths.dtype.is_integer else -np.inf
+            maxlen = apply(_R["Max"], (lengths,), {"axis": None, "keepdims": False,
+                                                   "initial": lowest}, name="Max")  # TF: empty -> lowest
+            maxlen = maximum(constant(np.zeros((), maxlen.np_dtype), name="Const"), maxlen)
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        if maxlen.ndim is not None and maxlen.ndim != 0:
+            raise ValueError("maxlen must be scalar for sequence_mask")
+        row = apply(_R["Range"], (constant(np.zeros((), maxlen.np_dtype), name="Const"), maxlen,
+                                  constant(np.ones((), maxlen.np_dtype), name="Const")), {},
+                    name="Range")
+        m = constant_value(maxlen)
+        if m is not None:
+            row.set_shape((builtins.max(int(m), 0),))
+        mask = less(row, cast(expand_dims(lengths, -1), maxlen.dtype), name="Less")
         dt = _dtypes.as_dtype(dtype)
         return mask if dt == _dtypes.bool else cast(mask, dt)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None) -> Tensor:
+    """The identity matrix (ones on the diagonal), ``batch_shape + [num_rows, num_columns]``;
+    its sizes must be known when the graph is built (a constant ``eye/diag``).
+
+    >>> import staticgraph as tf
+    >>> tf.eye(2, 3).name
+    'eye/diag:0'
+    """
+    rows = int(_int_list([num_rows], "num_rows")[0])
+    cols = rows if num_columns is None else int(_int_list([num_columns], "num_columns")[0])
+    batch = [] if batch_shape is None else _int_list(batch_shape, "batch_shape")
+    value = np.broadcast_to(np.eye(rows, cols, dtype=_dtypes.as_dtype(dtype)._np), (*batch, rows, cols))
+    with name_scope(name, "eye"):
+        return constant(np.array(value), name="diag")
 
 
 def tensordot(a, b, axes, name=None) -> Tensor:

@@ -234,8 +234,11 @@ class Graph:
                   exact_name: bool = False) -> Operation:
         """Add a node; ``specs`` are (shape, dtype) per output. The single way nodes are made.
 
-        ``exact_name``: ``name`` is already unique and scoped (taken by a ``name_scope``).
+        ``exact_name``: ``name`` is already unique and scoped (taken by a ``name_scope``);
+        a name ending in "/" is such a scope name too (TF's rule: ``group(name=scope)``).
         """
+        if name is not None and name.endswith("/"):
+            name, exact_name = name[:-1], True
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         inputs = [t if t.op.graph is self else self.capture(t, type_) for t in inputs]
@@ -419,7 +422,8 @@ class Graph:
         return self._collections.setdefault(name, [])
 
     def get_all_collection_keys(self) -> list[str]:
-        return [k for k, v in self._collections.items() if v]
+        """The non-empty collections' names, without the engine's own ("__varscope"...)."""
+        return [k for k, v in self._collections.items() if v and not k.startswith("__")]
 
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import nn
+from . import array_ops, nn
 from .build import F, constant, convert_to_tensor
 from .control_flow import cond
 from .graph import Tensor, get_default_graph
@@ -86,8 +86,10 @@ def dense(inputs, units: int, activation=None, use_bias: bool = True, kernel_ini
                          bias_regularizer) if use_bias else None
         flat = x if len(shape) == 2 else reshape(x, (-1, shape[-1]))
         y = matmul(flat, kernel, name="MatMul")
-        if len(shape) != 2:
-            y = reshape(y, [-1 if d is None else d for d in shape[:-1]] + [units], name="Tensordot")
+        if len(shape) != 2:   # leading dims back; two or more unknown ones come from tf.shape(x)
+            lead = shape[:-1] if shape[:-1].count(None) <= 1 else [
+                d if d is not None else array_ops.shape(x)[i] for i, d in enumerate(shape[:-1])]
+            y = reshape(y, [-1 if d is None else d for d in lead] + [units], name="Tensordot")
         if bias is not None:
             y = nn.bias_add(y, bias, name="BiasAdd")
         return _activate(y, activation)

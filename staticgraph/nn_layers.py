@@ -22,8 +22,8 @@ from common import REGISTRY, layers
 
 from .build import F, apply, convert_to_tensor, is_tensor
 from .graph import Tensor, get_default_graph
-from .ops import (expand_dims, gather_index, greater_equal, multiply, realdiv, reduce_mean, reshape, squeeze,
-                  stop_gradient, subtract, where)
+from .ops import (expand_dims, gather_index, greater_equal, identity, multiply, realdiv, reduce_mean,
+                  reshape, squeeze, stop_gradient, subtract, where)
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
            "avg_pool1d", "avg_pool2d",
@@ -277,7 +277,7 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         if not ids.dtype.is_integer:
             raise TypeError(f"Value passed to parameter 'indices' has DataType {ids.dtype.name} not "
                             f"in list of allowed values: int32, int64")
-        return layers.embedding(F, convert_to_tensor(params), ids)
+        return identity(layers.embedding(F, convert_to_tensor(params), ids), name="Identity")
 
 
 def bias_add(value, bias, data_format=None, name=None):

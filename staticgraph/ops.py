@@ -16,8 +16,9 @@ from common.indexing import encode_index
 
 from . import dtypes as _dtypes
 from .build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
-from .graph import Tensor, tensor_of
+from .graph import Tensor, name_scope, tensor_of
 from .shape import as_shape_tuple
+from .shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
 
 __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmul", "pow",
            "maximum", "minimum", "negative", "square", "reciprocal", "tanh", "exp", "log",
@@ -162,6 +163,15 @@ def logical_not(x, name=None): return _unary("LogicalNot", x, name)
 # --- shapes ---------------------------------------------------------------------------
 
 def _axes(axis):
+    """An axis argument as ints; a tensor must have a value the graph fixes (``tf.constant(1)``)."""
+    if is_runtime_shape(axis):
+        value = static_value(axis)
+        if value is None:
+            raise TypeError(f"an axis known only at run time ({axis}) is not supported here; "
+                            f"pass ints (or a tensor the graph fixes)")
+        axis = value
+    if isinstance(axis, np.ndarray) and axis.ndim == 0:
+        return int(axis)
     return tuple(int(a) for a in axis) if isinstance(axis, (list, tuple, np.ndarray)) else axis
 
 
@@ -171,28 +181,53 @@ def transpose(a, perm=None, name=None):
 
 
 def reshape(tensor, shape, name=None):
-    """``tensor`` in a new shape: ints (one -1), or a tensor the graph fixes, or ``tf.shape(y)``."""
-    if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
-            isinstance(d, Tensor) for d in shape):
-        from .array_ops import constant_value, runtime_dims, stack_or_none  # noqa: PLC0415  (cycle)
-        value = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
-        spec = runtime_dims(shape) if value is None else None
+    """``tensor`` in a new shape: ints (one -1), or an int tensor -- ``tf.shape(y)``, or a list
+    mixing ints and scalar tensors (``[tf.shape(x)[0] * 2, -1]``), packed as TF packs it."""
+    if is_runtime_shape(shape):
+        value = static_value(shape)
         if value is not None:
-            shape = [int(d) for d in value]
+            shape = [int(d) for d in np.reshape(value, -1)]
         elif isinstance(shape, Tensor) and shape.op.type == "Shape":
             return apply(_R["ReshapeLike"], (convert_to_tensor(tensor), shape.op.inputs[0]), {},
                          name=name or "Reshape")
-        elif spec is not None:  # [tf.shape(y)[0], -1]: dims read from y when the graph runs
-            return apply(_R["ReshapeFrom"], (convert_to_tensor(tensor), *spec[1]), {"dims": spec[0]},
-                         name=name or "Reshape")
         else:
-            raise TypeError(f"reshape to a shape known only at run time ({shape}) is not supported "
-                            f"here; pass ints, -1 for one unknown dim, or tf.shape(other)")
+            with name_scope(name, "Reshape") as scope:
+                x = convert_to_tensor(tensor)
+                dims = shape_tensor(shape, "shape")
+                out = apply(_R["ReshapeDynamic"], (x, dims), {}, name=scope[:-1] + "/")
+            out.set_shape(_reshaped(x._shape, constant_value_as_shape(dims)))
+            return out
     return apply(_R["Reshape"], (convert_to_tensor(tensor),), {"shape": tuple(int(d) for d in shape)},
                  name=name)
 
 
+def _reshaped(x_shape, target) -> tuple | None:
+    """TF's static rule for a reshape to a partly known shape: the one unknown entry (a -1 or
+    a run-time value) is solved when the input's size and every other entry are known."""
+    if target is None:
+        return None
+    out = [None if d is None or d < 0 else d for d in target]
+    unknown = [i for i, d in enumerate(out) if d is None]
+    if len(unknown) == 1 and x_shape is not None and None not in x_shape:
+        known = int(np.prod([d for d in out if d is not None]))
+        size = int(np.prod(x_shape))
+        if known and size % known == 0:
+            out[unknown[0]] = size // known
+    return tuple(out)
+
+
 def broadcast_to(input, shape, name=None):  # noqa: A002
+    """``input`` broadcast to ``shape`` (ints, or an int tensor / a list holding scalar tensors)."""
+    if is_runtime_shape(shape):
+        value = static_value(shape)
+        if value is None:
+            with name_scope(name, "BroadcastTo") as scope:
+                x = convert_to_tensor(input)
+                dims = shape_tensor(shape, "shape")
+                out = apply(_R["BroadcastToDynamic"], (x, dims), {}, name=scope[:-1] + "/")
+            out.set_shape(constant_value_as_shape(dims))
+            return out
+        shape = np.reshape(value, -1)
     return apply(_R["BroadcastTo"], (convert_to_tensor(input),),
                  {"shape": tuple(int(d) for d in shape)}, name=name)
 
@@ -280,30 +315,34 @@ def stop_gradient(input, name=None):  # noqa: A002
 
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with ``value`` (dtype: TF's default for ``value``)."""
-    return _filled(dims, value, default_dtype(value), name or "Fill")
+    if isinstance(value, Tensor):
+        return _filled_dynamic(dims, value, name or "Fill", "dims")
+    return _filled(dims, value, default_dtype(value), name or "Fill", "dims")
 
 
-def _filled(shape, value, dtype, name):
+def _filled(shape, value, dtype, name, packed="packed"):
     """A Fill of a static shape; for ``tf.shape(t)`` of a partly unknown ``t``, ``value``
-    broadcast like ``t`` at run time."""
-    if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
-            isinstance(d, Tensor) for d in shape):
-        from .array_ops import constant_value, runtime_dims, stack_or_none  # noqa: PLC0415  (cycle)
-        static = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
-        spec = runtime_dims(shape) if static is None else None
-        if static is None and spec is not None and not (isinstance(shape, Tensor)
-                                                        and shape.op.type == "Shape"):
-            return apply(_R["FillFrom"], tuple(spec[1]), {"dims": spec[0], "value": value,
-                                                          "dtype": np.dtype(dtype)}, name=name)
+    broadcast like ``t``; for another run-time shape, TF's ``Fill(dims, value)``."""
+    if is_runtime_shape(shape):
+        static = static_value(shape)
         if static is None:
-            if not (isinstance(shape, Tensor) and shape.op.type == "Shape"):
-                raise TypeError(f"a fill shape known only at run time ({shape}) is not supported "
-                                f"here; pass ints or tf.shape(other)")
-            return apply(_R["BroadcastLike"], (constant(np.array(value, dtype)), shape.op.inputs[0]),
-                         {}, name=name)
-        shape = [int(d) for d in static]
+            if isinstance(shape, Tensor) and shape.op.type == "Shape":
+                return apply(_R["BroadcastLike"], (constant(np.array(value, dtype)), shape.op.inputs[0]),
+                             {}, name=name)
+            return _filled_dynamic(shape, np.array(value, dtype), name, packed)
+        shape = [int(d) for d in np.reshape(static, -1)]
     return apply(_R["Fill"], (), {"shape": as_shape_tuple(shape), "value": value, "dtype": dtype},
                  name=name)
+
+
+def _filled_dynamic(shape, value, name, packed) -> Tensor:
+    with name_scope(None, name) as scope:
+        dims = shape_tensor(shape, packed) if is_runtime_shape(shape) else constant(
+            np.asarray(as_shape_tuple(shape), np.int32), name=packed)
+        value = convert_to_tensor(value, name="Const" if packed == "packed" else "value")
+        out = apply(_R["FillDynamic"], (dims, value), {}, name=scope[:-1] + "/")
+    out.set_shape(constant_value_as_shape(dims))
+    return out
 
 
 def zeros(shape, dtype=_dtypes.float32, name=None):

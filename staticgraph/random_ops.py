@@ -29,6 +29,7 @@ from . import dtypes as _dtypes
 from .build import apply, convert_to_tensor
 from .graph import Tensor, get_default_graph, name_scope
 from .ops import add, multiply, subtract
+from .shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
 
 __all__ = ["set_random_seed", "get_seed", "random_normal", "truncated_normal", "random_uniform",
            "random_shuffle", "multinomial", "categorical", "DEFAULT_GRAPH_SEED"]
@@ -55,13 +56,11 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
 
 
 def _static_shape(shape: Any) -> tuple:
-    if isinstance(shape, Tensor) or isinstance(shape, (list, tuple)) and any(
-            isinstance(d, Tensor) for d in shape):
-        from .array_ops import constant_value, stack_or_none  # noqa: PLC0415
-        value = constant_value(shape) if isinstance(shape, Tensor) else stack_or_none(shape)
+    if is_runtime_shape(shape):
+        value = static_value(shape)
         if value is None:
-            raise TypeError(f"random ops need a shape known when the graph is built (ints, or "
-                            f"tf.shape(t)); {shape} is only known at run time")
+            raise TypeError(f"this random op needs a shape known when the graph is built (ints, "
+                            f"or tf.shape(t)); {shape} is only known at run time")
         shape = value
     arr = np.asarray(shape)
     return (int(arr),) if arr.ndim == 0 else tuple(int(d) for d in arr)
@@ -76,21 +75,15 @@ def _float(dtype) -> _dtypes.DType:
 
 def _draw(op_type: str, shape, dtype, seed, name: str) -> Tensor:
     s1, s2 = get_seed(seed)
-    ref = _runtime_ref(shape)
-    if ref is not None:  # tf.shape(t) of a partly unknown t: drawn shaped like t at run time
-        return apply(REGISTRY[op_type + "Like"], (ref,), {"dtype": dtype._np, "seed": s1, "seed2": s2},
-                     name=name)
-    return apply(REGISTRY[op_type], (), {"shape": _static_shape(shape), "dtype": dtype._np,
-                                         "seed": s1, "seed2": s2}, name=name)
-
-
-def _runtime_ref(shape) -> Tensor | None:
-    """``t`` when ``shape`` is ``tf.shape(t)`` and the graph does not fix it; else None."""
-    if isinstance(shape, Tensor) and shape.op.type == "Shape":
-        from .array_ops import constant_value  # noqa: PLC0415
-        if constant_value(shape) is None:
-            return shape.op.inputs[0]
-    return None
+    attrs = {"dtype": dtype._np, "seed": s1, "seed2": s2}
+    if is_runtime_shape(shape) and static_value(shape) is None:
+        if isinstance(shape, Tensor) and shape.op.type == "Shape":  # drawn shaped like t at run time
+            return apply(REGISTRY[op_type + "Like"], (shape.op.inputs[0],), attrs, name=name)
+        dims = shape_tensor(shape, "shape")  # [tf.shape(x)[0], 4]: TF's packed shape input
+        out = apply(REGISTRY[op_type + "Dynamic"], (dims,), attrs, name=name)
+        out.set_shape(constant_value_as_shape(dims))
+        return out
+    return apply(REGISTRY[op_type], (), {"shape": _static_shape(shape), **attrs}, name=name)
 
 
 def _scaled(op_type: str, shape, scale, shift, dtype, seed, name, default: str) -> Tensor:
@@ -120,9 +113,15 @@ def random_uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=Non
         if maxval is None:
             raise ValueError(f"Must specify maxval for integer dtype {dt!r}")
         s1, s2 = get_seed(seed)
-        return apply(REGISTRY["RandomUniformInt"], (), {
-            "shape": _static_shape(shape), "dtype": dt._np, "minval": int(minval),
-            "maxval": int(maxval), "seed": s1, "seed2": s2}, name=name or "random_uniform")
+        attrs = {"dtype": dt._np, "minval": int(minval), "maxval": int(maxval), "seed": s1, "seed2": s2}
+        if is_runtime_shape(shape) and static_value(shape) is None:   # TF's packed shape input
+            with name_scope(name, "random_uniform") as scope:
+                dims = shape_tensor(shape, "shape")
+                out = apply(REGISTRY["RandomUniformIntDynamic"], (dims,), attrs, name=scope[:-1] + "/")
+            out.set_shape(constant_value_as_shape(dims))
+            return out
+        return apply(REGISTRY["RandomUniformInt"], (), {"shape": _static_shape(shape), **attrs},
+                     name=name or "random_uniform")
     maxval = 1 if maxval is None else maxval
     if _is_number(minval) and _is_number(maxval) and minval == 0 and maxval == 1:
         with name_scope(name, "random_uniform"):

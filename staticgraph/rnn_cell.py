@@ -25,15 +25,13 @@ from __future__ import annotations
 
 import collections
 
-from common.indexing import decode_index
 from . import dtypes as _dtypes
 from .build import convert_to_tensor
 from .graph import Tensor, get_default_graph, name_scope
 from .initializers import Constant, Zeros
 from .nest import flatten, pack_sequence_as
-from .array_ops import constant_value, split
-from .ops import (add, cast, clip_by_value, concat, expand_dims, matmul, multiply, sigmoid,
-                  subtract, tanh, zeros, zeros_like)
+from .array_ops import split
+from .ops import add, clip_by_value, concat, matmul, multiply, sigmoid, subtract, tanh, zeros
 from .variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
@@ -51,26 +49,9 @@ class LSTMStateTuple(collections.namedtuple("LSTMStateTuple", ("c", "h"))):
 
 
 def _zeros_for(size: int, batch_size, dtype):
-    """``[batch_size, size]`` zeros; a batch size known only at run time must be
-    ``tf.shape(t)[k]``, and the zeros then take their rows from ``t``."""
-    if isinstance(batch_size, Tensor):
-        known = constant_value(batch_size)
-        if known is None:
-            return add(_batch_column(batch_size, dtype), zeros([size], dtype))
-        batch_size = int(known)
-    return zeros([int(batch_size), size], dtype)
-
-
-def _batch_column(batch_size: Tensor, dtype):
-    """A ``[batch, 1]`` column of zeros for ``batch_size = tf.shape(t)[k]``: ``t``'s axis ``k``."""
-    op = batch_size.op
-    if op.type != "GetItem" or op.inputs[0].op.type != "Shape" or len(op.inputs) != 1:
-        raise ValueError(f"zero_state: a batch size known only at run time must be tf.shape(t)[k] "
-                         f"here, got {batch_size}")
-    src = op.inputs[0].op.inputs[0]
-    k = decode_index(op.attrs["key"], [])[0] % src.shape.ndims
-    line = src[tuple(slice(None) if j == k else 0 for j in range(src.shape.ndims))]
-    return expand_dims(cast(zeros_like(line), dtype), 1)
+    """``[batch_size, size]`` zeros (``batch_size`` an int, or a scalar tensor such as
+    ``tf.shape(x)[0]``: TF's packed run-time shape)."""
+    return zeros([batch_size, size], dtype)
 
 
 def _depth(inputs: Tensor) -> int:

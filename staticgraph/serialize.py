@@ -16,7 +16,9 @@ the loaded graph compute identical results.  A ``while_loop``/``cond`` body is
 an attribute holding a whole sub-graph (``{"__region__": {"ops": [...], ...}}``,
 nested to any depth), and what a loop's gradient reads (the graph's
 ``grad_programs`` table) is saved with the graph it belongs to, so a graph
-with loops and their gradients runs the same after a round trip.
+with loops and their gradients runs the same after a round trip.  A ``tf.data``
+iterator's dataset is its chain of dataset ops (``{"__dataset__": {"op": "BatchDataset",
+...}}``, see :mod:`staticgraph.data.graph_form`); one that runs Python cannot be written.
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ from common.indexing import ARRAY, Slice
 from . import dtypes as _dtypes
 from .control_flow import LOOP_TYPES, Region, regions_of
 from .control_flow_grad import GradProgram
+from .data.dataset import Dataset
+from .data.graph_form import describe, rebuild
 from .dtypes import DType
 from .graph import Graph, Operation, SubGraph, Tensor
 from .variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable
@@ -84,6 +88,8 @@ def _enc(v: Any) -> Any:
         return {"__op__": v.name}
     if isinstance(v, Region):
         return {"__region__": _region(v)}
+    if isinstance(v, Dataset):
+        return {"__dataset__": describe(v, _fn_region)}
     if isinstance(v, (list, dict)) or (v is not None and not isinstance(v, (bool, int, float, str))):
         raise TypeError(f"cannot serialize attribute value {v!r}")
     return v
@@ -113,6 +119,8 @@ def _dec(v: Any, graph: Graph) -> Any:
         return graph.get_operation_by_name(v["__op__"])
     if "__region__" in v:
         return _load_region(v["__region__"], graph)
+    if "__dataset__" in v:
+        return rebuild(v["__dataset__"], graph, lambda d: _fn_parts(_load_region(d, graph)))
     return tuple(_dec(i, graph) for i in v["__tuple__"])
 
 
@@ -164,7 +172,40 @@ def to_json(graph: Graph, indent: int | None = None) -> str:
                   "read": v._graph_element.name, "trainable": id(v) in trainable}
                  for v in graph.get_collection(GLOBAL_VARIABLES)]
     return json.dumps({"format": FORMAT, "ops": _ops(graph), "grad_programs": _grad_programs(graph),
-                       "variables": variables}, indent=indent)
+                       "variables": variables, "collections": _collections(graph)}, indent=indent)
+
+
+def _collections(graph: Graph) -> dict:
+    """The other collections (LOSSES, UPDATE_OPS, "global_step", "train_op"...) by node name, as
+    TF's meta graph keeps them; items that are not graph elements are left out, as TF does."""
+    out = {}
+    for key in graph.get_all_collection_keys():
+        if key in (GLOBAL_VARIABLES, TRAINABLE_VARIABLES):
+            continue
+        items = []
+        for v in graph.get_collection(key):
+            if isinstance(v, Variable):
+                items.append({"variable": v.op.name})
+            elif isinstance(v, Tensor):
+                items.append({"tensor": v.name})
+            elif isinstance(v, Operation):
+                items.append({"op": v.name})
+        if items:
+            out[key] = items
+    return out
+
+
+def _fn_region(sub: SubGraph, args: list, outs: list) -> dict:
+    """A traced function (a Dataset's map/filter) in a region's form."""
+    r = Region.__new__(Region)
+    r.graph, r.args, r.outs = sub, args, outs
+    r.captured = list(sub.captures)
+    r.placeholders = [sub.captures[t] for t in r.captured]
+    return _region(r)
+
+
+def _fn_parts(r: Region) -> tuple:
+    return r.graph, r.args, r.outs
 
 
 def _load_ops(ops: list[dict], graph: Graph) -> None:
@@ -221,6 +262,16 @@ def from_json(text: str, graph: Graph | None = None) -> Graph:
     graph = Graph() if graph is None else graph
     _load_ops(data["ops"], graph)
     _load_grad_programs(data["grad_programs"], graph)
+    by_op = {}
     for v in data["variables"]:
-        Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"], v["trainable"])
+        by_op[v["op"]] = Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"],
+                                             v["trainable"])
+    for key, items in data.get("collections", {}).items():
+        for it in items:
+            if "variable" in it:
+                if it["variable"] in by_op:
+                    graph.add_to_collection(key, by_op[it["variable"]])
+            else:
+                graph.add_to_collection(key, graph.get_tensor_by_name(it["tensor"]) if "tensor" in it
+                                        else graph.get_operation_by_name(it["op"]))
     return graph

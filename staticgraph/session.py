@@ -223,6 +223,12 @@ class Session:
         feeds = [_Feed(self._feed_tensor(k)) for k in feed_dict]
         flat: list = []
         rebuild = flatten_with_rebuild(fetches, self.graph.as_graph_element, flat)
+        for t in flat:
+            if isinstance(t, Tensor) and t.op.type == "VarHandleOp":
+                raise TypeError(f"Fetching {t.name}, the resource handle of variable "
+                                f"'{t.op.name}', gives no value here (TF returns the handle's "
+                                f"bytes); fetch the variable object or its read, "
+                                f"'{t.op.name}/Read/ReadVariableOp:0'")
         if not isinstance(fetches, (list, tuple, dict)):
             container, rebuild = "single", None
         elif type(fetches) in (list, tuple) and all(isinstance(f, (Tensor, Operation, str))

@@ -54,17 +54,18 @@ class Optimizer:
             raise ValueError(f"No gradients provided for any variable, check your graph for ops "
                              f"that do not support gradients, between variables "
                              f"{[v.name for _, v in grads_and_vars]} and loss.")
-        with name_scope(name or self._name):
+        with name_scope(name or self._name) as scope:
             self._prepare(pairs)
             updates = []
             for g, v in pairs:           # TF: each update (and its slots) where its variable is
                 with get_default_graph().colocate_with(v.op):
                     updates.append(self._apply_dense(g, v))
-            with control_dependencies(updates):
-                finish = self._finish(updates)
+            with control_dependencies(updates):   # TF: the returned op takes the scope's name
+                finish = self._finish(updates, "update" if global_step is not None else scope)
             if global_step is not None:
                 with control_dependencies([finish]):
-                    return global_step.assign_add(1).op
+                    finish = global_step.assign_add(1, name=scope).op
+            get_default_graph().add_to_collection("train_op", finish)   # TF's GraphKeys.TRAIN_OP
             return finish
 
     def minimize(self, loss, global_step=None, var_list=None, name: str | None = None,
@@ -79,8 +80,8 @@ class Optimizer:
     def _apply_dense(self, g: Tensor, v: Variable) -> Tensor:
         raise NotImplementedError
 
-    def _finish(self, updates) -> Operation:
-        return group(*updates, name="update")
+    def _finish(self, updates, name: str) -> Operation:
+        return group(*updates, name=name)
 
     def _slot(self, v: Variable, slot_name: str, init: float = 0.0, key: str | None = None) -> Variable:
         """The slot variable ``<var>/<slot_name>`` (filled with ``init``); ``get_slot`` finds it
@@ -156,11 +157,11 @@ class AdamOptimizer(Optimizer):
         step = ops.truediv(ops.multiply(lr_t, m_t), ops.add(ops.sqrt(v_t), self._eps))
         return v.assign_sub(step)
 
-    def _finish(self, updates):
+    def _finish(self, updates, name: str):
         b1p, b2p = self._powers
         up1 = b1p.assign(ops.multiply(b1p, self._beta1))
         up2 = b2p.assign(ops.multiply(b2p, self._beta2))
-        return group(*updates, up1, up2, name="update")
+        return group(*updates, up1, up2, name=name)
 
 
 class RMSPropOptimizer(Optimizer):

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
+
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
 from .graph import Operation, Tensor, get_default_graph
@@ -34,7 +36,8 @@ from .shape import TensorShape, as_shape_tuple
 
 __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
-           "local_variables", "is_variable_initialized", "read_handle", "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES"]
+           "local_variables", "is_variable_initialized", "read_handle", "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES",
+           "report_uninitialized_variables"]
 
 GLOBAL_VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
@@ -292,4 +295,24 @@ initialize_all_variables = global_variables_initializer
 
 def is_variable_initialized(variable: Variable) -> Tensor:
     return variable.is_initialized()
+
+
+def report_uninitialized_variables(var_list=None, name: str = "report_uninitialized_variables") -> Tensor:
+    """The names (a 1-D string tensor) of the variables in ``var_list`` (default: global and
+    local) not initialized when it runs, as TF builds it: a boolean_mask of their names.
+
+    >>> import staticgraph as tf
+    >>> v = tf.Variable(1.0, name="v")
+    >>> with tf.Session() as s: print(s.run(tf.report_uninitialized_variables()))
+    [b'v']
+    """
+    from .array_ops import boolean_mask  # noqa: PLC0415  (array_ops builds on ops; kept lazy)
+    from .build import constant  # noqa: PLC0415
+    from .ops import logical_not, stack  # noqa: PLC0415
+    var_list = global_variables() + local_variables() if var_list is None else list(var_list)
+    with get_default_graph().name_scope(name):
+        if not var_list:
+            return constant(np.array([], dtype=bytes), dtype=_dtypes.string)
+        mask = logical_not(stack([v.is_initialized() for v in var_list]))
+        return boolean_mask(constant([v.op.name for v in var_list]), mask)
 

@@ -37,7 +37,9 @@ def _f32(a):
 # --- the rule table, driven by the registry's own examples -------------------------------------
 
 CASES = [(name, k, False) for name in RULES for k in range(len(REGISTRY[name].examples))]
-REFUSED = {("AvgPool", 3): "a divisor counting some padding cells but not others"}
+REFUSED = {("AvgPool", 3): "a divisor counting some padding cells but not others",
+           ("MirrorPad", 1): "pad mode SYMMETRIC has no ONNX Pad mode",
+           ("MirrorPad", 3): "pad mode WRAP has no ONNX Pad mode"}
 """Examples a rule refuses by design (ONNX has no form for them): the refusal is checked."""
 CASES += [(name, 0, True) for name in RULES]   # unknown dims: first example of each op
 
@@ -400,6 +402,9 @@ def test_random_programs_and_their_gradients_agree_in_onnxruntime(program):
     if not P.tame(program, xs):
         return
     built = P.StaticProgram(program, ws)
+    if any(t.shape.ndims is None for t in built.outs):  # squeeze of a None dim: ONNX outputs need a rank
+        built.sess.close()
+        return
     try:
         want = built.run(xs)
         fetches, want = built.outs + built.grads, want[0] + want[1]

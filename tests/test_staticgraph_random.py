@@ -162,8 +162,16 @@ def test_random_shaped_like_a_tensor_known_only_at_run_time():
         a, b = s.run([eps, u], {x: np.zeros((5, 3))})
         c = s.run(eps, {x: np.zeros((5, 3))})
     assert a.shape == b.shape == (5, 3) and b.min() >= -1.0 and not np.array_equal(a, c)
-    with pytest.raises(TypeError, match="random ops need a shape known when the graph is built"):
-        tf.random_normal(tf.stack([tf.shape(x)[0], 2]))
+    packed = tf.random_normal([tf.shape(x)[0] * 2, 4])  # a run-time shape vector: TF's Pack
+    assert packed.shape.as_list() == [None, 4]
+    assert packed.op.inputs[0].op.inputs[0].op.inputs[0].name == "random_normal_1/shape:0"
+    with tf.Session() as s:
+        assert s.run(packed, {x: np.zeros((5, 3))}).shape == (10, 4)
+    ints = tf.random_uniform([tf.shape(x)[0], 2], maxval=3, dtype=tf.int32, seed=1)
+    assert (ints.name, ints.shape.as_list(), ints.dtype) == ("random_uniform_1:0", [None, 2], tf.int32)
+    with tf.Session() as s:
+        v = s.run(ints, {x: np.zeros((5, 3))})
+    assert v.shape == (5, 2) and v.min() >= 0 and v.max() < 3
 
 
 def test_graphs_with_random_ops_and_dropout_survive_a_json_round_trip():

@@ -171,3 +171,49 @@ defop("TruncatedNormalLike", _like(_truncated_normal), _like_infer, inputs=("ref
 defop("RandomUniformLike", _like(_uniform), _like_infer, inputs=("ref",),
       fname="random_uniform_like", stateful=True, dtype_attr="dtype", shape_only=(0,),
       examples=_LIKE)
+
+# --- the same draws of a shape given as a run-time int vector (tf.random_normal([n, 4])) -------
+
+
+def _dynamic(draw):
+    def impl(shape, dtype, seed=None, seed2=None, rng=None):
+        return draw(tuple(int(d) for d in np.reshape(shape, -1)), dtype, seed, seed2, rng)
+    impl.__doc__ = f"{draw.__doc__.strip()}  Of the run-time shape ``shape`` (an int vector)."
+    return impl
+
+
+def _dynamic_infer(shape: Spec, dtype, **_) -> Spec:
+    if shape.shape is not None and len(shape.shape) != 1:
+        raise ShapeError(f"Shape must be rank 1 but is rank {len(shape.shape)}")
+    n = None if shape.shape is None else shape.shape[0]
+    return Spec(None if n is None else (None,) * n, np.dtype(dtype))
+
+
+_DYNAMIC = (E((np.array([3, 2], np.int32),), {"dtype": _F32, **_SEEDS}),)
+defop("RandomStandardNormalDynamic", _dynamic(_standard_normal), _dynamic_infer, inputs=("shape",),
+      fname="random_standard_normal_dynamic", stateful=True, dtype_attr="dtype",
+      sized_by_values=True, examples=_DYNAMIC)
+defop("TruncatedNormalDynamic", _dynamic(_truncated_normal), _dynamic_infer, inputs=("shape",),
+      fname="truncated_normal_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
+      examples=_DYNAMIC)
+defop("RandomUniformDynamic", _dynamic(_uniform), _dynamic_infer, inputs=("shape",),
+      fname="random_uniform_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
+      examples=_DYNAMIC)
+
+
+def _uniform_int_dynamic(shape, dtype, minval, maxval, seed=None, seed2=None, rng=None):
+    """Integers uniform in ``[minval, maxval)``, of the run-time shape ``shape``."""
+    return _uniform_int(tuple(int(d) for d in np.reshape(shape, -1)), dtype, minval, maxval, seed,
+                        seed2, rng)
+
+
+def _uniform_int_dynamic_infer(shape: Spec, dtype, minval, maxval, **_) -> Spec:
+    if not minval < maxval:
+        raise ShapeError(f"Need minval < maxval, got {minval} >= {maxval}")
+    return _dynamic_infer(shape, dtype)
+
+
+defop("RandomUniformIntDynamic", _uniform_int_dynamic, _uniform_int_dynamic_infer, inputs=("shape",),
+      fname="random_uniform_int_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
+      examples=(E((np.array([5], np.int32),), {"dtype": np.dtype(np.int32), "minval": -2, "maxval": 3,
+                                              **_SEEDS}),))

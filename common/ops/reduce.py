@@ -22,7 +22,7 @@ REDUCE = (E(((4,),)), E(((2, 3),)), E(((2, 3),), {"axis": 0}), E(((2, 3),), {"ax
 
 
 def reduction(dtype_rule):
-    def infer(x: Spec, axis=None, keepdims=False) -> Spec:
+    def infer(x: Spec, axis=None, keepdims=False, initial=None) -> Spec:
         return Spec(reduced_shape(x.shape, axis, keepdims), dtype_rule(x.dtype))
     return infer
 
@@ -76,12 +76,18 @@ def _mean(x, axis=None, keepdims=False):
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
-def _max(x, axis=None, keepdims=False):
-    return np.max(x, axis=axis, keepdims=keepdims)
+def _max(x, axis=None, keepdims=False, initial=None):
+    """``initial`` (TF's empty-reduction value, the dtype's lowest) makes an empty max defined;
+    without it an empty max is an error, as in PyTorch."""
+    if initial is None:
+        return np.max(x, axis=axis, keepdims=keepdims)
+    return np.max(x, axis=axis, keepdims=keepdims, initial=initial)
 
 
-def _min(x, axis=None, keepdims=False):
-    return np.min(x, axis=axis, keepdims=keepdims)
+def _min(x, axis=None, keepdims=False, initial=None):
+    if initial is None:
+        return np.min(x, axis=axis, keepdims=keepdims)
+    return np.min(x, axis=axis, keepdims=keepdims, initial=initial)
 
 
 def _reduce_size(x, axis=None):
@@ -96,7 +102,8 @@ defop("Sum", _sum, reduction(_sum_dtype), inputs=("x",), fname="sum", examples=R
 defop("Mean", _mean, reduction(_mean_dtype), inputs=("x",), fname="mean", examples=REDUCE,
       grads=(_mean_grad,))
 defop("Max", _max, reduction(np.dtype), inputs=("x",), fname="max", torch_name="MaxBackward1",
-      examples=REDUCE + (E((np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.5]]),), {"axis": 1}),),
+      examples=REDUCE + (E((np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.5]]),), {"axis": 1}),
+                         E(((2, 3),), {"axis": 0, "initial": -np.inf})),
       grads=(_extreme_grad,))
 defop("Min", _min, reduction(np.dtype), inputs=("x",), fname="min", torch_name="MinBackward1",
       examples=REDUCE + (E((np.array([[1.0, 1.0, 3.0], [0.5, 2.0, 0.5]]),), {"axis": 1}),),

@@ -426,28 +426,40 @@ defop("Rank", _rank_of, lambda x: Spec((), np.dtype(np.int32)), inputs=("x",), f
       shape_only=(0,),
       examples=(E(((2, 3),)),))
 
-# --- range: an arithmetic sequence (a source op) ---------------------------------------------
+# --- range: an arithmetic sequence; its bounds are scalar inputs (TF's Range) -----------------
 
 
-def _range(start, limit, delta, dtype):
-    """``start + i * delta`` computed in ``dtype`` (as TF: float32 steps stay float32)."""
-    n = len(range(0, int(np.ceil((limit - start) / delta))))
-    return np.asarray(start, dtype) + np.arange(n, dtype=dtype) * np.asarray(delta, dtype)
-
-
-def _range_infer(start, limit, delta, dtype) -> Spec:
+def range_length(start, limit, delta) -> int:
+    """How many values ``range`` yields, with TF's errors for an empty-by-mistake range."""
     if delta == 0:
-        raise ShapeError("Requires delta != 0")
+        raise ValueError("Requires delta != 0")
     if (delta > 0 and start > limit) or (delta < 0 and start < limit):
-        raise ShapeError(f"Requires start <= limit when delta > 0: {start}/{limit}"
+        raise ValueError(f"Requires start <= limit when delta > 0: {start}/{limit}"
                          if delta > 0 else f"Requires start >= limit when delta < 0: {start}/{limit}")
-    return Spec((len(range(0, int(np.ceil((limit - start) / delta)))),), np.dtype(dtype))
+    return len(range(0, int(np.ceil((limit - start) / delta))))
 
 
-defop("Range", _range, _range_infer, inputs=(), fname="range_values", dtype_attr="dtype",
-      examples=(E((), {"start": 0, "limit": 5, "delta": 1, "dtype": np.dtype(np.int32)}),
-                E((), {"start": 1.0, "limit": 2.0, "delta": 0.3, "dtype": np.dtype(np.float32)}),
-                E((), {"start": 5, "limit": 1, "delta": -2, "dtype": np.dtype(np.int64)})))
+def _range(start, limit, delta):
+    """``start + i * delta`` in the bounds' dtype (as TF: float32 steps stay float32)."""
+    n = range_length(start.item(), limit.item(), delta.item())
+    return np.asarray(start) + np.arange(n, dtype=start.dtype) * np.asarray(delta)
+
+
+def _range_infer(start: Spec, limit: Spec, delta: Spec) -> Spec:
+    for name, s in (("start", start), ("limit", limit), ("delta", delta)):
+        if s.shape not in ((), None):
+            raise ShapeError(f"Shape must be rank 0 but is rank {len(s.shape)} for '{name}'")
+    if not start.dtype == limit.dtype == delta.dtype:
+        raise ShapeError(f"range bounds must share one dtype, got {start.dtype}, {limit.dtype}, "
+                         f"{delta.dtype}")
+    return Spec((None,), start.dtype)
+
+
+defop("Range", _range, _range_infer, inputs=("start", "limit", "delta"), fname="range_values",
+      sized_by_values=True,
+      examples=(E((np.array(0, np.int32), np.array(5, np.int32), np.array(1, np.int32))),
+                E((np.array(1.0, np.float32), np.array(2.0, np.float32), np.array(0.3, np.float32))),
+                E((np.array(5), np.array(1), np.array(-2)))))
 
 # --- tile and its gradient: a closed pair, like SumLike / BroadcastLike -----------------------
 
@@ -501,7 +513,8 @@ def _pad_infer(x: Spec, paddings, constant_values=0) -> Spec:
         raise ShapeError(f"The first dimension of paddings must be the rank of inputs"
                          f"[{len(paddings)},2], {fmt_shape(x.shape)}")
     if any(b < 0 or a < 0 for b, a in paddings):
-        raise ShapeError(f"Paddings must be non-negative: {[list(p) for p in paddings]}")
+        raise ShapeError(f"Paddings must be non-negative: {[list(p) for p in paddings]}",
+                         tf="Paddings must be non-negative")
     return Spec(tuple(None if d is None else d + b + a for d, (b, a) in zip(x.shape, paddings)), x.dtype)
 
 
@@ -513,6 +526,78 @@ defop("Pad", _pad, _pad_infer, inputs=("x",), fname="pad_constant", torch_name="
       examples=(E(((2, 3),), {"paddings": ((1, 0), (2, 1))}),
                 E(((3,),), {"paddings": ((0, 2),), "constant_values": 1.5})),
       grads=(_pad_grad,))
+
+# --- padding from the tensor's own values: mirror (TF's REFLECT / SYMMETRIC), edge and wrap ----
+# Each padded position copies one source position; per axis that is an index map (np.pad of
+# arange with the same mode).  The gradient folds each copy back onto its source (a scatter-add
+# along each axis): MirrorPadGrad; folding's adjoint is padding again, so the pair is closed.
+
+PAD_MODES = {"REFLECT": "reflect", "SYMMETRIC": "symmetric", "EDGE": "edge", "WRAP": "wrap"}
+"""The non-constant modes: TF's REFLECT (edge not repeated) and SYMMETRIC (edge repeated),
+PyTorch's ``replicate`` (EDGE) and ``circular`` (WRAP)."""
+
+
+def check_mode_paddings(shape, paddings, mode) -> None:
+    """TF's run-time rules for how far a mode may reach (TF checks them when the op runs)."""
+    for d, (b, a) in zip(shape, paddings):
+        if d is None:
+            continue
+        if mode == "REFLECT" and (b >= d or a >= d):
+            raise ValueError(f"paddings must be less than the dimension size: {b}, {a} not less than {d}")
+        if mode in ("SYMMETRIC", "WRAP") and (b > d or a > d):
+            raise ValueError(f"paddings must be no greater than the dimension size: {b}, {a} greater "
+                             f"than {d}")
+        if mode == "EDGE" and d == 0 and (a or b):
+            raise ValueError(f"paddings of an empty dimension need a value to copy: {b}, {a}")
+
+
+def _mirror_pad(x, paddings, mode="REFLECT"):
+    check_mode_paddings(x.shape, paddings, mode)
+    return np.pad(x, paddings, mode=PAD_MODES[mode])
+
+
+def _source_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """For each padded position along one axis, the source position it copies."""
+    return np.pad(np.arange(n), (before, after), mode=PAD_MODES[mode])
+
+
+def _mirror_pad_grad(g, paddings, mode="REFLECT"):
+    """Each padded copy's gradient added onto its source position, axis by axis."""
+    out = g
+    for axis, (b, a) in enumerate(paddings):
+        if not (b or a):
+            continue
+        n = out.shape[axis] - b - a
+        folded = np.zeros(out.shape[:axis] + (n,) + out.shape[axis + 1:], dtype=g.dtype)
+        np.add.at(np.moveaxis(folded, axis, 0), _source_index(n, b, a, mode), np.moveaxis(out, axis, 0))
+        out = folded
+    return out if out is not g else g.copy()
+
+
+def _mirror_pad_infer(x: Spec, paddings, mode="REFLECT") -> Spec:
+    if mode not in PAD_MODES:
+        raise ShapeError(f'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or '
+                         f'"SYMMETRIC". Received `mode` = {mode}')
+    return _pad_infer(x, paddings)  # how far a mode may reach is checked when it runs, as TF
+
+
+def _mirror_pad_grad_infer(g: Spec, paddings, mode="REFLECT") -> Spec:
+    if g.shape is None:
+        return Spec((None,) * len(paddings), g.dtype)
+    return Spec(tuple(None if d is None else d - b - a for d, (b, a) in zip(g.shape, paddings)), g.dtype)
+
+
+_MIRROR = (E(((3, 4),), {"paddings": ((1, 2), (2, 0)), "mode": "REFLECT"}),
+           E(((2, 3),), {"paddings": ((2, 1), (3, 3)), "mode": "SYMMETRIC"}),
+           E(((2, 3),), {"paddings": ((0, 0), (4, 1)), "mode": "EDGE"}),
+           E(((2, 3),), {"paddings": ((1, 2), (3, 1)), "mode": "WRAP"}))
+defop("MirrorPad", _mirror_pad, _mirror_pad_infer, inputs=("x",), fname="mirror_pad",
+      torch_name="ReflectionPad2DBackward0", examples=_MIRROR,
+      grads=(lambda F, g, paddings, mode: F.mirror_pad_grad(g, paddings=paddings, mode=mode),))
+defop("MirrorPadGrad", _mirror_pad_grad, _mirror_pad_grad_infer, inputs=("g",), fname="mirror_pad_grad",
+      examples=tuple(E((tuple(n + b + a for n, (b, a) in zip(e.args[0], e.attrs["paddings"])),), e.attrs)
+                     for e in _MIRROR),
+      grads=(lambda F, g, paddings, mode: F.mirror_pad(g, paddings=paddings, mode=mode),))
 
 # --- a buffer written row by row (TensorArray's storage in loops), functionally ------------------
 
@@ -598,56 +683,6 @@ defop("TensorListZeroItem", _zero_item, lambda x, ref, position: Spec(ref.shape,
                 E(((4,), (2,), np.array(3))), E(((2, 2), (3, 2), np.array(0)))),
       grads=(lambda F, g, x_shape, position: F.tensor_list_zero_item(g, x_shape, position),
              None, None))
-
-# --- shapes assembled from other tensors' run-time dims: tf.reshape(x, [tf.shape(y)[0], -1]) -----
-# ``dims`` holds, per result dim, an int (-1: inferred) or ``(k, axis)``: dim ``axis`` of
-# reference ``k`` (an input read for its shape only), so the rule stays exact on known shapes.
-
-
-def _resolve(dims, refs) -> tuple:
-    return tuple(refs[d[0]].shape[d[1]] if isinstance(d, tuple) else d for d in dims)
-
-
-def _resolve_spec(dims, refs) -> tuple:
-    out = []
-    for d in dims:
-        if isinstance(d, tuple):
-            s = refs[d[0]].shape
-            out.append(None if s is None else s[d[1]])
-        else:
-            out.append(d)
-    return tuple(out)
-
-
-def _reshape_from(x, *refs, dims):
-    """``x`` reshaped to ``dims`` (entries taken from the references' shapes at run time)."""
-    return np.reshape(x, _resolve(dims, refs))
-
-
-def _reshape_from_infer(x: Spec, *refs: Spec, dims) -> Spec:
-    shape = _resolve_spec(dims, refs)
-    if None not in shape:
-        return _reshape_infer(x, shape)
-    return Spec(tuple(None if d is None or d == -1 else d for d in shape), x.dtype)
-
-
-def _fill_from(*refs, dims, value, dtype):
-    """A tensor of shape ``dims`` (entries from the references' shapes) filled with ``value``."""
-    return np.full(_resolve(dims, refs), value, dtype=dtype)
-
-
-def _fill_from_infer(*refs: Spec, dims, value, dtype) -> Spec:
-    return Spec(_resolve_spec(dims, refs), np.dtype(dtype))
-
-
-defop("ReshapeFrom", _reshape_from, _reshape_from_infer, inputs=("*xs",), fname="reshape_from",
-      aliases=(0,), shape_only="rest", torch_name="ViewBackward0",
-      examples=(E(((2, 3), (2, 5)), {"dims": ((0, 0), -1)}), E(((6,), (4, 3)), {"dims": (2, (0, 1))})),
-      grads=(lambda F, g, xs_shape, index: F.reshape_like(g, xs_shape[0]) if index == 0 else None,))
-defop("FillFrom", _fill_from, _fill_from_infer, inputs=("*xs",), fname="fill_from",
-      shape_only=tuple(range(16)), dtype_attr="dtype",  # every input is a shape reference
-      examples=(E(((4, 2),), {"dims": ((0, 0), 3), "value": 0.0, "dtype": np.dtype(np.float64)}),))
-
 
 # --- positions of the true elements (tf.where with one argument) -----------------------------
 

@@ -262,17 +262,47 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return out
 
 
+_PAD_MODES = {"reflect": "REFLECT", "replicate": "EDGE", "circular": "WRAP"}
+_PAD_COMBOS = ("Supported combinations for non-constant padding:\n"
+               "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+               "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+               "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+
+
 def pad(input, pad, mode: str = "constant", value=None):
-    """Constant padding; ``pad`` lists (before, after) pairs from the last dim backwards."""
+    """``pad`` lists (before, after) pairs from the last dim backwards: ``value`` (constant),
+    the mirror image without the edge (reflect), the edge repeated (replicate) or the other
+    end (circular) -- the same ``Pad`` / ``MirrorPad`` ops as ``tf.pad``."""
+    if mode != "constant" and mode not in _PAD_MODES:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    n, rank = len(pad) // 2, input.dim()
     if mode != "constant":
-        raise ValueError(f"padding mode {mode!r} is not supported here (only 'constant')")
-    if len(pad) % 2 or len(pad) // 2 > input.dim():
-        raise RuntimeError("Padding length must be divisible by 2" if len(pad) % 2 else
-                           "Padding length too large")
-    pairs = [(0, 0)] * input.dim()
-    for i in range(len(pad) // 2):
-        pairs[input.dim() - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+        if value is not None:
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        if n > rank:
+            raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                               f"dimension but got padding length {len(pad)} and input of dimension {rank}")
+        if not 1 <= n <= 3 or rank not in (n + 1, n + 2):
+            raise NotImplementedError(f"Padding size {len(pad)} is not supported for {rank}D input "
+                                      f"tensor.\n{_PAD_COMBOS}")
+    elif n > rank:
+        raise RuntimeError("Padding length too large")
+    pairs = [(0, 0)] * rank
+    for i in range(n):
+        pairs[rank - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
     if any(lo < 0 or hi < 0 for lo, hi in pairs):
         raise ValueError("negative padding (cropping) is not supported here")
-    return apply(_R["Pad"], (input,), {"paddings": tuple(pairs),
-                                       "constant_values": 0 if value is None else value})
+    if mode == "constant":
+        return apply(_R["Pad"], (input,), {"paddings": tuple(pairs),
+                                           "constant_values": 0 if value is None else value})
+    for axis, (lo, hi) in enumerate(pairs):
+        size = input.shape[axis]
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({lo}, {hi}) at dimension {axis} of input "
+                               f"{list(input.shape)}")
+        if mode == "circular" and (lo > size or hi > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+    return apply(_R["MirrorPad"], (input,), {"paddings": tuple(pairs), "mode": _PAD_MODES[mode]})

@@ -32,7 +32,7 @@ from common.ops.random import generator
 
 from .. import dtypes as _dtypes
 from ..build import convert_to_tensor
-from ..graph import SubGraph, Tensor, get_default_graph
+from ..graph import SubGraph, Tensor, creation_site, get_default_graph
 from ..random_ops import get_seed
 from ..shape import TensorShape
 from ..sources import placeholder
@@ -47,11 +47,13 @@ Make = Callable[[list, dict], Iterator[tuple]]
 class Dataset:
     """An input pipeline (see the module docstring).  Methods return new Datasets."""
 
-    def __init__(self, inputs: list[Tensor], structure: Any, specs: list[tuple], make: Make):
+    def __init__(self, inputs: list[Tensor], structure: Any, specs: list[tuple], make: Make,
+                 desc: tuple | None = None):
         self._inputs = inputs          # graph tensors whose values the pipeline reads
         self._structure = structure    # nesting of one element (leaves are placeholders' slots)
         self._specs = specs            # flat list of (shape tuple, numpy dtype)
         self._make = make
+        self._desc = desc              # (TF's dataset op, JSON-able params, parents): its graph form
 
     # --- sources --------------------------------------------------------------------------
     @staticmethod
@@ -71,22 +73,23 @@ class Dataset:
             if any(len(v) != n for v in values):
                 raise ValueError("all components of from_tensor_slices need the same first dimension")
             return (tuple(v[i] for v in values) for i in range(n))
-        return Dataset(flat, structure, specs, make)
+        return Dataset(flat, structure, specs, make, ("TensorSliceDataset", {}, ()))
 
     @staticmethod
     def from_tensors(tensors) -> "Dataset":
         """A single element: ``tensors`` whole."""
         structure, flat = _as_tensors(tensors)
         return Dataset(flat, structure, [(t._shape, t.np_dtype) for t in flat],
-                       lambda values, ctx: iter([tuple(values)]))
+                       lambda values, ctx: iter([tuple(values)]), ("TensorDataset", {}, ()))
 
     @staticmethod
     def range(*args, output_type=_dtypes.int64) -> "Dataset":
         """``range(stop)``, ``range(start, stop[, step])`` as int64 scalars."""
-        bounds = range(*args)
+        bounds = range(*(int(a) for a in args))
         dt = _dtypes.as_dtype(output_type)._np
-        return Dataset([], 0, [((), dt)],
-                       lambda values, ctx: ((np.array(i, dt),) for i in bounds))
+        return Dataset([], 0, [((), dt)], lambda values, ctx: ((np.array(i, dt),) for i in bounds),
+                       ("RangeDataset", {"args": [bounds.start, bounds.stop, bounds.step],
+                                         "output_type": dt.str}, ()))
 
     @staticmethod
     def from_generator(generator, output_types, output_shapes=None, args=None) -> "Dataset":
@@ -106,7 +109,8 @@ class Dataset:
                     raise TypeError(f"`generator` yielded an element of {len(leaves)} components "
                                     f"where {len(dts)} were expected by output_types")
                 yield tuple(np.asarray(v, dtype=d) for v, d in zip(leaves, dts))
-        return Dataset([], _renumber(types), list(zip(shapes, dts)), make)
+        return Dataset([], _renumber(types), list(zip(shapes, dts)), make,
+                       ("GeneratorDataset", {"site": creation_site()}, None))
 
     @staticmethod
     def zip(datasets) -> "Dataset":
@@ -122,22 +126,25 @@ class Dataset:
                 its.append(d._make(values[k:k + len(d._inputs)], ctx))
                 k += len(d._inputs)
             return (tuple(x for e in elems for x in e) for elems in zip(*its))
-        return Dataset(inputs, _renumber(structure), specs, make)
+        return Dataset(inputs, _renumber(structure), specs, make,
+                       ("ZipDataset", {"datasets": _renumber(datasets)}, tuple(parts)))
 
     # --- transformations ---------------------------------------------------------------
-    def _derive(self, make_from_parent: Callable, specs=None, structure=None) -> "Dataset":
+    def _derive(self, make_from_parent: Callable, kind: str, params: dict, specs=None) -> "Dataset":
         """A dataset whose elements ``make_from_parent(upstream, ctx)`` computes, where
-        ``upstream()`` starts a fresh pass over this dataset's elements."""
+        ``upstream()`` starts a fresh pass over this dataset's elements; ``kind`` and
+        ``params`` are TF's dataset op for it and what rebuilds it (:func:`describe`)."""
         parent = self._make
-        return Dataset(self._inputs, self._structure if structure is None else structure,
-                       self._specs if specs is None else specs,
-                       lambda values, ctx: make_from_parent(lambda: parent(values, ctx), ctx))
+        return Dataset(self._inputs, self._structure, self._specs if specs is None else specs,
+                       lambda values, ctx: make_from_parent(lambda: parent(values, ctx), ctx),
+                       (kind, params, (self,)))
 
     def batch(self, batch_size: int, drop_remainder: bool = False) -> "Dataset":
         """Consecutive elements stacked along a new first axis (the last batch may be short)."""
         n = _batch_size(batch_size)
         specs = [(None if s is None else (n if drop_remainder else None, *s), d) for s, d in self._specs]
-        return self._batched(n, drop_remainder, specs, lambda i, column: np.stack(column))
+        return self._batched(n, drop_remainder, specs, lambda i, column: np.stack(column),
+                             "BatchDataset", {"batch_size": n, "drop_remainder": bool(drop_remainder)})
 
     def padded_batch(self, batch_size: int, padded_shapes=None, padding_values=None,
                      drop_remainder: bool = False) -> "Dataset":
@@ -147,15 +154,23 @@ class Dataset:
         targets = [None] * len(self._specs) if padded_shapes is None else \
             [TensorShape(p).dims_tuple for p in flatten(_tuples(_shape_leaves(padded_shapes)))]
         fills = [0] * len(self._specs) if padding_values is None else flatten(_tuples(padding_values))
+        return self._padded_batch(n, targets, [np.asarray(f).item() for f in fills], bool(drop_remainder))
+
+    def _padded_batch(self, n: int, targets: list, fills: list, drop_remainder: bool) -> "Dataset":
         specs = [((n if drop_remainder else None,
                    *(t if t is not None else tuple(None for _ in (s or ())))), d)
                  for (s, d), t in zip(self._specs, targets)]
         return self._batched(n, drop_remainder, specs,
-                             lambda i, column: _pad_stack(column, targets[i], fills[i]))
+                             lambda i, column: _pad_stack(column, targets[i], fills[i]),
+                             "PaddedBatchDataset", {"n": n, "targets": [None if t is None else list(t)
+                                                                       for t in targets],
+                                                    "fills": fills, "drop_remainder": drop_remainder})
 
-    def _batched(self, n: int, drop_remainder: bool, specs: list, join) -> "Dataset":
+    def _batched(self, n: int, drop_remainder: bool, specs: list, join, kind: str,
+                 params: dict) -> "Dataset":
         """Chunks of ``n`` consecutive elements; component ``i`` of a batch is
-        ``join(i, that component of each element)`` (the last chunk may be short)."""
+        ``join(i, that component of each element)`` (the last chunk may be short);
+        ``kind``/``params``: the dataset op it is (see :meth:`_derive`)."""
         def batches(upstream, ctx):
             it = upstream()
             while True:
@@ -163,22 +178,23 @@ class Dataset:
                 if not chunk or (drop_remainder and len(chunk) < n):
                     return
                 yield tuple(join(i, column) for i, column in enumerate(zip(*chunk)))
-        return self._derive(batches, specs)
+        return self._derive(batches, kind, params, specs)
 
     def shuffle(self, buffer_size: int, seed=None, reshuffle_each_iteration=None) -> "Dataset":
         """TF's buffer shuffle: keep ``buffer_size`` elements, emit a random one, refill."""
         size = int(buffer_size)
         if size <= 0:
             raise ValueError("buffer_size must be greater than zero.")
-        seeds = get_seed(seed)
+        return self._shuffle(size, list(get_seed(seed)))
 
+    def _shuffle(self, size: int, seeds: list) -> "Dataset":
         key = object()
 
         def shuffled(upstream, ctx):
             if key not in ctx:  # one generator per initialization: each epoch reshuffles
                 ctx[key] = generator(*seeds)
             return _ShuffleEpochs(upstream, size, ctx[key])
-        return self._derive(shuffled)
+        return self._derive(shuffled, "ShuffleDataset", {"size": size, "seeds": seeds})
 
     def repeat(self, count=None) -> "Dataset":
         """The elements ``count`` times (None or -1: forever)."""
@@ -193,16 +209,17 @@ class Dataset:
                     yield e
                 if empty:
                     return
-        return self._derive(repeated)
+        return self._derive(repeated, "RepeatDataset", {"count": count})
 
     def take(self, count: int) -> "Dataset":
         count = int(count)
-        return self._derive(lambda up, ctx: up() if count < 0 else itertools.islice(up(), count))
+        return self._derive(lambda up, ctx: up() if count < 0 else itertools.islice(up(), count),
+                            "TakeDataset", {"count": count})
 
     def skip(self, count: int) -> "Dataset":
         count = int(count)
         return self._derive(lambda up, ctx: itertools.islice(up(), max(count, 0), None) if count >= 0
-                            else iter(()))
+                            else iter(()), "SkipDataset", {"count": count})
 
     def prefetch(self, buffer_size=None) -> "Dataset":
         """Accepted (elements are produced on demand, in the Session's thread)."""
@@ -212,11 +229,11 @@ class Dataset:
         """Accepted: the pipeline is recomputed from its (immutable) inputs each epoch."""
         return self
 
-    def _per_element(self, fn):
-        """``fn`` traced once into a sub-graph; returns its result structure and tensors, the
-        outer tensors it captured, and ``pairs(values, ctx)``: each parent element with
+    def _per_element(self, traced):
+        """``fn`` traced once into a sub-graph (``traced``: what :func:`_trace` returns); gives
+        its outer tensors captured and ``pairs(values, ctx)``: each parent element with
         ``fn``'s values for it (the sub-graph compiled when an iterator starts)."""
-        sub, structure, outs = _trace(fn, self._structure, self._specs)
+        sub, structure, outs = traced
         captured = list(sub.captures)
         feeds = sub.element_placeholders + [sub.captures[t] for t in captured]
         n_in, parent = len(self._inputs), self._make
@@ -229,22 +246,30 @@ class Dataset:
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None) -> "Dataset":
         """``map_func`` applied to every element (traced once into a sub-graph of graph ops)."""
-        structure, outs, captured, pairs = self._per_element(map_func)
+        return self._map(_trace(map_func, self._structure, self._specs))
+
+    def _map(self, traced) -> "Dataset":
+        structure, outs, captured, pairs = self._per_element(traced)
 
         def make(values, ctx):
             return (tuple(result) for _, result in pairs(values, ctx))
         specs = [(t._shape, t.np_dtype) for t in outs]
-        return Dataset(self._inputs + captured, structure, specs, make)
+        return Dataset(self._inputs + captured, structure, specs, make,
+                       ("MapDataset", {"fn": traced}, (self,)))
 
     def filter(self, predicate) -> "Dataset":
         """The elements for which ``predicate`` (a function of graph tensors) is True."""
-        _, outs, captured, pairs = self._per_element(predicate)
+        return self._filter(_trace(predicate, self._structure, self._specs))
+
+    def _filter(self, traced) -> "Dataset":
+        _, outs, captured, pairs = self._per_element(traced)
         if len(outs) != 1 or outs[0].dtype != _dtypes.bool or outs[0]._shape not in ((), None):
             raise ValueError("`predicate` return type must be convertible to a scalar boolean tensor.")
 
         def make(values, ctx):
             return (e for e, keep in pairs(values, ctx) if bool(keep[0]))
-        return Dataset(self._inputs + captured, self._structure, self._specs, make)
+        return Dataset(self._inputs + captured, self._structure, self._specs, make,
+                       ("FilterDataset", {"fn": traced}, (self,)))
 
     # --- element facts and iterators ----------------------------------------------------
     @property

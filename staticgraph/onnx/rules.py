@@ -216,6 +216,39 @@ def _with_shape_of(onnx_type):
     return export
 
 
+def _with_shape_input(onnx_type, data: int = 0):
+    """An op whose run-time shape vector is input ``1 - data``: ONNX wants it as int64."""
+    def export(ctx, op, ins, out):
+        shape = ctx.node("Cast", [ins[1 - data]], to=ctx.onnx_dtype(np.dtype(np.int64)))
+        ctx.node(onnx_type, [ins[data], shape], [out])
+    return export
+
+
+def _pad(ctx, op, ins, out):
+    """TF's ``[[before, after], ...]`` as ONNX's ``[b1, b2, ..., a1, a2, ...]``; the mode as ONNX
+    names it (SYMMETRIC has no ONNX form; ``wrap`` needs opset 19)."""
+    paddings, mode = op.attrs["paddings"], op.attrs.get("mode", "CONSTANT")
+    onnx_mode = {"CONSTANT": "constant", "REFLECT": "reflect", "EDGE": "edge"}.get(mode)
+    if onnx_mode is None:
+        raise ExportError(f"{op.name} ({op.type}): pad mode {mode} has no ONNX Pad mode here "
+                          f"(ONNX has constant, reflect, edge; wrap from opset 19)")
+    pads = ctx.const(np.array([b for b, _ in paddings] + [a for _, a in paddings], np.int64), "pads")
+    extra = []
+    if mode == "CONSTANT":
+        extra = [ctx.const(np.array(op.attrs.get("constant_values", 0), _out_dtype(op)), "value")]
+    ctx.node("Pad", [ins[0], pads, *extra], [out], mode=onnx_mode)
+
+
+def _shape_fact(*onnx_types):
+    """``tf.shape``/``tf.size``/``tf.rank``: ONNX's int64 answer, cast to the op's dtype."""
+    def export(ctx, op, ins, out):
+        x = ins[0]
+        for t in onnx_types:
+            x = ctx.node(t, [x])
+        ctx.node("Cast", [x], [out], to=ctx.onnx_dtype(_out_dtype(op)))
+    return export
+
+
 def _with_shape_attr(onnx_type):
     def export(ctx, op, ins, out):
         ctx.node(onnx_type, [ins[0], ctx.const(np.array(op.attrs["shape"], np.int64), "shape")],
@@ -513,6 +546,16 @@ RULES: dict[str, Rule] = {
     "SumLike": Rule("Shape + Equal + NonZero + ReduceSum + Reshape", _sum_like),
     "BroadcastLike": Rule("Shape + Expand", _with_shape_of("Expand")),
     "ReshapeLike": Rule("Shape + Reshape", _with_shape_of("Reshape")),
+    "ReshapeDynamic": Rule("Cast + Reshape", _with_shape_input("Reshape")),
+    "BroadcastToDynamic": Rule("Cast + Expand", _with_shape_input("Expand")),
+    "FillDynamic": Rule("Cast + Expand", _with_shape_input("Expand", data=1)),
+    "TileDynamic": Rule("Cast + Tile", _with_shape_input("Tile")),
+    "Range": Rule("Range", lambda ctx, op, ins, out: ctx.node("Range", ins, [out])),
+    "Shape": Rule("Shape + Cast", _shape_fact("Shape")),
+    "Size": Rule("Size + Cast", _shape_fact("Size")),
+    "Rank": Rule("Shape + Size + Cast", _shape_fact("Shape", "Size")),
+    "Pad": Rule("Pad", _pad),
+    "MirrorPad": Rule("Pad (reflect, edge)", _pad),
     "Reshape": _with_shape_attr("Reshape"),
     "ExpandDims": _axes_op("Unsqueeze", optional=False),
     "Squeeze": _axes_op("Squeeze", optional=True),

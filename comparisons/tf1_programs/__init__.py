@@ -1,0 +1,56 @@
+"""Classic TF1 programs as people port them, run unchanged but for the import line.
+
+Each ``<name>.py`` here is written against ``tensorflow.compat.v1`` (graph mode);
+``expected/<name>.txt`` is what TF 2.21 printed for it (stdout).  :func:`run` executes a
+program with ``import staticgraph as tf`` instead and returns what it printed, so a test can
+compare the two line by line.  The few lines that still differ are listed in
+:data:`KNOWN_DIFFERENCES` with the reason, so a new difference fails the test.
+
+    cnn.py      tf.data + tf.layers CNN + Adam + Saver/import_meta_graph (MNIST-shaped data)
+    charrnn.py  char-RNN: embedding_lookup + LSTMCell + dynamic_rnn + sequence_mask + clipping
+    linreg.py   variable_scope reuse + collections + exponential_decay + clip_by_global_norm
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import pathlib
+
+__all__ = ["PROGRAMS", "KNOWN_DIFFERENCES", "run", "expected"]
+
+HERE = pathlib.Path(__file__).parent
+PROGRAMS = ("cnn", "charrnn", "linreg")
+
+KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {
+    "cnn": {22: "TF 2.x prefixes every run-time error with 'Graph execution error:' and a stack "
+                "summary; this engine starts with the op's own sentence ('End of sequence')",
+            25: "checkpoint files: TF writes model.index + model.data-00000-of-00001, this engine "
+                "one model file (its own format)"},
+    "charrnn": {8: "TF's sparse softmax cross-entropy of rank-3 logits reshapes to 2-D and back "
+                   "(…/Reshape_2); here one op of any rank"},
+    "linreg": {10: "gradient tensor names: TF sums two uses with AddN, here Add",
+               11: "gradient tensor names: TF ends with a tuple/control_dependency identity"},
+}
+"""Per program: line index (0-based) of ``expected`` -> why staticgraph prints it differently."""
+
+
+def source(name: str) -> str:
+    """The program with its import switched to staticgraph (the only change)."""
+    text = (HERE / f"{name}.py").read_text()
+    text = text.replace("import tensorflow.compat.v1 as tf\n", "import staticgraph as tf\n")
+    return text.replace("tf.disable_eager_execution()\n", "")
+
+
+def run(name: str) -> list[str]:
+    """The lines the program prints on staticgraph (in a fresh default graph)."""
+    import staticgraph as tf  # noqa: PLC0415
+    tf.reset_default_graph()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source(name), str(HERE / f"{name}.py"), "exec"), {"__name__": "__main__"})  # noqa: S102
+    tf.reset_default_graph()
+    return out.getvalue().splitlines()
+
+
+def expected(name: str) -> list[str]:
+    return (HERE / "expected" / f"{name}.txt").read_text().splitlines()
