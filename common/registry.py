@@ -142,16 +142,18 @@ class OpDef:
             ``impl`` returns, written into input 0's own buffer when it fits (a fresh array
             when it does not).  Only a compiler that owns that buffer, and knows nothing
             reads it afterwards, may call it (a loop's carried TensorArray buffer).
+        tf_type: the op type TF 2 gives such a node when it differs from ``name`` (``Add`` is
+            ``AddV2``: what ``(a + b).op.type`` prints); staticgraph shows it as ``op.type``.
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "examples", "doc",
                  "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
-                 "outputs", "into")
+                 "outputs", "into", "tf_type")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
-                 sized_by_values=False, outputs=None, into=None):
+                 sized_by_values=False, outputs=None, into=None, tf_type=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -174,6 +176,7 @@ class OpDef:
         self.sized_by_values = sized_by_values
         self.outputs = outputs
         self.into = into
+        self.tf_type = tf_type or name
 
     @property
     def multi_output(self) -> bool:
@@ -242,7 +245,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           dtype_attr: str | None = None, stateful: bool = False,
           algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False,
           outputs: int | Callable[[dict], int] | None = None,
-          into: Callable | None = None) -> OpDef:
+          into: Callable | None = None, tf_type: str | None = None) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -262,7 +265,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
-               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into)
+               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into, tf_type)
     REGISTRY[name] = op
     return op
 

@@ -100,7 +100,8 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     params = convert_to_tensor(params)
     axis = 0 if axis is None else int(axis) % max(params.ndim or 1, 1)
     indices = _indices(indices)
-    return gather_index(params, (builtins.slice(None),) * axis + (indices,), name=name or "GatherV2")
+    return gather_index(params, (builtins.slice(None),) * axis + (indices,), name=name or "GatherV2",
+                        tf_type="GatherV2")
 
 
 def _indices(indices) -> Tensor:
@@ -175,7 +176,8 @@ def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001
     """``input_[begin[i] : begin[i] + size[i]]`` per dim (``size[i] = -1``: to the end)."""
     b, s = _int_list(begin, "begin"), _int_list(size, "size")
     key = tuple(Slice(i, None if n == -1 else i + n, None) for i, n in zip(b, s))
-    return apply(_R["GetItem"], (convert_to_tensor(input_),), {"key": key}, name=name or "Slice")
+    return apply(_R["GetItem"], (convert_to_tensor(input_),), {"key": key}, name=name or "Slice",
+                 tf_type="Slice")
 
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,

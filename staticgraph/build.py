@@ -153,9 +153,11 @@ def _freeze(v: Any) -> Any:
     return tuple(_freeze(i) for i in v) if isinstance(v, list) else v
 
 
-def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None) -> Tensor:
+def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
+          tf_type: str | None = None) -> Tensor:
     """Add a node for registry op ``op``; return its output Tensor (an op declaring several
-    ``outputs`` returns the tuple of them: ``split:0``, ``split:1``...)."""
+    ``outputs`` returns the tuple of them: ``split:0``, ``split:1``...).  ``tf_type``: the
+    type TF gives this node when one op serves several of TF's (see ``Operation``)."""
     graph = get_default_graph()
     attrs = {k: _freeze(v) for k, v in attrs.items()} if attrs else {}
     name = name or op.name
@@ -173,16 +175,16 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None) -> Ten
     try:
         spec = op.infer(*[Spec(t._shape, t._dtype._np) for t in tensors], **attrs)
     except ShapeError as e:
-        raise GraphShapeError(_build_message(op, name, tensors, e, site)) from None
+        raise GraphShapeError(_build_message(op, name, tensors, e, site, tf_type)) from None
     except DTypeError as e:
-        raise GraphDTypeError(_build_message(op, name, tensors, e, site)) from None
+        raise GraphDTypeError(_build_message(op, name, tensors, e, site, tf_type)) from None
     specs = spec if op.multi_output else (spec,)
     if MEMORY is not None:
         for s in specs:
             if s.shape is not None and None not in s.shape:
                 _check_fits(op, name, s, site)
     node = graph.create_op(op.name, tensors, attrs, [(s.shape, s.dtype) for s in specs], name=name,
-                           op_def=op, site=site, exact_name=True)
+                           op_def=op, site=site, exact_name=True, tf_type=tf_type)
     return node.outputs if op.multi_output else node.outputs[0]
 
 
@@ -207,10 +209,11 @@ def _check_fits(op: OpDef, name: str, spec: Spec, site: str) -> None:
             f"({op.name})\n  created at {site}"))
 
 
-def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str) -> str:
+def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str,
+                   tf_type: str | None = None) -> str:
     """TF's sentence first (when the rule gave one), then ours: op, shapes, the user's line."""
     shapes = ", ".join(f"{fmt_shape(t._shape)} ({t.dtype.name})" for t in tensors)
-    ours = (f"{err}\n  in op '{name}' ({op.name}) with input shapes: {shapes}\n"
+    ours = (f"{err}\n  in op '{name}' ({tf_type or op.tf_type}) with input shapes: {shapes}\n"
             f"  created at {site}")
     reason = getattr(err, "tf", None)
     if reason is None:
@@ -218,7 +221,7 @@ def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str) -> 
     dtype = tensors[0].dtype.tf_name.upper() if tensors else "FLOAT"
     args = ", ".join(t.op.name if t.value_index == 0 else t.name for t in tensors)
     tf_shapes = ", ".join(_tf_shape(t._shape) for t in tensors)
-    return (f"{reason} for '{{{{node {name}}}}} = {op.name}[T=DT_{dtype}]({args})' with input "
+    return (f"{reason} for '{{{{node {name}}}}} = {tf_type or op.tf_type}[T=DT_{dtype}]({args})' with input "
             f"shapes: {tf_shapes}.\n{ours}")
 
 

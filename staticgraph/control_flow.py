@@ -258,7 +258,7 @@ def _control_op(graph: Graph, types: tuple[str, str], inputs, attrs, specs, scop
     in a body) make the node itself wait on them.
     """
     waits = list(dict.fromkeys(d for r in regions for d in r.graph.control_captures))
-    stateful = any(is_stateful(o) and o.type not in _STATELESS
+    stateful = any(is_stateful(o) and o.kind not in _STATELESS
                    for r in regions for o in r.graph._ops)
     op = graph.create_op(types[0] if stateful else types[1], inputs, attrs,
                          [*specs, (None, np.object_)],
@@ -282,7 +282,7 @@ def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None =
     simplify pass removes the Identity steps (``Identity(x) -> x``): they cost nothing.
     """
     graph = op.graph
-    if op.type in LOOP_TYPES:
+    if op.kind in LOOP_TYPES:
         for _ in range(2):
             graph.unique_name("Identity")
     outs = [identity(t, name="Identity") for t in op.outputs[:len(flatten(structure))]]
@@ -302,7 +302,7 @@ def region_effects(op: Operation) -> Effects:
 def regions_of(op: Operation) -> tuple:
     """A While's (cond, body) or an If's (false, true) regions."""
     a = op.attrs
-    return (a["cond"], a["body"]) if op.type in LOOP_TYPES else a["branches"]
+    return (a["cond"], a["body"]) if op.kind in LOOP_TYPES else a["branches"]
 
 
 def keeps_trace(op: Operation, ctx: LowerContext):

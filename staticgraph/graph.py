@@ -171,16 +171,23 @@ class Tensor:
 
 
 class Operation:
-    """A node: ``type`` with registry ``op_def`` (None for structural kinds), inputs, attrs."""
+    """A node: ``kind`` with registry ``op_def`` (None for structural kinds), inputs, attrs.
 
-    __slots__ = ("graph", "name", "type", "op_def", "inputs", "attrs", "outputs",
+    ``kind`` is what the engine runs (a registry op's name, or a structural kind); ``type``
+    is what TF 2 calls such a node (``AddV2`` for ``Add``, ``StridedSlice`` for ``GetItem``,
+    ``GatherV2`` for a gather made with it): the two differ only where our op set is
+    organised differently from TF's, and only ``type`` is shown to users."""
+
+    __slots__ = ("graph", "name", "kind", "type", "op_def", "inputs", "attrs", "outputs",
                  "control_inputs", "site", "index", "_device", "__weakref__")
 
     def __init__(self, graph: "Graph", name: str, type_: str, op_def, inputs: tuple,
-                 attrs: dict, specs: list, control_inputs: tuple, site: str, index: int):
+                 attrs: dict, specs: list, control_inputs: tuple, site: str, index: int,
+                 tf_type: str | None = None):
         self.graph = graph
         self.name = name
-        self.type = type_
+        self.kind = type_
+        self.type = tf_type or (op_def.tf_type if op_def is not None else type_)
         self.op_def = op_def
         self.inputs = tuple(inputs)
         self.attrs = attrs
@@ -231,11 +238,13 @@ class Graph:
     # --- building -----------------------------------------------------------------
     def create_op(self, type_: str, inputs, attrs: dict, specs: list, name: str | None = None,
                   op_def=None, control_inputs=(), site: str | None = None,
-                  exact_name: bool = False) -> Operation:
+                  exact_name: bool = False, tf_type: str | None = None) -> Operation:
         """Add a node; ``specs`` are (shape, dtype) per output. The single way nodes are made.
 
         ``exact_name``: ``name`` is already unique and scoped (taken by a ``name_scope``);
         a name ending in "/" is such a scope name too (TF's rule: ``group(name=scope)``).
+        ``tf_type``: the type TF shows for this node when the op's own ``tf_type`` does not
+        say it (one op serving several TF ops: ``GetItem`` as ``GatherV2`` or ``Slice``).
         """
         if name is not None and name.endswith("/"):
             name, exact_name = name[:-1], True
@@ -249,7 +258,7 @@ class Graph:
                 deps = self.capture_control(deps)
         name = name if exact_name else self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
-                       deps, site or creation_site(), len(self._ops))
+                       deps, site or creation_site(), len(self._ops), tf_type)
         if self._device_stack:
             op._device = _device.device_for(self._device_stack, op)
         self._ops.append(op)

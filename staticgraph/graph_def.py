@@ -103,7 +103,7 @@ def _emit(graph: Graph, prefix: str, outer: dict, nodes: list) -> None:
     names: dict[Operation, str] = {op: prefix + op.name for op in graph._ops}
     for op in graph._ops:
         inputs = [_input_name(t, names) for t in op.inputs]
-        regions = regions_of(op) if op.type in CONTROL_FLOW_TYPES else ()
+        regions = regions_of(op) if op.kind in CONTROL_FLOW_TYPES else ()
         for r in regions:
             scope = f"{names[op]}/{r.graph.name}/"
             feeds = {a.op: _input_name(x, names) for a, x in zip(r.args, op.inputs)}

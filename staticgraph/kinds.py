@@ -122,12 +122,12 @@ def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
 
 def kind_of(op: Operation) -> Kind | None:
     """The declaration of a structural node (None for registry ops)."""
-    return KINDS.get(op.type)
+    return KINDS.get(op.kind)
 
 
 def effects(op: Operation) -> Effects:
     """The variables ``op`` reads and writes (registry ops: none)."""
-    kind = KINDS.get(op.type) if op.op_def is None else None
+    kind = KINDS.get(op.kind) if op.op_def is None else None
     return kind.effects(op) if kind is not None and kind.effects is not None else NO_EFFECTS
 
 
@@ -135,7 +135,7 @@ def is_stateful(op: Operation) -> bool:
     """Does ``op``'s value depend on or change state (never recomputed, merged or dropped)?"""
     if op.op_def is not None:
         return op.op_def.stateful
-    kind = KINDS.get(op.type)
+    kind = KINDS.get(op.kind)
     return kind is not None and kind.stateful
 
 
@@ -146,7 +146,7 @@ def lower(op: Operation, ctx: LowerContext):
             return functools.partial(op.op_def.impl, rng=ctx.state.generator(op), **op.attrs)
         attrs = _not_default(op.attrs, op.op_def.defaults)
         return functools.partial(op.op_def.impl, **attrs) if attrs else op.op_def.impl
-    kind = KINDS.get(op.type)
+    kind = KINDS.get(op.kind)
     if kind is None:
         raise NotImplementedError(f"no lowering for node type {op.type!r} ({op.name})")
     return kind.lower(op, ctx)
@@ -212,12 +212,12 @@ class VariableHandle(NamedTuple):
 def handle_op(handle) -> Operation:
     """The VarHandleOp behind a handle tensor (through the placeholders that capture it)."""
     op = handle.op
-    while op.type == "Placeholder" and getattr(op.graph, "captures", None):
+    while op.kind == "Placeholder" and getattr(op.graph, "captures", None):
         outer = next((o for o, i in op.graph.captures.items() if i is handle), None)
         if outer is None:
             break
         handle, op = outer, outer.op
-    if op.type != "VarHandleOp":
+    if op.kind != "VarHandleOp":
         raise TypeError(f"{handle.name} is not a variable handle (made by {op.type} '{op.name}')")
     return op
 

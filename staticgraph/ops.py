@@ -93,7 +93,8 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None
         a = _swap_last(a)
     if transpose_b:
         b = _swap_last(b)
-    return apply(_R["MatMul"], (a, b), {}, name=name)
+    batched = a.ndim is None or b.ndim is None or a.ndim > 2 or b.ndim > 2
+    return apply(_R["MatMul"], (a, b), {}, name=name, tf_type="BatchMatMulV2" if batched else None)
 
 
 def _swap_last(x: Tensor) -> Tensor:
@@ -262,12 +263,14 @@ def unstack(value, num=None, axis=0, name="unstack"):
     return list(apply(_R["Unpack"], (value,), {"num": int(n), "axis": axis}, name=name or "unstack"))
 
 
-def gather_index(x, key, name=None):
-    """``x[key]`` (ints, slices, None, ..., integer arrays/tensors): the GetItem op."""
+def gather_index(x, key, name=None, tf_type=None):
+    """``x[key]`` (ints, slices, None, ..., integer arrays/tensors): the GetItem op, shown as
+    TF's ``StridedSlice`` unless ``tf_type`` says which TF op made it (``GatherV2``...)."""
     x = convert_to_tensor(x)
     spec, arrays = encode_index(key, is_array=lambda k: isinstance(k, (list, np.ndarray, Tensor)))
     arrays = [a if isinstance(a, Tensor) else constant(np.asarray(a), name="index") for a in arrays]
-    return apply(_R["GetItem"], (x, *arrays), {"key": spec}, name=name or "strided_slice")
+    return apply(_R["GetItem"], (x, *arrays), {"key": spec}, name=name or "strided_slice",
+                 tf_type=tf_type)
 
 
 # --- reductions -------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 JSON layout (one entry per op, creation order)::
 
     {"format": "staticgraph/2",
-     "ops": [{"name": "Add", "type": "Add", "inputs": ["x:0", "Add/y:0"], "control": [],
+     "ops": [{"name": "Add", "type": "AddV2", "kind": "Add", "inputs": ["x:0", "Add/y:0"], "control": [],
               "attrs": {...}, "outputs": [{"shape": [null, 3], "dtype": "<f4"}], "site": "...",
               "device": "/job:worker/task:0"}],                     (device: only when set)
      "grad_programs": {"while": {...}},
@@ -137,7 +137,7 @@ def _shape_out(s):
 
 
 def _ops(graph: Graph) -> list[dict]:
-    return [{"name": op.name, "type": op.type, "inputs": [t.name for t in op.inputs],
+    return [{"name": op.name, "type": op.type, "kind": op.kind, "inputs": [t.name for t in op.inputs],
              "control": [c.name for c in op.control_inputs],
              "attrs": {k: _enc(v) for k, v in op.attrs.items()},
              "outputs": [{"shape": _shape_out(t._shape), "dtype": _dtype_name(t.dtype)}
@@ -212,11 +212,12 @@ def _load_ops(ops: list[dict], graph: Graph) -> None:
     for d in ops:
         for k in range(d["name"].count("/") + 1):  # reserve the name and its scopes
             graph._names_in_use.setdefault("/".join(d["name"].split("/")[:k + 1]).lower(), 1)
-        graph.create_op(d["type"], [graph.get_tensor_by_name(n) for n in d["inputs"]],
+        kind = d.get("kind", d["type"])
+        graph.create_op(kind, [graph.get_tensor_by_name(n) for n in d["inputs"]],
                         {k: _dec(v, graph) for k, v in d["attrs"].items()},
                         [(None if o["shape"] is None else tuple(o["shape"]), _dtype(o["dtype"]))
                          for o in d["outputs"]],
-                        name=d["name"], op_def=REGISTRY.get(d["type"]),
+                        name=d["name"], op_def=REGISTRY.get(kind), tf_type=d["type"],
                         control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
                         site=d["site"], exact_name=True)._device = d.get("device", "")
 
@@ -224,14 +225,14 @@ def _load_ops(ops: list[dict], graph: Graph) -> None:
 def _load_grad_programs(table: dict, graph: Graph) -> None:
     for name, progs in table.items():
         op = graph.get_operation_by_name(name)
-        regions = regions_of(op)[1:] if op.type in LOOP_TYPES else regions_of(op)   # a loop: its body
+        regions = regions_of(op)[1:] if op.kind in LOOP_TYPES else regions_of(op)   # a loop: its body
         loaded = []
         for p, region in zip(progs, regions):
             g = GradProgram.__new__(GradProgram)
             for field in GradProgram.__slots__:
                 setattr(g, field, [region.graph.get_tensor_by_name(n) for n in p[field]])
             loaded.append(g)
-        graph.grad_programs[name] = loaded[0] if op.type in LOOP_TYPES else tuple(loaded)
+        graph.grad_programs[name] = loaded[0] if op.kind in LOOP_TYPES else tuple(loaded)
 
 
 def _load_region(d: dict, outer: Graph) -> Region:

@@ -40,14 +40,14 @@ def constant_value(t: Any, _depth: int = 0) -> np.ndarray | None:
     if not isinstance(t, Tensor):
         return None if hasattr(t, "_as_graph_element") else np.asarray(t)
     op = t.op
-    if op.type == "Const":
+    if op.kind == "Const":
         return op.attrs["value"]
-    if op.type in ("Shape", "Size", "Rank"):
+    if op.kind in ("Shape", "Size", "Rank"):
         s = op.inputs[0]._shape
-        if s is None or (op.type != "Rank" and None in s):
+        if s is None or (op.kind != "Rank" and None in s):
             return None
         return np.asarray(op.op_def.impl(np.broadcast_to(np.empty((), np.int8), s), **op.attrs))
-    if op.type == "GetItem":
+    if op.kind == "GetItem":
         vs = [constant_value(i, _depth + 1) for i in op.inputs]
         return None if any(v is None for v in vs) else vs[0][decode_index(op.attrs["key"], vs[1:])]
     return _evaluated(op, _depth)
@@ -87,16 +87,16 @@ def constant_value_as_shape(t: Tensor) -> tuple | None:
     if value is not None:
         return tuple(int(d) for d in np.reshape(value, -1))
     op = t.op
-    if op.type == "Shape":
+    if op.kind == "Shape":
         return op.inputs[0]._shape
-    if op.type == "Pack" and op.attrs.get("axis", 0) == 0:
+    if op.kind == "Pack" and op.attrs.get("axis", 0) == 0:
         return tuple(_entry(x) for x in op.inputs)
-    if op.type == "ConcatV2":
+    if op.kind == "ConcatV2":
         parts = [constant_value_as_shape(x) for x in op.inputs]
         return None if any(p is None for p in parts) else sum(parts, ())
-    if op.type == "Cast":
+    if op.kind == "Cast":
         return constant_value_as_shape(op.inputs[0])
-    if op.type == "GetItem" and len(op.inputs) == 1 and op.inputs[0].op.type == "Shape":
+    if op.kind == "GetItem" and len(op.inputs) == 1 and op.inputs[0].op.kind == "Shape":
         whole = op.inputs[0].op.inputs[0]._shape
         key = op.attrs["key"]
         if whole is not None and len(key) == 1 and not isinstance(key[0], int):

@@ -200,5 +200,5 @@ def test_shape_only_readers_do_not_pin_a_buffer_and_unknown_batch_dims_still_run
             W: rng.standard_normal((3, 4)).astype(np.float32),
             b: rng.standard_normal(4).astype(np.float32)}
     got, src = run_both(fetches, feed)
-    add_line = next(line for line in src.splitlines() if "# Add 'add'" in line)
+    add_line = next(line for line in src.splitlines() if "# AddV2 'add'" in line)
     assert "out=" in add_line and "SumLike" in src

@@ -78,7 +78,7 @@ def test_simplify_removes_neutral_elements_only_when_bit_exact():
     gone = [x * 1.0, 1.0 * x, x / 1.0, x + (-0.0), x - 0.0, i + 0, 0 + i, tf.ones_like(x) * x]
     text, fetched, report = optimise(kept + gone, [x, i])
     assert fetched[3:] == ["x:0"] * 5 + ["i:0", "i:0", "x:0"]
-    assert text.count("= Add(") == 1 and text.count("= Sub(") == 1 and text.count("= Mul(") == 1
+    assert text.count("= AddV2(") == 1 and text.count("= Sub(") == 1 and text.count("= Mul(") == 1
     assert len(report.changed("simplify")) == len(gone)
 
 
@@ -197,20 +197,20 @@ def test_golden_before_and_after_the_seeds_gradient_example():
     before, _, _ = optimise(fetches, [x, w], fold=False, simplify=False, cse=False, dce=False)
     after, fetched, _ = optimise(fetches, [x, w])
     assert before == """\
-%Add = Add(%w, %x)  # float32[1]
+%Add = AddV2(%w, %x)  # float32[1]
 %Add_1/y = Const(value=1.0)  # float32[]
-%Add_1 = Add(%w, %Add_1/y)  # float32[1]
+%Add_1 = AddV2(%w, %Add_1/y)  # float32[1]
 %Mul = Mul(%Add, %Add_1)  # float32[1]
 %gradients/grad_ys_0 = OnesLike(%Mul)  # float32[1]
 %gradients/Mul_grad/Mul = Mul(%gradients/grad_ys_0, %Add_1)  # float32[1]
 %gradients/Mul_grad/Mul_1 = Mul(%gradients/grad_ys_0, %Add)  # float32[1]
-%gradients/Add = Add(%gradients/Mul_grad/Mul_1, %gradients/Mul_grad/Mul)  # float32[1]"""
+%gradients/Add = AddV2(%gradients/Mul_grad/Mul_1, %gradients/Mul_grad/Mul)  # float32[1]"""
     assert after == """\
-%Add = Add(%w, %x)  # float32[1]
+%Add = AddV2(%w, %x)  # float32[1]
 %Add_1/y = Const(value=1.0)  # float32[]
-%Add_1 = Add(%w, %Add_1/y)  # float32[1]
+%Add_1 = AddV2(%w, %Add_1/y)  # float32[1]
 %Mul = Mul(%Add, %Add_1)  # float32[1]
-%gradients/Add = Add(%Add, %Add_1)  # float32[1]"""
+%gradients/Add = AddV2(%Add, %Add_1)  # float32[1]"""
     assert fetched == ["Mul:0", "gradients/Add:0", "Add_1:0"]     # dy/dx is w + 1 itself
 
 

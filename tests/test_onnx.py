@@ -73,7 +73,7 @@ def test_every_rule_matches_the_op_in_onnxruntime(name, k, unknown_dims):
     if RULES[name].load is not None:             # and back: import_graph reads the rule backwards
         imported = sgo.import_graph(model)
         back_op = _loaders()[RULES[name].onnx][0].name       # StopGradient comes back as Identity
-        assert back_op in [o.type for o in imported.graph.get_operations()]
+        assert back_op in [o.kind for o in imported.graph.get_operations()]
         with tf.Session(graph=imported.graph) as sess:
             back = sess.run(imported.outputs[y.name], {imported.inputs[p.name]: a
                                                        for p, a in zip(phs, args)})
@@ -287,7 +287,7 @@ def test_import_roundtrip_mlp_loop_and_cond(tmp_path):
         sess.run(tf.global_variables_initializer())
         sgo.export(sess, [probs, first, second, picked], [x, n], str(path))
         imported = sgo.import_graph(str(path))
-        types = [op.type for op in imported.graph.get_operations()]
+        types = [op.kind for op in imported.graph.get_operations()]
         assert "StatelessWhile" in types and "StatelessIf" in types and "VariableV2" not in types
         with tf.Session(graph=imported.graph) as s2:
             for sign in (1.0, -1.0):

@@ -26,13 +26,13 @@ def test_print_graph_nests_loop_and_branch_bodies():
     return %Less
   body(%arg_0, %arg_1) captures %capture_w = %w:
     %add/y = Const(value=1)  # int32[]
-    %add = Add(%arg_0, %add/y)  # int32[]
+    %add = AddV2(%arg_0, %add/y)  # int32[]
     %Greater/y = Const(value=3.0)  # float32[]
     %Greater = Greater(%arg_1, %Greater/y)  # bool[]
     %cond, %cond:1 = StatelessIf(%Greater, %arg_1, %capture_w, captured=(%arg_1, %capture_w))  # float32[], string<unknown>
       false() captures %capture_arg_1 = %arg_1:
         %add/y = Const(value=1.0)  # float32[]
-        %add = Add(%capture_arg_1, %add/y)  # float32[]
+        %add = AddV2(%capture_arg_1, %add/y)  # float32[]
         return %add
       true() captures %capture_arg_1 = %arg_1, %capture_capture_w = %capture_w:
         %mul = Mul(%capture_arg_1, %capture_capture_w)  # float32[]

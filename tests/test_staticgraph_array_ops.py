@@ -100,7 +100,7 @@ def test_shape_of_unknown_dims_is_computed_at_run_time_and_folds_when_known():
         a, b, c, d = s.run([flat, z, r, g], {x: np.ones((7, 3))})
     assert a.shape == (7, 3) and b.shape == (7, 4) and c.shape == (7, 3) and (d == 2.0).all()
     doubled = tf.reshape(x, tf.stack([n * 3, -1]))  # arithmetic on run-time dims: TF's Reshape
-    assert doubled.op.type == "ReshapeDynamic" and doubled.shape.as_list() == [None, None]
+    assert doubled.op.type == "Reshape" and doubled.shape.as_list() == [None, None]
     with tf.Session() as s:
         assert s.run(doubled, {x: np.ones((4, 3))}).shape == (12, 1)
 

@@ -44,7 +44,7 @@ def test_constant_inputs_live_in_the_op_scope():
     z = tf.add(x, 1.0)
     names = [op.name for op in tf.get_default_graph().get_operations()]
     assert names == ["x", "add/y", "add", "Add_1/y", "Add_1"]
-    assert y.op.inputs[1].op.name == "add/y" and z.op.type == "Add"
+    assert y.op.inputs[1].op.name == "add/y" and z.op.type == "AddV2"
     assert [t.op.name for t in (x - 1.0, x * 2.0, x / 2.0, x ** 2.0, 2.0 - x, -x, x < 1.0)] == \
         ["sub", "mul", "truediv", "pow", "sub_1", "Neg", "Less"]
 
@@ -146,7 +146,7 @@ def test_build_time_shape_error_names_op_shapes_and_line():
 
 def test_build_time_broadcast_error_with_unknown_dims():
     x = tf.placeholder(tf.float32, shape=(None, 3))
-    with pytest.raises(ValueError, match=r"cannot be broadcast[\s\S]*in op 'add' \(Add\)"):
+    with pytest.raises(ValueError, match=r"cannot be broadcast[\s\S]*in op 'add' \(AddV2\)"):
         x + tf.ones((4,))
 
 
@@ -183,7 +183,7 @@ def test_build_time_dtype_error_names_the_op():
     with pytest.raises(TypeError) as info:
         apply(REGISTRY["Add"], (s, tf.ones((2,))), {})
     assert isinstance(info.value, tf.errors.GraphDTypeError)
-    assert "do not combine" in str(info.value) and "in op 'Add' (Add)" in str(info.value)
+    assert "do not combine" in str(info.value) and "in op 'Add' (AddV2)" in str(info.value)
 
 
 def test_feed_key_must_be_a_tensor_of_the_graph():

@@ -70,7 +70,7 @@ def _reshape_dynamic_infer(x: Spec, shape: Spec) -> Spec:
 defop("ReshapeDynamic", _reshape_dynamic, _reshape_dynamic_infer, inputs=("x", "shape"),
       fname="reshape_dynamic", aliases=(0,), sized_by_values=True, torch_name="ViewBackward0",
       examples=(E(((2, 3), np.array([3, 2]))), E(((2, 3), np.array([-1, 1, 2], np.int32)))),
-      grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape), None))
+      grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape), None), tf_type="Reshape")
 
 # --- fill a run-time shape with a scalar ------------------------------------------------------
 
@@ -93,7 +93,7 @@ def _fill_dynamic_infer(dims: Spec, value: Spec) -> Spec:
 defop("FillDynamic", _fill_dynamic, _fill_dynamic_infer, inputs=("dims", "value"),
       fname="fill_dynamic", sized_by_values=True, torch_name="FillBackward0",
       examples=(E((np.array([2, 3]), ())), E((np.array([4], np.int32), ()))),
-      grads=(None, lambda F, g: F.sum(g, axis=None)))
+      grads=(None, lambda F, g: F.sum(g, axis=None)), tf_type="Fill")
 
 # --- broadcast to a run-time shape ------------------------------------------------------------
 
@@ -107,7 +107,7 @@ defop("BroadcastToDynamic", _broadcast_to_dynamic,
       inputs=("x", "shape"), fname="broadcast_to_dynamic", aliases=(0,), sized_by_values=True,
       torch_name="ExpandBackward0",
       examples=(E(((3,), np.array([2, 3]))), E(((2, 1), np.array([2, 4])))),
-      grads=(lambda F, g, x_shape: F.sum_like(g, x_shape), None))
+      grads=(lambda F, g, x_shape: F.sum_like(g, x_shape), None), tf_type="BroadcastTo")
 
 # --- tile by run-time multiples; the gradient pair TileLike / TileSumLike ----------------------
 # ``TileSumLike(g, ref)`` sums the copies in ``g`` down to ``ref``'s shape, ``TileLike(x, ref)``
@@ -149,7 +149,7 @@ def _tile_sum_like(g, ref):
 defop("TileDynamic", _tile_dynamic, _tile_dynamic_infer, inputs=("x", "multiples"),
       fname="tile_dynamic", sized_by_values=True, torch_name="RepeatBackward0",
       examples=(E(((2, 3), np.array([2, 1]))), E(((2, 1, 2), np.array([1, 3, 2])))),
-      grads=(lambda F, g, x_shape: F.tile_sum_like(g, x_shape), None))
+      grads=(lambda F, g, x_shape: F.tile_sum_like(g, x_shape), None), tf_type="Tile")
 defop("TileLike", _tile_like, lambda x, ref: Spec(ref.shape, x.dtype), inputs=("x", "ref"),
       fname="tile_like", shape_only=(1,), torch_name="RepeatBackward0",
       examples=(E(((2, 3), (4, 3))), E(((2, 1, 2), (2, 3, 4)))),

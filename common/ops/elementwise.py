@@ -75,7 +75,7 @@ POSITIVE = (E((pos(()),)), E((pos((4,)),)), E((pos((2, 3)),)))
 defop("Add", np.add, binary, inputs=("a", "b"), fname="add", examples=BINARY,
       algebra=Algebra(neutral=(-0.0, -0.0)),
       grads=(lambda F, g, a_shape: ub(F, g, a_shape),
-             lambda F, g, b_shape: ub(F, g, b_shape)))
+             lambda F, g, b_shape: ub(F, g, b_shape)), tf_type="AddV2")
 
 defop("Sub", np.subtract, binary, inputs=("a", "b"), fname="sub", examples=BINARY,
       algebra=Algebra(neutral=(None, 0.0)),

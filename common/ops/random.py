@@ -192,13 +192,13 @@ def _dynamic_infer(shape: Spec, dtype, **_) -> Spec:
 _DYNAMIC = (E((np.array([3, 2], np.int32),), {"dtype": _F32, **_SEEDS}),)
 defop("RandomStandardNormalDynamic", _dynamic(_standard_normal), _dynamic_infer, inputs=("shape",),
       fname="random_standard_normal_dynamic", stateful=True, dtype_attr="dtype",
-      sized_by_values=True, examples=_DYNAMIC)
+      sized_by_values=True, examples=_DYNAMIC, tf_type="RandomStandardNormal")
 defop("TruncatedNormalDynamic", _dynamic(_truncated_normal), _dynamic_infer, inputs=("shape",),
       fname="truncated_normal_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
-      examples=_DYNAMIC)
+      examples=_DYNAMIC, tf_type="TruncatedNormal")
 defop("RandomUniformDynamic", _dynamic(_uniform), _dynamic_infer, inputs=("shape",),
       fname="random_uniform_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
-      examples=_DYNAMIC)
+      examples=_DYNAMIC, tf_type="RandomUniform")
 
 
 def _uniform_int_dynamic(shape, dtype, minval, maxval, seed=None, seed2=None, rng=None):
@@ -216,4 +216,4 @@ def _uniform_int_dynamic_infer(shape: Spec, dtype, minval, maxval, **_) -> Spec:
 defop("RandomUniformIntDynamic", _uniform_int_dynamic, _uniform_int_dynamic_infer, inputs=("shape",),
       fname="random_uniform_int_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
       examples=(E((np.array([5], np.int32),), {"dtype": np.dtype(np.int32), "minval": -2, "maxval": 3,
-                                              **_SEEDS}),))
+                                              **_SEEDS}),), tf_type="RandomUniformInt")

@@ -388,7 +388,7 @@ defop("GetItem", _getitem, _getitem_infer, inputs=("*xs",), fname="getitem",
                 E(((4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
                 E(((4, 3), ints((2,), 3)), {"key": (FULL, ARRAY)}),
                 E(((4, 3),), {"key": (None, Ellipsis, 0)})),
-      grads=(_getitem_grad,))
+      grads=(_getitem_grad,), tf_type="StridedSlice")
 defop("ScatterLike", _scatter_like, _scatter_like_infer, inputs=("*xs",), fname="scatter_like",
       shape_only=(1,),
       torch_name="IndexPutBackward0",

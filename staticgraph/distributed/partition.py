@@ -193,9 +193,9 @@ def _copy(g: Graph, op: Operation, inputs: list, control: list) -> Operation:
     if any(isinstance(v, (Region, tuple, Operation, Tensor)) for v in attrs.values()):
         mapped = dict(zip(op.inputs, inputs))
         attrs = {k: _localize(v, mapped, g) for k, v in attrs.items()}
-    new = g.create_op(op.type, inputs, attrs, [(o._shape, o.np_dtype) for o in op.outputs],
+    new = g.create_op(op.kind, inputs, attrs, [(o._shape, o.np_dtype) for o in op.outputs],
                       name=op.name, op_def=op.op_def, control_inputs=control, site=op.site,
-                      exact_name=True)
+                      exact_name=True, tf_type=op.type)
     new._device = op.device
     if op.name in op.graph.grad_programs:            # a loop's or branch's gradient program
         g.grad_programs[op.name] = op.graph.grad_programs[op.name]

@@ -155,9 +155,9 @@ class _Exporter:
 
     def emit(self, scope: Scope, op: Operation) -> None:
         self.current = op
-        kind = op.type
+        kind = op.kind
         for t in op.inputs:
-            if t.op.type in CONTROL_FLOW_TYPES and t is t.op.outputs[-1]:
+            if t.op.kind in CONTROL_FLOW_TYPES and t is t.op.outputs[-1]:
                 raise ExportError(f"{op.name} ({kind}) is not exportable to ONNX: it reads the "
                                   f"per-iteration trace of {t.op.name} (a gradient of control "
                                   f"flow); ONNX has no such value -- export the forward graph")

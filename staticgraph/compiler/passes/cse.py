@@ -36,7 +36,7 @@ def _attr_key(v: Any) -> Hashable:
 def _key(op: Operation) -> Hashable | None:
     """What makes two ops interchangeable, or None when ``op`` must not be merged."""
     outs = tuple([(t._shape, id(t._dtype)) for t in op.outputs])   # DTypes are interned
-    if op.type == "Const":
+    if op.kind == "Const":
         v = op.attrs["value"]
         if not isinstance(v, np.ndarray) or v.nbytes > MAX_CONST_BYTES:
             return None
@@ -45,7 +45,7 @@ def _key(op: Operation) -> Hashable | None:
         attrs = tuple(sorted([(k, _attr_key(v)) for k, v in op.attrs.items()])) if op.attrs else ()
     except TypeError:
         return None
-    return (op.type, tuple([id(t) for t in op.inputs]), attrs, outs)
+    return (op.kind, tuple([id(t) for t in op.inputs]), attrs, outs)
 
 
 def cse(prog: Program) -> Program:

@@ -97,7 +97,7 @@ def _neutral(op: Operation, a: Tensor, b: Tensor, P: dict) -> Tensor | None:
 def _involution(op, x, P):
     """f(f(x)) is x bit for bit (ints wrap both ways); bools are left alone (numpy refuses Neg)."""
     inner = P.get(x)
-    if inner is None or inner.type != op.type or x.np_dtype.kind == "b":
+    if inner is None or inner.kind != op.kind or x.np_dtype.kind == "b":
         return None
     return inner.inputs[0]
 
@@ -117,7 +117,7 @@ def _transpose(op, x, P):
         return None
     p = _perm(op.attrs.get("perm"), rank)
     inner = P.get(x)
-    if inner is not None and inner.type == op.type and is_pure(inner):
+    if inner is not None and inner.kind == op.kind and is_pure(inner):
         q = _perm(inner.attrs.get("perm"), rank)
         x, p = inner.inputs[0], tuple(q[i] for i in p)
     if p == tuple(range(rank)):
@@ -125,7 +125,7 @@ def _transpose(op, x, P):
     if x is op.inputs[0]:
         return None
     out = op.outputs[0]
-    return new_op(op, op.type, (x,), {"perm": p}, (out._shape, out.np_dtype), "merged")
+    return new_op(op, op.kind, (x,), {"perm": p}, (out._shape, out.np_dtype), "merged")
 
 
 def _same_shape(op, x, P):
@@ -145,7 +145,7 @@ def _reshape(op, x, P):
     if inner is None or not _algebra(inner).reshape or not is_pure(inner):
         return None
     out = op.outputs[0]
-    return new_op(op, op.type, (inner.inputs[0],), dict(op.attrs), (out._shape, out.np_dtype),
+    return new_op(op, op.kind, (inner.inputs[0],), dict(op.attrs), (out._shape, out.np_dtype),
                   "merged")
 
 
