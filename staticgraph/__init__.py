@@ -50,8 +50,10 @@ from .session import InteractiveSession, Session, get_default_session
 from .shape import TensorShape
 from .sources import Print, group, no_op, placeholder, placeholder_with_default
 from .sources import print_op as print  # noqa: A004  (tf.print)
-from .variables import (Variable, global_variables, global_variables_initializer,
-                        initialize_all_variables, trainable_variables, variables_initializer)
+from .variables import (Variable, assign, assign_add, assign_sub, global_variables,
+                        global_variables_initializer, initialize_all_variables,
+                        is_variable_initialized, report_uninitialized_variables,
+                        trainable_variables, variables_initializer)
 from . import layers, losses, summary  # noqa: E402,F401
 from . import data, initializers, random  # noqa: E402,F401
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,  # noqa: E402
@@ -100,6 +102,8 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
+           "assign", "assign_add", "assign_sub", "is_variable_initialized",
+           "report_uninitialized_variables",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "losses", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",

@@ -135,11 +135,14 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         shape = "" if self._shape is None else f"shape={self.shape}, "
         return f'Tensor("{self.name}", {shape}dtype={self._dtype.name})'
 
-    __str__ = __repr__
+    def __repr__(self) -> str:
+        """TF's repr (what a list of tensors prints): ``<tf.Tensor 'x:0' shape=(2,) dtype=float32>``."""
+        shape = "<unknown>" if self._shape is None else self.shape
+        return f"<tf.Tensor '{self.name}' shape={shape} dtype={self._dtype.name}>"
 
 
 class Operation:
@@ -391,7 +394,7 @@ class Graph:
         return self._collections.setdefault(name, [])
 
     def get_all_collection_keys(self) -> list[str]:
-        return [k for k, v in self._collections.items() if v]
+        return [k for k, v in self._collections.items() if v and isinstance(k, str)]
 
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)

@@ -4,12 +4,12 @@ from __future__ import annotations
 from common import REGISTRY
 
 from .build import apply, convert_to_tensor
-from .math_ops import top_k  # noqa: F401  (tf.nn.top_k)
+from .math_ops import in_top_k, log_sigmoid, top_k  # noqa: F401  (tf.nn.top_k, in_top_k)
 from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: F401  (re-exported)
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "sigmoid_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "sigmoid_cross_entropy_with_logits",
            "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
 
 
@@ -97,6 +97,13 @@ def leaky_relu(features, alpha=0.2, name=None):
 def relu6(features, name=None):
     from .ops import minimum  # noqa: PLC0415
     return minimum(relu(features), 6.0, name=name or "Relu6")
+
+
+def softsign(features, name=None):
+    """``x / (1 + |x|)``."""
+    from .ops import abs, add, truediv  # noqa: PLC0415,A004
+    x = convert_to_tensor(features)
+    return truediv(x, add(abs(x), 1), name=name or "Softsign")
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):

@@ -26,7 +26,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
            "logical_not", "transpose", "reshape", "broadcast_to", "squeeze", "expand_dims",
            "concat", "stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
            "reduce_min", "cast", "identity", "stop_gradient", "zeros", "ones", "fill",
-           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "div"]
+           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index"]
 
 _R = REGISTRY
 
@@ -79,7 +79,7 @@ def truediv(x, y, name=None):
     return _binary("RealDiv", x, y, name or "truediv")
 
 
-divide = div = truediv
+divide = truediv
 
 
 def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None):
@@ -321,14 +321,32 @@ def ones_like(tensor, dtype=None, name=None):
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """One-hot along a new last axis; ``on_value``/``off_value`` scale it."""
-    if axis not in (None, -1):
-        raise NotImplementedError("one_hot only supports axis=-1")
-    dt = _dtypes.as_dtype(dtype or _dtypes.float32)
-    out = apply(_R["OneHot"], (convert_to_tensor(indices),), {"depth": int(depth), "dtype": dt._np},
-                name=name)
-    if on_value is None and off_value is None:
-        return out
-    on = 1 if on_value is None else on_value
-    off = 0 if off_value is None else off_value
-    return add(multiply(out, on - off), off)
+    """One-hot along a new axis ``axis`` (default last); ``on_value``/``off_value`` (default 1
+    and 0) fill it. The dtype is ``dtype``, else that of the on/off values, else float32 (TF)."""
+    given = on_value if on_value is not None else off_value
+    if dtype is not None:
+        dt = _dtypes.as_dtype(dtype)
+    elif given is not None:
+        t = tensor_of(given)
+        dt = t.dtype if t is not None else _dtypes.as_dtype(default_dtype(given))
+    else:
+        dt = _dtypes.float32
+    indices = convert_to_tensor(indices)
+    rank = indices.ndim
+    moved = axis not in (None, -1) and rank is not None and axis != rank
+    if rank is None and axis not in (None, -1):
+        raise ValueError("one_hot with an axis other than -1 needs indices of known rank")
+    if axis is not None and rank is not None and not -1 <= axis <= rank:
+        raise ValueError(f"Expected axis to be -1 or between [0, {rank + 1}).  But received: {axis}")
+    plain = on_value is None and off_value is None
+    out = apply(_R["OneHot"], (indices,), {"depth": int(depth), "dtype": dt._np if plain else np.bool_},
+                name=None if moved or not plain else name or "one_hot")
+    if not plain:
+        on = convert_to_tensor(1 if on_value is None else on_value, dtype=dt)
+        off = convert_to_tensor(0 if off_value is None else off_value, dtype=dt)
+        out = where(out, on, off, name=None if moved else name or "one_hot")
+    if moved:
+        perm = np.arange(rank).tolist()
+        perm.insert(axis, rank)
+        out = transpose(out, perm, name=name or "one_hot")
+    return out

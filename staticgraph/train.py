@@ -27,6 +27,8 @@ from .variables import Variable, trainable_variables
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "RMSPropOptimizer", "AdagradOptimizer", "get_or_create_global_step", "get_global_step",
            "Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
+           "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
+           "load_checkpoint",
            "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay"]
 
 
@@ -219,6 +221,8 @@ def get_global_step(graph=None) -> Variable | None:
     return found[0] if found else None
 
 
-from .saver import Saver, import_meta_graph, latest_checkpoint, list_variables, load_variable  # noqa: E402,F401
+from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,  # noqa: E402,F401
+                    get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
+                    load_checkpoint, load_variable)
 from .learning_rate_decay import (exponential_decay, inverse_time_decay,  # noqa: E402,F401
                                   piecewise_constant, polynomial_decay)

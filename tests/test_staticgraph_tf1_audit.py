@@ -1,0 +1,166 @@
+"""Differences found by running everyday TF1 programs under real TF (tf.compat.v1, graph mode)
+and under staticgraph; every expectation here is what TF 2.21 printed for the same program."""
+import os
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def _run(*fetches, feed=None):
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        return s.run(list(fetches), feed)
+
+
+# --- names, reprs, collections ------------------------------------------------------------
+
+def test_tensor_repr_is_tfs_and_str_stays():
+    x = tf.placeholder(tf.float32, [None, 2])
+    u = tf.placeholder(tf.float32)
+    assert repr(x) == "<tf.Tensor 'Placeholder:0' shape=(None, 2) dtype=float32>"
+    assert str(x) == 'Tensor("Placeholder:0", shape=(None, 2), dtype=float32)'
+    assert repr(u) == "<tf.Tensor 'Placeholder_1:0' shape=<unknown> dtype=float32>"
+    assert str((x,)) == "(<tf.Tensor 'Placeholder:0' shape=(None, 2) dtype=float32>,)"
+
+
+def test_collection_keys_hide_the_variable_scope_store():
+    with tf.variable_scope("vs"):
+        tf.get_variable("w", [1])
+    tf.add_to_collection("mine", 3)
+    assert tf.get_default_graph().get_all_collection_keys() == [
+        "variables", "trainable_variables", "mine"]
+
+
+# --- variables --------------------------------------------------------------------------------
+
+def test_module_level_assign_functions_and_uninitialized_report():
+    v = tf.Variable([1.0, 2.0], name="v")
+    late = tf.Variable(0.0, name="late")
+    with tf.Session() as s:
+        s.run(v.initializer)
+        assert s.run(tf.report_uninitialized_variables()).tolist() == [b"late"]
+        assert s.run(tf.is_variable_initialized(v)) and not s.run(tf.is_variable_initialized(late))
+        assert s.run(tf.assign(v, [5.0, 6.0])).tolist() == [5.0, 6.0]
+        assert s.run(tf.assign_add(v, [1.0, 1.0])).tolist() == [6.0, 7.0]
+        assert s.run(tf.assign_sub(v, [1.0, 1.0])).tolist() == [5.0, 6.0]
+        s.run(late.initializer)
+        assert s.run(tf.report_uninitialized_variables()).tolist() == []
+    assert tf.assign(v, [1.0, 1.0]).op.type == "AssignVariableOp"
+
+
+def test_assign_of_wrong_shape_uses_tfs_words():
+    v = tf.Variable([1.0, 2.0], name="vi")
+    with pytest.raises(ValueError, match=r"^Cannot assign value to variable ' vi:0': Shape mismatch."
+                                         r"The variable shape \(2,\), and the assigned value shape "
+                                         r"\(3,\) are incompatible"):
+        v.assign([1.0, 2.0, 3.0])
+
+
+# --- ops --------------------------------------------------------------------------------------
+
+def test_tf1_div_is_floor_division_for_integers():
+    a, b = tf.constant([7, -7, 7, -7]), tf.constant([2, 2, -2, -2])
+    d, f = tf.div(a, b), tf.div(tf.cast(a, tf.float32), 2.0)
+    assert (d.dtype, d.name, d.op.type) == (tf.int32, "div:0", "FloorDiv")
+    assert f.dtype == tf.float32 and f.op.type == "RealDiv"
+    assert [x.tolist() for x in _run(d, f)] == [[3, -4, -4, 3], [3.5, -3.5, 3.5, -3.5]]
+
+
+def test_tf1_math_conveniences():
+    a, b = tf.constant([7, -7, 7, -7]), tf.constant([2, 2, -2, -2])
+    x = tf.constant([np.nan, np.inf, -np.inf, 1.0])
+    ts = [tf.truncatediv(a, b), tf.to_float(a), tf.to_int32(tf.constant([1.7, -1.7])),
+          tf.to_int64(a), tf.is_nan(x), tf.is_inf(x), tf.is_finite(x),
+          tf.div_no_nan(1.0, tf.constant([0.0, 2.0])), tf.saturate_cast(tf.constant([300.0, -5.0]), tf.uint8),
+          tf.log_sigmoid(tf.constant([-7.0, 7.0])), tf.count_nonzero(tf.constant([[0, 1], [2, 3]])),
+          tf.eye(2, 3), tf.math.argmax(tf.constant([[1, 3], [4, 0]]), 1), tf.math.add_n([a, b]),
+          tf.nn.in_top_k(tf.constant([[0.1, 0.9, 0.9], [0.5, 0.2, 0.3]]), tf.constant([2, 1]), 1)]
+    assert [t.dtype for t in ts] == [tf.int32, tf.float32, tf.int32, tf.int64, tf.bool, tf.bool,
+                                     tf.bool, tf.float32, tf.uint8, tf.float32, tf.int64, tf.float32,
+                                     tf.int64, tf.int32, tf.bool]
+    out = _run(*ts)
+    assert out[0].tolist() == [3, -3, -3, 3]
+    assert out[2].tolist() == [1, -1]
+    assert out[4].tolist() == [True, False, False, False]
+    assert out[5].tolist() == [False, True, True, False]
+    assert out[6].tolist() == [False, False, False, True]
+    assert out[7].tolist() == [0.0, 0.5] and out[8].tolist() == [255, 0]
+    np.testing.assert_allclose(out[9], [-7.000911, -0.000911416], rtol=1e-5)
+    assert out[10] == 3 and out[11].tolist() == [[1, 0, 0], [0, 1, 0]]
+    assert out[12].tolist() == [1, 0] and out[13].tolist() == [9, -5, 5, -9]
+    assert out[14].tolist() == [True, False]     # a tie with the top value counts as in the top k
+
+
+def test_xor_and_or_operators_on_bools_as_tf():
+    a, b = tf.constant([True, True, False]), tf.constant([True, False, False])
+    x, n, o = a ^ b, a & b, a | b
+    assert (x.name, n.name, o.name) == ("xor:0", "and:0", "or:0")
+    assert [v.tolist() for v in _run(x, n, o)] == [[False, True, False], [True, False, False],
+                                                   [True, True, False]]
+
+
+def test_one_hot_takes_the_dtype_of_on_off_values_and_any_axis():
+    oh2 = tf.one_hot([0, 2], 3, on_value=5, off_value=-1)
+    oh3 = tf.one_hot([[0, 2], [1, 1]], 3, axis=0)
+    oh5 = tf.one_hot([0, 1], 3, on_value=1.0)
+    assert (oh2.dtype, oh2.name, oh3.shape.as_list(), oh5.dtype) == (tf.int32, "one_hot:0", [3, 2, 2],
+                                                                     tf.float32)
+    a, b, c = _run(oh2, oh3, oh5)
+    assert a.tolist() == [[5, -1, -1], [-1, -1, 5]]
+    assert b.tolist() == [[[1, 0], [0, 0]], [[0, 0], [1, 1]], [[0, 1], [0, 0]]]
+    assert c.tolist() == [[1, 0, 0], [0, 1, 0]]
+
+
+# --- checkpoints ------------------------------------------------------------------------------
+
+def test_checkpoint_files_state_and_reader_as_tf(tmp_path):
+    d = str(tmp_path)
+    with tf.variable_scope("net"):
+        w = tf.get_variable("w", initializer=tf.constant([[1.0, 2.0], [3.0, 4.0]]))
+        tf.get_variable("b", initializer=tf.constant([5, 6]))
+    saver = tf.train.Saver()
+    assert tf.train.get_checkpoint_state(d) is None
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        p = saver.save(s, d + "/m", global_step=3)
+        with pytest.raises(ValueError, match="^Can't load save_path when it is None."):
+            saver.restore(s, None)
+    assert sorted(os.listdir(d)) == ["checkpoint", "m-3.data-00000-of-00001", "m-3.index", "m-3.meta"]
+    assert open(d + "/checkpoint").read() == (f'model_checkpoint_path: "{d}/m-3"\n'
+                                               f'all_model_checkpoint_paths: "{d}/m-3"\n')
+    cs = tf.train.get_checkpoint_state(d)
+    assert cs.model_checkpoint_path == p and cs.all_model_checkpoint_paths == [p]
+    assert tf.train.checkpoint_exists(p) and not tf.train.checkpoint_exists(d + "/nope")
+    r = tf.train.NewCheckpointReader(p)
+    assert r.get_variable_to_shape_map() == {"net/w": [2, 2], "net/b": [2]}
+    assert r.get_variable_to_dtype_map() == {"net/w": tf.float32, "net/b": tf.int32}
+    assert r.has_tensor("net/w") and r.get_tensor("net/b").tolist() == [5, 6]
+    assert r.debug_string() == b"net/b (DT_INT32) [2]\nnet/w (DT_FLOAT) [2, 2]\n"
+    with pytest.raises(tf.errors.NotFoundError, match="^Key zz not found in checkpoint"):
+        r.get_tensor("zz")
+    with pytest.raises(tf.errors.NotFoundError, match="^Unsuccessful TensorSliceReader constructor"):
+        tf.train.load_checkpoint(d + "/nope")
+    tf.reset_default_graph()
+    tf.Variable(1.0, name="zzz")
+    with tf.Session() as s, pytest.raises(tf.errors.NotFoundError,
+                                          match="^Restoring from checkpoint failed. This is most likely"):
+        tf.train.Saver().restore(s, p)
+    del w
+
+
+def test_relative_checkpoint_paths_stay_relative(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tf.Variable(1.0, name="v")
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        assert tf.train.Saver().save(s, "rel") == "rel"
+    assert open("checkpoint").read() == 'model_checkpoint_path: "rel"\nall_model_checkpoint_paths: "rel"\n'
+    assert tf.train.latest_checkpoint(".") == "./rel"
