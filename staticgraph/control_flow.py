@@ -168,7 +168,7 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
             raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
                             f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
         if not refines(y._shape, shape):
-            raise ValueError(f"Input tensor '{x.name}' enters the loop with shape "
+            raise ValueError(f"Input tensor `{x.name}` enters the loop with shape "
                              f"{TensorShape(shape)}, but has shape {y.shape} after one iteration. "
                              f"To allow the shape to vary across iterations, use the "
                              f"`shape_invariants` argument of tf.while_loop to specify a "

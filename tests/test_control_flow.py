@@ -206,7 +206,7 @@ def test_error_body_changes_a_loop_var_dtype():
 
 
 def test_error_loop_var_shape_changes_without_shape_invariants():
-    with pytest.raises(ValueError, match=r"Input tensor 'Const:0' enters the loop with shape \(1,\), "
+    with pytest.raises(ValueError, match=r"Input tensor `Const:0` enters the loop with shape \(1,\), "
                                          r"but has shape \(2,\) after one iteration\. To allow the "
                                          r"shape to vary across iterations, use the `shape_invariants`"):
         tf.while_loop(lambda y: tf.reduce_sum(y) < 10.0, lambda y: tf.concat([y, y], 0),

@@ -170,7 +170,7 @@ def test_closed_session_refuses_to_run():
 
 def test_bad_fetch_type():
     with tf.Session() as s:
-        with pytest.raises(TypeError, match="Fetch argument 3 has invalid type"):
+        with pytest.raises(TypeError, match='^Argument `fetch` = 3 has invalid type "int" must be a string or Tensor'):
             s.run(3)
 
 

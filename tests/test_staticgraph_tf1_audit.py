@@ -164,3 +164,29 @@ def test_relative_checkpoint_paths_stay_relative(tmp_path, monkeypatch):
         assert tf.train.Saver().save(s, "rel") == "rel"
     assert open("checkpoint").read() == 'model_checkpoint_path: "rel"\nall_model_checkpoint_paths: "rel"\n'
     assert tf.train.latest_checkpoint(".") == "./rel"
+
+
+# --- gradients and fetches ------------------------------------------------------------------
+
+def test_a_stop_tensor_listed_in_xs_still_gets_its_gradient():
+    x = tf.Variable(2.0, name="xv")
+    y = x * x
+    gx, gy = tf.gradients(y * 3, [x, y], stop_gradients=[y])
+    z = tf.stop_gradient(y) + x
+    u = tf.Variable(1.0, name="u")
+    g_sum = tf.gradients(y + y * 2, [x, u])
+    assert gx is None and gy.name == "gradients/mul_1_grad/Mul:0"
+    assert g_sum[0].name == "gradients_1/AddN_1:0" and g_sum[1] is None
+    assert _run(gy, tf.gradients(z, x)[0], g_sum[0]) == [3.0, 1.0, 12.0]
+
+
+def test_fetching_none_or_a_number_uses_tf2s_words():
+    tf.constant(1)
+    with tf.Session() as s:
+        with pytest.raises(TypeError, match='^Argument `fetch` = None has invalid type "NoneType". '
+                                            'Cannot be None$'):
+            s.run([None])
+        with pytest.raises(TypeError, match='^Argument `fetch` = 2.5 has invalid type "float" must be '
+                                            r'a string or Tensor. \(Can not convert a float into a '
+                                            r'Tensor or Operation.\)$'):
+            s.run(2.5)
