@@ -216,6 +216,8 @@ class Graph:
         deps = tuple(dict.fromkeys([*control_inputs, *self._control_inputs_for(inputs)]))
         if any(d.graph is not self for d in deps):
             deps = self.capture_control(deps)
+        if not exact_name and name and name.endswith("/"):   # TF: a scope name, used exactly
+            name, exact_name = name[:-1], True
         name = name if exact_name else self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
                        deps, site or creation_site(), len(self._ops))

@@ -190,3 +190,53 @@ def test_fetching_none_or_a_number_uses_tf2s_words():
                                             r'a string or Tensor. \(Can not convert a float into a '
                                             r'Tensor or Operation.\)$'):
             s.run(2.5)
+
+
+# --- optimizers -------------------------------------------------------------------------------
+
+def test_optimizer_ops_slots_and_names_as_tf():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    w = tf.get_variable("w", initializer=tf.constant([[0.1], [0.2]]))
+    b = tf.Variable(0.0, name="b")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - tf.constant([[1.0], [0.0]])))
+    gs = tf.train.get_or_create_global_step()
+    seen = {}
+    for key, opt in [("sgd", tf.train.GradientDescentOptimizer(0.1)),
+                     ("mom", tf.train.MomentumOptimizer(0.1, 0.9)),
+                     ("adam", tf.train.AdamOptimizer(0.01)),
+                     ("rms", tf.train.RMSPropOptimizer(0.01)),
+                     ("rmsc", tf.train.RMSPropOptimizer(0.01, momentum=0.9, centered=True)),
+                     ("adag", tf.train.AdagradOptimizer(0.1)),
+                     ("adad", tf.train.AdadeltaOptimizer(1.0))]:
+        with tf.name_scope(key):
+            op = opt.minimize(loss, global_step=gs if key == "adam" else None)
+        seen[key] = (op.name, op.type, opt.get_name(), opt.get_slot_names(),
+                     [opt.get_slot(w, n).name for n in opt.get_slot_names()])
+    assert seen == {
+        "sgd": ("sgd/GradientDescent", "NoOp", "GradientDescent", [], []),
+        "mom": ("mom/Momentum", "NoOp", "Momentum", ["momentum"], ["w/Momentum:0"]),
+        "adam": ("adam/Adam", "AssignAddVariableOp", "Adam", ["m", "v"], ["w/Adam:0", "w/Adam_1:0"]),
+        "rms": ("rms/RMSProp", "NoOp", "RMSProp", ["momentum", "rms"], ["w/RMSProp_1:0", "w/RMSProp:0"]),
+        "rmsc": ("rmsc/RMSProp", "NoOp", "RMSProp", ["mg", "momentum", "rms"],
+                 ["w/RMSProp_3:0", "w/RMSProp_4:0", "w/RMSProp_2:0"]),
+        "adag": ("adag/Adagrad", "NoOp", "Adagrad", ["accumulator"], ["w/Adagrad:0"]),
+        "adad": ("adad/Adadelta", "NoOp", "Adadelta", ["accum", "accum_update"],
+                 ["w/Adadelta:0", "w/Adadelta_1:0"]),
+    }
+    assert [v.name for v in tf.global_variables() if "power" in v.name] == [
+        "adam/beta1_power:0", "adam/beta2_power:0"]
+    pairs = tf.train.GradientDescentOptimizer(0.1).compute_gradients(loss)
+    applied = tf.train.GradientDescentOptimizer(0.1).apply_gradients(pairs, global_step=gs,
+                                                                      name="myapply")
+    assert (applied.name, applied.type) == ("myapply", "AssignAddVariableOp")
+
+
+def test_adadelta_follows_tf1():
+    w = tf.Variable([[0.1], [0.2]], name="w")
+    loss = tf.reduce_mean(tf.square(tf.matmul(tf.constant([[1.0, 2.0], [3.0, 4.0]]), w) - 1.0))
+    step = tf.train.AdadeltaOptimizer(1.0).minimize(loss)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(3):
+            s.run(step)
+        np.testing.assert_allclose(s.run(w), [[0.10131511], [0.20133774]], rtol=1e-5)
