@@ -8,6 +8,7 @@ The modules, in the order a computation flows through them::
 
     dtypes, device       torch's dtypes and the (CPU-only) device model
     tensor               Tensor: the numpy array, requires_grad, grad_fn, version counter
+    methods              Tensor's operators and math methods, attached in one place
     creation, random     tensor(), zeros()...; Generators, manual_seed and random draws
     engine               apply(): the one way a registry op runs (records a node if needed)
     node, autograd/      tape nodes; backward() and grad(); Function, functional, gradcheck
@@ -28,8 +29,7 @@ The modules, in the order a computation flows through them::
 >>> w.grad, x.grad
 (tensor([5.]), tensor([2.]))
 """
-# Import order matters: tensor first (engine and functions need the class).
-from .tensor import Size, Tensor  # noqa: I001
+from .tensor import Size, Tensor
 from . import autograd, backends, functions, jit, nn, onnx, optim, utils  # noqa: F401
 from .backends import are_deterministic_algorithms_enabled, use_deterministic_algorithms
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
@@ -54,6 +54,7 @@ from .selection import __all__ as _selection_all
 from .printing import set_printoptions
 from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
+from .methods import attach as _attach_methods
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onnx", "optim",
             "utils",
@@ -68,3 +69,5 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onn
 
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])
+
+_attach_methods(Tensor)  # x + y, x.exp(), x.detach()...: see dyngraph.methods

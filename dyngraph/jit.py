@@ -19,10 +19,15 @@ them gradients.  The outputs of a call join dyngraph's autograd through one
 vector-Jacobian product.  With ``create_graph=True`` that product runs as a
 traced call itself (its graph is the VJP's, built once), recorded on the tape
 the same way, so gradients of gradients work to any order.
+
+This module is the one bridge between the two engines.  Elsewhere dyngraph
+never imports staticgraph, except to hand a graph this module traced to
+staticgraph's exporters (``dyngraph.onnx``, ``SummaryWriter.add_graph``), and
+staticgraph never imports dyngraph.  The bridge itself imports staticgraph only
+when a trace is made, so ``import dyngraph`` does not load the other engine.
 """
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import warnings
@@ -30,10 +35,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
-from . import engine
+from . import engine, methods
 from .grad_mode import STATE, no_grad
 from .node import next_seq, node_class
-from .tensor import Tensor, make
+from .tensor import Tensor, make, rebase
 
 __all__ = ["trace", "TracedFunction", "TracerWarning", "TracingError"]
 
@@ -41,7 +46,6 @@ if TYPE_CHECKING:
     import staticgraph as sg
     from staticgraph.function import ConcreteFunction
 
-_tensor_module = importlib.import_module(".tensor", __package__)  # ``dyngraph.tensor`` is the function
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
@@ -182,7 +186,7 @@ class _Patched:
         setattr(owner, name, value)
 
     def __enter__(self) -> None:
-        rebase, tracer = _tensor_module.rebase, self.tracer
+        tracer = self.tracer
 
         def traced_inplace(t: Tensor, op, other) -> Tensor:
             """``t op= other`` as a recorded op whose node ``t`` then stands for."""
@@ -190,7 +194,7 @@ class _Patched:
             rebase(t, result)
             tracer.rebased(t, result)
             return t
-        self._set(_tensor_module, "_inplace", traced_inplace)
+        self._set(methods, "_inplace", traced_inplace)
         for method in _CONVERSIONS:
             self._set(Tensor, method, tracer.converting(method, getattr(Tensor, method)))
         self._set(engine, "TRACER", tracer)

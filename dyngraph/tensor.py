@@ -7,9 +7,9 @@ version counter (bumped by every in-place op; nodes remember the version of
 what they saved and backward refuses stale values), ``_hooks`` gradient hooks
 of a leaf, ``_accum`` the leaf's AccumulateGrad node.
 
-Math methods are the functions of :mod:`dyngraph.functions` attached at the
-bottom of this module (``x.exp()`` is ``dyngraph.exp(x)``); the operators call
-:func:`dyngraph.engine.binary` directly, the shortest path to numpy.
+This module imports none of the op modules.  The methods that run ops (the
+operators, ``x.exp()``, ``x.detach()``...) are attached to the class once, by
+:func:`dyngraph.methods.attach` when the package is imported.
 """
 from __future__ import annotations
 
@@ -105,10 +105,6 @@ class Tensor:
 
     def cpu(self) -> "Tensor":
         return self
-
-    def contiguous(self, memory_format=None) -> "Tensor":
-        """Itself when its memory is in row-major order already, else a row-major copy."""
-        return self if self._data.flags.c_contiguous else _F.clone(self)
 
     def is_contiguous(self, memory_format=None) -> bool:
         return bool(self._data.flags.c_contiguous)
@@ -212,12 +208,6 @@ class Tensor:
         from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def detach(self) -> "Tensor":
-        """Same data, no graph (shares memory and the version counter, as PyTorch)."""
-        t = make(self._data)
-        t._vc = base_counter(self)
-        return t
-
     def __deepcopy__(self, memo: dict) -> "Tensor":
         """A leaf with its own copy of the data (and of ``.grad``), as PyTorch's deepcopy."""
         if self.grad_fn is not None:
@@ -290,98 +280,6 @@ class Tensor:
     __str__ = __repr__
     __hash__ = object.__hash__
 
-    # --- operators ---------------------------------------------------------------
-
-    def __add__(self, other):
-        return binary(_ADD, self, other)
-
-    def __sub__(self, other):
-        return binary(_SUB, self, other)
-
-    def __mul__(self, other):
-        return binary(_MUL, self, other)
-
-    def __truediv__(self, other):
-        return binary(_DIV, self, other)
-
-    def __radd__(self, other):
-        return binary(_ADD, self, other)
-
-    def __rmul__(self, other):
-        return binary(_MUL, self, other)
-
-    def __rsub__(self, other):
-        return _F.rsub(self, other)
-
-    def __rtruediv__(self, other):
-        return _F.div(other, self)
-
-    def __pow__(self, exponent):
-        return _F.pow(self, exponent)
-
-    def __rpow__(self, base):
-        return _F.pow(base, self)
-
-    def __matmul__(self, other):
-        return _F.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _F.matmul(other, self)
-
-    def __neg__(self):
-        return _F.neg(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return _F.abs(self)
-
-    def __lt__(self, other):
-        return _F.lt(self, other)
-
-    def __le__(self, other):
-        return _F.le(self, other)
-
-    def __gt__(self, other):
-        return _F.gt(self, other)
-
-    def __ge__(self, other):
-        return _F.ge(self, other)
-
-    def __eq__(self, other):
-        return _F.eq(self, other)
-
-    def __ne__(self, other):
-        return _F.ne(self, other)
-
-    def __and__(self, other):
-        return _F.logical_and(self, other)
-
-    def __or__(self, other):
-        return _F.logical_or(self, other)
-
-    def __invert__(self):
-        return _F.logical_not(self)
-
-    def __iadd__(self, other):
-        return _inplace(self, _ADD, other)
-
-    def __isub__(self, other):
-        return _inplace(self, _SUB, other)
-
-    def __imul__(self, other):
-        return _inplace(self, _MUL, other)
-
-    def __itruediv__(self, other):
-        return _inplace(self, _DIV, other)
-
-    def __getitem__(self, key):
-        return _F.getitem(self, key)
-
-    def __setitem__(self, key, value):
-        _sel.setitem(self, key, value)
-
 
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
@@ -441,49 +339,3 @@ def rebase(t: Tensor, result: Tensor) -> Tensor:
     if result._rg and t._data.dtype.kind == "f":
         t._rg, t.grad_fn = True, result.grad_fn
     return t
-
-
-def _inplace(t: Tensor, op, other) -> Tensor:
-    """``t op= other``: compute the result, then write it into ``t``'s memory.
-
-    When recording, the op reads a snapshot of ``t`` (its rule may need the old
-    values, as ``mul_`` does), and ``t`` becomes the op's output.  Either way
-    ``t``'s version counter is bumped, so nodes that saved ``t`` notice.
-    """
-    recording = STATE.enabled and (t._rg or getattr(other, "_rg", False))
-    if not recording:
-        b = other._data if isinstance(other, Tensor) else other
-        try:
-            op.impl(t._data, b, out=t._data, casting="same_kind")
-        except (TypeError, ValueError):  # let rebase word the error as PyTorch does
-            return rebase(t, binary(op, t, other))
-        t._vc[0] += 1
-        return t
-    check_inplace(t)
-    old = make(t._data.copy(), t._rg, t.grad_fn)
-    return rebase(t, binary(op, old, other))
-
-
-# The engine needs the Tensor class, so it is imported after it is defined.
-from common import REGISTRY as _OPS  # noqa: E402
-from .engine import base_counter, binary  # noqa: E402
-from . import functions as _F  # noqa: E402
-
-_ADD, _SUB, _MUL, _DIV = (_OPS[n] for n in ("Add", "Sub", "Mul", "RealDiv"))
-
-from . import pointwise as _pw, random as _rnd, reductions as _red, selection as _sel  # noqa: E402
-
-for _name in _F.METHODS:
-    setattr(Tensor, _name, getattr(_F, _name))
-from . import creation as _cr  # noqa: E402
-
-for _module in (_pw, _red, _sel, _rnd, _cr):
-    for _name in _module.METHODS:
-        setattr(Tensor, _name, getattr(_module, _name))
-for _name, _fn in _pw.OPERATORS.items():
-    setattr(Tensor, _name, _fn)
-for _name in ("scatter", "scatter_add", "masked_fill", "index_put"):
-    setattr(Tensor, _name + "_", _pw.inplace(getattr(_sel, _name)))
-for _name, _cast in _F.CASTS.items():
-    setattr(Tensor, _name, _cast)
-Tensor.T = property(_F.permute_all)

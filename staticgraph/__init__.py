@@ -27,7 +27,7 @@ The modules, in the order data flows through them::
 """
 from __future__ import annotations
 
-from . import debugging, dtypes, errors, nest, nn, train  # noqa: F401
+from . import compat, debugging, dtypes, errors, nest, nn, train  # noqa: F401
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
 from . import control_flow_grad  # noqa: F401,E402  (declares While/Cond with their gradients)
@@ -122,4 +122,4 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]
 
-from . import compat  # noqa: E402  (needs the names above)
+compat.v1.export(globals(), __all__)

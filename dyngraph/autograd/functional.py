@@ -17,7 +17,6 @@ import numpy as np
 
 from ..grad_mode import enable_grad
 from ..tensor import Tensor, make
-from . import grad
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
@@ -41,6 +40,7 @@ def _prepare(inputs: tuple, create_graph: bool) -> tuple:
 
 def _grads(outputs, inputs, grad_outputs, create_graph: bool) -> tuple:
     """Like ``grad`` but zeros (not errors) for inputs the outputs do not depend on."""
+    from . import grad  # the walk is the package's, and the package imports this module
     outs = [o for o in outputs if o.requires_grad]
     gos = [g for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not outs:

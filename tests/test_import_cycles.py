@@ -1,0 +1,224 @@
+"""The packages' module-level imports form no cycle, and the engines stay apart.
+
+Only what runs when a module is imported counts: top-level ``import`` / ``from``
+statements, also inside top-level ``if`` / ``try`` / ``with`` blocks, but not
+under ``if TYPE_CHECKING:`` and not inside functions (an import in a function
+body runs when it is called, after every module has loaded).
+
+``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else
+to ``pkg`` itself (its ``__init__``).  A submodule's implicit import of its
+parent package is not an edge: Python always runs the parent first.
+
+The engines never import each other at module level.  ``dyngraph.jit`` is the
+one bridge (it turns a trace into a staticgraph graph); it too imports
+staticgraph only when a trace is made, so the check allows it but does not need it.
+Counting function bodies too, only the bridge and the two modules exporting the
+graph it traced import the other engine at all.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("common", "dyngraph", "staticgraph", "comparisons")
+BRIDGES = {"dyngraph.jit"}
+"""Modules allowed to import the other engine at module level (see their docstrings)."""
+BRIDGE_USERS = {"dyngraph.jit", "dyngraph.onnx", "dyngraph.utils.tensorboard.writer"}
+"""Modules that import the other engine at all: the bridge, and the two that hand the graph it
+traced to staticgraph's exporters (in a function body, when asked to export)."""
+FORBIDDEN = {"dyngraph": ("staticgraph",), "staticgraph": ("dyngraph",),
+             "common": ("dyngraph", "staticgraph", "comparisons")}
+"""What each package must not import at module level (the registry sits below both engines)."""
+
+
+def _modules(root: Path, packages) -> dict[str, tuple[Path, bool]]:
+    """Dotted module name -> (file, is a package ``__init__``)."""
+    found = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            is_package = parts[-1] == "__init__"
+            found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
+    return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+            or isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _top_level_imports(body: list[ast.stmt]):
+    """The import statements that run when the module body runs."""
+    for stmt in body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            yield stmt
+        elif isinstance(stmt, ast.If):
+            if not _is_type_checking(stmt.test):
+                yield from _top_level_imports(stmt.body)
+            yield from _top_level_imports(stmt.orelse)
+        elif isinstance(stmt, ast.Try):
+            for block in (stmt.body, stmt.orelse, stmt.finalbody, *(h.body for h in stmt.handlers)):
+                yield from _top_level_imports(block)
+        elif isinstance(stmt, ast.With):
+            yield from _top_level_imports(stmt.body)
+
+
+def _targets(module: str, is_package: bool, stmt: ast.stmt, known) -> list[str]:
+    """The modules one import statement imports (for ``from``, per imported name)."""
+    if isinstance(stmt, ast.Import):
+        return [alias.name for alias in stmt.names]
+    if stmt.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[:len(base) - (stmt.level - 1)]
+        origin = ".".join(base + ([stmt.module] if stmt.module else []))
+    else:
+        origin = stmt.module
+    return [f"{origin}.{alias.name}" if f"{origin}.{alias.name}" in known else origin
+            for alias in stmt.names]
+
+
+def module_imports(root: Path, packages, everywhere: bool = False) -> dict[str, set[str]]:
+    """Module -> every module it imports at module level (or anywhere), other packages' too."""
+    return _imports(root, tuple(packages))[everywhere]
+
+
+@functools.lru_cache(maxsize=None)
+def _imports(root: Path, packages: tuple) -> tuple[dict, dict]:
+    """Both maps of :func:`module_imports` from one parse of each file."""
+    modules = _modules(root, packages)
+    top_level: dict[str, set[str]] = {}
+    anywhere: dict[str, set[str]] = {}
+    for name, (path, is_package) in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for found, statements in (
+                (top_level, _top_level_imports(tree.body)),
+                (anywhere, (n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))))):
+            found[name] = {t for stmt in statements
+                           for t in _targets(name, is_package, stmt, modules) if t != name}
+    return top_level, anywhere
+
+
+def import_graph(imports: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Only the edges between the modules looked at."""
+    return {name: {t for t in targets if t in imports} for name, targets in imports.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as ``[a, b, ..., a]``, or None (iterative depth-first search)."""
+    state: dict[str, int] = {}                     # 1: on the current path, 2: done
+    for start in sorted(graph):
+        if start in state:
+            continue
+        path, stack = [start], [iter(sorted(graph[start]))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph[nxt])))
+    return None
+
+
+def cross_imports(imports: dict[str, set[str]], allowed=BRIDGES) -> list[str]:
+    """``a -> b`` for every import a package must not make (``allowed`` modules aside)."""
+    return [f"{name} -> {target}" for name in sorted(imports) if name not in allowed
+            for target in sorted(imports[name])
+            if target.split(".")[0] in FORBIDDEN.get(name.split(".")[0], ())]
+
+
+def test_no_module_level_import_cycle():
+    cycle = find_cycle(import_graph(module_imports(ROOT, PACKAGES)))
+    assert cycle is None, "module-level import cycle: " + " -> ".join(cycle)
+
+
+def test_engines_do_not_import_each_other():
+    assert cross_imports(module_imports(ROOT, PACKAGES)) == []
+
+
+def test_only_the_jit_bridge_and_its_exporters_reach_the_other_engine():
+    assert cross_imports(module_imports(ROOT, PACKAGES, everywhere=True), BRIDGE_USERS) == []
+
+
+def test_the_jit_bridge_is_documented_as_such():
+    doc = ast.get_docstring(ast.parse((ROOT / "dyngraph" / "jit.py").read_text(encoding="utf-8")))
+    assert "the one bridge between the two engines" in doc
+
+
+# --- the checks can fail ------------------------------------------------------------------
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def test_a_cycle_is_found_and_named(tmp_path):
+    root = _package(tmp_path, {
+        "pkg/__init__.py": "from .a import f\n",
+        "pkg/a.py": "from .b import g\ndef f(): pass\n",
+        "pkg/b.py": "import os\nfrom pkg import c\n",
+        "pkg/c.py": "from . import a\n",
+    })
+    graph = import_graph(module_imports(root, ["pkg"]))
+    assert graph["pkg"] == {"pkg.a"} and graph["pkg.b"] == {"pkg.c"}
+    assert find_cycle(graph) == ["pkg.a", "pkg.b", "pkg.c", "pkg.a"]
+
+
+def test_a_name_from_a_package_init_is_an_edge_to_the_init(tmp_path):
+    root = _package(tmp_path, {
+        "pkg/__init__.py": "from .sub import x\ny = 1\n",
+        "pkg/sub/__init__.py": "from .leaf import x\n",
+        "pkg/sub/leaf.py": "from ... import pkg\nfrom .. import y\nx = 1\n",
+    })
+    assert find_cycle(import_graph(module_imports(root, ["pkg"]))) == ["pkg", "pkg.sub", "pkg.sub.leaf", "pkg"]
+
+
+@pytest.mark.parametrize("guarded", [
+    "if TYPE_CHECKING:\n    from . import a\n",
+    "import typing\nif typing.TYPE_CHECKING:\n    from . import a\n",
+    "def late():\n    from . import a\n",
+    "class K:\n    def m(self):\n        from .a import f\n",
+])
+def test_imports_that_do_not_run_at_import_time_are_not_edges(tmp_path, guarded):
+    root = _package(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "from .b import g\n",
+                               "pkg/b.py": "g = 1\n" + guarded})
+    assert find_cycle(import_graph(module_imports(root, ["pkg"]))) is None
+
+
+@pytest.mark.parametrize("block", [
+    "try:\n    from . import a\nexcept ImportError:\n    pass\n",
+    "if True:\n    pass\nelse:\n    from . import a\n",
+    "import contextlib\nwith contextlib.suppress(ImportError):\n    import pkg.a\n",
+])
+def test_imports_in_top_level_blocks_are_edges(tmp_path, block):
+    root = _package(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "from .b import g\n",
+                               "pkg/b.py": "g = 1\n" + block})
+    assert find_cycle(import_graph(module_imports(root, ["pkg"]))) == ["pkg.a", "pkg.b", "pkg.a"]
+
+
+def test_an_engine_importing_the_other_is_reported(tmp_path):
+    root = _package(tmp_path, {
+        "dyngraph/__init__.py": "", "dyngraph/jit.py": "import staticgraph\n",
+        "dyngraph/ops.py": "from staticgraph.build import apply\n",
+        "staticgraph/__init__.py": "", "staticgraph/build.py": "def apply(): pass\n",
+        "staticgraph/late.py": "def f():\n    import dyngraph\n",
+        "common/__init__.py": "from dyngraph import ops\n",
+    })
+    imports = module_imports(root, ["dyngraph", "staticgraph", "common"])
+    assert cross_imports(imports) == ["common -> dyngraph.ops", "dyngraph.ops -> staticgraph.build"]
+    everywhere = module_imports(root, ["dyngraph", "staticgraph", "common"], everywhere=True)
+    assert cross_imports(everywhere, {"dyngraph.jit"}) == [
+        "common -> dyngraph.ops", "dyngraph.ops -> staticgraph.build", "staticgraph.late -> dyngraph"]
