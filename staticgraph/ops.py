@@ -118,10 +118,12 @@ def reciprocal(x, name=None):
 def add_n(inputs: Sequence, name=None):
     """Sum of a list of same-shaped tensors."""
     inputs = list(inputs)
+    if len(inputs) == 1:
+        return identity(inputs[0], name=name or "AddN")
     total = inputs[0]
-    for x in inputs[1:]:
+    for x in inputs[1:-1]:
         total = add(total, x)
-    return identity(total, name=name or "AddN")
+    return add(total, inputs[-1], name=name or "AddN")   # the last sum carries TF's name
 
 
 def where(condition, x=None, y=None, name=None):

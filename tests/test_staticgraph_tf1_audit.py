@@ -240,3 +240,41 @@ def test_adadelta_follows_tf1():
         for _ in range(3):
             s.run(step)
         np.testing.assert_allclose(s.run(w), [[0.10131511], [0.20133774]], rtol=1e-5)
+
+
+# --- printing ---------------------------------------------------------------------------------
+
+def test_tf_print_formats_values_structures_and_strings_as_tf(capsys):
+    import sys
+    x = tf.constant([[1.0, 2.5], [3.0, 4.0]])
+    i = tf.constant([1, 2, 3])
+    ops = [tf.print(x, i, "lit", tf.constant("hello"), output_stream=sys.stdout),
+           tf.print(tf.range(30), output_stream=sys.stdout),
+           tf.print({"a": i, "b": [x, 2]}, output_stream=sys.stdout, sep="|", end="!\n"),
+           tf.print(tf.constant(True), tf.constant(3.0), tf.constant([[[1, 2]]]), output_stream=sys.stdout),
+           tf.print(tf.constant([1e-8, 1e8, 0.1234567]), tf.constant(np.float64(0.1)), output_stream=sys.stdout),
+           tf.print("a", i, [1, "z"], sep="|", output_stream=sys.stdout),
+           tf.print(tf.ones([2, 2, 2]), tf.ones([7, 7]), tf.constant(['a"b', "c"]), output_stream=sys.stdout),
+           tf.print(tf.range(10), summarize=2, output_stream=sys.stdout)]
+    with tf.Session() as s:
+        for op in ops:
+            s.run(op)
+    assert capsys.readouterr().out == (
+        '[[1 2.5]\n [3 4]] [1 2 3] lit "hello"\n'
+        "[0 1 2 ... 27 28 29]\n"
+        "{'a': [1 2 3], 'b': [[[1 2.5]\n [3 4]], 2]}!\n"
+        "1 3 [[[1 2]]]\n"
+        "[1e-08 1e+08 0.123456702] 0.1\n"
+        "a|[1 2 3]|[1, 'z']\n"
+        "[[[1 1]\n  [1 1]]\n\n [[1 1]\n  [1 1]]] [[1 1 1 ... 1 1 1]\n [1 1 1 ... 1 1 1]\n"
+        " [1 1 1 ... 1 1 1]\n ...\n [1 1 1 ... 1 1 1]\n [1 1 1 ... 1 1 1]\n [1 1 1 ... 1 1 1]]"
+        ' ["a\\"b" "c"]\n'
+        "[0 1 ... 8 9]\n")
+
+
+def test_tf1_Print_shows_strings_unquoted(capsys):
+    x = tf.constant([[1.0, 2.5], [3.0, 4.0]])
+    p = tf.Print(x, [x, tf.constant([1, 2, 3]), tf.constant("hello")], message="dbg: ")
+    with tf.Session() as s:
+        s.run(p)
+    assert capsys.readouterr().err == "dbg: [[1 2.5][3...]...][1 2 3][hello]\n"
