@@ -9,7 +9,7 @@ from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: 
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "sigmoid_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "weighted_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
 
 
@@ -36,15 +36,37 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                  (convert_to_tensor(logits), convert_to_tensor(labels)), {}, name=name)
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, axis=-1, name=None):
-    """``-sum(labels * log_softmax(logits))`` along ``axis`` (dense labels)."""
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None,
+                                      axis=None):
+    """TF1's spelling: keyword arguments only (``labels=..., logits=...``)."""
     if _sentinel is not None or labels is None or logits is None:
         raise ValueError("Only call `softmax_cross_entropy_with_logits` with named arguments "
                          "(labels=..., logits=..., ...)")
+    return softmax_cross_entropy_with_logits_v2(labels, logits, axis=dim if axis is None else axis,
+                                                name=name)
+
+
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim=None):
+    """``-sum(labels * log_softmax(logits))`` along ``axis`` (dense labels)."""
+    from .build import convert_to_tensor as _tensor  # noqa: PLC0415
+    axis = dim if dim is not None else axis
+    labels, logits = _tensor(labels), _tensor(logits)
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"Shapes {labels.shape} and {logits.shape} are incompatible")
     return negative(reduce_sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis), name=name)
 
 
-softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None,
+                                       targets=None):
+    """Sigmoid cross-entropy with the positive term weighted by ``pos_weight`` (TF's stable
+    form: ``(1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0))``)."""
+    from .build import convert_to_tensor as _tensor  # noqa: PLC0415
+    from .ops import add, subtract  # noqa: PLC0415
+    labels = targets if labels is None else labels
+    x, z = _tensor(logits), _tensor(labels)
+    log_weight = add(multiply(z, pos_weight - 1.0), 1.0)
+    tail = add(_abs_neg_exp_log1p(x), relu(negative(x)))
+    return add(multiply(subtract(1.0, z), x), multiply(log_weight, tail), name=name or "logistic_loss")
 
 
 def l2_loss(t, name=None):

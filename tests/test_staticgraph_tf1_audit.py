@@ -278,3 +278,26 @@ def test_tf1_Print_shows_strings_unquoted(capsys):
     with tf.Session() as s:
         s.run(p)
     assert capsys.readouterr().err == "dbg: [[1 2.5][3...]...][1 2 3][hello]\n"
+
+
+# --- losses -----------------------------------------------------------------------------------
+
+def test_more_tf1_losses_and_positional_v2_cross_entropy():
+    lab = tf.constant([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    pred = tf.constant([[0.8, 0.1], [0.3, 0.6], [0.5, 0.5]])
+    logits = tf.constant([[2.0, -1.0], [0.5, 1.5], [-0.3, 0.2]])
+    ts = [tf.losses.hinge_loss(lab, logits),
+          tf.losses.cosine_distance(tf.nn.l2_normalize(lab, 1), tf.nn.l2_normalize(pred, 1), axis=1),
+          tf.nn.weighted_cross_entropy_with_logits(labels=lab, logits=logits, pos_weight=2.0),
+          tf.nn.softmax_cross_entropy_with_logits_v2(lab, logits)]
+    assert [t.name for t in ts[:3]] == ["hinge_loss/value:0", "cosine_distance_loss/value:0",
+                                        "logistic_loss:0"]
+    out = _run(*ts)
+    np.testing.assert_allclose(out[0], 0.6, rtol=1e-6)
+    np.testing.assert_allclose(out[1], 0.0378, atol=1e-4)
+    np.testing.assert_allclose(out[2], [[0.2539, 0.3133], [0.9741, 0.4028], [1.7087, 1.1963]], atol=1e-4)
+    np.testing.assert_allclose(out[3], [0.0486, 0.3133, 1.4482], atol=1e-4)
+    with pytest.raises(ValueError, match=r"^Shapes \(3, 1\) and \(3, 2\) are incompatible"):
+        tf.losses.softmax_cross_entropy(lab, logits[:, :1])
+    with pytest.raises(ValueError, match="^Only call `softmax_cross_entropy_with_logits` with named"):
+        tf.nn.softmax_cross_entropy_with_logits(lab, logits)
