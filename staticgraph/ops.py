@@ -82,8 +82,16 @@ def truediv(x, y, name=None):
 divide = truediv
 
 
-def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None):
-    """Matrix product of rank >= 2 tensors; ``transpose_*`` swap the last two axes first."""
+def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False, name=None,
+           output_type=None):
+    """Matrix product of rank >= 2 tensors; ``transpose_*`` (for real tensors the same as
+    ``adjoint_*``) swap the last two axes first."""
+    if transpose_a and adjoint_a or transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True."
+                         if transpose_a and adjoint_a else
+                         "Only one of transpose_b and adjoint_b can be True.")
+    transpose_a, transpose_b = transpose_a or adjoint_a, transpose_b or adjoint_b
     a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b, names=("a", "b")))
     if transpose_a:
         a = _swap_last(a)

@@ -301,3 +301,40 @@ def test_more_tf1_losses_and_positional_v2_cross_entropy():
         tf.losses.softmax_cross_entropy(lab, logits[:, :1])
     with pytest.raises(ValueError, match="^Only call `softmax_cross_entropy_with_logits` with named"):
         tf.nn.softmax_cross_entropy_with_logits(lab, logits)
+
+
+# --- indexing ops -----------------------------------------------------------------------------
+
+def test_gather_and_gather_nd_with_batch_dims():
+    x = tf.constant(np.arange(24).reshape(2, 3, 4).astype(np.float32))
+    a = tf.gather(tf.constant([[1, 2, 3], [4, 5, 6]]), tf.constant([[2, 0], [1, 1]]), batch_dims=1)
+    b = tf.gather(x, tf.constant([[0], [1]]), axis=2, batch_dims=1)
+    c = tf.gather_nd(x, [[1], [0]], batch_dims=1)
+    assert (a.shape.as_list(), b.shape.as_list(), c.shape.as_list()) == ([2, 2], [2, 3, 1], [2, 4])
+    ra, rb, rc = _run(a, b, c)
+    assert ra.tolist() == [[3, 1], [5, 5]]
+    assert rb.tolist() == [[[0.0], [4.0], [8.0]], [[13.0], [17.0], [21.0]]]
+    assert rc.tolist() == [[4.0, 5.0, 6.0, 7.0], [12.0, 13.0, 14.0, 15.0]]
+
+
+def test_tensordot_with_an_unknown_batch_and_matmul_adjoint_flags():
+    p = tf.placeholder(tf.float32, [None, 3, 4])
+    t = tf.tensordot(p, tf.ones([4, 5]), axes=[[2], [0]])
+    m = tf.matmul(tf.ones([3, 2]), tf.ones([3, 2]), adjoint_a=True)
+    assert t.shape.as_list() == [None, 3, 5] and t.name == "Tensordot:0"
+    rt, rm = _run(t, m, feed={p: np.ones([2, 3, 4])})
+    assert rt.shape == (2, 3, 5) and (rt == 4).all() and rm.tolist() == [[3, 3], [3, 3]]
+    with pytest.raises(ValueError, match="^Only one of transpose_a and adjoint_a can be True."):
+        tf.matmul(tf.ones([2, 2]), tf.ones([2, 2]), transpose_a=True, adjoint_a=True)
+
+
+def test_run_time_index_and_reshape_errors_start_with_tfs_words():
+    i = tf.placeholder(tf.int32, [None])
+    f = tf.placeholder(tf.float32, [None])
+    g, r = tf.gather([1, 2, 3], i), tf.reshape(f, [2, 2])
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"^indices\[1\] = 7 is not in \[0, 3\)"):
+            s.run(g, {i: [1, 7]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^Input to reshape is a tensor with 3 "
+                                                                 "values, but the requested shape has 4"):
+            s.run(r, {f: [1, 2, 3]})
