@@ -28,6 +28,9 @@ The modules, in the order data flows through them::
 from __future__ import annotations
 
 from . import compat, debugging, dtypes, errors, nest, nn, train  # noqa: F401
+from . import tf_logging as logging  # noqa: F401  (tf.logging)
+from .config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,  # noqa: F401
+                     RunMetadata, RunOptions)
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
 from . import control_flow_grad  # noqa: F401,E402  (declares While/Cond with their gradients)
@@ -103,7 +106,8 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
            "assign", "assign_add", "assign_sub", "is_variable_initialized",
-           "report_uninitialized_variables",
+           "report_uninitialized_variables", "logging", "ConfigProto", "GPUOptions", "GraphOptions",
+           "OptimizerOptions", "RunOptions", "RunMetadata",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "losses", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",

@@ -338,3 +338,25 @@ def test_run_time_index_and_reshape_errors_start_with_tfs_words():
         with pytest.raises(tf.errors.InvalidArgumentError, match="^Input to reshape is a tensor with 3 "
                                                                  "values, but the requested shape has 4"):
             s.run(r, {f: [1, 2, 3]})
+
+
+# --- session options and logging --------------------------------------------------------------
+
+def test_config_proto_gpu_options_and_run_options_are_accepted(caplog):
+    c = tf.ConfigProto(allow_soft_placement=True, log_device_placement=False)
+    c.gpu_options.allow_growth = True
+    assert str(c) == "allow_soft_placement: true\ngpu_options {\n  allow_growth: true\n}\n"
+    assert str(tf.GPUOptions(per_process_gpu_memory_fraction=0.5)) == "per_process_gpu_memory_fraction: 0.5\n"
+    with tf.Session(config=c) as s:
+        assert s.run(tf.constant(1), options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=tf.RunMetadata()) == 1
+    assert (tf.logging.DEBUG, tf.logging.INFO, tf.logging.WARN, tf.logging.ERROR, tf.logging.FATAL) == \
+        (10, 20, 30, 40, 50)
+    old = tf.logging.get_verbosity()
+    try:
+        tf.logging.set_verbosity(tf.logging.INFO)
+        with caplog.at_level(tf.logging.INFO, logger="tensorflow"):
+            tf.logging.info("step %d", 3)
+        assert "step 3" in caplog.text and tf.compat.v1.logging.get_verbosity() == 20
+    finally:
+        tf.logging.set_verbosity(old)
