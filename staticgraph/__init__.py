@@ -71,7 +71,9 @@ from .array_ops import (argmax, argmin, boolean_mask, gather, gather_nd, logical
                         squared_difference, strided_slice, tensordot, tile)
 from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
                         assert_less, assert_less_equal, assert_negative, assert_non_negative,
-                        assert_non_positive, assert_none_equal, assert_positive)
+                        assert_non_positive, assert_none_equal, assert_positive, assert_rank,
+                        assert_scalar, assert_type, check_numerics)
+from .check_ops import assert_all_finite as verify_tensor_all_finite  # noqa: E402
 from .tensor_array import TensorArray  # noqa: E402
 from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
@@ -121,7 +123,8 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "variable_scope", "local_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
            "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
            "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
-           "assert_positive", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "boolean_mask", "gather", "gather_nd", "logical_xor",
+           "assert_positive", "assert_rank", "assert_scalar", "assert_type", "check_numerics",
+           "verify_tensor_all_finite", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "boolean_mask", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]

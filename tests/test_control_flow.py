@@ -315,8 +315,10 @@ def test_error_cond_branch_structures_differ():
 
 
 def test_error_cond_branch_dtypes_differ():
-    with pytest.raises(ValueError, match="Outputs of true_fn and false_fn must have the same type: "
-                                         "int32, float32"):
+    with pytest.raises(TypeError, match=r"^true_fn and false_fn arguments to tf.cond must have the "
+                                        r"same number, type, and overall structure of return values.(.|\n)*"
+                                        r'Tensor\("Const:0", shape=\(\), dtype=int32\) and Tensor\('
+                                        r'"Const:0", shape=\(\), dtype=float32\) have different types'):
         tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(1.0))
 
 

@@ -360,3 +360,50 @@ def test_config_proto_gpu_options_and_run_options_are_accepted(caplog):
         assert "step 3" in caplog.text and tf.compat.v1.logging.get_verbosity() == 20
     finally:
         tf.logging.set_verbosity(old)
+
+
+# --- assertions -------------------------------------------------------------------------------
+
+def test_assertion_messages_format_values_and_messages_as_tf():
+    p = tf.placeholder(tf.float32, [None])
+    checks = [tf.assert_less(p, 0.0, message="m1"), tf.assert_non_negative(p, message="m3"),
+              tf.debugging.assert_greater(p, 5.0, message="m4", summarize=1),
+              tf.Assert(p[0] > 5, [p, "x", 2.5], summarize=1)]
+    expected = [
+        "assertion failed: [m1] [Condition x < y did not hold element-wise:] [x (Placeholder:0) = ] "
+        "[1.5 -2 3...] [y (assert_less/y:0) = ] [0]",
+        "assertion failed: [m3.  ] [Condition x >= 0 did not hold element-wise:] [x (Placeholder:0) = ] "
+        "[1.5 -2 3...]",
+        "assertion failed: [m4] [Condition x > y did not hold element-wise:] [x (Placeholder:0) = ] "
+        "[1.5...] [y (assert_greater/y:0) = ] [5]",
+        "assertion failed: [1.5...] [x] [2.5]"]
+    with tf.Session() as s:
+        for check, text in zip(checks, expected):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                s.run(check, {p: [1.5, -2, 3, 4]})
+            assert str(e.value).startswith(text + "\n")
+
+
+def test_assert_rank_type_scalar_and_check_numerics():
+    p = tf.placeholder(tf.float32, [None])
+    with pytest.raises(ValueError, match=r"^Tensor Placeholder:0 must have rank 2.  Received rank 1, "
+                                         r"shape \(None,\)$"):
+        tf.assert_rank(p, 2)
+    assert tf.assert_rank(p, 1).type == "NoOp"
+    with pytest.raises(TypeError, match="^Placeholder:0 must be of type tf.int32; got tf.float32$"):
+        tf.assert_type(p, tf.int32)
+    with pytest.raises(ValueError, match="^Expected scalar shape for Placeholder:0"):
+        tf.assert_scalar(p)
+    u = tf.placeholder(tf.float32)
+    r = tf.assert_rank(u, 2)
+    c = tf.check_numerics(p, "bad")
+    g = tf.gradients(tf.reduce_sum(c * 2.0), p)[0]
+    with tf.Session() as s:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must have rank"):
+            s.run(r, {u: [1.0]})
+        s.run(r, {u: [[1.0]]})
+        assert s.run(g, {p: [1.0, 2.0]}).tolist() == [2.0, 2.0]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^bad : Tensor had NaN values"):
+            s.run(c, {p: [np.nan, 1.0]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="^fin : Tensor had Inf values"):
+            s.run(tf.debugging.assert_all_finite(p, "fin"), {p: [np.inf]})
