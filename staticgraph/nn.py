@@ -9,7 +9,7 @@ from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: 
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "weighted_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "xw_plus_b", "weighted_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
 
 
@@ -67,6 +67,14 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     log_weight = add(multiply(z, pos_weight - 1.0), 1.0)
     tail = add(_abs_neg_exp_log1p(x), relu(negative(x)))
     return add(multiply(subtract(1.0, z), x), multiply(log_weight, tail), name=name or "logistic_loss")
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """``matmul(x, weights) + biases`` (TF1's ``tf.nn.xw_plus_b``), named ``xw_plus_b``."""
+    from .ops import matmul  # noqa: PLC0415
+    from .graph import name_scope  # noqa: PLC0415
+    with name_scope(name, "xw_plus_b") as scope:
+        return bias_add(matmul(x, weights), biases, name=scope)
 
 
 def l2_loss(t, name=None):

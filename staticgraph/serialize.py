@@ -161,7 +161,39 @@ def to_json(graph: Graph, indent: int | None = None) -> str:
                   "read": v._graph_element.name, "trainable": id(v) in trainable}
                  for v in graph.get_collection(GLOBAL_VARIABLES)]
     return json.dumps({"format": FORMAT, "ops": _ops(graph), "grad_programs": _grad_programs(graph),
-                       "variables": variables}, indent=indent)
+                       "variables": variables, "collections": _collections(graph)}, indent=indent)
+
+
+def _collections(graph: Graph) -> dict:
+    """The named collections' ops, tensors and (global) variables, by name -- as a MetaGraph
+    keeps them, so ``get_collection("train_op")`` works after ``import_meta_graph``. Other
+    Python objects in a collection are not kept."""
+    from .graph import Operation, Tensor  # noqa: PLC0415
+    global_ops = {v.op.name for v in graph.get_collection(GLOBAL_VARIABLES)}
+    out = {}
+    for key in graph.get_all_collection_keys():
+        if key in (GLOBAL_VARIABLES, TRAINABLE_VARIABLES):
+            continue
+        items = []
+        for item in graph.get_collection(key):
+            if isinstance(item, Variable) and item.op.name in global_ops:
+                items.append(["variable", item.op.name])
+            elif isinstance(item, Tensor):
+                items.append(["tensor", item.name])
+            elif isinstance(item, Operation):
+                items.append(["op", item.name])
+        if items:
+            out[key] = items
+    return out
+
+
+def _load_collections(table: dict, graph: Graph) -> None:
+    variables = {v.op.name: v for v in graph.get_collection(GLOBAL_VARIABLES)}
+    find = {"variable": variables.__getitem__, "tensor": graph.get_tensor_by_name,
+            "op": graph.get_operation_by_name}
+    for key, items in table.items():
+        for kind, name in items:
+            graph.add_to_collection(key, find[kind](name))
 
 
 def _load_ops(ops: list[dict], graph: Graph) -> None:
@@ -220,4 +252,5 @@ def from_json(text: str, graph: Graph | None = None) -> Graph:
     _load_grad_programs(data["grad_programs"], graph)
     for v in data["variables"]:
         Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"], v["trainable"])
+    _load_collections(data.get("collections", {}), graph)
     return graph

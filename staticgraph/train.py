@@ -63,7 +63,10 @@ class Optimizer:
                 finish = self._finish(updates, "update" if global_step is not None else scope)
             if global_step is not None:
                 with control_dependencies([finish]):
-                    return global_step.assign_add(1, name=scope).op
+                    finish = global_step.assign_add(1, name=scope).op
+            train_ops = get_default_graph().get_collection_ref("train_op")   # as TF1 does
+            if finish not in train_ops:
+                train_ops.append(finish)
             return finish
 
     def minimize(self, loss, global_step=None, var_list=None, name: str | None = None,

@@ -407,3 +407,32 @@ def test_assert_rank_type_scalar_and_check_numerics():
             s.run(c, {p: [np.nan, 1.0]})
         with pytest.raises(tf.errors.InvalidArgumentError, match="^fin : Tensor had Inf values"):
             s.run(tf.debugging.assert_all_finite(p, "fin"), {p: [np.inf]})
+
+
+# --- a classic TF1 program's restore path -------------------------------------------------------
+
+def test_collections_survive_import_meta_graph_and_train_op_is_collected(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    with tf.variable_scope("fc"):
+        w = tf.get_variable("w", [3, 2])
+        b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+        logits = tf.nn.xw_plus_b(x, w, b)
+    tf.add_to_collection("logits", logits)
+    loss = tf.reduce_mean(tf.square(logits))
+    gs = tf.train.get_or_create_global_step()
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+    assert logits.name == "fc/xw_plus_b:0"
+    assert tf.get_collection(tf.GraphKeys.TRAIN_OP) == [train]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(s, str(tmp_path / "m"))
+    tf.reset_default_graph()
+    saver = tf.train.import_meta_graph(path + ".meta")
+    with tf.Session() as s:
+        saver.restore(s, path)
+        (restored,) = tf.get_collection("logits")
+        assert restored.name == "fc/xw_plus_b:0"
+        assert [op.name for op in tf.get_collection(tf.GraphKeys.TRAIN_OP)] == ["GradientDescent"]
+        assert [v.name for v in tf.get_collection(tf.GraphKeys.GLOBAL_STEP)] == ["global_step:0"]
+        s.run(tf.get_collection(tf.GraphKeys.TRAIN_OP)[0], {"x:0": np.ones([2, 3])})
+        assert s.run(tf.train.get_global_step()) == 1
