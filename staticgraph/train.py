@@ -29,7 +29,8 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
            "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
            "load_checkpoint",
-           "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay"]
+           "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay",
+           "natural_exp_decay", "cosine_decay"]
 
 
 class Optimizer:
@@ -252,5 +253,5 @@ def get_global_step(graph=None) -> Variable | None:
 from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,  # noqa: E402,F401
                     get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
                     load_checkpoint, load_variable)
-from .learning_rate_decay import (exponential_decay, inverse_time_decay,  # noqa: E402,F401
-                                  piecewise_constant, polynomial_decay)
+from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: E402,F401
+                                  natural_exp_decay, piecewise_constant, polynomial_decay)

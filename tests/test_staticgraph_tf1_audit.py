@@ -436,3 +436,43 @@ def test_collections_survive_import_meta_graph_and_train_op_is_collected(tmp_pat
         assert [v.name for v in tf.get_collection(tf.GraphKeys.GLOBAL_STEP)] == ["global_step:0"]
         s.run(tf.get_collection(tf.GraphKeys.TRAIN_OP)[0], {"x:0": np.ones([2, 3])})
         assert s.run(tf.train.get_global_step()) == 1
+
+
+# --- tf.data and schedules -----------------------------------------------------------------------
+
+def _drain(t, n=20):
+    out = []
+    with tf.Session() as s:
+        try:
+            for _ in range(n):
+                out.append(s.run(t))
+        except tf.errors.OutOfRangeError:
+            out.append("END")
+    return out
+
+
+def test_dataset_concatenate_unbatch_and_tf1_accessors():
+    d9 = tf.data.Dataset.range(3).concatenate(tf.data.Dataset.range(7, 9))
+    assert _drain(d9.make_one_shot_iterator().get_next()) == [0, 1, 2, 7, 8, "END"]
+    u = tf.data.Dataset.range(8).batch(3).unbatch()
+    assert u.output_shapes == tf.TensorShape([])
+    assert _drain(u.make_one_shot_iterator().get_next()) == [0, 1, 2, 3, 4, 5, 6, 7, "END"]
+    c = tf.data.Dataset.from_tensor_slices(np.zeros([4, 2])).batch(3, drop_remainder=True).concatenate(
+        tf.data.Dataset.from_tensor_slices(np.zeros([4, 2])).batch(3))
+    assert c.output_shapes.as_list() == [None, 2]
+    ds = tf.data.Dataset.from_tensor_slices(([1], [2.0]))
+    assert tf.data.get_output_types(ds) == (tf.int32, tf.float32)
+    assert tf.data.get_output_shapes(ds) == (tf.TensorShape([]), tf.TensorShape([]))
+    assert tf.data.get_output_classes(ds) == (tf.Tensor, tf.Tensor)
+    with pytest.raises(TypeError, match="^Incompatible dataset element types"):
+        tf.data.Dataset.range(3).concatenate(tf.data.Dataset.from_tensor_slices([1.0]))
+
+
+def test_natural_exp_and_cosine_decay():
+    gs = tf.train.get_or_create_global_step()
+    nat = tf.train.natural_exp_decay(0.1, gs, 10, 0.5)
+    cd = tf.train.cosine_decay(0.1, gs, 100)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run(gs.assign(12))
+        np.testing.assert_allclose(s.run([nat, cd]), [0.054881163, 0.096488826], rtol=1e-6)
