@@ -76,6 +76,12 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
     if strings is not None:  # tf.string: an object array of bytes, as TF fetches it
         value, dtype = strings, _dtypes.string
     np_dtype = default_dtype(value) if dtype is None else _dtypes.as_dtype(dtype)._np
+    raw = _as_array(value)
+    if raw.dtype.kind == "f" and np.dtype(np_dtype).kind in "iub":
+        bad = raw.reshape(-1)[raw.reshape(-1) != np.trunc(raw.reshape(-1))]
+        if bad.size:   # TF names the first value it cannot convert
+            raise TypeError(f"Expected {_dtypes.as_dtype(np_dtype).name}, but got {bad[0].item()!r} "
+                            f"of type 'float'.")
     arr = checked_array(value, np_dtype)
     if arr.dtype.kind == "O" and strings is None:
         raise TypeError(f"Failed to convert elements of {value!r:.60} to Tensor: tensors hold "

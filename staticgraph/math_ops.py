@@ -19,7 +19,7 @@ import numpy as np
 from . import dtypes as _dtypes
 from .build import apply, constant, convert_to_tensor
 from .graph import tensor_of
-from .ops import (_binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
+from .ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
                   logical_and, maximum, minimum, multiply, negative, not_equal, ones_like, realdiv,
                   reduce_sum, subtract, where, zeros_like, gather_index)
 
@@ -77,21 +77,25 @@ def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None)
     return _keep_dtype(out, x)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
     x = convert_to_tensor(input_tensor)
-    return _keep_dtype(_reduce("Prod", x, axis, keepdims, keep_dims, name), x)
+    return _keep_dtype(_reduce("Prod", x, _axis(axis, reduction_indices), keepdims, keep_dims, name), x)
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Any", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Any", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("All", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("All", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("ReduceLogSumExp", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("ReduceLogSumExp", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):

@@ -9,7 +9,7 @@ from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: 
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "xw_plus_b", "weighted_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "xw_plus_b", "selu", "swish", "silu", "weighted_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
            "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
 
 
@@ -67,6 +67,24 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     log_weight = add(multiply(z, pos_weight - 1.0), 1.0)
     tail = add(_abs_neg_exp_log1p(x), relu(negative(x)))
     return add(multiply(subtract(1.0, z), x), multiply(log_weight, tail), name=name or "logistic_loss")
+
+
+def selu(features, name=None):
+    """``scale * elu(x)`` with ``elu``'s negative side scaled by ``alpha`` (the SELU constants)."""
+    from .ops import exp, greater, minimum, multiply as mul, subtract, where  # noqa: PLC0415
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    x = convert_to_tensor(features)
+    neg = mul(subtract(exp(minimum(x, 0.0)), 1.0), alpha)   # exp of x <= 0 only: finite gradients
+    return mul(where(greater(x, 0.0), x, neg), scale, name=name or "Selu")
+
+
+def swish(features, beta=1.0, name=None):
+    """``x * sigmoid(beta * x)`` (also ``tf.nn.silu``)."""
+    x = convert_to_tensor(features)
+    return multiply(x, sigmoid(multiply(x, beta) if beta != 1.0 else x), name=name or "swish")
+
+
+silu = swish
 
 
 def xw_plus_b(x, weights, biases, name=None):

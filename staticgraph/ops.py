@@ -26,7 +26,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
            "logical_not", "transpose", "reshape", "broadcast_to", "squeeze", "expand_dims",
            "concat", "stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
            "reduce_min", "cast", "identity", "stop_gradient", "zeros", "ones", "fill",
-           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index"]
+           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "where_v2"]
 
 _R = REGISTRY
 
@@ -142,7 +142,19 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     x, y = _operands("Select", x, y)
-    return apply(_R["Select"], (convert_to_tensor(condition), x, y), {}, name=name)
+    cond = convert_to_tensor(condition)
+    rank = max(np.ndim(v) if tensor_of(v) is None else (tensor_of(v).ndim or 0) for v in (x, y))
+    if cond.ndim == 1 and rank > 1:   # TF1's where: a vector condition picks whole rows
+        cond = reshape(cond, [-1] + [1] * (rank - 1))
+    return apply(_R["Select"], (cond, x, y), {}, name=name)
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """TF2's ``where``: ``condition``, ``x`` and ``y`` broadcast together (numpy's rule)."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    x, y = _operands("Select", x, y)
+    return apply(_R["Select"], (convert_to_tensor(condition), x, y), {}, name=name or "SelectV2")
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -243,6 +255,13 @@ def gather_index(x, key, name=None):
 
 # --- reductions -------------------------------------------------------------------------
 
+def _axis(axis, reduction_indices):
+    """TF1's old name for ``axis`` (``reduction_indices=``) still accepted."""
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+    return axis if axis is not None else reduction_indices
+
+
 def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keep_dims is None else keep_dims)
@@ -252,20 +271,24 @@ def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
     return out
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Sum", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Sum", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Mean", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Mean", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Max", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Max", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Min", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Min", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
 # --- casts, identities, fills ----------------------------------------------------------------

@@ -108,7 +108,7 @@ def test_constant_with_shape_and_dtype():
     assert c.shape == (2, 2) and c.dtype == tf.float64
     with tf.Session() as s:
         np.testing.assert_array_equal(s.run(c), np.full((2, 2), 7.0))
-    with pytest.raises(TypeError, match="Expected int32, got 2.5"):
+    with pytest.raises(TypeError, match="^Expected int32, but got 2.5 of type .float.\\.$"):
         tf.constant(2.5, dtype=tf.int32)
 
 

@@ -476,3 +476,28 @@ def test_natural_exp_and_cosine_decay():
         s.run(tf.global_variables_initializer())
         s.run(gs.assign(12))
         np.testing.assert_allclose(s.run([nat, cd]), [0.054881163, 0.096488826], rtol=1e-6)
+
+
+# --- TF1 spellings ------------------------------------------------------------------------------
+
+def test_tf1_where_picks_rows_with_a_vector_condition_and_where_v2_broadcasts():
+    c = tf.constant([True, False])
+    a = tf.where(c, tf.ones([2, 2]), tf.zeros([2, 2]))
+    b = tf.where_v2(c, tf.ones([2, 2]), tf.zeros([2, 2]))
+    assert [v.tolist() for v in _run(a, b)] == [[[1, 1], [0, 0]], [[1, 0], [1, 0]]]
+
+
+def test_reduction_indices_selu_swish_and_constant_conversion_words():
+    x = tf.constant(np.arange(24).reshape(2, 3, 4).astype(np.float32))
+    r = tf.reduce_sum(x, reduction_indices=[1])
+    m = tf.reduce_max(x, reduction_indices=1, keep_dims=True)
+    v = tf.constant([-1.0, 1.0])
+    out = _run(r, m, tf.nn.selu(v), tf.nn.swish(v), tf.gradients(tf.reduce_sum(tf.nn.selu(v * 100.0)), v)[0])
+    assert out[0].tolist() == [[12, 15, 18, 21], [48, 51, 54, 57]] and out[1].shape == (2, 1, 4)
+    np.testing.assert_allclose(out[2], [-1.1113, 1.0507], atol=1e-4)
+    np.testing.assert_allclose(out[3], [-0.2689, 0.7311], atol=1e-4)
+    assert np.isfinite(out[4]).all()
+    with pytest.raises(ValueError, match="^Can not specify both 'axis' and 'reduction_indices'."):
+        tf.reduce_sum(x, axis=1, reduction_indices=1)
+    with pytest.raises(TypeError, match=r"^Expected int32, but got 1.5 of type 'float'.$"):
+        tf.constant([1, 1.5], dtype=tf.int32)
