@@ -56,8 +56,10 @@ def test_graph_lookup_by_name():
     assert g.get_operation_by_name("x") is x.op
     with pytest.raises(KeyError, match="refers to a Tensor which does not exist"):
         g.get_tensor_by_name("nope:0")
+    with pytest.raises(ValueError, match="^The name 'x' refers to an Operation, not a Tensor"):
+        g.get_tensor_by_name("x")     # TF's words for an existing op's name
     with pytest.raises(ValueError, match="looks like an \\(invalid\\) Operation name"):
-        g.get_tensor_by_name("x")
+        g.get_tensor_by_name("nope")
 
 
 def test_graph_as_default_and_reset():

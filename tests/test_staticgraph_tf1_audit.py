@@ -501,3 +501,25 @@ def test_reduction_indices_selu_swish_and_constant_conversion_words():
         tf.reduce_sum(x, axis=1, reduction_indices=1)
     with pytest.raises(TypeError, match=r"^Expected int32, but got 1.5 of type 'float'.$"):
         tf.constant([1, 1.5], dtype=tf.int32)
+
+
+def test_graph_lookups_and_mixed_graph_errors_in_tfs_words():
+    g = tf.Graph()
+    with g.as_default():
+        tf.constant(1)
+    with tf.name_scope("a"):
+        with tf.name_scope("b"):
+            assert tf.get_default_graph().get_name_scope() == "a/b"
+    a = tf.constant(2, name="two")
+    with pytest.raises(ValueError, match=r'^Tensor\("Const:0", shape=\(\), dtype=int32\) must be from '
+                                         r'the same graph as Tensor\("two:0", shape=\(\), dtype=int32\) '
+                                         r'\(graphs are '):
+        tf.add(a, g.get_tensor_by_name("Const:0"))
+    graph = tf.get_default_graph()
+    with pytest.raises(KeyError, match="The name 'nope:0' refers to a Tensor which does not exist. "
+                                      "The operation, 'nope', does not exist in the graph."):
+        graph.get_tensor_by_name("nope:0")
+    with pytest.raises(KeyError, match="The operation, 'two', exists but only has 1 outputs."):
+        graph.get_tensor_by_name("two:3")
+    with pytest.raises(ValueError, match="^The name 'two' refers to an Operation, not a Tensor."):
+        graph.get_tensor_by_name("two")
