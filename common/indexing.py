@@ -13,6 +13,7 @@ the op, marked by :data:`ARRAY` in the attribute.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -67,17 +68,36 @@ def encode_index(key, is_array=lambda k: isinstance(k, (list, np.ndarray))) -> t
 
 
 def decode_index(spec: tuple, arrays) -> tuple:
-    """The numpy key for a spec and its arrays."""
-    arrays = iter(arrays)
-    key = []
-    for k in spec:
-        if isinstance(k, Slice):
-            key.append(slice(*k))
-        elif k is ARRAY:
-            key.append(np.asarray(next(arrays)))
-        else:
-            key.append(k)
+    """The numpy key for a spec and its arrays (the static part is decoded once per spec).
+
+    A lone integer scalar (0-d) array picks like the integer it holds: the same result, but
+    numpy then indexes basically (a view) instead of gathering a copy.
+    """
+    key, where = _decoded(spec)
+    if not where:
+        return key
+    if len(arrays) != len(where):
+        raise ValueError(f"index spec {spec} needs {len(where)} arrays, got {len(arrays)}")
+    key = list(key)
+    if len(where) == 1:
+        a = arrays[0]
+        if not isinstance(a, np.integer):
+            a = np.asarray(a)
+            if a.ndim == 0 and a.dtype.kind in "iu":
+                a = a.item()
+        key[where[0]] = int(a) if isinstance(a, np.integer) else a
+        return tuple(key)
+    for i, a in zip(where, arrays):
+        key[i] = np.asarray(a)
     return tuple(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded(spec: tuple) -> tuple[tuple, tuple[int, ...]]:
+    """The numpy key of ``spec`` with its arrays' places left open, and those places: specs
+    are op attributes, so a kernel indexing with one decodes it once, not once per run."""
+    key = tuple(slice(*k) if isinstance(k, Slice) else k for k in spec)
+    return key, tuple(i for i, k in enumerate(spec) if k is ARRAY)
 
 
 def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:

@@ -130,15 +130,27 @@ class OpDef:
         algebra: what the simplifier may assume (:class:`Algebra`).
         sized_by_values: some output dims depend on input *values* (``tf.where(c)``'s row
             count): ``infer`` leaves them None, and the registry tests check compatibility.
+        outputs: None for the usual one result; else how many the op returns -- an int, or
+            a function of the attributes (``Split``: one per piece).  Such an op is ONE node
+            with several outputs in both engines (TF's ``split:0``, ``split:1``; PyTorch's
+            one ``SplitBackward0`` for all pieces): ``impl`` returns a tuple of arrays,
+            ``infer`` a tuple of Specs, ``out`` in a rule is the tuple of results, and ``g``
+            is the tuple of their cotangents (the engines pass zeros for a float result that
+            got no gradient, None for a non-float one such as ``top_k``'s indices).
+        into: the op's in-place form, or None: ``into(*inputs, **attrs)`` returns what
+            ``impl`` returns, written into input 0's own buffer when it fits (a fresh array
+            when it does not).  Only a compiler that owns that buffer, and knows nothing
+            reads it afterwards, may call it (a loop's carried TensorArray buffer).
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "examples", "doc",
-                 "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values")
+                 "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
+                 "outputs", "into")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
-                 sized_by_values=False):
+                 sized_by_values=False, outputs=None, into=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -159,6 +171,18 @@ class OpDef:
         self.stateful = stateful
         self.algebra = algebra
         self.sized_by_values = sized_by_values
+        self.outputs = outputs
+        self.into = into
+
+    @property
+    def multi_output(self) -> bool:
+        """Does the op return a tuple of results (``outputs`` declared)?"""
+        return self.outputs is not None
+
+    def n_outputs(self, attrs: dict) -> int:
+        """How many results the op returns with these attributes."""
+        n = self.outputs
+        return 1 if n is None else n if isinstance(n, int) else n({**self.defaults, **attrs})
 
     @property
     def differentiable(self) -> bool:
@@ -215,7 +239,9 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           torch_name: str | None = None, examples: Sequence = (),
           doc: str = "", aliases: Sequence[int] = (), shape_only: Sequence[int] | str = (),
           dtype_attr: str | None = None, stateful: bool = False,
-          algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False) -> OpDef:
+          algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False,
+          outputs: int | Callable[[dict], int] | None = None,
+          into: Callable | None = None) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -235,7 +261,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
-               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values)
+               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into)
     REGISTRY[name] = op
     return op
 

@@ -33,7 +33,13 @@ def broadcast_shapes(*shapes) -> tuple | None:
     >>> broadcast_shapes((2, 1), (1, 4))
     (2, 4)
     """
-    if any(s is None for s in shapes):
+    if len(shapes) == 2:               # the common case first: two operands, often alike
+        a, b = shapes
+        if a is None or b is None:
+            return None
+        if a == b:
+            return tuple(a)
+    elif any(s is None for s in shapes):
         return None
     rank = max((len(s) for s in shapes), default=0)
     out = []
@@ -131,6 +137,9 @@ def is_float(dtype) -> bool:
 
 def result_dtype(*dtypes) -> np.dtype:
     """numpy's type promotion (the engines' front ends pick their own defaults)."""
+    if len(dtypes) == 2 and dtypes[0] is dtypes[1] and isinstance(dtypes[0], np.dtype) \
+            and dtypes[0].isnative:
+        return dtypes[0]              # one native dtype promotes to itself (the common case)
     try:
         return np.result_type(*dtypes)
     except TypeError as e:

@@ -65,7 +65,8 @@ def _static_kind(name: str, op_type: str) -> str:
         return "param"
     if op_type == "Const":
         return "const"
-    if op_type in ("While", "Cond", "Case", "Enter", "Exit", "Merge", "Switch", "NextIteration"):
+    if op_type in ("While", "StatelessWhile", "If", "StatelessIf", "Cond", "Case", "Enter", "Exit",
+                   "Merge", "Switch", "NextIteration"):
         return "control"
     return "op"
 
@@ -73,7 +74,7 @@ def _static_kind(name: str, op_type: str) -> str:
 def static_graph(graph) -> nx.DiGraph:
     """One node per op of a staticgraph ``Graph``: name, type (if not in the name), output shape.
 
-    Control-flow ops (``While``, ``Cond``) carry their loop body, condition and
+    Control-flow ops (``While``, ``If``) carry their loop body, condition and
     branches as regions (sub-graphs built once); those are drawn too, each as
     a cluster hanging under its op, with dashed edges for the outer tensors
     they capture.
@@ -117,9 +118,10 @@ def _op_label(op) -> str:
     lines = [_wrap_name(op.name)]
     if not op.name.split("/")[-1].startswith(op.type):
         lines.append(op.type)
-    if op.outputs:
-        out = op.outputs[0]
-        lines.append(f"{out.dtype.name}{_fmt_shape(_shape_of(out))}")
+    if op.outputs:   # a node with several results (split, top_k) shows each one's
+        several = getattr(getattr(op, "op_def", None), "multi_output", False)
+        lines.append(", ".join(f"{out.dtype.name}{_fmt_shape(_shape_of(out))}"
+                               for out in op.outputs[:len(op.outputs) if several else 1]))
     return "\n".join(lines)
 
 
@@ -156,8 +158,8 @@ def regions(op) -> list[tuple[str, object]]:
 
 
 def _branch_note(op, attr: str, k: int) -> str:
-    """A two-way ``Cond`` runs ``branches[int(pred)]`` (as TF's ``If``/``Case``): say which."""
-    if getattr(op, "type", "") == "Cond" and attr == "branches" and len(op.attrs[attr]) == 2:
+    """A two-way ``If`` runs ``branches[int(pred)]`` (as TF's ``If``/``Case``): say which."""
+    if getattr(op, "type", "") in ("If", "StatelessIf") and attr == "branches" and len(op.attrs[attr]) == 2:
         return f" (pred {bool(k)})"
     return ""
 

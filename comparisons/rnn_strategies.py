@@ -21,6 +21,7 @@ import dyngraph as torch
 import numpy as np
 import staticgraph as tf
 
+from .bench.timing import best_of
 from .rnn_layouts import tf_lstm_to_torch
 from .sidebyside import agree, fmt_s, heading, recorded_nodes, static_ops, timed
 
@@ -109,10 +110,6 @@ def _kernel_grad_as_torch_hh(gk: np.ndarray) -> np.ndarray:
 
 # --- measuring ----------------------------------------------------------------------------------
 
-def _best(fn, runs: int = 3) -> float:
-    return min(timed(fn)[1] for _ in range(runs))
-
-
 def _measure(lengths, w) -> tuple[list[dict], list[str]]:
     rows, checks = [], []
     dynamic, dyn_build = timed(lambda: static_classifier(w, None))
@@ -121,18 +118,18 @@ def _measure(lengths, w) -> tuple[list[dict], list[str]]:
         x, y = _data(steps)
         eloss, egrad = eager_step(model, x, y)
         row = {"steps": steps, "eager_nodes": recorded_nodes(eloss),
-               "eager_run": _best(lambda: eager_step(model, x, y))}
+               "eager_run": best_of(lambda: eager_step(model, x, y), repeat=3)}
         (g, sess, (px, py, _), fetches), row["unrolled_build"] = timed(
             lambda: static_classifier(w, steps))
         feed = {px: x, py: y}
         (sl, sg), row["unrolled_compile"] = timed(lambda: sess.run(fetches, feed))
-        row["unrolled_run"] = _best(lambda: sess.run(fetches, feed))
+        row["unrolled_run"] = best_of(lambda: sess.run(fetches, feed), repeat=3)
         row["unrolled_ops"] = static_ops(g)
         pairs = [(eloss.item(), sl), (egrad.numpy(), _kernel_grad_as_torch_hh(sg))]
         dg, dsess, (dx, dy, _), dfetch = dynamic
         dfeed = {dx: x, dy: y}
         (dl, dgk), row["dynamic_compile"] = timed(lambda: dsess.run(dfetch, dfeed))
-        row["dynamic_run"] = _best(lambda: dsess.run(dfetch, dfeed))
+        row["dynamic_run"] = best_of(lambda: dsess.run(dfetch, dfeed), repeat=3)
         row["dynamic_ops"], row["dynamic_build"] = static_ops(dg), dyn_build
         pairs += [(eloss.item(), dl), (egrad.numpy(), _kernel_grad_as_torch_hh(dgk))]
         checks.append(f"{steps} steps: losses and dloss/dweight_hh of the three strategies "

@@ -11,14 +11,14 @@ import contextlib
 import inspect
 import io
 import textwrap
-from time import perf_counter
-from typing import Any, Callable
+from typing import Any
 
 from .bench.report import fmt_s
+from .bench.timing import timed
 from .graphdiff import record
 from .pictures import eager_graph, regions, static_graph, write_graph
 
-__all__ = ["parse_args", "heading", "columns", "show_programs", "facts", "not_yet", "has",
+__all__ = ["parse_args", "heading", "columns", "show_programs", "facts",
            "run_seed", "say", "recorded_nodes", "recorded_summary", "agree", "static_ops", "static_summary", "timed", "fmt_s", "draw_eager",
            "draw_static"]
 
@@ -123,12 +123,6 @@ def static_summary(graph) -> str:
     if total == outer:
         return f"{total} ops"
     return f"{total} ops ({outer} in the graph + {total - outer} in while_loop/cond regions)"
-
-
-def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    t0 = perf_counter()
-    out = fn()
-    return out, perf_counter() - t0
 
 
 def _report(paths: list[str]) -> None:

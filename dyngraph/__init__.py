@@ -35,21 +35,21 @@ from .backends import are_deterministic_algorithms_enabled, use_deterministic_al
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
                      get_default_dtype, half, int, int8, int16, int32, int64, long, short, uint8)
 from .errors import SizeMismatchError
-from .functions import *  # noqa: F401,F403
+from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
-from .creation import *  # noqa: F401,F403  (after functions: torch.zeros_like takes dtype=)
+from .creation import *  # noqa: F403  (after functions: torch.zeros_like takes dtype=)
 from .creation import __all__ as _creation_all
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .graph import graph_of
 from .device import accelerator, cuda, device
-from .pointwise import *  # noqa: F401,F403
+from .pointwise import *  # noqa: F403
 from .pointwise import __all__ as _pointwise_all
-from .random import *  # noqa: F401,F403
+from .random import *  # noqa: F403
 from .random import __all__ as _random_all
-from .reductions import *  # noqa: F401,F403
+from .reductions import *  # noqa: F403
 from .reductions import __all__ as _reductions_all
-from .selection import *  # noqa: F401,F403
+from .selection import *  # noqa: F403
 from .selection import __all__ as _selection_all
 from .printing import set_printoptions
 from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out

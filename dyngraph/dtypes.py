@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "bool_", "to_dtype", "np_dtype_of", "DEFAULT_FLOAT", "half", "float", "double",
-           "short", "int", "long", "from_legacy_name", "get_default_dtype"]
+           "short", "int", "long", "from_legacy_name", "get_default_dtype", "lookup"]
 
 
 class dtype:
@@ -31,6 +31,11 @@ class dtype:
     @property
     def is_complex(self) -> bool:
         return False
+
+    @property
+    def scalar_name(self) -> str:
+        """PyTorch's scalar type name (``Float``), as in "result type Float can't be cast..."."""
+        return self.legacy.removesuffix("Tensor")
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -51,6 +56,11 @@ bool_ = dtype("bool", np.bool_, "BoolTensor")
 
 DEFAULT_FLOAT = float32
 _BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
+
+
+def lookup(np_dtype) -> dtype | None:
+    """The dtype object for a numpy dtype, or None when dyngraph has none."""
+    return _BY_NP.get(np.dtype(np_dtype))
 
 
 def to_dtype(np_dtype) -> dtype:

@@ -32,6 +32,7 @@ from .creation import as_tensor
 from .errors import explain
 from .anomaly import STATE as ANOMALY, remember_forward
 from .grad_mode import STATE
+from .multi_output import apply_multi
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
@@ -73,8 +74,9 @@ def _plan(op, mask: int) -> tuple:
     """What to save when the inputs in ``mask`` need gradients.
 
     Returns ``(entries, frees, saves_out)``: entries are ``(name, kind, index)``
-    with kinds 'v' an input's value, 's' a ShapeRef of an input, 'o' the
-    output's array, 'V'/'S' the same for all inputs of a variadic op; ``frees``
+    with kinds "input" an input's value, "shape" a ShapeRef of an input, "output"
+    the output's array, "inputs"/"shapes" the same for all inputs of a variadic
+    op (``index`` is the input's position, 0 for the others); ``frees``
     says whether backward must release anything (ShapeRefs alone are kept,
     as PyTorch keeps sizes, so such nodes can be walked twice).
     """
@@ -87,14 +89,14 @@ def _plan(op, mask: int) -> tuple:
         if name not in wanted:
             continue
         if name == "out":
-            entries.append((name, "o", 0))
+            entries.append((name, "output", 0))
         elif op.variadic:
-            entries.append((name, "S" if name.endswith("_shape") else "V", 0))
+            entries.append((name, "shapes" if name.endswith("_shape") else "inputs", 0))
         elif name.endswith("_shape"):
-            entries.append((name, "s", op.inputs.index(name[:-6])))
+            entries.append((name, "shape", op.inputs.index(name.removesuffix("_shape"))))
         else:
-            entries.append((name, "v", op.inputs.index(name)))
-    frees = any(kind != "s" and kind != "S" for _, kind, _ in entries)
+            entries.append((name, "input", op.inputs.index(name)))
+    frees = any(kind != "shape" and kind != "shapes" for _, kind, _ in entries)
     return tuple(entries), frees, "out" in wanted
 
 
@@ -137,18 +139,18 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     entries, frees, saves_out = plan
     saved, versions = {}, []
     for name, kind, i in entries:
-        if kind == "s":
+        if kind == "shape":
             saved[name] = _ref(inputs[i])
-        elif kind == "v":
+        elif kind == "input":
             x = saved[name] = inputs[i]
             if isinstance(x, Tensor):
                 versions.append((x, x._vc[0]))
-        elif kind == "o":
+        elif kind == "output":
             saved[name] = out
-        elif kind == "V":
+        elif kind == "inputs":
             saved[name] = list(inputs)
             versions.extend((x, x._vc[0]) for x in inputs if isinstance(x, Tensor))
-        else:
+        else:  # "shapes"
             saved[name] = [_ref(x) for x in inputs]
     cls = cls or info.cls
     node = cls.__new__(cls)
@@ -213,6 +215,12 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
             arrays.append(x.item())
         else:
             arrays.append(x)
+    if op.outputs is not None:   # several results: one call node (see multi_output.py)
+        vc = base_counter(inputs[0]) if _INFO[op].views and isinstance(inputs[0], Tensor) else None
+        try:
+            return apply_multi(op, inputs, attrs, arrays, needs, vc, cls)
+        except Exception as e:
+            raise explain(op, inputs, e) from None
     try:
         out = op.impl(*arrays, **attrs)
     except Exception as e:

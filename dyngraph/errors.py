@@ -13,6 +13,8 @@ import numpy as np
 
 from common import ShapeError
 
+from .dtypes import lookup
+
 __all__ = ["SizeMismatchError", "explain", "internal", "user_site", "torch_type_name", "c_type_name",
            "scalar_type_name"]
 
@@ -101,18 +103,14 @@ def c_type_name(np_dtype) -> str:
     return _C_NAMES.get(np.dtype(np_dtype).name, np.dtype(np_dtype).name)
 
 
-_TORCH_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-                "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor",
-                "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor"}
-
-
 def torch_type_name(array) -> str:
     """``[torch.FloatTensor [3]]``, as PyTorch names a saved tensor in version errors."""
-    name = _TORCH_NAMES.get(array.dtype.name, array.dtype.name)
+    found = lookup(array.dtype)
+    name = found.legacy if found else array.dtype.name
     return f"[torch.{name} [{', '.join(map(str, array.shape))}]]"
 
 
 def scalar_type_name(np_dtype) -> str:
     """PyTorch's scalar type name, as in "result type Float can't be cast to ... Long"."""
-    name = _TORCH_NAMES.get(np.dtype(np_dtype).name, "Tensor")
-    return name[:-len("Tensor")] or np.dtype(np_dtype).name
+    found = lookup(np_dtype)
+    return found.scalar_name if found else np.dtype(np_dtype).name

@@ -25,6 +25,14 @@ from .errors import c_type_name
 from .node import node_class
 from .tensor import Tensor, check_inplace, rebase
 
+__all__ = ["OPS", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
+           "subtract", "pow", "neg", "negative", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
+           "abs", "sign", "maximum", "minimum", "clamp", "clip", "where", "softmax",
+           "log_softmax", "lt", "le", "gt", "ge", "eq", "ne", "less", "greater", "logical_and",
+           "logical_or", "logical_not", "mm", "matmul", "sum", "mean", "max", "min", "argmax",
+           "argmin", "reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "transpose",
+           "permute", "expand", "broadcast_to", "cat", "concat", "stack", "clone", "getitem"]
+
 OPS = Namespace(apply)
 """``F`` of the registry bound to this engine: every op, plus what composites need."""
 
@@ -218,7 +226,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {x.dtype.legacy[:-6]}")
+                           f"floating point or complex dtype. Got: {x.dtype.scalar_name}")
     return apply(_R["Mean"], (x,), {"axis": _axis(dim), "keepdims": keepdim},
                  cls=_names("MeanBackward0" if dim is None else "MeanBackward1"))
 
@@ -505,6 +513,7 @@ def _registry_function(op):
 _TORCH_NAMED = {op.fname for op in REGISTRY.values() if op.fname in globals()}
 for _op in REGISTRY.values():
     globals().setdefault(_op.fname, _registry_function(_op))
+__all__ += [op.fname for op in REGISTRY.values() if op.fname not in _TORCH_NAMED]
 
 METHODS = ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "tanh", "sigmoid",
            "relu", "abs", "sign", "maximum", "minimum", "clamp", "clip", "softmax", "log_softmax",
@@ -513,13 +522,3 @@ METHODS = ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "tanh
            "view_as", "flatten", "unsqueeze", "squeeze", "t", "transpose", "permute", "expand",
            "to", "type_as", "clone",
            "add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_"]
-
-
-__all__ = ["OPS", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
-           "subtract", "pow", "neg", "negative", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
-           "abs", "sign", "maximum", "minimum", "clamp", "clip", "where", "softmax",
-           "log_softmax", "lt", "le", "gt", "ge", "eq", "ne", "less", "greater", "logical_and",
-           "logical_or", "logical_not", "mm", "matmul", "sum", "mean", "max", "min", "argmax",
-           "argmin", "reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "transpose",
-           "permute", "expand", "broadcast_to", "cat", "concat", "stack", "clone", "getitem"] + [
-    op.fname for op in REGISTRY.values() if op.fname not in _TORCH_NAMED]

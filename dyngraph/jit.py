@@ -119,15 +119,20 @@ class _Tracer:
                      x.item() if isinstance(x, np.generic) else x for x in inputs)
         import staticgraph as sg
         from staticgraph.build import apply as static_apply
+        multi = op.outputs is not None      # several results: one node, bound per output
+        outs = out if multi else (out,)
         try:
             with self.graph.as_default():
-                sym = static_apply(op, args, attrs)
-                sym.op.site = "%s:%d" % _user_line()
-                if sym.np_dtype != out._data.dtype:    # dyngraph's PyTorch dtype rules
-                    sym = sg.cast(sym, out._data.dtype)
+                syms = static_apply(op, args, attrs)
+                syms = syms if multi else (syms,)
+                syms[0].op.site = "%s:%d" % _user_line()
+                syms = [sg.cast(sym, o._data.dtype) if sym.np_dtype != o._data.dtype else sym
+                        for sym, o in zip(syms, outs)]    # dyngraph's PyTorch dtype rules
         except (TypeError, ValueError) as e:
             raise TracingError(f"jit.trace cannot record {op.name} on these inputs: {e}") from None
-        self.bind(out, sym, any(self.depends(x) for x in inputs))
+        dependent = any(self.depends(x) for x in inputs)
+        for o, sym in zip(outs, syms):
+            self.bind(o, sym, dependent)
         return out
 
     def rebased(self, t: Tensor, result: Tensor) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 
 from common import REGISTRY
 
+from . import functions
 from .engine import apply
 from .functions import _names, _t, _unary, mul
 from .grad_mode import STATE
@@ -23,7 +24,8 @@ from .tensor import check_inplace, make, rebase
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
            "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
-           "inplace"]
+           "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max",
+           "relu_", "sigmoid_", "tanh_", "exp_", "inplace"]
 
 _R = REGISTRY
 
@@ -99,8 +101,7 @@ def inplace(fn):
 
 
 def _public_inplace() -> dict:
-    from . import functions as f
-    base = {name: getattr(f, name) for name in (
+    base = {name: getattr(functions, name) for name in (
         "neg", "exp", "log", "sqrt", "tanh", "sigmoid", "relu", "abs", "sign", "pow", "clamp",
         "clip", "maximum", "minimum")}
     base.update(sin=sin, cos=cos, tan=tan, rsqrt=rsqrt, log1p=log1p, expm1=expm1, floor=floor,
@@ -111,11 +112,7 @@ def _public_inplace() -> dict:
 
 INPLACE = _public_inplace()
 globals().update(INPLACE)
-__all__ += [name for name in INPLACE if name in ("relu_", "sigmoid_", "tanh_", "exp_")]
-
-METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
-           "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
-           *INPLACE]
+relu_, sigmoid_, tanh_, exp_ = (INPLACE[n] for n in ("relu_", "sigmoid_", "tanh_", "exp_"))  # torch.*
 
 
 def _operators() -> dict:
@@ -168,5 +165,7 @@ def clamp_max(input, max):
     return apply(_R["ClipByValue"], (input,), {"lo": None, "hi": max})
 
 
-__all__ += ["log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max"]
-METHODS += ["log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max"]
+METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
+           "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
+           *INPLACE, "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min",
+           "clamp_max"]

@@ -22,7 +22,8 @@ import json
 import numpy as np
 
 from .creation import _dtype, _leaf, _shape
-from .device import check_device
+from .device import CPU, check_device
+from .dtypes import to_dtype
 from .tensor import Tensor, check_inplace, make
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
@@ -45,7 +46,6 @@ class Generator:
 
     @property
     def device(self):
-        from .device import CPU
         return CPU
 
     def manual_seed(self, seed: int) -> "Generator":
@@ -109,9 +109,8 @@ def set_rng_state(new_state: Tensor) -> None:
 def _float_dtype(dtype, what: str) -> np.dtype:
     dt = _dtype(dtype)
     if dt.kind != "f":
-        from .dtypes import to_dtype
         raise NotImplementedError(f'"{what}" not implemented for '
-                                  f"'{to_dtype(dt).legacy[:-6]}'")
+                                  f"'{to_dtype(dt).scalar_name}'")
     return dt
 
 

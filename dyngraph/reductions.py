@@ -24,7 +24,7 @@ from common.indexing import Slice
 from .engine import apply
 from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, eq, max, mean,
                         mul, sub, sum, to)
-from .tensor import Tensor
+from .tensor import Tensor, make
 
 __all__ = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
            "norm", "equal", "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin",
@@ -125,7 +125,6 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
 def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
            return_counts: bool = False, dim=None):
     """The distinct values (sorted), optionally with each element's position among them and counts."""
-    from .tensor import make
     if dim is not None:
         raise RuntimeError("unique: dim= is not supported; flatten or use index ops")
     values, inverse, counts = np.unique(input._data, return_inverse=True, return_counts=True)
@@ -144,7 +143,6 @@ def equal(input, other) -> builtins.bool:
 
 
 def isclose(input, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
-    from .tensor import make
     return make(np.isclose(input._data, _t(other)._data, rtol, atol, equal_nan))
 
 
@@ -166,7 +164,6 @@ def _indices(input: Tensor, dim: int, descending: bool, k: int | None) -> Tensor
         lead = (Slice(None, None, None),) * (dim % builtins.max(input.dim(), 1))
         key = lead + (Slice(0, k, None),)
         idx = apply(_R["GetItem"], (idx,), {"key": key})
-    from .tensor import make
     return make(idx._data.astype(np.int64))
 
 

@@ -20,19 +20,20 @@ import builtins
 import numpy as np
 
 from common import REGISTRY
-from common.indexing import ARRAY, Slice, encode_index
+from common.indexing import ARRAY, Slice, decode_index, encode_index
+from common.ops.gather_scatter import along_axis_index
 from common.ops.linalg import einsum_equation
 
 from .creation import as_tensor
 from .engine import apply
-from .functions import _is_array, _names, _shape_args, _t, reshape
+from .functions import _is_array, _names, _shape_args, _t, expand, matmul, reshape, to, transpose
 from .grad_mode import STATE
 from .tensor import Tensor, check_inplace, make, rebase
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
            "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat",
            "tile", "narrow", "roll", "flip", "movedim", "swapaxes", "einsum", "bmm",
-           "index_put"]
+           "index_put", "tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv"]
 
 _R = REGISTRY
 FULL = Slice(None, None, None)
@@ -103,7 +104,6 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
     d = _dim(dim, input.dim())
     src = src if src is not None else value
     hits = np.zeros(input._data.shape, dtype=np.int64)
-    from common.ops.gather_scatter import along_axis_index
     np.add.at(hits, along_axis_index(index._data, d), 1)
     placed = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
                    {"axis": d})
@@ -146,7 +146,6 @@ def masked_fill(input, mask, value):
 def masked_select(input, mask):
     mask = as_tensor(mask)
     if mask._data.shape != input._data.shape:
-        from .functions import expand
         input = expand(input, np.broadcast_shapes(input._data.shape, mask._data.shape))
         mask = make(np.broadcast_to(mask._data, input._data.shape))
     return apply(_R["GetItem"], (input, mask), {"key": (ARRAY,)},
@@ -168,9 +167,7 @@ def index_put(input, key, value, accumulate: bool = False):
                                 is_array=_is_array)
     arrays = tuple(np.asarray(a) for a in arrays)
     ref = np.broadcast_to(np.zeros((), input._data.dtype), input._data.shape)
-    from common.indexing import decode_index
     picked_shape = ref[decode_index(spec, arrays)].shape
-    from .functions import expand, to
     v = _t(value)
     v = to(v, input._data.dtype) if isinstance(v, Tensor) else make(
         np.array(v, dtype=input._data.dtype))
@@ -234,9 +231,7 @@ def split(tensor, split_size_or_sections, dim: int = 0):
                                f"dimension size of {n}")
         sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if n else [0]
         name = "SplitBackward0"
-    starts = np.cumsum([0] + sizes[:-1])
-    return tuple(_slice(tensor, d, builtins.int(s), builtins.int(s) + k, name)
-                 for s, k in zip(starts, sizes))
+    return apply(_R["SplitV"], (tensor,), {"sizes": tuple(sizes), "axis": d}, cls=_names(name))
 
 
 def chunk(input, chunks: int, dim: int = 0):
@@ -248,8 +243,7 @@ def chunk(input, chunks: int, dim: int = 0):
 
 def unbind(input, dim: int = 0):
     d = _dim(dim, input.dim())
-    return tuple(apply(_R["GetItem"], (input,), {"key": (FULL,) * d + (i,)},
-                       cls=_names("UnbindBackward0")) for i in range(input._data.shape[d]))
+    return apply(_R["Unpack"], (input,), {"num": input._data.shape[d], "axis": d})
 
 
 def unflatten(input, dim: int, sizes):
@@ -325,7 +319,6 @@ def movedim(input, source, destination):
 
 
 def swapaxes(input, axis0: int, axis1: int):
-    from .functions import transpose
     return transpose(input, axis0, axis1)
 
 
@@ -347,11 +340,6 @@ def bmm(input, mat2):
                            f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
                            f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].")
     return apply(_R["MatMul"], (input, mat2), cls=_names("BmmBackward0"))
-
-
-METHODS = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
-           "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat", "tile",
-           "narrow", "roll", "flip", "movedim", "swapaxes", "bmm", "index_put"]
 
 
 # --- triangles and diagonals; vector products ------------------------------------------------
@@ -410,7 +398,6 @@ def dot(input, other):
     if input.dim() != 1 or other.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {other.dim()}D "
                            f"tensors")
-    from .functions import matmul
     return matmul(input, other)
 
 
@@ -422,14 +409,14 @@ ger = outer
 
 
 def mv(input, vec):
-    from .functions import matmul
     return matmul(input, vec)
 
 
 def expand_as(input, other):
-    from .functions import expand
     return expand(input, other._data.shape)
 
 
-__all__ += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv"]
-METHODS += ["tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv", "expand_as"]
+METHODS = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
+           "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat", "tile",
+           "narrow", "roll", "flip", "movedim", "swapaxes", "bmm", "index_put", "tril", "triu",
+           "diag", "diagonal", "trace", "dot", "outer", "ger", "mv", "expand_as"]

@@ -27,14 +27,13 @@ The modules, in the order data flows through them::
 """
 from __future__ import annotations
 
-from . import compat, debugging, dtypes, errors, nest, nn, train  # noqa: F401
-from . import tf_logging as logging  # noqa: F401  (tf.logging)
-from .config import (ConfigProto, GPUOptions, GraphOptions, OptimizerOptions,  # noqa: F401
-                     RunMetadata, RunOptions)
+from . import compat, debugging, dtypes, errors, nest, nn, train
+from . import tf_logging as logging  # (tf.logging)
+from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
-from . import control_flow_grad  # noqa: F401,E402  (declares While/Cond with their gradients)
-from . import autograph  # noqa: F401  (tf.autograph.to_code)
+from . import control_flow_grad  # noqa: F401  (declares While/If with their gradients)
+from . import autograph
 from .function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
@@ -46,7 +45,7 @@ from .ops import *  # noqa: F403
 from .ops import __all__ as _ops_all
 from .math_ops import *  # noqa: F403
 from .math_ops import __all__ as _math_all
-from . import math  # noqa: F401,E402  (tf.math)
+from . import math
 from .overloads import install as _install
 from .serialize import from_json, to_json, to_networkx
 from .session import InteractiveSession, Session, get_default_session
@@ -57,47 +56,32 @@ from .variables import (Variable, assign, assign_add, assign_sub, global_variabl
                         global_variables_initializer, initialize_all_variables,
                         is_variable_initialized, report_uninitialized_variables,
                         trainable_variables, variables_initializer)
-from . import layers, losses, summary  # noqa: E402,F401
-from . import data, initializers, random  # noqa: E402,F401
-from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,  # noqa: E402
+from . import layers, losses, summary
+from . import data, initializers, random
+from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,
                          get_collection_ref)
-from .initializers import (constant_initializer, glorot_normal_initializer,  # noqa: E402
+from .initializers import (constant_initializer, glorot_normal_initializer,
                            glorot_uniform_initializer, ones_initializer, orthogonal_initializer,
                            random_normal_initializer, random_uniform_initializer,
                            truncated_normal_initializer, variance_scaling_initializer,
                            zeros_initializer)
-from .array_ops import (argmax, argmin, boolean_mask, gather, gather_nd, logical_xor, newaxis, pad,  # noqa: E402
+from .array_ops import (argmax, argmin, boolean_mask, gather, gather_nd, logical_xor, newaxis, pad,
                         range, rank, scatter_nd, sequence_mask, shape, size, slice, split,
                         squared_difference, strided_slice, tensordot, tile)
-from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,  # noqa: E402
+from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,
                         assert_less, assert_less_equal, assert_negative, assert_non_negative,
                         assert_non_positive, assert_none_equal, assert_positive, assert_rank,
                         assert_scalar, assert_type, check_numerics)
-from .check_ops import assert_all_finite as verify_tensor_all_finite  # noqa: E402
-from .tensor_array import TensorArray  # noqa: E402
-from .functional_ops import foldl, foldr, map_fn, scan  # noqa: E402
-from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm  # noqa: E402
-from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,  # noqa: E402
+from .check_ops import assert_all_finite as verify_tensor_all_finite
+from .tensor_array import TensorArray
+from .functional_ops import foldl, foldr, map_fn, scan
+from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm
+from .random_ops import (multinomial, random_normal, random_shuffle, random_uniform,
                          set_random_seed, truncated_normal)
-from .sequence_ops import reverse, reverse_sequence, reverse_v2  # noqa: E402
-from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,  # noqa: E402
+from .sequence_ops import reverse, reverse_sequence, reverse_v2
+from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                              get_variable_scope, local_variables_initializer, variable_scope)
-from .variables import local_variables  # noqa: E402
-
-_install()
-
-
-def disable_eager_execution() -> None:
-    """Accepted for TF2-ported code: staticgraph is always in graph mode."""
-
-
-def disable_v2_behavior() -> None:
-    """Accepted for TF2-ported code: staticgraph always behaves like TF 1.x graph mode."""
-
-
-def executing_eagerly() -> bool:
-    return False
-
+from .variables import local_variables
 
 __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
@@ -129,4 +113,19 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]
 
-compat.v1.export(globals(), __all__)
+_install()
+
+
+def disable_eager_execution() -> None:
+    """Accepted for TF2-ported code: staticgraph is always in graph mode."""
+
+
+def disable_v2_behavior() -> None:
+    """Accepted for TF2-ported code: staticgraph always behaves like TF 1.x graph mode."""
+
+
+def executing_eagerly() -> bool:
+    return False
+
+
+vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))

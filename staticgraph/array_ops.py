@@ -276,13 +276,15 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Tensor]:
-    """Pieces of ``value`` along ``axis``: ``n`` equal ones, or of the given sizes (one may be -1)."""
+    """Pieces of ``value`` along ``axis``: ``n`` equal ones (a ``Split`` node), or of the given
+    sizes, one of which may be -1 (``SplitV``) -- ONE node whose outputs are the pieces,
+    ``split:0``, ``split:1``..., as TF."""
     value = convert_to_tensor(value)
     axis = int(axis) % value.ndim
     dim = value._shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)):
         n = int(num_or_size_splits)
-        if dim is None or dim % n:
+        if dim is not None and dim % n:
             node = value.graph.unique_name(name or "split", mark_as_used=False)
             raise ValueError(
                 f"Dimension size must be evenly divisible by {n} but is {dim}\n\tNumber of ways to "
@@ -290,23 +292,23 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
                 f"{value.dtype.tf_name.upper()}, num_split={n}]({node}/split_dim, {value.op.name})' "
                 f"with input shapes: [], {_dims(value)} and with computed input tensors: "
                 f"input[0] = <{axis}>.")
-        sizes = [dim // n] * n
-    else:
-        sizes = _int_list(num_or_size_splits, "size_splits")
-        if -1 in sizes:
-            if dim is None:
-                raise ValueError("a -1 split size needs the dimension to be known")
-            sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
-        if dim is not None and sum(sizes) != dim:
-            raise ValueError(f"Determined shape must either match input shape along split_dim "
-                             f"exactly if fully specified, or be less than the size of the input "
-                             f"along split_dim if not fully specified.  Got: {sum(sizes)} vs. {dim}")
-    out, start = [], 0
-    for n in sizes:
-        out.append(gather_index(value, (builtins.slice(None),) * axis + (builtins.slice(start, start + n),),
-                                name=name or "split"))
-        start += n
-    return out
+        return list(apply(REGISTRY["Split"], (value,), {"num_split": n, "axis": axis},
+                          name=name or "split"))
+    sizes = _int_list(num_or_size_splits, "size_splits")
+    if -1 in sizes:
+        if dim is None:
+            raise ValueError("a -1 split size needs the dimension to be known")
+        sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
+    if dim is not None and sum(sizes) != dim:
+        node = value.graph.unique_name(name or "split", mark_as_used=False)
+        raise ValueError(
+            f"can't split axis of size {dim} into pieces of size [{','.join(map(str, sizes))}] for "
+            f"'{{{{node {node}}}}} = SplitV[T=DT_{value.dtype.tf_name.upper()}, Tlen=DT_INT32, "
+            f"num_split={len(sizes)}]({value.op.name}, Const, {node}/split_dim)' with input "
+            f"shapes: {_dims(value)}, [{len(sizes)}], [] and with computed input tensors: "
+            f"input[1] = <{' '.join(map(str, sizes))}>, input[2] = <{axis}>.")
+    return list(apply(REGISTRY["SplitV"], (value,), {"sizes": tuple(sizes), "axis": axis},
+                      name=name or "split"))
 
 
 def _dims(t: Tensor) -> str:

@@ -160,26 +160,36 @@ def _freeze(v: Any) -> Any:
 
 
 def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None) -> Tensor:
-    """Add a node for registry op ``op``; return its output Tensor."""
+    """Add a node for registry op ``op``; return its output Tensor (an op declaring several
+    ``outputs`` returns the tuple of them: ``split:0``, ``split:1``...)."""
     graph = get_default_graph()
-    attrs = {k: _freeze(v) for k, v in attrs.items()}
-    with graph.name_scope(name or op.name) as scope:  # TF: the op's name doubles as a scope
-        hint = _hint(inputs)
-        names = op.inputs if not op.variadic else [f"x_{i}" for i in range(len(inputs))]
-        tensors = tuple(_as_input(x, hint, _INPUT_NAMES.get(n, n)) for x, n in zip(inputs, names))
-    name = scope[:-1]
+    attrs = {k: _freeze(v) for k, v in attrs.items()} if attrs else {}
+    name = name or op.name
+    if all(type(x) is Tensor for x in inputs) and not name.endswith("/"):
+        # Nothing to convert, so no Const lands in the op's scope: the scope's name is all
+        # that is needed (what ``name_scope(name)`` would take), without entering it.
+        tensors, name = inputs, graph.unique_name(name)
+    else:
+        with graph.name_scope(name) as scope:  # TF: the op's name doubles as a scope
+            hint = _hint(inputs)
+            names = op.inputs if not op.variadic else [f"x_{i}" for i in range(len(inputs))]
+            tensors = tuple(_as_input(x, hint, _INPUT_NAMES.get(n, n)) for x, n in zip(inputs, names))
+        name = scope[:-1]
     site = creation_site()
     try:
-        spec = op.infer(*[Spec(t._shape, t.np_dtype) for t in tensors], **attrs)
+        spec = op.infer(*[Spec(t._shape, t._dtype._np) for t in tensors], **attrs)
     except ShapeError as e:
         raise GraphShapeError(_build_message(op, name, tensors, e, site)) from None
     except DTypeError as e:
         raise GraphDTypeError(_build_message(op, name, tensors, e, site)) from None
-    if spec.shape is not None and None not in spec.shape:
-        _check_fits(op, name, spec, site)
-    node = graph.create_op(op.name, tensors, attrs, [(spec.shape, spec.dtype)], name=name,
+    specs = spec if op.multi_output else (spec,)
+    if MEMORY is not None:
+        for s in specs:
+            if s.shape is not None and None not in s.shape:
+                _check_fits(op, name, s, site)
+    node = graph.create_op(op.name, tensors, attrs, [(s.shape, s.dtype) for s in specs], name=name,
                            op_def=op, site=site, exact_name=True)
-    return node.outputs[0]
+    return node.outputs if op.multi_output else node.outputs[0]
 
 
 def _physical_memory() -> int | None:
@@ -195,7 +205,7 @@ MEMORY = _physical_memory()
 def _check_fits(op: OpDef, name: str, spec: Spec, site: str) -> None:
     """A result that cannot fit in this machine's memory is refused now, before any run allocates it."""
     nbytes = math.prod(spec.shape) * np.dtype(spec.dtype).itemsize
-    if MEMORY is not None and nbytes > MEMORY:
+    if nbytes > MEMORY:
         dims = ",".join(map(str, spec.shape))
         raise ResourceExhaustedError(None, None, (
             f"OOM when allocating tensor with shape[{dims}] and type {_dtypes.as_dtype(spec.dtype).name}: "

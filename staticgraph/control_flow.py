@@ -26,17 +26,27 @@ from common.shapes import most_specific_compatible, refines
 from .build import convert_to_tensor
 from .compiler import lower_plan, prune, topological_order
 from .compiler.passes import PassReport, run_passes
+from .compiler.passes.carry import CarriedWrites, carried_writes
 from .compiler.plan import Plan
 from .control_flow_codegen import Source, as_tuple
 from .errors import InvalidArgumentError
 from .graph import Graph, Operation, SubGraph, Tensor, get_default_graph
-from .kinds import Effects, LowerContext, defkind, effects
+from .kinds import Effects, LowerContext, defkind, effects, is_stateful
+from .ops import identity
 from .nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
 from .shape import TensorShape, as_shape_tuple
 from .sources import placeholder
 
 __all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
-           "keeps_trace", "regions_of", "BRANCH_PREFIX"]
+           "keeps_trace", "regions_of", "BRANCH_PREFIX", "LOOP_TYPES", "BRANCH_TYPES",
+           "CONTROL_FLOW_TYPES", "carried_in_place"]
+
+LOOP_TYPES = ("While", "StatelessWhile")
+"""A loop node's type, as TF 2 names it: ``StatelessWhile`` unless a region reads or changes
+state (a variable, a random op, a print, an assert...), then ``While``.  Both are one kind."""
+BRANCH_TYPES = ("If", "StatelessIf")
+"""A ``cond`` node's type, likewise: ``StatelessIf`` or ``If``."""
+CONTROL_FLOW_TYPES = LOOP_TYPES + BRANCH_TYPES
 
 
 def _call(fn: Callable, args: Any) -> Any:
@@ -232,45 +242,67 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             inputs.append(convert_to_tensor(maximum_iterations, name="maximum_iterations"))
         attrs = {"cond": cond_r, "body": body_r, "n_vars": len(flat), "captured": tuple(captured),
                  "max_iter": maximum_iterations is not None, "back_prop": back_prop}
-        op = _control_op(graph, "While", inputs, attrs, specs, scope, (cond_r, body_r))
-    out_wraps = [getattr(r, "_loop_rewrap", None) for r in flatten(result)] if any(wraps) else None
-    return _results(op, structure, unwrap_single=not return_same_structure, wraps=out_wraps)
+        op = _control_op(graph, LOOP_TYPES, inputs, attrs, specs, scope, (cond_r, body_r))
+        out_wraps = [getattr(r, "_loop_rewrap", None) for r in flatten(result)] if any(wraps) else None
+        return _results(op, structure, unwrap_single=not return_same_structure, wraps=out_wraps)
 
 
-def _control_op(graph: Graph, type_name: str, inputs, attrs, specs, scope: str,
+def _control_op(graph: Graph, types: tuple[str, str], inputs, attrs, specs, scope: str,
                 regions: tuple) -> Operation:
-    """The While/Cond node: the user's outputs plus a last one, the gradient trace.
+    """The While/If node: the user's outputs plus a last one, the gradient trace.
 
+    ``types``: (stateful, stateless) type names; TF's rule picks the stateless one
+    when no op of the regions is stateful (a nested stateless loop or cond is not).
     The trace is engine plumbing (per-iteration values for backward), so it is
     never feedable.  Ops inside that wait on ops outside (``control_dependencies``
     in a body) make the node itself wait on them.
     """
     waits = list(dict.fromkeys(d for r in regions for d in r.graph.control_captures))
-    op = graph.create_op(type_name, inputs, attrs, [*specs, (None, np.object_)],
+    stateful = any(is_stateful(o) and o.type not in _STATELESS
+                   for r in regions for o in r.graph._ops)
+    op = graph.create_op(types[0] if stateful else types[1], inputs, attrs,
+                         [*specs, (None, np.object_)],
                          name=scope[:-1], exact_name=True, control_inputs=waits)
     graph.prevent_feeding(op.outputs[-1])
     return op
 
 
+_STATELESS = (LOOP_TYPES[1], BRANCH_TYPES[1])
+
+
 def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None = None):
-    """The node's outputs in the user's structure; a lone result bare unless asked not to."""
-    out = pack_sequence_as(structure, _rewrap(op.outputs[:len(flatten(structure))], wraps))
+    """The node's outputs in the user's structure, each through an ``Identity`` named as TF
+    names them; a lone result bare unless asked not to.
+
+    TF 2's loop node has two outputs first (the loop counter and ``maximum_iterations``;
+    ``while/Identity`` and ``while/Identity_1``), so a loop's results are
+    ``while/Identity_2:0``, ``while/Identity_3:0``, ...; a cond's are ``cond/Identity:0``,
+    ``cond/Identity_1:0``.  This node has no such outputs: their names stay reserved so
+    the user's tensors carry TF's.  Called inside the node's name scope.  The compiler's
+    simplify pass removes the Identity steps (``Identity(x) -> x``): they cost nothing.
+    """
+    graph = op.graph
+    if op.type in LOOP_TYPES:
+        for _ in range(2):
+            graph.unique_name("Identity")
+    outs = [identity(t, name="Identity") for t in op.outputs[:len(flatten(structure))]]
+    out = pack_sequence_as(structure, _rewrap(outs, wraps))
     if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out
 
 
 def region_effects(op: Operation) -> Effects:
-    """A While's or Cond's effects: those of every op in its regions."""
+    """A While's or If's effects: those of every op in its regions."""
     parts = [r.effects() for r in regions_of(op)]
     return Effects(frozenset().union(*(p.reads for p in parts)),
                    frozenset().union(*(p.writes for p in parts)))
 
 
 def regions_of(op: Operation) -> tuple:
-    """A While's (cond, body) or a Cond's (false, true) regions."""
+    """A While's (cond, body) or an If's (false, true) regions."""
     a = op.attrs
-    return (a["cond"], a["body"]) if op.type == "While" else a["branches"]
+    return (a["cond"], a["body"]) if op.type in LOOP_TYPES else a["branches"]
 
 
 def keeps_trace(op: Operation, ctx: LowerContext):
@@ -288,6 +320,17 @@ def kept(names: list[str], grad) -> list[str]:
     return [f"_shape_ref({n})" if shape_only else n for n, shape_only in zip(names, grad.shape_only())]
 
 
+def carried_in_place(plan: Plan, n_vars: int, grad, ctx: LowerContext) -> CarriedWrites:
+    """Which of a body plan's steps write into the loop's own buffers (none with in-place
+    reuse switched off); the first ``n_vars`` fetches are the loop variables' next values,
+    the rest what the trace keeps for ``grad`` (some only as shapes)."""
+    if not ctx.config.inplace:
+        return CarriedWrites.none(plan)
+    flags = grad.shape_only() if grad is not None else []
+    return carried_writes(plan, {j: j for j in range(n_vars)},
+                          {n_vars + k for k, only in enumerate(flags) if only})
+
+
 def lower_while(op, ctx: LowerContext) -> Callable:
     """The loop as one generated function (see its ``.source``); regions inlined."""
     a = op.attrs
@@ -297,6 +340,9 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     saved = grad.needed if grad is not None else []
     src = Source(op)
     src.extend([f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0])
+    body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
+    carried = carried_in_place(body_plan, len(xs), grad, ctx)
+    src.own([xs[j] for j in carried.owned])
     if grad is not None:
         src.extend(["    trace = []", "    push = trace.append"])
     if a["max_iter"]:
@@ -307,8 +353,7 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     cond_plan = cond_r.plan(ctx, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
     pred, = src.inline(cond_plan, xs + [cap[t] for t in cond_r.captured], "p", 8)
     src.line(f"        if not {pred}: break")
-    body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
-    ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8)
+    ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8, carried)
     if grad is not None:
         src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
     src.line(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
@@ -366,8 +411,8 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         specs = [(most_specific_compatible(t._shape, f._shape), t.np_dtype)
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
-        op = _control_op(graph, "Cond", [pred, *captured], attrs, specs, scope, (f_r, t_r))
-    return _results(op, t_res, unwrap_single=not strict)
+        op = _control_op(graph, BRANCH_TYPES, [pred, *captured], attrs, specs, scope, (f_r, t_r))
+        return _results(op, t_res, unwrap_single=not strict)
 
 
 BRANCH_PREFIX = ("f", "t")

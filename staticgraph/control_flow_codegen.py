@@ -1,10 +1,10 @@
 """Generated kernels for control flow: a region's plan inlined into Python source.
 
 A ``While`` kernel is one function in which the cond and body plans' steps
-are pasted as lines (each value a local, each kernel a default argument), written
+are pasted as lines (each value a local, each kernel a global of the function), written
 by the project's one code generator (:mod:`.compiler.emit`)::
 
-    def while_0(x0, x1, bk2=2.0, bk4=1.0, ...):
+    def while_0(x0, x1):              # bk2 = 2.0, bk4 = 1.0 ...: bound globals
         try:
             x0 = x0[()]                 # 0-d values as numpy scalars
             x1 = x1[()]
@@ -29,6 +29,7 @@ import numpy as np
 from common import ShapeRef
 
 from .compiler.emit import Emitter
+from .compiler.passes.carry import CarriedWrites
 from .compiler.plan import Plan
 from .errors import OpError
 from .graph import Operation
@@ -39,7 +40,7 @@ __all__ = ["Source", "as_tuple"]
 
 _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/",
               np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
-              np.equal: "==", np.not_equal: "!="}
+              np.equal: "==", np.not_equal: "!=", np.matmul: "@"}
 """Kernels that *are* these numpy ufuncs are spelled as the operator: the same ufunc,
 but numpy scalars then take numpy's scalar fast path (a loop's 0-d values are scalars)."""
 
@@ -55,7 +56,7 @@ class Source:
         self.owner = owner
         self.emitter = Emitter("kernel")
         for name, value in (("_zeros_like", _zeros_like), ("_OpError", OpError), ("_fresh", _fresh),
-                            ("_shape_ref", _shape_ref)):
+                            ("_shape_ref", _shape_ref), ("_own", _own)):
             self.emitter.bind(name, value)
 
     def line(self, text: str) -> None:
@@ -69,26 +70,38 @@ class Source:
     def bind(self, name: str, value: Any) -> str:
         return self.emitter.bind(name, value)
 
-    def inline(self, plan: Plan, feeds: list[str], prefix: str, indent: int) -> list[str]:
-        """Emit ``plan``'s steps with its fed slots named ``feeds``; return its fetch names."""
+    def inline(self, plan: Plan, feeds: list[str], prefix: str, indent: int,
+               carried: CarriedWrites | None = None) -> list[str]:
+        """Emit ``plan``'s steps with its fed slots named ``feeds``; return its fetch names.
+
+        ``carried`` (a loop body's): steps that write into the loop's own buffers, and the
+        order to emit the steps in (see :mod:`.compiler.passes.carry`)."""
         names = dict(enumerate(feeds))
         for slot, value in plan.consts.items():
             value = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
             names[slot] = self.bind(f"{prefix}k{slot}", value)
         pad = " " * indent
-        for k, step in enumerate(plan.steps):
+        carried = carried or CarriedWrites.none(plan)
+        for k in carried.order:
+            step = plan.steps[k]
+            kernel = carried.kernels.get(k, step.kernel)
             args = [names[i] for i in step.inputs]
             for s in step.outputs:
                 if s is not None:
                     names[s] = f"{prefix}{s}"
-            sym = _OPERATORS.get(step.kernel) if len(args) == 2 and _hashable(step.kernel) else None
+            sym = _OPERATORS.get(kernel) if len(args) == 2 and _hashable(kernel) else None
             call = (f"{args[0]} {sym} {args[1]}" if sym else
-                    f"{self.bind(f'{prefix}f{k}', step.kernel)}({', '.join(args)})")
+                    f"{self.bind(f'{prefix}f{k}', kernel)}({', '.join(args)})")
             outs = ["_" if s is None else names[s] for s in step.outputs]
             target = (", ".join(outs) + (" = " if len(outs) == 1 else ", = ")) if outs else ""
-            self.emitter.line(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'",
+            note = " (in place)" if k in carried.kernels else ""
+            self.emitter.line(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'{note}",
                               step=(step.op, args))
         return [names[s] for s in plan.fetches]
+
+    def own(self, names: list[str]) -> None:
+        """Lines copying loop variables ``names`` once: the buffers the loop then writes into."""
+        self.extend(f"    {n} = _own({n})" for n in names)
 
     @staticmethod
     def owned(name: str) -> str:
@@ -111,6 +124,11 @@ def _fresh(value: Any, args: tuple) -> Any:
     if isinstance(value, np.ndarray) and (not value.flags.writeable or any(value is a for a in args)):
         return value.copy()
     return value
+
+
+def _own(value: Any) -> Any:
+    """A private copy of an array a loop will write into (its initial value is the caller's)."""
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def _shape_ref(x: Any) -> ShapeRef:

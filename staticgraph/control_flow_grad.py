@@ -1,4 +1,4 @@
-"""Gradients through ``While`` and ``Cond``: the regions' own gradient graphs, run in reverse.
+"""Gradients through ``While`` and ``If`` (``cond``): the regions' own gradient graphs, run in reverse.
 
 No per-op rule is written here.  For a region (a loop body or a cond branch)
 the ordinary :func:`gradients` builds the region's gradient nodes *inside its
@@ -12,7 +12,7 @@ read (``needed``).  It is kept in the graph's ``grad_programs`` table, never in
 the forward node's attributes: differentiating does not change the forward
 graph, and plans compiled before stay valid.  A plan that runs a gradient
 node makes its forward node keep those values: a ``While`` pushes one tuple
-per iteration onto a trace (memory linear in the iteration count), a ``Cond``
+per iteration onto a trace (memory linear in the iteration count), an ``If``
 records which branch ran and its values; a plan that fetches only forward
 values keeps nothing.  Values that do not depend on the loop variables
 (``transpose(w)`` of a captured weight) are not kept: the gradient plan
@@ -32,7 +32,8 @@ from __future__ import annotations
 from typing import Callable
 
 from . import dtypes as _dtypes
-from .control_flow import BRANCH_PREFIX, Region, lower_cond, lower_while, region_effects
+from .control_flow import BRANCH_PREFIX, BRANCH_TYPES, LOOP_TYPES, Region, lower_cond, lower_while, region_effects
+from .compiler.passes.carry import CarriedWrites, carried_writes
 from .control_flow_codegen import Source, as_tuple
 from .gradients import differentiable, gradients
 from .graph import Operation, Tensor
@@ -171,21 +172,34 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
     ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
     saved = [f"s{k}" for k in range(len(prog.needed))]
+    wrt = [body.args[i] for i in _floating(body.args)]
+    wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
+    plan = prog.plan(body, ctx, wrt)
+    carried = (carried_writes(plan, {len(saved) + k: k for k in range(nd)}) if ctx.config.inplace
+               else CarriedWrites.none(plan))
     src = Source(op)
+    src.own([ds[k - len(saved)] for k in carried.owned])
     src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
     src.line("    for saved in reversed(trace):")
     if saved:
         src.line(f"        {', '.join(saved)}, = saved")
-    wrt = [body.args[i] for i in _floating(body.args)]
-    wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
-    gs = src.inline(prog.plan(body, ctx, wrt), saved + ds + caps, "g", 8)
+    gs = src.inline(plan, saved + ds + caps, "g", 8, carried)
     src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
-    src.extend([f"        {a} = {a} + {g}" for a, g in zip(acc, gs[nd:])])
+    sums = [prog.grads[prog.wrt.index(w)] for w in wrt[nd:]]
+    src.extend([f"        {a} += {g}" if _same_spec(t, out) else f"        {a} = {a} + {g}"
+                for a, g, t, out in zip(acc, gs[nd:], sums, op.outputs[nd:])])
     src.line(f"    return {_result(ds + acc)}")
     return src.compile("while_grad", ["trace", *ds, *caps])
 
 
-# --- Cond ---------------------------------------------------------------------------
+def _same_spec(t: Tensor, out: Tensor) -> bool:
+    """Is ``t`` known to have exactly ``out``'s shape (rank >= 1) and dtype?  Then a sum over
+    iterations of ``t`` adds into its own buffer (``a += g``: the same bits as ``a = a + g``)."""
+    return (t._shape is not None and len(t._shape) >= 1 and None not in t._shape
+            and t._shape == out._shape and t.np_dtype == out.np_dtype)
+
+
+# --- If (cond) ------------------------------------------------------------------------
 
 def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     a = op.attrs
@@ -232,9 +246,11 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
     return src.compile("cond_grad", ["trace", *ds, *cap.values()])
 
 
-# --- the four kinds, each declared once --------------------------------------------------
+# --- the kinds, each declared once (a loop's and a cond's two TF type names share one) --------
 
-defkind("While", lower_while, gradient=_while_grad, effects=region_effects)
-defkind("Cond", lower_cond, gradient=_cond_grad, effects=region_effects)
+for _type in LOOP_TYPES:
+    defkind(_type, lower_while, gradient=_while_grad, effects=region_effects)
+for _type in BRANCH_TYPES:
+    defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects)
 defkind("WhileGrad", _lower_while_grad, gradient=_no_second_order, stateful=True)
 defkind("CondGrad", _lower_cond_grad, gradient=_no_second_order, stateful=True)

@@ -31,10 +31,10 @@ def __getattr__(name: str):
 def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
     if not numerics.enabled():
         numerics.enable()
-    get_default_graph()._bump()
+    get_default_graph().invalidate()
 
 
 def disable_check_numerics() -> None:
     while numerics.enabled():
         numerics.disable()
-    get_default_graph()._bump()
+    get_default_graph().invalidate()

@@ -263,9 +263,9 @@ class ConcreteFunction:
         return floats, where, ConcreteFunction(self.graph, names, [*self.inputs, *gys], None,
                                                present, lambda v: v)
 
-    def count_ops(self, type_: str) -> int:
-        """How many nodes of ``type_`` (e.g. "While") the traced graph has."""
-        return sum(op.type == type_ for op in self.graph.get_operations())
+    def count_ops(self, *types: str) -> int:
+        """How many nodes of these types (e.g. "While", "StatelessWhile") the traced graph has."""
+        return sum(op.type in types for op in self.graph.get_operations())
 
     def __repr__(self) -> str:
         sig = ", ".join(f"{n}: {t.dtype.name}{list(t.shape)}" for n, t in

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import contextlib
 
-from typing import Any, Sequence
+from typing import Any
 
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
-from .graph import Operation, SubGraph, Tensor, get_default_graph
+from .graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
 from .kinds import handle_op, kind_of
 from .ops import add_n, ones_like
 
@@ -77,9 +77,9 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
 
 def differentiable(t: Tensor) -> bool:
     """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
-    if t.dtype == _dtypes.resource:
+    if t._dtype is _dtypes.resource:       # the one resource dtype object
         return handle_op(t).attrs["dtype"].is_floating
-    return t.dtype.is_floating
+    return t._dtype.is_floating
 
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
@@ -100,7 +100,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     graph = get_default_graph()
-    with graph.name_scope(name):
+    with graph.name_scope(name), pinned_site(creation_site()):   # one stack walk, not one per node
         grads: dict[Tensor, list] = {}
         for y, gy in zip(ys, grad_ys):
             with _colocated(graph, y.op, colocate_gradients_with_ops):
@@ -134,15 +134,13 @@ def _zeros_for(x: Tensor, original) -> Tensor:
     return zeros_like(x, name="zeros_like")
 
 
-@contextlib.contextmanager
+_NOT_COLOCATED = contextlib.nullcontext()
+
+
 def _colocated(graph, op: Operation, colocate: bool):
     """``colocate_gradients_with_ops``: the gradient of ``op`` asks for exactly ``op``'s device
-    (outer ``tf.device`` scopes ignored, as TF's colocation does)."""
-    if not colocate:
-        yield
-        return
-    with graph.colocate_with(op):
-        yield
+    (outer ``tf.device`` scopes ignored, as TF's colocation does); otherwise nothing to do."""
+    return graph.colocate_with(op) if colocate else _NOT_COLOCATED
 
 
 def _total(gs: list | None) -> Tensor | None:
@@ -163,10 +161,17 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
             raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})"
                               f"\n  created at {op.site}")
         return kind.gradient(op, out_grads, wanted)
-    g = out_grads[0]
-    if g is None or not op.outputs[0].dtype.is_floating:
-        return [None] * len(op.inputs)
     d = op.op_def
-    saved = d.save(op.inputs, op.outputs[0])
+    if d.multi_output:   # the rule reads every result's cotangent: zeros where none arrived
+        if all(g is None for g, t in zip(out_grads, op.outputs) if t.dtype.is_floating):
+            return [None] * len(op.inputs)
+        g = tuple((F.zeros_like(t) if g is None else g) if t.dtype.is_floating else None
+                  for g, t in zip(out_grads, op.outputs))
+        out = op.outputs
+    else:
+        g, out = out_grads[0], op.outputs[0]
+        if g is None or not out.dtype.is_floating:
+            return [None] * len(op.inputs)
+    saved = d.save(op.inputs, out)
     return [d.vjp(i, F, g, saved, op.attrs) if w and d.input_differentiable(i) else None
             for i, w in enumerate(wanted)]

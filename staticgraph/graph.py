@@ -21,6 +21,7 @@ import contextlib
 import os
 import re
 import sys
+import threading
 from typing import Any, Iterator
 
 import numpy as np
@@ -28,20 +29,28 @@ import numpy as np
 from . import device as _device
 from . import dtypes as _dtypes
 from .errors import OperatorNotAllowedInGraphError
-from .shape import TensorShape, as_shape_tuple
+from .shape import TensorShape
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
-           "name_scope", "control_dependencies", "device", "colocate_with", "creation_site", "tensor_of"]
+           "name_scope", "control_dependencies", "device", "colocate_with", "creation_site",
+           "pinned_site", "tensor_of"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
 
 
 _is_engine_file: dict[str, bool] = {}
+_DTYPES = _dtypes.DType._cache   # numpy dtype -> its interned DType (filled by as_dtype)
+
+
+_pinned = threading.local()   # .site: the site every node made now gets (see pinned_site)
 
 
 def creation_site() -> str:
     """``file:line`` of the first stack frame outside staticgraph/ and common/ (the user's line)."""
+    site = getattr(_pinned, "site", None)
+    if site is not None:
+        return site
     frame = sys._getframe(1)
     while frame is not None:
         path = frame.f_code.co_filename
@@ -54,6 +63,22 @@ def creation_site() -> str:
     return "<unknown>"
 
 
+@contextlib.contextmanager
+def pinned_site(site: str) -> Iterator[None]:
+    """Every node made inside gets ``site`` without walking the stack again.
+
+    For engine code that makes many nodes on behalf of one user call (``tf.gradients``): the
+    caller computes ``creation_site()`` once, on entry, which is what each node would find --
+    every frame in between is the engine's.  Per thread; nested pins keep the outer one.
+    """
+    saved = getattr(_pinned, "site", None)
+    _pinned.site = saved or site
+    try:
+        yield
+    finally:
+        _pinned.site = saved
+
+
 class Tensor:
     """A symbolic value: output ``index`` of ``op``.  Shape and dtype are known statically."""
 
@@ -63,7 +88,7 @@ class Tensor:
         self.op = op
         self.value_index = index
         self._shape = shape
-        self._dtype = _dtypes.as_dtype(dtype)
+        self._dtype = _DTYPES.get(dtype) or _dtypes.as_dtype(dtype)   # interned: looked up first
         self._tshape = None
 
     # --- static facts ---------------------------------------------------------
@@ -101,7 +126,7 @@ class Tensor:
         """Refine the static shape (TF's rule: the new shape must be compatible)."""
         merged = self.shape.merge_with(shape)
         self._shape, self._tshape = merged.dims_tuple, None
-        self.op.graph._bump()
+        self.op.graph.invalidate()
 
     @property
     def device(self) -> str:
@@ -140,8 +165,8 @@ class Tensor:
         return f'Tensor("{self.name}", {shape}dtype={self._dtype.name})'
 
     def __repr__(self) -> str:
-        """TF's repr (what a list of tensors prints): ``<tf.Tensor 'x:0' shape=(2,) dtype=float32>``."""
-        shape = "<unknown>" if self._shape is None else self.shape
+        """TF's repr (what ``print`` shows for tensors inside a list, tuple or dict)."""
+        shape = "<unknown>" if self._shape is None else str(self.shape)
         return f"<tf.Tensor '{self.name}' shape={shape} dtype={self._dtype.name}>"
 
 
@@ -163,7 +188,8 @@ class Operation:
         self.site = site
         self.index = index
         self._device = ""
-        self.outputs = tuple(Tensor(self, i, s, d) for i, (s, d) in enumerate(specs))
+        self.outputs = ((Tensor(self, 0, *specs[0]),) if len(specs) == 1 else
+                        tuple([Tensor(self, i, s, d) for i, (s, d) in enumerate(specs)]))
 
     @property
     def device(self) -> str:
@@ -172,7 +198,7 @@ class Operation:
 
     def _set_device(self, device: str) -> None:
         self._device = device
-        self.graph._bump()
+        self.graph.invalidate()
 
     def get_attr(self, name: str) -> Any:
         return self.attrs[name]
@@ -213,9 +239,11 @@ class Graph:
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         inputs = [t if t.op.graph is self else self.capture(t, type_, inputs) for t in inputs]
-        deps = tuple(dict.fromkeys([*control_inputs, *self._control_inputs_for(inputs)]))
-        if any(d.graph is not self for d in deps):
-            deps = self.capture_control(deps)
+        deps = ()
+        if control_inputs or self._control_stack:
+            deps = tuple(dict.fromkeys([*control_inputs, *self._control_inputs_for(inputs)]))
+            if any(d.graph is not self for d in deps):
+                deps = self.capture_control(deps)
         if not exact_name and name and name.endswith("/"):   # TF: a scope name, used exactly
             name, exact_name = name[:-1], True
         name = name if exact_name else self.unique_name(name or type_)
@@ -226,8 +254,8 @@ class Graph:
         self._ops.append(op)
         for _, made in self._control_stack:
             made.add(op)
-        self._by_name[op.name] = op
-        self._bump()
+        self._by_name[name] = op
+        self.invalidate()
         return op
 
     def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
@@ -255,7 +283,12 @@ class Graph:
         raise ValueError(f"Operation {other.name} must be from the same graph as the op being "
                          f"created (control_dependencies).")
 
-    def _bump(self) -> None:
+    def invalidate(self) -> None:
+        """Mark what Sessions compiled from this graph as stale (bumps ``version``).
+
+        Every change to the graph calls it; so does a change to how ops run
+        (``tf.debugging.enable_check_numerics``): the next ``run`` recompiles.
+        """
         self.version += 1
 
     def unique_name(self, name: str, mark_as_used: bool = True) -> str:
@@ -276,21 +309,13 @@ class Graph:
             name = f"{name}_{i - 1}"
         return name
 
-    @contextlib.contextmanager
-    def name_scope(self, name: str | None) -> Iterator[str]:
-        """Nest op names under ``name/``; a name ending in ``/`` re-enters a scope exactly."""
-        old = self._name_stack
-        if not name:
-            new = ""
-        elif name.endswith("/"):
-            new = name[:-1]
-        else:
-            new = self.unique_name(name)
-        self._name_stack = new
-        try:
-            yield (new + "/") if new else ""
-        finally:
-            self._name_stack = old
+    def name_scope(self, name: str | None) -> "_NameScope":
+        """Nest op names under ``name/``; a name ending in ``/`` re-enters a scope exactly.
+
+        ``with graph.name_scope("layer") as scope:`` -- ``scope`` is ``"layer/"`` (made unique
+        when entered).  A small class, not a generator: gradients() enters one per node.
+        """
+        return _NameScope(self, name)
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs) -> Iterator[None]:
@@ -423,6 +448,30 @@ class Graph:
     def __str__(self) -> str:
         from .printing import format_graph
         return format_graph(self)
+
+
+class _NameScope:
+    """The context manager :meth:`Graph.name_scope` returns (the name is taken on entry)."""
+
+    __slots__ = ("graph", "name", "old")
+
+    def __init__(self, graph: Graph, name: str | None):
+        self.graph, self.name = graph, name
+
+    def __enter__(self) -> str:
+        graph, name = self.graph, self.name
+        self.old = graph._name_stack
+        if not name:
+            new = ""
+        elif name.endswith("/"):
+            new = name[:-1]
+        else:
+            new = graph.unique_name(name)
+        graph._name_stack = new
+        return (new + "/") if new else ""
+
+    def __exit__(self, *exc) -> None:
+        self.graph._name_stack = self.old
 
 
 class SubGraph(Graph):

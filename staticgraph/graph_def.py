@@ -5,7 +5,7 @@ spelling (``"x"`` for output 0, ``"x:1"``, ``"^init"`` for a control input)
 and its attributes (``T``/``dtype``, Const values, ``_output_shapes`` so the
 dashboard labels edges with shapes).
 
-Control flow: a ``While``/``Cond`` node's sub-graphs (its ``Region``
+Control flow: a ``While``/``If`` node's sub-graphs (its ``Region``
 attributes) are written *inline* under the node's name scope, so TensorBoard
 shows the loop or branch as one collapsible group that opens onto its
 regions::
@@ -29,7 +29,7 @@ import numpy as np
 
 from common.tensorboard import data_type, require, tensor_proto, tensor_shape_proto
 
-from .control_flow import regions_of
+from .control_flow import CONTROL_FLOW_TYPES, regions_of
 from .dtypes import DType
 from .graph import Graph, Operation, Tensor
 
@@ -103,7 +103,7 @@ def _emit(graph: Graph, prefix: str, outer: dict, nodes: list) -> None:
     names: dict[Operation, str] = {op: prefix + op.name for op in graph._ops}
     for op in graph._ops:
         inputs = [_input_name(t, names) for t in op.inputs]
-        regions = regions_of(op) if op.type in ("While", "Cond") else ()
+        regions = regions_of(op) if op.type in CONTROL_FLOW_TYPES else ()
         for r in regions:
             scope = f"{names[op]}/{r.graph.name}/"
             feeds = {a.op: _input_name(x, names) for a, x in zip(r.args, op.inputs)}

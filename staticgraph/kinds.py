@@ -2,7 +2,7 @@
 
 A registry op's kernel is its numpy ``impl`` with the attributes bound.  The
 structural kinds -- Placeholder, Const, variables and their reads and writes,
-NoOp, Print, and control flow (``While``/``Cond``, declared in
+NoOp, Print, and control flow (``While``/``If`` and their ``Stateless`` forms, declared in
 :mod:`.control_flow_grad` next to their gradients) -- are declared with
 :func:`defkind`, in ONE call giving:
 
@@ -144,11 +144,23 @@ def lower(op: Operation, ctx: LowerContext):
     if op.op_def is not None:
         if op.op_def.stateful and "rng" in op.op_def.defaults:
             return functools.partial(op.op_def.impl, rng=ctx.state.generator(op), **op.attrs)
-        return functools.partial(op.op_def.impl, **op.attrs) if op.attrs else op.op_def.impl
+        attrs = _not_default(op.attrs, op.op_def.defaults)
+        return functools.partial(op.op_def.impl, **attrs) if attrs else op.op_def.impl
     kind = KINDS.get(op.type)
     if kind is None:
         raise NotImplementedError(f"no lowering for node type {op.type!r} ({op.name})")
     return kind.lower(op, ctx)
+
+
+def _not_default(attrs: dict, defaults: dict) -> dict:
+    """The attributes a kernel must be given: those equal to the impl's default (same type,
+    same value) are left out, so ``Transpose(perm=None)`` runs ``impl`` itself, not a partial."""
+    return {k: v for k, v in attrs.items()
+            if not (k in defaults and type(v) is type(defaults[k]) and type(v) in _PLAIN
+                    and v == defaults[k])}
+
+
+_PLAIN = (type(None), bool, int, float, str)
 
 
 def _pass_through(op: Operation, out_grads: list, wanted: list[bool]) -> list:

@@ -11,17 +11,19 @@ scans keep the input's dtype, as TF does (numpy would widen int32).
 """
 from __future__ import annotations
 
-from common import REGISTRY
-from common.ops.linalg import einsum_equation
+from collections import namedtuple
 
 import numpy as np
+
+from common import REGISTRY
+from common.ops.linalg import einsum_equation
 
 from . import dtypes as _dtypes
 from .build import apply, constant, convert_to_tensor
 from .graph import tensor_of
 from .ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
                   logical_and, maximum, minimum, multiply, negative, not_equal, ones_like, realdiv,
-                  reduce_sum, subtract, where, zeros_like, gather_index)
+                  reduce_sum, subtract, where, zeros_like)
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "round", "erf",
            "floordiv", "floor_div", "floormod", "mod", "truncatemod", "cumsum", "reduce_prod",
@@ -116,13 +118,15 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
-    """``(values, indices)`` of the ``k`` largest entries along the last axis (``tf.nn.top_k``)."""
-    from collections import namedtuple
-    x = convert_to_tensor(input)
-    idx = argsort(x, -1, "DESCENDING", name=name or "TopKV2")
-    idx = gather_index(idx, (Ellipsis, slice(0, int(k))), name=name or "TopKV2")
-    values = apply(_R["TakeAlongAxis"], (x, idx), {"axis": -1}, name=name or "TopKV2")
-    return namedtuple("TopKV2", ["values", "indices"])(values, idx)
+    """``(values, indices)`` of the ``k`` largest entries along the last axis (``tf.nn.top_k``):
+    ONE ``TopKV2`` node, ``TopKV2:0`` (values) and ``TopKV2:1`` (int32 indices)."""
+    values, indices = apply(_R["TopKV2"], (convert_to_tensor(input),),
+                            {"k": int(k), "sorted": bool(sorted)}, name=name or "TopKV2")
+    return TopKV2(values, indices)
+
+
+TopKV2 = namedtuple("TopKV2", ["values", "indices"])
+"""What ``top_k`` returns, as TF's (``TopKV2(values=<tf.Tensor 'TopKV2:0' ...>, indices=...)``)."""
 
 
 def einsum(equation: str, *inputs, name=None, **_):

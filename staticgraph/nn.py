@@ -3,14 +3,21 @@ from __future__ import annotations
 
 from common import REGISTRY
 
+from . import rnn_cell
 from .build import apply, convert_to_tensor
-from .math_ops import in_top_k, log_sigmoid, top_k  # noqa: F401  (tf.nn.top_k, in_top_k)
-from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh  # noqa: F401  (re-exported)
+from .math_ops import in_top_k, log_sigmoid, top_k
+from .nn_layers import *  # noqa: F403  (the layer functions live there)
+from .nn_layers import __all__ as _layers_all
+from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh
+from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "softsign", "xw_plus_b", "selu", "swish", "silu", "weighted_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
-           "softplus", "elu", "leaky_relu", "relu6", "l2_normalize"]
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "log_sigmoid",
+           "softsign", "xw_plus_b", "selu", "swish", "silu", "weighted_cross_entropy_with_logits",
+           "sigmoid_cross_entropy_with_logits", "softplus", "elu", "leaky_relu", "relu6",
+           "l2_normalize", "rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
+           "static_bidirectional_rnn", *_layers_all]
 
 
 def relu(features, name=None):
@@ -156,23 +163,8 @@ def softsign(features, name=None):
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``x / sqrt(max(sum(x**2, axis), epsilon))``."""
-    from .ops import maximum, reduce_sum, sqrt, truediv  # noqa: PLC0415
+    from .ops import maximum, sqrt, truediv  # noqa: PLC0415  (not tf.nn names: kept out of tf.nn)
     x = convert_to_tensor(x)
     axis = dim if axis is None else axis
     ss = reduce_sum(square(x), axis, keepdims=True)
     return truediv(x, sqrt(maximum(ss, epsilon)), name=name or "l2_normalize")
-
-
-# --- recurrent networks (their own modules; exposed here as tf.nn.*) ---------------------------
-from . import rnn_cell  # noqa: E402
-from .rnn import (bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn,  # noqa: E402
-                  static_rnn)
-
-__all__ += ["rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
-            "static_bidirectional_rnn"]
-
-
-from .nn_layers import *  # noqa: E402,F401,F403  (the layer functions live there)
-from .nn_layers import __all__ as _layers_all  # noqa: E402
-
-__all__ += _layers_all

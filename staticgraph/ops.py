@@ -36,6 +36,9 @@ def _operands(op_type: str, *xs: Any, names: Sequence[str] | None = None) -> tup
 
     ``names``: TF's input names when they are not the registry's mapped ones (MatMul: a, b).
     """
+    if len(xs) == 2 and type(xs[0]) is Tensor and type(xs[1]) is Tensor and \
+            xs[0]._dtype is xs[1]._dtype:
+        return xs                     # the common case: two tensors of one (interned) dtype
     tensors = [tensor_of(x) for x in xs]
     known = [t for t in tensors if t is not None]
     if not known:
@@ -236,13 +239,14 @@ def stack(values, axis=0, name="stack"):
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
-    """The slices of ``value`` along ``axis`` (its size there must be known)."""
+    """The slices of ``value`` along ``axis`` (its size there must be known, or ``num``
+    given): ONE ``Unpack`` node with an output per slice, ``unstack:0``, ``unstack:1``..."""
     value = convert_to_tensor(value)
     axis = axis % value.ndim
     n = value._shape[axis] if num is None else num
     if n is None:
         raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
-    return [gather_index(value, (slice(None),) * axis + (i,), name=name) for i in range(n)]
+    return list(apply(_R["Unpack"], (value,), {"num": int(n), "axis": axis}, name=name or "unstack"))
 
 
 def gather_index(x, key, name=None):

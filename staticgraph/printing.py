@@ -12,7 +12,7 @@ sub-jaxprs: the region's arguments, what it captures from outside
 (``%capture_n = %n``: the inner stand-in and the outer tensor), its nodes,
 and what it returns::
 
-    %while, %while:1, %while:2 = While(%Const, %n, n_vars=1, ...)  # int32[], string<unknown>
+    %while, %while:1 = StatelessWhile(%Const, %n, n_vars=1, ...)  # int32[], string<unknown>
       cond(%arg_0) captures %capture_n = %n:
         %Less = Less(%arg_0, %capture_n)  # bool[]
         return %Less

@@ -6,8 +6,8 @@ tf.float32
 """
 from __future__ import annotations
 
-from .random_ops import categorical, multinomial, random_shuffle as shuffle, set_random_seed  # noqa: F401
-from .random_ops import random_normal as normal, random_uniform as uniform, truncated_normal  # noqa: F401
+from .random_ops import categorical, multinomial, random_shuffle as shuffle, set_random_seed
+from .random_ops import random_normal as normal, random_uniform as uniform, truncated_normal
 
 set_seed = set_random_seed
 

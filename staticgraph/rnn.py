@@ -27,14 +27,22 @@ from .build import convert_to_tensor
 from .control_flow import while_loop
 from .graph import Tensor, name_scope
 from .ops import (cast, concat, constant, expand_dims, greater_equal, less, stack, transpose,
-                  unstack, where, zeros_like)
+                  unstack, where, zeros, zeros_like)
 from .sequence_ops import reverse, reverse_sequence
 from .tensor_array import TensorArray
 from .nest import flatten, pack_sequence_as
-from .rnn_cell import RNNCell, _depth
+from .rnn_cell import _depth
 from .variable_scope import variable_scope
 
 __all__ = ["static_rnn", "dynamic_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
+
+
+def _check_step_inputs(inputs) -> None:
+    """``static_rnn``'s ``inputs``: a non-empty list of per-step tensors (TF's words)."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
+    if not inputs:
+        raise ValueError("Argument `inputs` must not be empty.")
 
 
 def _check_cell(cell) -> None:
@@ -83,10 +91,7 @@ def _masked(time, sequence_length, zero_output, state, output, new_state):
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
     """The cell called once per element of ``inputs`` (a list of ``[batch, depth]`` tensors)."""
     _check_cell(cell)
-    if not isinstance(inputs, (list, tuple)):
-        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
-    if not inputs:
-        raise ValueError("Argument `inputs` must not be empty.")
+    _check_step_inputs(inputs)
     with variable_scope(scope or "rnn"):
         inputs = [convert_to_tensor(x) for x in inputs]
         state = _initial_state(cell, initial_state, _batch_size(inputs[0], 0), dtype)
@@ -117,10 +122,7 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
     """Forward and backward ``static_rnn``; outputs concatenated per step."""
     _check_cell(cell_fw)
     _check_cell(cell_bw)
-    if not isinstance(inputs, (list, tuple)):
-        raise TypeError(f"Argument `inputs` must be a sequence. Received: {inputs}")
-    if not inputs:
-        raise ValueError("Argument `inputs` must not be empty.")
+    _check_step_inputs(inputs)
     with variable_scope(scope or "bidirectional_rnn"):
         with variable_scope("fw") as fw_scope:
             out_fw, st_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype, sequence_length,
@@ -133,6 +135,20 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None, in
         return [concat([f, b], 1) for f, b in zip(out_fw, out_bw)], st_fw, st_bw
 
 
+def _output_array(cell, inputs: Tensor, steps: Tensor, dtype) -> TensorArray:
+    """The output TensorArray of a loop whose length is only known when fed: sized to it
+    up front (TF's ``TensorArray(size=time_steps)``), as zeros ``[steps, batch, units]``, so
+    every write fills a row of one buffer instead of growing (copying) it."""
+    units = cell.output_size
+    if not isinstance(units, int):        # nested outputs: a buffer that grows as written
+        return TensorArray(dtype, size=0, dynamic_size=True, name="output")
+    batch = _batch_size(inputs, 1)
+    buf = zeros(stack([steps, batch, units]), dtype, name="output_buffer")
+    buf.set_shape([None, batch if isinstance(batch, int) else None, units])
+    return TensorArray(dtype, size=0, dynamic_size=True, name="output", flow=buf,
+                       element_shape=buf.shape[1:])
+
+
 def _time_loop(cell, inputs, state, sequence_length, steps):
     """TF's ``_dynamic_rnn_loop``: one while_loop over time on time-major ``inputs`` that reads
     step ``t`` from an input TensorArray and writes its output into an output TensorArray."""
@@ -141,8 +157,8 @@ def _time_loop(cell, inputs, state, sequence_length, steps):
     with name_scope("dynamic_rnn"):
         in_ta = TensorArray(dtype, size=steps if known else 0, dynamic_size=not known,
                             element_shape=inputs.shape[1:], name="input").unstack(inputs)
-        out_ta = TensorArray(dtype, size=steps if known else 0, dynamic_size=not known,
-                             name="output")
+        out_ta = (TensorArray(dtype, size=steps, name="output") if known else
+                  _output_array(cell, inputs, steps, dtype))
     flat_state = flatten(state)
 
     def body(time, ta, *flat):

@@ -269,8 +269,7 @@ def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
 
 def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     """The saved value of variable ``name`` (``":0"`` is ignored, as TF)."""
-    if name.endswith(":0"):
-        name = name[:-2]
+    name = name.removesuffix(":0")
     arrays = _open(ckpt_dir_or_file)
     if name not in arrays:
         raise NotFoundError(None, None, f"Key {name} not found in checkpoint")

@@ -21,20 +21,22 @@ with loops and their gradients runs the same after a round trip.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from common import REGISTRY
 from common.indexing import ARRAY, Slice
 
 from . import dtypes as _dtypes
-from .control_flow import Region, regions_of
+from .control_flow import LOOP_TYPES, Region, regions_of
 from .control_flow_grad import GradProgram
 from .dtypes import DType
 from .graph import Graph, Operation, SubGraph, Tensor
 from .variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 FORMAT = "staticgraph/2"
 
@@ -47,6 +49,7 @@ def to_networkx(graph: Graph) -> nx.MultiDiGraph:
     A MultiDiGraph (a DiGraph with parallel edges), so ``x * x`` keeps both edges.
     Control dependencies are edges with ``control=True``.
     """
+    import networkx as nx  # noqa: PLC0415  (~90 ms: imported by the one function using it)
     g = nx.MultiDiGraph()
     for op in graph._ops:
         g.add_node(op.name, type=op.type, site=op.site, device=op.device)
@@ -212,14 +215,14 @@ def _load_ops(ops: list[dict], graph: Graph) -> None:
 def _load_grad_programs(table: dict, graph: Graph) -> None:
     for name, progs in table.items():
         op = graph.get_operation_by_name(name)
-        regions = regions_of(op)[1:] if op.type == "While" else regions_of(op)   # a loop: its body
+        regions = regions_of(op)[1:] if op.type in LOOP_TYPES else regions_of(op)   # a loop: its body
         loaded = []
         for p, region in zip(progs, regions):
             g = GradProgram.__new__(GradProgram)
             for field in GradProgram.__slots__:
                 setattr(g, field, [region.graph.get_tensor_by_name(n) for n in p[field]])
             loaded.append(g)
-        graph.grad_programs[name] = loaded[0] if op.type == "While" else tuple(loaded)
+        graph.grad_programs[name] = loaded[0] if op.type in LOOP_TYPES else tuple(loaded)
 
 
 def _load_region(d: dict, outer: Graph) -> Region:

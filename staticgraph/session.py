@@ -13,7 +13,7 @@ steady loop of ``run`` calls does no graph work.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -34,7 +34,7 @@ from common.indexing import ARRAY
 
 from . import dtypes as _dtypes
 from .build import apply, constant, convert_to_tensor
-from .graph import Tensor
+from .graph import Tensor, name_scope
 from .shape import TensorShape, as_shape_tuple
 
 __all__ = ["TensorArray"]
@@ -143,9 +143,11 @@ class TensorArray:
         return out
 
     def stack(self, name=None) -> Tensor:
-        """All elements stacked: ``[size, *element]``."""
+        """All elements stacked: ``[size, *element]`` (named as TF 2 names it:
+        ``TensorArrayV2Stack/TensorListStack:0``)."""
         from .ops import identity  # noqa: PLC0415
-        out = identity(self._buffer(), name=name or "TensorArrayStack")
+        with name_scope(name or "TensorArrayV2Stack"):
+            out = identity(self._buffer(), name="TensorListStack")
         full = self._full_shape()
         if full is not None and (out._shape is None or len(out._shape) == len(full)):
             out.set_shape(full)

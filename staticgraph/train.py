@@ -21,6 +21,11 @@ from . import ops
 from .build import convert_to_tensor
 from .gradients import gradients
 from .graph import Operation, Tensor, control_dependencies, get_default_graph, name_scope
+from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
+                                  natural_exp_decay, piecewise_constant, polynomial_decay)
+from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,
+                    get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
+                    load_checkpoint, load_variable)
 from .sources import group
 from .variables import Variable, trainable_variables
 
@@ -248,10 +253,3 @@ def get_or_create_global_step(graph=None) -> Variable:
 def get_global_step(graph=None) -> Variable | None:
     found = (graph or get_default_graph()).get_collection("global_step")
     return found[0] if found else None
-
-
-from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,  # noqa: E402,F401
-                    get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
-                    load_checkpoint, load_variable)
-from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,  # noqa: E402,F401
-                                  natural_exp_decay, piecewise_constant, polynomial_decay)

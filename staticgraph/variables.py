@@ -243,7 +243,7 @@ class _UnreadVariable(Variable):
     fetching it runs the assignment and returns the value written (a read made right after).
     """
 
-    def __init__(self, parent: Variable, assign_op: Operation):  # noqa: super-init-not-called
+    def __init__(self, parent: Variable, assign_op: Operation):  # shares parent's state: no super().__init__
         self._handle, self._shared = parent._handle, parent._shared
         self._shape, self._dtype = parent._shape, parent._dtype
         self._is_initialized = parent._is_initialized

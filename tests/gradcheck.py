@@ -17,3 +17,23 @@ def numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
         flat[j] = old
         gflat[j] = (hi - lo) / (2 * eps)
     return grad
+
+
+def results(op, value) -> list:
+    """An op's result(s) as a list: one item, or one per output of a multi-output op
+    (works for arrays, Specs, engine tensors alike)."""
+    return list(value) if op.multi_output else [value]
+
+
+def cotangents(op, outs: list, rng: np.random.Generator):
+    """A random cotangent per float result (None for others), shaped as the op's rule takes
+    them: bare for a one-output op, a tuple for a multi-output one; and the list."""
+    gs = [rng.standard_normal(np.shape(o)) if np.asarray(o).dtype.kind == "f" else None
+          for o in outs]
+    return (tuple(gs) if op.multi_output else gs[0]), gs
+
+
+def weighted(gs: list, outs: list) -> float:
+    """sum_k <g_k, out_k> over the results that have a cotangent: the scalar whose gradient
+    the rule computes."""
+    return float(sum(np.sum(g * np.asarray(o)) for g, o in zip(gs, outs) if g is not None))

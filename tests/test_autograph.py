@@ -29,8 +29,8 @@ def test_seed_counter_as_a_python_while_is_one_while_loop():
         return first, second
 
     assert counter() == (np.float32(20.0), np.float32(20.0))
-    assert _ops(counter) == ["Const", "Const", "While"]
-    assert counter.get_concrete_function().count_ops("While") == 1
+    assert _ops(counter) == ["Const", "Const", "StatelessWhile", "Identity", "Identity"]
+    assert counter.get_concrete_function().count_ops("StatelessWhile") == 1
 
 
 def test_while_on_python_values_runs_at_trace_time():
@@ -43,7 +43,7 @@ def test_while_on_python_values_runs_at_trace_time():
         return x
 
     assert np.array_equal(f(_f32(1)), _f32(8))
-    assert _ops(f, _f32(1)).count("Mul") == 3 and "While" not in _ops(f, _f32(1))
+    assert _ops(f, _f32(1)).count("Mul") == 3 and "StatelessWhile" not in _ops(f, _f32(1))
 
 
 def test_while_with_a_fed_bound_runs_as_many_times_as_the_data_says():
@@ -71,7 +71,7 @@ def test_if_on_a_tensor_becomes_cond_and_only_the_taken_branch_counts():
 
     np.testing.assert_array_equal(f(_f32(1, 2)), _f32(2, 4))
     np.testing.assert_array_equal(f(_f32(-1, -2)), _f32(4, 5))
-    assert f.trace_count == 1 and "Cond" in _ops(f, _f32(1, 2))
+    assert f.trace_count == 1 and "StatelessIf" in _ops(f, _f32(1, 2))
 
 
 def test_if_on_a_python_value_keeps_only_one_branch():
@@ -82,7 +82,7 @@ def test_if_on_a_python_value_keeps_only_one_branch():
         return x
 
     assert "Mul" in _ops(f, _f32(1), True) and "Mul" not in _ops(f, _f32(1), False)
-    assert "Cond" not in _ops(f, _f32(1), True)
+    assert "StatelessIf" not in _ops(f, _f32(1), True)
 
 
 def test_elif_chain_and_a_variable_modified_in_one_branch_only():
@@ -96,7 +96,7 @@ def test_elif_chain_and_a_variable_modified_in_one_branch_only():
         return y
 
     assert [sign_label(np.float32(v)) for v in (2, -2, 0)] == [20, -200, 0]
-    assert sign_label.get_concrete_function(np.float32(1)).count_ops("Cond") == 1  # elif: nested
+    assert sign_label.get_concrete_function(np.float32(1)).count_ops("StatelessIf") == 1  # elif: nested
 
 
 def test_for_range_with_a_tensor_bound_becomes_one_while_loop():
@@ -109,9 +109,9 @@ def test_for_range_with_a_tensor_bound_becomes_one_while_loop():
 
     assert power(np.float32(2), np.int32(10)) == 1024
     assert power(np.float32(2), np.int32(0)) == 1
-    assert power.get_concrete_function(np.float32(2), np.int32(1)).count_ops("While") == 1
+    assert power.get_concrete_function(np.float32(2), np.int32(1)).count_ops("StatelessWhile") == 1
     assert power(np.float32(2), 3) == 8                     # Python bound: unrolled
-    assert power.get_concrete_function(np.float32(2), 3).count_ops("While") == 0
+    assert power.get_concrete_function(np.float32(2), 3).count_ops("StatelessWhile") == 0
 
 
 def test_for_range_start_stop_step_and_index_used_in_the_body():
@@ -169,7 +169,7 @@ def test_nested_while_inside_while():
         return total
 
     assert table(np.int32(5)) == 10
-    assert table.get_concrete_function(np.int32(1)).count_ops("While") == 1   # inner is in the body
+    assert table.get_concrete_function(np.int32(1)).count_ops("StatelessWhile") == 1   # inner is in the body
 
 
 def test_gradients_flow_through_converted_while_and_if():
@@ -308,7 +308,7 @@ def test_and_or_not_in_tensor_conditions():
 
     assert f(np.float32(1), np.float32(20)) == (np.float32(-32), 5)
     assert f(np.float32(100), np.float32(20)) == (np.float32(-200), 1)
-    assert f.get_concrete_function(np.float32(1), np.float32(20)).count_ops("While") == 1
+    assert f.get_concrete_function(np.float32(1), np.float32(20)).count_ops("StatelessWhile") == 1
 
 
 def test_and_or_keep_python_short_circuit():
@@ -338,7 +338,7 @@ def test_called_user_functions_are_converted_too():
         return _clip_down(x) + tf.reduce_sum(tf.ones([2]))   # library calls stay as they are
 
     assert f(np.float32(-35)) == 5 + 2 and f(np.float32(7)) == 7 + 2
-    assert f.get_concrete_function(np.float32(1)).count_ops("While") == 1
+    assert f.get_concrete_function(np.float32(1)).count_ops("StatelessWhile") == 1
     assert "_ag__.call(_clip_down, x)" in to_code(f.python_function)
 
 
@@ -375,7 +375,7 @@ def test_for_over_a_tensor_with_continue_and_break_is_one_while_loop():
 
     assert f(_f32(1.0, -2.0, 3.0, 20.0, 5.0)) == 8.0          # TF: 8.0
     assert f(_f32(-1.0, 4.0)) == 8.0 and f(_f32(30.0, 1.0)) == 0.0
-    assert _ops(f, _f32(1.0, 2.0)).count("While") == 1
+    assert _ops(f, _f32(1.0, 2.0)).count("StatelessWhile") == 1
     from staticgraph.autograph import to_code
     code = to_code(f.python_function)
     assert "_ag__.for_stmt(xs, _ag_extra_" in code and "_ag_break_1 = True" in code

@@ -13,7 +13,7 @@ def test_script_shows_the_pitfall_and_the_fix(capsys):
     assert "TracerWarning: Converting a tensor to a Python boolean might cause the trace" in out
     assert "while x[0] < 10.0:" in out and "if x[1] > 0.0:" in out   # the lines are named
     assert "for x = [0.3, -2.0] it is WRONG (-345.6 instead of -1769)" in out
-    assert "tf.function traced 1 time(s) into a graph with 1 While and 1 Cond node(s); it is RIGHT" in out
+    assert "tf.function traced 1 time(s) into a graph with 1 loop and 1 cond node(s); it is RIGHT" in out
     assert out.count("d/dx = [-8576, 844.8]") == 2                   # eager and tf.function agree
     assert "x, steps = _ag__.while_stmt(_ag_test_1, _ag_body_1" in out     # the rewrite is shown
     assert "us/call" in out

@@ -247,3 +247,38 @@ def test_per_op_overhead_script_times_every_way_of_running_the_chain():
     assert list(times) == ["numpy", "dyngraph, no grad", "dyngraph, forward (recording)",
                            "dyngraph, forward + backward"]
     assert all(t > 0 for t in times.values())
+
+
+def _chain_row(engine, kind, layers, build, first, steady, ops=None):
+    return Row(f"chain_{layers}", engine, kind, False, build_s=build, first_s=first,
+               median_s=steady, min_s=steady, units=layers, unit="op", graph_ops=ops,
+               series="chain")
+
+
+def test_compile_table_lists_each_size_with_cost_per_node_and_break_even():
+    rows = [_chain_row("staticgraph", "static", 1000, 0.02, 0.03, 0.001, ops=2004),
+            _chain_row("dyngraph", "eager", 1000, 0.0, 0.006, 0.006),
+            _chain_row("staticgraph", "static", 100, 0.002, 0.003, 0.0001, ops=204),
+            _chain_row("dyngraph", "eager", 100, 0.0, 0.0006, 0.0006),
+            _row("staticgraph", "static", 1.0)]                  # not in the series
+    points = report.series_points(rows)
+    assert [p["layers"] for p in points] == [100, 1000]
+    assert points[1]["break_even_runs"] == 10     # 0.02 + 0.03 + 9 * 0.001 <= 10 * 0.006
+    lines = report.compile_table(rows).splitlines()
+    assert lines[0].split()[:3] == ["layers", "graph", "ops"]
+    assert lines[2].split()[:4] == ["100", "204", "2", "ms"] and "10 runs" in lines[3]
+    assert "25 µs" in lines[3]                  # (20 + 30) ms / 2,004 nodes
+    assert report.compile_table([_row("staticgraph", "static", 1.0)]) == ""
+
+
+def test_chain_series_runs_at_three_sizes_and_is_plotted(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    names = [w.name for w in WORKLOADS if w.series == "chain"]
+    assert names == ["chain_fwd_bwd", "chain_fwd_bwd_1k", "chain_fwd_bwd_10k"]
+    path = tmp_path / "bench.json"
+    assert main(["--quick", "--only", ",".join(names), "--engines", "dyngraph,staticgraph",
+                 "--json", str(path), "--plots", str(tmp_path)]) == 0
+    doc = json.loads(path.read_text())
+    assert len(doc["compile_cost"]) == 3 and all(p["graph_ops"] for p in doc["compile_cost"])
+    assert (tmp_path / "compile_cost.png").exists()
+    assert "Compile cost against graph size" in capsys.readouterr().out

@@ -82,7 +82,7 @@ def test_branch_records_two_graphs_and_diffs_them(capsys):
         assert "not available yet (staticgraph has no cond" in out
     if hasattr(tf, "function"):
         assert "y = tensor([0., 3., 4.])" in out and "y = [0. 3. 4.], dx = [1. 1. 1.]" in out
-        assert "traced python_branch 1 time(s) for both inputs into one graph with 1 Cond op" in flat(out)
+        assert "traced python_branch 1 time(s) for both inputs into one graph with 1 If op" in flat(out)
     if HAS_WHILE:
         assert "for both inputs: 2 and 6 trips, decided at run time; results vs eager agree" in flat(out)
 

@@ -35,7 +35,7 @@ def test_tensorboard_option_writes_both_engines_graphs_and_bench_curves(tmp_path
                       .Reload().Graph().node}
     counter_eager = [n.op for n in EventAccumulator(str(logdir / "counter" / "dyngraph"))
                      .Reload().Graph().node]
-    assert "While" in counter_static and "While" not in counter_eager
+    assert "StatelessWhile" in counter_static and "StatelessWhile" not in counter_eager
     assert counter_eager.count("Add") == 2 * 10        # the trace unrolled the 10 trips it saw
     curves = {}
     for engine in ("dyngraph", "staticgraph"):

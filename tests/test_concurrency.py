@@ -198,3 +198,31 @@ def test_dyngraph_a_new_thread_starts_with_grad_enabled():
         t.join()
         assert not torch.is_grad_enabled()
     assert seen == [True]
+
+
+def test_reads_never_see_a_half_updated_variable():
+    """assign_add computes the new value out of sight (a fresh or retired buffer nobody holds)
+    and then replaces the old one whole: every total a reader sees is a whole number of adds."""
+    with tf.Graph().as_default():
+        v = tf.Variable(np.zeros(100_000), name="v")
+        add = v.assign_add(np.ones(100_000))
+        total = tf.reduce_sum(v)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            stop = threading.Event()
+
+            def writer():
+                while not stop.is_set():
+                    sess.run(add.op)
+
+            def reader(_):
+                return {float(sess.run(total)) for _ in range(200)}
+            t = threading.Thread(target=writer)
+            t.start()
+            try:
+                with ThreadPoolExecutor(4) as pool:
+                    seen = set().union(*pool.map(reader, range(4)))
+            finally:
+                stop.set()
+                t.join()
+    assert all(s % 100_000 == 0 for s in seen), sorted(seen)[:5]

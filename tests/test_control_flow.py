@@ -68,7 +68,7 @@ def test_loop_kernel_is_a_tight_generated_loop():
     from staticgraph.kinds import LowerContext, SessionState, lower
     n = tf.placeholder(tf.float32, (), name="n")
     c1, _ = tf.while_loop(lambda a, b: a < b, lambda a, b: (a + 2.0, b + 1.0), [tf.constant(0.0), n])
-    src = lower(c1.op, LowerContext(SessionState(), PassConfig())).source
+    src = lower(c1.op.inputs[0].op, LowerContext(SessionState(), PassConfig())).source
     assert "while True:" in src and "x0 < x1" in src and "x0 + bk" in src
     assert "run(" not in src and "plan" not in src
 
@@ -134,7 +134,8 @@ def test_closure_capture_reads_outer_tensors_at_run_time():
     x = tf.while_loop(lambda x: x < limit, lambda x: x + w, [tf.constant(0.0)])
     assert run(x, {w: 3.0, limit: 10.0}) == 12.0
     assert run(x, {w: 5.0, limit: 10.0}) == 10.0
-    assert list(x.op.attrs["captured"]) == [limit, w] and list(x.op.inputs[1:]) == [limit, w]
+    loop = x.op.inputs[0].op
+    assert list(loop.attrs["captured"]) == [limit, w] and list(loop.inputs[1:]) == [limit, w]
 
 
 def test_body_may_return_outer_tensors_and_unchanged_loop_vars():
@@ -146,8 +147,8 @@ def test_body_may_return_outer_tensors_and_unchanged_loop_vars():
 def test_python_values_returned_by_cond_and_body_become_constants_of_their_regions():
     i, x = tf.while_loop(lambda i, x: True, lambda i, x: (i + 1, 2.0), [0, 1.0], maximum_iterations=3)
     outer = [op.type for op in tf.get_default_graph().get_operations()]
-    assert outer == ["Const", "Const", "Const", "While"]     # 0, 1.0, maximum_iterations
-    assert [op.type for op in x.op.attrs["cond"].graph.get_operations()] == ["Placeholder"] * 2 + ["Const"]
+    assert outer == ["Const", "Const", "Const", "StatelessWhile", "Identity", "Identity"]   # 0, 1.0, max
+    assert [op.type for op in x.op.inputs[0].op.attrs["cond"].graph.get_operations()] == ["Placeholder"] * 2 + ["Const"]
     assert run([i, x]) == [3, 2.0]
 
 
@@ -388,7 +389,7 @@ def test_run_time_failure_inside_a_loop_names_the_inner_node_and_its_line():
         assert s.run(y, {x: [1.0, 2.0], n: 2}) == 3.0
         with pytest.raises(tf.errors.InvalidArgumentError,
                            match=r"IndexError: index 2 is out of bounds .*\n  in node 'strided_slice' "
-                                 r"\(GetItem\) with input shapes: \[2\], \[\], inside While 'while'\n"
+                                 r"\(GetItem\) with input shapes: \[2\], \[\], inside StatelessWhile 'while'\n"
                                  r"  created at .*test_control_flow.py:\d+") as e:
             s.run(y, {x: [1.0, 2.0], n: 3})
     assert e.value.op.type == "GetItem"
@@ -399,9 +400,9 @@ def test_region_plans_get_the_compiler_passes_like_any_plan():
     from staticgraph.kinds import LowerContext, SessionState, lower
     y = tf.while_loop(lambda v: v < 5.0, lambda v: tf.tanh(v) + tf.tanh(v) * 1.0, [1.0],
                       maximum_iterations=2)   # 2*tanh(v) settles near 1.9: the bound ends it
-    src = lower(y.op, LowerContext(SessionState(), PassConfig(cse=True, simplify=True))).source
+    src = lower(y.op.inputs[0].op, LowerContext(SessionState(), PassConfig(cse=True, simplify=True))).source
     assert src.count("# Tanh") == 1 and "Mul" not in src          # CSE merged, x*1 simplified
-    unoptimised = lower(y.op, LowerContext(SessionState(), PassConfig(cse=False, simplify=False))).source
+    unoptimised = lower(y.op.inputs[0].op, LowerContext(SessionState(), PassConfig(cse=False, simplify=False))).source
     assert unoptimised.count("# Tanh") == 2 and "# Mul" in unoptimised
     assert run(y) == pytest.approx(2 * np.tanh(2 * np.tanh(1.0)))
 
@@ -415,7 +416,7 @@ def test_a_sessions_pass_configuration_reaches_loop_bodies():
 
     def loop_source(config):
         exe = tf.Session(config=config).compiled(y)
-        return next(s.kernel.source for s in exe.plan.steps if s.op.type == "While")
+        return next(s.kernel.source for s in exe.plan.steps if s.op.type == "StatelessWhile")
     off, on = loop_source(PassConfig.off()), loop_source(None)
     assert off.count("# Tanh") == 2 and "# Mul" in off
     assert on.count("# Tanh") == 1 and "# Mul" not in on

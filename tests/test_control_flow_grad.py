@@ -122,10 +122,11 @@ def test_forward_keeps_one_tuple_per_iteration_of_only_loop_dependent_values():
                          lambda i, h: (i + 1, tf.tanh(tf.matmul(h, tf.transpose(w)))),
                          [0, tf.ones((1, 2), tf.float64)])
     tf.gradients(tf.reduce_sum(h), [w])
-    prog = h.op.graph.grad_programs[h.op.name]
+    loop = h.op.inputs[0].op                              # h = Identity(while:1)
+    prog = loop.graph.grad_programs[loop.name]
     kept = sorted(t.op.type for t in prog.needed)
     assert kept == ["Placeholder", "Tanh"]               # h (arg) and tanh's output; not transpose(w)
-    trace = tf.Session().run(h.op.outputs[-1], {n: 5, w: np.eye(2)})
+    trace = tf.Session().run(loop.outputs[-1], {n: 5, w: np.eye(2)})
     assert len(trace) == 5 and all(len(saved) == 2 for saved in trace)
 
 
@@ -137,14 +138,15 @@ def test_differentiating_never_changes_the_forward_node_and_forward_runs_keep_no
     _, h = tf.while_loop(lambda i, h: i < n,
                          lambda i, h: (i + 1, tf.tanh(tf.matmul(h, w))), [0, tf.ones((1, 2), tf.float64)])
     loss = tf.reduce_sum(h)
-    attrs = dict(h.op.attrs)
+    loop = h.op.inputs[0].op
+    attrs = dict(loop.attrs)
     sess = tf.Session()
     before = sess.compiled(loss, {n: 3, w: np.eye(2)}).source
     gw, = tf.gradients(loss, [w])
-    assert h.op.attrs == attrs and "grad" not in h.op.attrs
+    assert loop.attrs == attrs and "grad" not in loop.attrs
     assert sess.compiled(loss, {n: 3, w: np.eye(2)}).source.replace("_1", "_0") \
         .count("push(") == before.count("push(") == 0
-    _, trace = sess.run([loss, h.op.outputs[-1]], {n: 3, w: np.eye(2)})
+    _, trace = sess.run([loss, loop.outputs[-1]], {n: 3, w: np.eye(2)})
     assert trace is not None and len(trace) == 3
     assert sess.run(gw, {n: 3, w: np.eye(2)}).shape == (2, 2)
 
@@ -294,7 +296,7 @@ def test_loop_differentiates_only_the_captures_asked_for():
                          [0, tf.zeros((3,), tf.float64)])
     loss = tf.reduce_sum(h * h)
     (gw,) = tf.gradients(loss, [w])
-    while_op = next(op for op in tf.get_default_graph().get_operations() if op.type == "While")
+    while_op = next(op for op in tf.get_default_graph().get_operations() if op.type == "StatelessWhile")
     body = while_op.attrs["body"]
     programs = while_op.graph.grad_programs
     assert body.graph.captures[xs] not in programs[while_op.name].wrt
@@ -330,7 +332,7 @@ def test_a_loop_keeps_only_the_shape_of_values_its_gradient_reads_for_shape():
     _, ta = tf.while_loop(lambda t, ta: t < 6, body, [0, ta])
     loss = tf.reduce_sum(ta.stack())
     gw, = tf.gradients(loss, [w])
-    while_op = next(op for op in tf.get_default_graph().get_operations() if op.type == "While")
+    while_op = next(op for op in tf.get_default_graph().get_operations() if op.type == "StatelessWhile")
     prog = while_op.graph.grad_programs[while_op.name]
     assert any(prog.shape_only())
     feed = {xs: RNG.standard_normal((6, 3)), w: RNG.standard_normal(3)}

@@ -14,7 +14,7 @@ import dyngraph as torch
 from common import REGISTRY
 from common.examples import materialize
 from dyngraph.functions import OPS
-from tests.gradcheck import numeric_grad
+from tests.gradcheck import cotangents, numeric_grad, results, weighted
 
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) if op.differentiable
          for k in range(len(op.examples))]
@@ -34,6 +34,19 @@ def _run(op, arrays, attrs, wrt):
     return tensors, getattr(OPS, op.fname)(*tensors, **attrs)
 
 
+def _loss(op, out, gs):
+    """sum_k <g_k, out_k> over the (first, or every float) result(s) as a dyngraph scalar."""
+    terms = [(o * torch.tensor(g)).sum() for o, g in zip(results(op, out), gs) if g is not None]
+    total = terms[0]
+    for t in terms[1:]:
+        total = total + t
+    return total
+
+
+def _first(op, out):
+    return results(op, out)[0]
+
+
 def _value(t) -> np.ndarray:
     return np.zeros(()) if t is None else t.detach().numpy()
 
@@ -42,21 +55,21 @@ def _value(t) -> np.ndarray:
 def test_backward_matches_finite_differences(name, k):
     op, args, attrs, wrt = _setup(name, k)
     tensors, out = _run(op, args, attrs, wrt)
-    if out.dtype != torch.float64 or not wrt:
+    if _first(op, out).dtype != torch.float64 or not wrt:
         pytest.skip("finite differences need a float64 result and a float input")
-    g = np.random.default_rng(1).standard_normal(out.shape)
-    (out * torch.tensor(g)).sum().backward()
+    _, gs = cotangents(op, [o.detach().numpy() for o in results(op, out)], np.random.default_rng(1))
+    _loss(op, out, gs).backward()
     for i in wrt:
-        numeric = numeric_grad(lambda: float(np.sum(g * op.impl(*args, **attrs))), args[i])
+        numeric = numeric_grad(lambda: weighted(gs, results(op, op.impl(*args, **attrs))), args[i])
         analytic = tensors[i].grad
         assert analytic is None or analytic.shape == tensors[i].shape
         np.testing.assert_allclose(_value(analytic) + np.zeros_like(numeric), numeric,
                                    rtol=1e-5, atol=1e-6, err_msg=f"{name} example {k} input {i}")
 
 
-def _first_grads(op, arrays, attrs, wrt, g, create_graph):
+def _first_grads(op, arrays, attrs, wrt, gs, create_graph):
     tensors, out = _run(op, arrays, attrs, wrt)
-    loss = (out * torch.tensor(g)).sum()
+    loss = _loss(op, out, gs)
     grads = torch.autograd.grad(loss, [tensors[i] for i in wrt], create_graph=create_graph,
                                 allow_unused=True)
     return tensors, grads
@@ -67,12 +80,12 @@ def test_second_derivatives_match_finite_differences(name, k):
     """d/dx of <grad(x), v>, by create_graph, against differences of first gradients."""
     op, args, attrs, wrt = _setup(name, k)
     tensors, out = _run(op, args, attrs, wrt)
-    if out.dtype != torch.float64 or not wrt:
+    if _first(op, out).dtype != torch.float64 or not wrt:
         pytest.skip("finite differences need a float64 result and a float input")
     if any(isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in op.examples[k].args):
         pytest.skip("literal inputs sit on ties, where the first derivative jumps")
     rng = np.random.default_rng(2)
-    g = rng.standard_normal(out.shape)
+    _, g = cotangents(op, [o.detach().numpy() for o in results(op, out)], rng)
     vs = [rng.standard_normal(args[i].shape) for i in wrt]
     tensors, grads = _first_grads(op, args, attrs, wrt, g, create_graph=True)
     inner = [(gr * torch.tensor(v)).sum() for gr, v in zip(grads, vs) if gr is not None]

@@ -4,7 +4,7 @@ Each snippet below is copied verbatim from a seed in ``../shared/seeds`` (the
 test checks that, when the seeds are there).  Before running, only the
 damage the seeds' text extraction did is repaired, each repair named:
 
-* ``while_colon``: the ``while (...)`` line lost its ``:`` (the issue's fix);
+* ``while_colon``: the ``while (...)`` line lost its ``:``;
 * ``newline_escape``: ``"is_leaf:\\n"`` became a real line break inside the
   string literal;
 * ``split_line``: four statements were merged onto one line behind a comment;

@@ -248,3 +248,16 @@ def test_device_selection_boilerplate_picks_the_cpu():
     model = torch.nn.Linear(2, 1).to(dev)
     x = torch.ones(3, 2).to(dev2)
     assert model(x).device == torch.device("cpu") and str(dev2) == "cpu"
+
+
+def test_indexing_with_a_0d_integer_tensor_is_a_view_as_in_pytorch():
+    """``x[torch.tensor(1)]`` picks like ``x[1]``: a view (PyTorch 2.13: ``y._base is x``, and
+    an in-place change shows in ``x``); a 1-d index tensor gathers a copy."""
+    import dyngraph as torch
+    x = torch.zeros(3, 2)
+    y = x[torch.tensor(1)]
+    y.add_(1)
+    assert x.sum().item() == 2.0 and x[1].tolist() == [1.0, 1.0]
+    z = x[torch.tensor([0])]
+    z.add_(5)
+    assert x.sum().item() == 2.0

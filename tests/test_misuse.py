@@ -99,7 +99,7 @@ def test_feeding_a_tensor_that_is_not_feedable(m):
 def test_feeding_a_control_flow_internal_output(m):
     with m.graph.as_default():
         out = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)])
-    trace = out.op.outputs[-1]
+    trace = out.op.inputs[0].op.outputs[-1]      # out = Identity(while:0)
     _refused(m, ValueError, rf"Tensor {trace.name} may not be fed\.", fetch=out, feed={trace: 5})
     assert m.sess.run(out, {out: 7}) == 7  # the loop's result itself is an ordinary tensor
 

@@ -29,7 +29,7 @@ def test_print_graph_nests_loop_and_branch_bodies():
     %add = Add(%arg_0, %add/y)  # int32[]
     %Greater/y = Const(value=3.0)  # float32[]
     %Greater = Greater(%arg_1, %Greater/y)  # bool[]
-    %cond, %cond:1 = Cond(%Greater, %arg_1, %capture_w, captured=(%arg_1, %capture_w))  # float32[], string<unknown>
+    %cond, %cond:1 = StatelessIf(%Greater, %arg_1, %capture_w, captured=(%arg_1, %capture_w))  # float32[], string<unknown>
       false() captures %capture_arg_1 = %arg_1:
         %add/y = Const(value=1.0)  # float32[]
         %add = Add(%capture_arg_1, %add/y)  # float32[]
@@ -37,10 +37,13 @@ def test_print_graph_nests_loop_and_branch_bodies():
       true() captures %capture_arg_1 = %arg_1, %capture_capture_w = %capture_w:
         %mul = Mul(%capture_arg_1, %capture_capture_w)  # float32[]
         return %mul
-    return %add, %cond"""
+    %cond/Identity = Identity(%cond)  # float32[]
+    return %add, %cond/Identity"""
     assert expected in text
     line = next(x for x in text.splitlines() if x.startswith("%while"))
-    assert line.startswith("%while, %while:1, %while:2 = While(%Const, %Const_1, %n, %w, n_vars=2, "
+    assert text.endswith("%while/Identity_2 = Identity(%while)  # int32[]\n"
+                         "%while/Identity_3 = Identity(%while:1)  # float32[]")
+    assert line.startswith("%while, %while:1, %while:2 = StatelessWhile(%Const, %Const_1, %n, %w, n_vars=2, "
                            "captured=(%n, %w), ")
 
 
@@ -49,12 +52,12 @@ def test_explain_shows_the_generated_code_of_loop_bodies():
     with tf.Session(graph=g) as sess:
         assert sess.run(s, {n: 3}) == 4.0   # 1 -> 2 -> 3 -> 4
         text = sess.explain(s, {n: 3})
-    plan, _, kernels = text.partition("\n# f0: While 'while', generated:\n")
+    plan, _, kernels = text.partition("\n# f0: StatelessWhile 'while', generated:\n")
     assert "= f0(" in plan
     assert kernels.startswith("def while_")
     assert "        while True:" in kernels and "# Less 'Less'" in kernels
     nested = kernels.split("    # bf")[1]
-    assert nested.split("\n")[0].endswith(": Cond 'cond', generated:")
+    assert nested.split("\n")[0].endswith(": StatelessIf 'cond', generated:")
     assert "\n    def cond_" in nested and "# Mul 'mul'" in nested
 
 

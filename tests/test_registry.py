@@ -12,7 +12,7 @@ import pytest
 from common import REGISTRY, ShapeError, Spec, numpy_namespace
 from common.examples import materialize
 from common.shapes import broadcast_shapes, normalize_axes, sum_to_shape
-from tests.gradcheck import numeric_grad
+from tests.gradcheck import cotangents, numeric_grad, results, weighted
 
 F = numpy_namespace()
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) for k in range(len(op.examples))]
@@ -37,14 +37,16 @@ def test_every_op_has_examples():
 @pytest.mark.parametrize("name,k", CASES)
 def test_infer_matches_impl(name, k):
     op, args, attrs = _example(name, k)
-    out = np.asarray(op.impl(*args, **attrs))
-    spec = op.infer(*map(spec_of, args), **attrs)
-    if op.sized_by_values:   # dims that depend on values are None; the rest must match
-        from common.shapes import refines
-        assert refines(out.shape, spec.shape) and None in spec.shape
-    else:
-        assert spec.shape == out.shape
-    assert spec.dtype == out.dtype
+    outs = results(op, op.impl(*args, **attrs))
+    specs = results(op, op.infer(*map(spec_of, args), **attrs))
+    assert len(outs) == len(specs) == op.n_outputs(attrs)
+    for out, spec in zip(map(np.asarray, outs), specs):
+        if op.sized_by_values:   # dims that depend on values are None; the rest must match
+            from common.shapes import refines
+            assert refines(out.shape, spec.shape) and None in spec.shape
+        else:
+            assert spec.shape == out.shape
+        assert spec.dtype == out.dtype
 
 
 @pytest.mark.parametrize("name,k", CASES)
@@ -53,14 +55,14 @@ def test_infer_on_unknown_dims(name, k):
     op, args, attrs = _example(name, k)
     if not args or op.name in ("Fill",):
         pytest.skip("no tensor input")
-    out = np.asarray(op.impl(*args, **attrs))
+    outs = results(op, op.impl(*args, **attrs))
     specs = list(map(spec_of, args))
     specs[0] = Spec(tuple(None for _ in specs[0].shape), specs[0].dtype)
-    spec = op.infer(*specs, **attrs)
-    assert spec.dtype == out.dtype
-    if spec.shape is not None:
-        assert len(spec.shape) == out.ndim
-        assert all(d is None or d == o for d, o in zip(spec.shape, out.shape))
+    for out, spec in zip(map(np.asarray, outs), results(op, op.infer(*specs, **attrs))):
+        assert spec.dtype == out.dtype
+        if spec.shape is not None:
+            assert len(spec.shape) == out.ndim
+            assert all(d is None or d == o for d, o in zip(spec.shape, out.shape))
 
 
 def differentiable_cases():
@@ -74,11 +76,12 @@ def differentiable_cases():
 def test_gradient_matches_finite_differences(name, k):
     op, args, attrs = _example(name, k)
     args = [np.array(a) for a in args]
-    out = np.asarray(op.impl(*args, **attrs))
-    if out.dtype != np.float64:
+    out = op.impl(*args, **attrs)
+    outs = [np.asarray(o) for o in results(op, out)]
+    if outs[0].dtype != np.float64:
         pytest.skip("finite differences need a float64 result")
-    g = np.random.default_rng(1).standard_normal(out.shape)
-    saved = op.save(args, out, ref=lambda x: x)
+    g, gs = cotangents(op, outs, np.random.default_rng(1))
+    saved = op.save(args, out if op.multi_output else outs[0], ref=lambda x: x)
     checked = 0
     for i, x in enumerate(args):
         if not op.input_differentiable(i) or not np.issubdtype(x.dtype, np.floating):
@@ -88,7 +91,7 @@ def test_gradient_matches_finite_differences(name, k):
             continue
         analytic = np.asarray(analytic)
         assert analytic.shape == x.shape, f"{name} input {i}: grad shape {analytic.shape} != {x.shape}"
-        numeric = numeric_grad(lambda: float(np.sum(g * op.impl(*args, **attrs))), x)
+        numeric = numeric_grad(lambda: weighted(gs, results(op, op.impl(*args, **attrs))), x)
         np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6,
                                    err_msg=f"{name} example {k} input {i}")
         checked += 1
@@ -107,13 +110,13 @@ def test_declared_aliasing_covers_numpy(name, k):
     declares none returns a new, writeable array (the static compiler may write into it)."""
     op, args, attrs = _example(name, k)
     args = _own_arrays(args)
-    out = op.impl(*args, **attrs)
-    for i, a in enumerate(args):
-        if isinstance(out, np.ndarray) and np.shares_memory(out, a):
-            assert op.may_alias(i), f"{name}'s result shares memory with input {i}: declare aliases=({i},)"
-    if not op.aliases and isinstance(out, np.ndarray) and out.ndim:
-        assert out.flags.writeable and out.flags.owndata or out.base is not None and not any(
-            np.shares_memory(out, a) for a in args)
+    for out in results(op, op.impl(*args, **attrs)):
+        for i, a in enumerate(args):
+            if isinstance(out, np.ndarray) and np.shares_memory(out, a):
+                assert op.may_alias(i), f"{name}'s result shares memory with input {i}: declare aliases=({i},)"
+        if not op.aliases and isinstance(out, np.ndarray) and out.ndim:
+            assert out.flags.writeable and out.flags.owndata or out.base is not None and not any(
+                np.shares_memory(out, a) for a in args)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, op in REGISTRY.items() if op.aliases))
@@ -125,9 +128,46 @@ def test_declared_aliasing_is_witnessed(name):
         for k in range(len(op.examples)):
             _, args, attrs = _example(name, k)
             args = _own_arrays(args)
-            out = op.impl(*args, **attrs)
-            seen |= isinstance(out, np.ndarray) and i < len(args) and np.shares_memory(out, args[i])
+            seen |= any(isinstance(out, np.ndarray) and i < len(args) and np.shares_memory(out, args[i])
+                        for out in results(op, op.impl(*args, **attrs)))
         assert seen, f"{name} declares aliases=({i},) but no example's result shares input {i}"
+
+
+@pytest.mark.parametrize("name,k", [(n, k) for n, k in CASES if REGISTRY[n].into])
+def test_in_place_form_computes_what_impl_computes(name, k):
+    """``into`` returns impl's value (shape, dtype, bits) and leaves every other input alone."""
+    op, args, attrs = _example(name, k)
+    expected = op.impl(*_own_arrays(args), **attrs)
+    mine = _own_arrays(args)
+    before = [a.copy() for a in mine[1:]]
+    out = op.into(*mine, **attrs)
+    assert out.shape == expected.shape and out.dtype == expected.dtype
+    np.testing.assert_array_equal(out, expected)
+    for a, b in zip(mine[1:], before):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, op in REGISTRY.items() if op.into))
+def test_in_place_form_writes_in_place_for_some_example(name):
+    """A declared in-place form really reuses input 0 for some example (else it is useless)."""
+    op = REGISTRY[name]
+    hits = []
+    for k in range(len(op.examples)):
+        _, args, attrs = _example(name, k)
+        args = _own_arrays(args)
+        hits.append(op.into(*args, **attrs) is args[0])
+    assert any(hits) and not all(hits), f"{name}: in place for examples {hits}"
+
+
+def test_in_place_forms_fall_back_on_negative_or_outgrown_positions():
+    for name, args in (("TensorListSetItem", (np.zeros((3, 2)), np.array(-1), np.ones(2))),
+                       ("TensorListZeroItem", (np.ones((3, 2)), np.zeros((3, 2)), np.array(-1)))):
+        op = REGISTRY[name]
+        attrs = {"size": 3} if name == "TensorListSetItem" else {}
+        out = op.into(*_own_arrays(args), **attrs)
+        np.testing.assert_array_equal(out, op.impl(*_own_arrays(args), **attrs))
+    grow = REGISTRY["TensorListSetItem"].into(np.zeros((2, 2)), np.array(3), np.ones(2), size=None)
+    assert grow.shape == (4, 2) and grow[3].tolist() == [1, 1]
 
 
 @pytest.mark.parametrize("name,k", [(n, k) for n, k in CASES if REGISTRY[n].shape_only])
@@ -155,10 +195,11 @@ def test_dtype_rule_matches_numpy(name, dtype):
     args = [a.astype(dtype) if np.issubdtype(np.asarray(a).dtype, np.floating) else a for a in args]
     try:
         with np.errstate(all="ignore"):
-            out = np.asarray(op.impl(*args, **attrs))
+            outs = results(op, op.impl(*args, **attrs))
     except (TypeError, ValueError, np.exceptions.DTypePromotionError):
         pytest.skip("numpy refuses this dtype for this op")
-    assert op.infer(*map(spec_of, args), **attrs).dtype == out.dtype
+    specs = results(op, op.infer(*map(spec_of, args), **attrs))
+    assert [s.dtype for s in specs] == [np.asarray(o).dtype for o in outs]
 
 
 # --- shape rules and the broadcast-gradient kernel ---------------------------------
@@ -226,3 +267,20 @@ def test_rules_read_only_what_they_need():
     assert REGISTRY["Mul"].saves == ("a", "b", "a_shape", "b_shape")
     assert REGISTRY["Exp"].saves == ("out",)
     assert REGISTRY["Neg"].saves == ()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_select_against_a_zero_scalar_keeps_np_where_bits(dtype):
+    """Select's fast path (one side a +0.0 scalar) gives np.where's result bit for bit:
+    NaN payloads, infinities, -0.0 and subnormals on the kept side; -0.0, non-zero or
+    dtype-promoting scalars take np.where itself."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((32, 16)).astype(dtype)
+    a[0, :6] = [np.nan, -0.0, np.inf, -np.inf, 0.0, -1e-40]
+    cond = rng.random((32, 16)) > 0.5
+    where = REGISTRY["Select"].impl
+    for zero in (0.0, 0, np.array(0.0, dtype), np.float32(0.0), np.float64(0.0), -0.0, 2.0):
+        for x, y in ((a, zero), (zero, a)):
+            want, got = np.where(cond, x, y), where(cond, x, y)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes(), (dtype, zero)

@@ -163,7 +163,7 @@ def test_a_branch_waiting_on_an_outer_assignment_and_a_read():
         with tf.control_dependencies([asn, tf.convert_to_tensor(v)]):
             return tf.identity(v)
     r = tf.cond(tf.constant(True), true_branch, lambda: tf.constant(0.0))
-    assert asn.op in r.op.control_inputs                    # the Cond node waits on it
+    assert asn.op in r.op.inputs[0].op.control_inputs       # the If node waits on it
     assert run_all(r) == [5.0]
 
 

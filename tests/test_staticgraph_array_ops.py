@@ -77,8 +77,8 @@ def test_split_shapes_and_error():
     assert [t.shape.as_list() for t in tf.split(c, [1, -1], axis=1)] == [[2, 1, 4], [2, 2, 4]]
     with pytest.raises(ValueError, match=r"^Dimension size must be evenly divisible by 3 but is 4\n"
                                          r"\tNumber of ways to split should evenly divide the split "
-                                         r"dimension for '\{\{node split_4\}\} = Split\[T=DT_FLOAT, "
-                                         r"num_split=3\]\(split_4/split_dim, zeros\)'"):
+                                         r"dimension for '\{\{node split_2\}\} = Split\[T=DT_FLOAT, "
+                                         r"num_split=3\]\(split_2/split_dim, zeros\)'"):
         tf.split(c, 3, axis=2)
 
 

@@ -150,3 +150,12 @@ def test_from_generator_and_padded_batch_as_tf():
     with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
                                           match="Attempted to pad to a smaller size than the input"):
         s.run(small.make_one_shot_iterator().get_next())
+
+
+def test_an_elements_dict_keeps_its_key_order_as_tf():
+    # TF: list(el.keys()) == ["b", "a"]; the run gives {"b": 1, "a": (2, 3)}
+    el = tf.data.Dataset.from_tensors({"b": 1, "a": (2, 3)}).make_one_shot_iterator().get_next()
+    assert list(el) == ["b", "a"]
+    with tf.Session() as s:
+        out = s.run(el)
+    assert list(out) == ["b", "a"] and out["b"] == 1 and tuple(out["a"]) == (2, 3)

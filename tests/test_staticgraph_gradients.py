@@ -14,7 +14,7 @@ from common import REGISTRY
 from common.examples import materialize
 from common.ops.random import generator
 from staticgraph.build import apply
-from tests.gradcheck import numeric_grad
+from tests.gradcheck import cotangents, numeric_grad, results, weighted
 
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) for k in range(len(op.examples))]
 SHAPES = ["static", "unknown-first-dim"]
@@ -47,15 +47,17 @@ def _placeholders(args, mode):
 def test_forward_matches_impl(name, k, mode):
     op, args, attrs = _example(name, k)
     phs = _placeholders(args, mode)
-    y = apply(op, tuple(phs), attrs)
+    ys = results(op, apply(op, tuple(phs), attrs))
     # a random op's Session generator is seeded from its seed attributes: replay that stream
     rng = {"rng": generator(attrs["seed"], attrs["seed2"])} if op.stateful else {}
-    expected = np.asarray(op.impl(*args, **attrs, **rng))
+    expected = results(op, op.impl(*args, **attrs, **rng))
     with tf.Session() as s:
-        got = s.run(y, dict(zip(phs, args)))
-    np.testing.assert_allclose(got, expected, rtol=1e-12)
-    assert np.asarray(got).dtype == expected.dtype == y.dtype
-    assert y.shape.is_compatible_with(expected.shape)
+        gots = s.run(ys, dict(zip(phs, args)))
+    assert len(ys) == len(expected) and len({y.op for y in ys}) == 1     # one node
+    for y, got, want in zip(ys, gots, map(np.asarray, expected)):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert np.asarray(got).dtype == want.dtype == y.dtype
+        assert y.shape.is_compatible_with(want.shape)
 
 
 def _differentiable_cases():
@@ -68,12 +70,13 @@ def _differentiable_cases():
 @pytest.mark.parametrize("name,k", list(_differentiable_cases()))
 def test_gradient_matches_finite_differences(name, k, mode):
     op, args, attrs = _example(name, k)
-    out = np.asarray(op.impl(*args, **attrs))
-    if out.dtype != np.float64:
+    outs = [np.asarray(o) for o in results(op, op.impl(*args, **attrs))]
+    if outs[0].dtype != np.float64:
         pytest.skip("finite differences need a float64 result")
-    g = np.random.default_rng(1).standard_normal(out.shape)
+    _, gs = cotangents(op, outs, np.random.default_rng(1))
     phs = _placeholders(args, mode)
-    loss = tf.reduce_sum(apply(op, tuple(phs), attrs) * g)
+    ys = results(op, apply(op, tuple(phs), attrs))
+    loss = tf.add_n([tf.reduce_sum(y * g) for y, g in zip(ys, gs) if g is not None])
     wrt = [i for i, a in enumerate(args)
            if op.input_differentiable(i) and np.issubdtype(a.dtype, np.floating)]
     grads = tf.gradients(loss, [phs[i] for i in wrt])
@@ -82,7 +85,7 @@ def test_gradient_matches_finite_differences(name, k, mode):
         values = s.run(grads, dict(zip(phs, args)))
     checked = 0
     for i, got in zip(wrt, values):
-        numeric = numeric_grad(lambda: float(np.sum(g * op.impl(*args, **attrs))), args[i])
+        numeric = numeric_grad(lambda: weighted(gs, results(op, op.impl(*args, **attrs))), args[i])
         np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-6,
                                    err_msg=f"{name} example {k} input {i} ({mode})")
         checked += 1

@@ -266,3 +266,19 @@ def test_sub_graphs_capture_outer_tensors_as_placeholders():
     with pytest.raises(ValueError, match="must be from the same graph"):
         with tf.Graph().as_default():
             tf.add(w, 1.0)
+
+
+def test_graph_invalidate_makes_sessions_recompile():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2])
+        y = x * 2.0
+    with tf.Session(graph=g) as s:
+        s.run(y, {x: [1.0, 2.0]})
+        s.run(y, {x: [3.0, 4.0]})
+        assert s.compile_count == 1
+        version = g.version
+        g.invalidate()
+        assert g.version == version + 1
+        np.testing.assert_allclose(s.run(y, {x: [1.0, 2.0]}), [2.0, 4.0])
+        assert s.compile_count == 2

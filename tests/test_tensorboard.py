@@ -134,7 +134,7 @@ def test_control_flow_regions_are_name_scopes_in_the_graph_def(tmp_path):
                 for r in (op.attrs.get("cond"), op.attrs.get("body"), *op.attrs.get("branches", ()))
                 if r is not None)
     assert len(gd.node) == len(g.get_operations()) + inner
-    assert nodes["while"].op == "While" and nodes["cond"].op == "Cond"
+    assert nodes["while"].op == "StatelessWhile" and nodes["cond"].op == "StatelessIf"
     assert nodes["while/cond/Less"].op == "Less"
     assert list(nodes["while/body/arg_0"].input) == ["Const"]
     assert list(nodes["while/body/capture_w"].input) == ["w"]

@@ -1,3 +1,15 @@
-"""The op declarations, grouped by kind.  Importing this package registers them all."""
+"""The op declarations, grouped by kind.  Importing this package registers them all.
+
+    elementwise      broadcasting arithmetic, unary math, comparisons, logic
+    misc             no arithmetic of their own: cast, identity, stop_gradient, fills
+    shape            data moved without arithmetic: reshape, transpose, concat, slicing
+    reduce           sum, mean, max, min over an axis
+    linalg           matrix multiplication (2-D and batched), einsum's equation
+    gather_scatter   index ops along one axis: gather and scatter_add
+    nn               softmax, log-softmax, sparse softmax cross-entropy, one-hot
+    conv, pool       convolution and its gradients; max/average pooling and padding
+    sequence         ops over a sequence axis (ReverseV2, ReverseSequence)
+    random           draws from a generator the engine owns
+"""
 from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
                sequence, shape)

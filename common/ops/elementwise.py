@@ -119,7 +119,26 @@ defop("Minimum", np.minimum, binary, inputs=("a", "b"), fname="minimum", example
       grads=(lambda F, g, a, b, a_shape: ub(F, _pick(F, g, F.lt(a, b), F.eq(a, b)), a_shape),
              lambda F, g, a, b, b_shape: ub(F, _pick(F, g, F.lt(b, a), F.eq(a, b)), b_shape)))
 
-defop("Select", np.where, select, inputs=("cond", "a", "b"), fname="where",
+_BITS = {np.dtype(np.float32): np.uint32, np.dtype(np.float64): np.uint64}
+
+
+def _select(cond, a, b):
+    """``np.where(cond, a, b)``; when one side is a +0.0 scalar (a ReLU's or a mask's
+    gradient), the same bits without np.where's per-element branch, which a random mask
+    makes ~20x slower than a multiply: the other side's bit pattern times the bool
+    (pattern or all-zero bits = +0.0)."""
+    if cond.__class__ is np.ndarray and cond.dtype == np.bool_ and cond.size >= 256:
+        for keep, zero, c in ((a, b, cond), (b, a, None)):
+            if (keep.__class__ is np.ndarray and keep.shape == cond.shape and
+                    keep.dtype in _BITS and np.ndim(zero) == 0 and
+                    np.result_type(keep, zero) == keep.dtype and zero == 0 and
+                    not np.signbit(zero)):
+                mask = cond if c is not None else ~cond
+                return np.multiply(keep.view(_BITS[keep.dtype]), mask).view(keep.dtype)
+    return np.where(cond, a, b)
+
+
+defop("Select", _select, select, inputs=("cond", "a", "b"), fname="where",
       torch_name="WhereBackward0",
       examples=(E((np.array([True, False, True]), (3,), (3,))),
                 E((np.array([[True], [False]]), (2, 3), (3,)))),
@@ -168,7 +187,8 @@ defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
 def _sigmoid(x):
     """1 / (1 + exp(-x)), computed without overflow for large |x|."""
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(e.dtype, copy=False)
+    d = 1.0 + e
+    return np.where(x >= 0, 1.0 / d, e / d).astype(e.dtype, copy=False)
 
 
 def _relu(x):

@@ -100,7 +100,7 @@ def einsum_equation(equation: str, ranks: Sequence[int]) -> str:
     lhs, arrow, rhs = equation.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(ranks):
-        raise ValueError(f"einsum(): more operands were provided than specified in the equation"
+        raise ValueError("einsum(): more operands were provided than specified in the equation"
                          if len(ranks) > len(terms) else
                          "einsum(): fewer operands were provided than specified in the equation")
     used = set(equation) - set(".,->")

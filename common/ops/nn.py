@@ -16,14 +16,18 @@ from ..shapes import fmt_shape, normalize_axes
 from .elementwise import floating
 
 
+# np.max/np.sum call exactly these reductions, after a Python-level dispatch: same bits
+_max, _sum = np.maximum.reduce, np.add.reduce
+
+
 def _softmax(x, axis=-1):
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    e = np.exp(x - _max(x, axis=axis, keepdims=True))
+    return e / _sum(e, axis=axis, keepdims=True)
 
 
 def _log_softmax(x, axis=-1):
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    shifted = x - _max(x, axis=axis, keepdims=True)
+    return shifted - np.log(_sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
 def _softmax_infer(x: Spec, axis=-1) -> Spec:
@@ -58,6 +62,8 @@ def _xent(logits, labels):
         raise ValueError(f"labels must be in [0, {logits.shape[-1]}), got values from "
                          f"{labels.min()} to {labels.max()}")
     logp = _log_softmax(logits, axis=-1)
+    if logp.ndim == 2:           # the usual [batch, classes]: one gather, same values
+        return -logp[np.arange(len(labels)), labels]
     return -np.take_along_axis(logp, labels[..., None].astype(np.intp), axis=-1)[..., 0]
 
 

@@ -22,7 +22,6 @@ import numpy as np
 
 from ..errors import DTypeError, ShapeError
 from ..examples import Example as E
-from ..indexing import Slice
 from ..registry import Spec, defop
 from ..shapes import fmt_shape
 from .conv import channels_last, from_channels_last, output_size, resolve_padding, spatial

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import normalize_axes, reduced_shape, result_dtype
@@ -222,3 +223,26 @@ def _argsort(x, axis=-1, descending=False):
 defop("ArgSort", _argsort, lambda x, axis=-1, descending=False: Spec(x.shape, np.dtype(np.intp)),
       inputs=("x",), fname="argsort",
       examples=(E(((5,),)), E(((2, 4),), {"axis": 0, "descending": True})))
+
+
+def _top_k(x, k=1, sorted=True):  # noqa: A002  (TF's attribute name)
+    """The ``k`` largest entries along the last axis, largest first (ties: lower index first),
+    and their positions as int32 -- TF's ``TopKV2``."""
+    idx = np.argsort(-x if x.dtype != np.bool_ else ~x, axis=-1, kind="stable")[..., :k]
+    return np.take_along_axis(x, idx, axis=-1), idx.astype(np.int32)
+
+
+def _top_k_infer(x: Spec, k=1, sorted=True) -> tuple[Spec, Spec]:  # noqa: A002
+    if x.shape is not None and not x.shape:
+        raise ShapeError("input must have at least 1 dimensions")
+    if x.shape is not None and x.shape[-1] is not None and x.shape[-1] < k:
+        raise ShapeError(f"top_k: k = {k} is more than the last dimension {x.shape[-1]}",
+                         tf=f"input must have last dimension >= k = {k} but is {x.shape[-1]}")
+    shape = None if x.shape is None else x.shape[:-1] + (k,)
+    return Spec(shape, x.dtype), Spec(shape, np.dtype(np.int32))
+
+
+defop("TopKV2", _top_k, _top_k_infer, inputs=("x",), fname="top_k", outputs=2,
+      torch_name="TopkBackward0",
+      examples=(E(((5,),), {"k": 2}), E(((3, 4),), {"k": 3})),
+      grads=(lambda F, g, x_shape, out: F.scatter_add_along_axis(g[0], x_shape, out[1], axis=-1),))

@@ -15,7 +15,6 @@ from ..examples import Example as E, ints
 from ..indexing import ARRAY, Slice, decode_index, index_shape
 from ..registry import Algebra, Spec, defop
 from ..shapes import broadcast_shapes, fmt_shape, is_known, normalize_axes, sum_to_shape
-from .elementwise import same
 
 # --- the *Like family: shapes taken from a reference at run time -------------
 
@@ -71,8 +70,8 @@ def _reshape_infer(x: Spec, shape) -> Spec:
             if known == 0 or size % known:
                 raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
                                  f"into {list(shape)}",
-                                 tf=f"Reshape cannot infer the missing input size for an empty "
-                                    f"tensor unless all specified input sizes are non-zero"
+                                 tf="Reshape cannot infer the missing input size for an empty "
+                                    "tensor unless all specified input sizes are non-zero"
                                  if known == 0 else f"Input to reshape is a tensor with {size} "
                                  f"values, but the requested shape requires a multiple of {known}")
             shape = tuple(size // known if d == -1 else d for d in shape)
@@ -180,7 +179,8 @@ def _inverse(perm):
 
 
 def _transpose(x, perm=None):
-    return np.transpose(x, perm)
+    """``np.transpose`` without its Python-level dispatch (it calls this method): same view."""
+    return x.transpose(perm) if isinstance(x, np.ndarray) else np.transpose(x, perm)
 
 
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
@@ -278,6 +278,69 @@ def _stack_grad(F, g, index, axis):
 defop("Pack", _stack, _stack_infer, inputs=("*xs",), fname="stack", torch_name="StackBackward0",
       examples=(E(((3,), (3,)), {"axis": 0}), E(((2, 3), (2, 3), (2, 3)), {"axis": -1})),
       grads=(_stack_grad,))
+
+# --- several results from one op: split, unstack ---------------------------------------
+# One node with one output per piece (TF's ``split:0``, ``split:1``); the pieces are views.
+
+
+def _pieces_infer(x: Spec, sizes: list, axis: int) -> tuple[Spec, ...]:
+    """Specs of ``x`` cut along ``axis`` into pieces of ``sizes`` (None: unknown size)."""
+    if x.shape is None:
+        return tuple(Spec(None, x.dtype) for _ in sizes)
+    ax = normalize_axes(axis, len(x.shape))[0]
+    return tuple(Spec(x.shape[:ax] + (n,) + x.shape[ax + 1:], x.dtype) for n in sizes)
+
+
+def _split(x, num_split=1, axis=0):
+    return tuple(np.split(x, num_split, axis=axis))
+
+
+def _split_infer(x: Spec, num_split=1, axis=0) -> tuple[Spec, ...]:
+    dim = None if x.shape is None else x.shape[normalize_axes(axis, len(x.shape))[0]]
+    if dim is not None and dim % num_split:
+        raise ShapeError(f"Dimension size must be evenly divisible by {num_split} but is {dim}")
+    return _pieces_infer(x, [None if dim is None else dim // num_split] * num_split, axis)
+
+
+def _split_v(x, sizes=(), axis=0):
+    return tuple(np.split(x, np.cumsum(sizes[:-1]), axis=axis))
+
+
+def _split_v_infer(x: Spec, sizes=(), axis=0) -> tuple[Spec, ...]:
+    dim = None if x.shape is None else x.shape[normalize_axes(axis, len(x.shape))[0]]
+    if dim is not None and sum(sizes) != dim:
+        raise ShapeError(f"can't split axis of size {dim} into pieces of size "
+                         f"[{','.join(map(str, sizes))}]")
+    return _pieces_infer(x, list(sizes), axis)
+
+
+def _unstack(x, num=1, axis=0):
+    ax = axis % x.ndim
+    return tuple(x[(slice(None),) * ax + (i,)] for i in range(num))
+
+
+def _unstack_infer(x: Spec, num=1, axis=0) -> tuple[Spec, ...]:
+    if x.shape is None:
+        return tuple(Spec(None, x.dtype) for _ in range(num))
+    ax = normalize_axes(axis, len(x.shape))[0]
+    if x.shape[ax] is not None and x.shape[ax] != num:
+        raise ShapeError(f"unstack of {num} pieces along axis {ax} of shape {fmt_shape(x.shape)}",
+                         tf=f"Dimension must be {num} but is {x.shape[ax]}")
+    return tuple(Spec(x.shape[:ax] + x.shape[ax + 1:], x.dtype) for _ in range(num))
+
+
+defop("Split", _split, _split_infer, inputs=("x",), fname="split", aliases=(0,),
+      outputs=lambda attrs: attrs["num_split"], torch_name="SplitBackward0",
+      examples=(E(((4, 3),), {"num_split": 2}), E(((2, 6),), {"num_split": 3, "axis": -1})),
+      grads=(lambda F, g, axis: F.concat(*g, axis=axis),))
+defop("SplitV", _split_v, _split_v_infer, inputs=("x",), fname="split_v", aliases=(0,),
+      outputs=lambda attrs: len(attrs["sizes"]), torch_name="SplitWithSizesBackward0",
+      examples=(E(((4, 3),), {"sizes": (1, 3)}), E(((2, 6),), {"sizes": (2, 0, 4), "axis": 1})),
+      grads=(lambda F, g, axis: F.concat(*g, axis=axis),))
+defop("Unpack", _unstack, _unstack_infer, inputs=("x",), fname="unstack", aliases=(0,),
+      outputs=lambda attrs: attrs["num"], torch_name="UnbindBackward0",
+      examples=(E(((3, 2),), {"num": 3}), E(((2, 4),), {"num": 4, "axis": -1})),
+      grads=(lambda F, g, axis: F.stack(*g, axis=axis),))
 
 # --- indexing: x[key]; integer arrays in the key are extra inputs ---------------------
 
@@ -478,6 +541,17 @@ def _set_item(buf, position, item, size=None):
     return out
 
 
+def _set_item_into(buf, position, item, size=None):
+    """``_set_item`` written into ``buf`` itself when it already has room for row ``position``
+    (the in-place form a loop uses on a buffer it owns); otherwise the fresh array."""
+    i = int(position)
+    if buf.shape[1:] == item.shape and buf.ndim == item.ndim + 1 and 0 <= i < len(buf) and (
+            size is None or len(buf) == size):
+        buf[i] = item
+        return buf
+    return _set_item(buf, position, item, size)
+
+
 def _set_item_infer(buf: Spec, position: Spec, item: Spec, size=None) -> Spec:
     if not np.issubdtype(position.dtype, np.integer) or position.shape not in ((), None):
         raise ShapeError(f"TensorArray index must be an integer scalar, got {position.dtype} "
@@ -501,8 +575,17 @@ def _zero_item(x, ref, position):
     return out
 
 
+def _zero_item_into(x, ref, position):
+    """``_zero_item`` written into ``x`` itself when it is already ``ref``-shaped (in place)."""
+    i = int(position)
+    if x.shape == tuple(ref.shape) and x.ndim and 0 <= i < len(x):
+        x[i] = 0
+        return x
+    return _zero_item(x, ref, position)
+
+
 defop("TensorListSetItem", _set_item, _set_item_infer, inputs=("buf", "position", "item"),
-      fname="tensor_list_set_item", torch_name="IndexPutBackward0",
+      fname="tensor_list_set_item", torch_name="IndexPutBackward0", into=_set_item_into,
       examples=(E(((4, 3), np.array(2), (3,)), {"size": 4}),
                 E(((0,), np.array(1), (2, 2)), {"size": 3}), E(((0,), np.array(2), ()), {"size": 3})),
       grads=(lambda F, g, buf_shape, position: F.tensor_list_zero_item(g, buf_shape, position),
@@ -510,6 +593,7 @@ defop("TensorListSetItem", _set_item, _set_item_infer, inputs=("buf", "position"
              lambda F, g, position: F.getitem(g, position, key=(ARRAY,))))
 defop("TensorListZeroItem", _zero_item, lambda x, ref, position: Spec(ref.shape, x.dtype),
       inputs=("x", "ref", "position"), fname="tensor_list_zero_item", shape_only=(1,),
+      into=_zero_item_into,
       examples=(E(((4, 3), (4, 3), np.array(1))), E(((3, 2), (0,), np.array(0))),
                 E(((4,), (2,), np.array(3))), E(((2, 2), (3, 2), np.array(0)))),
       grads=(lambda F, g, x_shape, position: F.tensor_list_zero_item(g, x_shape, position),

@@ -96,6 +96,12 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(report.detail_table(rows))
     print()
+    compile_cost = report.compile_table(rows)
+    if compile_cost:
+        print("Compile cost against graph size (the chain with its gradient; static engine, "
+              "eager = one dyngraph forward+backward):")
+        print(compile_cost)
+        print()
     if json_path:
         os.makedirs(os.path.dirname(json_path) or ".", exist_ok=True)
         with open(json_path, "w") as f:

@@ -4,6 +4,9 @@
 * ``amortization.png``: cumulative time against the number of runs k —
   static engines pay ``build + first run + (k-1) * steady``, eager ones
   ``k * steady`` — so the crossing point is where building once pays off.
+* ``compile_cost.png``: the chain with its gradient at 100, 1,000 and 10,000 layers —
+  the static engine's build, first run (compile) and steady run, and one eager
+  forward+backward, against size; beside it, the runs after which static pays off.
 """
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import os
 
 import numpy as np
 
-from .report import break_even
+from .report import break_even, series_points
 from .suite import Row
 
 __all__ = ["MISSING_HINT", "have_matplotlib", "write_plots"]
@@ -104,6 +107,42 @@ def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:
     return True
 
 
+def _compile_cost(plt, rows: list[Row], path: str) -> bool:
+    points = series_points(rows)
+    if len(points) < 2:
+        return False
+    layers = [p["layers"] for p in points]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [3, 2]})
+    lines = [("build_s", "staticgraph build + gradients()", "-", "tab:blue"),
+             ("compile_s", "staticgraph first run (compile)", "--", "tab:blue"),
+             ("steady_s", "staticgraph steady run", ":", "tab:blue"),
+             ("eager_s", "dyngraph fwd+bwd (one run)", "-", "tab:orange"),
+             ("tf1_build_s", "tf1 build + gradients()", "-", "tab:cyan"),
+             ("tf1_compile_s", "tf1 first run", "--", "tab:cyan")]
+    for key, label, style, color in lines:
+        xy = [(p["layers"], p[key]) for p in points if p[key]]
+        if xy:
+            ax.loglog(*zip(*xy), style, marker="o", ms=3, color=color, label=label)
+    ax.set_xticks(layers, [f"{n:,}" for n in layers])
+    ax.minorticks_off()
+    ax.set_xlabel("layers (y = y + c, with its gradient)")
+    ax.set_ylabel("seconds")
+    ax.set_title("cost against graph size", fontsize=9)
+    ax.legend(fontsize=7)
+    k = [p["break_even_runs"] for p in points]
+    ax2.bar([str(n) for n in layers], [0 if v is None else v for v in k], color="tab:blue")
+    for i, v in enumerate(k):
+        ax2.text(i, v or 0, f" {v}" if v is not None else " never", ha="center", va="bottom",
+                 fontsize=8)
+    ax2.set_xlabel("layers")
+    ax2.set_ylabel("runs until static pays off")
+    ax2.set_title("build + compile + k runs <= k eager runs", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def write_plots(rows: list[Row], out_dir: str) -> list[str]:
     """Write the PNGs into ``out_dir``; returns their paths."""
     plt = _pyplot()
@@ -119,5 +158,8 @@ def write_plots(rows: list[Row], out_dir: str) -> list[str]:
             paths.append(path)
     path = os.path.join(out_dir, "amortization.png")
     if _amortization(plt, by_work, path):
+        paths.append(path)
+    path = os.path.join(out_dir, "compile_cost.png")
+    if _compile_cost(plt, rows, path):
         paths.append(path)
     return paths

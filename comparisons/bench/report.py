@@ -19,8 +19,8 @@ from rich.table import Table
 
 from .suite import Row
 
-__all__ = ["fmt_s", "ratios", "break_even", "summary_table", "detail_table",
-           "machine_info", "to_json"]
+__all__ = ["fmt_s", "ratios", "break_even", "summary_table", "detail_table", "series_points",
+           "compile_table", "machine_info", "to_json"]
 
 # (label, numerator engine, denominator engine)
 PAIRS = [("static/eager", "staticgraph", "dyngraph"), ("dyngraph/torch", "dyngraph", "torch"),
@@ -137,6 +137,46 @@ def detail_table(rows: list[Row]) -> str:
     return _render(header, body)
 
 
+def series_points(rows: list[Row], series: str = "chain") -> list[dict]:
+    """One dict per size of a workload series (smallest first): the static engine's build,
+    first run (where it compiles) and steady run, the eager engine's steady run, the graph's
+    node count and the break-even run count -- what the compile-cost table and plot show."""
+    points = []
+    for work, by in _by_workload([r for r in rows if r.series == series]).items():
+        static, eager = by.get("staticgraph"), by.get("dyngraph")
+        if not _ok(static):
+            continue
+        tf1 = by.get("tf1")
+        points.append({
+            "workload": work, "layers": static.units, "graph_ops": static.graph_ops,
+            "build_s": static.build_s, "compile_s": static.first_s, "steady_s": static.steady_s,
+            "eager_s": eager.steady_s if _ok(eager) else None,
+            "break_even_runs": break_even(static, eager),
+            "tf1_build_s": tf1.build_s if _ok(tf1) else None,
+            "tf1_compile_s": tf1.first_s if _ok(tf1) else None,
+            "tf1_graph_ops": tf1.graph_ops if _ok(tf1) else None})
+    return sorted(points, key=lambda p: p["layers"])
+
+
+def compile_table(rows: list[Row], series: str = "chain") -> str:
+    """The cost of building and compiling against graph size: one line per size of the series.
+
+    ``up front / node`` is (build + first run) divided by the graph's nodes -- the figure that
+    must stay flat for compilation to stay linear in graph size.
+    """
+    header = ["layers", "graph ops", "build", "compile (1st run)", "up front / node", "steady",
+              "eager (dyngraph)", "pays off after", "tf1 build", "tf1 1st run"]
+    body = []
+    for p in series_points(rows, series):
+        ops, up = p["graph_ops"], p["build_s"] + p["compile_s"]
+        k = p["break_even_runs"]
+        body.append([f"{p['layers']:,}", f"{ops:,}" if ops else "-", fmt_s(p["build_s"]),
+                     fmt_s(p["compile_s"]), fmt_s(up / ops) if ops else "-", fmt_s(p["steady_s"]),
+                     fmt_s(p["eager_s"]), "-" if k is None else f"{k} runs",
+                     fmt_s(p["tf1_build_s"]), fmt_s(p["tf1_compile_s"])])
+    return _render(header, body) if body else ""
+
+
 def _cpu_model() -> str:
     try:
         with open("/proc/cpuinfo") as f:
@@ -194,5 +234,6 @@ def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float, rounds: i
            "quick": quick, "rounds": rounds, "elapsed_s": elapsed_s, "machine": machine_info(),
            "budget": asdict(budget), "rows": items, "ratios": ratios(rows),
            "break_even_runs": {w: break_even(by.get("staticgraph"), by.get("dyngraph"))
-                               for w, by in _by_workload(rows).items()}}
+                               for w, by in _by_workload(rows).items()},
+           "compile_cost": series_points(rows)}
     return json.dumps(doc, indent=2)

@@ -30,12 +30,20 @@ def _require(tf, name: str) -> None:
 
 
 def _session(tf, graph, fetches, feed: dict) -> Run:
-    """Open a Session on ``graph``, initialize variables, return the timed run."""
+    """Open a Session on ``graph``, initialize variables, return the timed run.
+
+    ``run.graph_ops`` is the number of nodes the program built (the report's per-node costs).
+    """
+    ops = len(graph.get_operations())
     with graph.as_default():
         init = tf.global_variables_initializer()
     sess = tf.Session(graph=graph)
     sess.run(init)
-    return lambda: sess.run(fetches, feed_dict=feed)
+
+    def run():
+        return sess.run(fetches, feed_dict=feed)
+    run.graph_ops = ops
+    return run
 
 
 def counter(tf, data) -> Run:

@@ -36,6 +36,7 @@ class Workload:
     unit: str = "step"
     units: Callable[[dict], int] = lambda data: 1            # runs' worth of units (per-unit time)
     memory: bool = False                                     # also measure one run's peak memory
+    series: str = ""                                         # one program at several sizes
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class Row:
     unit: str = "step"
     check: str | None = None
     peak_bytes: int | None = None   # tracemalloc peak of one run (numpy-based engines only)
+    graph_ops: int | None = None    # nodes in the graph a static program built
+    series: str = ""                # the workload's series (one program at several sizes)
 
     @property
     def steady_s(self) -> float | None:
@@ -109,8 +112,19 @@ def _mlp_data(sizes: tuple, batch: int, quick_sizes: tuple, quick_batch: int):
     return make
 
 
-def _chain_data(rng, quick):
-    return {"x": _randn(rng, 16, 16), "c": _randn(rng, 16, 16), "n": 100}
+def _chain_data(n: int, quick_n: int):
+    return lambda rng, quick: {"x": _randn(rng, 16, 16), "c": _randn(rng, 16, 16),
+                               "n": quick_n if quick else n}
+
+
+def _chain(size: int, quick_size: int, title: str) -> Workload:
+    """The chain with its gradient at ``size`` layers: the compile-cost series (build, first
+    run and steady run against size, and where static pays off)."""
+    name = "chain_fwd_bwd" if size == 100 else f"chain_fwd_bwd_{size // 1000}k"
+    return Workload(name, title, _chain_data(size, quick_size),
+                    lambda d: lambda: list(nf.chain_forward_backward(d["x"], d["c"], d["n"])),
+                    "chain_fwd_bwd", (("", "chain_fwd_bwd"),), unit="op",
+                    units=lambda d: d["n"], series="chain")
 
 
 def _conv_data(rng, quick):
@@ -194,12 +208,12 @@ WORKLOADS = [
     Workload("lstm_200_train", "LSTM over 200 steps, SGD train step (+ peak memory)",
              _lstm_data(200, 4), _lstm_train_floor, "lstm_train",
              (("", "lstm_dynamic_train"),), memory=True),
-    Workload("chain_fwd", "100 chained adds (16,16), fwd", _chain_data,
+    Workload("chain_fwd", "100 chained adds (16,16), fwd", _chain_data(100, 100),
              lambda d: lambda: [nf.chain_forward(d["x"], d["c"], d["n"])], "chain_fwd",
              (("", "chain_fwd"),), unit="op", units=lambda d: d["n"]),
-    Workload("chain_fwd_bwd", "100 chained adds (16,16), fwd+bwd", _chain_data,
-             lambda d: lambda: list(nf.chain_forward_backward(d["x"], d["c"], d["n"])),
-             "chain_fwd_bwd", (("", "chain_fwd_bwd"),), unit="op", units=lambda d: d["n"]),
+    _chain(100, 100, "100 chained adds (16,16), fwd+bwd"),
+    _chain(1_000, 20, "1,000 chained adds (16,16), fwd+bwd"),
+    _chain(10_000, 40, "10,000 chained adds (16,16), fwd+bwd"),
     Workload("conv2d", "conv2d 64x32x14x14 by 64x32x3x3, fwd+bwd", _conv_data,
              lambda d: lambda: list(nf.conv2d_forward_backward(d["x"], d["w"], 1)), "conv2d",
              (("", "conv2d"),)),
@@ -307,6 +321,7 @@ def _measure_one(row: Row, build: Callable, data: dict, budget: Budget, referenc
                  memory: bool = False) -> Any:
     try:
         run, row.build_s = timed(lambda: build(data))
+        row.graph_ops = getattr(run, "graph_ops", None)
         out, t = measure(run, budget)
         if memory and not row.peer:
             row.peak_bytes = peak_memory(run)
@@ -347,7 +362,7 @@ def run_suite(workloads=WORKLOADS, engines=ENGINES, budget: Budget = Budget(),
         for work in workloads:
             progress.step(f"{engine.name}  {work.name}")
             base = dict(workload=work.name, kind=engine.kind, peer=engine.peer,
-                        unit=work.unit, units=work.units(data[work.name]))
+                        unit=work.unit, units=work.units(data[work.name]), series=work.series)
             if module is None:
                 rows.append(Row(engine=engine.name, status="n/a", note=why, **base))
                 continue

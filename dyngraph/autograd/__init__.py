@@ -22,13 +22,15 @@ import numpy as np
 from common import Namespace, numpy_namespace
 from common.numerics import NonFiniteError
 
+from ..anomaly import backward_error, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from ..errors import torch_type_name
 from ..grad_mode import enable_grad, no_grad
 from ..node import POST_HOOKS, POST_HOOKS_USED, AccumulateGrad, Node
 from ..tensor import Tensor, make
-
-from ..anomaly import (backward_error, detect_anomaly, is_anomaly_enabled,  # noqa: E402
-                       set_detect_anomaly)
+# Custom Functions, functional transforms and gradcheck: built on grad() below
+from . import functional
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "detect_anomaly", "set_detect_anomaly",
            "is_anomaly_enabled", "Function", "functional", "gradcheck", "gradgradcheck"]
@@ -292,8 +294,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bo
             result.append(g)
     return tuple(result)
 
-
-# Custom Functions, functional transforms and gradcheck build on grad() above.
-from . import functional  # noqa: E402,F401
-from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401

@@ -14,8 +14,8 @@ import warnings
 import numpy as np
 
 from ..grad_mode import no_grad
-from ..tensor import Tensor
-from .functional import jacobian
+from ..tensor import Tensor, make
+from .functional import jacobian, vjp
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -77,12 +77,10 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
                   rtol: float = 1e-3, raise_exception: bool = True, **_ignored) -> bool:
     """gradcheck of the function ``inputs -> vjp(func, inputs, v)`` (second derivatives)."""
-    from .functional import vjp
     xs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     out = _outputs(func(*xs))
     vs = grad_outputs
     if vs is None:
-        from ..tensor import make
         rng = np.random.default_rng(0)
         vs = tuple(make(rng.standard_normal(o._data.shape)) for o in out)
 

@@ -1,5 +1,5 @@
 """``torch.nn``: Module and its containers, layers, activations, losses, init, utils."""
-from . import functional, init  # noqa: F401
+from . import functional, init, utils
 from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softplus, Tanh)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
@@ -10,7 +10,6 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDi
                    MSELoss, NLLLoss, SmoothL1Loss)
 from .modules import Identity, Linear, Module, Parameter, Unflatten
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from . import utils  # noqa: F401,E402
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", "Sequential",
            "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU", "ReLU6",

@@ -20,16 +20,20 @@ from common import REGISTRY, composites
 
 from .. import functions as _f
 from .. import pointwise as _pw
+from .. import reductions as _reductions
 from ..engine import apply
 from ..functions import OPS, _names, _t, where
 from ..node import Node, node_class
 from ..tensor import make
+from .functional_layers import *  # noqa: F403  (the layer functions live there)
+from .functional_layers import __all__ as _layers_all
 
 __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "elu", "softplus", "silu", "hardtanh", "linear", "one_hot", "normalize",
            "cosine_similarity",
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div"]
+           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
+           *_layers_all]
 
 _R = REGISTRY
 
@@ -142,8 +146,7 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
-    from ..reductions import norm
-    n = _f.clamp(norm(input, p, dim, True), min=eps)
+    n = _f.clamp(_reductions.norm(input, p, dim, True), min=eps)
     return _f.div(input, n)
 
 
@@ -199,7 +202,7 @@ def _class_dim_last(input):
 def _check_targets(input, target, fname: str) -> None:
     if target._data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{target.dtype.legacy[:-6]}")
+                           f"{target.dtype.scalar_name}")
     expected = input.dim() - 1 if input.dim() != 1 else 0
     if input.dim() <= 2 and target.dim() > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -287,13 +290,13 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
 def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, classes):
     if target._data.dtype.kind != "f":
         raise RuntimeError(f"Expected floating point type for target with class probabilities, "
-                           f"got {target.dtype.legacy[:-6]}")
+                           f"got {target.dtype.scalar_name}")
     if target.shape != logp.shape:
         if logp.dim() >= 2 and target.dim() >= 1 and logp.shape[0] != target.shape[0]:
             raise ValueError(f"Expected input batch_size ({logp.shape[0]}) to match target "
                              f"batch_size ({target.shape[0]}).")
         raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                           f"{target.dtype.legacy[:-6]}")
+                           f"{target.dtype.scalar_name}")
     t = target
     if label_smoothing:
         t = _f.add(_f.mul(t, 1 - label_smoothing), label_smoothing / classes)
@@ -398,10 +401,3 @@ def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
     if reduction == "batchmean":
         return _f.div(_f.sum(loss), float(input.shape[0]) if input.dim() else 1.0)
     return _reduce(loss, reduction)
-
-
-
-from .functional_layers import *  # noqa: E402,F401,F403  (the layer functions live there)
-from .functional_layers import __all__ as _layers_all  # noqa: E402
-
-__all__ += _layers_all

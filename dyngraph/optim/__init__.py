@@ -1,5 +1,5 @@
 """``torch.optim``: optimizers with parameter groups and state dicts, and ``lr_scheduler``."""
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler
 from .algorithms import SGD, Adagrad, Adam, AdamW, RMSprop
 from .optimizer import Optimizer
 

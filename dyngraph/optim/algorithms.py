@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tensor import make
 from .optimizer import Optimizer, buffer, check, step_count
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
@@ -164,7 +165,6 @@ class Adagrad(Optimizer):
                                       initial_accumulator_value=initial_accumulator_value,
                                       foreach=None, maximize=maximize, differentiable=False,
                                       fused=None))
-        from ..tensor import make
         for group in self.param_groups:  # PyTorch creates this state up front
             for p in group["params"]:
                 state = self.state.setdefault(p, {})

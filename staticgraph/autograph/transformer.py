@@ -293,55 +293,44 @@ class Converter:
                                                                      or n == brk)]
         return names, [n in after or n == brk for n in names]
 
-    # --- for i in range(...) -------------------------------------------------------------
+    # --- for i in range(...) and for x in xs ---------------------------------------------
     def for_range(self, s: ast.For, after: set[str]) -> list[ast.stmt]:
-        reason = unsupported(s, self.first_line, self.declared)
-        if reason:
-            return self._keep_python(s, reason, after)
-        self.converted += 1
-        k = next(self._ids)
-        index = s.target.id
-        names, needed = self._loop_names(s, index, after)
-        flag = [getattr(s, "ag_break", None)] if hasattr(s, "ag_break") else []
-        body = self.block(s.body, after | _exposed(s) | {index, *flag})
-        body_fn = _def(f"_ag_for_{k}", [index, *names], _returning(body, names))
-        extra_fns, extra = self._extra_test(s, k, names)
-        args = ast.Tuple(elts=s.iter.args, ctx=ast.Load())
-        call = _helper("for_range", s.iter.func, args, extra, _name(body_fn.name),
-                       _current(names), _const_tuple(names), _const_tuple(needed), self._where(s))
-        last = f"_ag_index_{k}"
-        result = _assign_result([*names, last], call)
-        keep_index = ast.If(test=ast.Compare(left=_name(last), ops=[ast.IsNot()],
-                                             comparators=[ast.Constant(None)]),
-                            body=[ast.Assign(targets=[_name(index, True)], value=_name(last))],
-                            orelse=[])
-        return [*extra_fns, body_fn, result, *([keep_index] if index in after else [])]
+        """``for i in range(...)``: a graph loop if a bound is a tensor."""
+        bounds = ast.Tuple(elts=s.iter.args, ctx=ast.Load())
+        return self._for(s, after, "for_range", [s.iter.func, bounds], [], "_ag_index_",
+                         ast.Constant(None))
 
-    # --- for x in xs ----------------------------------------------------------------------
     def for_iter(self, s: ast.For, after: set[str]) -> list[ast.stmt]:
         """``for x in xs``: a graph loop over the first dimension if ``xs`` is a tensor."""
+        undefined = ast.Attribute(value=_name(RUNTIME), attr="UNDEFINED", ctx=ast.Load())
+        return self._for(s, after, "for_stmt", [s.iter], [ast.Constant(s.target.id in after)],
+                         "_ag_item_", undefined)
+
+    def _for(self, s: ast.For, after: set[str], helper: str, lead: list[ast.expr],
+             trail: list[ast.expr], last_prefix: str, unset: ast.expr) -> list[ast.stmt]:
+        """Both ``for`` forms: the body as a function, one runtime ``helper`` call (``lead``
+        arguments first, ``trail`` last), and the loop variable's last value assigned back
+        when code after the loop reads it (``unset``: the helper ran no iteration)."""
         reason = unsupported(s, self.first_line, self.declared)
         if reason:
             return self._keep_python(s, reason, after)
         self.converted += 1
         k = next(self._ids)
-        item = s.target.id
-        names, needed = self._loop_names(s, item, after)
+        target = s.target.id
+        names, needed = self._loop_names(s, target, after)
         flag = [getattr(s, "ag_break", None)] if hasattr(s, "ag_break") else []
-        body = self.block(s.body, after | _exposed(s) | {item, *flag})
-        body_fn = _def(f"_ag_for_{k}", [item, *names], _returning(body, names))
+        body = self.block(s.body, after | _exposed(s) | {target, *flag})
+        body_fn = _def(f"_ag_for_{k}", [target, *names], _returning(body, names))
         extra_fns, extra = self._extra_test(s, k, names)
-        call = _helper("for_stmt", s.iter, extra, _name(body_fn.name), _current(names),
-                       _const_tuple(names), _const_tuple(needed), self._where(s),
-                       ast.Constant(item in after))
-        last = f"_ag_item_{k}"
+        call = _helper(helper, *lead, extra, _name(body_fn.name), _current(names),
+                       _const_tuple(names), _const_tuple(needed), self._where(s), *trail)
+        last = f"{last_prefix}{k}"
         result = _assign_result([*names, last], call)
-        undefined = ast.Attribute(value=_name(RUNTIME), attr="UNDEFINED", ctx=ast.Load())
-        keep_item = ast.If(test=ast.Compare(left=_name(last), ops=[ast.IsNot()],
-                                            comparators=[undefined]),
-                           body=[ast.Assign(targets=[_name(item, True)], value=_name(last))],
-                           orelse=[])
-        return [*extra_fns, body_fn, result, *([keep_item] if item in after else [])]
+        keep_target = ast.If(test=ast.Compare(left=_name(last), ops=[ast.IsNot()],
+                                              comparators=[unset]),
+                             body=[ast.Assign(targets=[_name(target, True)], value=_name(last))],
+                             orelse=[])
+        return [*extra_fns, body_fn, result, *([keep_target] if target in after else [])]
 
 
 _FRAME_SENSITIVE = frozenset({"super", "locals", "globals", "vars", "eval", "exec", "dir"})

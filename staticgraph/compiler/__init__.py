@@ -73,7 +73,7 @@ class Executable:
         if isinstance(err, OpError):
             raise err
         g = self.generated
-        explained = failure(err, g.filename, g.line_step)
+        explained = failure(err, g.filename, g.line_step, g.env)
         if explained is None:
             raise err
         raise explained from err

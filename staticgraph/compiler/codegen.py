@@ -1,9 +1,9 @@
 """Stage 4: the plan as Python source, compiled once.
 
 One line per step, every value a local (``LOAD_FAST``), kernels and constants
-bound as default arguments::
+bound as the function's own globals (``v2`` = the Const, ``f3`` = add, ``f4`` = mul)::
 
-    def plan_3(v0, v1, v2=<Const>, f3=<add>, f4=<mul>):
+    def plan_3(v0, v1):
         v3 = f3(v0, v2)        # Add        (user.py:12)
         v4 = f4(v3, v1)        # mul        (user.py:13)
         return v4[()]
@@ -33,15 +33,16 @@ __all__ = ["generate", "Generated"]
 class Generated:
     """The compiled function plus what error reporting needs (source, line -> step)."""
 
-    __slots__ = ("fn", "source", "filename", "line_step", "names")
+    __slots__ = ("fn", "source", "filename", "line_step", "names", "env")
 
     def __init__(self, fn: Callable, source: str, filename: str, line_step: dict[int, int],
-                 names: dict[int, str]):
+                 names: dict[int, str], env: dict | None = None):
         self.fn = fn
         self.source = source
         self.filename = filename
         self.line_step = line_step  # line number -> (node, argument names)
         self.names = names          # slot -> the local holding it
+        self.env = env or {}        # the bound names (constants, kernels) the source reads
 
 
 def _result(name: str | None, rank: int | None, copy: bool) -> str:
@@ -119,4 +120,4 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     else:
         ret = "(" + "".join(r + ", " for r in results) + ")"
     out = em.compile(params, [f"    return {ret}"])
-    return Generated(out.fn, out.source, out.filename, out.line_step, names)
+    return Generated(out.fn, out.source, out.filename, out.line_step, names, out.env)

@@ -135,41 +135,34 @@ class Dataset:
 
     def batch(self, batch_size: int, drop_remainder: bool = False) -> "Dataset":
         """Consecutive elements stacked along a new first axis (the last batch may be short)."""
-        n = int(batch_size)
-        if n <= 0:
-            raise ValueError("batch_size must be greater than zero.")
+        n = _batch_size(batch_size)
         specs = [(None if s is None else (n if drop_remainder else None, *s), d) for s, d in self._specs]
-
-        def batches(upstream, ctx):
-            it = upstream()
-            while True:
-                chunk = list(itertools.islice(it, n))
-                if not chunk or (drop_remainder and len(chunk) < n):
-                    return
-                yield tuple(np.stack(col) for col in zip(*chunk))
-        return self._derive(batches, specs)
+        return self._batched(n, drop_remainder, specs, lambda i, column: np.stack(column))
 
     def padded_batch(self, batch_size: int, padded_shapes=None, padding_values=None,
                      drop_remainder: bool = False) -> "Dataset":
         """Batches whose components are padded (with 0, or ``padding_values``) to the longest
         in the batch along unknown dims, or to ``padded_shapes``."""
-        n = int(batch_size)
-        if n <= 0:
-            raise ValueError("batch_size must be greater than zero.")
+        n = _batch_size(batch_size)
         targets = [None] * len(self._specs) if padded_shapes is None else \
             [TensorShape(p).dims_tuple for p in flatten(_tuples(_shape_leaves(padded_shapes)))]
         fills = [0] * len(self._specs) if padding_values is None else flatten(_tuples(padding_values))
         specs = [((n if drop_remainder else None,
                    *(t if t is not None else tuple(None for _ in (s or ())))), d)
                  for (s, d), t in zip(self._specs, targets)]
+        return self._batched(n, drop_remainder, specs,
+                             lambda i, column: _pad_stack(column, targets[i], fills[i]))
 
+    def _batched(self, n: int, drop_remainder: bool, specs: list, join) -> "Dataset":
+        """Chunks of ``n`` consecutive elements; component ``i`` of a batch is
+        ``join(i, that component of each element)`` (the last chunk may be short)."""
         def batches(upstream, ctx):
             it = upstream()
             while True:
                 chunk = list(itertools.islice(it, n))
                 if not chunk or (drop_remainder and len(chunk) < n):
                     return
-                yield tuple(_pad_stack(col, t, f) for col, t, f in zip(zip(*chunk), targets, fills))
+                yield tuple(join(i, column) for i, column in enumerate(zip(*chunk)))
         return self._derive(batches, specs)
 
     def shuffle(self, buffer_size: int, seed=None, reshuffle_each_iteration=None) -> "Dataset":
@@ -339,6 +332,13 @@ def _shape_leaves(shapes: Any) -> Any:
     if isinstance(shapes, tuple):
         return tuple(_shape_leaves(v) for v in shapes)
     return TensorShape(shapes)
+
+
+def _batch_size(batch_size) -> int:
+    n = int(batch_size)
+    if n <= 0:
+        raise ValueError("batch_size must be greater than zero.")
+    return n
 
 
 def _pad_stack(values, target, fill) -> np.ndarray:

@@ -8,7 +8,7 @@
       2. each op in topological order -> ONNX nodes (``rules.RULES`` for registry ops;
          here: placeholders -> inputs, Const and variables -> initializers, the
          variables' values read from ``sess``)
-      3. While -> Loop, Cond -> If: their Region attributes become ONNX sub-graphs
+      3. (Stateless)While -> Loop, (Stateless)If -> If: their Region attributes become ONNX sub-graphs
          (a region's captured outer tensors are read by name, as ONNX sub-graphs may)
 
 ONNX value names are the TF tensor names (``x:0``, ``MatMul:0``), prefixed by
@@ -29,7 +29,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ..graph import Operation, Tensor
 from ..compiler import topological_order
-from ..control_flow import regions_of
+from ..control_flow import BRANCH_TYPES, CONTROL_FLOW_TYPES, LOOP_TYPES, regions_of
 from .rules import RULES, NOT_EXPORTABLE, ExportError
 
 __all__ = ["export", "to_model", "DEFAULT_OPSET", "ExportError"]
@@ -132,7 +132,7 @@ def _value_info(name: str, t: Tensor, shape: Any = "static"):
                                          None if shape is None else list(shape))
 
 
-_NAMED_ELSEWHERE = ("While", "Cond", "Const", "VarHandleOp", "ReadVariableOp", "Placeholder")
+_NAMED_ELSEWHERE = (*CONTROL_FLOW_TYPES, "Const", "VarHandleOp", "ReadVariableOp", "Placeholder")
 
 
 class _Exporter:
@@ -157,7 +157,7 @@ class _Exporter:
         self.current = op
         kind = op.type
         for t in op.inputs:
-            if t.op.type in ("While", "Cond") and t is t.op.outputs[-1]:
+            if t.op.type in CONTROL_FLOW_TYPES and t is t.op.outputs[-1]:
                 raise ExportError(f"{op.name} ({kind}) is not exportable to ONNX: it reads the "
                                   f"per-iteration trace of {t.op.name} (a gradient of control "
                                   f"flow); ONNX has no such value -- export the forward graph")
@@ -168,6 +168,11 @@ class _Exporter:
             if rule is None:
                 why = NOT_EXPORTABLE.get(kind, "no ONNX rule written for it yet")
                 raise ExportError(f"{op.name} ({kind}) is not exportable to ONNX: {why}")
+            if op.op_def.multi_output:          # the rule names every output
+                outs = [out, *(scope.fresh(t.name) for t in op.outputs[1:])]
+                rule.export(scope, op, ins, outs)
+                scope.names.update(zip(op.outputs, outs))
+                return
             rule.export(scope, op, ins, out)
         elif kind == "Const":
             v = np.asarray(op.attrs["value"])
@@ -186,10 +191,10 @@ class _Exporter:
         elif kind == "Placeholder":
             raise ExportError(f"placeholder {op.name} must be fed: list {op.outputs[0].name} in "
                               f"`inputs`")
-        elif kind == "While":
+        elif kind in LOOP_TYPES:
             self.loop(scope, op, ins, op.outputs[:op.attrs["n_vars"]])
             return
-        elif kind == "Cond":
+        elif kind in BRANCH_TYPES:
             self.if_(scope, op, ins, op.outputs[:-1])
             return
         else:

@@ -289,6 +289,39 @@ def _stack(ctx, op, ins, out):
     ctx.node("Concat", [ctx.node("Unsqueeze", [x, _axes(ctx, axis)]) for x in ins], [out], axis=axis)
 
 
+# --- several outputs: ``outs`` holds one ONNX name per output -----------------------------
+
+def _split(ctx, op, ins, outs):
+    """Split/SplitV -> Split (equal pieces when no sizes are given, as TF's ``num_split``)."""
+    sizes = op.attrs.get("sizes")
+    extra = [] if sizes is None else [ctx.const(np.array(sizes, np.int64), "split")]
+    ctx.node("Split", [ins[0], *extra], outs, axis=int(op.attrs.get("axis", 0)),
+             **_equal_pieces(ctx, sizes, len(outs)))
+
+
+def _equal_pieces(ctx, sizes, n: int) -> dict:
+    """Equal pieces: opset 18 wants their number (``num_outputs``), earlier ones infer it."""
+    return {"num_outputs": n} if sizes is None and ctx.opset >= 18 else {}
+
+
+def _unstack(ctx, op, ins, outs):
+    """Unpack -> Split into size-1 pieces, each squeezed on the axis."""
+    axis = int(op.attrs.get("axis", 0))
+    pieces = [ctx.fresh("unstack_piece") for _ in outs]
+    ctx.node("Split", [ins[0]], pieces, axis=axis, **_equal_pieces(ctx, None, len(pieces)))
+    for piece, out in zip(pieces, outs):
+        ctx.node("Squeeze", [piece, _axes(ctx, axis)], [out])
+
+
+def _top_k(ctx, op, ins, outs):
+    """TopKV2 -> TopK on the last axis (ties: lower index first in both); int64 indices cast
+    to TF's int32."""
+    k = ctx.const(np.array([op.attrs["k"]], np.int64), "k")
+    indices = ctx.fresh("TopK_indices")
+    ctx.node("TopK", [ins[0], k], [outs[0], indices], axis=-1, largest=1, sorted=1)
+    ctx.node("Cast", [indices], [outs[1]], to=ctx.onnx_dtype(np.dtype(np.int32)))
+
+
 def _index(ctx, key, x: str, x_t, arrays: list[str], arrays_t: list) -> str:
     """``x[key]`` as Slice/Gather/Squeeze/Unsqueeze nodes; its name (``x_t``: the indexed tensor)."""
     key = list(key)
@@ -489,6 +522,10 @@ RULES: dict[str, Rule] = {
     "SplitPart": Rule("Shape + Gather + Slice", _split_part),
     "Pack": Rule("Unsqueeze + Concat", _stack),
     "GetItem": Rule("Slice + Squeeze + Unsqueeze / Gather", _getitem),
+    "Split": Rule("Split", _split),
+    "SplitV": Rule("Split (sizes as input)", _split),
+    "Unpack": Rule("Split + Squeeze", _unstack),
+    "TopKV2": Rule("TopK + Cast", _top_k),
     "ScatterLike": Rule("Range + (GetItem's nodes) + ScatterElements(add)", _scatter_like),
     "Conv2D": Rule("Conv (+ Transposes for NHWC / HWIO)", _conv),
     "MaxPool": _pool("MaxPool"), "AvgPool": _pool("AveragePool"),
@@ -502,8 +539,8 @@ NOT_EXPORTABLE: dict[str, str] = {}   # registry op -> why it has no rule (none 
 KINDS: dict[str, str] = {
     "Placeholder": "graph input", "PlaceholderWithDefault": "graph input if listed, else its default",
     "Const": "initializer", "VarHandleOp + ReadVariableOp": "initializer (the Session's value)",
-    "While": "Loop (cond region inlined before the loop and at the end of the body)",
-    "Cond": "If (the regions become then/else branches)",
+    "While / StatelessWhile": "Loop (cond region inlined before the loop and at the end of the body)",
+    "If / StatelessIf": "If (the regions become then/else branches)",
 }
 
 

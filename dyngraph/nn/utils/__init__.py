@@ -1,5 +1,5 @@
 """``torch.nn.utils``: gradient clipping, and ``rnn`` (variable-length batches)."""
-from . import rnn  # noqa: F401
+from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]

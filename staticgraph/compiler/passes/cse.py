@@ -35,19 +35,17 @@ def _attr_key(v: Any) -> Hashable:
 
 def _key(op: Operation) -> Hashable | None:
     """What makes two ops interchangeable, or None when ``op`` must not be merged."""
-    outs = tuple((t._shape, t.np_dtype) for t in op.outputs)
+    outs = tuple([(t._shape, id(t._dtype)) for t in op.outputs])   # DTypes are interned
     if op.type == "Const":
         v = op.attrs["value"]
         if not isinstance(v, np.ndarray) or v.nbytes > MAX_CONST_BYTES:
             return None
         return ("Const", v.dtype, v.shape, v.tobytes(), outs)
     try:
-        attrs = tuple(sorted((k, _attr_key(v)) for k, v in op.attrs.items()))
-        key = (op.type, tuple(map(id, op.inputs)), attrs, outs)
-        hash(key)
+        attrs = tuple(sorted([(k, _attr_key(v)) for k, v in op.attrs.items()])) if op.attrs else ()
     except TypeError:
         return None
-    return key
+    return (op.type, tuple([id(t) for t in op.inputs]), attrs, outs)
 
 
 def cse(prog: Program) -> Program:
@@ -60,7 +58,7 @@ def cse(prog: Program) -> Program:
         key = _key(op)
         if key is None:
             continue
-        first = seen.setdefault(key, op)
+        first = seen.setdefault(key, op)   # every part is hashable (_attr_key checked)
         if first is not op:
             for old, new in zip(op.outputs, first.outputs):
                 prog.pending[old] = new

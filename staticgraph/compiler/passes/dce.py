@@ -18,22 +18,33 @@ from __future__ import annotations
 from ...graph import Operation, Tensor
 from .program import Program, is_pure
 
-__all__ = ["dce", "live_ops"]
+__all__ = ["dce", "live_ops", "live_indices"]
+
+
+def live_indices(prog: Program) -> list[int]:
+    """Positions in ``prog.ops`` of the ops a fetch or an effect needs, in order (``prog`` is
+    not changed).  One backward sweep; the cheap test (is an output needed?) comes first."""
+    needed: set[Tensor] = {f for f in prog.fetches if isinstance(f, Tensor)}
+    named: set[str] = {f.name for f in prog.fetches if isinstance(f, Operation)}
+    keep: list[int] = []
+    ops = prog.ops
+    for i in range(len(ops) - 1, -1, -1):
+        op = ops[i]
+        outs = op.outputs
+        used = outs[0] in needed if len(outs) == 1 else any(t in needed for t in outs)
+        if not used and op.name not in named and is_pure(op):
+            continue
+        keep.append(i)
+        needed.update(op.inputs)
+        if op.control_inputs:
+            named.update(c.name for c in op.control_inputs)
+    keep.reverse()
+    return keep
 
 
 def live_ops(prog: Program) -> list[Operation]:
     """The ops a fetch or an effect needs, in order (``prog`` is not changed)."""
-    needed: set[Tensor] = {f for f in prog.fetches if isinstance(f, Tensor)}
-    named: set[str] = {f.name for f in prog.fetches if isinstance(f, Operation)}
-    keep: list[Operation] = []
-    for op in reversed(prog.ops):
-        if not (op.name in named or not is_pure(op) or any(t in needed for t in op.outputs)):
-            continue
-        keep.append(op)
-        needed.update(op.inputs)
-        named.update(c.name for c in op.control_inputs)
-    keep.reverse()
-    return keep
+    return [prog.ops[i] for i in live_indices(prog)]
 
 
 def dce(prog: Program) -> Program:
@@ -43,5 +54,5 @@ def dce(prog: Program) -> Program:
     for op in prog.ops:
         if id(op) not in kept:
             prog.note(f"dce: {op.type} '{op.name}'")
-    prog.ops = keep
+    prog.ops, prog.alive = keep, None
     return prog

@@ -37,14 +37,27 @@ def _known_input(op: Operation, i: int, t: Tensor, producers: dict):
     return static_value(producers.get(t))
 
 
+def _known_inputs(op: Operation, prog: Program, producers: dict) -> list | None:
+    """Every input's value to fold ``op`` with, or None as soon as one is not known."""
+    args = []
+    for k, t in enumerate(op.inputs):
+        a = _known_input(op, k, prog.resolve(t), producers)
+        if a is None:
+            return None
+        args.append(a)
+    return args
+
+
 def _compute(op: Operation, args: list, cap: int) -> np.ndarray | None:
-    """``op``'s kernel on ``args``; None when it warns, raises or breaks its static spec."""
+    """``op``'s kernel on ``args``; None when it warns, raises or breaks its static spec.
+
+    Called inside ``np.errstate(all="raise")`` (see :func:`fold`): a warning is an error here.
+    """
     out = op.outputs[0]
     if out._shape is not None and None not in out._shape and math.prod(out._shape) > cap:
         return None
-    try:   # np.errstate is context-local: other threads' runs keep their warnings
-        with np.errstate(all="raise"):
-            value = np.asarray(op.op_def.impl(*args, **op.attrs))
+    try:
+        value = np.asarray(op.op_def.impl(*args, **op.attrs))
     except Exception:  # noqa: BLE001  (whatever it is, the run raises it, not the compiler)
         return None
     if value.dtype != out.np_dtype or value.size > cap or not refines(value.shape, out._shape):
@@ -52,23 +65,35 @@ def _compute(op: Operation, args: list, cap: int) -> np.ndarray | None:
     return frozen(value)
 
 
+_DTYPE_TEXT: dict = {}
+
+
+def _text(dtype: np.dtype) -> str:
+    """``str(dtype)``, remembered (numpy computes it in Python on every call)."""
+    text = _DTYPE_TEXT.get(dtype)
+    if text is None:
+        text = _DTYPE_TEXT[dtype] = str(dtype)
+    return text
+
+
 def fold(prog: Program) -> Program:
     """Replace every foldable op by a Const holding its (read-only) value."""
     producers = prog.producers()
-    for i, op in prog.live():
-        if op.op_def is None or not is_pure(op) or len(op.outputs) != 1:
-            continue
-        args = [_known_input(op, k, prog.resolve(t), producers) for k, t in enumerate(op.inputs)]
-        if any(a is None for a in args):
-            continue
-        value = _compute(op, args, prog.max_fold_elements)
-        if value is None:
-            continue
-        const = new_op(op, "Const", (), {"value": value}, (value.shape, value.dtype), "folded")
-        prog.ops[i] = const
-        producers[const.outputs[0]] = const
-        prog.pending[op.outputs[0]] = const.outputs[0]
-        prog.note(f"fold: {op.type} '{op.name}' -> constant {value.dtype}{list(value.shape)}")
+    # np.errstate is context-local: other threads' runs keep their warnings.
+    with np.errstate(all="raise"):
+        for i, op in prog.live():
+            if op.op_def is None or not is_pure(op) or len(op.outputs) != 1:
+                continue
+            args = _known_inputs(op, prog, producers)
+            if args is None:
+                continue
+            value = _compute(op, args, prog.max_fold_elements)
+            if value is None:
+                continue
+            const = new_op(op, "Const", (), {"value": value}, (value.shape, value.dtype), "folded")
+            prog.ops[i] = const
+            producers[const.outputs[0]] = const
+            prog.pending[op.outputs[0]] = const.outputs[0]
+            prog.note(f"fold: {op.type} '{op.name}' -> constant {_text(value.dtype)}{list(value.shape)}")
     prog.substitute()
     return prog
-

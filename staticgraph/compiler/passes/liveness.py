@@ -111,6 +111,15 @@ def _inplace_input(step: Step, k: int, tensors: dict[int, Tensor], bufs: _Buffer
     return None
 
 
+_NONE: frozenset[int] = frozenset()
+
+
+def _held(step: Step, bufs: _Buffers) -> frozenset[int]:
+    """Every buffer the step's inputs own or may view."""
+    roots = bufs.roots
+    return _NONE.union(*[roots.get(s, _NONE) for s in step.inputs])
+
+
 def _last_data_use(plan: Plan) -> dict[int, int]:
     """Slot -> the last step reading its *contents* (shape-only reads do not count)."""
     return {s: k for k, step in enumerate(plan.steps) for i, s in enumerate(step.inputs)
@@ -133,8 +142,9 @@ def allocate(plan: Plan, liveness: bool = True, inplace: bool = True) -> Allocat
         target = _inplace_input(step, k, tensors, bufs) if inplace else None
         if target is not None:
             out_of[k] = target
-        inherited = frozenset().union(*(bufs.roots.get(s, frozenset()) for s in step.inputs))
+        inherited = None   # the buffers the inputs hold: only a view or a non-registry step asks
         if step.op.op_def is None:
+            inherited = _held(step, bufs)
             bufs.tainted |= inherited
         dying = [] if not liveness else [
             names[s] for s in dict.fromkeys(step.inputs)
@@ -150,7 +160,7 @@ def allocate(plan: Plan, liveness: bool = True, inplace: bool = True) -> Allocat
                 else:
                     bufs.hold(s, frozenset())
             else:
-                bufs.hold(s, inherited)
+                bufs.hold(s, _held(step, bufs) if inherited is None else inherited)
             if not liveness:
                 names[s] = f"v{s}"
             elif s not in last and s not in fetched:

@@ -71,19 +71,20 @@ class Program:
         self.changes: list[str] = []
         self.max_fold_elements = max_fold_elements
         self.pending: dict[Tensor, Tensor] = {}   # replacements a pass has decided, not yet applied
-        self.alive: list[Operation] | None = None  # live ops, cached until a pass changes something
+        self.alive: list[tuple[int, Operation]] | None = None  # live (index, op), cached
 
     def live_ops(self) -> list[Operation]:
-        """The ops a fetch or an effect still needs (cached; see :func:`.dce.live_ops`)."""
-        if self.alive is None:
-            from .dce import live_ops  # noqa: PLC0415  (dce builds on this module)
-            self.alive = live_ops(self)
-        return self.alive
+        """The ops a fetch or an effect still needs (cached; see :func:`.dce.live_indices`)."""
+        return [op for _, op in self.live()]
 
     def live(self) -> list[tuple[int, Operation]]:
-        """``(index, op)`` for the ops still needed (a pass leaves dead ones to ``dce``)."""
-        alive = set(map(id, self.live_ops()))
-        return [(i, op) for i, op in enumerate(self.ops) if id(op) in alive]
+        """``(index, op)`` for the ops still needed (a pass leaves dead ones to ``dce``);
+        cached until a pass changes something."""
+        if self.alive is None:
+            from .dce import live_indices  # noqa: PLC0415  (dce builds on this module)
+            ops = self.ops
+            self.alive = [(i, ops[i]) for i in live_indices(self)]
+        return self.alive
 
     def producers(self) -> dict[Tensor, Operation]:
         """Tensor -> the op in ``ops`` computing it (fed tensors have none: their value is given)."""
@@ -108,9 +109,12 @@ class Program:
 
     def resolved(self, op: Operation) -> Operation:
         """``op`` reading the replacements of its inputs (a clone if any input changed)."""
-        if not any(t in self.pending for t in op.inputs):
-            return op
-        return clone(op, [self.resolve(t) for t in op.inputs])
+        pending = self.pending
+        if pending:
+            for t in op.inputs:
+                if t in pending:
+                    return clone(op, [self.resolve(t) for t in op.inputs])
+        return op
 
     def substitute(self) -> None:
         """Apply the pending replacements to every op and fetch; start a fresh mapping."""

@@ -48,6 +48,8 @@ def keeps_shape(x: Tensor, other: Tensor) -> bool:
     xs, os_ = x._shape, other._shape
     if xs is None or os_ is None or len(os_) > len(xs):
         return False
+    if os_ == xs:                 # the common case, decided without the loop
+        return None not in xs
     return all(o == 1 or (o is not None and o == d) for o, d in zip(os_, xs[len(xs) - len(os_):]))
 
 
@@ -59,19 +61,21 @@ def _all_equal(t: Tensor, producers: dict, value) -> bool:
     """``t`` is all ``value``: a Const holding only it, an op that ``fills`` it, or a
     broadcast/reshape of either.  A zero matches with its sign for floats (``-0.0 + x``
     is exact, ``+0.0 + x`` is not when x is -0.0); integers have one zero."""
-    kind = t.np_dtype.kind
-    if kind not in "iuf":
-        return False   # bools: numpy refuses some of these ops on them; that error belongs to the run
     op = producers.get(t)
-    while op is not None and (_algebra(op).replicate or _algebra(op).reshape):
+    alg = _algebra(op)
+    while op is not None and (alg.replicate or alg.reshape):
         op = producers.get(op.inputs[0])
+        alg = _algebra(op)
     if op is None:
         return False
     v = static_value(op)
     if v is None:
-        v = _algebra(op).fills
+        v = alg.fills
         if v is None:
             return False
+    kind = t.np_dtype.kind
+    if kind not in "iuf":
+        return False   # bools: numpy refuses some of these ops on them; that error belongs to the run
     v = np.asarray(v)
     if v.size == 0 or not np.all(v == value):
         return False
@@ -84,8 +88,8 @@ def _neutral(op: Operation, a: Tensor, b: Tensor, P: dict) -> Tensor | None:
     left, right = op.op_def.algebra.neutral
     out = op.outputs[0]
     for x, e, value in ((a, b, right), (b, a, left)):
-        if value is not None and out.np_dtype == x.np_dtype and keeps_shape(x, e) \
-                and _all_equal(e, P, value):
+        if value is not None and _all_equal(e, P, value) and out.np_dtype == x.np_dtype \
+                and keeps_shape(x, e):
             return x
     return None
 

@@ -1,0 +1,91 @@
+"""Registry ops with several results (``Split``, ``Unpack``, ``TopKV2``) on the eager tape.
+
+Such an op runs once and returns a tuple.  On the tape it is ONE call node
+(PyTorch's ``SplitBackward0``, whose gradient needs every piece's cotangent at
+once) plus, per differentiable result, a small node of the same class whose
+only parent is the call node -- the mechanism custom ``autograd.Function``\\ s
+use (:mod:`.autograd.function`)::
+
+    pieces[0].grad_fn --\\
+    pieces[1].grad_fn ---+--> SplitBackward0 (call) --> x's node
+
+Backward reaches the piece nodes first (they are newer); each hands its
+gradient to the call node in its own slot, and the call node runs the op's
+rule once with the tuple of cotangents (zeros for pieces that got none).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from common import ShapeRef
+
+from .autograd.function import _OutputOp, _Slots
+from .grad_mode import STATE
+from .node import next_seq, node_class
+from .tensor import Tensor, make
+
+__all__ = ["apply_multi"]
+
+
+class _RegistryCall:
+    """The call node's op: the registry rule, run once per backward with every slot."""
+
+    __slots__ = ("op", "inputs", "outs", "pending")
+
+    def __init__(self, op, inputs: tuple, outs: tuple):
+        self.op, self.inputs, self.outs, self.pending = op, inputs, outs, None
+
+    def vjp(self, i, F, slots: _Slots, saved, attrs):
+        recording = STATE.enabled            # the engine enables grad only for create_graph
+        if self.pending is None or self.pending[0] is not slots:
+            gs = tuple(None if o._data.dtype.kind != "f" else
+                       slots.get(k, (make(np.zeros_like(o._data)) if recording
+                                     else np.zeros_like(o._data)))
+                       for k, o in enumerate(self.outs))
+            value = (lambda x: x) if recording else (
+                lambda x: x._data if isinstance(x, Tensor) else x)
+            ins = [x if isinstance(x, (Tensor, ShapeRef)) or not recording else make(np.asarray(x))
+                   for x in self.inputs]
+            saved = self.op.save([value(x) for x in ins], tuple(value(o) for o in self.outs),
+                                 ref=lambda x: ShapeRef(np.shape(value(x)), np.asarray(value(x)).dtype))
+            self.pending = (slots, saved, gs)
+        _, saved, gs = self.pending
+        return self.op.vjp(i, F, gs, saved, attrs)
+
+
+def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
+                cls=None) -> tuple:
+    """The results of multi-output ``op`` as Tensors, recorded as one call when ``needs``
+    (``cls``: the node class when PyTorch names it otherwise, e.g. ``split(x, 2)`` made with
+    SplitV is ``SplitBackward0``)."""
+    outs = op.impl(*arrays, **attrs)
+    plain = tuple(make(np.asarray(o)) for o in outs)
+    for t in plain:
+        if vc is not None and np.may_share_memory(t._data, arrays[0]):
+            t._vc = vc
+    diff = [0 if op.variadic else i for i, x in enumerate(inputs)]
+    parents = tuple((x.grad_fn or x._accum or x._accumulator())
+                    if isinstance(x, Tensor) and x._rg and op.grads[d] is not None else None
+                    for x, d in zip(inputs, diff))
+    if not (needs and STATE.enabled) or not any(p is not None for p in parents):
+        return plain
+    cls = cls or node_class(op.torch_name)
+    call = cls.__new__(cls)
+    call.op, call.attrs, call.parents = _RegistryCall(op, inputs, plain), attrs, parents
+    call.saved, call.frees, call.out_vc, call.hooks, call.retained = {}, False, None, None, None
+    call.versions = [(x, x._vc[0]) for x in inputs if isinstance(x, Tensor)]
+    call.seq = next_seq()
+    results = []
+    for k, o in enumerate(plain):
+        if o._data.dtype.kind != "f":
+            results.append(o)
+            continue
+        piece = cls.__new__(cls)
+        piece.op, piece.attrs, piece.parents = _OutputOp(k), {}, (call,)
+        piece.saved, piece.frees, piece.versions, piece.out_vc = {}, False, (), None
+        piece.hooks, piece.retained, piece.seq = None, None, next_seq()
+        t = make(o._data, True, piece)
+        t._vc = o._vc
+        results.append(t)
+    call.op.outs = tuple(results)
+    return tuple(results)
