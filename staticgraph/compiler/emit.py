@@ -116,6 +116,8 @@ _RESHAPE = re.compile(r"cannot reshape array of size (\d+) into shape \((.*)\)")
 def _tf_words(err: BaseException, inputs: list) -> str:
     """TF's sentence for a numpy failure TF reports in its own words ('' if none applies)."""
     text = str(err)
+    if getattr(err, "tf", None):           # an op's own failure, already in TF's words
+        return err.tf
     if "could not be broadcast" in text:
         dims = [getattr(x, "shape", None) for x in inputs]
         return "Incompatible shapes: " + " vs. ".join(
