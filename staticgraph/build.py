@@ -29,7 +29,7 @@ from .errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
 from .graph import Tensor, creation_site, get_default_graph, tensor_of
 from .shape import as_shape_tuple
 
-__all__ = ["apply", "F", "checked_array", "constant", "convert_to_tensor", "default_dtype", "is_tensor"]
+__all__ = ["apply", "F", "F_OPERATORS", "checked_array", "constant", "convert_to_tensor", "default_dtype", "is_tensor"]
 
 _INPUT_NAMES = {"a": "x", "b": "y"}  # TF names a binary op's constant inputs "Add/y"
 
@@ -245,3 +245,7 @@ class GraphNamespace(Namespace):
 
 F = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs))
 """The registry namespace bound to graph building (gradient rules and composites use it)."""
+
+F_OPERATORS = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs, name=op.fname))
+"""``F`` whose nodes take the op's Python name (``add``, ``mul``, ``add_1``), as TF names what
+its Python-level composites build with operators (``batchnorm/add_1``)."""

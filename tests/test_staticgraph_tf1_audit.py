@@ -523,3 +523,12 @@ def test_graph_lookups_and_mixed_graph_errors_in_tfs_words():
         graph.get_tensor_by_name("two:3")
     with pytest.raises(ValueError, match="^The name 'two' refers to an Operation, not a Tensor."):
         graph.get_tensor_by_name("two")
+
+
+def test_batch_normalization_result_named_as_tf():
+    x = tf.ones([2, 3])
+    m, v = tf.nn.moments(x, [0])
+    y = tf.nn.batch_normalization(x, m, v, tf.zeros([3]), tf.ones([3]), 1e-3)
+    d = tf.placeholder(tf.float32, [None, 10])
+    bn = tf.layers.batch_normalization(d, training=True, name="bnd")
+    assert (y.name, bn.name) == ("batchnorm/add_1:0", "bnd/batchnorm/add_1:0")
