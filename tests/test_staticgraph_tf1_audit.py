@@ -532,3 +532,18 @@ def test_batch_normalization_result_named_as_tf():
     d = tf.placeholder(tf.float32, [None, 10])
     bn = tf.layers.batch_normalization(d, training=True, name="bnd")
     assert (y.name, bn.name) == ("batchnorm/add_1:0", "bnd/batchnorm/add_1:0")
+
+
+def test_tf_layers_conv1d_and_conv2d_transpose():
+    x1 = tf.constant(np.arange(60).reshape(2, 10, 3).astype(np.float32) / 60)
+    x2 = tf.constant(np.arange(96).reshape(2, 4, 4, 3).astype(np.float32) / 96)
+    c1 = tf.layers.conv1d(x1, 4, 3, kernel_initializer=tf.ones_initializer())
+    ct = tf.layers.conv2d_transpose(x2, 2, 3, strides=2, padding="same",
+                                    kernel_initializer=tf.ones_initializer())
+    ctv = tf.layers.conv2d_transpose(x2, 2, 3, strides=2, kernel_initializer=tf.ones_initializer())
+    assert [(t.name, t.shape.as_list()) for t in (c1, ct, ctv)] == [
+        ("conv1d/BiasAdd:0", [2, 8, 4]), ("conv2d_transpose/BiasAdd:0", [2, 8, 8, 2]),
+        ("conv2d_transpose_1/BiasAdd:0", [2, 9, 9, 2])]
+    assert [v.name for v in tf.trainable_variables()][:2] == ["conv1d/kernel:0", "conv1d/bias:0"]
+    r1, rt, rv = _run(c1, ct, ctv)
+    np.testing.assert_allclose([r1.sum(), rt.sum(), rv.sum()], [283.2, 687.5, 855.0], rtol=1e-5)
