@@ -18,8 +18,6 @@ plain arrays and object arrays are refused (``allow_pickle=False``).
 from __future__ import annotations
 
 import os
-import tempfile
-import zipfile
 import zlib
 from typing import BinaryIO, Callable
 
@@ -49,6 +47,7 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
     """``write(f)`` into a temp file beside ``path``, fsync it, then rename it over ``path``."""
+    import tempfile  # here, not at import: it pulls in random, shutil, bz2, lzma (~10 ms)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
@@ -88,6 +87,7 @@ def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     (naming the file and what is wrong) for anything that is not an intact
     checkpoint.
     """
+    import zipfile  # here, not at import (np.load needs it anyway)
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"No such checkpoint file: {path!r}")

@@ -27,6 +27,7 @@ of ``a`` (a cheap :class:`ShapeRef` in the eager engine).  Nothing else is kept.
 from __future__ import annotations
 
 import inspect
+import operator
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -337,6 +338,18 @@ def _snake(name: str) -> str:
     return "".join(out)
 
 
-def numpy_namespace() -> Namespace:
-    """``F`` that computes right away on numpy arrays (the eager engine's backward uses it)."""
-    return Namespace(lambda op, xs, attrs: op.impl(*xs, **attrs))
+def numpy_namespace(bound: bool = False) -> Namespace:
+    """``F`` that computes right away on numpy arrays (the eager engine's backward uses it).
+
+    ``bound=True``: each method *is* the op's impl (one Python call less per
+    op, which a backward walk over small tensors feels), and ``F.shape`` reads
+    ``.shape`` as it is (already a tuple for arrays and ShapeRefs).  Such an F
+    keeps the impls of the moment it was made: callers use it only while
+    :func:`common.numerics.enabled` is False (checking swaps the impls).
+    """
+    F = Namespace(lambda op, xs, attrs: op.impl(*xs, **attrs))
+    if bound:
+        for op in REGISTRY.values():
+            setattr(F, op.fname, op.impl)
+        F.shape = operator.attrgetter("shape")
+    return F

@@ -36,20 +36,22 @@ from .multi_output import apply_multi
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
-__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "TRACER"]
+__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "TRACER", "OP_INFO"]
 
 TRACER = None
 """``jit.trace`` sets this while it records; every op then goes through ``TRACER.apply``."""
 
 _ndarray = np.ndarray
+_new = object.__new__
 _SCALARS = (int, float, bool)
 _EMPTY: dict = {}
 
 
 class _OpInfo:
-    """Per-op data computed once: node class, which inputs are differentiable, save plans."""
+    """Per-op data computed once: node class, which inputs are differentiable, save plans,
+    and for backward each input's rule with the saved names it reads."""
 
-    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views")
+    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views", "rules", "values")
 
     def __init__(self, op):
         self.cls = node_class(op.torch_name)
@@ -61,9 +63,19 @@ class _OpInfo:
         # a result that may share input 0's memory shares its version counter too, so an
         # in-place change through either is seen by nodes that saved the other
         self.views = op.may_alias(0)
+        # backward's fast path (not variadic): per input, the saved names its rule reads,
+        # None when it also reads attributes (then ``op.vjp`` assembles its arguments);
+        # the rule itself is read from ``op.grads`` at each call
+        self.rules = None if op.variadic else tuple(
+            tuple(ps) if rule is not None and all(p in op.saves for p in ps) else None
+            for rule, ps in zip(op.grads, op.params))
+        # saved names that may hold a Tensor (an input's value): backward unwraps them
+        self.values = tuple(n for n in op.saves if n in op.inputs)
 
 
 _INFO = {op: _OpInfo(op) for op in REGISTRY.values()}
+OP_INFO = _INFO
+"""Per-op engine data by OpDef (backward reads ``rules`` and ``values``)."""
 
 
 def node_class_for(op):
@@ -113,8 +125,15 @@ def _ref(x) -> ShapeRef:
     if ref is None:
         if len(_REFS) > 4096:
             _REFS.clear()
+            _BY_SHAPE.clear()
         ref = _REFS[key] = ShapeRef(d.shape, d.dtype)
+    _BY_SHAPE[d.shape] = ref
     return ref
+
+
+_BY_SHAPE: dict = {}
+"""The last ShapeRef made or found per shape: recording looks here first (no (shape, dtype)
+tuple to build and hash) and takes it when its dtype is the very same object."""
 
 
 def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -> Tensor:
@@ -123,24 +142,30 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
     ``vc``: the version counter to share when ``out`` is a view of an input.
     """
     info = _INFO[op]
-    diff, variadic = info.diff, info.variadic
-    parents, mask = [], 0
-    for i, x in enumerate(inputs):
-        if isinstance(x, Tensor) and x._rg and diff[0 if variadic else i]:
+    diff = info.diff
+    parents, mask, i = [], 0, 0
+    for x in inputs:
+        if isinstance(x, Tensor) and x._rg and diff[0 if info.variadic else i]:
             parents.append(x.grad_fn or x._accum or x._accumulator())
             mask |= 1 << i
         else:
             parents.append(None)
+        i += 1
     if not mask:
         return _view_of(make(out), vc)
     plan = info.plans.get(mask)
     if plan is None:
         plan = info.plans[mask] = _plan(op, mask)
-    entries, frees, saves_out = plan
     saved, versions = {}, []
-    for name, kind, i in entries:
+    for name, kind, i in plan[0]:
         if kind == "shape":
-            saved[name] = _ref(inputs[i])
+            x = inputs[i]
+            if isinstance(x, Tensor):
+                d = x._data
+                ref = _BY_SHAPE.get(d.shape)
+                saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
+            else:
+                saved[name] = _ref(x)
         elif kind == "input":
             x = saved[name] = inputs[i]
             if isinstance(x, Tensor):
@@ -152,17 +177,70 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
             versions.extend((x, x._vc[0]) for x in inputs if isinstance(x, Tensor))
         else:  # "shapes"
             saved[name] = [_ref(x) for x in inputs]
+    return _new_node(cls or info.cls, op, attrs, tuple(parents), saved, versions, plan, out, vc)
+
+
+def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
+    """``record`` for the operators' two operands (``b`` a Tensor or a Python number)."""
+    info = _INFO[op]
+    da, db = info.diff
+    pa = pb = None
+    mask = 0
+    if a._rg and da:
+        pa = a.grad_fn or a._accum or a._accumulator()
+        mask = 1
+    if db and isinstance(b, Tensor) and b._rg:
+        pb = b.grad_fn or b._accum or b._accumulator()
+        mask |= 2
+    if not mask:
+        return make(out)
+    plan = info.plans.get(mask)
+    if plan is None:
+        plan = info.plans[mask] = _plan(op, mask)
+    saved, versions = {}, ()
+    for name, kind, i in plan[0]:
+        x = b if i else a
+        if kind == "shape":
+            if isinstance(x, Tensor):
+                d = x._data
+                ref = _BY_SHAPE.get(d.shape)
+                saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
+            else:
+                saved[name] = _ref(x)
+        elif kind == "input":
+            saved[name] = x
+            if isinstance(x, Tensor):
+                versions += ((x, x._vc[0]),)
+        else:  # "output"
+            saved[name] = out
+    # _new_node(...) written inline: this is the path of every recorded operator
     cls = cls or info.cls
-    node = cls.__new__(cls)
-    node.op, node.attrs, node.parents = op, attrs, tuple(parents)
-    node.saved, node.versions, node.frees = saved, versions, frees
+    node = _new(cls)
+    node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
+    node.saved, node.versions, node.frees = saved, versions, plan[1]
     node.seq, node.hooks, node.retained = next_seq(), None, None
     if ANOMALY.on:
         remember_forward(node)
-    t = make(out, True, node)
-    if vc is not None:
-        t._vc = vc
-    node.out_vc = (t._vc, t._vc[0]) if saves_out else None
+    t = _new(Tensor)
+    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    vc = [0]
+    t._vc, t._hooks, t._accum = vc, None, None
+    node.out_vc = (vc, 0) if plan[2] else None
+    return t
+
+
+def _new_node(cls, op, attrs, parents, saved, versions, plan, out, vc) -> Tensor:
+    """The Node and its output Tensor (``make(out, True, node)``, written inline)."""
+    node = _new(cls)
+    node.op, node.attrs, node.parents = op, attrs, parents
+    node.saved, node.versions, node.frees = saved, versions, plan[1]
+    node.seq, node.hooks, node.retained = next_seq(), None, None
+    if ANOMALY.on:
+        remember_forward(node)
+    t = _new(Tensor)
+    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    t._vc, t._hooks, t._accum = vc or [0], None, None
+    node.out_vc = (t._vc, t._vc[0]) if plan[2] else None
     return t
 
 
@@ -260,5 +338,5 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
     if out.dtype.char == "d" and not (ad.ndim and ad.dtype.char == "d"):
         out = _torch_dtype(out, (ad, bd))
     if needs and STATE.enabled and out.dtype.kind == "f":
-        return record(op, (a, b), _EMPTY, out, cls)
+        return _record_pair(op, a, b, out, cls)
     return make(out)

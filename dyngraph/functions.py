@@ -454,6 +454,8 @@ def _is_array(k) -> bool:
 
 
 def getitem(input, key):
+    if type(key) is int:  # x[i], a loop's step: the general path below gives exactly this
+        return apply(_R["GetItem"], (input,), {"key": (key,)}, cls=_names("SelectBackward0"))
     if isinstance(key, range) or isinstance(key, tuple) and any(isinstance(k, range) for k in key):
         key = tuple(np.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
                     for k in (key if isinstance(key, tuple) else (key,)))  # x[range(n), labels]

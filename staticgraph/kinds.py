@@ -247,6 +247,7 @@ def _read(op, ctx):
             return handle.store[handle.name]
         except KeyError:
             raise _uninitialized(op, handle.name) from None
+    read.store_lookup = True   # generated code may inline it as ``store[name]`` (see codegen)
     return read
 
 

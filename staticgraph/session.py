@@ -6,6 +6,8 @@
       key = (fetch structure, feed keys)          graph.version change -> cache cleared
       miss: resolve names, flatten fetches, compile_plan(...)   <- all graph work is here
       hit:  convert/validate feeds -> plan.fn(*fed) -> rebuild the fetch structure
+    fast path (flat fetches): the same fetches object (or a list equal to it) and the same
+      feed keys in order skip the key entirely: one dict lookup by id(fetches), then plan.fn
 
 ``compile_count`` counts cache misses, so tests (and users) can see that a
 steady loop of ``run`` calls does no graph work.
@@ -67,6 +69,9 @@ def _run_key(fetches: Any) -> Any:
                 return _fetch_key(fetches)
         return (cls, *fetches)
     return _fetch_key(fetches)
+
+
+_FLAT = frozenset({Tensor, Operation, str})   # fetches compared by identity (str: by value)
 
 
 class _Feed:
@@ -149,6 +154,7 @@ class Session:
         self.state = SessionState()
         self.compile_count = 0
         self._cache: dict = {}
+        self._fast: dict = {}   # id(fetches) -> (class, copy, feed keys, graph version, fn, exe)
         self._version = self.graph.version
         self._closed = False
         self._lock = threading.Lock()
@@ -156,20 +162,52 @@ class Session:
     # --- the hot path ----------------------------------------------------------------
     def run(self, fetches: Any, feed_dict: dict | None = None, options=None, run_metadata=None):
         """Evaluate ``fetches`` (any nesting of tensors/ops/names) given ``feed_dict``."""
+        hit = self._fast.get(id(fetches))
+        if (hit is not None and hit[0] is fetches.__class__ and hit[1] == fetches
+                and hit[3] == self.graph.version and hit[2] == (tuple(feed_dict) if feed_dict else ())):
+            try:
+                return hit[4](*feed_dict.values()) if feed_dict else hit[4]()
+            except Exception as e:  # noqa: BLE001  (re-raised naming the node that failed)
+                hit[5].reraise(e)
+        return self._run(fetches, feed_dict)
+
+    def _run(self, fetches: Any, feed_dict: dict | None) -> Any:
+        """The general path: the signature's cache key, compiling on a miss."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         if self.graph.version != self._version:
             self._cache.clear()
+            self._fast.clear()
             self._version = self.graph.version
         key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key)
         if c is None:
             c = self._compile_once(key, fetches, feed_dict or {})
+        if c.rebuild is None:
+            self._remember(fetches, key[1], c)
         try:
             out = c.fn(*feed_dict.values()) if feed_dict else c.fn()
         except Exception as e:  # noqa: BLE001  (re-raised naming the node that failed)
             c.exe.reraise(e)
         return out if c.rebuild is None else c.rebuild(out)
+
+    def _remember(self, fetches: Any, feed_keys: tuple, c: "_Compiled") -> None:
+        """Put a flat signature on the fast path: keyed by the fetches object's ``id``, checked
+        by content (a copy of a list, so changing it in place misses), feed keys in order
+        and graph version.  Bounded: code making a new fetch list per call still hits when
+        Python reuses the list's address, and otherwise cannot grow it past 64 entries."""
+        cls = fetches.__class__
+        if cls is list or cls is tuple:
+            if any(f.__class__ not in _FLAT for f in fetches):
+                return
+            snapshot = list(fetches) if cls is list else fetches
+        elif cls in _FLAT:
+            snapshot = fetches
+        else:
+            return
+        if len(self._fast) >= 64:
+            self._fast.clear()
+        self._fast[id(fetches)] = (cls, snapshot, feed_keys, self._version, c.fn, c.exe)
 
     # --- compilation (once per signature) ---------------------------------------------
     def _compile_once(self, key: Any, fetches: Any, feed_dict: dict) -> "_Compiled":
@@ -224,6 +262,7 @@ class Session:
     def close(self) -> None:
         self._closed = True
         self._cache.clear()
+        self._fast.clear()
         self.state.variables.clear()
         self.state.resources.clear()
 

@@ -410,3 +410,48 @@ def test_vjp_and_jvp_without_v_need_a_single_element_in_torchs_words():
                                            r"single element\.$"):
         jvp(lambda x: x * 2, torch.ones(3))
     assert vjp(lambda x: (x * 3).sum(), torch.ones(1))[1].tolist() == [3.0]
+
+
+def test_accumulated_grads_never_share_memory_with_user_values():
+    """backward keeps a gradient array as ``.grad`` only when nothing else refers to it."""
+    x, w = torch.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    seed = torch.full((3,), 2.0)
+    (x + w).backward(seed)                          # Add hands ``seed`` to both leaves as is
+    assert not np.shares_memory(x.grad.numpy(), seed.numpy())
+    assert not np.shares_memory(w.grad.numpy(), seed.numpy())
+    assert not np.shares_memory(x.grad.numpy(), w.grad.numpy())
+    x.grad = w.grad = None
+    x.backward(seed)                                # a leaf as the root: its seed
+    assert not np.shares_memory(x.grad.numpy(), seed.numpy())
+    x.grad = None
+    kept = []
+    x.register_hook(lambda g: kept.append(g))
+    (x * 3.0).sum().backward()                      # a hook held on to the gradient
+    assert not np.shares_memory(x.grad.numpy(), kept[0].numpy())
+    seed.numpy()[:] = 0
+    kept[0].numpy()[:] = 0
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0, 3.0])
+
+
+def test_a_fresh_gradient_is_kept_without_a_copy(monkeypatch):
+    """A rule's fresh result that nothing else holds becomes ``.grad`` as is (no copy)."""
+    copies = []
+    real_array = np.array
+    monkeypatch.setattr(np, "array", lambda *a, **k: copies.append(k) or real_array(*a, **k))
+    x = torch.ones(4, requires_grad=True)
+    (x * 3.0).sum().backward()
+    assert not [k for k in copies if k.get("copy")]
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0] * 4)
+
+
+@pytest.mark.parametrize("symbol", ["+", "-", "*", "/"])
+def test_operators_with_both_operands_requiring_grad(symbol):
+    """The operators' own recording path: gradients of both operands, the output saved too."""
+    a0, b0 = np.array([1.0, -2.0, 3.0], np.float32), np.array([2.0, 4.0, -0.5], np.float32)
+    a, b = torch.tensor(a0, requires_grad=True), torch.tensor(b0, requires_grad=True)
+    y = {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[symbol]
+    (y * y).sum().backward()
+    out = {"+": a0 + b0, "-": a0 - b0, "*": a0 * b0, "/": a0 / b0}[symbol]
+    da, db = {"+": (1, 1), "-": (1, -1), "*": (b0, a0), "/": (1 / b0, -a0 / b0 ** 2)}[symbol]
+    np.testing.assert_allclose(a.grad.numpy(), 2 * out * da, rtol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), 2 * out * db, rtol=1e-6)

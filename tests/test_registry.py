@@ -284,3 +284,39 @@ def test_select_against_a_zero_scalar_keeps_np_where_bits(dtype):
             want, got = np.where(cond, x, y), where(cond, x, y)
             assert got.dtype == want.dtype and got.shape == want.shape
             assert got.tobytes() == want.tobytes(), (dtype, zero)
+
+
+_SPECIALS = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-45, -1e-45, 100.0, -100.0, 88.7, -1e4]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_select_gives_np_where_bits_for_every_operand_kind(dtype):
+    """Select's impl gives np.where's bits for every operand kind (fast path or not)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 80)).astype(dtype)
+    x.ravel()[:len(_SPECIALS)] = _SPECIALS
+    y = rng.standard_normal((80,)).astype(dtype)
+    cond = rng.random((64, 80)) > 0.5
+    select = REGISTRY["Select"].impl
+    for a, b in [(x, 0.0), (0.0, x), (x, -0.0), (x, y), (y, x), (x, np.float64(2.0)),
+                 (np.arange(80), 0.5), (x, np.nan), (x[None], 0.0), (cond[:1], x)]:
+        c = cond if np.ndim(a) < 3 else cond[None]
+        want, got = np.where(c, a, b), select(c, a, b)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes()
+
+
+def test_sigmoid_impl_gives_the_two_branch_formula_bits():
+    """1/(1+e) where x >= 0, else e/(1+e), with e = exp(-|x|): the reference formula."""
+    def reference(x):
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(e.dtype, copy=False)
+    rng = np.random.default_rng(1)
+    for dtype in (np.float16, np.float32, np.float64):
+        x = rng.standard_normal((7, 9)).astype(dtype) * 30
+        x.ravel()[:len(_SPECIALS)] = _SPECIALS
+        for v in (x, x.T, x[:, ::2], np.float32(3.0), np.array(-2.0), 1.5, -3, np.arange(-4, 4)):
+            with np.errstate(all="ignore"):
+                want, got = reference(v), REGISTRY["Sigmoid"].impl(v)
+            assert type(got) is type(want) and got.dtype == want.dtype
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes()

@@ -199,6 +199,81 @@ def test_second_run_does_not_recompile():
         assert s.compile_count == 3
 
 
+def test_the_fast_path_checks_contents_feed_order_and_graph_version():
+    """A repeated run skips the cache key (a lookup by the fetch list's id) -- but a list
+    changed in place, feeds given in another order, a changed graph or a closed session
+    are noticed."""
+    x = tf.placeholder(tf.float32, shape=(2,), name="x")
+    w = tf.placeholder(tf.float32, shape=(2,), name="w")
+    a, b = x - w, x * 2.0
+    fetches = [a]
+    one, two = np.array([1.0, 2.0], np.float32), np.array([10.0, 20.0], np.float32)
+    s = tf.Session()
+    np.testing.assert_array_equal(s.run(fetches, {x: one, w: two})[0], [-9.0, -18.0])
+    np.testing.assert_array_equal(s.run(fetches, {x: one, w: two})[0], [-9.0, -18.0])
+    np.testing.assert_array_equal(s.run(fetches, {w: two, x: one})[0], [-9.0, -18.0])  # key order
+    fetches[0] = b                                           # the same list, other contents
+    np.testing.assert_array_equal(s.run(fetches, {x: one, w: two})[0], [2.0, 4.0])
+    fetches.append(a)
+    got = s.run(fetches, {x: one, w: two})
+    assert isinstance(got, list) and len(got) == 2
+    np.testing.assert_array_equal(got[1], [-9.0, -18.0])
+    assert s.run(tuple(fetches), {x: one, w: two}).__class__ is tuple    # same items, a tuple
+    for k in range(3):                                      # a new list each call
+        np.testing.assert_array_equal(s.run([b], {x: one * k, w: two})[0], one * k * 2.0)
+    count = s.compile_count
+    c = a + 1.0                                              # the graph changed: stale plans
+    np.testing.assert_array_equal(s.run(fetches, {x: one, w: two})[0], [2.0, 4.0])
+    assert s.compile_count == count + 1 and s.run(c, {x: one, w: two})[0] == -8.0
+    s.close()
+    with pytest.raises(RuntimeError, match="Attempted to use a closed Session"):
+        s.run(fetches, {x: one, w: two})
+
+
+def test_the_fast_path_still_validates_feeds_and_names_failing_nodes():
+    a = tf.placeholder(tf.float32, shape=(None, None), name="a")
+    b = tf.placeholder(tf.float32, shape=(None, 2), name="b")
+    c = tf.matmul(a, b, name="product")
+    fetches = [c]
+    with tf.Session() as s:
+        for _ in range(2):
+            s.run(fetches, {a: np.ones((2, 3), np.float32), b: np.ones((3, 2), np.float32)})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="in node 'product'"):
+            s.run(fetches, {a: np.ones((2, 3), np.float32), b: np.ones((4, 2), np.float32)})
+        with pytest.raises(ValueError, match=r"shape \(4, 3\) for Tensor b:0"):
+            s.run(fetches, {a: np.ones((2, 4), np.float32), b: np.ones((4, 3), np.float32)})
+        assert s.compile_count == 1
+
+
+def test_a_numpy_scalar_of_the_dtype_feeds_a_scalar_placeholder_as_it_is():
+    n = tf.placeholder(tf.float32, shape=(), name="n")
+    y = n * 2.0
+    with tf.Session() as s:
+        for value in (np.float32(3.0), np.float64(3.0), 3, np.array(3.0, np.float32)):
+            r = s.run(y, {n: value})
+            assert type(r) is np.float32 and r == 6.0
+        assert type(s.run(n, {n: np.float32(3.0)})) is np.float32
+        with pytest.raises(TypeError, match="not compatible with Tensor n:0"):
+            s.run(y, {n: "three"})
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(1,\) for Tensor n:0"):
+            s.run(y, {n: np.array([3.0], np.float32)})
+
+
+def test_a_variable_read_is_a_dict_lookup_in_the_plan_and_still_names_a_missing_variable():
+    v = tf.Variable([1.0, 2.0], name="v")
+    y = v * 2.0
+    with tf.Session() as s:
+        src = s.explain(y)
+        assert "= st0['v']  # ReadVariableOp" in src and "f0(" in src   # the kernel: on a miss
+        with pytest.raises(tf.errors.FailedPreconditionError, match="^Could not find variable v\\.") as info:
+            s.run(y)
+        assert info.value.__suppress_context__          # no KeyError chained in the report
+        s.run(v.initializer)
+        np.testing.assert_array_equal(s.run(y), [2.0, 4.0])
+        s.run(v.assign([5.0, 6.0]))
+        np.testing.assert_array_equal(s.run(y), [10.0, 12.0])
+
+
 def test_plan_only_runs_what_the_fetch_needs():
     x = tf.placeholder(tf.float32, shape=(), name="x")
     unused = tf.sqrt(x) + 100.0                      # never needed by y

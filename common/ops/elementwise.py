@@ -185,10 +185,14 @@ defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
 
 
 def _sigmoid(x):
-    """1 / (1 + exp(-x)), computed without overflow for large |x|."""
+    """1 / (1 + exp(-x)), computed without overflow for large |x|.
+
+    With ``e = exp(-|x|)``: ``1 / (1 + e)`` where ``x >= 0``, else ``e / (1 + e)``.
+    The numerator is picked as ``max(e, x >= 0)`` (1 or e, as ``e <= 1``): the
+    same bits as selecting with ``np.where``, at a fraction of its cost.
+    """
     e = np.exp(-np.abs(x))
-    d = 1.0 + e
-    return np.where(x >= 0, 1.0 / d, e / d).astype(e.dtype, copy=False)
+    return np.asarray(np.maximum(e, np.greater_equal(x, 0)) / (1.0 + e))
 
 
 def _relu(x):

@@ -7,22 +7,30 @@
     3. per node: take its summed gradient out of the table (freeing it), run
        its hooks, check its saved values are not stale (version counters),
        apply each input's registry rule, add the results into the table;
-    4. leaves last: hooks, then accumulate into ``.grad``.
+    4. leaves last: hooks, then accumulate into ``.grad`` (a gradient nothing
+       else refers to becomes ``.grad`` as is, as PyTorch's AccumulateGrad
+       keeps an unshared gradient; any other is copied first).
 
 The rules run against ``F``: plain numpy (fast, nothing recorded) or, for
 ``create_graph=True``, this engine's own ``apply`` -- then the gradient is
-itself a recorded computation and can be differentiated again.
+itself a recorded computation and can be differentiated again.  A registry
+op's node takes a short path: the saved names each rule reads are worked out
+once per op (``engine.OP_INFO``); custom Functions, traced calls, post hooks
+and ``create_graph`` take the general step.
 """
 from __future__ import annotations
 
+import operator
 import re
+import sys
 
 import numpy as np
 
-from common import Namespace, numpy_namespace
+from common import Namespace, numerics, numpy_namespace
 from common.numerics import NonFiniteError
 
 from ..anomaly import backward_error, detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from ..engine import OP_INFO
 from ..errors import torch_type_name
 from ..grad_mode import enable_grad, no_grad
 from ..node import POST_HOOKS, POST_HOOKS_USED, AccumulateGrad, Node
@@ -36,6 +44,18 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "detect_anomaly", "set_
            "is_anomaly_enabled", "Function", "functional", "gradcheck", "gradgradcheck"]
 
 NUMPY_F = numpy_namespace()
+_BOUND_F = None
+
+
+def _numpy_F() -> Namespace:
+    """The numpy ``F`` with the impls bound (one call less per op) unless numerics checking
+    has swapped the impls (then the plain one, which reads ``op.impl`` at each call)."""
+    global _BOUND_F
+    if numerics.enabled():
+        return NUMPY_F
+    if _BOUND_F is None:
+        _BOUND_F = numpy_namespace(bound=True)
+    return _BOUND_F
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "
@@ -84,10 +104,11 @@ def _check(nodes: list[Node]) -> None:
     for node in nodes:
         if node.saved is None:
             raise RuntimeError(FREED)
-        problem = _stale(node)
-        if problem:
-            raise RuntimeError("one of the variables needed for gradient computation has been "
-                               f"modified by an inplace operation: {problem} {HINT}")
+        if node.versions or node.out_vc is not None:
+            problem = _stale(node)
+            if problem:
+                raise RuntimeError("one of the variables needed for gradient computation has "
+                                   f"been modified by an inplace operation: {problem} {HINT}")
 
 
 def _unpack(node: Node, create_graph: bool) -> dict:
@@ -112,14 +133,18 @@ def _reachable(roots) -> list[Node]:
     """Every Node reachable from ``roots``, newest first."""
     stack = [r for r in roots if isinstance(r, Node)]
     seen = set(stack)
+    push, see = stack.append, seen.add
     while stack:
         for p in stack.pop().parents:
             if p is not None and p not in seen and isinstance(p, Node):
-                seen.add(p)
-                stack.append(p)
+                see(p)
+                push(p)
     nodes = list(seen)
-    nodes.sort(key=lambda n: n.seq, reverse=True)
+    nodes.sort(key=_SEQ, reverse=True)
     return nodes
+
+
+_SEQ = operator.attrgetter("seq")
 
 
 def _add(table: dict, key, g) -> None:
@@ -140,15 +165,16 @@ def _run_hooks(hooks, g, create_graph: bool):
 
 def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -> dict:
     """Propagate root gradients; return the gradients that reached leaves (and ``capture``)."""
-    F = _tensor_F() if create_graph else NUMPY_F
+    F = _tensor_F() if create_graph else _numpy_F()
     table: dict = {}
     for edge, g in roots:
         _add(table, edge, g)
     captured = {}
     nodes = _reachable([edge for edge, _ in roots])
     _check(nodes)
+    pop, get, info_of = table.pop, table.get, OP_INFO.get
     for node in nodes:
-        g = table.pop(node, None)
+        g = pop(node, None)
         if g is None:
             continue
         if node.hooks:
@@ -157,26 +183,64 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
             captured[node] = g
         if node.retained is not None:
             _retain(node, g, create_graph)
-        # a node that saved only ShapeRefs (Add, Sum...) hands them over as they are
-        saved = _unpack(node, create_graph) if node.frees or create_graph else node.saved
-        op, attrs = node.op, node.attrs
-        i = 0
-        try:
-            if POST_HOOKS_USED[0] and node in POST_HOOKS:
-                _run_post_hooks(node, F, g, saved, table, create_graph)
-            else:
-                for i, parent in enumerate(node.parents):
+        op, saved = node.op, node.saved
+        info = info_of(op)
+        if (info is None or info.rules is None or create_graph
+                or (POST_HOOKS_USED[0] and node in POST_HOOKS)):
+            _general_step(node, F, g, table, create_graph)
+        else:
+            # the fast path: a registry op's numpy rules, their arguments fetched by name
+            if node.frees and info.values:
+                if retain_graph:
+                    saved = saved.copy()
+                for name in info.values:
+                    v = saved.get(name)
+                    if isinstance(v, Tensor):
+                        saved[name] = v._data
+            rules, plan, i = op.grads, info.rules, 0
+            try:
+                for parent in node.parents:
                     if parent is not None:
-                        gi = op.vjp(i, F, g, saved, attrs)
+                        rule, names = rules[i], plan[i]
+                        if names is None:
+                            gi = op.vjp(i, F, g, saved, node.attrs)
+                        elif len(names) == 1:
+                            gi = rule(F, g, saved[names[0]])
+                        elif len(names) == 2:
+                            gi = rule(F, g, saved[names[0]], saved[names[1]])
+                        else:
+                            gi = rule(F, g, *[saved[n] for n in names])
                         if gi is not None:
-                            old = table.get(parent)
+                            old = get(parent)
                             table[parent] = gi if old is None else old + gi
-        except NonFiniteError as e:
-            raise backward_error(node, i, e) from None
+                    i += 1
+            except NonFiniteError as e:
+                raise backward_error(node, i, e) from None
         if node.frees and not retain_graph:
             node.saved, node.versions, node.out_vc = None, (), None
     table.update(captured)
     return table
+
+
+def _general_step(node: Node, F, g, table: dict, create_graph: bool) -> None:
+    """One node's step for any node kind (custom Functions, traced calls, post hooks,
+    ``create_graph``)."""
+    # a node that saved only ShapeRefs (Add, Sum...) hands them over as they are
+    saved = _unpack(node, create_graph) if node.frees or create_graph else node.saved
+    op, attrs = node.op, node.attrs
+    if POST_HOOKS_USED[0] and node in POST_HOOKS:
+        _run_post_hooks(node, F, g, saved, table, create_graph)
+        return
+    i = 0
+    try:
+        for i, parent in enumerate(node.parents):
+            if parent is not None:
+                gi = op.vjp(i, F, g, saved, attrs)
+                if gi is not None:
+                    old = table.get(parent)
+                    table[parent] = gi if old is None else old + gi
+    except NonFiniteError as e:
+        raise backward_error(node, i, e) from None
 
 
 def _run_post_hooks(node: Node, F, g, saved: dict, table: dict, create_graph: bool) -> None:
@@ -212,7 +276,12 @@ def _accumulate(t: Tensor, g, create_graph: bool) -> None:
         return
     g = np.asarray(g, dtype=t._data.dtype)
     if old is None:
-        t._grad = make(np.array(g, copy=True))
+        # PyTorch's AccumulateGrad keeps the incoming gradient itself when nothing else
+        # shares it; so do we: an array that owns its memory and is referred to only by
+        # this frame and backward's loop (refcount 3 with getrefcount's own argument) --
+        # not the table (under another edge), a user's tensor, a saved value or a view
+        t._grad = make(g if g.base is None and sys.getrefcount(g) <= 3 and g.flags.writeable
+                       else np.array(g, copy=True))
     else:
         np.add(old._data, g, out=old._data)
         old._vc[0] += 1
@@ -258,13 +327,14 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
         roots = _roots(tensors, grads, create_graph)
         table = _engine(roots, retain, create_graph)
         wanted = None if inputs is None else {id(t) for t in _seq(inputs)}
-        for edge, g in table.items():
-            if isinstance(edge, AccumulateGrad):
-                leaf = edge.variable
-                if leaf is not None and (wanted is None or id(leaf) in wanted):
-                    if leaf._hooks:
-                        g = _run_hooks(leaf._hooks, g, create_graph)
-                    _accumulate(leaf, g, create_graph)
+        del roots  # (it may hold a root gradient: _accumulate counts references)
+        for edge in [e for e in table if isinstance(e, AccumulateGrad)]:
+            g = table.pop(edge)
+            leaf = edge.variable
+            if leaf is not None and (wanted is None or id(leaf) in wanted):
+                if leaf._hooks:
+                    g = _run_hooks(leaf._hooks, g, create_graph)
+                _accumulate(leaf, g, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,

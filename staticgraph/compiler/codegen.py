@@ -13,10 +13,19 @@ The source is written by the one code generator (:mod:`.emit`): registered with
 to its node for error messages.  With an
 :class:`~.passes.liveness.Allocation`, intermediates live in reused locals
 ``r0, r1...``, dead ones are ``del``-eted, and in-place steps pass their
-output buffer as the ufunc's ``out``::
+output buffer as the ufunc's ``out`` -- positionally, after its inputs (a keyword
+costs the ufunc more to parse), named in the comment::
 
     r0 = f0(v0, v1)          # Add
-    r0 = f1(r0, v1, out=r0)  # Add, written into r0's own (dead) buffer
+    r0 = f1(r0, v1, r0)      # Add [out=r0]: written into r0's own (dead) buffer
+
+A variable read whose handle is a constant of the plan is a dict lookup in the
+Session's store (its kernel runs only to raise TF's error for a missing variable)::
+
+    try:
+        r1 = st1['W']        # ReadVariableOp
+    except KeyError:
+        r1 = f1(v2)
 """
 from __future__ import annotations
 
@@ -56,6 +65,10 @@ def _result(name: str | None, rank: int | None, copy: bool) -> str:
     return name if rank is not None else f"_scalarize({name})"
 
 
+# ufuncs whose ``out`` numpy wants as a keyword (a third positional argument is deprecated)
+_KEYWORD_OUT = frozenset({np.maximum, np.minimum})
+
+
 def _scalarize(v):
     return v[()] if getattr(v, "ndim", 1) == 0 else v
 
@@ -64,7 +77,9 @@ def _guard(i: int, conv) -> str:
     """Inline check that fed value ``v{i}`` is already an ndarray of the right dtype and shape.
 
     Only a value that fails it pays for the general converter ``g{i}`` (which
-    converts lists/scalars, or raises TF's feed errors).
+    converts lists/scalars, or raises TF's feed errors); a rank-0 feed also takes a numpy
+    scalar of its dtype (``np.float32(2.0)``) as it is -- ops on 0-d values yield such
+    scalars anyway, and nothing writes into a 0-d value in place.
     """
     cond = [f"v{i}.__class__ is not _ndarray", f"v{i}.dtype is not d{i}"]
     shape = conv.shape
@@ -73,7 +88,21 @@ def _guard(i: int, conv) -> str:
     elif shape is not None:
         cond.append(f"v{i}.ndim != {len(shape)}")
         cond += [f"v{i}.shape[{k}] != {d}" for k, d in enumerate(shape) if d is not None]
+    if shape is not None and len(shape) == 0:   # a numpy scalar of the dtype is a valid 0-d value
+        return (f"    if {' or '.join(cond)}:\n        if v{i}.__class__ is not s{i}:\n"
+                f"            v{i} = g{i}(v{i})")
     return f"    if {' or '.join(cond)}:\n        v{i} = g{i}(v{i})"
+
+
+def _known_handle(step, plan: Plan):
+    """The variable handle a ``store_lookup`` kernel (a variable read) is given as a constant:
+    then the read is inlined as a dict lookup, ``store[name]`` (the kernel itself runs only
+    when the name is missing, to raise TF's error)."""
+    if getattr(step.kernel, "store_lookup", False) and len(step.inputs) == 1:
+        handle = plan.consts.get(step.inputs[0])
+        if hasattr(handle, "store") and hasattr(handle, "name"):
+            return handle
+    return None
 
 
 def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple",
@@ -96,6 +125,8 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     for i, conv in enumerate(guards or []):
         em.bind(f"g{i}", conv)
         em.bind(f"d{i}", conv.dtype)
+        if conv.shape is not None and len(conv.shape) == 0:
+            em.bind(f"s{i}", conv.dtype.type)
         for text in _guard(i, conv).split("\n"):
             em.line(text)
     for slot, value in plan.consts.items():
@@ -103,10 +134,24 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     for k, step in enumerate(plan.steps):
         em.bind(f"f{k}", step.kernel)
         args = [names[i] for i in step.inputs]
-        call_args = args + ([f"out={names[alloc.out[k]]}"] if alloc is not None and k in alloc.out else [])
+        call_args, note = args, ""
+        if alloc is not None and k in alloc.out:
+            buf = names[alloc.out[k]]
+            positional = (len(step.inputs) == getattr(step.kernel, "nin", -1)
+                          and step.kernel not in _KEYWORD_OUT)
+            call_args, note = args + [buf if positional else f"out={buf}"], f" [out={buf}]"
         outs = ["_" if s is None else names[s] for s in step.outputs]
         target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")
-        em.line(f"    {target}f{k}({', '.join(call_args)})  # {step.op.type} '{step.op.name}' "
+        handle = _known_handle(step, plan)
+        if handle is not None and target:
+            em.bind(f"st{k}", handle.store)
+            em.line("    try:")
+            em.line(f"        {target}st{k}[{handle.name!r}]  # {step.op.type} '{step.op.name}' "
+                    f"({step.op.site})", step=(step.op, args))
+            em.line("    except KeyError:")
+            em.line(f"        {target}f{k}({', '.join(args)})", step=(step.op, args))
+            continue
+        em.line(f"    {target}f{k}({', '.join(call_args)})  # {step.op.type} '{step.op.name}'{note} "
                 f"({step.op.site})", step=(step.op, args))
         if alloc is not None and k in alloc.dels:
             em.line(f"    del {', '.join(alloc.dels[k])}")
