@@ -44,11 +44,15 @@ def _operands(op_type: str, *xs: Any, names: Sequence[str] | None = None) -> tup
     if not known:
         return xs
     dtype = known[0].dtype
-    for i, t in enumerate(tensors):
-        if t is not None and t.dtype != dtype:
+    for i, (t, x) in enumerate(zip(tensors, xs)):
+        # a tensor of another dtype, or a non-integral float beside an integer tensor (TF 2
+        # converts it to float32 first, then refuses the mix with the same sentence)
+        other = t.dtype if t is not None else _dtypes.float32 if (
+            isinstance(x, float) and dtype.is_integer and not x.is_integer()) else None
+        if other is not None and other != dtype:
             names = names or ([_INPUT_NAMES.get(n, n) for n in _R[op_type].inputs]
                               if not _R[op_type].variadic else [f"x_{k}" for k in range(len(xs))])
-            raise TypeError(f"Input '{names[i]}' of '{op_type}' Op has type {t.dtype.name} that "
+            raise TypeError(f"Input '{names[i]}' of '{op_type}' Op has type {other.name} that "
                             f"does not match type {dtype.name} of argument '{names[0]}'.")
     return tuple(t if t is not None else _const_like(x, dtype) for t, x in zip(tensors, xs))
 

@@ -547,3 +547,10 @@ def test_tf_layers_conv1d_and_conv2d_transpose():
     assert [v.name for v in tf.trainable_variables()][:2] == ["conv1d/kernel:0", "conv1d/bias:0"]
     r1, rt, rv = _run(c1, ct, ctv)
     np.testing.assert_allclose([r1.sum(), rt.sum(), rv.sum()], [283.2, 687.5, 855.0], rtol=1e-5)
+
+
+def test_a_fractional_float_beside_an_integer_tensor_is_refused_as_tf2_does():
+    with pytest.raises(TypeError, match=r"^Input 'y' of '\w+' Op has type float32 that does not match "
+                                        r"type int32 of argument 'x'.$"):
+        tf.constant([1, 2]) + 1.5
+    assert (tf.constant([1, 2]) + 2.0).dtype == tf.int32
