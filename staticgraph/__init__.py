@@ -28,6 +28,8 @@ The modules, in the order data flows through them::
 from __future__ import annotations
 
 from . import compat, debugging, dtypes, errors, nest, nn, train
+from . import tf_logging as logging  # (tf.logging)
+from .config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .build import constant, convert_to_tensor, is_tensor
 from .control_flow import case, cond, while_loop
 from . import control_flow_grad  # noqa: F401  (declares While/If with their gradients)
@@ -50,9 +52,10 @@ from .session import InteractiveSession, Session, get_default_session
 from .shape import TensorShape
 from .sources import Print, group, no_op, placeholder, placeholder_with_default
 from .sources import print_op as print  # noqa: A004  (tf.print)
-from .variables import (Variable, global_variables, global_variables_initializer,
-                        initialize_all_variables, report_uninitialized_variables, trainable_variables,
-                        variables_initializer)
+from .variables import (Variable, assign, assign_add, assign_sub, global_variables,
+                        global_variables_initializer, initialize_all_variables,
+                        is_variable_initialized, report_uninitialized_variables,
+                        trainable_variables, variables_initializer)
 from . import layers, losses, summary
 from . import data, initializers, random
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,
@@ -67,7 +70,9 @@ from .array_ops import (argmax, argmin, boolean_mask, eye, gather, gather_nd, lo
                         squared_difference, strided_slice, tensordot, tile)
 from .check_ops import (Assert, assert_equal, assert_greater, assert_greater_equal,
                         assert_less, assert_less_equal, assert_negative, assert_non_negative,
-                        assert_non_positive, assert_none_equal, assert_positive)
+                        assert_non_positive, assert_none_equal, assert_positive, assert_rank,
+                        assert_scalar, assert_type, check_numerics)
+from .check_ops import assert_all_finite as verify_tensor_all_finite
 from .tensor_array import TensorArray
 from .functional_ops import foldl, foldr, map_fn, scan
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm
@@ -86,6 +91,9 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
            "global_variables", "global_variables_initializer", "initialize_all_variables",
            "trainable_variables", "variables_initializer", "disable_eager_execution",
+           "assign", "assign_add", "assign_sub", "is_variable_initialized",
+           "report_uninitialized_variables", "logging", "ConfigProto", "GPUOptions", "GraphOptions",
+           "OptimizerOptions", "RunOptions", "RunMetadata",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "losses", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",
@@ -99,7 +107,8 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "variable_scope", "local_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
            "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
            "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
-           "assert_positive", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "boolean_mask", "gather", "gather_nd", "logical_xor",
+           "assert_positive", "assert_rank", "assert_scalar", "assert_type", "check_numerics",
+           "verify_tensor_all_finite", "clip_by_global_norm", "clip_by_norm", "global_norm", "norm", "argmax", "argmin", "boolean_mask", "gather", "gather_nd", "logical_xor",
            "newaxis", "pad", "range", "rank", "scatter_nd", "sequence_mask", "shape", "size",
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]

@@ -94,14 +94,55 @@ def argmin(input, axis=None, name=None, dimension=None, output_type=_dtypes.int6
 # --- gathers and scatters ---------------------------------------------------------------------
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0) -> Tensor:
-    """``params`` taken at ``indices`` along ``axis``: shape ``p[:axis] + i.shape + p[axis+1:]``."""
-    if batch_dims:
-        raise ValueError("gather with batch_dims != 0 is not supported here; use gather_nd")
+    """``params`` taken at ``indices`` along ``axis``: shape ``p[:axis] + i.shape + p[axis+1:]``.
+
+    ``batch_dims=b``: the first ``b`` dims of ``params`` and ``indices`` are a batch, each
+    batch entry gathering from its own slice (shape ``p[:axis] + i.shape[b:] + p[axis+1:]``).
+    """
     params = convert_to_tensor(params)
-    axis = 0 if axis is None else int(axis) % max(params.ndim or 1, 1)
     indices = _indices(indices)
+    if batch_dims:
+        return _batch_gather(params, indices, axis, int(batch_dims), name or "GatherV2")
+    axis = 0 if axis is None else int(axis) % max(params.ndim or 1, 1)
     return gather_index(params, (builtins.slice(None),) * axis + (indices,), name=name or "GatherV2",
                         tf_type="GatherV2")
+
+
+def _batch_positions(params: Tensor, batch_dims: int, rank: int) -> list[Tensor]:
+    """``range(n_j)`` shaped to broadcast along dim ``j`` of a rank-``rank`` index array."""
+    out = []
+    for j in builtins.range(batch_dims):
+        n = params._shape[j] if params._shape[j] is not None else shape(params)[j]
+        out.append(reshape(range(n), [1] * j + [-1] + [1] * (rank - j - 1)))
+    return out
+
+
+def _batch_gather(params: Tensor, indices: Tensor, axis, batch_dims: int, name: str) -> Tensor:
+    rank_i, rank_p = indices.ndim, params.ndim
+    if rank_i is None or rank_p is None:
+        raise ValueError("gather with batch_dims needs params and indices of known rank")
+    if batch_dims < 0:
+        batch_dims += rank_i
+    axis = batch_dims if axis is None else int(axis) % rank_p
+    if not 0 <= batch_dims <= min(rank_i, axis):
+        raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to rank(indices) "
+                         f"({rank_i}) and axis ({axis}).")
+    moved = axis - batch_dims          # dims between the batch and ``axis``: moved out of the way
+    with name_scope(name) as scope:
+        p = params
+        if moved:
+            perm = list(builtins.range(rank_p))
+            perm.insert(batch_dims, perm.pop(axis))
+            p = transpose(params, perm)
+        key = (*_batch_positions(params, batch_dims, rank_i), indices)
+        if not moved:
+            return gather_index(p, key, name=scope[:-1] + "/")
+        out = gather_index(p, key)
+        k = rank_i - batch_dims
+        b = batch_dims
+        perm = [*builtins.range(b), *builtins.range(b + k, b + k + moved), *builtins.range(b, b + k),
+                *builtins.range(b + k + moved, rank_i + rank_p - b - 1)]
+        return transpose(out, perm, name=scope[:-1] + "/")
 
 
 def _indices(indices) -> Tensor:
@@ -120,12 +161,15 @@ def _index_columns(indices: Tensor) -> list[Tensor]:
 
 
 def gather_nd(params, indices, name=None, batch_dims=0) -> Tensor:
-    """``params[tuple(indices[..., j] for j)]``: slices picked by index tuples on the last axis."""
-    if batch_dims:
-        raise ValueError("gather_nd with batch_dims != 0 is not supported here")
+    """``params[tuple(indices[..., j] for j)]``: slices picked by index tuples on the last axis
+    (after ``batch_dims`` leading batch dims shared by ``params`` and ``indices``)."""
     params, indices = convert_to_tensor(params), _indices(indices)
     with name_scope(name, "GatherNd") as scope:
         cols = _index_columns(indices)
+        if batch_dims:
+            if indices.ndim is None:
+                raise ValueError("gather_nd with batch_dims needs indices of known rank")
+            cols = [*_batch_positions(params, int(batch_dims), indices.ndim - 1), *cols]
         return apply(_R["GetItem"], (params, *cols), {"key": (ARRAY,) * len(cols)}, name=scope[:-1] + "/")
 
 
@@ -318,25 +362,30 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, nam
 
 
 def tensordot(a, b, axes, name=None) -> Tensor:
-    """Sum over ``axes`` of ``a`` and ``b`` (an int N: the last N of a with the first N of b)."""
+    """Sum over ``axes`` of ``a`` and ``b`` (an int N: the last N of a with the first N of b).
+
+    The contracted dims must be known; free dims may be unknown (a batch of None)."""
     a, b = convert_to_tensor(a), convert_to_tensor(b)
-    if a._shape is None or b._shape is None or None in a._shape or None in b._shape:
-        raise ValueError("tensordot here needs fully known shapes")
+    if a._shape is None or b._shape is None:
+        raise ValueError("tensordot needs operands of known rank")
     if isinstance(axes, (int, np.integer)):
         axes_a = list(builtins.range(a.ndim - int(axes), a.ndim))
         axes_b = list(builtins.range(int(axes)))
     else:
         axes_a, axes_b = ([int(x) % t.ndim for x in np.atleast_1d(ax)] for ax, t in zip(axes, (a, b)))
-    if [a._shape[i] for i in axes_a] != [b._shape[i] for i in axes_b]:
-        raise ValueError(f"Dimensions must be equal, but are {[a._shape[i] for i in axes_a]} and "
-                         f"{[b._shape[i] for i in axes_b]} for tensordot of shapes {_dims(a)} and {_dims(b)}")
+    dims_a, dims_b = [a._shape[i] for i in axes_a], [b._shape[i] for i in axes_b]
+    if None in dims_a and None in dims_b or any(
+            x is not None and y is not None and x != y for x, y in zip(dims_a, dims_b)):
+        raise ValueError(f"Dimensions must be equal, but are {dims_a} and {dims_b} for tensordot "
+                         f"of shapes {_dims(a)} and {_dims(b)}")
+    k = int(np.prod([x if x is not None else y for x, y in zip(dims_a, dims_b)]))
     free_a = [i for i in builtins.range(a.ndim) if i not in axes_a]
     free_b = [i for i in builtins.range(b.ndim) if i not in axes_b]
-    k = int(np.prod([a._shape[i] for i in axes_a]))
     with name_scope(name, "Tensordot") as scope:
         a2 = reshape(transpose(a, free_a + axes_a), [-1, k])
         b2 = reshape(transpose(b, axes_b + free_b), [k, -1])
-        out_shape = [a._shape[i] for i in free_a] + [b._shape[i] for i in free_b]
+        out_shape = [t._shape[i] if t._shape[i] is not None else shape(t)[i]
+                     for t, free in ((a, free_a), (b, free_b)) for i in free]
         return reshape(matmul(a2, b2), out_shape, name=scope[:-1] + "/")
 
 

@@ -29,7 +29,7 @@ from .errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
 from .graph import Tensor, creation_site, get_default_graph, tensor_of
 from .shape import as_shape_tuple
 
-__all__ = ["apply", "F", "checked_array", "constant", "convert_to_tensor", "default_dtype", "is_tensor"]
+__all__ = ["apply", "F", "F_OPERATORS", "checked_array", "constant", "convert_to_tensor", "default_dtype", "is_tensor"]
 
 _INPUT_NAMES = {"a": "x", "b": "y"}  # TF names a binary op's constant inputs "Add/y"
 
@@ -76,6 +76,12 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
     if strings is not None:  # tf.string: an object array of bytes, as TF fetches it
         value, dtype = strings, _dtypes.string
     np_dtype = default_dtype(value) if dtype is None else _dtypes.as_dtype(dtype)._np
+    raw = _as_array(value)
+    if raw.dtype.kind == "f" and np.dtype(np_dtype).kind in "iub":
+        bad = raw.reshape(-1)[raw.reshape(-1) != np.trunc(raw.reshape(-1))]
+        if bad.size:   # TF names the first value it cannot convert
+            raise TypeError(f"Expected {_dtypes.as_dtype(np_dtype).name}, but got {bad[0].item()!r} "
+                            f"of type 'float'.")
     arr = checked_array(value, np_dtype)
     if arr.dtype.kind == "O" and strings is None:
         raise TypeError(f"Failed to convert elements of {value!r:.60} to Tensor: tensors hold "
@@ -242,3 +248,7 @@ class GraphNamespace(Namespace):
 
 F = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs))
 """The registry namespace bound to graph building (gradient rules and composites use it)."""
+
+F_OPERATORS = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs, name=op.fname))
+"""``F`` whose nodes take the op's Python name (``add``, ``mul``, ``add_1``), as TF names what
+its Python-level composites build with operators (``batchnorm/add_1``)."""

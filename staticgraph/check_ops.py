@@ -23,13 +23,14 @@ import numpy as np
 from .build import convert_to_tensor
 from .errors import InvalidArgumentError
 from .graph import Operation, Tensor, get_default_graph, name_scope
-from .kinds import defkind
+from .kinds import _pass_through, _summary, defkind
 from .ops import cast, equal, greater, greater_equal, less, less_equal, logical_not, not_equal, \
     reduce_sum
 
 __all__ = ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
-           "assert_non_negative", "assert_non_positive"]
+           "assert_non_negative", "assert_non_positive", "assert_rank", "assert_type",
+           "assert_scalar", "check_numerics", "assert_all_finite"]
 
 
 def _all(condition: Tensor) -> Tensor:
@@ -65,18 +66,13 @@ def _format(value: Any, summarize: int) -> str:
         ("..." if len(a) > summarize else "") + "]"
 
 
-def _bracketed(value: Any, summarize: int) -> str:
-    text = _format(value, summarize)
-    return text if np.ndim(value) else f"[{text}]"
-
-
 def _lower_assert(op: Operation, ctx):
     template, summarize = op.attrs["template"], op.attrs["summarize"]
 
     def kernel(cond, *values):
         if not bool(np.all(cond)):
             parts = iter(values)
-            items = " ".join(f"[{t}]" if t is not None else _bracketed(next(parts), summarize)
+            items = " ".join(f"[{t}]" if t is not None else _summary(next(parts), summarize)
                              for t in template)
             raise InvalidArgumentError(None, op, f"assertion failed: {items}\n\t [[{{{{node "
                                                  f"{op.name}}}}}]]\n  created at {op.site}")
@@ -144,7 +140,7 @@ def _sign_assert(default: str, compare, symbol: str, x, data, summarize, message
         x = convert_to_tensor(x)
         if data is None:
             data = [f"Condition x {symbol} 0 did not hold element-wise:", f"x ({x.name}) = ", x]
-        data = [message or "", *data]  # TF prints the (possibly empty) message first: "[] [...]"
+        data = [f"{message}.  " if message else "", *data]  # TF: "[] [...]", "[msg.  ] [...]"
         return Assert(_all(compare(x, 0)), data, summarize)
 
 
@@ -162,3 +158,71 @@ def assert_non_negative(x, data=None, summarize=None, message=None, name=None) -
 
 def assert_non_positive(x, data=None, summarize=None, message=None, name=None) -> Operation:
     return _sign_assert("assert_non_positive", less_equal, "<=", x, data, summarize, message, name)
+
+
+def assert_rank(x, rank, message=None, name=None) -> Operation:
+    """``x`` has rank ``rank``: checked now when the rank is known (a ValueError, as TF), else
+    at run time."""
+    from .array_ops import rank as _rank  # noqa: PLC0415
+    from .sources import no_op  # noqa: PLC0415
+    with name_scope(name, "assert_rank"):
+        x = convert_to_tensor(x)
+        prefix = f"{message}.  " if message else ""
+        if x.ndim is not None:
+            if x.ndim != int(rank):
+                raise ValueError(f"{prefix}Tensor {x.name} must have rank {int(rank)}.  Received "
+                                 f"rank {x.ndim}, shape {x.shape}")
+            return no_op(name="static_checks_determined_all_ok")
+        return Assert(equal(_rank(x), int(rank)),
+                      [prefix, f"Tensor {x.name} must have rank", int(rank), "Received shape: ",
+                       x], None)
+
+
+def assert_type(tensor, tf_type, message=None, name=None):
+    """``tensor``'s dtype is ``tf_type`` (a build-time check: TypeError otherwise)."""
+    from . import dtypes as _dtypes  # noqa: PLC0415
+    from .sources import no_op  # noqa: PLC0415
+    t = convert_to_tensor(tensor)
+    want = _dtypes.as_dtype(tf_type)
+    if t.dtype != want:
+        prefix = f"{message}.  " if message else ""
+        raise TypeError(f"{prefix}{t.name} must be of type {want!r}; got {t.dtype!r}")
+    return no_op(name=name or "statically_determined_correct_type")
+
+
+def assert_scalar(tensor, name=None, message=None):
+    """``tensor`` is a scalar (rank 0, known now); returns it."""
+    t = convert_to_tensor(tensor)
+    if t.ndim != 0:
+        prefix = f"{message}.  " if message else ""
+        raise ValueError(f"{prefix}Expected scalar shape for {t.name}, saw shape: {t.shape}.")
+    return t
+
+
+def check_numerics(tensor, message, name=None) -> Tensor:
+    """``tensor`` unchanged, or an ``InvalidArgumentError`` (``"<message> : Tensor had NaN
+    values"``) when it holds a NaN or an infinity at run time."""
+    x = convert_to_tensor(tensor)
+    op = get_default_graph().create_op("CheckNumerics", (x,), {"message": str(message)},
+                                       [(x._shape, x.np_dtype)], name=name or "CheckNumerics")
+    return op.outputs[0]
+
+
+def assert_all_finite(t, msg, name=None) -> Tensor:
+    """TF1's ``verify_tensor_all_finite``: ``check_numerics`` under its other name."""
+    return check_numerics(t, msg, name=name or "VerifyFinite")
+
+
+def _lower_check_numerics(op: Operation, ctx):
+    message = op.attrs["message"]
+
+    def kernel(x):
+        if x.dtype.kind == "f" and not np.isfinite(x).all():
+            what = "NaN" if np.isnan(x).any() else "Inf"
+            raise InvalidArgumentError(None, op, f"{message} : Tensor had {what} values\n\t [[{{{{node "
+                                                 f"{op.name}}}}}]]\n  created at {op.site}")
+        return x
+    return kernel
+
+
+defkind("CheckNumerics", _lower_check_numerics, gradient=_pass_through, stateful=True)

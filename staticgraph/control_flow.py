@@ -178,7 +178,7 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
             raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
                             f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
         if not refines(y._shape, shape):
-            raise ValueError(f"Input tensor '{x.name}' enters the loop with shape "
+            raise ValueError(f"Input tensor `{x.name}` enters the loop with shape "
                              f"{TensorShape(shape)}, but has shape {y.shape} after one iteration. "
                              f"To allow the shape to vary across iterations, use the "
                              f"`shape_invariants` argument of tf.while_loop to specify a "
@@ -401,8 +401,10 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
             raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
         for t, f in zip(t_outs, f_outs):
             if t.dtype != f.dtype:
-                raise ValueError(f"Outputs of true_fn and false_fn must have the same type: "
-                                 f"{t.dtype.name}, {f.dtype.name} ({t.name} vs {f.name})")
+                raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same "
+                                f"number, type, and overall structure of return values.\n\n"
+                                f"true_fn output: {t}\nfalse_fn output: {f}\n\nError details:\n"
+                                f"{t} and {f} have different types")
         t_r.seal(t_outs)
         f_r.seal(f_outs)
         captured = _union(t_r, f_r)

@@ -15,7 +15,8 @@ from .graph import get_default_graph
 __all__ = ["enable_check_numerics", "disable_check_numerics", "Assert", "assert_equal",
            "assert_none_equal", "assert_less", "assert_less_equal", "assert_greater",
            "assert_greater_equal", "assert_positive", "assert_negative", "assert_non_negative",
-           "assert_non_positive"]
+           "assert_non_positive", "assert_rank", "assert_type", "assert_scalar", "check_numerics",
+           "assert_all_finite"]
 
 
 def __getattr__(name: str):

@@ -31,7 +31,7 @@ from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
 from .graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
 from .kinds import handle_op, kind_of
-from .ops import add, ones_like
+from .ops import add_n, ones_like
 
 __all__ = ["gradients", "differentiable", "UnconnectedGradients"]
 
@@ -58,8 +58,9 @@ def _x_tensor(x, graph) -> Tensor:
 
 
 def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Operation]:
-    """Ops on a path from some x to some y (not crossing a stop tensor)."""
-    reach_back, stack = set(), [y.op for y in ys]
+    """Ops on a path from some x to some y, not going back through a stop tensor's op (TF: a
+    stop tensor still receives its gradient -- it is only not propagated further)."""
+    reach_back, stack = set(), [y.op for y in ys if y not in stops]
     while stack:
         op = stack.pop()
         if op not in reach_back:
@@ -68,7 +69,8 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
     graph = ys[0].graph
     forward, x_set = set(), set(xs)
     for op in graph._ops:  # creation order: inputs come first
-        if op in reach_back and any(t in x_set or t.op in forward for t in op.inputs if t not in stops):
+        if op in reach_back and any(t in x_set or (t not in stops and t.op in forward)
+                                    for t in op.inputs):
             forward.add(op)
     return forward
 
@@ -107,10 +109,10 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
         between, x_set = _between(ys, xs, stops), set(xs)
         for op in sorted(between, key=lambda o: -o.index):
             with _colocated(graph, op, colocate_gradients_with_ops):   # sums too, as TF
-                out_grads = [_total(grads.get(t)) if t not in stops else None for t in op.outputs]
+                out_grads = [_total(grads.get(t)) for t in op.outputs]
             if all(g is None for g in out_grads):
                 continue
-            wanted = [t not in stops and differentiable(t) and (t in x_set or t.op in between)
+            wanted = [differentiable(t) and (t in x_set or (t not in stops and t.op in between))
                       for t in op.inputs]
             with graph.name_scope(f"{op.name}_grad"), _colocated(graph, op, colocate_gradients_with_ops):
                 in_grads = _op_input_grads(op, out_grads, wanted)
@@ -144,9 +146,7 @@ def _colocated(graph, op: Operation, colocate: bool):
 def _total(gs: list | None) -> Tensor | None:
     if not gs:
         return None
-    total = gs[0]
-    for g in gs[1:]:
-        total = add(total, g)
+    total = gs[0] if len(gs) == 1 else add_n(gs)   # TF sums a tensor's gradients with AddN
     gs[:] = [total]
     return total
 

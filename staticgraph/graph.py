@@ -250,12 +250,14 @@ class Graph:
             name, exact_name = name[:-1], True
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        inputs = [t if t.op.graph is self else self.capture(t, type_) for t in inputs]
+        inputs = [t if t.op.graph is self else self.capture(t, type_, inputs) for t in inputs]
         deps = ()
         if control_inputs or self._control_stack:
             deps = tuple(dict.fromkeys([*control_inputs, *self._control_inputs_for(inputs)]))
             if any(d.graph is not self for d in deps):
                 deps = self.capture_control(deps)
+        if not exact_name and name and name.endswith("/"):   # TF: a scope name, used exactly
+            name, exact_name = name[:-1], True
         name = name if exact_name else self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
                        deps, site or creation_site(), len(self._ops), tf_type)
@@ -268,8 +270,12 @@ class Graph:
         self.invalidate()
         return op
 
-    def capture(self, tensor: Tensor, type_: str = "op") -> Tensor:
+    def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
         """A tensor of another graph used here: an error (a SubGraph captures it instead)."""
+        here = next((t for t in inputs if t.op.graph is self), None)
+        if here is not None:   # TF's sentence names both tensors
+            raise ValueError(f"{tensor} must be from the same graph as {here} (graphs are "
+                             f"{tensor.graph} and {self}).")
         raise ValueError(f"Tensor {tensor.name} must be from the same graph as the op "
                          f"being created ({type_}).")
 
@@ -394,12 +400,22 @@ class Graph:
     def get_tensor_by_name(self, name: str) -> Tensor:
         op_name, sep, index = name.rpartition(":")
         if not sep or not index.isdigit():
-            raise ValueError(f"The name '{name}' looks like an (invalid) Operation name, not a "
-                             f"Tensor. Tensor names must be of the form \"<op_name>:<output_index>\".")
+            what = "refers to an Operation" if name in self._by_name else \
+                "looks like an (invalid) Operation name"
+            raise ValueError(f"The name '{name}' {what}, not a Tensor. Tensor names must be of the "
+                             f"form \"<op_name>:<output_index>\".")
         op = self._by_name.get(op_name)
-        if op is None or int(index) >= len(op.outputs):
-            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist.")
+        if op is None:
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The "
+                           f"operation, '{op_name}', does not exist in the graph.")
+        if int(index) >= len(op.outputs):
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The "
+                           f"operation, '{op_name}', exists but only has {len(op.outputs)} outputs.")
         return op.outputs[int(index)]
+
+    def get_name_scope(self) -> str:
+        """The current name scope (``"a/b"``; ``""`` at the top)."""
+        return self._name_stack
 
     def as_graph_element(self, obj: Any) -> Tensor | Operation:
         """A Tensor, Operation, or a name of either, resolved in this graph."""
@@ -432,7 +448,7 @@ class Graph:
 
     def get_all_collection_keys(self) -> list[str]:
         """The non-empty collections' names, without the engine's own ("__varscope"...)."""
-        return [k for k, v in self._collections.items() if v and not k.startswith("__")]
+        return [k for k, v in self._collections.items() if v and isinstance(k, str) and not k.startswith("__")]
 
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)
@@ -501,7 +517,7 @@ class SubGraph(Graph):
                     self.control_captures.append(d)
         return tuple(d for d in deps if d.graph is self)
 
-    def capture(self, tensor: Tensor, type_: str = "op") -> Tensor:
+    def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
         if tensor.op.graph is not self.outer:      # from further out: the outer graph captures first
             if not isinstance(self.outer, SubGraph):
                 return super().capture(tensor, type_)

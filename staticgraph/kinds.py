@@ -311,7 +311,7 @@ def _print(op, ctx):
     def kernel(x, *data):
         count[0] += 1
         if first_n is None or first_n < 0 or count[0] <= first_n:
-            items = "".join(_summary(d, summarize) for d in data)
+            items = "".join(_summary(d, summarize) for d in data)   # TF1's older layout
             print(f"{message}{items}", file=sys.stderr)
         return x
     return kernel
@@ -324,9 +324,9 @@ def _summary(value, summarize: int | None) -> str:
     left = [3 if summarize is None else summarize]
 
     def fmt(x) -> str:
-        if a.dtype.kind == "b":
-            return "1" if x else "0"
-        return f"{x:g}" if a.dtype.kind == "f" else str(x)
+        if a.dtype.kind == "O":     # strings unquoted here (tf.print quotes them)
+            return x.decode("utf-8", "backslashreplace") if isinstance(x, bytes) else str(x)
+        return _element(x, a.dtype.kind)
 
     def rows(x) -> str:
         if x.ndim == 0:
@@ -343,15 +343,56 @@ def _summary(value, summarize: int | None) -> str:
 
 
 def _print_v2(op, ctx):
-    """tf.print: formats its inputs (tensors and Python values) like numpy and prints them."""
-    template, stream, end = op.attrs["template"], op.attrs["output_stream"], op.attrs["end"]
+    """tf.print: the template with each placeholder replaced by a tensor in TF's format."""
+    parts, stream, end = op.attrs["template"], op.attrs["output_stream"], op.attrs["end"]
+    summarize = op.attrs["summarize"]
 
     def kernel(*values):
-        parts = iter(np.array2string(np.asarray(v), separator=" ") if np.ndim(v) else str(v)
-                     for v in values)
-        text = " ".join(next(parts) if t is None else t for t in template)
+        text = parts[0] + "".join(format_v2(v, summarize) + rest for v, rest in zip(values, parts[1:]))
         print(text, file=sys.stdout if stream == "stdout" else sys.stderr, end=end)
     return kernel
+
+
+def _element(x, kind: str) -> str:
+    """One element as TF's C++ prints it: floats in the shortest of %.6g/%.9g (%.15g/%.17g
+    for doubles) that reads back exactly, bools as 1/0, strings quoted."""
+    if kind == "O":
+        raw = x if isinstance(x, bytes) else str(x).encode()
+        return '"' + raw.decode("utf-8", "backslashreplace").replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if kind == "b":
+        return "1" if x else "0"
+    if kind == "f":
+        if not np.isfinite(x):
+            return "nan" if np.isnan(x) else ("inf" if x > 0 else "-inf")
+        short, full = (15, 17) if x.dtype == np.float64 else (6, 9)
+        text = f"{float(x):.{short}g}"
+        return text if x.dtype.type(text) == x else f"{float(x):.{full}g}"
+    return str(x)
+
+
+def format_v2(value, summarize: int | None = 3) -> str:
+    """A tensor as ``tf.print`` shows it: ``[[1 2.5]\n [3 4]]``; along each axis the first and
+    last ``summarize`` entries around ``...`` when there are more than twice that many
+    (``summarize=-1``: everything)."""
+    a = np.asarray(value)
+    kind = a.dtype.kind
+    if a.ndim == 0:
+        return _element(a[()], kind)
+    ends = a.size if summarize is None or summarize < 0 else summarize
+    rank = a.ndim
+
+    def spacing(dim: int) -> str:
+        return " " if dim == rank - 1 else "\n" * (rank - dim - 1) + " " * (dim + 1)
+
+    def dim_text(x, dim: int) -> str:
+        if dim == rank:
+            return _element(x, kind)
+        n = x.shape[0]
+        head = [dim_text(x[i], dim + 1) for i in range(min(ends, n))]
+        tail = [dim_text(x[i], dim + 1) for i in range(max(ends, n - ends), n)]
+        items = head + (["..."] if n > 2 * ends else []) + tail
+        return "[" + spacing(dim).join(items) + "]"
+    return dim_text(a, 0)
 
 
 defkind("Print", _print, gradient=_pass_through, stateful=True)

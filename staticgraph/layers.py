@@ -39,7 +39,7 @@ from .ops import identity, matmul, multiply, reshape, subtract, where
 from .variable_scope import get_variable, variable_scope
 from .variables import Variable
 
-__all__ = ["dense", "conv2d", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
+__all__ = ["dense", "conv2d", "conv1d", "conv2d_transpose", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
            "batch_normalization", "UPDATE_OPS", "REGULARIZATION_LOSSES"]
 
 UPDATE_OPS = GraphKeys.UPDATE_OPS
@@ -131,6 +131,60 @@ def conv2d(inputs, filters: int, kernel_size, strides=(1, 1), padding: str = "va
                       data_format=fmt, dilations=_pair(dilation_rate), name="Conv2D")
         if bias is not None:
             y = nn.bias_add(y, bias, data_format=fmt, name="BiasAdd")
+        return _activate(y, activation)
+
+
+def conv1d(inputs, filters: int, kernel_size, strides=1, padding: str = "valid",
+           data_format: str = "channels_last", dilation_rate=1, activation=None,
+           use_bias: bool = True, kernel_initializer=None, bias_initializer=None,
+           kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+           kernel_constraint=None, bias_constraint=None, trainable: bool = True,
+           name: str | None = None, reuse=None) -> Tensor:
+    """1-d convolution layer over ``(batch, width, channels)``: kernel ``(k, in, filters)``."""
+    if data_format != "channels_last":
+        raise ValueError("tf.layers.conv1d supports data_format='channels_last' here")
+    x = convert_to_tensor(inputs)
+    (k,), (stride,), (rate,) = (np.atleast_1d(v).tolist() for v in (kernel_size, strides, dilation_rate))
+    with _scope(name, "conv1d", reuse):
+        kernel = _variable("kernel", (int(k), x.shape.as_list()[-1], filters), x.dtype,
+                           kernel_initializer, trainable, kernel_regularizer)
+        bias = _variable("bias", (filters,), x.dtype, bias_initializer or Zeros(), trainable,
+                         bias_regularizer) if use_bias else None
+        y = nn.conv1d(x, kernel, stride=int(stride), padding=_tf_padding(padding),
+                      dilations=int(rate), name="conv1d")
+        if bias is not None:
+            y = nn.bias_add(y, bias, name="BiasAdd")
+        return _activate(y, activation)
+
+
+def conv2d_transpose(inputs, filters: int, kernel_size, strides=(1, 1), padding: str = "valid",
+                     data_format: str = "channels_last", activation=None, use_bias: bool = True,
+                     kernel_initializer=None, bias_initializer=None, kernel_regularizer=None,
+                     bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                     bias_constraint=None, trainable: bool = True, name: str | None = None,
+                     reuse=None) -> Tensor:
+    """Transposed 2-d convolution layer: kernel ``(kh, kw, filters, in)``; the output's height
+    is ``h * stride`` (SAME) or ``(h - 1) * stride + kh`` (VALID), as TF."""
+    if data_format != "channels_last":
+        raise ValueError("tf.layers.conv2d_transpose supports data_format='channels_last' here")
+    x = convert_to_tensor(inputs)
+    kh, kw = _pair(kernel_size)
+    sh, sw = _pair(strides)
+    n, h, w, channels = x.shape.as_list()
+    if h is None or w is None:
+        raise ValueError("tf.layers.conv2d_transpose needs the input's height and width known")
+    same = padding.lower() == "same"
+    out_h, out_w = (h * sh, w * sw) if same else ((h - 1) * sh + kh, (w - 1) * sw + kw)
+    with _scope(name, "conv2d_transpose", reuse):
+        kernel = _variable("kernel", (kh, kw, filters, channels), x.dtype, kernel_initializer,
+                           trainable, kernel_regularizer)
+        bias = _variable("bias", (filters,), x.dtype, bias_initializer or Zeros(), trainable,
+                         bias_regularizer) if use_bias else None
+        batch = n if n is not None else array_ops.shape(x)[0]
+        y = nn.conv2d_transpose(x, kernel, [batch, out_h, out_w, filters], strides=(1, sh, sw, 1),
+                                padding=_tf_padding(padding), name="conv2d_transpose")
+        if bias is not None:
+            y = nn.bias_add(y, bias, name="BiasAdd")
         return _activate(y, activation)
 
 

@@ -17,7 +17,8 @@ from . import ops
 from .build import convert_to_tensor
 from .graph import Tensor, name_scope
 
-__all__ = ["exponential_decay", "piecewise_constant", "inverse_time_decay", "polynomial_decay"]
+__all__ = ["exponential_decay", "piecewise_constant", "inverse_time_decay", "polynomial_decay",
+           "natural_exp_decay", "cosine_decay"]
 
 
 def _step(global_step, dtype) -> Tensor:
@@ -53,6 +54,30 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
         if staircase:
             p = _floor_nonnegative(p)
         return ops.truediv(lr, ops.add(ops.multiply(p, float(decay_rate)), 1.0), name=scope[:-1] + "/")
+
+
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None) -> Tensor:
+    """``learning_rate * exp(-decay_rate * global_step / decay_steps)``."""
+    with name_scope(name, "NaturalExpDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="learning_rate")
+        p = ops.truediv(_step(global_step, lr.dtype), float(decay_steps))
+        if staircase:
+            p = _floor_nonnegative(p)
+        return ops.multiply(lr, ops.exp(ops.multiply(p, -float(decay_rate))), name=scope[:-1] + "/")
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None) -> Tensor:
+    """``lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha)``."""
+    import math  # noqa: PLC0415
+    from .math_ops import cos  # noqa: PLC0415
+    with name_scope(name, "CosineDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="learning_rate")
+        frac = ops.truediv(ops.minimum(_step(global_step, lr.dtype), float(decay_steps)),
+                           float(decay_steps))
+        cosine = ops.multiply(ops.add(cos(ops.multiply(frac, math.pi)), 1.0), 0.5)
+        decayed = ops.add(ops.multiply(cosine, 1.0 - alpha), float(alpha))
+        return ops.multiply(lr, decayed, name=scope[:-1] + "/")
 
 
 def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=0.0001, power=1.0,

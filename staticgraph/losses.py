@@ -29,7 +29,7 @@ from .ops import (abs as _abs, add, add_n, cast, greater, minimum, multiply, not
 
 __all__ = ["Reduction", "compute_weighted_loss", "mean_squared_error", "absolute_difference",
            "huber_loss", "log_loss", "softmax_cross_entropy", "sparse_softmax_cross_entropy",
-           "sigmoid_cross_entropy", "add_loss", "get_losses", "get_regularization_losses",
+           "sigmoid_cross_entropy", "hinge_loss", "cosine_distance", "add_loss", "get_losses", "get_regularization_losses",
            "get_regularization_loss", "get_total_loss"]
 
 
@@ -157,6 +157,8 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
     with name_scope(scope, "softmax_cross_entropy_loss") as sc:
         logits = convert_to_tensor(logits)
         labels = cast(convert_to_tensor(onehot_labels), logits.dtype)
+        if not logits.shape.is_compatible_with(labels.shape):
+            raise ValueError(f"Shapes {logits.shape} and {labels.shape} are incompatible")
         if label_smoothing:
             n = logits.shape.as_list()[-1]
             labels = add(multiply(labels, 1.0 - label_smoothing), label_smoothing / n)
@@ -183,6 +185,30 @@ def sigmoid_cross_entropy(multi_class_labels, logits, weights=1.0, label_smoothi
         if label_smoothing:
             labels = add(multiply(labels, 1.0 - label_smoothing), 0.5 * label_smoothing)
         losses = sigmoid_cross_entropy_with_logits(labels=labels, logits=logits)
+        return compute_weighted_loss(losses, weights, sc, loss_collection, reduction)
+
+
+def hinge_loss(labels, logits, weights=1.0, scope=None, loss_collection=GraphKeys.LOSSES,
+               reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
+    """``max(0, 1 - (2 labels - 1) logits)`` for 0/1 labels."""
+    from .nn import relu  # noqa: PLC0415
+    with name_scope(scope, "hinge_loss") as sc:
+        logits, labels = _floats(logits, labels)
+        signed = subtract(multiply(labels, 2.0), 1.0)
+        losses = relu(subtract(1.0, multiply(signed, logits)))
+        return compute_weighted_loss(losses, weights, sc, loss_collection, reduction)
+
+
+def cosine_distance(labels, predictions, axis=None, weights=1.0, scope=None,
+                    loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS,
+                    dim=None):
+    """``1 - sum(labels * predictions, axis)`` for unit-normalized inputs."""
+    axis = dim if axis is None else axis
+    if axis is None:
+        raise ValueError("You must specify 'axis'.")
+    with name_scope(scope, "cosine_distance_loss") as sc:
+        predictions, labels = _floats(predictions, labels)
+        losses = subtract(1.0, reduce_sum(multiply(predictions, labels), axis, keepdims=True))
         return compute_weighted_loss(losses, weights, sc, loss_collection, reduction)
 
 

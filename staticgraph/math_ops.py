@@ -13,15 +13,24 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+
 from common import REGISTRY
 from common.ops.linalg import einsum_equation
 
-from .build import apply, convert_to_tensor
-from .ops import _binary, _reduce, _unary, cast
+from . import dtypes as _dtypes
+from .build import apply, constant, convert_to_tensor
+from .graph import tensor_of
+from .ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
+                  logical_and, maximum, minimum, multiply, negative, not_equal, ones_like, realdiv,
+                  reduce_sum, subtract, where, zeros_like)
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "round", "erf",
            "floordiv", "floor_div", "floormod", "mod", "truncatemod", "cumsum", "reduce_prod",
-           "reduce_any", "reduce_all", "reduce_logsumexp", "top_k", "sort", "argsort", "einsum"]
+           "reduce_any", "reduce_all", "reduce_logsumexp", "top_k", "sort", "argsort", "einsum",
+           "to_float", "to_double", "to_int32", "to_int64", "is_nan", "is_inf", "is_finite",
+           "div_no_nan", "truncatediv", "saturate_cast", "log_sigmoid", "scalar_mul",
+           "count_nonzero", "eye", "div", "in_top_k"]
 
 _R = REGISTRY
 
@@ -70,21 +79,25 @@ def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None)
     return _keep_dtype(out, x)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
+def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
     x = convert_to_tensor(input_tensor)
-    return _keep_dtype(_reduce("Prod", x, axis, keepdims, keep_dims, name), x)
+    return _keep_dtype(_reduce("Prod", x, _axis(axis, reduction_indices), keepdims, keep_dims, name), x)
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Any", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_any(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Any", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("All", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_all(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("All", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("ReduceLogSumExp", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("ReduceLogSumExp", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
@@ -124,3 +137,108 @@ def einsum(equation: str, *inputs, name=None, **_):
     eq = einsum_equation(equation, [x.ndim for x in xs])
     return apply(_R["Einsum"], xs, {"equation": eq}, name=name or "einsum")
 
+
+
+# --- TF1's conveniences: casts by name, float predicates, safe division -----------------
+
+def to_float(x, name="ToFloat"): return cast(x, "float32", name=name)
+def to_double(x, name="ToDouble"): return cast(x, "float64", name=name)
+def to_int32(x, name="ToInt32"): return cast(x, "int32", name=name)
+def to_int64(x, name="ToInt64"): return cast(x, "int64", name=name)
+
+
+def is_nan(x, name=None):
+    """True where ``x`` is NaN (the only value unequal to itself)."""
+    x = convert_to_tensor(x)
+    return not_equal(x, x, name=name or "IsNan")
+
+
+def is_inf(x, name=None):
+    x = convert_to_tensor(x)
+    return equal(abs(x), float("inf"), name=name or "IsInf")
+
+
+def is_finite(x, name=None):
+    """Neither inf nor NaN (``|x| < inf`` is false for both)."""
+    x = convert_to_tensor(x)
+    return less(abs(x), float("inf"), name=name or "IsFinite")
+
+
+def div_no_nan(x, y, name=None):
+    """``x / y``, and 0 where ``y`` is 0 (the divisor is replaced there, so the gradient is
+    finite too)."""
+    x, y = _operands("RealDiv", x, y)
+    x, y = convert_to_tensor(x), convert_to_tensor(y)
+    zero = equal(y, 0)
+    safe = where(zero, ones_like(y), y)
+    return where(zero, zeros_like(realdiv(x, safe)), realdiv(x, safe), name=name or "div_no_nan")
+
+
+def truncatediv(x, y, name=None):
+    """Division rounded toward zero (C's ``/``): ``(x - truncatemod(x, y)) // y``."""
+    x, y = _operands("FloorDiv", x, y)
+    return floordiv(subtract(x, truncatemod(x, y)), y, name=name or "TruncateDiv")
+
+
+def saturate_cast(value, dtype, name=None):
+    """``cast`` that clamps to the target type's range first (no wrap-around)."""
+    x = convert_to_tensor(value)
+    dt = _dtypes.as_dtype(dtype)
+    if dt._np.kind in "iu" and x.dtype._np.kind in "iuf":
+        info = np.iinfo(dt._np)
+        lo = max(info.min, np.iinfo(x.dtype._np).min) if x.dtype._np.kind in "iu" else info.min
+        hi = min(info.max, np.iinfo(x.dtype._np).max) if x.dtype._np.kind in "iu" else info.max
+        x = minimum(maximum(x, lo), hi)
+    return cast(x, dt, name=name or "saturate_cast")
+
+
+def log_sigmoid(x, name=None):
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
+    from .nn import softplus  # noqa: PLC0415  (nn imports this module)
+    x = convert_to_tensor(x)
+    return negative(softplus(negative(x)), name=name or "LogSigmoid")
+
+
+def scalar_mul(scalar, x, name=None):
+    return multiply(scalar, x, name=name or "scalar_mul")
+
+
+def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype="int64", name=None,
+                  reduction_indices=None, keep_dims=None, input=None):  # noqa: A002
+    """How many entries are non-zero (along ``axis``), as ``dtype`` (int64 by default)."""
+    x = convert_to_tensor(input_tensor if input_tensor is not None else input)
+    axis = axis if axis is not None else reduction_indices
+    nz = cast(not_equal(x, np.zeros((), x.dtype._np)), "int64")
+    return cast(reduce_sum(nz, axis, keepdims=bool(keepdims or keep_dims)), dtype,
+                name=name or "count_nonzero")
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
+    """The identity matrix (or a batch of them) as a constant."""
+    cols = num_rows if num_columns is None else num_columns
+    value = np.eye(int(num_rows), int(cols), dtype=_dtypes.as_dtype(dtype)._np)
+    if batch_shape is not None:
+        value = np.broadcast_to(value, (*[int(d) for d in batch_shape], *value.shape))
+    return constant(value, name=name or "eye")
+
+
+def div(x, y, name=None):
+    """TF1's ``tf.div``: Python 2 division -- floor division for integers, else ``x / y``."""
+    x, y = _operands("RealDiv", x, y)
+    t = tensor_of(x) if tensor_of(x) is not None else convert_to_tensor(y)
+    if t.dtype._np.kind in "iu":
+        return floordiv(x, y, name=name or "div")
+    return realdiv(x, y, name=name or "div")
+
+
+def in_top_k(predictions=None, targets=None, k=None, name=None):
+    """Whether each row's ``targets`` entry is among its ``k`` largest ``predictions`` (ties
+    count in its favour, as TF; a row with a non-finite prediction gives False)."""
+    from .ops import one_hot  # noqa: PLC0415
+    p = convert_to_tensor(predictions)
+    t = convert_to_tensor(targets)
+    depth = p.shape[-1]
+    target = reduce_sum(multiply(p, one_hot(t, depth, dtype=p.dtype)), 1, keepdims=True)
+    above = reduce_sum(cast(greater(p, target), "int32"), 1)
+    finite = reduce_all(is_finite(p), 1)
+    return logical_and(less(above, int(k)), finite, name=name or "in_top_k")

@@ -5,7 +5,7 @@ from common import REGISTRY
 
 from . import rnn_cell
 from .build import apply, convert_to_tensor
-from .math_ops import top_k
+from .math_ops import in_top_k, log_sigmoid, top_k
 from .nn_layers import *  # noqa: F403  (the layer functions live there)
 from .nn_layers import __all__ as _layers_all
 from .ops import multiply, negative, reduce_sum, sigmoid, square, tanh
@@ -13,9 +13,10 @@ from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rn
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
            "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "sigmoid_cross_entropy_with_logits",
-           "softplus", "elu", "leaky_relu", "relu6", "l2_normalize",
-           "rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
+           "softmax_cross_entropy_with_logits_v2", "l2_loss", "top_k", "in_top_k", "log_sigmoid",
+           "softsign", "xw_plus_b", "selu", "swish", "silu", "weighted_cross_entropy_with_logits",
+           "sigmoid_cross_entropy_with_logits", "softplus", "elu", "leaky_relu", "relu6",
+           "l2_normalize", "rnn_cell", "dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn",
            "static_bidirectional_rnn", *_layers_all]
 
 
@@ -42,15 +43,63 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
                  (convert_to_tensor(logits), convert_to_tensor(labels)), {}, name=name)
 
 
-def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, axis=-1, name=None):
-    """``-sum(labels * log_softmax(logits))`` along ``axis`` (dense labels)."""
+def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None,
+                                      axis=None):
+    """TF1's spelling: keyword arguments only (``labels=..., logits=...``)."""
     if _sentinel is not None or labels is None or logits is None:
         raise ValueError("Only call `softmax_cross_entropy_with_logits` with named arguments "
                          "(labels=..., logits=..., ...)")
+    return softmax_cross_entropy_with_logits_v2(labels, logits, axis=dim if axis is None else axis,
+                                                name=name)
+
+
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim=None):
+    """``-sum(labels * log_softmax(logits))`` along ``axis`` (dense labels)."""
+    from .build import convert_to_tensor as _tensor  # noqa: PLC0415
+    axis = dim if dim is not None else axis
+    labels, logits = _tensor(labels), _tensor(logits)
+    if not labels.shape.is_compatible_with(logits.shape):
+        raise ValueError(f"Shapes {labels.shape} and {logits.shape} are incompatible")
     return negative(reduce_sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis), name=name)
 
 
-softmax_cross_entropy_with_logits_v2 = softmax_cross_entropy_with_logits
+def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None, name=None,
+                                       targets=None):
+    """Sigmoid cross-entropy with the positive term weighted by ``pos_weight`` (TF's stable
+    form: ``(1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0))``)."""
+    from .build import convert_to_tensor as _tensor  # noqa: PLC0415
+    from .ops import add, subtract  # noqa: PLC0415
+    labels = targets if labels is None else labels
+    x, z = _tensor(logits), _tensor(labels)
+    log_weight = add(multiply(z, pos_weight - 1.0), 1.0)
+    tail = add(_abs_neg_exp_log1p(x), relu(negative(x)))
+    return add(multiply(subtract(1.0, z), x), multiply(log_weight, tail), name=name or "logistic_loss")
+
+
+def selu(features, name=None):
+    """``scale * elu(x)`` with ``elu``'s negative side scaled by ``alpha`` (the SELU constants)."""
+    from .ops import exp, greater, minimum, multiply as mul, subtract, where  # noqa: PLC0415
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    x = convert_to_tensor(features)
+    neg = mul(subtract(exp(minimum(x, 0.0)), 1.0), alpha)   # exp of x <= 0 only: finite gradients
+    return mul(where(greater(x, 0.0), x, neg), scale, name=name or "Selu")
+
+
+def swish(features, beta=1.0, name=None):
+    """``x * sigmoid(beta * x)`` (also ``tf.nn.silu``)."""
+    x = convert_to_tensor(features)
+    return multiply(x, sigmoid(multiply(x, beta) if beta != 1.0 else x), name=name or "swish")
+
+
+silu = swish
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """``matmul(x, weights) + biases`` (TF1's ``tf.nn.xw_plus_b``), named ``xw_plus_b``."""
+    from .ops import matmul  # noqa: PLC0415
+    from .graph import name_scope  # noqa: PLC0415
+    with name_scope(name, "xw_plus_b") as scope:
+        return bias_add(matmul(x, weights), biases, name=scope)
 
 
 def l2_loss(t, name=None):
@@ -103,6 +152,13 @@ def leaky_relu(features, alpha=0.2, name=None):
 def relu6(features, name=None):
     from .ops import minimum  # noqa: PLC0415
     return minimum(relu(features), 6.0, name=name or "Relu6")
+
+
+def softsign(features, name=None):
+    """``x / (1 + |x|)``."""
+    from .ops import abs, add, truediv  # noqa: PLC0415,A004
+    x = convert_to_tensor(features)
+    return truediv(x, add(abs(x), 1), name=name or "Softsign")
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):

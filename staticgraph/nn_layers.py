@@ -20,7 +20,7 @@ import numpy as np
 
 from common import REGISTRY, layers
 
-from .build import F, apply, convert_to_tensor, is_tensor
+from .build import F, F_OPERATORS, apply, convert_to_tensor, is_tensor
 from .graph import Tensor, get_default_graph
 from .ops import (expand_dims, gather_index, greater_equal, identity, multiply, realdiv, reduce_mean,
                   reshape, squeeze, stop_gradient, subtract, where)
@@ -259,7 +259,7 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """``(x - mean) * scale / sqrt(variance + eps) + offset``, computed as TF does."""
     with get_default_graph().name_scope(name or "batchnorm"):
-        return layers.normalize(F, convert_to_tensor(x), convert_to_tensor(mean),
+        return layers.normalize(F_OPERATORS, convert_to_tensor(x), convert_to_tensor(mean),
                                 convert_to_tensor(variance),
                                 None if offset is None else convert_to_tensor(offset),
                                 None if scale is None else convert_to_tensor(scale), variance_epsilon)

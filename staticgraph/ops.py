@@ -27,7 +27,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
            "logical_not", "transpose", "reshape", "broadcast_to", "squeeze", "expand_dims",
            "concat", "stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
            "reduce_min", "cast", "identity", "stop_gradient", "zeros", "ones", "fill",
-           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "div"]
+           "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "where_v2"]
 
 _R = REGISTRY
 
@@ -45,11 +45,15 @@ def _operands(op_type: str, *xs: Any, names: Sequence[str] | None = None) -> tup
     if not known:
         return xs
     dtype = known[0].dtype
-    for i, t in enumerate(tensors):
-        if t is not None and t.dtype != dtype:
+    for i, (t, x) in enumerate(zip(tensors, xs)):
+        # a tensor of another dtype, or a non-integral float beside an integer tensor (TF 2
+        # converts it to float32 first, then refuses the mix with the same sentence)
+        other = t.dtype if t is not None else _dtypes.float32 if (
+            isinstance(x, float) and dtype.is_integer and not x.is_integer()) else None
+        if other is not None and other != dtype:
             names = names or ([_INPUT_NAMES.get(n, n) for n in _R[op_type].inputs]
                               if not _R[op_type].variadic else [f"x_{k}" for k in range(len(xs))])
-            raise TypeError(f"Input '{names[i]}' of '{op_type}' Op has type {t.dtype.name} that "
+            raise TypeError(f"Input '{names[i]}' of '{op_type}' Op has type {other.name} that "
                             f"does not match type {dtype.name} of argument '{names[0]}'.")
     return tuple(t if t is not None else _const_like(x, dtype) for t, x in zip(tensors, xs))
 
@@ -83,11 +87,19 @@ def truediv(x, y, name=None):
     return _binary("RealDiv", x, y, name or "truediv")
 
 
-divide = div = truediv
+divide = truediv
 
 
-def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, name=None):
-    """Matrix product of rank >= 2 tensors; ``transpose_*`` swap the last two axes first."""
+def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a: bool = False,
+           adjoint_b: bool = False, a_is_sparse: bool = False, b_is_sparse: bool = False, name=None,
+           output_type=None):
+    """Matrix product of rank >= 2 tensors; ``transpose_*`` (for real tensors the same as
+    ``adjoint_*``) swap the last two axes first."""
+    if transpose_a and adjoint_a or transpose_b and adjoint_b:
+        raise ValueError("Only one of transpose_a and adjoint_a can be True."
+                         if transpose_a and adjoint_a else
+                         "Only one of transpose_b and adjoint_b can be True.")
+    transpose_a, transpose_b = transpose_a or adjoint_a, transpose_b or adjoint_b
     a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b, names=("a", "b")))
     if transpose_a:
         a = _swap_last(a)
@@ -123,10 +135,12 @@ def reciprocal(x, name=None):
 def add_n(inputs: Sequence, name=None):
     """Sum of a list of same-shaped tensors."""
     inputs = list(inputs)
+    if len(inputs) == 1:
+        return identity(inputs[0], name=name or "AddN")
     total = inputs[0]
-    for x in inputs[1:]:
+    for x in inputs[1:-1]:
         total = add(total, x)
-    return identity(total, name=name or "AddN")
+    return add(total, inputs[-1], name=name or "AddN")   # the last sum carries TF's name
 
 
 def where(condition, x=None, y=None, name=None):
@@ -137,7 +151,19 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     x, y = _operands("Select", x, y)
-    return apply(_R["Select"], (convert_to_tensor(condition), x, y), {}, name=name)
+    cond = convert_to_tensor(condition)
+    rank = max(np.ndim(v) if tensor_of(v) is None else (tensor_of(v).ndim or 0) for v in (x, y))
+    if cond.ndim == 1 and rank > 1:   # TF1's where: a vector condition picks whole rows
+        cond = reshape(cond, [-1] + [1] * (rank - 1))
+    return apply(_R["Select"], (cond, x, y), {}, name=name)
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """TF2's ``where``: ``condition``, ``x`` and ``y`` broadcast together (numpy's rule)."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    x, y = _operands("Select", x, y)
+    return apply(_R["Select"], (convert_to_tensor(condition), x, y), {}, name=name or "SelectV2")
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -275,6 +301,13 @@ def gather_index(x, key, name=None, tf_type=None):
 
 # --- reductions -------------------------------------------------------------------------
 
+def _axis(axis, reduction_indices):
+    """TF1's old name for ``axis`` (``reduction_indices=``) still accepted."""
+    if axis is not None and reduction_indices is not None:
+        raise ValueError("Can not specify both 'axis' and 'reduction_indices'.")
+    return axis if axis is not None else reduction_indices
+
+
 def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keep_dims is None else keep_dims)
@@ -284,20 +317,24 @@ def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
     return out
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Sum", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Sum", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Mean", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_mean(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Mean", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Max", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_max(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Max", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None, keep_dims=None):
-    return _reduce("Min", input_tensor, axis, keepdims, keep_dims, name)
+def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
+               keep_dims=None):
+    return _reduce("Min", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
 # --- casts, identities, fills ----------------------------------------------------------------
@@ -367,14 +404,32 @@ def ones_like(tensor, dtype=None, name=None):
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """One-hot along a new last axis; ``on_value``/``off_value`` scale it."""
-    if axis not in (None, -1):
-        raise NotImplementedError("one_hot only supports axis=-1")
-    dt = _dtypes.as_dtype(dtype or _dtypes.float32)
-    out = apply(_R["OneHot"], (convert_to_tensor(indices),), {"depth": int(depth), "dtype": dt._np},
-                name=name)
-    if on_value is None and off_value is None:
-        return out
-    on = 1 if on_value is None else on_value
-    off = 0 if off_value is None else off_value
-    return add(multiply(out, on - off), off)
+    """One-hot along a new axis ``axis`` (default last); ``on_value``/``off_value`` (default 1
+    and 0) fill it. The dtype is ``dtype``, else that of the on/off values, else float32 (TF)."""
+    given = on_value if on_value is not None else off_value
+    if dtype is not None:
+        dt = _dtypes.as_dtype(dtype)
+    elif given is not None:
+        t = tensor_of(given)
+        dt = t.dtype if t is not None else _dtypes.as_dtype(default_dtype(given))
+    else:
+        dt = _dtypes.float32
+    indices = convert_to_tensor(indices)
+    rank = indices.ndim
+    moved = axis not in (None, -1) and rank is not None and axis != rank
+    if rank is None and axis not in (None, -1):
+        raise ValueError("one_hot with an axis other than -1 needs indices of known rank")
+    if axis is not None and rank is not None and not -1 <= axis <= rank:
+        raise ValueError(f"Expected axis to be -1 or between [0, {rank + 1}).  But received: {axis}")
+    plain = on_value is None and off_value is None
+    out = apply(_R["OneHot"], (indices,), {"depth": int(depth), "dtype": dt._np if plain else np.bool_},
+                name=None if moved or not plain else name or "one_hot")
+    if not plain:
+        on = convert_to_tensor(1 if on_value is None else on_value, dtype=dt)
+        off = convert_to_tensor(0 if off_value is None else off_value, dtype=dt)
+        out = where(out, on, off, name=None if moved else name or "one_hot")
+    if moved:
+        perm = np.arange(rank).tolist()
+        perm.insert(axis, rank)
+        out = transpose(out, perm, name=name or "one_hot")
+    return out

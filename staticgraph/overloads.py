@@ -27,6 +27,12 @@ def _reflected(fn, name):
     return lambda self, other: fn(other, self, name=name)
 
 
+def _xor(x, y):
+    """``x ^ y`` on bools: TF's composite ``(x | y) & ~(x & y)``, named ``xor``."""
+    from .array_ops import logical_xor  # noqa: PLC0415  (array_ops imports ops late)
+    return logical_xor(x, y, name="xor")
+
+
 def _methods() -> dict:
     m = {}
     for name, fn in _BINARY.items():
@@ -39,10 +45,12 @@ def _methods() -> dict:
         "__le__": lambda self, o: ops.less_equal(self, o),
         "__gt__": lambda self, o: ops.greater(self, o),
         "__ge__": lambda self, o: ops.greater_equal(self, o),
-        "__and__": lambda self, o: ops.logical_and(self, o),
-        "__rand__": lambda self, o: ops.logical_and(o, self),
-        "__or__": lambda self, o: ops.logical_or(self, o),
-        "__ror__": lambda self, o: ops.logical_or(o, self),
+        "__and__": lambda self, o: ops.logical_and(self, o, name="and"),
+        "__rand__": lambda self, o: ops.logical_and(o, self, name="and"),
+        "__or__": lambda self, o: ops.logical_or(self, o, name="or"),
+        "__ror__": lambda self, o: ops.logical_or(o, self, name="or"),
+        "__xor__": lambda self, o: _xor(self, o),
+        "__rxor__": lambda self, o: _xor(o, self),
         "__invert__": lambda self: ops.logical_not(self),
         "__getitem__": lambda self, key: ops.gather_index(self, key),
     })

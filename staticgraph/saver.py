@@ -2,8 +2,11 @@
 
 ::
 
-    saver.save(sess, "run/model")        run/model       .npz: one array per variable name
-                                         run/model.meta  the graph as JSON (serialize.to_json)
+    saver.save(sess, "run/model")        run/model.data-00000-of-00001  .npz: one array per variable
+                                         run/model.index  names, shapes, dtypes (JSON), written last
+                                         run/model.meta   the graph as JSON (serialize.to_json)
+                                         (TF's file names, so ``os.path.exists(p + ".index")`` and
+                                         globbing for ``*.index`` work as with TF)
     --- a fresh process ---
     saver = tf.train.import_meta_graph("run/model.meta")   # rebuilds the graph (default graph)
     saver.restore(sess, "run/model")                       # checks everything, then assigns
@@ -17,6 +20,7 @@ checkpoint raises and the session's variables stay as they were.
 """
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -29,10 +33,26 @@ from .kinds import uninitialized_message
 from .serialize import from_json, to_json
 from .variables import Variable, global_variables
 
-__all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable"]
+__all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
+           "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
+           "load_checkpoint", "CheckpointReader", "data_path"]
 
 FORMAT = "staticgraph-checkpoint/1"
 _MARK = "__format__"
+
+
+def data_path(prefix: str) -> str:
+    """Where the values of checkpoint ``prefix`` live (TF's single-shard data file name)."""
+    return prefix + ".data-00000-of-00001"
+
+
+def _index_path(prefix: str) -> str:
+    return prefix + ".index"
+
+
+def checkpoint_exists(checkpoint_prefix: str) -> bool:
+    """Whether a checkpoint was saved under ``checkpoint_prefix`` (its ``.index`` exists)."""
+    return os.path.isfile(_index_path(checkpoint_prefix))
 
 
 class Saver:
@@ -72,7 +92,9 @@ class Saver:
                     v.op.name, f"save/{key}", v.op.site) + f" (while saving {save_path})")
             arrays[key] = store[v.op.name]
         meta = to_json(self.graph) if write_meta_graph else None   # may raise: nothing written yet
-        write_arrays(save_path, arrays)
+        write_arrays(data_path(save_path), arrays)
+        write_text(_index_path(save_path), json.dumps(   # last: its presence marks a whole save
+            {key: [list(a.shape), a.dtype.name] for key, a in arrays.items() if key != _MARK}))
         if meta is not None:
             write_text(save_path + ".meta", meta)
         self._keep(save_path)
@@ -86,17 +108,19 @@ class Saver:
         self.last_checkpoints.append(save_path)
         while self._max_to_keep and len(self.last_checkpoints) > self._max_to_keep:
             old = self.last_checkpoints.pop(0)
-            for path in (old, old + ".meta"):
+            for path in (data_path(old), _index_path(old), old + ".meta"):
                 if os.path.exists(path):
                     os.remove(path)
 
     def restore(self, sess, save_path: str) -> None:
         """Assign every variable its saved value -- all of them, or (on any error) none."""
         self._check_session(sess)
-        if not os.path.isfile(save_path):
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        if not checkpoint_exists(save_path):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         try:
-            arrays = read_arrays(save_path)
+            arrays = read_arrays(data_path(save_path))
         except CheckpointError as e:
             raise DataLossError(None, None, str(e)) from None
         if str(arrays.pop(_MARK, "")) != FORMAT:
@@ -112,7 +136,11 @@ class Saver:
     def _checked(key: str, v: Variable, arrays: dict, save_path: str) -> np.ndarray:
         """The saved value for ``v``, refused unless it is present and fits exactly."""
         if key not in arrays:
-            raise NotFoundError(None, v.op, f"Key {key} not found in checkpoint {save_path}")
+            raise NotFoundError(None, v.op, (
+                "Restoring from checkpoint failed. This is most likely due to a Variable name or "
+                "other graph key that is missing from the checkpoint. Please ensure that you have "
+                "not altered the graph expected based on the checkpoint. Original error:\n\n"
+                f"Key {key} not found in checkpoint {save_path}"))
         value, shape = arrays[key], v._shape
         if value.dtype != v.dtype._np:
             raise InvalidArgumentError(None, v.op, f"tensor_name = {key}; expected dtype "
@@ -162,27 +190,58 @@ _STATE = "checkpoint"
 
 
 def _write_state(save_path: str, kept: list[str]) -> None:
-    """``<dir>/checkpoint``: the newest path and the kept ones, in TF's text format."""
+    """``<dir>/checkpoint``: the newest path and the kept ones, in TF's text format; paths as
+    the program gave them (absolute stay absolute; relative ones are read relative to the
+    directory), as TF writes them."""
     directory = os.path.dirname(save_path) or "."
-    rel = [os.path.relpath(p, directory) if os.path.dirname(p) == os.path.dirname(save_path) else p
-           for p in kept]
+    rel = [p if os.path.isabs(p) else os.path.relpath(p, directory) for p in kept]
     lines = [f'model_checkpoint_path: "{rel[-1]}"'] + [f'all_model_checkpoint_paths: "{r}"' for r in rel]
     write_text(os.path.join(directory, _STATE), "\n".join(lines) + "\n")
 
 
-def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
-    """The newest checkpoint path saved in ``checkpoint_dir`` (None if there is none)."""
+class CheckpointState:
+    """What ``get_checkpoint_state`` returns (TF's ``CheckpointState`` proto, its two fields)."""
+
+    def __init__(self, model_checkpoint_path: str, all_model_checkpoint_paths: list[str]):
+        self.model_checkpoint_path = model_checkpoint_path
+        self.all_model_checkpoint_paths = all_model_checkpoint_paths
+
+    def __str__(self) -> str:
+        return "".join([f'model_checkpoint_path: "{self.model_checkpoint_path}"\n'] +
+                       [f'all_model_checkpoint_paths: "{p}"\n' for p in self.all_model_checkpoint_paths])
+
+    __repr__ = __str__
+
+
+def get_checkpoint_state(checkpoint_dir: str, latest_filename: str | None = None) -> CheckpointState | None:
+    """The ``checkpoint`` file of ``checkpoint_dir`` (relative paths joined to the directory),
+    or None when there is none.
+
+    >>> ckpt = tf.train.get_checkpoint_state("run")   # doctest: +SKIP
+    >>> if ckpt and ckpt.model_checkpoint_path: saver.restore(sess, ckpt.model_checkpoint_path)
+    """
     state = os.path.join(checkpoint_dir, latest_filename or _STATE)
     if not os.path.isfile(state):
         return None
+    newest, kept = None, []
     with open(state, encoding="utf-8") as f:
         for line in f:
             key, _, value = line.partition(":")
+            path = value.strip().strip('"')
+            path = path if os.path.isabs(path) else os.path.join(checkpoint_dir, path)
             if key.strip() == "model_checkpoint_path":
-                path = value.strip().strip('"')
-                path = path if os.path.isabs(path) else os.path.join(checkpoint_dir, path)
-                return path if os.path.isfile(path) else None
-    return None
+                newest = path
+            elif key.strip() == "all_model_checkpoint_paths":
+                kept.append(path)
+    return None if newest is None else CheckpointState(newest, kept)
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
+    """The newest checkpoint path saved in ``checkpoint_dir`` (None if there is none)."""
+    state = get_checkpoint_state(checkpoint_dir, latest_filename)
+    if state is None or not checkpoint_exists(state.model_checkpoint_path):
+        return None
+    return state.model_checkpoint_path
 
 
 def _open(ckpt_dir_or_file: str) -> dict:
@@ -192,11 +251,11 @@ def _open(ckpt_dir_or_file: str) -> dict:
         if path is None:
             raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given directory "
                              f"{ckpt_dir_or_file}")
-    if not os.path.isfile(path):
+    if not checkpoint_exists(path):
         raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find "
                                         f"any matching files for {ckpt_dir_or_file}")
     try:
-        arrays = read_arrays(path)
+        arrays = read_arrays(data_path(path))
     except CheckpointError as e:
         raise DataLossError(None, None, str(e)) from None
     arrays.pop(_MARK, None)
@@ -215,3 +274,38 @@ def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
     if name not in arrays:
         raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
     return arrays[name]
+
+
+class CheckpointReader:
+    """``tf.train.NewCheckpointReader(path)`` / ``load_checkpoint``: a saved checkpoint's
+    names, shapes, dtypes and values."""
+
+    def __init__(self, ckpt_dir_or_file: str):
+        self._arrays = _open(ckpt_dir_or_file)
+
+    def get_variable_to_shape_map(self) -> dict[str, list[int]]:
+        return {k: list(v.shape) for k, v in self._arrays.items()}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        from .dtypes import as_dtype  # noqa: PLC0415
+        return {k: as_dtype(v.dtype) for k, v in self._arrays.items()}
+
+    def has_tensor(self, name: str) -> bool:
+        return name in self._arrays
+
+    def get_tensor(self, name: str) -> np.ndarray:
+        if name not in self._arrays:
+            raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        return self._arrays[name]
+
+    def debug_string(self) -> bytes:
+        from .dtypes import as_dtype  # noqa: PLC0415
+        return "".join(f"{k} (DT_{as_dtype(v.dtype).tf_name.upper()}) {list(v.shape)}\n"
+                       for k, v in sorted(self._arrays.items())).encode()
+
+
+def NewCheckpointReader(filepattern: str) -> CheckpointReader:  # noqa: N802  (TF's name)
+    return CheckpointReader(filepattern)
+
+
+load_checkpoint = NewCheckpointReader

@@ -176,20 +176,23 @@ def to_json(graph: Graph, indent: int | None = None) -> str:
 
 
 def _collections(graph: Graph) -> dict:
-    """The other collections (LOSSES, UPDATE_OPS, "global_step", "train_op"...) by node name, as
-    TF's meta graph keeps them; items that are not graph elements are left out, as TF does."""
+    """The named collections' ops, tensors and (global) variables, by name -- as a MetaGraph
+    keeps them, so ``get_collection("train_op")`` works after ``import_meta_graph``. Other
+    Python objects in a collection are not kept."""
+    from .graph import Operation, Tensor  # noqa: PLC0415
+    global_ops = {v.op.name for v in graph.get_collection(GLOBAL_VARIABLES)}
     out = {}
     for key in graph.get_all_collection_keys():
         if key in (GLOBAL_VARIABLES, TRAINABLE_VARIABLES):
             continue
         items = []
-        for v in graph.get_collection(key):
-            if isinstance(v, Variable):
-                items.append({"variable": v.op.name})
-            elif isinstance(v, Tensor):
-                items.append({"tensor": v.name})
-            elif isinstance(v, Operation):
-                items.append({"op": v.name})
+        for item in graph.get_collection(key):
+            if isinstance(item, Variable) and item.op.name in global_ops:
+                items.append(["variable", item.op.name])
+            elif isinstance(item, Tensor):
+                items.append(["tensor", item.name])
+            elif isinstance(item, Operation):
+                items.append(["op", item.name])
         if items:
             out[key] = items
     return out
@@ -206,6 +209,15 @@ def _fn_region(sub: SubGraph, args: list, outs: list) -> dict:
 
 def _fn_parts(r: Region) -> tuple:
     return r.graph, r.args, r.outs
+
+
+def _load_collections(table: dict, graph: Graph) -> None:
+    variables = {v.op.name: v for v in graph.get_collection(GLOBAL_VARIABLES)}
+    find = {"variable": variables.__getitem__, "tensor": graph.get_tensor_by_name,
+            "op": graph.get_operation_by_name}
+    for key, items in table.items():
+        for kind, name in items:
+            graph.add_to_collection(key, find[kind](name))
 
 
 def _load_ops(ops: list[dict], graph: Graph) -> None:
@@ -263,16 +275,7 @@ def from_json(text: str, graph: Graph | None = None) -> Graph:
     graph = Graph() if graph is None else graph
     _load_ops(data["ops"], graph)
     _load_grad_programs(data["grad_programs"], graph)
-    by_op = {}
     for v in data["variables"]:
-        by_op[v["op"]] = Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"],
-                                             v["trainable"])
-    for key, items in data.get("collections", {}).items():
-        for it in items:
-            if "variable" in it:
-                if it["variable"] in by_op:
-                    graph.add_to_collection(key, by_op[it["variable"]])
-            else:
-                graph.add_to_collection(key, graph.get_tensor_by_name(it["tensor"]) if "tensor" in it
-                                        else graph.get_operation_by_name(it["op"]))
+        Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"], v["trainable"])
+    _load_collections(data.get("collections", {}), graph)
     return graph

@@ -51,9 +51,11 @@ def _fetch_key(fetches: Any) -> Any:
     el = getattr(fetches, "_as_graph_element", None)
     if el is not None:
         return el()
-    raise TypeError(f"Fetch argument {fetches!r} has invalid type {type(fetches)}, must be a "
-                    f"string or Tensor. (Can not convert a {type(fetches).__name__} into a Tensor "
-                    f"or Operation.)")
+    kind = type(fetches).__name__
+    if fetches is None:
+        raise TypeError(f'Argument `fetch` = None has invalid type "{kind}". Cannot be None')
+    raise TypeError(f'Argument `fetch` = {fetches!r} has invalid type "{kind}" must be a string or '
+                    f"Tensor. (Can not convert a {kind} into a Tensor or Operation.)")
 
 
 def _run_key(fetches: Any) -> Any:

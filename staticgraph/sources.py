@@ -4,6 +4,7 @@ Their run-time behaviour lives in ``kinds.py``; here they are only built.
 """
 from __future__ import annotations
 
+import pprint
 import sys
 from typing import Any
 
@@ -58,20 +59,32 @@ def Print(input_, data, message: str | None = None, first_n: int | None = None, 
     return op.outputs[0]
 
 
-def print_op(*inputs, output_stream=sys.stderr, sep: str = " ", end: str = "\n",
-             name: str | None = None) -> Operation:
-    """``tf.print``: an op (run it or make it a control dependency) printing its inputs."""
-    template, tensors = [], []
+def print_op(*inputs, output_stream=sys.stderr, summarize: int | None = 3, sep: str = " ",
+             end: str = "\n", name: str | None = None) -> Operation:
+    """``tf.print``: an op (run it or make it a control dependency) printing its inputs.
+
+    As TF builds its template: a Python string is printed as is, any other input (a tensor, or
+    a nested structure holding tensors) with ``pprint.pformat``, each tensor shown in TF's
+    layout (``[[1 2.5]\n [3 4]]``, ``summarize`` entries at each end of an axis).
+    """
+    from . import nest  # noqa: PLC0415
+    marker = "\x00TENSOR\x00"
+    templates, tensors = [], []
     for x in inputs:
-        if isinstance(x, Tensor) or hasattr(x, "_as_graph_element"):
-            template.append(None)
-            tensors.append(convert_to_tensor(x))
-        else:
-            template.append(str(x))
+        if isinstance(x, str):
+            templates.append(x)
+            continue
+        flat = []
+        for leaf in nest.flatten(x):
+            if isinstance(leaf, Tensor) or hasattr(leaf, "_as_graph_element"):
+                tensors.append(convert_to_tensor(leaf))
+                flat.append(marker)
+            else:
+                flat.append(leaf)
+        templates.append(pprint.pformat(nest.pack_sequence_as(x, flat)))
+    template = sep.join(templates).replace(repr(marker), marker)
     stream = "stdout" if output_stream in (sys.stdout, "stdout") else "stderr"
-    template = tuple(template)
-    if sep != " ":
-        raise NotImplementedError("tf.print(sep=...) other than ' ' is not supported")
-    return get_default_graph().create_op("PrintV2", tuple(tensors),
-                                         {"template": template, "output_stream": stream, "end": end},
-                                         [], name=name or "PrintV2")
+    return get_default_graph().create_op(
+        "PrintV2", tuple(tensors), {"template": tuple(template.split(marker)), "output_stream": stream,
+                                    "end": end, "summarize": summarize},
+        [], name=name or "PrintV2")

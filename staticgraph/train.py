@@ -21,16 +21,21 @@ from . import ops
 from .build import convert_to_tensor
 from .gradients import gradients
 from .graph import Operation, Tensor, control_dependencies, get_default_graph, name_scope
-from .learning_rate_decay import (exponential_decay, inverse_time_decay, piecewise_constant,
-                                  polynomial_decay)
-from .saver import Saver, import_meta_graph, latest_checkpoint, list_variables, load_variable
+from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
+                                  natural_exp_decay, piecewise_constant, polynomial_decay)
+from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,
+                    get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
+                    load_checkpoint, load_variable)
 from .sources import group
 from .variables import Variable, trainable_variables
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
-           "RMSPropOptimizer", "AdagradOptimizer", "get_or_create_global_step", "get_global_step",
+           "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "get_or_create_global_step", "get_global_step",
            "Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
-           "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay"]
+           "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
+           "load_checkpoint",
+           "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay",
+           "natural_exp_decay", "cosine_decay"]
 
 
 class Optimizer:
@@ -54,18 +59,20 @@ class Optimizer:
             raise ValueError(f"No gradients provided for any variable, check your graph for ops "
                              f"that do not support gradients, between variables "
                              f"{[v.name for _, v in grads_and_vars]} and loss.")
+        self._prepare(pairs)             # TF: non-slot variables in the caller's name scope
         with name_scope(name or self._name) as scope:
-            self._prepare(pairs)
             updates = []
             for g, v in pairs:           # TF: each update (and its slots) where its variable is
                 with get_default_graph().colocate_with(v.op):
                     updates.append(self._apply_dense(g, v))
-            with control_dependencies(updates):   # TF: the returned op takes the scope's name
+            with control_dependencies(updates):   # TF: the returned op is named as the scope
                 finish = self._finish(updates, "update" if global_step is not None else scope)
             if global_step is not None:
                 with control_dependencies([finish]):
                     finish = global_step.assign_add(1, name=scope).op
-            get_default_graph().add_to_collection("train_op", finish)   # TF's GraphKeys.TRAIN_OP
+            train_ops = get_default_graph().get_collection_ref("train_op")   # as TF1 does
+            if finish not in train_ops:
+                train_ops.append(finish)
             return finish
 
     def minimize(self, loss, global_step=None, var_list=None, name: str | None = None,
@@ -83,15 +90,19 @@ class Optimizer:
     def _finish(self, updates, name: str) -> Operation:
         return group(*updates, name=name)
 
-    def _slot(self, v: Variable, slot_name: str, init: float = 0.0, key: str | None = None) -> Variable:
-        """The slot variable ``<var>/<slot_name>`` (filled with ``init``); ``get_slot`` finds it
-        by ``key`` (TF's slot key, e.g. ``"rms"``) or by ``slot_name``."""
-        key = (v.op.name, key or slot_name)
-        if key not in self._slots:
+    def _slot(self, v: Variable, key: str, init: float = 0.0) -> Variable:
+        """The slot ``key`` (TF's slot name: ``"m"``, ``"rms"``...) of ``v``, filled with ``init``.
+
+        As TF names it: ``<var>/<optimizer name>``, made unique (``w/Adam``, ``w/Adam_1``)."""
+        slot = (v.op.name, key)
+        if slot not in self._slots:
             with get_default_graph().name_scope(v.op.name + "/"):
                 value = np.full(v.shape.as_list(), init, dtype=v.dtype.as_numpy_dtype)
-                self._slots[key] = Variable(value, trainable=False, name=slot_name)
-        return self._slots[key]
+                self._slots[slot] = Variable(value, trainable=False, name=self._name)
+        return self._slots[slot]
+
+    def get_name(self) -> str:
+        return self._name
 
     def get_slot_names(self) -> list[str]:
         return sorted({k for _, k in self._slots})
@@ -125,7 +136,7 @@ class MomentumOptimizer(Optimizer):
 
     def _apply_dense(self, g, v):
         lr, mu = self._hyper(self._lr, v), self._hyper(self._momentum, v)
-        acc = self._slot(v, "Momentum")
+        acc = self._slot(v, "momentum")
         new_acc = acc.assign(ops.add(ops.multiply(acc, mu), g))
         step = ops.add(g, ops.multiply(new_acc, mu)) if self._nesterov else new_acc
         return v.assign_sub(ops.multiply(step, lr))
@@ -142,16 +153,15 @@ class AdamOptimizer(Optimizer):
         if self._powers is None:
             first = min((v for _, v in pairs), key=lambda v: v.op.name)
             dtype = first.dtype
-            with get_default_graph().name_scope(None):
-                self._powers = (Variable(np.array(self._beta1, dtype.as_numpy_dtype), trainable=False, name="beta1_power"),
-                                Variable(np.array(self._beta2, dtype.as_numpy_dtype), trainable=False, name="beta2_power"))
+            self._powers = (Variable(np.array(self._beta1, dtype.as_numpy_dtype), trainable=False, name="beta1_power"),
+                            Variable(np.array(self._beta2, dtype.as_numpy_dtype), trainable=False, name="beta2_power"))
 
     def _apply_dense(self, g, v):
         b1p, b2p = (convert_to_tensor(p) for p in self._powers)
         b1, b2 = self._beta1, self._beta2
         lr_t = ops.multiply(self._hyper(self._lr, v),
                             ops.truediv(ops.sqrt(ops.subtract(1.0, b2p)), ops.subtract(1.0, b1p)))
-        m, s = self._slot(v, "Adam"), self._slot(v, "Adam_1")
+        m, s = self._slot(v, "m"), self._slot(v, "v")
         m_t = m.assign(ops.add(ops.multiply(m, b1), ops.multiply(g, 1 - b1)))
         v_t = s.assign(ops.add(ops.multiply(s, b2), ops.multiply(ops.square(g), 1 - b2)))
         step = ops.truediv(ops.multiply(lr_t, m_t), ops.add(ops.sqrt(v_t), self._eps))
@@ -177,12 +187,12 @@ class RMSPropOptimizer(Optimizer):
 
     def _apply_dense(self, g, v):
         lr = self._hyper(self._lr, v)
-        rms = self._slot(v, self._name, init=1.0, key="rms")
-        mom = self._slot(v, self._name + "_1", key="momentum")
+        rms = self._slot(v, "rms", init=1.0)             # TF's creation order: rms, mg, momentum
+        mg = self._slot(v, "mg") if self._centered else None
+        mom = self._slot(v, "momentum")
         ms_t = rms.assign(ops.add(ops.multiply(rms, self._decay), ops.multiply(ops.square(g), 1 - self._decay)))
         denom = ms_t
         if self._centered:
-            mg = self._slot(v, self._name + "_2", key="mg")
             mg_t = mg.assign(ops.add(ops.multiply(mg, self._decay), ops.multiply(g, 1 - self._decay)))
             denom = ops.subtract(ms_t, ops.square(mg_t))
         step = ops.truediv(ops.multiply(g, lr), ops.sqrt(ops.add(denom, self._eps)))
@@ -202,9 +212,31 @@ class AdagradOptimizer(Optimizer):
         self._lr, self._init = learning_rate, initial_accumulator_value
 
     def _apply_dense(self, g, v):
-        acc = self._slot(v, self._name, init=self._init, key="accumulator")
+        acc = self._slot(v, "accumulator", init=self._init)
         acc_t = acc.assign(ops.add(acc, ops.square(g)))
         return v.assign_sub(ops.truediv(ops.multiply(g, self._hyper(self._lr, v)), ops.sqrt(acc_t)))
+
+
+class AdadeltaOptimizer(Optimizer):
+    """TF1's Adadelta: ``accum = rho*accum + (1-rho)*g^2``,
+    ``update = sqrt(accum_update + eps) / sqrt(accum + eps) * g``,
+    ``accum_update = rho*accum_update + (1-rho)*update^2``, ``var -= lr * update``."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False,
+                 name="Adadelta"):
+        super().__init__(use_locking, name)
+        self._lr, self._rho, self._eps = learning_rate, rho, epsilon
+
+    def _apply_dense(self, g, v):
+        rho = self._rho
+        acc, acc_up = self._slot(v, "accum"), self._slot(v, "accum_update")
+        acc_t = acc.assign(ops.add(ops.multiply(acc, rho), ops.multiply(ops.square(g), 1 - rho)))
+        update = ops.multiply(ops.truediv(ops.sqrt(ops.add(acc_up, self._eps)),
+                                          ops.sqrt(ops.add(acc_t, self._eps))), g)
+        acc_up_t = acc_up.assign(ops.add(ops.multiply(acc_up, rho),
+                                         ops.multiply(ops.square(update), 1 - rho)))
+        with control_dependencies([acc_up_t.op]):
+            return v.assign_sub(ops.multiply(update, self._hyper(self._lr, v)))
 
 
 def get_or_create_global_step(graph=None) -> Variable:

@@ -42,8 +42,8 @@ class _ReuseMode(enum.Enum):
 
 AUTO_REUSE = _ReuseMode.AUTO_REUSE
 
-_SCOPE_STORE = "__varscope"
-_VAR_STORE = "__variable_store"
+_SCOPE_STORE = ("__varscope",)  # tuple keys, as TF: not listed by get_all_collection_keys
+_VAR_STORE = ("__variable_store",)
 
 
 class VariableScope:

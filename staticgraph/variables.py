@@ -37,7 +37,7 @@ from .shape import TensorShape, as_shape_tuple
 __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
            "local_variables", "is_variable_initialized", "read_handle", "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES",
-           "report_uninitialized_variables"]
+           "assign", "assign_add", "assign_sub", "report_uninitialized_variables"]
 
 GLOBAL_VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
@@ -215,8 +215,9 @@ class Variable:
     def _assign_op(self, kind: str, value: Any, name: str | None, read_value: bool):
         value = convert_to_tensor(value, dtype=self._dtype)
         if self._shape is not None and not value.shape.is_compatible_with(self._shape):
-            raise ValueError(f"Shapes {self.shape} and {value.shape} are incompatible "
-                             f"(assigning to variable {self._shared})")
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
+                             f"The variable shape {self.shape}, and the assigned value shape "
+                             f"{value.shape} are incompatible.")
         op = get_default_graph().create_op(kind, (self._handle, value),
                                            {"var": self._shared, "dtype": self._dtype}, [],
                                            name=name or kind)
@@ -297,22 +298,41 @@ def is_variable_initialized(variable: Variable) -> Tensor:
     return variable.is_initialized()
 
 
+
+def assign(ref: Variable, value: Any, validate_shape=None, use_locking=None, name: str | None = None):
+    """``tf.assign(v, value)``: ``v.assign(value)`` (TF1's module-level spelling)."""
+    return ref.assign(value, name=name)
+
+
+def assign_add(ref: Variable, value: Any, use_locking=None, name: str | None = None):
+    """``tf.assign_add(v, delta)``: ``v.assign_add(delta)``."""
+    return ref.assign_add(value, name=name)
+
+
+def assign_sub(ref: Variable, value: Any, use_locking=None, name: str | None = None):
+    """``tf.assign_sub(v, delta)``: ``v.assign_sub(delta)``."""
+    return ref.assign_sub(value, name=name)
+
+
 def report_uninitialized_variables(var_list=None, name: str = "report_uninitialized_variables") -> Tensor:
     """The names (a 1-D string tensor) of the variables in ``var_list`` (default: global and
-    local) not initialized when it runs, as TF builds it: a boolean_mask of their names.
+    local variables) that are not initialized yet, as TF reports them.
 
     >>> import staticgraph as tf
     >>> v = tf.Variable(1.0, name="v")
     >>> with tf.Session() as s: print(s.run(tf.report_uninitialized_variables()))
     [b'v']
     """
-    from .array_ops import boolean_mask  # noqa: PLC0415  (array_ops builds on ops; kept lazy)
-    from .build import constant  # noqa: PLC0415
-    from .ops import logical_not, stack  # noqa: PLC0415
-    var_list = global_variables() + local_variables() if var_list is None else list(var_list)
-    with get_default_graph().name_scope(name):
+    from .array_ops import boolean_mask
+    from .build import constant
+    from .ops import logical_not, stack
+    graph = get_default_graph()
+    if var_list is None:
+        var_list = [*global_variables(), *local_variables()]
+    with graph.name_scope(name):
+        names = np.empty(len(var_list), dtype=object)
+        names[:] = [v.op.name.encode() for v in var_list]
         if not var_list:
             return constant(np.array([], dtype=bytes), dtype=_dtypes.string)
-        mask = logical_not(stack([v.is_initialized() for v in var_list]))
-        return boolean_mask(constant([v.op.name for v in var_list]), mask)
-
+        done = stack([v.is_initialized() for v in var_list])
+        return boolean_mask(constant(names, dtype=_dtypes.string), logical_not(done))

@@ -207,7 +207,7 @@ def test_error_body_changes_a_loop_var_dtype():
 
 
 def test_error_loop_var_shape_changes_without_shape_invariants():
-    with pytest.raises(ValueError, match=r"Input tensor 'Const:0' enters the loop with shape \(1,\), "
+    with pytest.raises(ValueError, match=r"Input tensor `Const:0` enters the loop with shape \(1,\), "
                                          r"but has shape \(2,\) after one iteration\. To allow the "
                                          r"shape to vary across iterations, use the `shape_invariants`"):
         tf.while_loop(lambda y: tf.reduce_sum(y) < 10.0, lambda y: tf.concat([y, y], 0),
@@ -316,8 +316,10 @@ def test_error_cond_branch_structures_differ():
 
 
 def test_error_cond_branch_dtypes_differ():
-    with pytest.raises(ValueError, match="Outputs of true_fn and false_fn must have the same type: "
-                                         "int32, float32"):
+    with pytest.raises(TypeError, match=r"^true_fn and false_fn arguments to tf.cond must have the "
+                                        r"same number, type, and overall structure of return values.(.|\n)*"
+                                        r'Tensor\("Const:0", shape=\(\), dtype=int32\) and Tensor\('
+                                        r'"Const:0", shape=\(\), dtype=float32\) have different types'):
         tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(1.0))
 
 

@@ -363,8 +363,8 @@ def test_while_loop_body_returning_the_wrong_structure(m):
 def test_cond_branches_with_different_dtypes(m):
     with m.graph.as_default():
         p = m.loss > 0.0
-        with pytest.raises(ValueError, match="Outputs of true_fn and false_fn must have the same "
-                                             "type: float32, int32"):
+        with pytest.raises(TypeError, match="^true_fn and false_fn arguments to tf.cond must have "
+                                            "the same number, type, and overall structure"):
             tf.cond(p, lambda: tf.constant(1.0), lambda: tf.constant(1))
         with pytest.raises(TypeError, match="pred must not be a Python bool"):
             tf.cond(True, lambda: m.loss, lambda: m.loss)

@@ -275,7 +275,7 @@ def test_saver_var_list_global_step_and_uninitialized(tmp_path):
             sess.run(tf.global_variables_initializer())
             path = tf.train.Saver({"weights": w}).save(sess, str(tmp_path / "a"), global_step=3)
             assert path.endswith("a-3")
-            assert sorted(checkpoint.read_arrays(path)) == ["__format__", "weights"]
+            assert sorted(checkpoint.read_arrays(path + ".data-00000-of-00001")) == ["__format__", "weights"]
             sess.run(w.assign([0.0, 0.0]))
             tf.train.Saver({"weights": w}).restore(sess, path)
             assert sess.run(w).tolist() == [1.0, 2.0] and sess.run(v).tolist() == [3.0]
@@ -292,7 +292,8 @@ def test_saver_keeps_only_the_newest_max_to_keep_checkpoints(tmp_path):
                 sess.run(step)
                 saver.save(sess, str(tmp_path / "m"), global_step=k)
             assert saver.last_checkpoints == [str(tmp_path / "m-2"), str(tmp_path / "m-3")]
-            assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m-2", "m-2.meta", "m-3", "m-3.meta"]
+            assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m-2.data-00000-of-00001", "m-2.index", "m-2.meta",
+                                                   "m-3.data-00000-of-00001", "m-3.index", "m-3.meta"]
             saver.restore(sess, str(tmp_path / "m-2"))
             assert sess.run(w).tolist() == [3.0]
 
@@ -316,6 +317,7 @@ def _restore_error_case(tmp_path, make_bad):
 
 
 def _rewrite(path, **changes):
+    path = path + ".data-00000-of-00001"
     arrays = checkpoint.read_arrays(path)
     for k, v in changes.items():
         if v is None:
@@ -326,15 +328,15 @@ def _rewrite(path, **changes):
 
 
 @pytest.mark.parametrize("make_bad, error, message", [
-    (_truncate, tf.errors.DataLossError, "truncated or corrupted"),
-    (_flip_byte, tf.errors.DataLossError, "truncated or corrupted"),
+    (lambda p: _truncate(p + ".data-00000-of-00001"), tf.errors.DataLossError, "truncated or corrupted"),
+    (lambda p: _flip_byte(p + ".data-00000-of-00001"), tf.errors.DataLossError, "truncated or corrupted"),
     (lambda p: _rewrite(p, b=None), tf.errors.NotFoundError, "Key b not found in checkpoint"),
     (lambda p: _rewrite(p, b=np.zeros(3)), tf.errors.InvalidArgumentError,
      r"Assign requires shapes of both tensors to match. lhs shape= \[2\] rhs shape= \[3\]"),
     (lambda p: _rewrite(p, b=np.zeros(2, np.float32)), tf.errors.InvalidArgumentError,
      "expected dtype float64 does not equal original dtype float32"),
     (lambda p: _rewrite(p, __format__=None), tf.errors.DataLossError, "not a staticgraph checkpoint"),
-    (os.remove, ValueError, "The passed save_path is not a valid checkpoint"),
+    (lambda p: os.remove(p + ".index"), ValueError, "The passed save_path is not a valid checkpoint"),
 ])
 def test_bad_checkpoint_restore_raises_and_changes_nothing(tmp_path, make_bad, error, message):
     e = _restore_error_case(tmp_path, make_bad)
@@ -381,4 +383,4 @@ def test_saver_failure_mid_save_keeps_old_checkpoint(tmp_path, monkeypatch):
             monkeypatch.undo()
             saver.restore(sess, path)
             assert sess.run(w).tolist() == [1.0, 2.0]
-    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m", "m.meta"]
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "m.data-00000-of-00001", "m.index", "m.meta"]

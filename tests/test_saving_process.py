@@ -125,7 +125,7 @@ def _saved_version(path: str, engine: str) -> int:
         obj = torch.load(path)
         w, k = obj["w"].numpy(), obj["k"]
     else:
-        w = read_arrays(path)["w"]
+        w = read_arrays(path + ".data-00000-of-00001")["w"]
         k = int(w[0])
     assert w.shape == (2_000_000,) and (w == k).all()
     return k

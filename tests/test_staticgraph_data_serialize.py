@@ -47,6 +47,16 @@ def test_a_pipeline_of_every_representable_kind_round_trips():
     assert g2.get_tensor_by_name(a.name).shape.as_list() == [3, 2]
 
 
+def test_concatenate_and_unbatch_round_trip():
+    with tf.Graph().as_default() as g:
+        ds = (tf.data.Dataset.range(5).batch(2).unbatch()
+              .concatenate(tf.data.Dataset.from_tensor_slices(np.array([7, 8], dtype=np.int64))))
+        v = tf.data.make_one_shot_iterator(ds).get_next()
+    want = _drain(g, [v.name])
+    assert [w[0] for w in want] == [0, 1, 2, 3, 4, 7, 8]
+    _same(_drain(from_json(to_json(g)), [v.name]), want)
+
+
 def test_a_saved_meta_graph_with_an_iterator_restores_and_runs(tmp_path):
     with tf.Graph().as_default():
         w = tf.Variable(1.0, name="w")

@@ -133,7 +133,7 @@ def test_optimizer_updates_and_slots_sit_with_their_variable(g):
     with tf.device("/job:worker/task:1"):
         opt = tf.train.MomentumOptimizer(0.1, 0.9)
         opt.minimize(loss)
-    assert opt.get_slot(w, "Momentum").device == "/job:ps/task:0"        # as TF
+    assert opt.get_slot(w, "momentum").device == "/job:ps/task:0"        # as TF
     updates = [op for op in g.get_operations() if op.type == "AssignSubVariableOp"]
     assert updates and all(op.device == "/job:ps/task:0" for op in updates)
     with tf.colocate_with(w):

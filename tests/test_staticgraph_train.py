@@ -56,7 +56,7 @@ def test_momentum(nesterov):
             acc = 0.9 * acc + g
             ref = ref - 0.1 * (g + 0.9 * acc if nesterov else acc)
         np.testing.assert_allclose(s.run(w), ref, rtol=1e-12)
-        np.testing.assert_allclose(s.run(opt.get_slot(w, "Momentum")), acc, rtol=1e-12)
+        np.testing.assert_allclose(s.run(opt.get_slot(w, "momentum")), acc, rtol=1e-12)
 
 
 def test_adam_uses_tf1_epsilon_hat():

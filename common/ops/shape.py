@@ -618,8 +618,9 @@ def _set_item(buf, position, item, size=None):
         buf = np.zeros((size or 0,) + item.shape, dtype=item.dtype)
     if i >= len(buf):
         if size is not None:
-            raise IndexError(f"Tried to write to index {i} but array is not resizeable and size "
-                             f"is: {size}")
+            raise ShapeError(f"Tried to write to index {i} but array is not resizeable and size "
+                             f"is: {size}", tf=f"Trying to modify element {i} in a list with {size} "
+                                               f"elements.")
         buf = np.concatenate([buf, np.zeros((i + 1 - len(buf),) + item.shape, item.dtype)])
     out = buf.copy()
     out[i] = item

@@ -23,13 +23,10 @@ PROGRAMS = ("cnn", "charrnn", "linreg")
 
 KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {
     "cnn": {22: "TF 2.x prefixes every run-time error with 'Graph execution error:' and a stack "
-                "summary; this engine starts with the op's own sentence ('End of sequence')",
-            25: "checkpoint files: TF writes model.index + model.data-00000-of-00001, this engine "
-                "one model file (its own format)"},
+                "summary; this engine starts with the op's own sentence ('End of sequence')"},
     "charrnn": {8: "TF's sparse softmax cross-entropy of rank-3 logits reshapes to 2-D and back "
                    "(…/Reshape_2); here one op of any rank"},
-    "linreg": {10: "gradient tensor names: TF sums two uses with AddN, here Add",
-               11: "gradient tensor names: TF ends with a tuple/control_dependency identity"},
+    "linreg": {11: "gradient tensor names: TF ends with a tuple/control_dependency identity"},
 }
 """Per program: line index (0-based) of ``expected`` -> why staticgraph prints it differently."""
 

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import re
 from typing import Any, Callable, NamedTuple
+
+import numpy as np
 
 from common.shapes import fmt_shape
 
@@ -106,6 +109,40 @@ class _Fail:
         raise explained from err
 
 
+_OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis \d+ with size (\d+)")
+_RESHAPE = re.compile(r"cannot reshape array of size (\d+) into shape \((.*)\)")
+
+
+def _tf_words(err: BaseException, inputs: list) -> str:
+    """TF's sentence for a numpy failure TF reports in its own words ('' if none applies)."""
+    text = str(err)
+    if getattr(err, "tf", None):           # an op's own failure, already in TF's words
+        return err.tf
+    if "could not be broadcast" in text:
+        dims = [getattr(x, "shape", None) for x in inputs]
+        return "Incompatible shapes: " + " vs. ".join(
+            "[" + ",".join(map(str, d)) + "]" for d in dims if d is not None)
+    m = _OUT_OF_BOUNDS.search(text)
+    if m and isinstance(err, IndexError):
+        bad, size = int(m.group(1)), int(m.group(2))
+        for x in inputs:              # the index array holding the bad value: its flat position
+            if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and (x == bad).any():
+                at = int(np.flatnonzero(x.reshape(-1) == bad)[0])
+                return f"indices[{at}] = {bad} is not in [0, {size})"
+        return f"indices = {bad} is not in [0, {size})"
+    m = _RESHAPE.search(text)
+    if m:
+        dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
+        known = [int(d) for d in dims if d.lstrip("-").isdigit() and int(d) >= 0]
+        wanted = int(np.prod(known)) if known else 1
+        if len(known) < len(dims):
+            return (f"Input to reshape is a tensor with {m.group(1)} values, but the requested "
+                    f"shape requires a multiple of {wanted}")
+        return (f"Input to reshape is a tensor with {m.group(1)} values, but the requested shape "
+                f"has {wanted}")
+    return ""
+
+
 def failure(err: BaseException, filename: str, line_step: dict, env: dict | None = None,
             owner: Operation | None = None) -> InvalidArgumentError | None:
     """``err`` explained: the node whose generated line (in ``filename``) raised it, its op,
@@ -121,12 +158,10 @@ def failure(err: BaseException, filename: str, line_step: dict, env: dict | None
     shapes = ", ".join(fmt_shape(getattr(values.get(a, (env or {}).get(a)), "shape", None))
                        for a in args)
     inside = f", inside {owner.type} '{owner.name}'" if owner is not None else ""
-    lead = ""
-    if "could not be broadcast" in str(err):  # TF's words first (a search finds TF's answers)
-        dims = [getattr(values.get(a, (env or {}).get(a)), "shape", None) for a in args]
-        lead = ("Incompatible shapes: " + " vs. ".join(
-            "[" + ",".join(map(str, d)) + "]" for d in dims if d is not None)
-            + f"\n\t [[{{{{node {op.name}}}}}]]\n")
+    inputs = [values.get(a, (env or {}).get(a)) for a in args]
+    lead = _tf_words(err, inputs)          # TF's words first (a search finds TF's answers)
+    if lead:
+        lead += f"\n\t [[{{{{node {op.name}}}}}]]\n"
     return InvalidArgumentError(
         None, op, f"{lead}{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
                   f"shapes: {shapes}{inside}\n  created at {op.site}")

@@ -20,3 +20,19 @@ class experimental:  # noqa: N801  (tf.data.experimental)
 
 
 AUTOTUNE = experimental.AUTOTUNE
+
+
+def get_output_types(dataset_or_iterator):
+    """``tf.data.get_output_types(ds)``: ``ds.output_types`` (TF1's accessor)."""
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes
+
+
+__all__ += ["get_output_types", "get_output_shapes", "get_output_classes"]

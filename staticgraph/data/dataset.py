@@ -221,6 +221,31 @@ class Dataset:
         return self._derive(lambda up, ctx: itertools.islice(up(), max(count, 0), None) if count >= 0
                             else iter(()), "SkipDataset", {"count": count})
 
+    def concatenate(self, dataset) -> "Dataset":
+        """This dataset's elements, then ``dataset``'s (same structure and dtypes); a dim the two
+        disagree on becomes unknown."""
+        if [d for _, d in self._specs] != [d for _, d in dataset._specs]:
+            raise TypeError(f"Incompatible dataset element types: "
+                            f"{[np.dtype(d).name for _, d in self._specs]} and "
+                            f"{[np.dtype(d).name for _, d in dataset._specs]}")
+        specs = [(_common_shape(a, b), d) for (a, d), (b, _) in zip(self._specs, dataset._specs)]
+        n, first, second = len(self._inputs), self._make, dataset._make
+
+        def make(values, ctx):
+            return itertools.chain(first(values[:n], ctx), second(values[n:], ctx))
+        return Dataset([*self._inputs, *dataset._inputs], self._structure, specs, make,
+                       ("ConcatenateDataset", {}, (self, dataset)))
+
+    def unbatch(self) -> "Dataset":
+        """Each element split along its first axis into that many elements."""
+        specs = [(None if sh is None else tuple(sh[1:]), d) for sh, d in self._specs]
+
+        def unbatched(upstream, ctx):
+            for element in upstream():
+                for i in range(len(element[0])):
+                    yield tuple(c[i] for c in element)
+        return self._derive(unbatched, "UnbatchDataset", {}, specs)
+
     def prefetch(self, buffer_size=None) -> "Dataset":
         """Accepted (elements are produced on demand, in the Session's thread)."""
         return self
@@ -279,6 +304,11 @@ class Dataset:
     @property
     def output_shapes(self):
         return pack_as(self._structure, [TensorShape(s) for s, _ in self._specs])
+
+    @property
+    def output_classes(self):
+        from ..graph import Tensor  # noqa: PLC0415
+        return pack_as(self._structure, [Tensor for _ in self._specs])
 
     @property
     def element_spec(self):
@@ -389,3 +419,10 @@ def _plan(sub: SubGraph, outs: list[Tensor], feeds: list[Tensor]):
     from ..kinds import SessionState  # noqa: PLC0415
     exe = compile_plan(outs, feeds, SessionState(), "list")
     return exe.fn
+
+
+def _common_shape(a, b):
+    """The most specific shape both ``a`` and ``b`` fit (None dims where they differ)."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return tuple(x if x == y else None for x, y in zip(a, b))

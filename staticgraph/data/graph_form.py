@@ -79,7 +79,9 @@ def rebuild(d: dict, graph: Graph, decode_fn: Callable) -> Dataset:
              "ShuffleDataset": lambda: up._shuffle(p["size"], p["seeds"]),
              "RepeatDataset": lambda: up.repeat(p["count"]),
              "TakeDataset": lambda: up.take(p["count"]),
-             "SkipDataset": lambda: up.skip(p["count"])}
+             "SkipDataset": lambda: up.skip(p["count"]),
+             "UnbatchDataset": lambda: up.unbatch(),
+             "ConcatenateDataset": lambda: up.concatenate(parents[1])}
     return build[kind]()
 
 

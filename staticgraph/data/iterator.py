@@ -59,6 +59,10 @@ class Iterator:
     def output_shapes(self):
         return self._dataset.output_shapes
 
+    @property
+    def output_classes(self):
+        return self._dataset.output_classes
+
     def get_next(self, name: str | None = None):
         """The next element: tensors in the dataset's structure (runs advance the iterator)."""
         ds = self._dataset
