@@ -230,3 +230,96 @@ def test_gradients_match_finite_differences(cls):
     ((out * out).sum()).backward()
     np.testing.assert_allclose(m.weight_hh_l0_reverse.grad.detach().numpy(), numeric_grad(loss_np, w), atol=1e-6)
     np.testing.assert_allclose(xt.grad.detach().numpy(), numeric_grad(loss_np, x), atol=1e-6)
+
+
+def _cell_math(mode, gi, gh, state):
+    """One step from the two projections, in dyngraph ops (so autograd gives its gradient)."""
+    h, n = state[0], state[0].shape[-1]
+    if mode == "LSTM":
+        g = gi + gh
+        c = g[:, n:2 * n].sigmoid() * state[1] + g[:, :n].sigmoid() * g[:, 2 * n:3 * n].tanh()
+        return (g[:, 3 * n:].sigmoid() * c.tanh(), c)
+    if mode == "GRU":
+        r, z = (gi[:, :n] + gh[:, :n]).sigmoid(), (gi[:, n:2 * n] + gh[:, n:2 * n]).sigmoid()
+        return ((1 - z) * (gi[:, 2 * n:] + r * gh[:, 2 * n:]).tanh() + z * h,)
+    return ((gi + gh).tanh() if mode == "RNN_TANH" else (gi + gh).relu(),)
+
+
+def _per_step_layer(m, x, lengths):
+    """The layer the per-step way: each sequence alone over its own length, ``x_t @ W_ih.T``
+    inside every step.  Returns each sequence's outputs ``(L, dirs*H)`` and final states."""
+    P = dict(m.named_parameters())
+    dirs = 2 if m.bidirectional else 1
+    outs, finals = [], []
+    for b, steps in enumerate(lengths):
+        seq, fin = [x[t, b:b + 1] for t in range(steps)], []
+        for layer in range(m.num_layers):
+            per_dir = []
+            for d in range(dirs):
+                sfx = f"_l{layer}" + ("_reverse" if d else "")
+                w_ih, w_hh = P["weight_ih" + sfx], P["weight_hh" + sfx]
+                b_ih, b_hh = (P["bias_ih" + sfx], P["bias_hh" + sfx]) if m.bias else (0.0, 0.0)
+                state = tuple(torch.zeros(1, m.hidden_size, dtype=torch.float64)
+                              for _ in range(2 if m.mode == "LSTM" else 1))
+                res = [None] * steps
+                for t in (reversed(range(steps)) if d else range(steps)):
+                    state = _cell_math(m.mode, seq[t].matmul(w_ih.t()) + b_ih,
+                                       state[0].matmul(w_hh.t()) + b_hh, state)
+                    res[t] = state[0]
+                per_dir.append(res)
+                fin.append(state)
+            seq = [torch.cat([r[t] for r in per_dir], dim=-1) for t in range(steps)]
+        outs.append(torch.cat(seq))
+        finals.append(fin)
+    return outs, finals
+
+
+@pytest.mark.parametrize("cls, kw, packed", [
+    (torch.nn.LSTM, {"num_layers": 2, "bidirectional": True}, True),
+    (torch.nn.LSTM, {"num_layers": 2}, False),
+    (torch.nn.GRU, {"bidirectional": True}, True),
+    (torch.nn.GRU, {"num_layers": 2, "bias": False, "batch_first": True}, False),
+    (torch.nn.RNN, {"nonlinearity": "relu", "bidirectional": True, "num_layers": 2}, True),
+    (torch.nn.RNN, {"bidirectional": True}, False),
+])
+def test_whole_sequence_projection_is_the_per_step_formula(cls, kw, packed):
+    """Projecting the input once for the whole sequence gives the per-step formula's values
+    and gradients (float64), padded or packed (unsorted lengths), both directions."""
+    torch.manual_seed(7)
+    m = cls(3, 4, **kw)
+    for p in m.parameters():
+        p.data = torch.tensor(p.detach().numpy().astype(np.float64))
+    rng = np.random.default_rng(7)
+    lengths = [3, 5, 2] if packed else [5, 5, 5]
+    x = torch.tensor(rng.standard_normal((5, 3, 3)), requires_grad=True)
+    dirs = 2 if m.bidirectional else 1
+    w_out = [torch.tensor(rng.standard_normal((n, 4 * dirs))) for n in lengths]
+    w_fin = torch.tensor(rng.standard_normal((m.num_layers * dirs, 3, 4)))
+
+    def grads(loss):
+        params = list(m.parameters())
+        for p in params:
+            p.grad = None
+        x.grad = None
+        loss.backward()
+        return [p.grad.numpy().copy() for p in params] + [x.grad.numpy().copy()]
+
+    if packed:
+        out, h = m(pack_padded_sequence(x, lengths, enforce_sorted=False))
+        out = pad_packed_sequence(out)[0]
+    else:
+        out, h = m(x.transpose(0, 1) if m.batch_first else x)
+        out = out.transpose(0, 1) if m.batch_first else out
+    h = h if m.mode == "LSTM" else (h,)
+    new_out = [out[:n, b] for b, n in enumerate(lengths)]
+    new_loss = sum((o * w).sum() for o, w in zip(new_out, w_out)) + sum((s * w_fin).sum() for s in h)
+    new_values = [o.detach().numpy() for o in new_out] + [s.detach().numpy() for s in h]
+    new_grads = grads(new_loss)
+
+    ref_out, ref_fin = _per_step_layer(m, x, lengths)
+    ref_h = [torch.stack([torch.cat([f[j][k] for f in ref_fin]) for j in range(len(ref_fin[0]))])
+             for k in range(len(h))]
+    ref_loss = sum((o * w).sum() for o, w in zip(ref_out, w_out)) + sum((s * w_fin).sum() for s in ref_h)
+    ref_values = [o.detach().numpy() for o in ref_out] + [s.detach().numpy() for s in ref_h]
+    for a, b in zip(new_values + new_grads, ref_values + grads(ref_loss)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)

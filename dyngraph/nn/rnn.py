@@ -11,9 +11,12 @@ names, shapes, gate orders and initialisation follow PyTorch, so a
     weight_hh_l{k}[_reverse]  (G*hidden, hidden)        3 (GRU: r, z, n), 1 (RNN)
     bias_ih_l{k}, bias_hh_l{k}  (G*hidden,)
 
-Each step reads its own input row block ``x[t]`` and projects it there: slicing
-one big pre-projected ``(T, B, 4H)`` tensor instead would make every step's
-gradient a full-size scatter (quadratic in the sequence length).
+As PyTorch's CPU layers do, the input's share of the gates is projected for the
+whole sequence at once -- one ``(rows, input) @ W_ih.T`` matmul per layer and
+direction over the step-major rows (a padded batch's ``T*B`` rows, or a packed
+batch's data) -- and split into each step's rows with one ``split`` (whose
+gradient is one concatenation, not a scatter per step); only ``h @ W_hh.T`` and
+the gates run per step.
 
 >>> import dyngraph as torch
 >>> lstm = torch.nn.LSTM(10, 20, num_layers=2)
@@ -33,6 +36,7 @@ from .. import creation
 from .. import functions as _f
 from .. import random as _random
 from ..grad_mode import no_grad
+from ..selection import split
 from ..tensor import Tensor
 from .functional_layers import dropout
 from .modules import Module, Parameter
@@ -48,34 +52,32 @@ def _uniform(shape: tuple, bound: float) -> Parameter:
         return Parameter(_random.rand(*shape) * (2 * bound) - bound)
 
 
-# --- one time step of each cell: ``w`` = (W_ih.T, W_hh.T, bias folded before the nonlinearity,
-# GRU's b_hh) -- transposed once per forward, not once per step --------------------------------
+# --- one time step of each cell: ``gx`` is the input's share of the gates (``x @ W_ih.T``
+# with the biases folded in, see ``_split_weights``), ``wh`` is ``W_hh.T`` and ``bh`` GRU's
+# ``b_hh`` (the only bias that cannot be folded into ``gx``) --------------------------------------
 
 def _rnn_step(act):
-    def step(x, state, w):
-        z = x.matmul(w[0]) + state[0].matmul(w[1])
-        return (act(z if w[2] is None else z + w[2]),)
+    def step(gx, state, wh, bh):
+        return (act(gx + state[0].matmul(wh)),)
     return step
 
 
-def _lstm_step(x, state, w):
+def _lstm_step(gx, state, wh, bh):
     """Gates in PyTorch's order i, f, g, o (one sigmoid over all four, tanh over g)."""
     h, c = state
-    gates = x.matmul(w[0]) + h.matmul(w[1])
-    if w[2] is not None:
-        gates = gates + w[2]
+    gates = gx + h.matmul(wh)
     n = h.shape[-1]
     act = gates.sigmoid()
     c = act[..., n:2 * n] * c + act[..., :n] * gates[..., 2 * n:3 * n].tanh()
     return (act[..., 3 * n:] * c.tanh(), c)
 
 
-def _gru_step(x, state, w):
+def _gru_step(gi, state, wh, bh):
     """Gates in PyTorch's order r, z, n; ``b_hn`` stays inside ``r * (...)`` as PyTorch's."""
     h = state[0]
-    gi, gh = x.matmul(w[0]), h.matmul(w[1])
-    if w[2] is not None:
-        gi, gh = gi + w[2], gh + w[3]
+    gh = h.matmul(wh)
+    if bh is not None:
+        gh = gh + bh
     n = h.shape[-1]
     rz = (gi[..., :2 * n] + gh[..., :2 * n]).sigmoid()
     z = rz[..., n:]
@@ -88,13 +90,21 @@ def _step_for(mode: str):
             "LSTM": _lstm_step, "GRU": _gru_step}[mode]
 
 
-def _step_weights(w_ih, w_hh, b_ih, b_hh, mode: str) -> tuple:
-    """What a step reads: both weights transposed, and the biases as the step adds them."""
+def _split_weights(w_ih, w_hh, b_ih, b_hh, mode: str) -> tuple:
+    """``(W_ih.T, bias of the input share, W_hh.T, bias of the hidden share)``, transposed once
+    per forward: both biases go into the input share (added once per sequence), but GRU's
+    ``b_hh`` must stay on the hidden share, inside ``r * (...)``."""
     if b_ih is None:
-        return (w_ih.t(), w_hh.t(), None, None)
+        return w_ih.t(), None, w_hh.t(), None
     if mode == "GRU":
-        return (w_ih.t(), w_hh.t(), b_ih, b_hh)
-    return (w_ih.t(), w_hh.t(), b_ih + b_hh, None)
+        return w_ih.t(), b_ih, w_hh.t(), b_hh
+    return w_ih.t(), b_ih + b_hh, w_hh.t(), None
+
+
+def _project(x, wi, bi):
+    """The input's share of the gates, ``x @ W_ih.T (+ bias)``, for any number of rows."""
+    gx = x.matmul(wi)
+    return gx if bi is None else gx + bi
 
 
 # --- cells --------------------------------------------------------------------------------
@@ -144,8 +154,9 @@ class RNNCellBase(Module):
             shape = (input.shape[0], self.hidden_size) if input.dim() == 2 else (self.hidden_size,)
             state = tuple(creation.zeros(*shape, dtype=input.dtype) for _ in range(n_state))
         self._check(input, state)
-        w = _step_weights(self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh, self._mode)
-        return _step_for(self._mode)(input, state, w)
+        wi, bi, wh, bh = _split_weights(self.weight_ih, self.weight_hh, self.bias_ih,
+                                        self.bias_hh, self._mode)
+        return _step_for(self._mode)(_project(input, wi, bi), state, wh, bh)
 
 
 class RNNCell(RNNCellBase):
@@ -189,18 +200,18 @@ class GRUCell(RNNCellBase):
 
 # --- layers over sequences -----------------------------------------------------------------
 
-def _run(step, xs: list, state0: tuple, w: tuple, reverse: bool):
-    """One direction over time: ``xs[t]`` is step ``t``'s input, ``batch_sizes[t]`` rows
-    (all equal for a padded batch, shrinking for a packed one).
+def _run(step, gxs: list, state0: tuple, wh, bh, reverse: bool):
+    """One direction over time: ``gxs[t]`` is step ``t``'s projected input, ``batch_sizes[t]``
+    rows (all equal for a padded batch, shrinking for a packed one).
 
     Rows whose sequence has ended are set aside (forward) or joined from ``state0`` when
     their sequence begins (reverse), so a shorter sequence runs fewer steps.
     Returns the per-step outputs in time order and the final state.
     """
-    steps = range(len(xs) - 1, -1, -1) if reverse else range(len(xs))
-    state, done, outs = None, [], [None] * len(xs)
+    steps = range(len(gxs) - 1, -1, -1) if reverse else range(len(gxs))
+    state, done, outs = None, [], [None] * len(gxs)
     for t in steps:
-        bs = xs[t].shape[0]
+        bs = gxs[t].shape[0]
         if state is None:
             state = tuple(s[:bs] if bs < s.shape[0] else s for s in state0)
         elif bs < state[0].shape[0]:
@@ -209,7 +220,7 @@ def _run(step, xs: list, state0: tuple, w: tuple, reverse: bool):
         elif bs > state[0].shape[0]:
             cur = state[0].shape[0]
             state = tuple(_f.cat([s, s0[cur:bs]]) for s, s0 in zip(state, state0))
-        state = step(xs[t], state, w)
+        state = step(gxs[t], state, wh, bh)
         outs[t] = state[0]
     if done:
         state = tuple(_f.cat([s] + [d[k] for d in done[::-1]]) for k, s in enumerate(state))
@@ -280,21 +291,20 @@ class RNNBase(Module):
         return 2 if self.mode == "LSTM" else 1
 
     def _layout(self, input):
-        """Each step's input rows: ``(xs, batch, unbatched)``."""
+        """The input as step-major rows: ``(data, batch_sizes, batch, unbatched)``, where
+        ``data`` is 2-D and step ``t`` owns the next ``batch_sizes[t]`` rows."""
         if isinstance(input, PackedSequence):
             sizes = [int(b) for b in input.batch_sizes.tolist()]
-            ends = np.cumsum(sizes).tolist()
-            xs = [input.data[e - b:e] for b, e in zip(sizes, ends)]
-            return xs, sizes[0] if sizes else 0, False
+            return input.data, sizes, sizes[0] if sizes else 0, False
         if input.dim() not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, "
                              f"got {input.dim()}D instead")
-        unbatched = input.dim() == 2
-        if unbatched:
-            input = input.unsqueeze(1)
-        elif self.batch_first:
+        if input.dim() == 2:
+            return input, [1] * input.shape[0], 1, True
+        if self.batch_first:
             input = input.transpose(0, 1)
-        return [input[t] for t in range(input.shape[0])], input.shape[1], unbatched
+        steps, batch = input.shape[0], input.shape[1]
+        return input.reshape(steps * batch, input.shape[2]), [batch] * steps, batch, False
 
     def _initial(self, hx, batch: int, dtype, unbatched: bool, packed) -> tuple:
         dirs = 2 if self.bidirectional else 1
@@ -318,27 +328,29 @@ class RNNBase(Module):
 
     def forward(self, input, hx=None):
         packed = input if isinstance(input, PackedSequence) else None
-        xs, batch, unbatched = self._layout(input)
-        if xs and xs[0].shape[-1] != self.input_size:
+        data, sizes, batch, unbatched = self._layout(input)
+        if sizes and data.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {xs[0].shape[-1]}")
-        state0 = self._initial(hx, batch, xs[0].dtype, unbatched, packed)
+                               f"{self.input_size}, got {data.shape[-1]}")
+        state0 = self._initial(hx, batch, data.dtype, unbatched, packed)
         step, dirs = _step_for(self.mode), 2 if self.bidirectional else 1
         finals = [[] for _ in state0]
         for layer in range(self.num_layers):
             if layer and self.dropout and self.training:
-                xs = [dropout(x, self.dropout) for x in xs]
+                data = dropout(data, self.dropout)
+            stacked = layer == self.num_layers - 1 and packed is None
             outs = []
             for d in range(dirs):
-                w = _step_weights(*self._weights(layer, d), self.mode)
+                wi, bi, wh, bh = _split_weights(*self._weights(layer, d), self.mode)
+                gxs = split(_project(data, wi, bi), sizes)
                 s0 = tuple(s[layer * dirs + d] for s in state0)
-                seq, final = _run(step, xs, s0, w, bool(d))
-                outs.append(seq)
+                seq, final = _run(step, gxs, s0, wh, bh, bool(d))
+                # the last layer of a padded batch is (T, B, H) as PyTorch's; the others stay rows
+                outs.append(_f.stack(seq) if stacked else _f.cat(seq))
                 for k, s in enumerate(final):
                     finals[k].append(s)
-            xs = outs[0] if dirs == 1 else [_f.cat(pair, dim=-1) for pair in zip(*outs)]
-        out = _f.cat(xs) if packed else _f.stack(xs)
-        return self._pack_result(out, tuple(_f.stack(f) for f in finals), packed, unbatched)
+            data = outs[0] if dirs == 1 else _f.cat(outs, dim=-1)
+        return self._pack_result(data, tuple(_f.stack(f) for f in finals), packed, unbatched)
 
     def _weights(self, layer: int, direction: int):
         sfx = f"_l{layer}" + ("_reverse" if direction else "")
