@@ -20,7 +20,7 @@ from common.ops.linalg import einsum_equation
 
 from . import dtypes as _dtypes
 from .build import apply, constant, convert_to_tensor
-from .graph import tensor_of
+from .graph import name_scope, tensor_of
 from .ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
                   logical_and, maximum, minimum, multiply, negative, not_equal, ones_like, realdiv,
                   reduce_sum, subtract, where, zeros_like)
@@ -30,7 +30,9 @@ __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "rou
            "reduce_any", "reduce_all", "reduce_logsumexp", "top_k", "sort", "argsort", "einsum",
            "to_float", "to_double", "to_int32", "to_int64", "is_nan", "is_inf", "is_finite",
            "div_no_nan", "truncatediv", "saturate_cast", "log_sigmoid", "scalar_mul",
-           "count_nonzero", "eye", "div", "in_top_k"]
+           "count_nonzero", "eye", "div", "in_top_k", "asin", "acos", "atan", "sinh", "cosh",
+           "asinh", "acosh", "atanh", "atan2", "lgamma", "digamma", "polygamma", "xlogy", "xdivy",
+           "cumprod"]
 
 _R = REGISTRY
 
@@ -45,6 +47,37 @@ def floor(x, name=None): return _unary("Floor", x, name)
 def ceil(x, name=None): return _unary("Ceil", x, name)
 def round(x, name=None): return _unary("Round", x, name)  # noqa: A001  (half to even, as TF)
 def erf(x, name=None): return _unary("Erf", x, name)
+def asin(x, name=None): return _unary("Asin", x, name)
+def acos(x, name=None): return _unary("Acos", x, name)
+def atan(x, name=None): return _unary("Atan", x, name)
+def sinh(x, name=None): return _unary("Sinh", x, name)
+def cosh(x, name=None): return _unary("Cosh", x, name)
+def asinh(x, name=None): return _unary("Asinh", x, name)
+def acosh(x, name=None): return _unary("Acosh", x, name)
+def atanh(x, name=None): return _unary("Atanh", x, name)
+def lgamma(x, name=None): return _unary("Lgamma", x, name)
+def digamma(x, name=None): return _unary("Digamma", x, name)
+
+
+def atan2(y, x, name=None):
+    """The angle of the point ``(x, y)``, in ``[-pi, pi]``."""
+    return _binary("Atan2", y, x, name)
+
+
+def polygamma(a, x, name=None):
+    """``psi^(a)(x)``, the ``a``-th derivative of digamma; ``a`` has ``x``'s dtype, as TF."""
+    return _binary("Polygamma", a, x, name)
+
+
+def xlogy(x, y, name=None):
+    """``x * log(y)``, 0 where ``x == 0``."""
+    return _binary("Xlogy", x, y, name)
+
+
+def xdivy(x, y, name=None):
+    """``x / y``, 0 where ``x == 0`` (TF's node: ``xdivy/Xdivy``)."""
+    with name_scope(name, "xdivy"):
+        return _binary("Xdivy", x, y, None)
 
 
 def floordiv(x, y, name=None):
@@ -76,6 +109,14 @@ def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None)
     x = convert_to_tensor(x)
     out = apply(_R["Cumsum"], (x,), {"axis": int(axis), "exclusive": bool(exclusive),
                                      "reverse": bool(reverse)}, name=name)
+    return _keep_dtype(out, x)
+
+
+def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None):
+    """Running products along ``axis``.  Its gradient is TF's: 0 at an ``x`` that is 0."""
+    x = convert_to_tensor(x)
+    out = apply(_R["Cumprod"], (x,), {"axis": int(axis), "exclusive": bool(exclusive),
+                                      "reverse": bool(reverse)}, name=name)
     return _keep_dtype(out, x)
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from .random_ops import categorical, multinomial, random_shuffle as shuffle, set_random_seed
 from .random_ops import random_normal as normal, random_uniform as uniform, truncated_normal
+from .random_ops import random_gamma as gamma, random_poisson as poisson
 
 set_seed = set_random_seed
 
 __all__ = ["categorical", "multinomial", "shuffle", "set_random_seed", "set_seed", "normal",
-           "uniform", "truncated_normal"]
+           "uniform", "truncated_normal", "gamma", "poisson"]

@@ -28,11 +28,12 @@ from common.ops.random import DEFAULT_GRAPH_SEED
 from . import dtypes as _dtypes
 from .build import apply, convert_to_tensor
 from .graph import Tensor, get_default_graph, name_scope
-from .ops import add, multiply, subtract
+from .ops import add, maximum, multiply, ones_like, realdiv, subtract
 from .shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
 
 __all__ = ["set_random_seed", "get_seed", "random_normal", "truncated_normal", "random_uniform",
-           "random_shuffle", "multinomial", "categorical", "DEFAULT_GRAPH_SEED"]
+           "random_shuffle", "multinomial", "categorical", "random_poisson", "random_gamma",
+           "DEFAULT_GRAPH_SEED"]
 
 _MAXINT32 = 2**31 - 1
 
@@ -157,3 +158,41 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None) -> Tensor
 def multinomial(logits, num_samples, seed=None, name=None, output_dtype=None) -> Tensor:
     """TF1's name for :func:`categorical` (ops under ``multinomial/``)."""
     return categorical(logits, num_samples, output_dtype, seed, name or "multinomial")
+
+
+def random_poisson(lam, shape, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
+    """Poisson draws: ``shape + lam.shape`` values, ``shape`` for each rate in ``lam``.
+
+    >>> import staticgraph as tf
+    >>> tf.random.poisson([1.0, 5.0], [3]).shape
+    TensorShape([Dimension(3), Dimension(2)])
+    """
+    s1, s2 = get_seed(seed)
+    dt = _dtypes.as_dtype(dtype)
+    with name_scope(name, "random_poisson"):
+        lam = convert_to_tensor(lam, name="lam")
+        return apply(REGISTRY["RandomPoissonV2"], (lam,),
+                     {"shape": _static_shape(shape), "dtype": dt._np, "seed": s1, "seed2": s2},
+                     name="RandomPoissonV2")
+
+
+def random_gamma(shape, alpha, beta=None, dtype=_dtypes.float32, seed=None, name=None) -> Tensor:
+    """Gamma(alpha, rate=beta) draws, ``shape + broadcast(alpha, beta).shape`` of them, at
+    least the dtype's tiniest positive number (TF's ``random_gamma/Maximum``).
+
+    >>> import staticgraph as tf
+    >>> tf.random.gamma([3], [1.0, 2.0], beta=[1.0, 3.0]).shape
+    TensorShape([Dimension(3), Dimension(2)])
+    """
+    s1, s2 = get_seed(seed)
+    dt = _float(dtype)
+    with name_scope(name, "random_gamma"):
+        alpha = convert_to_tensor(alpha, dtype=dt, name="alpha")
+        if beta is not None:
+            beta = convert_to_tensor(beta, dtype=dt, name="beta")
+            alpha = multiply(alpha, ones_like(beta), name="BroadcastTo")
+        draws = apply(REGISTRY["RandomGamma"], (alpha,),
+                      {"shape": _static_shape(shape), "seed": s1, "seed2": s2}, name="RandomGamma")
+        if beta is not None:
+            draws = realdiv(draws, beta)
+        return maximum(draws, np.finfo(dt._np).tiny, name="Maximum")

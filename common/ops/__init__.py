@@ -10,7 +10,8 @@
     conv, pool       convolution and its gradients; max/average pooling and padding
     sequence         ops over a sequence axis (ReverseV2, ReverseSequence)
     random           draws from a generator the engine owns
+    special          inverse trig/hyperbolic, atan2, lgamma/digamma/polygamma, xlogy/xdivy
 """
 from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
-               sequence, shape)
+               sequence, shape, special)
 from . import dynamic_shape  # noqa: F401,E402  (registered after shape, whose tile-sum it reuses)

@@ -18,6 +18,8 @@ dtypes are TF's::
     RandomUniformInt      integers in [minval, maxval)
     RandomShuffle         a permutation of the first axis
     Multinomial           class indices drawn from softmax(logits) rows
+    RandomPoissonV2       Poisson(lam), ``shape + lam.shape`` draws
+    RandomGamma           Gamma(alpha, 1), ``shape + alpha.shape`` draws
 
 >>> import numpy as np
 >>> from common import REGISTRY
@@ -217,3 +219,34 @@ defop("RandomUniformIntDynamic", _uniform_int_dynamic, _uniform_int_dynamic_infe
       fname="random_uniform_int_dynamic", stateful=True, dtype_attr="dtype", sized_by_values=True,
       examples=(E((np.array([5], np.int32),), {"dtype": np.dtype(np.int32), "minval": -2, "maxval": 3,
                                               **_SEEDS}),), tf_type="RandomUniformInt")
+
+# --- draws whose distribution has tensor parameters (tf.random.poisson, tf.random.gamma) -------
+# The result is ``shape + param.shape``: ``shape`` draws for every parameter value, as TF.
+
+
+def _poisson(lam, shape, dtype, seed=None, seed2=None, rng=None):
+    """Poisson samples with rates ``lam``, of shape ``shape + lam.shape``."""
+    lam = np.asarray(lam)
+    return _rng(rng, seed, seed2).poisson(lam, tuple(shape) + lam.shape).astype(dtype)
+
+
+def _gamma(alpha, shape, seed=None, seed2=None, rng=None):
+    """Gamma(alpha, 1) samples, of shape ``shape + alpha.shape`` and ``alpha``'s dtype."""
+    alpha = np.asarray(alpha)
+    return _rng(rng, seed, seed2).standard_gamma(alpha, tuple(shape) + alpha.shape).astype(alpha.dtype)
+
+
+def _param_infer(param: Spec, shape, dtype=None, **_) -> Spec:
+    tail = None if param.shape is None else tuple(param.shape)
+    return Spec(None if tail is None else tuple(shape) + tail,
+                np.dtype(dtype) if dtype is not None else param.dtype)
+
+
+defop("RandomPoissonV2", _poisson, _param_infer, inputs=("lam",), fname="random_poisson",
+      stateful=True, dtype_attr="dtype",
+      examples=(E((np.array([0.5, 4.0]),), {"shape": (3,), "dtype": _F32, **_SEEDS}),
+                E((np.array(2.0),), {"shape": (2, 2), "dtype": np.dtype(np.int64), **_SEEDS})))
+defop("RandomGamma", _gamma, _param_infer, inputs=("alpha",), fname="random_gamma",
+      stateful=True,
+      doc="Gamma(alpha, 1) draws.  No gradient for ``alpha`` (TF has an implicit one; not here).",
+      examples=(E((np.array([0.5, 4.0]),), {"shape": (3,), **_SEEDS}),))

@@ -223,6 +223,37 @@ defop("Cumsum", _cumsum,
              F.cumsum(g, axis=axis, exclusive=exclusive, reverse=not reverse),))
 
 
+def _cumprod(x, axis=0, exclusive=False, reverse=False):
+    """Running products along ``axis`` (TF's ``exclusive``/``reverse`` options)."""
+    x = np.asarray(x)
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumprod(x, axis=axis, dtype=_sum_dtype(x.dtype))
+    if exclusive:  # shift by one along axis, a leading 1
+        ones = np.ones_like(np.take(out, [0], axis=axis))
+        out = np.concatenate([ones, np.delete(out, -1, axis=axis)], axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+def _cumprod_grad(F, g, x, out, axis, exclusive, reverse):
+    """TF's rule: ``cumsum(out * g, reversed) / x``, where 0 is taken for ``x == 0``.
+
+    Exact wherever ``x`` has no zero; at a zero the true gradient (the product of the
+    other factors) is not recovered -- TF 2.x gives 0 there too (``div_no_nan``), PyTorch
+    computes it exactly."""
+    s = F.cumsum(F.mul(out, g), axis=axis, exclusive=exclusive, reverse=not reverse)
+    zero = F.eq(x, 0.0)
+    return F.where(zero, F.zeros_like(s), F.div(s, F.where(zero, F.ones_like(x), x)))
+
+
+defop("Cumprod", _cumprod,
+      lambda x, axis=0, exclusive=False, reverse=False: Spec(x.shape, _sum_dtype(x.dtype)),
+      inputs=("x",), fname="cumprod",
+      examples=(E(((4,),)), E(((2, 3),), {"axis": 1}), E(((2, 3),), {"axis": 0, "reverse": True}),
+                E(((2, 3),), {"axis": -1, "exclusive": True}),
+                E(((3, 2),), {"axis": 0, "exclusive": True, "reverse": True})),
+      grads=(_cumprod_grad,))
+
 def _argsort(x, axis=-1, descending=False):
     """Positions that sort ``x`` along ``axis``; stable, so ties keep their order."""
     x = np.asarray(x)
