@@ -25,7 +25,9 @@ from .tensor import check_inplace, make, rebase
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
            "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
            "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max",
-           "relu_", "sigmoid_", "tanh_", "exp_", "inplace"]
+           "relu_", "sigmoid_", "tanh_", "exp_", "inplace", "asin", "acos", "atan", "sinh", "cosh",
+           "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
+           "lgamma", "digamma", "polygamma", "atan2", "arctan2", "xlogy"]
 
 _R = REGISTRY
 
@@ -33,6 +35,28 @@ sin, cos, tan, rsqrt, log1p, expm1, floor, ceil, trunc, square, erf = map(
     _unary, ["Sin", "Cos", "Tan", "Rsqrt", "Log1p", "Expm1", "Floor", "Ceil", "Trunc", "Square",
              "Erf"])
 fix = trunc
+asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma, digamma = map(
+    _unary, ["Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Lgamma", "Digamma"])
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+
+
+def atan2(input, other):
+    """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant."""
+    return apply(_R["Atan2"], (input, other))
+
+
+arctan2 = atan2
+
+
+def xlogy(input, other):
+    """``input * log(other)``, 0 where ``input == 0``."""
+    return apply(_R["Xlogy"], (input, other))
+
+
+def polygamma(n: int, input):
+    """``psi^(n)(input)``, the ``n``-th derivative of digamma."""
+    x = _t(input)
+    return apply(_R["Polygamma"], (np.asarray(n, dtype=x._data.dtype), x))
 
 
 def round(input, *, decimals: int = 0):
@@ -168,4 +192,6 @@ def clamp_max(input, max):
 METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
            "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
            *INPLACE, "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min",
-           "clamp_max"]
+           "clamp_max", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin",
+           "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "lgamma", "digamma", "atan2",
+           "arctan2", "xlogy"]

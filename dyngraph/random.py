@@ -21,6 +21,8 @@ import json
 
 import numpy as np
 
+from common import REGISTRY
+
 from .creation import _dtype, _leaf, _shape
 from .device import CPU, check_device
 from .dtypes import to_dtype
@@ -28,7 +30,7 @@ from .tensor import Tensor, check_inplace, make
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
            "get_rng_state", "set_rng_state", "numpy_generator", "rand", "randn", "randint",
-           "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like",
+           "randperm", "normal", "bernoulli", "poisson", "multinomial", "rand_like", "randn_like",
            "randint_like", "normal_", "uniform_", "bernoulli_", "random_", "exponential_"]
 
 
@@ -178,6 +180,13 @@ def bernoulli(input: Tensor, p=None, *, generator=None) -> Tensor:
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     u = numpy_generator(generator).random(input._data.shape)
     return make((u < prob).astype(input._data.dtype))
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """Poisson draws with the rates in ``input``; same shape and dtype (no gradient)."""
+    rates = input._data
+    return make(REGISTRY["RandomPoissonV2"].impl(rates, shape=(), dtype=rates.dtype,
+                                                 rng=numpy_generator(generator)))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,

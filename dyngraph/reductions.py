@@ -26,7 +26,7 @@ from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, e
                         mul, sub, sum, to)
 from .tensor import Tensor, make
 
-__all__ = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
+__all__ = ["prod", "cumsum", "cumprod", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
            "norm", "equal", "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin",
            "unique"]
 
@@ -45,6 +45,13 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
 def cumsum(input, dim: int, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
     return apply(_R["Cumsum"], (x,), {"axis": dim})
+
+
+def cumprod(input, dim: int, *, dtype=None):
+    """Running products along ``dim``.  At a zero input the gradient is 0 (TF's rule; PyTorch
+    computes the product of the other factors there)."""
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["Cumprod"], (x,), {"axis": dim})
 
 
 def any(input, dim=None, keepdim: bool = False):  # noqa: A001  (PyTorch's name)
@@ -184,5 +191,5 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     return _RETURN_TYPES["topk"](values, idx)
 
 
-METHODS = ["prod", "cumsum", "any", "all", "logsumexp", "var", "std", "norm", "equal",
+METHODS = ["prod", "cumsum", "cumprod", "any", "all", "logsumexp", "var", "std", "norm", "equal",
            "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin", "unique"]

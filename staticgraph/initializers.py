@@ -32,12 +32,14 @@ from common import REGISTRY
 
 from . import build as _build
 from .build import apply
+from .math_ops import eye
 from .ops import fill, multiply, reshape, transpose
 from . import random_ops as _random
 from .variables import global_variables_initializer, variables_initializer
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "TruncatedNormal",
            "RandomUniform", "VarianceScaling", "GlorotUniform", "GlorotNormal", "Orthogonal",
+           "Identity", "identity",
            "zeros_initializer", "ones_initializer", "constant_initializer",
            "random_normal_initializer", "truncated_normal_initializer",
            "random_uniform_initializer", "glorot_uniform_initializer", "glorot_normal_initializer",
@@ -184,6 +186,25 @@ class Orthogonal(Initializer):
         return multiply(reshape(q, shape), self.gain)
 
 
+class Identity(Initializer):
+    """``gain`` times the identity matrix (a 2-D shape; rectangular allowed).
+
+    >>> import staticgraph as tf
+    >>> tf.initializers.identity(gain=2.0)([2, 3]).shape
+    TensorShape([Dimension(2), Dimension(3)])
+    """
+
+    def __init__(self, gain=1.0, dtype=_dtypes.float32):
+        self.gain, self.dtype = gain, _dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        shape, dt = _shape(shape), self._dtype(dtype)
+        if len(shape) != 2:
+            raise ValueError("The tensor to initialize, specified by argument `shape` must be at "
+                             f"least two-dimensional. Received shape={shape}")
+        return multiply(eye(shape[0], shape[1], dtype=dt), self.gain, name="mul")
+
+
 def he_normal(seed=None) -> VarianceScaling:
     return VarianceScaling(2.0, "fan_in", "truncated_normal", seed)
 
@@ -210,5 +231,5 @@ orthogonal_initializer = Orthogonal
 zeros, ones, constant = Zeros, Ones, Constant
 random_normal, truncated_normal, random_uniform = RandomNormal, TruncatedNormal, RandomUniform
 glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
-variance_scaling, orthogonal = VarianceScaling, Orthogonal
+variance_scaling, orthogonal, identity = VarianceScaling, Orthogonal, Identity
 global_variables, variables = global_variables_initializer, variables_initializer

@@ -137,3 +137,16 @@ def test_random_poisson_seeds_replay_per_session():
         first = s.run(p)
     with tf.Session() as s:
         assert np.array_equal(s.run(p), first)
+
+
+def test_identity_initializer():
+    v = tf.get_variable("v", [2, 3], initializer=tf.initializers.identity(gain=2.))
+    t = tf.initializers.identity()([2, 2], dtype=tf.float64)
+    assert (t.name, t.dtype) == ("mul:0", tf.float64)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        np.testing.assert_array_equal(s.run(v), [[2., 0., 0.], [0., 2., 0.]])
+    with pytest.raises(ValueError, match=r"The tensor to initialize, specified by argument `shape` "
+                       r"must be at least two-dimensional. Received shape=\[2, 3, 4\]"):
+        tf.get_variable("w", [2, 3, 4], initializer=tf.initializers.identity())
+    tf.get_variable("w", [2, 2], initializer=tf.initializers.identity())  # state still usable
