@@ -78,6 +78,7 @@ from .functional_ops import foldl, foldr, map_fn, scan
 from .clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm
 from .random_ops import (multinomial, random_gamma, random_normal, random_poisson, random_shuffle,
                          random_uniform, set_random_seed, truncated_normal)
+from .script_ops import numpy_function, py_func
 from .sequence_ops import reverse, reverse_sequence, reverse_v2
 from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                              get_variable_scope, local_variables_initializer, variable_scope)
@@ -101,7 +102,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
            "ones_initializer", "orthogonal_initializer", "random_normal_initializer",
            "random_uniform_initializer", "truncated_normal_initializer",
-           "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal", "random_poisson", "random_gamma",
+           "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal", "py_func", "numpy_function", "random_poisson", "random_gamma",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
            "variable_scope", "local_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",

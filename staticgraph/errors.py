@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError", "NotFoundError",
            "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError", "DataLossError", "UnavailableError",
+           "UnknownError",
            "OperatorNotAllowedInGraphError", "GraphShapeError", "GraphDTypeError"]
 
 
@@ -73,6 +74,13 @@ class DataLossError(OpError):
 
 class UnavailableError(OpError):
     """The runtime is unavailable (e.g. the workers running a step were lost)."""
+
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class UnknownError(OpError):
+    """A failure TF cannot classify (e.g. an exception raised inside ``tf.py_func``'s function)."""
 
     def __init__(self, node_def, op, message: str):
         super().__init__(node_def, op, message)

@@ -90,6 +90,9 @@ def _enc(v: Any) -> Any:
         return {"__region__": _region(v)}
     if isinstance(v, Dataset):
         return {"__dataset__": describe(v, _fn_region)}
+    if callable(v) and not isinstance(v, type):
+        raise TypeError(f"it holds the Python function {getattr(v, '__qualname__', v)!r}, which "
+                        f"lives only in this process (TF cannot export a PyFunc's code either)")
     if isinstance(v, (list, dict)) or (v is not None and not isinstance(v, (bool, int, float, str))):
         raise TypeError(f"cannot serialize attribute value {v!r}")
     return v
@@ -136,10 +139,19 @@ def _shape_out(s):
     return None if s is None else list(s)
 
 
+def _attrs(op: Operation) -> dict:
+    """``op``'s attributes encoded; a value that cannot be (a tf.py_func's Python function)
+    is an error naming the node."""
+    try:
+        return {k: _enc(v) for k, v in op.attrs.items()}
+    except TypeError as e:
+        raise TypeError(f"cannot serialize node '{op.name}' (op type: {op.type}): {e}") from None
+
+
 def _ops(graph: Graph) -> list[dict]:
     return [{"name": op.name, "type": op.type, "kind": op.kind, "inputs": [t.name for t in op.inputs],
              "control": [c.name for c in op.control_inputs],
-             "attrs": {k: _enc(v) for k, v in op.attrs.items()},
+             "attrs": _attrs(op),
              "outputs": [{"shape": _shape_out(t._shape), "dtype": _dtype_name(t.dtype)}
                          for t in op.outputs],
              "site": op.site, **({"device": op.device} if op.device else {})} for op in graph._ops]
