@@ -57,7 +57,7 @@ from .variables import (Variable, assign, assign_add, assign_sub, global_variabl
                         is_variable_initialized, report_uninitialized_variables,
                         trainable_variables, variables_initializer)
 from . import layers, losses, summary
-from . import data, initializers, random
+from . import data, gfile, initializers, io, random
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,
                          get_collection_ref)
 from .initializers import (constant_initializer, glorot_normal_initializer,
@@ -97,7 +97,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "OptimizerOptions", "RunOptions", "RunMetadata",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "losses", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
-           "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",
+           "function", "TensorSpec", "autograph", "initializers", "random", "gfile", "io", "GraphKeys",
            "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
            "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
            "ones_initializer", "orthogonal_initializer", "random_normal_initializer",

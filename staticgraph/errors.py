@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError", "NotFoundError",
            "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError", "DataLossError", "UnavailableError",
-           "UnknownError",
+           "UnknownError", "AlreadyExistsError", "PermissionDeniedError",
            "OperatorNotAllowedInGraphError", "GraphShapeError", "GraphDTypeError"]
 
 
@@ -81,6 +81,20 @@ class UnavailableError(OpError):
 
 class UnknownError(OpError):
     """A failure TF cannot classify (e.g. an exception raised inside ``tf.py_func``'s function)."""
+
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class AlreadyExistsError(OpError):
+    """An entity (a file, by ``tf.gfile.Copy``/``Rename``) already exists."""
+
+    def __init__(self, node_def, op, message: str):
+        super().__init__(node_def, op, message)
+
+
+class PermissionDeniedError(OpError):
+    """The caller may not do this (e.g. write to a ``GFile`` opened for reading)."""
 
     def __init__(self, node_def, op, message: str):
         super().__init__(node_def, op, message)

@@ -1,0 +1,9 @@
+"""``tf.io``: TF's file API as ``tf.io.gfile`` (the same module as TF1's ``tf.gfile``).
+
+>>> import staticgraph as tf
+>>> tf.io.gfile.exists("/")
+True
+"""
+from . import gfile
+
+__all__ = ["gfile"]
