@@ -190,8 +190,8 @@ class Identity(Initializer):
     """``gain`` times the identity matrix (a 2-D shape; rectangular allowed).
 
     >>> import staticgraph as tf
-    >>> tf.initializers.identity(gain=2.0)([2, 3]).shape
-    TensorShape([Dimension(2), Dimension(3)])
+    >>> tf.initializers.identity(gain=2.0)([2, 3]).shape.as_list()
+    [2, 3]
     """
 
     def __init__(self, gain=1.0, dtype=_dtypes.float32):

@@ -164,8 +164,8 @@ def random_poisson(lam, shape, dtype=_dtypes.float32, seed=None, name=None) -> T
     """Poisson draws: ``shape + lam.shape`` values, ``shape`` for each rate in ``lam``.
 
     >>> import staticgraph as tf
-    >>> tf.random.poisson([1.0, 5.0], [3]).shape
-    TensorShape([Dimension(3), Dimension(2)])
+    >>> tf.random.poisson([1.0, 5.0], [3]).shape.as_list()
+    [3, 2]
     """
     s1, s2 = get_seed(seed)
     dt = _dtypes.as_dtype(dtype)
@@ -181,8 +181,8 @@ def random_gamma(shape, alpha, beta=None, dtype=_dtypes.float32, seed=None, name
     least the dtype's tiniest positive number (TF's ``random_gamma/Maximum``).
 
     >>> import staticgraph as tf
-    >>> tf.random.gamma([3], [1.0, 2.0], beta=[1.0, 3.0]).shape
-    TensorShape([Dimension(3), Dimension(2)])
+    >>> tf.random.gamma([3], [1.0, 2.0], beta=[1.0, 3.0]).shape.as_list()
+    [3, 2]
     """
     s1, s2 = get_seed(seed)
     dt = _float(dtype)
