@@ -129,7 +129,7 @@ def square(x, name=None): return _unary("Square", x, name)
 
 def reciprocal(x, name=None):
     x = convert_to_tensor(x)
-    return apply(_R["RealDiv"], (1, x), {}, name=name or "Reciprocal")
+    return apply(_R["RealDiv"], (1, x), {}, name=name or "Reciprocal", tf_type="Reciprocal")
 
 
 def add_n(inputs: Sequence, name=None):

@@ -150,3 +150,10 @@ def test_identity_initializer():
                        r"must be at least two-dimensional. Received shape=\[2, 3, 4\]"):
         tf.get_variable("w", [2, 3, 4], initializer=tf.initializers.identity())
     tf.get_variable("w", [2, 2], initializer=tf.initializers.identity())  # state still usable
+
+
+def test_reciprocal_reports_tfs_type():
+    r = tf.math.reciprocal(tf.constant([0.5, -1.]))
+    assert (r.name, r.op.type) == ("Reciprocal:0", "Reciprocal")
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(r), [2., -1.])

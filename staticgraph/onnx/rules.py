@@ -524,6 +524,8 @@ RULES: dict[str, Rule] = {
     "Relu": same("Relu"),
     "Sin": same("Sin"), "Cos": same("Cos"), "Tan": same("Tan"), "Floor": same("Floor"),
     "Ceil": same("Ceil"), "Round": same("Round"), "Erf": same("Erf"),
+    "Asin": same("Asin"), "Acos": same("Acos"), "Atan": same("Atan"), "Sinh": same("Sinh"),
+    "Cosh": same("Cosh"), "Asinh": same("Asinh"), "Acosh": same("Acosh"), "Atanh": same("Atanh"),
     "Less": compare("Less"), "LessEqual": compare("LessOrEqual"), "Greater": compare("Greater"),
     "GreaterEqual": compare("GreaterOrEqual"), "Equal": compare("Equal"),
     "NotEqual": compare("Equal", negate=True),
