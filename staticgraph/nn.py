@@ -68,11 +68,12 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
     """Sigmoid cross-entropy with the positive term weighted by ``pos_weight`` (TF's stable
     form: ``(1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0))``)."""
     from .build import convert_to_tensor as _tensor  # noqa: PLC0415
-    from .ops import add, subtract  # noqa: PLC0415
+    from .ops import abs as _abs, add, exp, log, subtract  # noqa: PLC0415
     labels = targets if labels is None else labels
     x, z = _tensor(logits), _tensor(labels)
     log_weight = add(multiply(z, pos_weight - 1.0), 1.0)
-    tail = add(_abs_neg_exp_log1p(x), relu(negative(x)))
+    # TF's composite, kept as TF builds it: its gradient at x == 0 ignores the tail's (0 there)
+    tail = add(log(add(exp(negative(_abs(x))), 1.0)), relu(negative(x)))
     return add(multiply(subtract(1.0, z), x), multiply(log_weight, tail), name=name or "logistic_loss")
 
 
@@ -109,14 +110,8 @@ def l2_loss(t, name=None):
 
 # --- composites TF1 programs reach for (gradients come from the ops they are made of) -------
 
-def _abs_neg_exp_log1p(x):
-    """``log(1 + exp(-|x|))``: the stable tail shared by softplus and the sigmoid cross-entropy."""
-    from .ops import abs as _abs, add, exp, log  # noqa: PLC0415
-    return log(add(exp(negative(_abs(x))), 1.0))
-
-
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
-    """``max(x, 0) - x * z + log(1 + exp(-|x|))``: TF's overflow-free form."""
+    """``softplus(x) - x * z`` (TF's ``max(x, 0) - x * z + log(1 + exp(-|x|))``), overflow-free."""
     from .ops import add, subtract  # noqa: PLC0415
     if _sentinel is not None or labels is None or logits is None:
         raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments "
@@ -125,14 +120,14 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
     z = convert_to_tensor(labels, dtype=x.dtype)
     if not x.shape.is_compatible_with(z.shape):
         raise ValueError(f"logits and labels must have the same shape ({x.shape} vs {z.shape})")
-    return add(subtract(relu(x), multiply(x, z)), _abs_neg_exp_log1p(x), name=name or "logistic_loss")
+    from .graph import name_scope  # noqa: PLC0415
+    with name_scope(name, "logistic_loss") as scope:  # TF's layout: the parts under logistic_loss/
+        return add(negative(multiply(x, z)), softplus(x), name=scope)
 
 
 def softplus(features, name=None):
-    """``log(1 + exp(x))`` computed as ``max(x, 0) + log(1 + exp(-|x|))``."""
-    from .ops import add  # noqa: PLC0415
-    x = convert_to_tensor(features)
-    return add(relu(x), _abs_neg_exp_log1p(x), name=name or "Softplus")
+    """``log(1 + exp(x))``, stable, with gradient ``sigmoid(x)`` (the registry's Softplus)."""
+    return apply(REGISTRY["Softplus"], (convert_to_tensor(features),), {}, name=name or "Softplus")
 
 
 def elu(features, name=None):

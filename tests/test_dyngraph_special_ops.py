@@ -52,3 +52,16 @@ def test_poisson_shape_dtype_and_mean():
     draws = torch.poisson(rates).numpy()
     assert draws.shape == (3000, 2) and draws.dtype == np.float32
     np.testing.assert_allclose(draws.mean(0), [1.0, 20.0], rtol=0.06)
+
+
+def test_softplus_and_bce_with_logits_gradients_at_zero_are_pytorchs():
+    x = torch.tensor([-1., 0., 2.], requires_grad=True)
+    y = torch.nn.functional.softplus(x)
+    assert type(y.grad_fn).__name__ == "SoftplusBackward0"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.26894143, 0.5, 0.88079708], rtol=1e-6)
+    x.grad = None
+    loss = torch.nn.functional.binary_cross_entropy_with_logits(x, torch.tensor([1., 1., 0.]),
+                                                                reduction="sum")
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [-0.7310586, -0.5, 0.8807971], rtol=1e-6)

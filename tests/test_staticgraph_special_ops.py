@@ -157,3 +157,26 @@ def test_reciprocal_reports_tfs_type():
     assert (r.name, r.op.type) == ("Reciprocal:0", "Reciprocal")
     with tf.Session() as s:
         np.testing.assert_array_equal(s.run(r), [2., -1.])
+
+
+def test_softplus_family_gradients_at_zero_match_tf():
+    """Softplus is one op (type Softplus) whose gradient is sigmoid(x): 1/2 at x == 0, where a
+    relu + log1p(exp(-|x|)) composite gave 0 (zero-initialised logits hit exactly that point)."""
+    x = tf.constant([-100., -1., 0., 2., 100.])
+    z = tf.constant([0., 1., 1., 0., 1.])
+    sp = tf.nn.softplus(x)
+    ce = tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x)
+    wce = tf.nn.weighted_cross_entropy_with_logits(labels=z, logits=x, pos_weight=2.)
+    ls = tf.math.log_sigmoid(x)
+    assert [(t.name, t.op.type) for t in (sp, ce, ls)] == [
+        ("Softplus:0", "Softplus"), ("logistic_loss:0", "AddV2"), ("LogSigmoid:0", "Neg")]
+    grads = [tf.gradients(t, x)[0] for t in (sp, ce, wce, ls)]
+    with tf.Session() as s:
+        g_sp, g_ce, g_wce, g_ls = s.run(grads)
+        v_ls = s.run(tf.math.log_sigmoid(tf.constant([-7.0, 7.0])))
+    np.testing.assert_allclose(g_sp, [3.783506e-44, 0.2689414, 0.5, 0.880797, 1.0], rtol=1e-6)
+    np.testing.assert_allclose(g_ce, [3.783506e-44, -0.7310586, -0.5, 0.880797, 0.0], rtol=1e-6, atol=1e-30)
+    # TF's weighted form keeps relu/abs composites: its gradient at 0 is TF's 0 (not -1)
+    np.testing.assert_allclose(g_wce, [0.0, -1.462117, 0.0, 0.8807971, 0.0], rtol=1e-6, atol=1e-30)
+    np.testing.assert_allclose(g_ls, [1.0, 0.7310586, 0.5, 0.11920292, 0.0], rtol=1e-6, atol=1e-30)
+    np.testing.assert_allclose(v_ls, [-7.000911, -0.000911416], rtol=1e-6)  # TF's float32 bits

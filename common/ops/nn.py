@@ -91,3 +91,23 @@ defop("SparseSoftmaxCrossEntropyWithLogits", _xent, _xent_infer, inputs=("logits
       fname="sparse_softmax_cross_entropy", torch_name="NllLossBackward0",
       examples=(E(((4, 3), ints((4,), 3))), E(((2, 5, 3), ints((2, 5), 3)))),
       grads=(_xent_grad, None))
+
+
+def _softplus(x):
+    """``log(1 + exp(x))`` as TF's kernel computes it, in ``x``'s float dtype: ``x`` above
+    ``-t``, ``exp(x)`` below ``t``, ``log(exp(x) + 1)`` between (``t = log(eps) + 2``), so the
+    float32 results are TF's bits and nothing overflows."""
+    x = np.asarray(x)
+    x = x.astype(np.result_type(x.dtype, np.float16), copy=False)
+    t = np.log(np.finfo(x.dtype).eps) + 2
+    with np.errstate(over="ignore"):
+        e = np.exp(x)
+        return np.asarray(np.where(x > -t, x, np.where(x < t, e, np.log(e + 1))), dtype=x.dtype)
+
+
+defop("Softplus", _softplus, floating, inputs=("x",), fname="softplus",
+      doc="``log(1 + exp(x))``, stable for large ``|x|``.  A primitive so its gradient is\n"
+          "``sigmoid(x)`` everywhere -- a ``max(x, 0) + log1p(exp(-|x|))`` composite gives 0 instead\n"
+          "of 1/2 at ``x == 0`` (relu's and abs's gradients there), e.g. for zero-initialised logits.",
+      examples=(E(((4,),)), E((np.array([-30.0, -1.0, 0.0, 2.0, 40.0]),)), E(((2, 3),))),
+      grads=(lambda F, g, x: F.mul(g, F.sigmoid(x)),))

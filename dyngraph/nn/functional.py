@@ -95,8 +95,8 @@ def gelu(input, approximate: str = "none"):
 
 
 def _softplus_stable(x):
-    """``log(1 + exp(x))`` as ``max(x, 0) + log1p(exp(-|x|))``: no overflow, finite gradient."""
-    return _f.add(_f.relu(x), _pw.log1p(_f.exp(_f.neg(_f.abs(x)))))
+    """``log(1 + exp(x))`` without overflow; its gradient is ``sigmoid(x)``, 1/2 at 0."""
+    return apply(_R["Softplus"], (x,))
 
 
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):

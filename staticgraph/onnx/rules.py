@@ -526,6 +526,7 @@ RULES: dict[str, Rule] = {
     "Ceil": same("Ceil"), "Round": same("Round"), "Erf": same("Erf"),
     "Asin": same("Asin"), "Acos": same("Acos"), "Atan": same("Atan"), "Sinh": same("Sinh"),
     "Cosh": same("Cosh"), "Asinh": same("Asinh"), "Acosh": same("Acosh"), "Atanh": same("Atanh"),
+    "Softplus": same("Softplus"),
     "Less": compare("Less"), "LessEqual": compare("LessOrEqual"), "Greater": compare("Greater"),
     "GreaterEqual": compare("GreaterOrEqual"), "Equal": compare("Equal"),
     "NotEqual": compare("Equal", negate=True),
