@@ -1,0 +1,107 @@
+"""tf.metrics: names, collections, streaming values and weights as TF 2.x's compat.v1 gives them
+(every expectation below was printed by tensorflow 2.21 running the same program)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    tf.reset_default_graph()
+    yield
+
+
+def _close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_accuracy_names_collections_and_streaming_values():
+    labels, preds = tf.placeholder(tf.int64, [None]), tf.placeholder(tf.int64, [None])
+    acc, update = tf.metrics.accuracy(labels, preds)
+    other, _ = tf.metrics.accuracy(labels, preds)
+    assert (acc.name, update.name, other.name) == ("accuracy/value:0", "accuracy/update_op:0",
+                                                   "accuracy_1/value:0")
+    assert acc.dtype == tf.float32 and acc.shape.as_list() == []
+    names = ["accuracy/total:0", "accuracy/count:0", "accuracy_1/total:0", "accuracy_1/count:0"]
+    assert [v.name for v in tf.local_variables()] == names
+    assert [v.name for v in tf.get_collection(tf.GraphKeys.METRIC_VARIABLES)] == names
+    assert tf.global_variables() == [] and tf.trainable_variables() == []
+    assert tf.get_collection(tf.GraphKeys.UPDATE_OPS) == []
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(acc) == 0.0                               # nothing seen: 0, not NaN
+        _close(sess.run(update, {labels: [1, 2, 3], preds: [1, 2, 0]}), 2 / 3)
+        _close(sess.run(acc), 2 / 3)
+        assert sess.run(other) == 0.0                             # its own variables
+        _close(sess.run(update, {labels: [1, 2, 3], preds: [1, 1, 1]}), 0.5)
+        _close(sess.run(acc), 0.5)
+        sess.run(tf.local_variables_initializer())               # restarts the metric
+        assert sess.run(acc) == 0.0
+
+
+def test_accuracy_casts_predictions_to_the_labels_dtype_and_fills_collections():
+    with tf.variable_scope("eval"):
+        acc, update = tf.metrics.accuracy(tf.constant([1, 2]), tf.constant([1.0, 2.0]),
+                                          metrics_collections=["mc"], updates_collections=["uc"])
+    assert (acc.name, update.name) == ("eval/accuracy/value:0", "eval/accuracy/update_op:0")
+    assert tf.get_collection("mc") == [acc] and tf.get_collection("uc") == [update]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(update) == 1.0
+
+
+def test_mean_with_weights_broadcast_as_tf():
+    values = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    m, update = tf.metrics.mean(values, weights=tf.constant([1.0, 0.0]), name="wmean")
+    m2, update2 = tf.metrics.mean(values, weights=tf.constant([[1.0], [0.0]]))
+    plain, plain_update = tf.metrics.mean(values)
+    assert (m.name, update.name, m2.name) == ("wmean/value:0", "wmean/update_op:0", "mean/value:0")
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(m) == 0.0
+        _close([sess.run(update), sess.run(update), sess.run(m)], [1.5, 1.5, 1.5])
+        _close(sess.run(update2), 1.5)   # a rank-1 weight gains a trailing axis: rows weigh
+        _close(sess.run(plain_update), 2.5)
+
+
+def test_mean_squared_error_squeezes_a_trailing_label_axis():
+    mse, update = tf.metrics.mean_squared_error(tf.constant([[1.0], [2.0]]), tf.constant([1.0, 3.0]))
+    assert (mse.name, update.name) == ("mean_squared_error/value:0", "mean_squared_error/update_op:0")
+    assert [v.name for v in tf.local_variables()] == ["mean_squared_error/total:0",
+                                                      "mean_squared_error/count:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        _close([sess.run(update), sess.run(mse)], [0.5, 0.5])
+
+
+def test_precision_and_recall_variables_and_values():
+    pr, pr_update = tf.metrics.precision(tf.constant([1, 0, 1, 1]), tf.constant([1, 1, 0, 1]),
+                                         weights=[1.0, 2.0, 3.0, 4.0])
+    rc, rc_update = tf.metrics.recall(tf.constant([True, False, True]),
+                                      tf.constant([True, True, False]))
+    empty, empty_update = tf.metrics.precision([0, 0], [0, 0])
+    assert (pr.name, pr_update.name, rc.name) == ("precision/value:0", "precision/update_op:0",
+                                                  "recall/value:0")
+    assert [v.name for v in tf.local_variables()] == [
+        "precision/true_positives/count:0", "precision/false_positives/count:0",
+        "recall/true_positives/count:0", "recall/false_negatives/count:0",
+        "precision_1/true_positives/count:0", "precision_1/false_positives/count:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        assert sess.run(pr) == 0.0 and sess.run(rc) == 0.0
+        _close(sess.run(pr_update), 5 / 7)                        # tp 1+4, fp 2
+        _close(sess.run(pr), 5 / 7)
+        _close([sess.run(rc_update), sess.run(rc)], [0.5, 0.5])
+        assert sess.run(empty_update) == 0.0                      # no positives: 0, not NaN
+
+
+def test_incompatible_shapes_are_refused_with_tfs_words():
+    with pytest.raises(ValueError, match=r"^Shapes \(3,\) and \(2,\) are incompatible"):
+        tf.metrics.accuracy(tf.constant([1, 2]), tf.constant([1, 2, 3]))
+
+
+def test_metrics_is_the_compat_v1_namespace_too():
+    assert tf.compat.v1.metrics is tf.metrics
