@@ -82,6 +82,7 @@ from .sequence_ops import reverse, reverse_sequence, reverse_v2
 from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                              get_variable_scope, local_variables_initializer, variable_scope)
 from .variables import local_variables
+from .moving_averages import moving_average_variables
 
 __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
@@ -104,7 +105,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "local_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
+           "variable_scope", "local_variables", "moving_average_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
            "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
            "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
            "assert_positive", "assert_rank", "assert_scalar", "assert_type", "check_numerics",
