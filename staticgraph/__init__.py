@@ -56,7 +56,7 @@ from .variables import (Variable, assign, assign_add, assign_sub, global_variabl
                         global_variables_initializer, initialize_all_variables,
                         is_variable_initialized, report_uninitialized_variables,
                         trainable_variables, variables_initializer)
-from . import layers, losses, metrics, summary
+from . import keras, layers, losses, metrics, summary
 from . import data, initializers, random
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,
                          get_collection_ref)
@@ -96,7 +96,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "report_uninitialized_variables", "logging", "ConfigProto", "GPUOptions", "GraphOptions",
            "OptimizerOptions", "RunOptions", "RunMetadata",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
-           "train", "losses", "metrics", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
+           "train", "keras", "losses", "metrics", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "GraphKeys",
            "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
            "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
