@@ -11,6 +11,7 @@ A metric over no data is 0, as TF's ``div_no_nan`` makes it::
     accuracy = mean(cast(equal(predictions, labels)))          total / count
     mean_squared_error = mean(squared_difference(labels, predictions))
     precision = tp / (tp + fp)        recall = tp / (tp + fn)
+    auc = the area under the ROC (or PR) curve summed over num_thresholds confusion counts
 
 ``weights`` scale each value (and count for the denominator), broadcast to the values as TF
 broadcasts them.
@@ -27,16 +28,19 @@ broadcasts them.
 from __future__ import annotations
 
 from . import dtypes as _dtypes
+from . import tf_logging
 from .array_ops import size, squared_difference
-from .build import convert_to_tensor
+from .build import constant, convert_to_tensor
+from .check_ops import assert_greater_equal, assert_less_equal
 from .graph import Tensor, control_dependencies, get_default_graph
 from .graph_keys import GraphKeys
-from .ops import (add, cast, equal, expand_dims, greater, logical_and, logical_not, maximum,
-                  multiply, ones_like, reduce_sum, squeeze, truediv, where, zeros, zeros_like)
+from .ops import (add, cast, equal, expand_dims, greater, log, logical_and, logical_not, maximum,
+                  minimum, multiply, ones_like, reduce_sum, reshape, squeeze, subtract, truediv,
+                  where, zeros, zeros_like)
 from .variable_scope import variable_scope
 from .variables import Variable
 
-__all__ = ["accuracy", "mean", "mean_squared_error", "precision", "recall", "true_positives",
+__all__ = ["accuracy", "auc", "mean", "mean_squared_error", "precision", "recall", "true_positives",
            "false_positives", "false_negatives", "metric_variable"]
 
 
@@ -195,3 +199,113 @@ are cast to bool (nonzero is positive)."""
 recall = _ratio("recall", false_negatives)
 recall.__doc__ = """``tp / (tp + fn)`` over every (weighted) entry seen; labels and predictions
 are cast to bool (nonzero is positive)."""
+
+
+def _confusion_matrix_at_thresholds(labels, predictions, thresholds: list[float], weights):
+    """Per threshold ``t``: the (weighted) counts of ``prediction > t`` against the labels, in
+    ``[len(thresholds)]`` variables ``true_positives``, ``false_negatives``, ``true_negatives``,
+    ``false_positives`` (TF's order); returns ``(values, update_ops)`` keyed tp/fn/tn/fp."""
+    predictions = convert_to_tensor(predictions)
+    with control_dependencies([
+            assert_greater_equal(predictions, cast(0.0, predictions.dtype),
+                                 message="predictions must be in [0, 1]"),
+            assert_less_equal(predictions, cast(1.0, predictions.dtype),
+                              message="predictions must be in [0, 1]")]):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            cast(predictions, _dtypes.float32), cast(labels, _dtypes.bool), weights)
+    n = len(thresholds)
+    pred_is_pos = greater(reshape(predictions, [1, -1]),
+                          reshape(constant(thresholds, dtype=_dtypes.float32), [n, 1]))
+    pred_is_neg = logical_not(pred_is_pos)
+    label_is_pos = reshape(labels, [1, -1])
+    label_is_neg = logical_not(label_is_pos)
+    if weights is not None:
+        weights = multiply(cast(weights, _dtypes.float32), ones_like(predictions))
+        weights = reshape(weights, [1, -1])
+    values, updates = {}, {}
+    for key, name, label, pred in (("tp", "true_positives", label_is_pos, pred_is_pos),
+                                   ("fn", "false_negatives", label_is_pos, pred_is_neg),
+                                   ("tn", "true_negatives", label_is_neg, pred_is_neg),
+                                   ("fp", "false_positives", label_is_neg, pred_is_pos)):
+        var = metric_variable([n], _dtypes.float32, name=name)
+        hit = cast(logical_and(label, pred), _dtypes.float32)
+        if weights is not None:
+            hit = multiply(hit, weights)
+        updates[key] = convert_to_tensor(var.assign_add(reduce_sum(hit, 1)))
+        values[key] = var.value()
+    return values, updates
+
+
+def _interpolate_pr_auc(tp, fp, fn, n: int) -> Tensor:
+    """TF's careful interpolation of the PR curve (precision linear in the positives)."""
+    dtp = subtract(tp[:n - 1], tp[1:])
+    p = add(tp, fp)
+    prec_slope = _div_no_nan(dtp, maximum(subtract(p[:n - 1], p[1:]), 0.0), name="prec_slope")
+    intercept = subtract(tp[1:], multiply(prec_slope, p[1:]))
+    safe_p_ratio = where(logical_and(greater(p[:n - 1], 0.0), greater(p[1:], 0.0)),
+                         _div_no_nan(p[:n - 1], maximum(p[1:], 0.0), name="recall_relative_ratio"),
+                         ones_like(p[1:]))
+    increment = _div_no_nan(multiply(prec_slope, add(dtp, multiply(intercept, log(safe_p_ratio)))),
+                            maximum(add(tp[1:], fn[1:]), 0.0), name="pr_auc_increment")
+    return reduce_sum(increment, name="interpolate_pr_auc")
+
+
+_SUMMATIONS = ("trapezoidal", "careful_interpolation", "minoring", "majoring")
+
+
+def auc(labels, predictions, weights=None, num_thresholds: int = 200, metrics_collections=None,
+        updates_collections=None, curve: str = "ROC", name: str | None = None,
+        summation_method: str = "trapezoidal", thresholds=None):
+    """The area under the ROC (or ``curve="PR"``) curve, from confusion counts at
+    ``num_thresholds`` thresholds spread over [0, 1] (``predictions`` must lie there).
+
+    >>> import staticgraph as tf
+    >>> value, update = tf.metrics.auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> value.name, update.name
+    ('auc/value:0', 'auc/update_op:0')
+    """
+    with variable_scope(name, "auc"):
+        if curve not in ("ROC", "PR"):
+            raise ValueError(f"Curve must be either ROC or PR. Curve {curve} is unknown.")
+        kepsilon = 1e-7
+        if thresholds is not None:
+            thresholds = sorted(thresholds)
+            num_thresholds = len(thresholds) + 2
+        else:
+            thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon] + list(thresholds) + [1.0 + kepsilon]
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights)
+        epsilon = 1.0e-6
+        n = num_thresholds
+
+        def compute_auc(tp, fn, tn, fp, name):
+            if curve == "PR":
+                if summation_method == "trapezoidal":
+                    tf_logging.warning("Trapezoidal rule is known to produce incorrect PR-AUCs; "
+                                       'please switch to "careful_interpolation" instead.')
+                elif summation_method == "careful_interpolation":
+                    return _interpolate_pr_auc(tp, fp, fn, n)
+            rec = truediv(add(tp, epsilon), add(add(tp, fn), epsilon))
+            if curve == "ROC":
+                x, y = truediv(fp, add(add(fp, tn), epsilon)), rec
+            else:
+                x, y = rec, truediv(add(tp, epsilon), add(add(tp, fp), epsilon))
+            if summation_method not in _SUMMATIONS:
+                raise ValueError(f"Invalid summation_method: {summation_method} summation_method "
+                                 "should be 'trapezoidal', 'careful_interpolation', 'minoring', "
+                                 "or 'majoring'.")
+            if summation_method == "minoring":
+                height = minimum(y[:n - 1], y[1:])
+            elif summation_method == "majoring":
+                height = maximum(y[:n - 1], y[1:])
+            else:
+                height = truediv(add(y[:n - 1], y[1:]), 2.0)
+            return reduce_sum(multiply(subtract(x[:n - 1], x[1:]), height), name=name)
+
+        value = compute_auc(values["tp"], values["fn"], values["tn"], values["fp"], "value")
+        _add_to(metrics_collections, value)
+        update_op = compute_auc(update_ops["tp"], update_ops["fn"], update_ops["tn"],
+                                update_ops["fp"], "update_op")
+        _add_to(updates_collections, update_op)
+        return value, update_op

@@ -105,3 +105,45 @@ def test_incompatible_shapes_are_refused_with_tfs_words():
 
 def test_metrics_is_the_compat_v1_namespace_too():
     assert tf.compat.v1.metrics is tf.metrics
+
+
+def test_auc_variables_curves_summations_and_values():
+    labels, preds = tf.placeholder(tf.int32, [None]), tf.placeholder(tf.float32, [None])
+    roc, roc_update = tf.metrics.auc(labels, preds)
+    assert (roc.name, roc_update.name) == ("auc/value:0", "auc/update_op:0")
+    assert [v.name for v in tf.local_variables()] == ["auc/true_positives:0", "auc/false_negatives:0",
+                                                      "auc/true_negatives:0", "auc/false_positives:0"]
+    assert tf.local_variables()[0].shape.as_list() == [200]
+    pr, pr_update = tf.metrics.auc(labels, preds, curve="PR", num_thresholds=50,
+                                   summation_method="careful_interpolation")
+    assert pr.name == "auc_1/interpolate_pr_auc:0"                  # TF's name, not value:0
+    minor, minor_update = tf.metrics.auc(labels, preds, curve="PR", summation_method="minoring",
+                                         weights=tf.constant([1.0, 2.0, 1.0, 3.0]),
+                                         thresholds=[0.3, 0.5, 0.7])
+    major, major_update = tf.metrics.auc(tf.constant([[1], [0], [1], [0]]),
+                                         tf.constant([[0.9], [0.2], [0.6], [0.7]]),
+                                         summation_method="majoring", name="m")
+    assert major.name == "m/value:0"
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        np.testing.assert_allclose(sess.run([roc, pr, minor]), [0.0, 0.0, 0.0])
+        feed = {labels: [0, 0, 1, 1], preds: [0.1, 0.4, 0.35, 0.8]}
+        np.testing.assert_allclose(
+            [sess.run(roc_update, feed), sess.run(roc), sess.run(pr_update, feed),
+             sess.run(minor_update, feed), sess.run(major_update)],
+            [0.74999976, 0.74999976, 0.79726744, 0.91666645, 0.74999976], rtol=1e-5)
+        feed = {labels: [0, 1, 1, 0], preds: [0.60276335, 0.5448832, 0.4236548, 0.6458941]}
+        np.testing.assert_allclose(
+            [sess.run(roc_update, feed), sess.run(pr_update, feed), sess.run(minor_update, feed)],
+            [0.5625, 0.6289742, 0.74114764], rtol=1e-5)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="predictions must be in \\[0, 1\\]"):
+            sess.run(roc_update, {labels: [0, 1], preds: [0.5, 1.5]})
+
+
+def test_auc_bad_curve_and_summation_are_refused_with_tfs_words():
+    with pytest.raises(ValueError, match=r"^Curve must be either ROC or PR\. Curve XX is unknown\.$"):
+        tf.metrics.auc([0, 1], [0.2, 0.8], curve="XX")
+    with pytest.raises(ValueError, match=r"^Invalid summation_method: foo summation_method should be "
+                                         r"'trapezoidal', 'careful_interpolation', 'minoring', or "
+                                         r"'majoring'\.$"):
+        tf.metrics.auc(tf.constant([0, 1]), tf.constant([0.2, 0.8]), summation_method="foo")
