@@ -12,6 +12,8 @@ A metric over no data is 0, as TF's ``div_no_nan`` makes it::
     mean_squared_error = mean(squared_difference(labels, predictions))
     precision = tp / (tp + fp)        recall = tp / (tp + fn)
     auc = the area under the ROC (or PR) curve summed over num_thresholds confusion counts
+    mean_iou, mean_per_class_accuracy = per-class ratios from streaming class counts
+    (also mean_absolute_error, root_mean_squared_error, true/false positives/negatives)
 
 ``weights`` scale each value (and count for the denominator), broadcast to the values as TF
 broadcasts them.
@@ -29,19 +31,21 @@ from __future__ import annotations
 
 from . import dtypes as _dtypes
 from . import tf_logging
-from .array_ops import size, squared_difference
+from .array_ops import eye, size, squared_difference
 from .build import constant, convert_to_tensor
 from .check_ops import assert_greater_equal, assert_less_equal
 from .graph import Tensor, control_dependencies, get_default_graph
 from .graph_keys import GraphKeys
-from .ops import (add, cast, equal, expand_dims, greater, log, logical_and, logical_not, maximum,
-                  minimum, multiply, ones_like, reduce_sum, reshape, squeeze, subtract, truediv,
+from .ops import (abs as _abs, add, cast, equal, expand_dims, greater, identity, log, logical_and,
+                  logical_not, matmul, maximum, minimum, multiply, not_equal, one_hot, ones_like,
+                  reduce_mean, reduce_sum, reshape, sqrt, squeeze, subtract, transpose, truediv,
                   where, zeros, zeros_like)
 from .variable_scope import variable_scope
 from .variables import Variable
 
-__all__ = ["accuracy", "auc", "mean", "mean_squared_error", "precision", "recall", "true_positives",
-           "false_positives", "false_negatives", "metric_variable"]
+__all__ = ["accuracy", "auc", "mean", "mean_absolute_error", "mean_iou", "mean_per_class_accuracy",
+           "mean_squared_error", "precision", "recall", "root_mean_squared_error", "true_positives",
+           "true_negatives", "false_positives", "false_negatives", "metric_variable"]
 
 
 def metric_variable(shape, dtype, validate_shape: bool = True, name: str | None = None) -> Variable:
@@ -140,6 +144,99 @@ def mean_squared_error(labels, predictions, weights=None, metrics_collections=No
                 updates_collections, name or "mean_squared_error")
 
 
+def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None,
+                        updates_collections=None, name: str | None = None):
+    """The mean of ``|predictions - labels|`` over every element seen."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    return mean(_abs(subtract(predictions, labels)), weights, metrics_collections,
+                updates_collections, name or "mean_absolute_error")
+
+
+def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
+                            updates_collections=None, name: str | None = None):
+    """``sqrt`` of the streaming mean squared error (the square roots are made outside the
+    metric's scope, as TF makes them: ``Sqrt:0``)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
+    mse, update_mse = mean_squared_error(labels, predictions, weights, None, None,
+                                         name or "root_mean_squared_error")
+    rmse = sqrt(mse)
+    _add_to(metrics_collections, rmse)
+    update_rmse = sqrt(update_mse)
+    _add_to(updates_collections, update_rmse)
+    return rmse, update_rmse
+
+
+def _flat_classes(labels, predictions, weights):
+    """Labels and predictions as flat int64 class ids, weights flat float32 (or None)."""
+    labels, predictions = cast(labels, _dtypes.int64), cast(predictions, _dtypes.int64)
+    if labels.shape.ndims is None or labels.shape.ndims > 1:
+        labels = reshape(labels, [-1])
+    if predictions.shape.ndims is None or predictions.shape.ndims > 1:
+        predictions = reshape(predictions, [-1])
+    if not predictions.shape.is_compatible_with(labels.shape):
+        raise ValueError(f"Shapes {predictions.shape} and {labels.shape} are incompatible")
+    if weights is not None:
+        weights = cast(weights, _dtypes.float32)
+        if weights.shape.ndims is None or weights.shape.ndims > 1:
+            weights = reshape(weights, [-1])
+    return labels, predictions, weights
+
+
+def mean_iou(labels, predictions, num_classes: int, weights=None, metrics_collections=None,
+             updates_collections=None, name: str | None = None):
+    """The mean over classes of ``|pred & label| / |pred | label|`` from a streaming float64
+    confusion matrix ``mean_iou/total_confusion_matrix`` (rows: labels); classes never seen
+    are left out of the mean.  The update returns the accumulated matrix, as TF's does."""
+    with variable_scope(name, "mean_iou"):
+        total_cm = metric_variable([num_classes, num_classes], _dtypes.float64,
+                                   name="total_confusion_matrix")
+        labels, predictions, weights = _flat_classes(labels, predictions, weights)
+        rows = one_hot(labels, num_classes, dtype=_dtypes.float64)
+        if weights is not None:
+            rows = multiply(rows, expand_dims(cast(weights, _dtypes.float64), -1))
+        current_cm = matmul(transpose(rows), one_hot(predictions, num_classes, dtype=_dtypes.float64))
+        update_op = total_cm.assign_add(current_cm)
+        cm = total_cm.value()
+        sum_over_row = cast(reduce_sum(cm, 0), _dtypes.float32)
+        sum_over_col = cast(reduce_sum(cm, 1), _dtypes.float32)
+        cm_diag = cast(reduce_sum(multiply(cm, eye(num_classes, dtype=_dtypes.float64)), 1),
+                       _dtypes.float32)
+        denominator = subtract(add(sum_over_row, sum_over_col), cm_diag)
+        num_valid = reduce_sum(cast(not_equal(denominator, 0.0), _dtypes.float32))
+        denominator = where(greater(denominator, 0.0), denominator, ones_like(denominator))
+        iou = truediv(cm_diag, denominator)
+        value = where(greater(num_valid, 0.0),
+                      truediv(reduce_sum(iou, name="mean_iou"), maximum(num_valid, 1.0)), 0.0)
+        _add_to(metrics_collections, value)
+        _add_to(updates_collections, update_op)
+        return value, update_op
+
+
+def mean_per_class_accuracy(labels, predictions, num_classes: int, weights=None,
+                            metrics_collections=None, updates_collections=None,
+                            name: str | None = None):
+    """The mean over classes of each class's accuracy (``mean_accuracy/count / total`` per
+    label class); the update gives the per-class accuracies, shape ``[num_classes]``."""
+    with variable_scope(name, "mean_accuracy"):
+        labels, predictions, weights = _flat_classes(labels, predictions, weights)
+        total = metric_variable([num_classes], _dtypes.float32, name="total")
+        count = metric_variable([num_classes], _dtypes.float32, name="count")
+        per_label = one_hot(labels, num_classes, dtype=_dtypes.float32)
+        is_correct = cast(equal(predictions, labels), _dtypes.float32)
+        if weights is not None:
+            per_label = multiply(per_label, expand_dims(weights, -1))
+        update_total = total.assign_add(reduce_sum(per_label, 0))
+        update_count = count.assign_add(reduce_sum(multiply(per_label,
+                                                            expand_dims(is_correct, -1)), 0))
+        per_class = _div_no_nan(count.value(), maximum(total.value(), 0.0), name="div_no_nan")
+        value = reduce_mean(per_class, name="mean_accuracy")
+        _add_to(metrics_collections, value)
+        update_op = _div_no_nan(convert_to_tensor(update_count),
+                                maximum(convert_to_tensor(update_total), 0.0), name="update_op")
+        _add_to(updates_collections, update_op)
+        return value, update_op
+
+
 def _count_condition(values: Tensor, weights, metrics_collections, updates_collections):
     """A ``count`` variable summing the (weighted) true entries of the boolean ``values``."""
     if values.dtype != _dtypes.bool:
@@ -148,7 +245,7 @@ def _count_condition(values: Tensor, weights, metrics_collections, updates_colle
     values = cast(values, _dtypes.float32)
     if weights is not None:
         values = multiply(values, cast(weights, _dtypes.float32))
-    value = count.value()
+    value = identity(count)
     _add_to(metrics_collections, value)
     update_op = count.assign_add(reduce_sum(values))
     _add_to(updates_collections, update_op)
@@ -173,6 +270,7 @@ def _confusion_count(kind: str, label_true: bool, prediction_true: bool):
 true_positives = _confusion_count("true_positives", True, True)
 false_positives = _confusion_count("false_positives", False, True)
 false_negatives = _confusion_count("false_negatives", True, False)
+true_negatives = _confusion_count("true_negatives", False, False)
 
 
 def _ratio(kind: str, other):

@@ -147,3 +147,37 @@ def test_auc_bad_curve_and_summation_are_refused_with_tfs_words():
                                          r"'trapezoidal', 'careful_interpolation', 'minoring', or "
                                          r"'majoring'\.$"):
         tf.metrics.auc(tf.constant([0, 1]), tf.constant([0.2, 0.8]), summation_method="foo")
+
+
+def test_rmse_mae_true_negatives_mean_iou_and_per_class_accuracy():
+    labels, preds = tf.constant([[0, 1], [2, 2]]), tf.constant([[0, 2], [2, 1]])
+    rmse, rmse_update = tf.metrics.root_mean_squared_error(tf.constant([1.0, 2.0, 3.0]),
+                                                           tf.constant([1.0, 4.0, 4.0]))
+    mae, mae_update = tf.metrics.mean_absolute_error(tf.constant([1.0, 2.0, 3.0]),
+                                                     tf.constant([1.0, 4.0, 4.0]), weights=[1.0, 0.0, 2.0])
+    tn, tn_update = tf.metrics.true_negatives(tf.constant([0, 1, 0]), tf.constant([0, 0, 0]))
+    iou, iou_update = tf.metrics.mean_iou(labels, preds, 4)
+    pc, pc_update = tf.metrics.mean_per_class_accuracy(labels, preds, 4,
+                                                       weights=tf.constant([[1.0, 1.0], [2.0, 1.0]]))
+    assert (rmse.name, rmse_update.name) == ("Sqrt:0", "Sqrt_1:0")     # outside the scope, as TF
+    assert (mae.name, tn.name) == ("mean_absolute_error/value:0", "true_negatives/Identity:0")
+    assert repr(tn_update) == "<tf.Variable 'true_negatives/AssignAddVariableOp' shape=() dtype=float32>"
+    assert iou.name == "mean_iou/Select_1:0"
+    assert repr(iou_update) == "<tf.Variable 'mean_iou/AssignAddVariableOp' shape=(4, 4) dtype=float64>"
+    assert (pc.name, pc_update.name) == ("mean_accuracy/mean_accuracy:0", "mean_accuracy/update_op:0")
+    assert pc_update.shape.as_list() == [4]
+    assert [(v.name, v.dtype, v.shape.as_list()) for v in tf.local_variables()][-4:] == [
+        ("true_negatives/count:0", tf.float32, []),
+        ("mean_iou/total_confusion_matrix:0", tf.float64, [4, 4]),
+        ("mean_accuracy/total:0", tf.float32, [4]), ("mean_accuracy/count:0", tf.float32, [4])]
+    cm = [[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 1, 0], [0, 0, 0, 0]]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        np.testing.assert_allclose(sess.run([rmse, mae, tn, iou, pc]), [0, 0, 0, 0, 0])
+        _close([sess.run(rmse_update), sess.run(mae_update), sess.run(tn_update)],
+               [1.2909944, 0.6666667, 2.0])
+        np.testing.assert_array_equal(sess.run(iou_update), cm)
+        _close(sess.run(pc_update), [1.0, 0.0, 0.6666667, 0.0])
+        _close(sess.run([rmse, mae, tn, iou, pc]), [1.2909944, 0.6666667, 2.0, 0.44444445, 0.4166667])
+        np.testing.assert_array_equal(sess.run(iou_update), 2 * np.array(cm))
+        _close(sess.run(iou), 0.44444445)
