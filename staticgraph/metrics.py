@@ -13,7 +13,8 @@ A metric over no data is 0, as TF's ``div_no_nan`` makes it::
     precision = tp / (tp + fp)        recall = tp / (tp + fn)
     auc = the area under the ROC (or PR) curve summed over num_thresholds confusion counts
     mean_iou, mean_per_class_accuracy = per-class ratios from streaming class counts
-    (also mean_absolute_error, root_mean_squared_error, true/false positives/negatives)
+    (also mean_absolute_error, root_mean_squared_error, true/false positives/negatives,
+    precision_at_thresholds, recall_at_thresholds)
 
 ``weights`` scale each value (and count for the denominator), broadcast to the values as TF
 broadcasts them.
@@ -43,7 +44,7 @@ from .ops import (abs as _abs, add, cast, equal, expand_dims, greater, identity,
 from .variable_scope import variable_scope
 from .variables import Variable
 
-__all__ = ["accuracy", "auc", "mean", "mean_absolute_error", "mean_iou", "mean_per_class_accuracy",
+__all__ = ["accuracy", "auc", "precision_at_thresholds", "recall_at_thresholds", "mean", "mean_absolute_error", "mean_iou", "mean_per_class_accuracy",
            "mean_squared_error", "precision", "recall", "root_mean_squared_error", "true_positives",
            "true_negatives", "false_positives", "false_negatives", "metric_variable"]
 
@@ -299,10 +300,12 @@ recall.__doc__ = """``tp / (tp + fn)`` over every (weighted) entry seen; labels 
 are cast to bool (nonzero is positive)."""
 
 
-def _confusion_matrix_at_thresholds(labels, predictions, thresholds: list[float], weights):
+def _confusion_matrix_at_thresholds(labels, predictions, thresholds: list[float], weights,
+                                    includes=("tp", "fn", "tn", "fp")):
     """Per threshold ``t``: the (weighted) counts of ``prediction > t`` against the labels, in
     ``[len(thresholds)]`` variables ``true_positives``, ``false_negatives``, ``true_negatives``,
-    ``false_positives`` (TF's order); returns ``(values, update_ops)`` keyed tp/fn/tn/fp."""
+    ``false_positives`` (TF's order; those in ``includes``); returns ``(values, update_ops)``
+    keyed tp/fn/tn/fp."""
     predictions = convert_to_tensor(predictions)
     with control_dependencies([
             assert_greater_equal(predictions, cast(0.0, predictions.dtype),
@@ -325,6 +328,8 @@ def _confusion_matrix_at_thresholds(labels, predictions, thresholds: list[float]
                                    ("fn", "false_negatives", label_is_pos, pred_is_neg),
                                    ("tn", "true_negatives", label_is_neg, pred_is_neg),
                                    ("fp", "false_positives", label_is_neg, pred_is_pos)):
+        if key not in includes:
+            continue
         var = metric_variable([n], _dtypes.float32, name=name)
         hit = cast(logical_and(label, pred), _dtypes.float32)
         if weights is not None:
@@ -407,3 +412,30 @@ def auc(labels, predictions, weights=None, num_thresholds: int = 200, metrics_co
                                 update_ops["fp"], "update_op")
         _add_to(updates_collections, update_op)
         return value, update_op
+
+
+def _at_thresholds(kind: str, other: str):
+    def metric(labels, predictions, thresholds, weights=None, metrics_collections=None,
+               updates_collections=None, name: str | None = None):
+        with variable_scope(name, f"{kind}_at_thresholds"):
+            values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                                 weights, includes=("tp", other))
+            epsilon = 1e-7
+
+            def ratio(tp, wrong, name):
+                return truediv(tp, add(add(epsilon, tp), wrong), name=f"{kind}_{name}")
+            value = ratio(values["tp"], values[other], "value")
+            _add_to(metrics_collections, value)
+            update_op = ratio(update_ops["tp"], update_ops[other], "update_op")
+            _add_to(updates_collections, update_op)
+            return value, update_op
+    metric.__name__ = metric.__qualname__ = f"{kind}_at_thresholds"
+    return metric
+
+
+precision_at_thresholds = _at_thresholds("precision", "fp")
+precision_at_thresholds.__doc__ = """Per threshold ``t`` of ``thresholds``: ``tp / (tp + fp)`` of
+``predictions > t`` (a ``[len(thresholds)]`` tensor)."""
+recall_at_thresholds = _at_thresholds("recall", "fn")
+recall_at_thresholds.__doc__ = """Per threshold ``t`` of ``thresholds``: ``tp / (tp + fn)`` of
+``predictions > t`` (a ``[len(thresholds)]`` tensor)."""

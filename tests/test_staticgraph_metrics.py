@@ -181,3 +181,22 @@ def test_rmse_mae_true_negatives_mean_iou_and_per_class_accuracy():
         _close(sess.run([rmse, mae, tn, iou, pc]), [1.2909944, 0.6666667, 2.0, 0.44444445, 0.4166667])
         np.testing.assert_array_equal(sess.run(iou_update), 2 * np.array(cm))
         _close(sess.run(iou), 0.44444445)
+
+
+def test_precision_and_recall_at_thresholds():
+    labels, preds = tf.constant([0, 1, 1, 0, 1]), tf.constant([0.2, 0.7, 0.4, 0.6, 0.9])
+    pr, pr_update = tf.metrics.precision_at_thresholds(labels, preds, [0.3, 0.5, 0.8])
+    rc, rc_update = tf.metrics.recall_at_thresholds(labels, preds, [0.3, 0.5, 0.8],
+                                                    weights=tf.constant([1.0, 2.0, 1.0, 1.0, 3.0]))
+    assert (pr.name, pr_update.name, rc.name) == ("precision_at_thresholds/precision_value:0",
+                                                  "precision_at_thresholds/precision_update_op:0",
+                                                  "recall_at_thresholds/recall_value:0")
+    assert pr.shape.as_list() == [3]
+    assert [v.name for v in tf.local_variables()] == [
+        "precision_at_thresholds/true_positives:0", "precision_at_thresholds/false_positives:0",
+        "recall_at_thresholds/true_positives:0", "recall_at_thresholds/false_negatives:0"]
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        np.testing.assert_array_equal(sess.run(pr), [0, 0, 0])
+        _close(sess.run(pr_update), [0.75, 0.6666667, 0.9999999])
+        _close([sess.run(rc_update), sess.run(rc)], [[1.0, 0.8333333, 0.5]] * 2)
