@@ -390,10 +390,12 @@ def tensordot(a, b, axes, name=None) -> Tensor:
 
 
 def squared_difference(x, y, name=None) -> Tensor:
-    return square(subtract(x, y), name=name or "SquaredDifference")
+    with name_scope(name, "SquaredDifference") as scope:   # TF's one op: our parts inside it
+        return square(subtract(x, y), name=scope)
 
 
 def logical_xor(x, y, name="LogicalXor") -> Tensor:
+    # TF builds its parts at the top level too (``LogicalOr``, ``LogicalAnd``, ``LogicalNot``)
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
