@@ -101,10 +101,15 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a
                          "Only one of transpose_b and adjoint_b can be True.")
     transpose_a, transpose_b = transpose_a or adjoint_a, transpose_b or adjoint_b
     a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b, names=("a", "b")))
-    if transpose_a:
-        a = _swap_last(a)
-    if transpose_b:
-        b = _swap_last(b)
+    if not (transpose_a or transpose_b):
+        return _matmul(a, b, name)
+    with name_scope(name, "MatMul") as scope:   # TF's transposes are attributes of its one op:
+        a = _swap_last(a) if transpose_a else a  # ours live inside that op's scope
+        b = _swap_last(b) if transpose_b else b
+        return _matmul(a, b, scope)
+
+
+def _matmul(a: Tensor, b: Tensor, name) -> Tensor:
     batched = a.ndim is None or b.ndim is None or a.ndim > 2 or b.ndim > 2
     return apply(_R["MatMul"], (a, b), {}, name=name, tf_type="BatchMatMulV2" if batched else None)
 

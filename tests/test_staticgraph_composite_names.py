@@ -154,3 +154,23 @@ def test_renamed_composites_compute_what_they_did():
     assert got[3].tolist() == [[5, -1, -1], [-1, -1, 5]]
     assert got[4] == 5 and got[4].dtype == np.int32
     assert got[5].dtype == np.int32 and not got[5].any()
+
+
+def test_norms_are_named_as_TFs_squeezed_or_kept_result():
+    tf.reset_default_graph()
+    x = _x()
+    assert [tf.norm(x, keepdims=True).name, tf.norm(x, ord=1).name,
+            tf.norm(x, axis=1, keepdims=True).name, tf.norm(x, ord=1, axis=1).name,
+            tf.norm(x, name="nn").name] == \
+        ["norm/Sqrt:0", "norm_1/Squeeze:0", "norm_2/Sqrt:0", "norm_3/Squeeze:0", "nn/Squeeze:0"]
+
+
+def test_transposed_matmuls_keep_their_transposes_inside_the_MatMul_scope():
+    tf.reset_default_graph()
+    x = _x()
+    assert [tf.matmul(x, x, transpose_b=True).name, tf.matmul(x, x, transpose_a=True, name="mm").name,
+            tf.transpose(x).name] == ["MatMul:0", "mm:0", "transpose:0"]
+    b = tf.reshape(x, [1, 2, 3])
+    assert tf.matmul(b, b, transpose_b=True).name == "MatMul_1:0"
+    assert sorted(o.name for o in tf.get_default_graph().get_operations()
+                  if "/" not in o.name) == ["MatMul", "MatMul_1", "Reshape", "mm", "transpose", "x"]
