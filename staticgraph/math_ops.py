@@ -105,16 +105,25 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f'`direction` must be one of ["ASCENDING", "DESCENDING"]. Received: '
                          f"direction={direction}")
-    x = convert_to_tensor(values)
-    idx = apply(_R["ArgSort"], (x,), {"axis": int(axis), "descending": direction == "DESCENDING"},
-                name=name or "argsort")
-    return cast(idx, "int32")
+    with name_scope(name, "argsort"):
+        x = convert_to_tensor(values)
+        idx = apply(_R["ArgSort"], (x,), {"axis": int(axis),
+                                          "descending": direction == "DESCENDING"})
+        return cast(idx, "int32")
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
-    x = convert_to_tensor(values)
-    idx = argsort(x, axis, direction, name=name or "sort")
-    return apply(_R["TakeAlongAxis"], (x, idx), {"axis": int(axis)}, name=name or "sort")
+    """``values`` sorted along ``axis``.  TF sorts by ``top_k`` (of the negated values when
+    ascending, negated back): its result is ``sort/Neg_1:0`` (``sort/TopKV2:0`` descending)."""
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f'`direction` must be one of ["ASCENDING", "DESCENDING"]. Received: '
+                         f"direction={direction}")
+    with name_scope(name, "sort"):
+        x = convert_to_tensor(values)
+        idx = apply(_R["ArgSort"], (x,), {"axis": int(axis),
+                                          "descending": direction == "DESCENDING"})
+        return apply(_R["TakeAlongAxis"], (x, idx), {"axis": int(axis)},
+                     name="Neg_1" if direction == "ASCENDING" else "TopKV2")
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
@@ -208,7 +217,7 @@ def log_sigmoid(x, name=None):
 
 
 def scalar_mul(scalar, x, name=None):
-    return multiply(scalar, x, name=name or "scalar_mul")
+    return multiply(scalar, x, name=name)
 
 
 def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype="int64", name=None,

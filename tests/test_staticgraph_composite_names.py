@@ -73,6 +73,19 @@ CASES = {
     "in_top_k": (lambda: tf.nn.in_top_k(_x(), [0, 1], 1), "in_top_k/InTopKV2:0"),
     "one_hot_axis0": (lambda: tf.one_hot([0, 1], 3, axis=0), "one_hot:0"),
     "zeros_like_dtype": (lambda: tf.zeros_like(_x(), dtype=tf.int32), "zeros_like:0"),
+    "sort": (lambda: tf.sort(_x()), "sort/Neg_1:0"),
+    "sort_descending": (lambda: tf.sort(_x(), direction="DESCENDING"), "sort/TopKV2:0"),
+    "argsort": (lambda: tf.argsort(_x()), "argsort/Cast:0"),    # TF: argsort/TopKV2:1
+    "gather_list": (lambda: tf.gather(_x(), [0, 1]), "GatherV2:0"),
+    "gather_nd_list": (lambda: tf.gather_nd(_x(), [[0, 1]]), "GatherNd:0"),
+    "scatter_nd_list": (lambda: tf.scatter_nd([[0], [1]], _x(), [4, 3]), "ScatterNd:0"),
+    "tensordot_2d": (lambda: tf.tensordot(_x(), _x((3, 4), name="y"), axes=1), "Tensordot/MatMul:0"),
+    "tensordot_named": (lambda: tf.tensordot(_x(), _x((3, 4), name="y"), axes=1, name="td"),
+                        "td/MatMul:0"),
+    "reverse_sequence": (lambda: tf.reverse_sequence(_x((2, 3, 4)), [1, 2], seq_axis=1,
+                                                     batch_axis=0), "ReverseSequence:0"),
+    "depthwise_conv2d": (lambda: tf.nn.depthwise_conv2d(_x((1, 5, 5, 2)), _x((3, 3, 2, 2), name="w"),
+                                                        [1, 1, 1, 1], "SAME"), "depthwise:0"),
     "squared_difference": (lambda: tf.squared_difference(_x(), _x(name="y")), "SquaredDifference:0"),
     "moments_mean": (lambda: tf.nn.moments(_x(), axes=[0])[0], "moments/Squeeze:0"),
     "moments_variance": (lambda: tf.nn.moments(_x(), axes=[0])[1], "moments/Squeeze_1:0"),
@@ -107,13 +120,15 @@ def test_result_name_and_the_users_next_ops_names_are_TFs(case):
                                   "log_sigmoid", "weighted_xent", "is_finite",
                                   "squared_difference", "div_no_nan", "is_nan", "is_inf",
                                   "truncatediv", "saturate_cast", "in_top_k", "one_hot_axis0",
-                                  "zeros_like_dtype"])
+                                  "zeros_like_dtype", "sort", "argsort", "gather_list",
+                                  "gather_nd_list", "scatter_nd_list", "tensordot_2d",
+                                  "reverse_sequence", "depthwise_conv2d"])
 def test_a_composites_parts_live_inside_its_scope(case):
     build, expected = CASES[case]
     tf.reset_default_graph()
     out = build()
     scope = expected.split("/")[0].split(":")[0]
-    placeholders = {"x", "y", "l", "lo", "hi"}
+    placeholders = {"x", "y", "l", "lo", "hi", "w"}
     loose = [op.name for op in tf.get_default_graph().get_operations()
              if op.name not in placeholders and op.name != scope
              and not op.name.startswith(scope + "/")]
@@ -174,3 +189,19 @@ def test_transposed_matmuls_keep_their_transposes_inside_the_MatMul_scope():
     assert tf.matmul(b, b, transpose_b=True).name == "MatMul_1:0"
     assert sorted(o.name for o in tf.get_default_graph().get_operations()
                   if "/" not in o.name) == ["MatMul", "MatMul_1", "Reshape", "mm", "transpose", "x"]
+
+
+def test_orthogonal_initializer_names_its_steps_as_TF():
+    tf.reset_default_graph()
+    out = tf.orthogonal_initializer()([3, 4])
+    assert out.name == "mul_1:0"
+    top = sorted(o.name for o in tf.get_default_graph().get_operations() if "/" not in o.name)
+    assert top == ["Reshape", "mul", "mul_1", "random_normal"]
+    assert tf.multiply(out, out).name == "Mul_2:0" and tf.transpose(out).name == "transpose:0"
+
+
+def test_scalar_mul_is_a_plain_Mul():
+    tf.reset_default_graph()
+    x = _x()
+    assert [tf.scalar_mul(2.0, x).name, tf.scalar_mul(2.0, x, name="sm").name,
+            tf.multiply(x, x).name] == ["Mul:0", "sm:0", "Mul_1:0"]
