@@ -345,7 +345,10 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None) -> Tensor
         m = constant_value(maxlen)
         if m is not None:
             row.set_shape((builtins.max(int(m), 0),))
-        mask = less(row, cast(expand_dims(lengths, -1), maxlen.dtype), name="Less")
+        # TF's raw Cast op here: a node even when the dtypes agree (``SequenceMask/Cast``)
+        column = apply(_R["Cast"], (expand_dims(lengths, -1),), {"dtype": maxlen.np_dtype},
+                       name="Cast")
+        mask = less(row, column, name="Less")
         dt = _dtypes.as_dtype(dtype)
         return mask if dt == _dtypes.bool else cast(mask, dt)
 

@@ -52,7 +52,10 @@ def floordiv(x, y, name=None):
     return _binary("FloorDiv", x, y, name or "floordiv")
 
 
-floor_div = floordiv
+def floor_div(x, y, name=None):
+    """The raw ``FloorDiv`` op (``tf.math.floor_div``): TF names it ``FloorDiv``, where its
+    ``floordiv`` wrapper is named ``floordiv``."""
+    return _binary("FloorDiv", x, y, name)
 
 
 def floormod(x, y, name=None):

@@ -354,8 +354,10 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_ind
 # --- casts, identities, fills ----------------------------------------------------------------
 
 def cast(x, dtype, name=None):
-    x = convert_to_tensor(x)
     dt = _dtypes.as_dtype(dtype)
+    if type(x) is Tensor and x._dtype is dt:
+        return x         # TF: a tensor already of ``dtype`` is returned as is (no Cast node)
+    x = convert_to_tensor(x)
     return apply(_R["Cast"], (x,), {"dtype": dt._np}, name=name or "Cast")
 
 

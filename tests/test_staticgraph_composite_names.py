@@ -205,3 +205,19 @@ def test_scalar_mul_is_a_plain_Mul():
     x = _x()
     assert [tf.scalar_mul(2.0, x).name, tf.scalar_mul(2.0, x, name="sm").name,
             tf.multiply(x, x).name] == ["Mul:0", "sm:0", "Mul_1:0"]
+
+
+def test_a_cast_to_the_same_dtype_is_the_tensor_itself_as_in_TF():
+    tf.reset_default_graph()
+    x = _x()
+    assert tf.cast(x, tf.float32) is x and tf.cast(x, tf.float32, name="cc") is x
+    assert tf.to_float(x) is x
+    assert tf.cast(x, tf.int32).name == "Cast:0"      # the first Cast node
+    assert tf.sequence_mask(tf.constant([1, 2]), 3, dtype=tf.float32).name == "SequenceMask/Cast_1:0"
+
+
+def test_floor_div_is_the_raw_FloorDiv_op():
+    tf.reset_default_graph()
+    x = _x()
+    assert [tf.floor_div(x, x).name, tf.floor_div(x, x, name="fd").name, tf.floordiv(x, x).name] \
+        == ["FloorDiv:0", "fd:0", "floordiv_1:0"]     # names are unique ignoring case
