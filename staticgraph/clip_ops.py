@@ -51,11 +51,11 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple[li
         raise TypeError("t_list should be a sequence")
     t_list = list(t_list)
     norm_ = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
-    with name_scope(name, "clip_by_global_norm"):
+    with name_scope(name, "clip_by_global_norm") as scope:
         inv_clip = ops.truediv(1.0, clip_norm) if isinstance(clip_norm, Tensor) else 1.0 / clip_norm
         scale = ops.multiply(ops.minimum(ops.truediv(1.0, norm_), inv_clip), clip_norm)
         out = [None if t is None else ops.identity(ops.multiply(convert_to_tensor(t), scale),
-                                                    name=f"clip_by_global_norm/_{i}")
+                                                    name=f"{scope}_{i}")  # TF's very name
                for i, t in enumerate(t_list)]
     return out, norm_
 

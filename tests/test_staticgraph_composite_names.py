@@ -221,3 +221,12 @@ def test_floor_div_is_the_raw_FloorDiv_op():
     x = _x()
     assert [tf.floor_div(x, x).name, tf.floor_div(x, x, name="fd").name, tf.floordiv(x, x).name] \
         == ["FloorDiv:0", "fd:0", "floordiv_1:0"]     # names are unique ignoring case
+
+
+def test_clip_by_global_norm_names_its_outputs_with_its_full_scope_as_TF():
+    tf.reset_default_graph()
+    x = _x()
+    assert tf.clip_by_global_norm([x], 1.0)[0][0].name == "clip_by_global_norm/clip_by_global_norm/_0:0"
+    with tf.name_scope("u"):
+        assert tf.clip_by_global_norm([x, x], 1.0)[0][1].name == \
+            "u/clip_by_global_norm/u/clip_by_global_norm/_1:0"
