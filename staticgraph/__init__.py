@@ -56,7 +56,7 @@ from .variables import (Variable, assign, assign_add, assign_sub, global_variabl
                         global_variables_initializer, initialize_all_variables,
                         is_variable_initialized, report_uninitialized_variables,
                         trainable_variables, variables_initializer)
-from . import layers, losses, summary
+from . import keras, layers, losses, metrics, summary
 from . import data, gfile, initializers, io, random
 from .graph_keys import (GraphKeys, add_to_collection, add_to_collections, get_collection,
                          get_collection_ref)
@@ -83,6 +83,7 @@ from .sequence_ops import reverse, reverse_sequence, reverse_v2
 from .variable_scope import (AUTO_REUSE, VariableScope, get_local_variable, get_variable,
                              get_variable_scope, local_variables_initializer, variable_scope)
 from .variables import local_variables
+from .moving_averages import moving_average_variables
 
 __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
@@ -96,7 +97,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "report_uninitialized_variables", "logging", "ConfigProto", "GPUOptions", "GraphOptions",
            "OptimizerOptions", "RunOptions", "RunMetadata",
            "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
-           "train", "losses", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
+           "train", "keras", "losses", "metrics", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "gfile", "io", "GraphKeys",
            "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
            "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",
@@ -105,7 +106,7 @@ __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant
            "variance_scaling_initializer", "zeros_initializer", "multinomial", "random_normal", "py_func", "numpy_function", "random_poisson", "random_gamma",
            "random_shuffle", "random_uniform", "set_random_seed", "truncated_normal", "AUTO_REUSE",
            "VariableScope", "get_local_variable", "get_variable", "get_variable_scope",
-           "variable_scope", "local_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
+           "variable_scope", "local_variables", "moving_average_variables", "local_variables_initializer", "data", "UnconnectedGradients", "TensorArray", "foldl", "foldr", "map_fn", "scan", "Assert", "assert_equal",
            "assert_greater", "assert_greater_equal", "assert_less", "assert_less_equal",
            "assert_negative", "assert_non_negative", "assert_non_positive", "assert_none_equal",
            "assert_positive", "assert_rank", "assert_scalar", "assert_type", "check_numerics",

@@ -100,12 +100,15 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     batch entry gathering from its own slice (shape ``p[:axis] + i.shape[b:] + p[axis+1:]``).
     """
     params = convert_to_tensor(params)
-    indices = _indices(indices)
     if batch_dims:
-        return _batch_gather(params, indices, axis, int(batch_dims), name or "GatherV2")
+        return _batch_gather(params, _indices(indices), axis, int(batch_dims), name or "GatherV2")
     axis = 0 if axis is None else int(axis) % max(params.ndim or 1, 1)
-    return gather_index(params, (builtins.slice(None),) * axis + (indices,), name=name or "GatherV2",
-                        tf_type="GatherV2")
+    if isinstance(indices, Tensor):
+        return gather_index(params, (builtins.slice(None),) * axis + (indices,),
+                            name=name or "GatherV2", tf_type="GatherV2")
+    with name_scope(name, "GatherV2") as scope:   # the indices' Const inside: GatherV2/indices
+        return gather_index(params, (builtins.slice(None),) * axis + (_indices(indices),),
+                            name=scope, tf_type="GatherV2")
 
 
 def _batch_positions(params: Tensor, batch_dims: int, rank: int) -> list[Tensor]:
@@ -163,8 +166,9 @@ def _index_columns(indices: Tensor) -> list[Tensor]:
 def gather_nd(params, indices, name=None, batch_dims=0) -> Tensor:
     """``params[tuple(indices[..., j] for j)]``: slices picked by index tuples on the last axis
     (after ``batch_dims`` leading batch dims shared by ``params`` and ``indices``)."""
-    params, indices = convert_to_tensor(params), _indices(indices)
+    params = convert_to_tensor(params)
     with name_scope(name, "GatherNd") as scope:
+        indices = _indices(indices)
         cols = _index_columns(indices)
         if batch_dims:
             if indices.ndim is None:
@@ -175,8 +179,9 @@ def gather_nd(params, indices, name=None, batch_dims=0) -> Tensor:
 
 def scatter_nd(indices, updates, shape, name=None) -> Tensor:
     """Zeros of ``shape`` with ``updates`` added at ``indices`` (repeated indices add up)."""
-    updates, indices = convert_to_tensor(updates), _indices(indices)
+    updates = convert_to_tensor(updates)
     with name_scope(name, "ScatterNd") as scope:
+        indices = _indices(indices)
         ref = zeros(shape, updates.dtype)
         cols = _index_columns(indices)
         return apply(_R["ScatterLike"], (updates, ref, *cols), {"key": (ARRAY,) * len(cols)},
@@ -340,7 +345,10 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None) -> Tensor
         m = constant_value(maxlen)
         if m is not None:
             row.set_shape((builtins.max(int(m), 0),))
-        mask = less(row, cast(expand_dims(lengths, -1), maxlen.dtype), name="Less")
+        # TF's raw Cast op here: a node even when the dtypes agree (``SequenceMask/Cast``)
+        column = apply(_R["Cast"], (expand_dims(lengths, -1),), {"dtype": maxlen.np_dtype},
+                       name="Cast")
+        mask = less(row, column, name="Less")
         dt = _dtypes.as_dtype(dtype)
         return mask if dt == _dtypes.bool else cast(mask, dt)
 
@@ -386,14 +394,19 @@ def tensordot(a, b, axes, name=None) -> Tensor:
         b2 = reshape(transpose(b, axes_b + free_b), [k, -1])
         out_shape = [t._shape[i] if t._shape[i] is not None else shape(t)[i]
                      for t, free in ((a, free_a), (b, free_b)) for i in free]
-        return reshape(matmul(a2, b2), out_shape, name=scope[:-1] + "/")
+        product = matmul(a2, b2)
+        if out_shape == list(product._shape or ()):   # TF skips a reshape to the same shape:
+            return product                              # its result is ``Tensordot/MatMul:0``
+        return reshape(product, out_shape, name=scope[:-1] + "/")
 
 
 def squared_difference(x, y, name=None) -> Tensor:
-    return square(subtract(x, y), name=name or "SquaredDifference")
+    with name_scope(name, "SquaredDifference") as scope:   # TF's one op: our parts inside it
+        return square(subtract(x, y), name=scope)
 
 
 def logical_xor(x, y, name="LogicalXor") -> Tensor:
+    # TF builds its parts at the top level too (``LogicalOr``, ``LogicalAnd``, ``LogicalNot``)
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 

@@ -31,6 +31,7 @@ from . import dtypes as _dtypes
 from common import REGISTRY
 
 from . import build as _build
+from . import graph as _graph
 from .build import apply
 from .math_ops import eye
 from .ops import fill, multiply, reshape, transpose
@@ -180,10 +181,13 @@ class Orthogonal(Initializer):
             raise ValueError("The tensor to initialize must be at least two-dimensional")
         rows, cols = math.prod(shape[:-1]), shape[-1]
         sample = _random.random_normal((max(rows, cols), min(rows, cols)), dtype=dt, seed=self.seed)
-        q = apply(REGISTRY["OrthonormalFactor"], (sample,), {})
+        # TF's steps are Qr, DiagPart, Sign and ``mul`` (Q's columns signed): our one op stands
+        # for them and takes the last one's name, so the names that follow are TF's (``mul_1``)
+        q = apply(REGISTRY["OrthonormalFactor"], (sample,), {}, name="mul")
         if rows < cols:
-            q = transpose(q)
-        return multiply(reshape(q, shape), self.gain)
+            with _graph.name_scope("matrix_transpose"):
+                q = transpose(q)
+        return multiply(self.gain, reshape(q, shape), name="mul")
 
 
 class Identity(Initializer):

@@ -35,6 +35,7 @@ from .control_flow import cond
 from .graph import Tensor, get_default_graph
 from .graph_keys import GraphKeys
 from .initializers import Ones, Zeros
+from .keras import regularizers
 from .ops import identity, matmul, multiply, reshape, subtract, where
 from .variable_scope import get_variable, variable_scope
 from .variables import Variable
@@ -51,9 +52,10 @@ REGULARIZATION_LOSSES = GraphKeys.REGULARIZATION_LOSSES
 def _variable(name: str, shape: tuple, dtype, initializer, trainable: bool = True,
               regularizer: Callable | None = None) -> Variable:
     """A layer variable, as TF's layers make it: ``tf.get_variable`` in the layer's scope
-    (so ``reuse`` shares it; no ``initializer``: glorot-uniform, seeded as TF seeds it)."""
+    (so ``reuse`` shares it; no ``initializer``: glorot-uniform, seeded as TF seeds it).
+    A regularizer may be named (``"l2"``) or a Keras config, as Keras layers accept it."""
     return get_variable(name, tuple(shape), dtype, initializer=initializer,
-                        regularizer=regularizer, trainable=trainable)
+                        regularizer=regularizers.get(regularizer), trainable=trainable)
 
 
 def _scope(name: str | None, default: str, reuse=None):

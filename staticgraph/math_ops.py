@@ -85,7 +85,10 @@ def floordiv(x, y, name=None):
     return _binary("FloorDiv", x, y, name or "floordiv")
 
 
-floor_div = floordiv
+def floor_div(x, y, name=None):
+    """The raw ``FloorDiv`` op (``tf.math.floor_div``): TF names it ``FloorDiv``, where its
+    ``floordiv`` wrapper is named ``floordiv``."""
+    return _binary("FloorDiv", x, y, name)
 
 
 def floormod(x, y, name=None):
@@ -146,16 +149,25 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f'`direction` must be one of ["ASCENDING", "DESCENDING"]. Received: '
                          f"direction={direction}")
-    x = convert_to_tensor(values)
-    idx = apply(_R["ArgSort"], (x,), {"axis": int(axis), "descending": direction == "DESCENDING"},
-                name=name or "argsort")
-    return cast(idx, "int32")
+    with name_scope(name, "argsort"):
+        x = convert_to_tensor(values)
+        idx = apply(_R["ArgSort"], (x,), {"axis": int(axis),
+                                          "descending": direction == "DESCENDING"})
+        return cast(idx, "int32")
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
-    x = convert_to_tensor(values)
-    idx = argsort(x, axis, direction, name=name or "sort")
-    return apply(_R["TakeAlongAxis"], (x, idx), {"axis": int(axis)}, name=name or "sort")
+    """``values`` sorted along ``axis``.  TF sorts by ``top_k`` (of the negated values when
+    ascending, negated back): its result is ``sort/Neg_1:0`` (``sort/TopKV2:0`` descending)."""
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f'`direction` must be one of ["ASCENDING", "DESCENDING"]. Received: '
+                         f"direction={direction}")
+    with name_scope(name, "sort"):
+        x = convert_to_tensor(values)
+        idx = apply(_R["ArgSort"], (x,), {"axis": int(axis),
+                                          "descending": direction == "DESCENDING"})
+        return apply(_R["TakeAlongAxis"], (x, idx), {"axis": int(axis)},
+                     name="Neg_1" if direction == "ASCENDING" else "TopKV2")
 
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
@@ -176,7 +188,8 @@ def einsum(equation: str, *inputs, name=None, **_):
     if any(x.ndim is None for x in xs):
         raise ValueError("einsum needs operands of known rank")
     eq = einsum_equation(equation, [x.ndim for x in xs])
-    return apply(_R["Einsum"], xs, {"equation": eq}, name=name or "einsum")
+    with name_scope(name, "einsum"):       # TF: the Einsum op inside an ``einsum`` scope
+        return apply(_R["Einsum"], xs, {"equation": eq})
 
 
 
@@ -190,68 +203,76 @@ def to_int64(x, name="ToInt64"): return cast(x, "int64", name=name)
 
 def is_nan(x, name=None):
     """True where ``x`` is NaN (the only value unequal to itself)."""
-    x = convert_to_tensor(x)
-    return not_equal(x, x, name=name or "IsNan")
+    with name_scope(name, "IsNan") as scope:   # TF's one op: our parts live in its scope
+        x = convert_to_tensor(x)
+        return not_equal(x, x, name=scope)
 
 
 def is_inf(x, name=None):
-    x = convert_to_tensor(x)
-    return equal(abs(x), float("inf"), name=name or "IsInf")
+    with name_scope(name, "IsInf") as scope:
+        x = convert_to_tensor(x)
+        return equal(abs(x), float("inf"), name=scope)
 
 
 def is_finite(x, name=None):
     """Neither inf nor NaN (``|x| < inf`` is false for both)."""
-    x = convert_to_tensor(x)
-    return less(abs(x), float("inf"), name=name or "IsFinite")
+    with name_scope(name, "IsFinite") as scope:
+        x = convert_to_tensor(x)
+        return less(abs(x), float("inf"), name=scope)
 
 
 def div_no_nan(x, y, name=None):
     """``x / y``, and 0 where ``y`` is 0 (the divisor is replaced there, so the gradient is
     finite too)."""
-    x, y = _operands("RealDiv", x, y)
-    x, y = convert_to_tensor(x), convert_to_tensor(y)
-    zero = equal(y, 0)
-    safe = where(zero, ones_like(y), y)
-    return where(zero, zeros_like(realdiv(x, safe)), realdiv(x, safe), name=name or "div_no_nan")
+    with name_scope(name, "div_no_nan") as scope:
+        x, y = _operands("RealDiv", x, y)
+        x, y = convert_to_tensor(x), convert_to_tensor(y)
+        zero = equal(y, 0)
+        safe = where(zero, ones_like(y), y)
+        return where(zero, zeros_like(realdiv(x, safe)), realdiv(x, safe), name=scope)
 
 
 def truncatediv(x, y, name=None):
     """Division rounded toward zero (C's ``/``): ``(x - truncatemod(x, y)) // y``."""
-    x, y = _operands("FloorDiv", x, y)
-    return floordiv(subtract(x, truncatemod(x, y)), y, name=name or "TruncateDiv")
+    with name_scope(name, "TruncateDiv") as scope:
+        x, y = _operands("FloorDiv", x, y)
+        return floordiv(subtract(x, truncatemod(x, y)), y, name=scope)
 
 
 def saturate_cast(value, dtype, name=None):
     """``cast`` that clamps to the target type's range first (no wrap-around)."""
-    x = convert_to_tensor(value)
-    dt = _dtypes.as_dtype(dtype)
-    if dt._np.kind in "iu" and x.dtype._np.kind in "iuf":
-        info = np.iinfo(dt._np)
-        lo = max(info.min, np.iinfo(x.dtype._np).min) if x.dtype._np.kind in "iu" else info.min
-        hi = min(info.max, np.iinfo(x.dtype._np).max) if x.dtype._np.kind in "iu" else info.max
-        x = minimum(maximum(x, lo), hi)
-    return cast(x, dt, name=name or "saturate_cast")
+    with name_scope(name, "saturate_cast") as scope:
+        x = convert_to_tensor(value)
+        dt = _dtypes.as_dtype(dtype)
+        if dt._np.kind in "iu" and x.dtype._np.kind in "iuf":
+            info = np.iinfo(dt._np)
+            lo = max(info.min, np.iinfo(x.dtype._np).min) if x.dtype._np.kind in "iu" else info.min
+            hi = min(info.max, np.iinfo(x.dtype._np).max) if x.dtype._np.kind in "iu" else info.max
+            x = minimum(maximum(x, lo), hi)
+        return cast(x, dt, name=scope)
 
 
 def log_sigmoid(x, name=None):
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
     from .nn import softplus  # noqa: PLC0415  (nn imports this module)
-    x = convert_to_tensor(x)
-    return negative(softplus(negative(x)), name=name or "LogSigmoid")
+    with name_scope(name, "LogSigmoid") as scope:
+        x = convert_to_tensor(x)
+        return negative(softplus(negative(x)), name=scope)
 
 
 def scalar_mul(scalar, x, name=None):
-    return multiply(scalar, x, name=name or "scalar_mul")
+    return multiply(scalar, x, name=name)
 
 
 def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype="int64", name=None,
                   reduction_indices=None, keep_dims=None, input=None):  # noqa: A002
     """How many entries are non-zero (along ``axis``), as ``dtype`` (int64 by default)."""
-    x = convert_to_tensor(input_tensor if input_tensor is not None else input)
     axis = axis if axis is not None else reduction_indices
-    nz = cast(not_equal(x, np.zeros((), x.dtype._np)), "int64")
-    return cast(reduce_sum(nz, axis, keepdims=bool(keepdims or keep_dims)), dtype,
-                name=name or "count_nonzero")
+    with name_scope(name, "count_nonzero"):    # TF's result: ``count_nonzero/Sum:0`` (int64)
+        x = convert_to_tensor(input_tensor if input_tensor is not None else input)
+        nz = cast(not_equal(x, np.zeros((), x.dtype._np)), "int64")
+        total = reduce_sum(nz, axis, keepdims=bool(keepdims or keep_dims))
+        return total if _dtypes.as_dtype(dtype) == _dtypes.int64 else cast(total, dtype)
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
@@ -276,10 +297,11 @@ def in_top_k(predictions=None, targets=None, k=None, name=None):
     """Whether each row's ``targets`` entry is among its ``k`` largest ``predictions`` (ties
     count in its favour, as TF; a row with a non-finite prediction gives False)."""
     from .ops import one_hot  # noqa: PLC0415
-    p = convert_to_tensor(predictions)
-    t = convert_to_tensor(targets)
-    depth = p.shape[-1]
-    target = reduce_sum(multiply(p, one_hot(t, depth, dtype=p.dtype)), 1, keepdims=True)
-    above = reduce_sum(cast(greater(p, target), "int32"), 1)
-    finite = reduce_all(is_finite(p), 1)
-    return logical_and(less(above, int(k)), finite, name=name or "in_top_k")
+    with name_scope(name, "in_top_k"):        # TF's result: ``in_top_k/InTopKV2:0``
+        p = convert_to_tensor(predictions)
+        t = convert_to_tensor(targets)
+        depth = p.shape[-1]
+        target = reduce_sum(multiply(p, one_hot(t, depth, dtype=p.dtype)), 1, keepdims=True)
+        above = reduce_sum(cast(greater(p, target), "int32"), 1)
+        finite = reduce_all(is_finite(p), 1)
+        return logical_and(less(above, int(k)), finite, name="InTopKV2")

@@ -91,7 +91,8 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
     attrs = dict(strides=_spatial_pair(strides, fmt, "strides"), padding=_padding(padding, fmt, "Conv2D"),
                  dilations=_spatial_pair(dilations or rate or 1, fmt, "dilations"), groups=c,
                  data_format=fmt, filter_format="HWIO")
-    return apply(_R["Conv2D"], (x, reshape(w, (kh, kw, 1, c * m))), attrs, name=name or "depthwise")
+    with get_default_graph().name_scope(name or "depthwise") as scope:  # the reshape inside it
+        return apply(_R["Conv2D"], (x, reshape(w, (kh, kw, 1, c * m))), attrs, name=scope)
 
 
 def _shapes(*ts) -> str:

@@ -101,10 +101,15 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a
                          "Only one of transpose_b and adjoint_b can be True.")
     transpose_a, transpose_b = transpose_a or adjoint_a, transpose_b or adjoint_b
     a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b, names=("a", "b")))
-    if transpose_a:
-        a = _swap_last(a)
-    if transpose_b:
-        b = _swap_last(b)
+    if not (transpose_a or transpose_b):
+        return _matmul(a, b, name)
+    with name_scope(name, "MatMul") as scope:   # TF's transposes are attributes of its one op:
+        a = _swap_last(a) if transpose_a else a  # ours live inside that op's scope
+        b = _swap_last(b) if transpose_b else b
+        return _matmul(a, b, scope)
+
+
+def _matmul(a: Tensor, b: Tensor, name) -> Tensor:
     batched = a.ndim is None or b.ndim is None or a.ndim > 2 or b.ndim > 2
     return apply(_R["MatMul"], (a, b), {}, name=name, tf_type="BatchMatMulV2" if batched else None)
 
@@ -168,10 +173,12 @@ def where_v2(condition, x=None, y=None, name=None):
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """``t`` limited to ``[min, max]`` (Python numbers are attributes; tensors use max/min)."""
-    t = convert_to_tensor(t)
-    if isinstance(clip_value_min, Tensor) or isinstance(clip_value_max, Tensor):
-        return minimum(maximum(t, clip_value_min), clip_value_max, name=name)
-    return apply(_R["ClipByValue"], (t,), {"lo": clip_value_min, "hi": clip_value_max}, name=name)
+    with name_scope(name, "clip_by_value") as scope:    # TF's result: ``clip_by_value:0``
+        t = convert_to_tensor(t)
+        if isinstance(clip_value_min, Tensor) or isinstance(clip_value_max, Tensor):
+            return maximum(minimum(t, clip_value_max), clip_value_min, name=scope)
+        return apply(_R["ClipByValue"], (t,), {"lo": clip_value_min, "hi": clip_value_max},
+                     name=scope)
 
 
 # --- comparisons and logic ------------------------------------------------------------
@@ -311,10 +318,17 @@ def _axis(axis, reduction_indices):
 def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keep_dims is None else keep_dims)
-    out = apply(_R[op_type], (x,), {"axis": _axes(axis), "keepdims": keep}, name=name)
-    if out.dtype != x.dtype and (x.dtype.is_integer or x.dtype.is_bool) and op_type in ("Sum", "Mean"):
-        out = cast(out, x.dtype)  # TF keeps an integer tensor's dtype; numpy widens it
-    return out
+    attrs = {"axis": _axes(axis), "keepdims": keep}
+    if op_type in ("Sum", "Mean") and (x.dtype.is_integer or x.dtype.is_bool) and \
+            _WIDEN[op_type](np.zeros(1, x.dtype._np)).dtype != x.dtype._np:
+        # TF keeps an integer tensor's dtype; numpy widens it: the cast back is the result,
+        # named as TF's one op, its parts inside that op's scope
+        with name_scope(name, op_type) as scope:
+            return cast(apply(_R[op_type], (x,), attrs), x.dtype, name=scope)
+    return apply(_R[op_type], (x,), attrs, name=name)
+
+
+_WIDEN = {"Sum": np.sum, "Mean": np.mean}   # what numpy's reduction makes of a dtype
 
 
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
@@ -340,8 +354,10 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None, reduction_ind
 # --- casts, identities, fills ----------------------------------------------------------------
 
 def cast(x, dtype, name=None):
-    x = convert_to_tensor(x)
     dt = _dtypes.as_dtype(dtype)
+    if type(x) is Tensor and x._dtype is dt:
+        return x         # TF: a tensor already of ``dtype`` is returned as is (no Cast node)
+    x = convert_to_tensor(x)
     return apply(_R["Cast"], (x,), {"dtype": dt._np}, name=name or "Cast")
 
 
@@ -394,13 +410,19 @@ def ones(shape, dtype=_dtypes.float32, name=None):
 
 
 def zeros_like(tensor, dtype=None, name=None):
-    out = apply(_R["ZerosLike"], (convert_to_tensor(tensor),), {}, name=name)
-    return out if dtype is None else cast(out, dtype)
+    return _like("ZerosLike", "zeros_like", tensor, dtype, name)
 
 
 def ones_like(tensor, dtype=None, name=None):
-    out = apply(_R["OnesLike"], (convert_to_tensor(tensor),), {}, name=name)
-    return out if dtype is None else cast(out, dtype)
+    return _like("OnesLike", "ones_like", tensor, dtype, name)
+
+
+def _like(op_type: str, default_name: str, tensor, dtype, name) -> Tensor:
+    """TF names the result ``zeros_like:0``/``ones_like:0``; a cast to ``dtype`` is that result."""
+    if dtype is None:
+        return apply(_R[op_type], (convert_to_tensor(tensor),), {}, name=name or default_name)
+    with name_scope(name, default_name) as scope:
+        return cast(apply(_R[op_type], (convert_to_tensor(tensor),), {}), dtype, name=scope)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -414,22 +436,28 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         dt = t.dtype if t is not None else _dtypes.as_dtype(default_dtype(given))
     else:
         dt = _dtypes.float32
-    indices = convert_to_tensor(indices)
-    rank = indices.ndim
+    t = tensor_of(indices)        # a Python/numpy value is converted inside the op's scope
+    rank = t.ndim if t is not None else np.ndim(indices)
     moved = axis not in (None, -1) and rank is not None and axis != rank
     if rank is None and axis not in (None, -1):
         raise ValueError("one_hot with an axis other than -1 needs indices of known rank")
     if axis is not None and rank is not None and not -1 <= axis <= rank:
         raise ValueError(f"Expected axis to be -1 or between [0, {rank + 1}).  But received: {axis}")
     plain = on_value is None and off_value is None
-    out = apply(_R["OneHot"], (indices,), {"depth": int(depth), "dtype": dt._np if plain else np.bool_},
-                name=None if moved or not plain else name or "one_hot")
-    if not plain:
-        on = convert_to_tensor(1 if on_value is None else on_value, dtype=dt)
-        off = convert_to_tensor(0 if off_value is None else off_value, dtype=dt)
-        out = where(out, on, off, name=None if moved else name or "one_hot")
-    if moved:
-        perm = np.arange(rank).tolist()
-        perm.insert(axis, rank)
-        out = transpose(out, perm, name=name or "one_hot")
-    return out
+    if plain and not moved:
+        return apply(_R["OneHot"], (indices,), {"depth": int(depth), "dtype": dt._np},
+                     name=name or "one_hot")
+    with name_scope(name, "one_hot") as scope:   # TF's one op: our parts live in its scope
+        indices = convert_to_tensor(indices)
+        out = apply(_R["OneHot"], (indices,), {"depth": int(depth),
+                                               "dtype": dt._np if plain else np.bool_},
+                    name=None if moved or plain else "OneHot")
+        if not plain:
+            on = convert_to_tensor(1 if on_value is None else on_value, dtype=dt)
+            off = convert_to_tensor(0 if off_value is None else off_value, dtype=dt)
+            out = where(out, on, off, name=None if moved else scope)
+        if moved:
+            perm = np.arange(rank).tolist()
+            perm.insert(axis, rank)
+            out = transpose(out, perm, name=scope)
+        return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from .build import apply, convert_to_tensor
+from .graph import name_scope
 from .ops import cast
 
 __all__ = ["reverse", "reverse_v2", "reverse_sequence"]
@@ -40,12 +41,12 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     batch_axis = (batch_dim if batch_dim is not None else 0) if batch_axis is None else batch_axis
     if seq_axis is None:
         raise TypeError("reverse_sequence() missing required argument: 'seq_axis'")
-    lengths = convert_to_tensor(seq_lengths)
-    if not lengths.dtype.is_integer:
-        lengths = cast(lengths, "int32")
-    if lengths.shape.ndims not in (None, 1):
-        raise ValueError(f"Shape must be rank 1 but is rank {lengths.shape.ndims} for "
-                         f"'ReverseSequence'")
-    return apply(REGISTRY["ReverseSequence"], (x, lengths),
-                 {"seq_axis": int(seq_axis), "batch_axis": int(batch_axis)},
-                 name=name or "ReverseSequence")
+    with name_scope(name, "ReverseSequence") as scope:   # the lengths' Const inside the op's scope
+        lengths = convert_to_tensor(seq_lengths, name="seq_lengths")
+        if not lengths.dtype.is_integer:
+            lengths = cast(lengths, "int32")
+        if lengths.shape.ndims not in (None, 1):
+            raise ValueError(f"Shape must be rank 1 but is rank {lengths.shape.ndims} for "
+                             f"'ReverseSequence'")
+        return apply(REGISTRY["ReverseSequence"], (x, lengths),
+                     {"seq_axis": int(seq_axis), "batch_axis": int(batch_axis)}, name=scope)

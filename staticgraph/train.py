@@ -26,6 +26,7 @@ from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_
 from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,
                     get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
                     load_checkpoint, load_variable)
+from .moving_averages import ExponentialMovingAverage
 from .sources import group
 from .variables import Variable, trainable_variables
 
@@ -35,7 +36,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
            "load_checkpoint",
            "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay",
-           "natural_exp_decay", "cosine_decay"]
+           "natural_exp_decay", "cosine_decay", "ExponentialMovingAverage"]
 
 
 class Optimizer:

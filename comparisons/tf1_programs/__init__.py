@@ -9,6 +9,9 @@ compare the two line by line.  The few lines that still differ are listed in
     cnn.py      tf.data + tf.layers CNN + Adam + Saver/import_meta_graph (MNIST-shaped data)
     charrnn.py  char-RNN: embedding_lookup + LSTMCell + dynamic_rnn + sequence_mask + clipping
     linreg.py   variable_scope reuse + collections + exponential_decay + clip_by_global_norm
+    evaluate.py tf.layers with keras l2 regularizers + get_total_loss + Momentum, an
+                ExponentialMovingAverage after each step, tf.metrics (accuracy, precision,
+                recall, auc, mean) in an eval loop, restoring the averages with a Saver
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import pathlib
 __all__ = ["PROGRAMS", "KNOWN_DIFFERENCES", "run", "expected"]
 
 HERE = pathlib.Path(__file__).parent
-PROGRAMS = ("cnn", "charrnn", "linreg")
+PROGRAMS = ("cnn", "charrnn", "linreg", "evaluate")
 
 KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {
     "cnn": {22: "TF 2.x prefixes every run-time error with 'Graph execution error:' and a stack "
