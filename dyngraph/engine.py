@@ -181,7 +181,10 @@ def record(op, inputs: tuple, attrs: dict, out: np.ndarray, cls=None, vc=None) -
 
 
 def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
-    """``record`` for the operators' two operands (``b`` a Tensor or a Python number)."""
+    """``record`` for the operators' two operands (``b`` a Tensor or a Python number).
+
+    Its saving loop repeats ``record``'s shape-reference lines on purpose: a shared helper
+    costs one Python call per saved shape, about 7% of an operator's recording time."""
     info = _INFO[op]
     da, db = info.diff
     pa = pb = None
