@@ -6,7 +6,7 @@ subclasses raised at the user's line, before any Session exists.
 """
 from __future__ import annotations
 
-__all__ = ["OpError", "InvalidArgumentError", "FailedPreconditionError", "NotFoundError",
+__all__ = ["graph_execution_error", "OpError", "InvalidArgumentError", "FailedPreconditionError", "NotFoundError",
            "OutOfRangeError", "UnimplementedError", "InternalError", "ResourceExhaustedError", "DataLossError", "UnavailableError",
            "UnknownError", "AlreadyExistsError", "PermissionDeniedError",
            "OperatorNotAllowedInGraphError", "GraphShapeError", "GraphDTypeError"]
@@ -24,6 +24,33 @@ class OpError(Exception):
     def __reduce__(self):
         """Pickled (from a worker process) as type and message; the node stays behind."""
         return (type(self), (None, None, self.message))
+
+
+def graph_execution_error(err: OpError) -> OpError:
+    """``err`` laid out as TF 2 reports a failure inside ``Session.run``: ``Graph execution
+    error:``, the node and the user's line that built it, then the op's own message (TF's
+    sentence first, so a search for it finds TF's answers).  ``err`` itself when it names no
+    node or already has the layout.
+
+    For example (a reshape fed 3 values for 4 places)::
+
+        Graph execution error:
+
+        Detected at node 'Reshape' defined at (most recent call last):
+            File "train.py", line 3
+        Node: 'Reshape'
+        Input to reshape is a tensor with 3 values, but the requested shape has 4
+        	 [[{{node Reshape}}]]
+        ...
+    """
+    op = err.op
+    if op is None or err.message.startswith("Graph execution error:"):
+        return err
+    path, _, line = op.site.rpartition(":")
+    where = f'    File "{path}", line {line}\n' if path else ""
+    return type(err)(err.node_def, op,
+                     f"Graph execution error:\n\nDetected at node '{op.name}' defined at (most "
+                     f"recent call last):\n{where}Node: '{op.name}'\n{err.message}")
 
 
 class InvalidArgumentError(OpError):

@@ -14,6 +14,7 @@ import pytest
 import dyngraph as torch
 import staticgraph as tf
 from common import REGISTRY, numerics
+from tests.tf_errors import RUN
 
 HERE = "test_misuse.py"
 
@@ -138,7 +139,7 @@ def test_uninitialized_variable_names_it():
         v = tf.Variable([1.0], name="never_initialized")
         with tf.Session() as sess:
             with pytest.raises(tf.errors.FailedPreconditionError,
-                               match="^Could not find variable never_initialized. This could mean that the variable has been deleted. In TF1, it can also mean the variable is uninitialized."):
+                               match=RUN + "Could not find variable never_initialized. This could mean that the variable has been deleted. In TF1, it can also mean the variable is uninitialized."):
                 sess.run(v * 2)
             sess.run(v.initializer)
             assert sess.run(v * 2).tolist() == [2.0]

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
+from tests.tf_errors import RUN
 
 
 @pytest.fixture(autouse=True)
@@ -191,12 +192,12 @@ def test_uninitialized_variable_and_missing_feed_errors_name_where_they_were_mad
     x = tf.placeholder(tf.float32, (), name="x")
     with tf.Session() as s:
         with pytest.raises(tf.errors.FailedPreconditionError,
-                           match=r"^Could not find variable v\. This could mean that the variable has been deleted\. "
+                           match=RUN + r"Could not find variable v\. This could mean that the variable has been deleted\. "
                                  r"In TF1, it can also mean the variable is uninitialized\.(.|\n)*  variable created "
                                  r"at .*test_state.py:\d+"):
             s.run(v * 2.0)
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^You must feed a value for placeholder tensor 'x' with dtype float"
+                           match=RUN + r"You must feed a value for placeholder tensor 'x' with dtype float"
                                  r"(.|\n)*  placeholder created at .*test_state.py:\d+"):
             s.run(x + 1.0)
         s.run(v.initializer)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
+from tests.tf_errors import op_message
 
 
 @pytest.fixture(autouse=True)
@@ -19,7 +20,7 @@ def drain(sess, t, feed=None):
         while True:
             out.append(sess.run(t, feed))
     except tf.errors.OutOfRangeError as e:
-        assert e.message.startswith("End of sequence")
+        assert op_message(e).startswith("End of sequence")
     return out
 
 

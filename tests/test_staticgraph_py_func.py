@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
+from tests.tf_errors import RUN
 
 
 @pytest.fixture(autouse=True)
@@ -42,11 +43,11 @@ def test_wrong_dtype_and_count_are_tf_errors():
     two = tf.py_func(lambda a: [a, a], [x], tf.float32)
     with tf.Session() as s:
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^0-th value returned by pyfunc_\d+ is double, but expects float\n"
+                           match=RUN + r"0-th value returned by pyfunc_\d+ is double, but expects float\n"
                                  r"\t \[\[\{\{node PyFunc\}\}\]\]\n  created at .*test_staticgraph_py_func"):
             s.run(double)
         with pytest.raises(tf.errors.InvalidArgumentError,
-                           match=r"^pyfunc_\d+ returns 2 values, but expects to see 1 values."):
+                           match=RUN + r"pyfunc_\d+ returns 2 values, but expects to see 1 values."):
             s.run(two)
         assert s.run(tf.py_func(lambda a: a, [x], tf.float32)).tolist() == [1., 2.]  # still usable
 

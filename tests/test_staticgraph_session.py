@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
+from tests.tf_errors import RUN
 
 
 @pytest.fixture(autouse=True)
@@ -95,7 +96,7 @@ def test_variables_initialize_assign_and_persist_per_session():
     inc = v.assign_add([1.0, 1.0])
     with tf.Session() as s:
         with pytest.raises(tf.errors.FailedPreconditionError,
-                           match="^Could not find variable v. This could mean that the variable has been deleted"):
+                           match=RUN + "Could not find variable v. This could mean that the variable has been deleted"):
             s.run(v * 2.0)
         s.run(tf.global_variables_initializer())
         s.run(inc)
@@ -265,7 +266,7 @@ def test_a_variable_read_is_a_dict_lookup_in_the_plan_and_still_names_a_missing_
     with tf.Session() as s:
         src = s.explain(y)
         assert "= st0['v']  # ReadVariableOp" in src and "f0(" in src   # the kernel: on a miss
-        with pytest.raises(tf.errors.FailedPreconditionError, match="^Could not find variable v\\.") as info:
+        with pytest.raises(tf.errors.FailedPreconditionError, match=RUN + "Could not find variable v\\.") as info:
             s.run(y)
         assert info.value.__suppress_context__          # no KeyError chained in the report
         s.run(v.initializer)

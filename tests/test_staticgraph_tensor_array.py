@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
+from tests.tf_errors import RUN
 
 
 @pytest.fixture(autouse=True)
@@ -71,7 +72,7 @@ def test_write_read_stack_unstack_outside_loops_and_errors():
         tf.TensorArray(tf.float32, size=tf.placeholder(tf.int32, []))
     over = tf.TensorArray(tf.float32, size=1).write(3, 1.0)
     with tf.Session() as s, pytest.raises(tf.errors.InvalidArgumentError,
-                                          match="^Trying to modify element 3 in a list with 1 "
+                                          match=RUN + "Trying to modify element 3 in a list with 1 "
                                                 "elements.(.|\n)*Tried to write to index 3 but array "
                                                 "is not resizeable"):
         s.run(over.stack())

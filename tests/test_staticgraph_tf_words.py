@@ -1,10 +1,13 @@
 """Errors start with TensorFlow's own sentence (so a search finds TF's answers), then add ours."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
 import staticgraph as tf
+from tests.tf_errors import op_message
 
 
 @pytest.fixture(autouse=True)
@@ -41,7 +44,7 @@ def test_run_time_broadcast_error_reads_like_tf():
     with tf.Session() as s:
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             s.run(z, {x: np.ones(2), y: np.ones(3)})
-    assert info.value.message.startswith("Incompatible shapes: [2] vs. [3]\n\t [[{{node add}}]]\n")
+    assert op_message(info.value).startswith("Incompatible shapes: [2] vs. [3]\n\t [[{{node add}}]]\n")
     assert "created at " + __file__ in info.value.message
 
 
@@ -58,3 +61,24 @@ def test_matmul_dtype_mismatch_names_tfs_inputs():
     with pytest.raises(TypeError, match=r"^Input 'b' of 'MatMul' Op has type float64 that does not "
                                         r"match type float32 of argument 'a'\.$"):
         tf.matmul(tf.ones([2, 3]), tf.ones([3, 2], tf.float64))
+
+
+def test_run_time_errors_are_laid_out_as_tf_2_reports_them():
+    # TF 2.21 compat.v1, the same program: "Graph execution error:\n\nDetected at node 'Reshape'
+    # defined at (most recent call last):\n    File ".../x.py", line 3, in <module>\nNode:
+    # 'Reshape'\nInput to reshape is a tensor with 3 values, but the requested shape has 4\n\t
+    # [[{{node Reshape}}]]" (TF adds ", in <module>"; this engine keeps file and line).
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None])
+        y = tf.reshape(x, [2, 2]); line = sys._getframe().f_lineno
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                s.run(y, {x: [1.0, 2.0, 3.0]})
+            assert s.run(y, {x: [1.0, 2.0, 3.0, 4.0]}).shape == (2, 2)   # the session stays usable
+    text = str(info.value)
+    assert text.startswith(
+        "Graph execution error:\n\nDetected at node 'Reshape' defined at (most recent call last):\n"
+        f'    File "{__file__}", line {line}\nNode: \'Reshape\'\n'
+        "Input to reshape is a tensor with 3 values, but the requested shape has 4\n"
+        "\t [[{{node Reshape}}]]\n")
+    assert info.value.op is y.op and text.rstrip().endswith(f"created at {__file__}:{line}")

@@ -25,8 +25,6 @@ HERE = pathlib.Path(__file__).parent
 PROGRAMS = ("cnn", "charrnn", "linreg", "evaluate")
 
 KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {
-    "cnn": {22: "TF 2.x prefixes every run-time error with 'Graph execution error:' and a stack "
-                "summary; this engine starts with the op's own sentence ('End of sequence')"},
     "charrnn": {8: "TF's sparse softmax cross-entropy of rank-3 logits reshapes to 2-D and back "
                    "(…/Reshape_2); here one op of any rank"},
     "linreg": {11: "gradient tensor names: TF ends with a tuple/control_dependency identity"},

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 
-from ..errors import OpError
+from ..errors import OpError, graph_execution_error
 from ..graph import Operation, Tensor
 from ..kinds import SessionState, kind_of
 from ..printing import format_kernels
@@ -71,12 +71,15 @@ class Executable:
     def reraise(self, err: BaseException):
         """Re-raise ``err`` naming the node, its op type, input shapes and creation site."""
         if isinstance(err, OpError):
-            raise err
+            laid_out = graph_execution_error(err)
+            if laid_out is not err:   # the same failure, TF's layout: keep what caused it
+                laid_out.__cause__, laid_out.__suppress_context__ = err.__cause__, True
+            raise laid_out
         g = self.generated
         explained = failure(err, g.filename, g.line_step, g.env)
         if explained is None:
             raise err
-        raise explained from err
+        raise graph_execution_error(explained) from err
 
 
 def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
