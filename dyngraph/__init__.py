@@ -11,6 +11,7 @@ The modules, in the order a computation flows through them::
     methods              Tensor's operators and math methods, attached in one place
     creation, random     tensor(), zeros()...; Generators, manual_seed and random draws
     engine               apply(): the one way a registry op runs (records a node if needed)
+    multi_output         ops with several results (split, unbind) recorded as one call
     node, autograd/      tape nodes; backward() and grad(); Function, functional, gradcheck
     grad_mode, anomaly   no_grad / inference_mode (thread-local); detect_anomaly
     functions, pointwise,

@@ -12,6 +12,7 @@ The modules, in the order data flows through them::
     device               tf.device: the device stack and TF's merging of partial specs
     build                apply(): the one way a registry op becomes a node (shape rule at build time)
     ops, overloads       the TF-named functions and Python operators over ``build``
+    shape_values         what a run-time shape tensor is when the graph fixes it (static shapes)
     sources, variables   placeholders, constants, groups, prints; resource variables
     kinds                the engine's own node kinds, each declared once (lowering,
                          gradient, effects) -- variables, control flow, print
@@ -21,6 +22,11 @@ The modules, in the order data flows through them::
     compiler/            prune, order (with read/write hazards), passes, liveness, emit
     session              Session.run: compile once per signature, then run generated code
     train, saver         optimizers; checkpoints and the graph as JSON (serialize)
+    metrics,             tf.metrics on local variables; ExponentialMovingAverage;
+    moving_averages,     tf.keras.regularizers (the only part of Keras here)
+    keras
+    data/                tf.data: datasets, iterators, their graph form
+    script_ops, gfile    tf.py_func; tf.gfile / tf.io.gfile over the local file system
     function, autograph  tf.function: Python control flow turned into while_loop/cond
     distributed/         Session(target=<dask>): partitions by device, data parallel,
                          out-of-core feeds (optional extra, imported only when asked for)

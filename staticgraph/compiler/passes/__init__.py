@@ -4,6 +4,7 @@
 
     pruned, ordered ops --fold--> --simplify--> --cse-->   (repeated while anything changes)
                         --dce--> ops for lower_plan;  liveness + in-place run in codegen
+    a loop body's TensorArray writes: carry (in place into the loop's own buffer when safe)
 
 Each pass is a small ``Program -> Program`` function that records what it
 changed (see :mod:`.report`).  All of them are on by default; each can be
