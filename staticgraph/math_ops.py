@@ -20,7 +20,7 @@ from common.ops.linalg import einsum_equation
 
 from . import dtypes as _dtypes
 from .build import apply, constant, convert_to_tensor
-from .graph import name_scope, tensor_of
+from .graph import Tensor, name_scope, tensor_of
 from .ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
                   logical_and, maximum, minimum, multiply, negative, not_equal, ones_like, realdiv,
                   reduce_sum, subtract, where, zeros_like)
@@ -144,29 +144,31 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, reducti
     return _reduce("ReduceLogSumExp", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
-def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
-    """Positions that sort ``values`` (int32, as TF)."""
+def _check_direction(direction) -> None:
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f'`direction` must be one of ["ASCENDING", "DESCENDING"]. Received: '
                          f"direction={direction}")
+
+
+def _sort_positions(x: Tensor, axis, direction: str) -> Tensor:
+    """The ArgSort node both ``argsort`` and ``sort`` build (inside their own name scope)."""
+    return apply(_R["ArgSort"], (x,), {"axis": int(axis), "descending": direction == "DESCENDING"})
+
+
+def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    """Positions that sort ``values`` (int32, as TF)."""
+    _check_direction(direction)
     with name_scope(name, "argsort"):
-        x = convert_to_tensor(values)
-        idx = apply(_R["ArgSort"], (x,), {"axis": int(axis),
-                                          "descending": direction == "DESCENDING"})
-        return cast(idx, "int32")
+        return cast(_sort_positions(convert_to_tensor(values), axis, direction), "int32")
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """``values`` sorted along ``axis``.  TF sorts by ``top_k`` (of the negated values when
     ascending, negated back): its result is ``sort/Neg_1:0`` (``sort/TopKV2:0`` descending)."""
-    if direction not in ("ASCENDING", "DESCENDING"):
-        raise ValueError(f'`direction` must be one of ["ASCENDING", "DESCENDING"]. Received: '
-                         f"direction={direction}")
+    _check_direction(direction)
     with name_scope(name, "sort"):
         x = convert_to_tensor(values)
-        idx = apply(_R["ArgSort"], (x,), {"axis": int(axis),
-                                          "descending": direction == "DESCENDING"})
-        return apply(_R["TakeAlongAxis"], (x, idx), {"axis": int(axis)},
+        return apply(_R["TakeAlongAxis"], (x, _sort_positions(x, axis, direction)), {"axis": int(axis)},
                      name="Neg_1" if direction == "ASCENDING" else "TopKV2")
 
 
