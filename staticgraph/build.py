@@ -167,7 +167,13 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
     graph = get_default_graph()
     attrs = {k: _freeze(v) for k, v in attrs.items()} if attrs else {}
     name = name or op.name
-    if all(type(x) is Tensor for x in inputs) and not name.endswith("/"):
+    plain = name[-1] != "/"
+    if plain:
+        for x in inputs:
+            if type(x) is not Tensor:
+                plain = False
+                break
+    if plain:
         # Nothing to convert, so no Const lands in the op's scope: the scope's name is all
         # that is needed (what ``name_scope(name)`` would take), without entering it.
         tensors, name = inputs, graph.unique_name(name)
@@ -185,12 +191,11 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
     except DTypeError as e:
         raise GraphDTypeError(_build_message(op, name, tensors, e, site, tf_type)) from None
     specs = spec if op.multi_output else (spec,)
-    if MEMORY is not None:
-        for s in specs:
-            if s.shape is not None and None not in s.shape:
-                _check_fits(op, name, s, site)
-    node = graph.create_op(op.name, tensors, attrs, [(s.shape, s.dtype) for s in specs], name=name,
-                           op_def=op, site=site, exact_name=True, tf_type=tf_type)
+    for s in specs:   # exact check only for results big enough to matter (a few per graph)
+        shape = s.shape
+        if shape and None not in shape and math.prod(shape) > _MANY:
+            _check_fits(op, name, s, site)
+    node = graph.create_op(op.name, tensors, attrs, specs, name, op, (), site, True, tf_type)
     return node.outputs if op.multi_output else node.outputs[0]
 
 
@@ -202,6 +207,8 @@ def _physical_memory() -> int | None:
 
 
 MEMORY = _physical_memory()
+_MANY = (MEMORY // 16) if MEMORY is not None else math.inf
+"""Results with more elements than this may not fit (16 bytes: the widest element); fewer always fit."""
 
 
 def _check_fits(op: OpDef, name: str, spec: Spec, site: str) -> None:
@@ -246,7 +253,7 @@ class GraphNamespace(Namespace):
         return x._shape if isinstance(x, Tensor) else Namespace.shape(x)
 
 
-F = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs))
+F = GraphNamespace(apply)
 """The registry namespace bound to graph building (gradient rules and composites use it)."""
 
 F_OPERATORS = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs, name=op.fname))

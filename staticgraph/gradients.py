@@ -24,6 +24,7 @@ passes its gradient to the handle, so they are summed.
 from __future__ import annotations
 
 import contextlib
+import operator
 
 from typing import Any
 
@@ -107,15 +108,29 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
             grads.setdefault(y, []).append(g)
         between, x_set = _between(ys, xs, stops), set(xs)
-        for op in sorted(between, key=lambda o: -o.index):
-            with _colocated(graph, op, colocate_gradients_with_ops):   # sums too, as TF
+        for op in sorted(between, key=_index, reverse=True):
+            if colocate_gradients_with_ops:
+                with graph.colocate_with(op):   # sums too, as TF
+                    out_grads = [_total(grads.get(t)) for t in op.outputs]
+            else:
                 out_grads = [_total(grads.get(t)) for t in op.outputs]
-            if all(g is None for g in out_grads):
+            for g in out_grads:
+                if g is not None:
+                    break
+            else:
                 continue
             wanted = [differentiable(t) and (t in x_set or (t not in stops and t.op in between))
                       for t in op.inputs]
-            with graph.name_scope(f"{op.name}_grad"), _colocated(graph, op, colocate_gradients_with_ops):
-                in_grads = _op_input_grads(op, out_grads, wanted)
+            outer = graph._name_stack   # ``with graph.name_scope(op.name + "_grad")``, inlined
+            graph._name_stack = graph.unique_name(op.name + "_grad")
+            try:
+                if colocate_gradients_with_ops:
+                    with graph.colocate_with(op):
+                        in_grads = _op_input_grads(op, out_grads, wanted)
+                else:
+                    in_grads = _op_input_grads(op, out_grads, wanted)
+            finally:
+                graph._name_stack = outer
             for t, g, w in zip(op.inputs, in_grads, wanted):
                 if g is not None and w:
                     grads.setdefault(t, []).append(g)
@@ -135,6 +150,7 @@ def _zeros_for(x: Tensor, original) -> Tensor:
 
 
 _NOT_COLOCATED = contextlib.nullcontext()
+_index = operator.attrgetter("index")   # creation order
 
 
 def _colocated(graph, op: Operation, colocate: bool):

@@ -189,9 +189,9 @@ class Operation:
         self.kind = type_
         self.type = tf_type or (op_def.tf_type if op_def is not None else type_)
         self.op_def = op_def
-        self.inputs = tuple(inputs)
+        self.inputs = inputs if type(inputs) is tuple else tuple(inputs)
         self.attrs = attrs
-        self.control_inputs = tuple(control_inputs)
+        self.control_inputs = control_inputs if type(control_inputs) is tuple else tuple(control_inputs)
         self.site = site
         self.index = index
         self._device = ""
@@ -246,19 +246,21 @@ class Graph:
         ``tf_type``: the type TF shows for this node when the op's own ``tf_type`` does not
         say it (one op serving several TF ops: ``GetItem`` as ``GatherV2`` or ``Slice``).
         """
-        if name is not None and name.endswith("/"):
-            name, exact_name = name[:-1], True
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        inputs = [t if t.op.graph is self else self.capture(t, type_, inputs) for t in inputs]
+        for t in inputs:   # the common case (every input made here) builds no new list
+            if t.op.graph is not self:
+                inputs = [t if t.op.graph is self else self.capture(t, type_, inputs) for t in inputs]
+                break
         deps = ()
         if control_inputs or self._control_stack:
             deps = tuple(dict.fromkeys([*control_inputs, *self._control_inputs_for(inputs)]))
             if any(d.graph is not self for d in deps):
                 deps = self.capture_control(deps)
-        if not exact_name and name and name.endswith("/"):   # TF: a scope name, used exactly
-            name, exact_name = name[:-1], True
-        name = name if exact_name else self.unique_name(name or type_)
+        if name and name[-1] == "/":   # TF: a scope name, used exactly
+            name = name[:-1]
+        elif not exact_name:
+            name = self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
                        deps, site or creation_site(), len(self._ops), tf_type)
         if self._device_stack:
@@ -267,7 +269,7 @@ class Graph:
         for _, made in self._control_stack:
             made.add(op)
         self._by_name[name] = op
-        self.invalidate()
+        self.version += 1   # invalidate(), inlined: this runs once per node
         return op
 
     def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:

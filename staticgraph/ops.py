@@ -13,6 +13,7 @@ import numpy as np
 
 from common import REGISTRY
 from common.indexing import encode_index
+from common.shapes import is_compatible
 
 from . import dtypes as _dtypes
 from .build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
@@ -138,14 +139,31 @@ def reciprocal(x, name=None):
 
 
 def add_n(inputs: Sequence, name=None):
-    """Sum of a list of same-shaped tensors."""
+    """Sum of a list of same-shaped tensors: one ``AddN`` node (TF's) for three or more
+    tensors of one dtype and compatible shapes; two make one ``Add`` named ``AddN``, and
+    other mixes (Python numbers, broadcasting shapes) a chain of ``Add`` ending in it."""
     inputs = list(inputs)
     if len(inputs) == 1:
         return identity(inputs[0], name=name or "AddN")
+    if len(inputs) > 2 and _one_kind(inputs):
+        return apply(_R["AddN"], tuple(inputs), {}, name=name)
     total = inputs[0]
     for x in inputs[1:-1]:
         total = add(total, x)
     return add(total, inputs[-1], name=name or "AddN")   # the last sum carries TF's name
+
+
+def _one_kind(xs: list) -> bool:
+    """Are all ``xs`` tensors of one dtype whose static shapes could be equal?"""
+    first = xs[0]
+    if type(first) is not Tensor:
+        return False
+    dtype, shape = first._dtype, first._shape
+    for x in xs:
+        if type(x) is not Tensor or x._dtype is not dtype or (
+                x._shape != shape and not is_compatible(shape, x._shape)):
+            return False
+    return True
 
 
 def where(condition, x=None, y=None, name=None):
