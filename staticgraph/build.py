@@ -68,6 +68,18 @@ def checked_array(value: Any, dtype: np.dtype) -> np.ndarray:
 
 def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> Tensor:
     """A Const node holding ``value`` (broadcast to ``shape`` if given)."""
+    if shape is None:   # the common cases, already a number of the right kind: one copy
+        arr = None
+        if type(value) is np.ndarray and value.dtype.kind in "biuf" and (
+                dtype is None or _dtypes.as_dtype(dtype)._np == value.dtype):
+            arr = np.array(value)
+        elif type(value) is float and (dtype is None or _dtypes.as_dtype(dtype)._np.kind == "f"):
+            arr = np.array(value, dtype=np.float32 if dtype is None else _dtypes.as_dtype(dtype)._np)
+        if arr is not None:
+            arr.setflags(write=False)
+            op = get_default_graph().create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)],
+                                               name=name or "Const")
+            return op.outputs[0]
     if isinstance(value, Tensor):
         raise TypeError(f"constant() needs a Python or numpy value, not the symbolic {value}")
     if value is None:
@@ -185,7 +197,7 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
         name = scope[:-1]
     site = creation_site()
     try:
-        spec = op.infer(*[Spec(t._shape, t._dtype._np) for t in tensors], **attrs)
+        spec = op.infer(*[t._spec or _spec_of(t) for t in tensors], **attrs)
     except ShapeError as e:
         raise GraphShapeError(_build_message(op, name, tensors, e, site, tf_type)) from None
     except DTypeError as e:
@@ -197,6 +209,12 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
             _check_fits(op, name, s, site)
     node = graph.create_op(op.name, tensors, attrs, specs, name, op, (), site, True, tf_type)
     return node.outputs if op.multi_output else node.outputs[0]
+
+
+def _spec_of(t: Tensor) -> Spec:
+    """What shape rules read of ``t``, kept on it (every later consumer reuses it)."""
+    t._spec = Spec(t._shape, t._dtype._np)
+    return t._spec
 
 
 def _physical_memory() -> int | None:

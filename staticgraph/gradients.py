@@ -78,9 +78,10 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
 
 def differentiable(t: Tensor) -> bool:
     """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
-    if t._dtype is _dtypes.resource:       # the one resource dtype object
+    dtype = t._dtype
+    if dtype is _dtypes.resource:       # the one resource dtype object
         return handle_op(t).attrs["dtype"].is_floating
-    return t._dtype.is_floating
+    return dtype._np.kind == "f"        # ``dtype.is_floating``, without the property call
 
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
@@ -109,7 +110,13 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
             grads.setdefault(y, []).append(g)
         between, x_set = _between(ys, xs, stops), set(xs)
         for op in sorted(between, key=_index, reverse=True):
-            if colocate_gradients_with_ops:
+            outs = op.outputs
+            if len(outs) == 1 and not colocate_gradients_with_ops:   # the common case, inlined
+                gs = grads.get(outs[0])
+                if not gs:
+                    continue
+                out_grads = [gs[0] if len(gs) == 1 else _total(gs)]
+            elif colocate_gradients_with_ops:
                 with graph.colocate_with(op):   # sums too, as TF
                     out_grads = [_total(grads.get(t)) for t in op.outputs]
             else:
@@ -178,7 +185,7 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
                               f"\n  created at {op.site}")
         return kind.gradient(op, out_grads, wanted)
     d = op.op_def
-    if d.multi_output:   # the rule reads every result's cotangent: zeros where none arrived
+    if d.outputs is not None:   # multi_output: the rule reads every result's cotangent: zeros where none arrived
         if all(g is None for g, t in zip(out_grads, op.outputs) if t.dtype.is_floating):
             return [None] * len(op.inputs)
         g = tuple((F.zeros_like(t) if g is None else g) if t.dtype.is_floating else None
@@ -186,7 +193,7 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         out = op.outputs
     else:
         g, out = out_grads[0], op.outputs[0]
-        if g is None or not out.dtype.is_floating:
+        if g is None or out._dtype._np.kind != "f":   # not ``out.dtype.is_floating``
             return [None] * len(op.inputs)
     saved = d.save(op.inputs, out)
     return [d.vjp(i, F, g, saved, op.attrs) if w and d.input_differentiable(i) else None

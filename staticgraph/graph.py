@@ -41,6 +41,7 @@ _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
 
 _is_engine_file: dict[str, bool] = {}
 _DTYPES = _dtypes.DType._cache   # numpy dtype -> its interned DType (filled by as_dtype)
+_DType = _dtypes.DType           # (looking a DType up among numpy dtypes is slow: numpy converts it)
 
 
 _pinned = threading.local()   # .site: the site every node made now gets (see pinned_site)
@@ -51,7 +52,7 @@ def creation_site() -> str:
     site = getattr(_pinned, "site", None)
     if site is not None:
         return site
-    frame = sys._getframe(1)
+    frame = sys._getframe(2)   # 1 is the engine function asking (apply, create_op...)
     while frame is not None:
         path = frame.f_code.co_filename
         engine = _is_engine_file.get(path)
@@ -64,12 +65,13 @@ def creation_site() -> str:
 
 
 @contextlib.contextmanager
-def pinned_site(site: str) -> Iterator[None]:
+def pinned_site(site: str | None) -> Iterator[None]:
     """Every node made inside gets ``site`` without walking the stack again.
 
     For engine code that makes many nodes on behalf of one user call (``tf.gradients``): the
     caller computes ``creation_site()`` once, on entry, which is what each node would find --
-    every frame in between is the engine's.  Per thread; nested pins keep the outer one.
+    every frame in between is the engine's.  Per thread; nested pins keep the outer one; None
+    pins nothing.
     """
     saved = getattr(_pinned, "site", None)
     _pinned.site = saved or site
@@ -82,14 +84,15 @@ def pinned_site(site: str) -> Iterator[None]:
 class Tensor:
     """A symbolic value: output ``index`` of ``op``.  Shape and dtype are known statically."""
 
-    __slots__ = ("op", "value_index", "_shape", "_dtype", "_tshape", "__weakref__")
+    __slots__ = ("op", "value_index", "_shape", "_dtype", "_tshape", "_spec", "__weakref__")
 
     def __init__(self, op: "Operation", index: int, shape: tuple | None, dtype: np.dtype):
         self.op = op
         self.value_index = index
         self._shape = shape
-        self._dtype = _DTYPES.get(dtype) or _dtypes.as_dtype(dtype)   # interned: looked up first
+        self._dtype = dtype if type(dtype) is _DType else _DTYPES.get(dtype) or _dtypes.as_dtype(dtype)
         self._tshape = None
+        self._spec = None   # the registry's Spec of it, made once when an op first reads it
 
     # --- static facts ---------------------------------------------------------
     @property
@@ -125,7 +128,7 @@ class Tensor:
     def set_shape(self, shape: Any) -> None:
         """Refine the static shape (TF's rule: the new shape must be compatible)."""
         merged = self.shape.merge_with(shape)
-        self._shape, self._tshape = merged.dims_tuple, None
+        self._shape, self._tshape, self._spec = merged.dims_tuple, None, None
         self.op.graph.invalidate()
 
     @property
