@@ -202,13 +202,14 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
         raise GraphShapeError(_build_message(op, name, tensors, e, site, tf_type)) from None
     except DTypeError as e:
         raise GraphDTypeError(_build_message(op, name, tensors, e, site, tf_type)) from None
-    specs = spec if op.multi_output else (spec,)
+    many = op.outputs is not None   # ``op.multi_output``
+    specs = spec if many else (spec,)
     for s in specs:   # exact check only for results big enough to matter (a few per graph)
         shape = s.shape
         if shape and None not in shape and math.prod(shape) > _MANY:
             _check_fits(op, name, s, site)
     node = graph.create_op(op.name, tensors, attrs, specs, name, op, (), site, True, tf_type)
-    return node.outputs if op.multi_output else node.outputs[0]
+    return node.outputs if many else node.outputs[0]
 
 
 def _spec_of(t: Tensor) -> Spec:

@@ -66,13 +66,17 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
         op = stack.pop()
         if op not in reach_back:
             reach_back.add(op)
-            stack.extend(t.op for t in op.inputs if t not in stops)
+            for t in op.inputs:
+                if t not in stops:
+                    stack.append(t.op)
     graph = ys[0].graph
     forward, x_set = set(), set(xs)
     for op in graph._ops:  # creation order: inputs come first
-        if op in reach_back and any(t in x_set or (t not in stops and t.op in forward)
-                                    for t in op.inputs):
-            forward.add(op)
+        if op in reach_back:
+            for t in op.inputs:
+                if t in x_set or (t not in stops and t.op in forward):
+                    forward.add(op)
+                    break
     return forward
 
 

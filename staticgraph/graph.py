@@ -39,7 +39,8 @@ _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
 
 
-_is_engine_file: dict[str, bool] = {}
+_ENGINE_FILES: set[str] = set()   # co_filename values seen so far, sorted into engine ...
+_USER_FILES: set[str] = set()     # ... and user files (a set test per frame: the walk's cost)
 _DTYPES = _dtypes.DType._cache   # numpy dtype -> its interned DType (filled by as_dtype)
 _DType = _dtypes.DType           # (looking a DType up among numpy dtypes is slow: numpy converts it)
 
@@ -53,15 +54,20 @@ def creation_site() -> str:
     if site is not None:
         return site
     frame = sys._getframe(2)   # 1 is the engine function asking (apply, create_op...)
+    engine = _ENGINE_FILES
     while frame is not None:
         path = frame.f_code.co_filename
-        engine = _is_engine_file.get(path)
-        if engine is None:
-            engine = _is_engine_file[path] = os.path.abspath(path).startswith(_ENGINE_DIRS)
-        if not engine:
+        if path not in engine and (path in _USER_FILES or not _sort_file(path)):
             return f"{path}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
+
+
+def _sort_file(path: str) -> bool:
+    """Is ``path`` the engine's (staticgraph/, common/)?  Remembered in one of the two sets."""
+    is_engine = os.path.abspath(path).startswith(_ENGINE_DIRS)
+    (_ENGINE_FILES if is_engine else _USER_FILES).add(path)
+    return is_engine
 
 
 @contextlib.contextmanager

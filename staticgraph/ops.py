@@ -65,6 +65,8 @@ def _const_like(x: Any, dtype: _dtypes.DType) -> np.ndarray:
 
 
 def _binary(op_type: str, x, y, name):
+    if type(x) is Tensor and type(y) is Tensor and x._dtype is y._dtype:   # nothing to convert
+        return apply(_R[op_type], (x, y), {}, name=name)
     return apply(_R[op_type], _operands(op_type, x, y), {}, name=name)
 
 
