@@ -318,18 +318,19 @@ class Graph:
         """TF's rule: prefix the scope; add ``_1``, ``_2``... ignoring case."""
         if self._name_stack:
             name = f"{self._name_stack}/{name}"
+        names = self._names_in_use
         key = name.lower()
-        i = self._names_in_use.get(key, 0)
+        i = names.get(key, 0)
         if mark_as_used:
-            self._names_in_use[key] = i + 1
-        if i > 0:
-            base = key
-            while key in self._names_in_use:
-                key = f"{base}_{i}"
+            names[key] = i + 1
+        if i:
+            taken = f"{key}_{i}"
+            while taken in names:
                 i += 1
+                taken = f"{key}_{i}"
             if mark_as_used:
-                self._names_in_use[key] = 1
-            name = f"{name}_{i - 1}"
+                names[taken] = 1
+            name = f"{name}_{i}"
         return name
 
     def name_scope(self, name: str | None) -> "_NameScope":
