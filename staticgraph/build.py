@@ -68,6 +68,11 @@ def checked_array(value: Any, dtype: np.dtype) -> np.ndarray:
 
 def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> Tensor:
     """A Const node holding ``value`` (broadcast to ``shape`` if given)."""
+    return _constant(value, dtype, shape, name, None)
+
+
+def _constant(value: Any, dtype, shape, name: str | None, site: str | None) -> Tensor:
+    """:func:`constant`; ``site``: the creation site when the caller knows it already."""
     if shape is None:   # the common cases, already a number of the right kind: one copy
         arr = None
         if type(value) is np.ndarray and value.dtype.kind in "biuf" and (
@@ -78,7 +83,7 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
         if arr is not None:
             arr.setflags(write=False)
             op = get_default_graph().create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)],
-                                               name=name or "Const")
+                                               name=name or "Const", site=site)
             return op.outputs[0]
     if isinstance(value, Tensor):
         raise TypeError(f"constant() needs a Python or numpy value, not the symbolic {value}")
@@ -109,7 +114,8 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
             raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
     arr.setflags(write=False)
     graph = get_default_graph()
-    op = graph.create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)], name=name or "Const")
+    op = graph.create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)], name=name or "Const",
+                         site=site)
     return op.outputs[0]
 
 
@@ -157,13 +163,13 @@ def _hint(inputs) -> np.dtype | None:
     return dtypes[0] if dtypes else None
 
 
-def _as_input(x: Any, hint: np.dtype | None, const_name: str) -> Tensor:
+def _as_input(x: Any, hint: np.dtype | None, const_name: str, site: str) -> Tensor:
     t = tensor_of(x)
     if t is not None:
         return t
     if isinstance(x, numbers.Number) and hint is not None:
-        return constant(x, dtype=hint, name=const_name)
-    return constant(x, name=const_name)
+        return _constant(x, hint, None, const_name, site)
+    return _constant(x, None, None, const_name, site)
 
 
 def _freeze(v: Any) -> Any:
@@ -185,6 +191,7 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
             if type(x) is not Tensor:
                 plain = False
                 break
+    site = creation_site()
     if plain:
         # Nothing to convert, so no Const lands in the op's scope: the scope's name is all
         # that is needed (what ``name_scope(name)`` would take), without entering it.
@@ -193,9 +200,9 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
         with graph.name_scope(name) as scope:  # TF: the op's name doubles as a scope
             hint = _hint(inputs)
             names = op.inputs if not op.variadic else [f"x_{i}" for i in range(len(inputs))]
-            tensors = tuple(_as_input(x, hint, _INPUT_NAMES.get(n, n)) for x, n in zip(inputs, names))
+            tensors = tuple(_as_input(x, hint, _INPUT_NAMES.get(n, n), site)  # its Consts: our line
+                            for x, n in zip(inputs, names))
         name = scope[:-1]
-    site = creation_site()
     try:
         spec = op.infer(*[t._spec or _spec_of(t) for t in tensors], **attrs)
     except ShapeError as e:

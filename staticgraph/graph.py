@@ -548,11 +548,18 @@ class SubGraph(Graph):
         return inner
 
 
+_PLAIN = frozenset({int, float, bool, complex, str, bytes, list, tuple, type(None), np.ndarray,
+                    np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+                    np.uint8, np.bool_})
+
+
 def tensor_of(obj: Any) -> Tensor | None:
     """``obj`` as the Tensor an op would use, or None: a Tensor itself, a Variable's read
     made here and now (``_to_tensor``), or another object's graph element."""
     if isinstance(obj, Tensor):
         return obj
+    if type(obj) in _PLAIN:   # no conversion hooks to look for (a failed getattr is slow)
+        return None
     conv = getattr(obj, "_to_tensor", None) or getattr(obj, "_as_graph_element", None)
     return None if conv is None else conv()
 

@@ -173,6 +173,7 @@ def test_print_graph_one_node_per_line():
 def test_creation_site_is_the_users_line():
     c = tf.constant(1.0) * 2.0  # SITE-LINE
     assert c.op.site.endswith(f"test_staticgraph_core.py:{line_of('SITE-LINE')}")
+    assert c.op.inputs[1].op.name == "mul/y" and c.op.inputs[1].op.site == c.op.site
 
 
 def test_an_optimizers_nodes_are_created_at_the_minimize_line():
