@@ -50,7 +50,7 @@ def _operands(op_type: str, *xs: Any, names: Sequence[str] | None = None) -> tup
         # a tensor of another dtype, or a non-integral float beside an integer tensor (TF 2
         # converts it to float32 first, then refuses the mix with the same sentence)
         other = t.dtype if t is not None else _dtypes.float32 if (
-            isinstance(x, float) and dtype.is_integer and not x.is_integer()) else None
+            isinstance(x, float) and not x.is_integer() and dtype.is_integer) else None
         if other is not None and other != dtype:
             names = names or ([_INPUT_NAMES.get(n, n) for n in _R[op_type].inputs]
                               if not _R[op_type].variadic else [f"x_{k}" for k in range(len(xs))])

@@ -176,6 +176,15 @@ def test_creation_site_is_the_users_line():
     assert c.op.inputs[1].op.name == "mul/y" and c.op.inputs[1].op.site == c.op.site
 
 
+def test_a_variables_nodes_are_created_at_the_users_line():
+    before = len(tf.get_default_graph().get_operations())
+    tf.Variable(np.zeros((2, 2), np.float32), name="v")  # VARIABLE-LINE
+    made = tf.get_default_graph().get_operations()[before:]
+    assert [op.type for op in made] == ["Const", "VarHandleOp", "VarIsInitializedOp",
+                                        "AssignVariableOp", "ReadVariableOp"]
+    assert {op.site for op in made} == {f"{__file__}:{line_of('VARIABLE-LINE')}"}
+
+
 def test_an_optimizers_nodes_are_created_at_the_minimize_line():
     w = tf.Variable([1.0, 2.0], name="w")
     loss = tf.reduce_sum(w * w)
