@@ -200,5 +200,5 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         if g is None or out._dtype._np.kind != "f":   # not ``out.dtype.is_floating``
             return [None] * len(op.inputs)
     saved = d.save(op.inputs, out)
-    return [d.vjp(i, F, g, saved, op.attrs) if w and d.input_differentiable(i) else None
+    return [d.vjp(i, F, g, saved, op.attrs) if w else None   # (vjp: None where no rule)
             for i, w in enumerate(wanted)]
