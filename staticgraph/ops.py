@@ -7,6 +7,7 @@ and names the node as TF would (``Add``, ``MatMul``, ``Sum``...).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Sequence
 
 import numpy as np
@@ -144,9 +145,12 @@ def add_n(inputs: Sequence, name=None):
     """Sum of a list of same-shaped tensors: one ``AddN`` node (TF's) for three or more
     tensors of one dtype and compatible shapes; two make one ``Add`` named ``AddN``, and
     other mixes (Python numbers, broadcasting shapes) a chain of ``Add`` ending in it."""
-    inputs = list(inputs)
-    if len(inputs) == 1:
-        return identity(inputs[0], name=name or "AddN")
+    inputs = list(inputs) if isinstance(inputs, Iterable) and not isinstance(inputs, Tensor) else []
+    if not inputs:
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape.")
+    if len(inputs) == 1:   # TF: the one term itself, unless a name asks for a node
+        return identity(inputs[0], name=name) if name else convert_to_tensor(inputs[0])
     if len(inputs) > 2 and _one_kind(inputs):
         return apply(_R["AddN"], tuple(inputs), {}, name=name)
     total = inputs[0]

@@ -179,6 +179,17 @@ def test_tf_add_n_is_one_node_and_two_or_broadcasting_terms_keep_adds():
     assert (mixed.op.name, mixed.op.type) == ("AddN_2", "AddV2")
 
 
+def test_tf_add_n_of_one_term_is_that_term_and_of_none_is_tfs_error():
+    a = tf.placeholder(tf.float32, shape=(2, 3), name="a")
+    assert tf.add_n([a]) is a and tf.add_n(t for t in [a]) is a           # TF: no node
+    named = tf.add_n([a], name="s")
+    assert (named.op.name, named.op.type) == ("s", "Identity")
+    for empty in ([], None, a):
+        with pytest.raises(ValueError, match=r"^Inputs must be an iterable of at least one "
+                                             r"Tensor/IndexedSlices with the same dtype and shape\.$"):
+            tf.add_n(empty)
+
+
 def test_addn_refuses_terms_of_different_shapes_or_dtypes():
     x = tf.placeholder(tf.float32, shape=(2, 3))
     with pytest.raises(ValueError, match=r"Shapes must be equal rank, but are 2 and 1"):
