@@ -7,6 +7,8 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import RUN
 
+pytestmark = pytest.mark.usefixtures("tier")   # each test runs compiled and interpreted (conftest)
+
 
 @pytest.fixture(autouse=True)
 def fresh_graph():

@@ -9,6 +9,8 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import op_message
 
+pytestmark = pytest.mark.usefixtures("tier")   # each test runs compiled and interpreted (conftest)
+
 
 @pytest.fixture(autouse=True)
 def fresh_graph():

@@ -1,0 +1,26 @@
+"""Suite-wide settings: which execution tier a plan's runs use.
+
+A Session interprets a signature's first runs and compiles it after
+``staticgraph.compiler.COMPILE_AFTER`` of them (see ``staticgraph/compiler/interpret.py``).
+The suite compiles at once by default, so every test sees the optimised, generated code it
+was written for; the ``tier`` fixture runs a test in both tiers, and the whole suite can run
+in either one with ``STATICGRAPH_COMPILE_AFTER=0`` (compiled) or ``=1000000000`` (interpreted).
+"""
+import os
+
+import pytest
+
+import staticgraph.compiler
+
+staticgraph.compiler.COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "0"))
+
+INTERPRETED = 10 ** 9
+"""A ``COMPILE_AFTER`` no test reaches: every run interpreted."""
+
+
+@pytest.fixture(params=["compiled", "interpreted"])
+def tier(request, monkeypatch):
+    """Run the test with every plan compiled at once, then with every run interpreted."""
+    monkeypatch.setattr(staticgraph.compiler, "COMPILE_AFTER",
+                        0 if request.param == "compiled" else INTERPRETED)
+    return request.param
