@@ -17,11 +17,13 @@ from tests.tf_errors import op_message
 AFTER = 2
 
 
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
+
 @pytest.fixture(autouse=True)
-def fresh_graph(monkeypatch):
-    tf.reset_default_graph()
+def compile_after(monkeypatch):
+    """Plans are compiled after ``AFTER`` interpreted runs (restored after the test)."""
     monkeypatch.setattr(staticgraph.compiler, "COMPILE_AFTER", AFTER)
-    yield
 
 
 def _runs(make, n: int = AFTER + 3, after: int = AFTER):

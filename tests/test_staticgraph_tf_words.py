@@ -9,13 +9,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import op_message
 
-pytestmark = pytest.mark.usefixtures("tier")   # each test runs compiled and interpreted (conftest)
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph", "tier")   # tier: compiled and interpreted
 
 
 @pytest.mark.parametrize("build,words", [
