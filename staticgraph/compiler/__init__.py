@@ -6,9 +6,12 @@
                    --fold/simplify/cse/dce (compiler.passes)--> op list --(passes)--> op list
                    --lower_plan--> Plan (slots, steps) --liveness--> --generate--> Python function
 
-``compile_plan`` is what a Session calls on a cache miss and what control-flow
-kernels call to compile a body or branch sub-graph: its result maps
-fed values to fetched values and knows nothing about Sessions.  Which
+The first runs skip the passes, liveness and the code generator: the pruned, ordered, lowered
+plan is interpreted (:mod:`.interpret`), and only compiled after :data:`COMPILE_AFTER` runs
+(tiers, as in a JIT: a signature run once or twice never pays for compilation).
+
+``compile_plan`` is what a Session calls on a cache miss (and ``defun``/datasets for their
+functions): its result maps fed values to fetched values and knows nothing about Sessions.  Which
 rewrites run is ``optimize`` (a :class:`passes.PassConfig`; default: the
 global one, see :mod:`.passes`); ``passes`` is an extra hook (each
 ``pass(ops) -> ops``).  ``Executable.report`` lists nodes before/after per pass.
