@@ -45,8 +45,9 @@ __all__ = ["compile_plan", "Executable", "Plan", "Step", "prune", "topological_o
 COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "4"))
 """How many runs of a signature the interpreter (:mod:`.interpret`) does before the plan is
 optimised and compiled to Python (0: compile at once, on the first run).  Read when a plan
-is made and at each interpreted run; the environment variable sets it for a whole process
-(the test suite runs once with 0 and once with a huge value: every result must agree)."""
+is made and at each interpreted run; the environment variable ``STATICGRAPH_COMPILE_AFTER``
+sets it for a whole process (the test suite passes with 0 and with 1000000000: both tiers
+give the same results).  Why 4: see "Two tiers" in ``compiler/README.md``."""
 
 
 class Executable:
