@@ -175,3 +175,28 @@ def test_a_failing_step_is_reported_alike_by_both_tiers():
     assert messages[0] == messages[1]
     assert messages[0].startswith("Incompatible shapes: [2] vs. [3]")
     assert "in node 'add' (AddV2) with input shapes: [2], [3]" in messages[0]
+
+
+def test_the_compiled_tier_is_the_same_code_whether_compiled_at_once_or_after_interpreting():
+    """Kernels reused from the interpreted tier (a loop's) and the plan compiled after it are
+    the very code a plan compiled at once runs (the generated text, up to the functions' names)."""
+    import re
+
+    def explain(after: int) -> str:
+        staticgraph.compiler.COMPILE_AFTER = after
+        tf.reset_default_graph()
+        x = tf.placeholder(tf.float32, shape=(3,), name="x")
+        w = tf.Variable(np.ones(3, np.float32), name="w")
+        _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, tf.tanh(y * w + x)),
+                             [0, x])
+        loss = tf.reduce_sum(y)
+        fetches = [loss, *tf.gradients(loss, [x, w])]
+        with tf.Session() as s:
+            s.run(w.initializer)
+            for _ in range(after + 1):
+                s.run(fetches, {x: np.arange(3, dtype=np.float32)})
+            exe = list(s._cache.values())[-1].exe      # the signature run last (after init)
+            assert exe.compiled                       # by running, not by reading its source
+            return re.sub(r"_\d+\b", "_N", exe.explain())
+    at_once, tiered = explain(0), explain(AFTER)
+    assert "while" in at_once and at_once == tiered

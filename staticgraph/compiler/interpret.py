@@ -78,7 +78,8 @@ def prepare(plan: Plan, fetch_ranks: Sequence[int | None], container: str = "tup
         steps.append((op, kernel, ins, out, many, tuple(dead.get(k, ()))))
     template: list[Any] = [None] * (n + 1)
     for s, value in plan.consts.items():
-        template[s] = value
+        if s is not None:   # (a fed constant: the fed value wins)
+            template[s] = value
     copies = copies or [False] * len(fetch_ranks)
     results = tuple((s, r, c) for s, r, c in zip(plan.fetches, fetch_ranks, copies))
     checks = tuple(_check(conv) for conv in guards) if guards else ()
