@@ -200,3 +200,22 @@ def test_the_compiled_tier_is_the_same_code_whether_compiled_at_once_or_after_in
             return re.sub(r"_\d+\b", "_N", exe.explain())
     at_once, tiered = explain(0), explain(AFTER)
     assert "while" in at_once and at_once == tiered
+
+
+def test_an_interpreted_plan_is_freed_with_its_session_without_the_cycle_collector():
+    """No reference cycle through the interpreter: dropping the Session frees its plans (and
+    the variables' arrays they reach) at once, as for compiled plans."""
+    import gc
+    import weakref
+    x = tf.placeholder(tf.float32, shape=(2,), name="x")
+    y = x * 2.0
+    s = tf.Session()
+    s.run(y, {x: np.ones(2, np.float32)})
+    exe = weakref.ref(next(iter(s._cache.values())).exe)
+    assert exe() is not None and not exe().compiled
+    gc.disable()
+    try:
+        del s
+        assert exe() is None
+    finally:
+        gc.enable()

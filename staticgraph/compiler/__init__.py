@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from typing import Callable, Sequence
 
 from ..errors import OpError, graph_execution_error
@@ -60,41 +61,40 @@ class Executable:
     describe the compiled tier (reading one compiles the plan first).
     """
 
-    __slots__ = ("fn", "runs", "compiled", "_job", "_interpreted", "_plan", "_generated", "_report",
-                 "_allocation", "_lock", "__weakref__")
+    __slots__ = ("fn", "compiled", "_tier0", "_interpreted", "_plan", "_generated", "_report",
+                 "_allocation", "__weakref__")
 
     def __init__(self, plan: Plan, generated: Generated | None = None,
                  report: PassReport | None = None, allocation: Allocation | None = None,
-                 interpreted: Interpreted | None = None, job: "_Job | None" = None):
+                 tier0: "_Tier0 | None" = None):
         self._plan = plan
         self._generated = generated
         self._report = report or PassReport()
         self._allocation = allocation   # locals, in-place steps and releases (None: no liveness)
-        self._interpreted = interpreted
-        self._job = job
-        self._lock = threading.Lock()
-        self.runs = 0
+        self._tier0 = tier0
+        self._interpreted = tier0.interpreted if tier0 is not None else None
         self.compiled = generated is not None   # reached the compiled tier (generated Python)?
-        self.fn = generated.fn if generated is not None else self._interpret
+        self.fn = generated.fn if generated is not None else tier0
+        if tier0 is not None:
+            tier0.owner = weakref.ref(self)     # (weak: no cycle keeps a dropped plan alive)
 
-    def _interpret(self, *fed):
-        """Tier 0's ``fn``: run the interpreter, or compile once :data:`COMPILE_AFTER` runs
-        have been interpreted (a caller still holding this method then runs the compiled
-        function through it)."""
-        if self.runs >= COMPILE_AFTER:
-            return (self.fn if self._generated is not None else self.compile())(*fed)
-        self.runs += 1
-        return run_interpreted(self._interpreted, fed)
+    @property
+    def runs(self) -> int:
+        """Runs interpreted so far (tier 0)."""
+        return self._tier0.runs if self._tier0 is not None else 0
 
     def compile(self) -> Callable:
         """Optimise and generate the plan now (once); returns the compiled function."""
-        with self._lock:
-            if self._generated is None:
-                self._plan, self._generated, self._report, self._allocation = self._job.compile()
-                self.fn = self._generated.fn
-                self._job = None
-                self.compiled = True
+        if self._generated is None:
+            self._adopt(self._tier0.compile())
         return self._generated.fn
+
+    def _adopt(self, compiled: tuple) -> None:
+        """Take the compiled tier (plan, generated code, report, allocation) as ``fn``."""
+        if self._generated is None:
+            self._plan, self._generated, self._report, self._allocation = compiled
+            self.fn = self._generated.fn
+            self.compiled = True
 
     @property
     def plan(self) -> Plan:
@@ -174,7 +174,7 @@ class _Job:
     def ranks(self) -> list[int | None]:
         return [f.ndim if isinstance(f, Tensor) else None for f in self.fetches]
 
-    def interpreted(self) -> Interpreted:
+    def interpreted(self) -> tuple[Plan, Interpreted]:
         """Tier 0: the unoptimised plan, laid out for the interpreter."""
         fetches, fed = self.fetches, set(self.feeds)
         plan = lower_plan(self.order, self.feeds, fetches, self.state, self.config, self.kernels)
@@ -198,6 +198,39 @@ class _Job:
         return plan, gen, report, alloc
 
 
+class _Tier0:
+    """Tier 0's ``fn``: interprets the plan, and compiles it once :data:`COMPILE_AFTER` runs
+    have been interpreted -- then its :class:`Executable` (if still alive) takes the generated
+    function as ``fn``, and a caller still holding this object runs that function through it."""
+
+    __slots__ = ("interpreted", "job", "runs", "done", "owner", "lock")
+
+    def __init__(self, interpreted: Interpreted, job: _Job):
+        self.interpreted, self.job, self.runs = interpreted, job, 0
+        self.done: tuple | None = None          # the compiled tier, once made
+        self.owner = None                       # weakref to the Executable
+        self.lock = threading.Lock()
+
+    def __call__(self, *fed):
+        done = self.done
+        if done is not None:
+            return done[1].fn(*fed)
+        if self.runs >= COMPILE_AFTER:
+            return self.compile()[1].fn(*fed)
+        self.runs += 1
+        return run_interpreted(self.interpreted, fed)
+
+    def compile(self) -> tuple:
+        """The compiled tier (made once, under a lock: racing runs compile it once)."""
+        with self.lock:
+            if self.done is None:
+                self.done, self.job = self.job.compile(), None
+                exe = self.owner() if self.owner is not None else None
+                if exe is not None:
+                    exe._adopt(self.done)
+        return self.done
+
+
 def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
                  state: SessionState, container: str = "tuple", guards: Sequence | None = None,
                  passes: Sequence[Callable[[list[Operation]], list[Operation]]] = (),
@@ -216,7 +249,7 @@ def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
     if COMPILE_AFTER <= 0 or job.passes:
         return Executable(*job.compile())
     plan, interpreted = job.interpreted()
-    return Executable(plan, interpreted=interpreted, job=job)
+    return Executable(plan, tier0=_Tier0(interpreted, job))
 
 
 def _merged(k: int, fetch, resolved, fetches: Sequence, resolved_all: list) -> bool:
