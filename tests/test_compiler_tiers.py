@@ -219,3 +219,41 @@ def test_an_interpreted_plan_is_freed_with_its_session_without_the_cycle_collect
         assert exe() is None
     finally:
         gc.enable()
+
+
+def test_making_a_plan_leaves_the_cycle_collector_as_it_found_it():
+    """The collector is paused while a plan is made or compiled, then restored -- also after
+    a failure, and a collector the user switched off stays off."""
+    import gc
+
+    from staticgraph.compiler import lower_plan
+    x = tf.placeholder(tf.float32, shape=(2,), name="x")
+    y = x + 1.0
+    seen = []
+    real = staticgraph.compiler._Job.compile
+
+    def spy(job):
+        seen.append(gc.isenabled())
+        return real(job)
+    try:
+        staticgraph.compiler._Job.compile = spy
+        with tf.Session() as s:
+            for _ in range(AFTER + 1):
+                s.run(y, {x: np.ones(2, np.float32)})
+            assert gc.isenabled() and seen == [False]
+            gc.disable()
+            s.run(y * 2.0, {x: np.ones(2, np.float32)})
+            assert not gc.isenabled()
+            gc.enable()
+            staticgraph.compiler.lower_plan = broken
+            with pytest.raises(RuntimeError, match="lowering failed"):
+                s.run(y * 3.0, {x: np.ones(2, np.float32)})
+            assert gc.isenabled()
+    finally:
+        staticgraph.compiler._Job.compile = real
+        staticgraph.compiler.lower_plan = lower_plan
+        gc.enable()
+
+
+def broken(*args, **kwargs):
+    raise RuntimeError("lowering failed")
