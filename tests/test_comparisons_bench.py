@@ -148,6 +148,22 @@ def test_break_even_counts_runs_until_static_pays_off():
     # static: 10 up front + 1 per run (first run included); eager: 3 per run
     static, eager = _row("staticgraph", "static", 1.0, 9.0, 1.0), _row("dyngraph", "eager", 3.0)
     assert report.break_even(static, eager) == 5       # 9 + 1 + 4 = 14 <= 15
+
+
+def test_break_even_charges_every_early_run_where_it_happened():
+    """A compile on the fifth run counts: static pays off only once it is paid for."""
+    eager = _row("dyngraph", "eager", 3.0)
+    static = _row("staticgraph", "static", 1.0, 2.0, 1.0)
+    static.early_s = (1.0, 2.0, 2.0, 2.0, 20.0, 1.0)   # interpreted runs, then the compile
+    assert [report.cumulative(static, k) for k in (1, 4, 6, 8)] == [3.0, 9.0, 30.0, 32.0]
+    assert report.up_front(static) == 2.0 + 28.0 - 6 * 1.0
+    # cheaper than eager after 4 runs (9 <= 12), but the fifth run's compile undoes it:
+    # 2 + 28 + (k - 6) <= 3k  from k = 12 on
+    assert report.break_even(static, eager) == 12
+    assert report.cumulative(eager, 12) == 36.0 and report.cumulative(static, 12) == 36.0
+    plain = _row("staticgraph", "static", 1.0, 0.0, 1.0)
+    plain.early_s = (1.0, 1.0, 1.0)                     # nothing up front: pays off at once
+    assert report.up_front(plain) == 0.0 and report.break_even(plain, eager) == 1
     assert report.break_even(_row("staticgraph", "static", 4.0), eager) is None
 
 
@@ -268,10 +284,11 @@ def test_compile_table_lists_each_size_with_cost_per_node_and_break_even():
     points = report.series_points(rows)
     assert [p["layers"] for p in points] == [100, 1000]
     assert points[1]["break_even_runs"] == 10     # 0.02 + 0.03 + 9 * 0.001 <= 10 * 0.006
+    assert points[1]["up_front_s"] == pytest.approx(0.049)   # build + first run - steady
     lines = report.compile_table(rows).splitlines()
     assert lines[0].split()[:3] == ["layers", "graph", "ops"]
     assert lines[2].split()[:4] == ["100", "204", "2", "ms"] and "10 runs" in lines[3]
-    assert "25 µs" in lines[3]                  # (20 + 30) ms / 2,004 nodes
+    assert "24.5 µs" in lines[3]                # 49 ms / 2,004 nodes
     assert report.compile_table([_row("staticgraph", "static", 1.0)]) == ""
 
 

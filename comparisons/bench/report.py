@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as _dt
 import io
 import json
+import math
 import os
 import platform
 import sys
@@ -19,7 +20,7 @@ from rich.table import Table
 
 from .suite import Row
 
-__all__ = ["fmt_s", "ratios", "break_even", "summary_table", "detail_table", "series_points",
+__all__ = ["fmt_s", "ratios", "cumulative", "up_front", "break_even", "summary_table", "detail_table", "series_points",
            "compile_table", "machine_info", "to_json"]
 
 # (label, numerator engine, denominator engine)
@@ -64,16 +65,42 @@ def ratios(rows: list[Row]) -> dict[str, dict[str, float]]:
     return out
 
 
-def break_even(static: Row | None, eager: Row | None) -> int | None:
-    """Smallest k with ``build + first + (k-1)*steady_static <= k * steady_eager``.
+def cumulative(row: Row, k: int) -> float:
+    """What the first ``k`` runs of ``row`` cost, build included: a static engine's early runs
+    as they were timed (its first run, the runs it interprets, the run it compiles on), then
+    its steady run for each further one.  An eager engine is charged ``k * steady``: its best
+    case, so static never looks better than it is."""
+    if row.kind != "static":
+        return k * row.steady_s
+    early = row.early_s or (row.first_s,)
+    if k <= len(early):
+        return row.build_s + sum(early[:k])
+    return row.build_s + sum(early) + (k - len(early)) * row.steady_s
 
+
+def up_front(row: Row) -> float:
+    """What a static engine pays beyond its steady runs: build, plus every early run's excess
+    over steady (preparing, interpreting, compiling) -- the cost that must pay off."""
+    early = row.early_s or (row.first_s,)
+    return row.build_s + sum(early) - len(early) * row.steady_s
+
+
+def break_even(static: Row | None, eager: Row | None) -> int | None:
+    """Smallest k from which on static's first k runs cost no more than eager's:
+    ``cumulative(static, j) <= j * steady_eager`` for every ``j >= k``.
+
+    Past the measured early runs static's cost grows by its steady run and eager's by its
+    own, so the crossing is found in closed form there and checked run by run before it.
     None when static's steady run is not faster than eager's (it never pays off).
     """
     if not (_ok(static) and _ok(eager)) or static.steady_s >= eager.steady_s:
         return None
-    upfront = static.build_s + static.first_s - static.steady_s
-    k = upfront / (eager.steady_s - static.steady_s)
-    return max(1, int(k) + (k > int(k)))
+    e = eager.steady_s
+    n_early = len(static.early_s or (static.first_s,))
+    k = max(n_early, math.ceil(up_front(static) / (e - static.steady_s)), 1)
+    while k > 1 and cumulative(static, k - 1) <= (k - 1) * e:
+        k -= 1
+    return k
 
 
 def _cell(row: Row | None, base: Row | None) -> str:
@@ -139,7 +166,8 @@ def detail_table(rows: list[Row]) -> str:
 
 def series_points(rows: list[Row], series: str = "chain") -> list[dict]:
     """One dict per size of a workload series (smallest first): the static engine's build,
-    first run (where it compiles) and steady run, the eager engine's steady run, the graph's
+    first run, up-front cost (:func:`up_front`: build and the early runs' excess, the compile
+    included wherever it happened) and steady run, the eager engine's steady run, the graph's
     node count and the break-even run count -- what the compile-cost table and plot show."""
     points = []
     for work, by in _by_workload([r for r in rows if r.series == series]).items():
@@ -149,11 +177,12 @@ def series_points(rows: list[Row], series: str = "chain") -> list[dict]:
         tf1 = by.get("tf1")
         points.append({
             "workload": work, "layers": static.units, "graph_ops": static.graph_ops,
-            "build_s": static.build_s, "compile_s": static.first_s, "steady_s": static.steady_s,
+            "build_s": static.build_s, "first_s": static.first_s, "up_front_s": up_front(static),
+            "steady_s": static.steady_s,
             "eager_s": eager.steady_s if _ok(eager) else None,
             "break_even_runs": break_even(static, eager),
             "tf1_build_s": tf1.build_s if _ok(tf1) else None,
-            "tf1_compile_s": tf1.first_s if _ok(tf1) else None,
+            "tf1_first_s": tf1.first_s if _ok(tf1) else None,
             "tf1_graph_ops": tf1.graph_ops if _ok(tf1) else None})
     return sorted(points, key=lambda p: p["layers"])
 
@@ -161,19 +190,20 @@ def series_points(rows: list[Row], series: str = "chain") -> list[dict]:
 def compile_table(rows: list[Row], series: str = "chain") -> str:
     """The cost of building and compiling against graph size: one line per size of the series.
 
-    ``up front / node`` is (build + first run) divided by the graph's nodes -- the figure that
-    must stay flat for compilation to stay linear in graph size.
+    ``up front`` is :func:`up_front` (build, and what the early runs cost beyond steady: the
+    first run, interpreted runs and the run that compiles); ``/ node`` divides it by the
+    graph's nodes -- the figure that must stay flat for compilation to stay linear in size.
     """
-    header = ["layers", "graph ops", "build", "compile (1st run)", "up front / node", "steady",
+    header = ["layers", "graph ops", "build", "1st run", "up front", "up front / node", "steady",
               "eager (dyngraph)", "pays off after", "tf1 build", "tf1 1st run"]
     body = []
     for p in series_points(rows, series):
-        ops, up = p["graph_ops"], p["build_s"] + p["compile_s"]
+        ops, up = p["graph_ops"], p["up_front_s"]
         k = p["break_even_runs"]
         body.append([f"{p['layers']:,}", f"{ops:,}" if ops else "-", fmt_s(p["build_s"]),
-                     fmt_s(p["compile_s"]), fmt_s(up / ops) if ops else "-", fmt_s(p["steady_s"]),
-                     fmt_s(p["eager_s"]), "-" if k is None else f"{k} runs",
-                     fmt_s(p["tf1_build_s"]), fmt_s(p["tf1_compile_s"])])
+                     fmt_s(p["first_s"]), fmt_s(up), fmt_s(up / ops) if ops else "-",
+                     fmt_s(p["steady_s"]), fmt_s(p["eager_s"]), "-" if k is None else f"{k} runs",
+                     fmt_s(p["tf1_build_s"]), fmt_s(p["tf1_first_s"])])
     return _render(header, body) if body else ""
 
 

@@ -68,6 +68,7 @@ class Row:
     peak_bytes: int | None = None   # tracemalloc peak of one run (numpy-based engines only)
     graph_ops: int | None = None    # nodes in the graph a static program built
     series: str = ""                # the workload's series (one program at several sizes)
+    early_s: tuple = ()             # the first run and the warm-up runs, in order
 
     @property
     def steady_s(self) -> float | None:
@@ -332,6 +333,7 @@ def _measure_one(row: Row, build: Callable, data: dict, budget: Budget, referenc
         row.status, row.note = "error", f"{type(e).__name__}: {e}"[:300]
         return None
     row.first_s, row.median_s, row.min_s, row.runs = t.first_s, t.median_s, t.min_s, t.runs
+    row.early_s = t.early_s
     if reference is not None:
         row.check = _check(out, reference)
     return out

@@ -4,10 +4,13 @@ A run's cost is what we report, so the harness separates what a user pays
 once from what they pay every time::
 
     build()   ->  static: graph construction + Session; eager/numpy: tensors
-    run() #1  ->  "first run": a static engine compiles here
+    run() #1  ->  "first run": a static engine prepares its plan here (and interprets it)
     run() #2+ ->  warm-up (caches, allocator; a static engine's tier-up to compiled
                   code) for ~``warmup_s`` and at least ``warmup_runs`` runs; its
-                  fastest run is the cost estimate
+                  fastest run is the cost estimate.  The first run and the first
+                  ``warmup_runs`` warm-up runs are kept in order (``Timing.early_s``):
+                  what a user pays for the first k runs is their sum, whichever run
+                  the compile lands in
     run() x n ->  samples; each sample loops ``number`` runs so that even a
                   microsecond run is timed over >= ``min_sample_s``
 
@@ -55,6 +58,7 @@ class Timing:
     min_s: float
     runs: int          # runs timed in the samples (not counting first and warm-up)
     samples: int
+    early_s: tuple[float, ...] = ()   # the first run and ``warmup_runs`` warm-up runs, in order
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
@@ -79,12 +83,14 @@ def best_of(fn: Callable[[], Any], number: int = 1, repeat: int = 7) -> float:
 def measure(run: Callable[[], Any], budget: Budget) -> tuple[Any, Timing]:
     """Time ``run``; returns the first run's result (for checking) and the timing."""
     first_out, first_s = timed(run)
-    estimate, spent = first_s, 0.0
+    estimate, spent, early = first_s, 0.0, [first_s]
     if budget.warmup_s > 0:
         estimate, runs = math.inf, 0
         while spent < budget.warmup_s or runs < budget.warmup_runs or estimate is math.inf:
             _, t = timed(run)
             estimate, spent, runs = min(estimate, t), spent + t, runs + 1
+            if runs <= budget.warmup_runs:   # past these, warm-up runs are steady ones
+                early.append(t)
     estimate = max(estimate, 1e-7)
     number = max(1, math.ceil(budget.min_sample_s / estimate))
     samples = int(budget.seconds / (estimate * number))
@@ -96,4 +102,4 @@ def measure(run: Callable[[], Any], budget: Budget) -> tuple[Any, Timing]:
             run()
         per_run.append((perf_counter() - t0) / number)
     return first_out, Timing(first_s, statistics.median(per_run), min(per_run),
-                             samples * number, samples)
+                             samples * number, samples, tuple(early))
