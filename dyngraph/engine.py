@@ -51,7 +51,8 @@ class _OpInfo:
     """Per-op data computed once: node class, which inputs are differentiable, save plans,
     and for backward each input's rule with the saved names it reads."""
 
-    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views", "rules", "values")
+    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views", "rules", "values",
+                 "single")
 
     def __init__(self, op):
         self.cls = node_class(op.torch_name)
@@ -71,6 +72,8 @@ class _OpInfo:
             for rule, ps in zip(op.grads, op.params))
         # saved names that may hold a Tensor (an input's value): backward unwraps them
         self.values = tuple(n for n in op.saves if n in op.inputs)
+        # one declared input, one result: ``apply`` of one Tensor takes the short path
+        self.single = not op.variadic and op.outputs is None and len(op.inputs) == 1
 
 
 _INFO = {op: _OpInfo(op) for op in REGISTRY.values()}
@@ -287,6 +290,9 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
     """Run ``op`` on ``inputs`` (Tensors, Python numbers, ShapeRefs) now; record if needed."""
     if TRACER is not None:
         return TRACER.apply(op, inputs, attrs, cls)
+    info = _INFO[op]
+    if info.single and len(inputs) == 1 and isinstance(inputs[0], Tensor):
+        return _apply_one(op, info, inputs[0], attrs, cls)
     arrays, needs = [], False
     for x in inputs:
         if isinstance(x, Tensor):
@@ -308,7 +314,6 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
         raise explain(op, inputs, e) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
-    info = _INFO[op]
     if out.dtype.char == "d" and not info.keeps_dtype:
         out = _torch_dtype(out, inputs)
     vc = None
@@ -317,6 +322,57 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
     if needs and STATE.enabled and out.dtype.kind == "f":
         return record(op, inputs, attrs, out, cls, vc)
     return _view_of(make(out), vc)
+
+
+def _apply_one(op, info: _OpInfo, x: Tensor, attrs: dict, cls) -> Tensor:
+    """``apply`` of a one-input op to one Tensor (``x.exp()``, ``x.sum()``, ``x.t()``): the
+    same steps without the input loop, recording through :func:`_record_one`."""
+    xd = x._data
+    try:
+        out = op.impl(xd, **attrs) if attrs else op.impl(xd)
+    except Exception as e:
+        raise explain(op, (x,), e) from None
+    if type(out) is not _ndarray:
+        out = np.asarray(out)
+    if out.dtype.char == "d" and not info.keeps_dtype and xd.dtype.char != "d":
+        out = _torch_dtype(out, (xd,))
+    vc = base_counter(x) if info.views and np.may_share_memory(out, xd) else None
+    if x._rg and info.diff[0] and STATE.enabled and out.dtype.kind == "f":
+        return _record_one(op, info, x, attrs, out, cls, vc)
+    t = make(out)
+    if vc is not None:
+        t._vc = vc
+    return t
+
+
+def _record_one(op, info: _OpInfo, x: Tensor, attrs: dict, out: np.ndarray, cls, vc) -> Tensor:
+    """``record`` for a one-input op whose input requires grad (see :func:`_record_pair`)."""
+    plan = info.plans.get(1)
+    if plan is None:
+        plan = info.plans[1] = _plan(op, 1)
+    saved, versions = {}, ()
+    for name, kind, _ in plan[0]:
+        if kind == "shape":
+            d = x._data
+            ref = _BY_SHAPE.get(d.shape)
+            saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
+        elif kind == "input":
+            saved[name] = x
+            versions = ((x, x._vc[0]),)
+        else:  # "output"
+            saved[name] = out
+    node = _new(cls or info.cls)
+    node.op, node.attrs, node.parents = op, attrs, (x.grad_fn or x._accum or x._accumulator(),)
+    node.saved, node.versions, node.frees = saved, versions, plan[1]
+    node.seq, node.hooks, node.retained = next_seq(), None, None
+    if ANOMALY.on:
+        remember_forward(node)
+    t = _new(Tensor)
+    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    vc = t._vc = vc or [0]
+    t._hooks, t._accum = None, None
+    node.out_vc = (vc, vc[0]) if plan[2] else None
+    return t
 
 
 def binary(op, a: Tensor, b, cls=None) -> Tensor:

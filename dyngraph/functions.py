@@ -189,13 +189,18 @@ def _same_dtype(a, b) -> None:
                            f"{c_type_name(a._data.dtype)} != {c_type_name(b._data.dtype)}")
 
 
+_MATMUL = _R["MatMul"]
+
+
 def mm(input, mat2):
     """2-D matrix product (MmBackward0)."""
     for x in (input, mat2):
         if x.dim() != 2:
             raise RuntimeError(f"{'self' if x is input else 'mat2'} must be a matrix")
     _same_dtype(input, mat2)
-    return apply(_R["MatMul"], (input, mat2))
+    if isinstance(input, Tensor) and isinstance(mat2, Tensor):
+        return binary(_MATMUL, input, mat2)   # two tensors: the operators' short path
+    return apply(_MATMUL, (input, mat2))
 
 
 def matmul(input, other):
@@ -204,7 +209,9 @@ def matmul(input, other):
     _same_dtype(input, other)
     a1, b1 = input.dim() == 1, other.dim() == 1
     if not (a1 or b1):
-        return apply(_R["MatMul"], (input, other))
+        if isinstance(input, Tensor) and isinstance(other, Tensor):
+            return binary(_MATMUL, input, other)
+        return apply(_MATMUL, (input, other))
     a = unsqueeze(input, 0) if a1 else input
     b = unsqueeze(other, -1) if b1 else other
     out = apply(_R["MatMul"], (a, b))
@@ -216,10 +223,15 @@ def matmul(input, other):
 # --- reductions ----------------------------------------------------------------------------
 
 
+_SUM, _MEAN = _R["Sum"], _R["Mean"]
+_SUM_NAMES = (_names("SumBackward0"), _names("SumBackward1"))
+_MEAN_NAMES = (_names("MeanBackward0"), _names("MeanBackward1"))
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
-    return apply(_R["Sum"], (x,), {"axis": _axis(dim), "keepdims": keepdim},
-                 cls=_names("SumBackward0" if dim is None else "SumBackward1"))
+    return apply(_SUM, (x,), {"axis": _axis(dim), "keepdims": keepdim},
+                 cls=_SUM_NAMES[dim is not None])
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -227,8 +239,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {x.dtype.scalar_name}")
-    return apply(_R["Mean"], (x,), {"axis": _axis(dim), "keepdims": keepdim},
-                 cls=_names("MeanBackward0" if dim is None else "MeanBackward1"))
+    return apply(_MEAN, (x,), {"axis": _axis(dim), "keepdims": keepdim},
+                 cls=_MEAN_NAMES[dim is not None])
 
 
 def _extreme(name: str, arg: str):
@@ -309,10 +321,13 @@ def squeeze(input, dim=None):
                  cls=_names("SqueezeBackward0" if dim is None else "SqueezeBackward1"))
 
 
+_TRANSPOSE, _T_NAME = _R["Transpose"], _names("TBackward0")
+
+
 def t(input):
     if input.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
-    return apply(_R["Transpose"], (input,), {"perm": None}, cls=_names("TBackward0"))
+    return apply(_TRANSPOSE, (input,), {"perm": None}, cls=_T_NAME)
 
 
 def transpose(input, dim0, dim1):
