@@ -468,9 +468,12 @@ def _is_array(k) -> bool:
     return isinstance(k, (list, np.ndarray, Tensor))
 
 
+_GETITEM, _SELECT_NAME = _R["GetItem"], _names("SelectBackward0")
+
+
 def getitem(input, key):
     if type(key) is int:  # x[i], a loop's step: the general path below gives exactly this
-        return apply(_R["GetItem"], (input,), {"key": (key,)}, cls=_names("SelectBackward0"))
+        return apply(_GETITEM, (input,), {"key": (key,)}, cls=_SELECT_NAME)
     if isinstance(key, range) or isinstance(key, tuple) and any(isinstance(k, range) for k in key):
         key = tuple(np.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
                     for k in (key if isinstance(key, tuple) else (key,)))  # x[range(n), labels]

@@ -33,9 +33,9 @@ def with_out(fn):
     """``fn`` accepting ``out=`` (without it, ``fn`` exactly)."""
     @functools.wraps(fn)
     def f(*args, out: Tensor | None = None, **kwargs):
-        result = fn(*args, **kwargs)
         if out is None:
-            return result
+            return fn(*args, **kwargs) if kwargs else fn(*args)
+        result = fn(*args, **kwargs)
         if STATE.enabled and result.requires_grad:
             raise RuntimeError(f"{fn.__name__}(): functions with out=... arguments don't support "
                                f"automatic differentiation, but one of the arguments requires grad.")

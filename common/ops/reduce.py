@@ -73,6 +73,14 @@ def _sum(x, axis=None, keepdims=False):
 
 
 def _mean(x, axis=None, keepdims=False):
+    """``np.mean``; over all elements of a non-empty float32/float64 array, its very steps
+    (``add.reduce``, then the division by the count as ``intp``) without its Python-level
+    dispatch: same bits, about a third of the time on small arrays (a loss's mean)."""
+    if axis is None and type(x) is np.ndarray and x.size and x.dtype.char in "fd":
+        total = np.add.reduce(x, None, None, None, keepdims)
+        if type(total) is np.ndarray:
+            return np.true_divide(total, np.intp(x.size), out=total, casting="unsafe")
+        return total.dtype.type(total / np.intp(x.size))
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 

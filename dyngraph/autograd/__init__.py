@@ -104,11 +104,18 @@ def _check(nodes: list[Node]) -> None:
     for node in nodes:
         if node.saved is None:
             raise RuntimeError(FREED)
-        if node.versions or node.out_vc is not None:
-            problem = _stale(node)
-            if problem:
-                raise RuntimeError("one of the variables needed for gradient computation has "
-                                   f"been modified by an inplace operation: {problem} {HINT}")
+        # the comparisons of _stale written inline (most nodes pass): one call less per node
+        for t, version in node.versions:
+            if t._vc[0] != version:
+                _refuse_stale(node)
+        out_vc = node.out_vc
+        if out_vc is not None and out_vc[0][0] != out_vc[1]:
+            _refuse_stale(node)
+
+
+def _refuse_stale(node: Node) -> None:
+    raise RuntimeError("one of the variables needed for gradient computation has been "
+                       f"modified by an inplace operation: {_stale(node)} {HINT}")
 
 
 def _unpack(node: Node, create_graph: bool) -> dict:
