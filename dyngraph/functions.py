@@ -194,12 +194,14 @@ _MATMUL = _R["MatMul"]
 
 def mm(input, mat2):
     """2-D matrix product (MmBackward0)."""
+    if isinstance(input, Tensor) and isinstance(mat2, Tensor):
+        a, b = input._data, mat2._data
+        if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
+            return binary(_MATMUL, input, mat2)   # the usual case: the operators' short path
     for x in (input, mat2):
         if x.dim() != 2:
             raise RuntimeError(f"{'self' if x is input else 'mat2'} must be a matrix")
     _same_dtype(input, mat2)
-    if isinstance(input, Tensor) and isinstance(mat2, Tensor):
-        return binary(_MATMUL, input, mat2)   # two tensors: the operators' short path
     return apply(_MATMUL, (input, mat2))
 
 

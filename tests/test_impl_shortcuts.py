@@ -102,3 +102,13 @@ def test_cross_entropy_still_sees_an_ignore_index_inside_the_label_range():
     assert np.allclose(loss.item(), kept.item())
     with pytest.raises(IndexError, match="Target 3 is out of bounds."):
         torch.nn.functional.cross_entropy(logits, torch.tensor([0, 3, 1, 2]))
+
+
+def test_engine_view_test_is_may_share_memory():
+    from dyngraph.engine import _shares
+    a = np.arange(24.0).reshape(4, 6)
+    for x in (a, a[1:], a.T, a[:, ::2], a[2:2]):
+        outs = (a, a.T, a[1], a[:, 2:], a.reshape(6, 4), a.copy(), a + 1, a[::2].T, a[:0], x,
+                x.T, x[:1], x.copy(), np.ascontiguousarray(x), x.reshape(-1) if x.size else x)
+        for out in outs:
+            assert _shares(out, x) == np.may_share_memory(out, x)
