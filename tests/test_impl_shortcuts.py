@@ -112,3 +112,15 @@ def test_engine_view_test_is_may_share_memory():
                 x.T, x[:1], x.copy(), np.ascontiguousarray(x), x.reshape(-1) if x.size else x)
         for out in outs:
             assert _shares(out, x) == np.may_share_memory(out, x)
+
+
+def test_out_wrappers_keep_names_keywords_and_out():
+    assert torch.mm.__name__ == "mm" and torch.tanh.__name__ == "tanh"
+    a, b = torch.ones(2, 3), torch.ones(3, 1)
+    c = torch.empty(1)
+    assert torch.mm(input=a, mat2=b, out=c) is c and c.tolist() == [[3.0], [3.0]]
+    assert torch.tanh(torch.zeros(2), out=c) is c and c.tolist() == [0.0, 0.0]
+    with pytest.raises(RuntimeError, match=r"^mm\(\): functions with out=\.\.\. arguments don't "):
+        torch.mm(a.requires_grad_(), b, out=c)
+    with pytest.raises(TypeError):
+        torch.mm(a, b, c)
