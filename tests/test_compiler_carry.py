@@ -16,10 +16,8 @@ from staticgraph.compiler import PassConfig
 
 
 @pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
+def seeded(fresh_graph):
     tf.set_random_seed(0)      # every Session draws the same initial weights
-    yield
 
 
 def _both(fetches, feed=None):

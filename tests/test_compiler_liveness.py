@@ -17,11 +17,7 @@ import pytest
 import staticgraph as tf
 from staticgraph.compiler import PassConfig
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def chain(n: int, shape, backward: bool = False):

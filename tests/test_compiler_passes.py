@@ -15,11 +15,7 @@ from staticgraph.compiler.passes import PassReport, disable, enable, options, ru
 from staticgraph.build import F
 from staticgraph.printing import format_op
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def optimise(fetches, feeds, **switches):

@@ -17,13 +17,9 @@ import staticgraph as tf
 from staticgraph.control_flow import Region
 from comparisons.counter import SEED_TF as SEED_COUNTER  # the seed's snippet, verbatim (checked below)
 
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def run(fetches, feed=None):

@@ -8,13 +8,9 @@ import dyngraph as torch
 import staticgraph as tf
 from tests.gradcheck import numeric_grad
 
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
 RNG = np.random.default_rng(0)
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def finite_difference(f, x) -> np.ndarray:

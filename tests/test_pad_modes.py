@@ -11,9 +11,7 @@ import staticgraph as tf
 X = np.arange(6.0).reshape(2, 3)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_graph():
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_tf_pad_modes_values_names_and_static_shapes():

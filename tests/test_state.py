@@ -17,12 +17,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import RUN
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def run_all(*fetches):

@@ -7,11 +7,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import RUN
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_assertions_pass_silently_and_gate_dependent_ops():

@@ -16,14 +16,10 @@ from common.ops.random import generator
 from staticgraph.build import apply
 from tests.gradcheck import cotangents, numeric_grad, results, weighted
 
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
 CASES = [(name, k) for name, op in sorted(REGISTRY.items()) for k in range(len(op.examples))]
 SHAPES = ["static", "unknown-first-dim"]
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def _example(name, k, seed=0):

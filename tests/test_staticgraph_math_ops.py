@@ -6,10 +6,7 @@ import pytest
 
 import staticgraph as tf
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_node_types_names_and_dtypes_as_tf():

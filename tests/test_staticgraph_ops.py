@@ -9,16 +9,12 @@ import pytest
 
 import staticgraph as tf
 
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((2, 3)).astype(np.float32)
 B = RNG.standard_normal((2, 3)).astype(np.float32)
 P = RNG.uniform(0.5, 2.0, (2, 3)).astype(np.float32)
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def run(t, feed=None):

@@ -6,9 +6,7 @@ import staticgraph as tf
 from tests.tf_errors import RUN
 
 
-@pytest.fixture(autouse=True)
-def _fresh_graph():
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_single_and_list_outputs():

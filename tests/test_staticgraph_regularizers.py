@@ -7,11 +7,7 @@ import pytest
 
 import staticgraph as tf
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_configs_keep_keras_float32_factors_and_defaults():

@@ -10,16 +10,12 @@ import staticgraph as tf
 from comparisons.rnn_layouts import tf_lstm_to_torch
 from tests.gradcheck import numeric_grad
 
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
 rc = tf.nn.rnn_cell
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 5, 2)).astype(np.float32)       # batch 3, time 5, depth 2
 LENGTHS = np.array([5, 2, 3], np.int32)
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def _sig(x):

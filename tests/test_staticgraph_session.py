@@ -9,11 +9,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import RUN
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_values_come_back_as_tf_returns_them():

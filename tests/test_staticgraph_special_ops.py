@@ -10,9 +10,7 @@ import staticgraph as tf
 from common import REGISTRY
 
 
-@pytest.fixture(autouse=True)
-def _fresh_graph():
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 X = [1., 2., 0., 3.]

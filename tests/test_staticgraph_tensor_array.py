@@ -8,11 +8,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import RUN
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _rnn(T=4, B=2, U=3):

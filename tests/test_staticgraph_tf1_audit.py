@@ -9,10 +9,7 @@ import staticgraph as tf
 from tests.tf_errors import RUN, op_message
 
 
-@pytest.fixture(autouse=True)
-def _fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _run(*fetches, feed=None):

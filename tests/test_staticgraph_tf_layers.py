@@ -7,13 +7,9 @@ import pytest
 
 import staticgraph as tf
 
+pytestmark = pytest.mark.usefixtures("fresh_graph")
+
 RNG = np.random.default_rng(0)
-
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
 
 
 def test_variables_are_named_as_tf_names_them():

@@ -7,11 +7,7 @@ import pytest
 
 import staticgraph as tf
 
-
-@pytest.fixture(autouse=True)
-def fresh_graph():
-    tf.reset_default_graph()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def test_while_loop_v1_unpacks_a_single_result_and_v2_keeps_the_list():

@@ -8,9 +8,7 @@ import pytest
 import staticgraph as tf
 
 
-@pytest.fixture(autouse=True)
-def _fresh_graph():
-    tf.reset_default_graph()
+pytestmark = pytest.mark.usefixtures("fresh_graph")
 
 
 def _names(x):

@@ -18,6 +18,7 @@ afterwards the helper raises :class:`AutoGraphError` saying what to write.
 from __future__ import annotations
 
 import builtins
+import functools
 import sysconfig
 import types
 from typing import Any, Callable, Sequence
@@ -105,13 +106,23 @@ def py_test(value: Any, reason: str, where: str, loop: bool = False) -> Any:
 # --- calls: user functions called from converted code are converted too ----------------------
 
 _LIBRARIES = ("staticgraph", "dyngraph", "common", "numpy", "networkx")
-_INSTALLED = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+
+
+@functools.cache
+def _installed() -> tuple[str, ...]:
+    """Where the standard library and installed packages live.
+
+    Asked on first use, not at import: expanding sysconfig's path templates costs ~10 ms,
+    more than the rest of autograph's import.
+    """
+    paths = sysconfig.get_paths()
+    return tuple({paths[k] for k in ("stdlib", "purelib", "platlib")})
 
 
 def _user_function(f: Any) -> bool:
     return (isinstance(f, types.FunctionType) and f.__name__ != "<lambda>"
             and (f.__module__ or "").partition(".")[0] not in _LIBRARIES
-            and not f.__code__.co_filename.startswith(_INSTALLED))
+            and not f.__code__.co_filename.startswith(_installed()))
 
 
 def call(f: Callable, *args: Any, **kwargs: Any) -> Any:
