@@ -32,23 +32,42 @@ OUT_FUNCTIONS = ("add", "sub", "mul", "div", "true_divide", "pow", "matmul", "mm
 
 def with_out(fn):
     """``fn`` accepting ``out=`` (without it, ``fn`` exactly)."""
+    names = _plain_arguments(fn)
+    if names:
+        # only plain arguments (tanh(input), mm(input, mat2)): the wrapper names them too, so
+        # a call passes them on without packing them into a tuple and a dict (~0.3 us)
+        return functools.wraps(fn)(_wrapper_maker(names)(fn, _write))
+
     @functools.wraps(fn)
     def f(*args, out: Tensor | None = None, **kwargs):
         if out is None:
             return fn(*args, **kwargs) if kwargs else fn(*args)
         return _write(fn, fn(*args, **kwargs), out)
-
-    params = inspect.signature(fn).parameters.values()
-    if all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in params):
-        # only plain arguments (tanh(input), mm(input, mat2)): the wrapper names them too, so
-        # a call passes them on without packing them into a tuple and a dict (~0.3 us)
-        names = ", ".join(p.name for p in params)
-        scope = {"fn": fn, "_write": _write}
-        source = (f"def f({names}, *, out=None):\n    result = fn({names})\n"
-                  f"    return result if out is None else _write(fn, result, out)\n")
-        exec(compile(source, __file__, "exec"), scope)  # this file's code: not the user's line
-        f = functools.wraps(fn)(scope["f"])
     return f
+
+
+def _plain_arguments(fn) -> str:
+    """``"input, mat2"`` when ``fn``'s parameters are all positional-or-keyword without
+    defaults, else ``""`` (read off the code object: no ``inspect`` at import)."""
+    code = getattr(fn, "__code__", None)
+    if (code is None or fn.__defaults__ or code.co_kwonlyargcount or code.co_posonlyargcount
+            or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)):
+        return ""
+    return ", ".join(code.co_varnames[:code.co_argcount])
+
+
+@functools.cache
+def _wrapper_maker(names: str):
+    """``make(fn, write)`` -> ``def f(<names>, *, out=None)``: compiled once per parameter
+    list, under this file's name (so error sites, which skip the engine's files, skip it)."""
+    source = (f"def make(fn, _write):\n"
+              f"    def f({names}, *, out=None):\n"
+              f"        result = fn({names})\n"
+              f"        return result if out is None else _write(fn, result, out)\n"
+              f"    return f\n")
+    scope: dict = {}
+    exec(compile(source, __file__, "exec"), scope)
+    return scope["make"]
 
 
 def _write(fn, result: Tensor, out: Tensor) -> Tensor:
