@@ -52,7 +52,7 @@ class _OpInfo:
     and for backward each input's rule with the saved names it reads."""
 
     __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views", "rules", "values",
-                 "single")
+                 "single", "one_result")
 
     def __init__(self, op):
         self.cls = node_class(op.torch_name)
@@ -72,8 +72,10 @@ class _OpInfo:
             for rule, ps in zip(op.grads, op.params))
         # saved names that may hold a Tensor (an input's value): backward unwraps them
         self.values = tuple(n for n in op.saves if n in op.inputs)
-        # one declared input, one result: ``apply`` of one Tensor takes the short path
-        self.single = not op.variadic and op.outputs is None and len(op.inputs) == 1
+        # one result: ``apply`` of one Tensor takes the short path when nothing is recorded;
+        # with one declared input (not variadic) also when it records
+        self.one_result = op.outputs is None
+        self.single = not op.variadic and self.one_result and len(op.inputs) == 1
 
 
 _INFO = {op: _OpInfo(op) for op in REGISTRY.values()}
@@ -307,8 +309,10 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
     if TRACER is not None:
         return TRACER.apply(op, inputs, attrs, cls)
     info = _INFO[op]
-    if info.single and len(inputs) == 1 and isinstance(inputs[0], Tensor):
-        return _apply_one(op, info, inputs[0], attrs, cls)
+    if info.one_result and len(inputs) == 1:
+        x = inputs[0]
+        if isinstance(x, Tensor) and (info.single or not x._rg):
+            return _apply_one(op, info, x, attrs, cls)
     arrays, needs = [], False
     for x in inputs:
         if isinstance(x, Tensor):
@@ -341,8 +345,10 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
 
 
 def _apply_one(op, info: _OpInfo, x: Tensor, attrs: dict, cls) -> Tensor:
-    """``apply`` of a one-input op to one Tensor (``x.exp()``, ``x.sum()``, ``x.t()``): the
-    same steps without the input loop, recording through :func:`_record_one`."""
+    """``apply`` of an op to one Tensor (``x.exp()``, ``x.sum()``, ``x.t()``, ``x[i]``): the
+    same steps without the input loop, recording through :func:`_record_one` (reached only
+    for ops of one declared input: ``apply`` sends others here only when ``x`` needs no
+    gradient)."""
     xd = x._data
     try:
         out = op.impl(xd, **attrs) if attrs else op.impl(xd)
