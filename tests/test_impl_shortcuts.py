@@ -124,3 +124,13 @@ def test_out_wrappers_keep_names_keywords_and_out():
         torch.mm(a.requires_grad_(), b, out=c)
     with pytest.raises(TypeError):
         torch.mm(a, b, c)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.bool_])
+def test_reduce_size_dtype_and_count(dtype):
+    from common.ops.reduce import _reduce_size
+    from common.shapes import result_dtype
+    for shape, axis, n in [((2, 3), None, 6), ((2, 3), 1, 3), ((4, 0, 5), (0, 2), 20), ((), None, 1)]:
+        for x in (np.zeros(shape, dtype), ShapeRef(shape, dtype), ShapeRef(shape, np.dtype(dtype))):
+            size = _reduce_size(x, axis)
+            assert size.dtype == result_dtype(np.dtype(dtype), np.float16) and size == n
