@@ -306,8 +306,9 @@ def _roots(tensors, grads, create_graph: bool) -> list:
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            # a 0-d loss (the usual root): the same new array as ones_like, ~2 us sooner
-            g = np.array(1, t._data.dtype) if not t._data.ndim else np.ones_like(t._data)
+            # one element (a loss): the new array of ones ones_like makes, ~2 us sooner
+            g = np.empty(t._data.shape, t._data.dtype)
+            g.fill(1)
         elif isinstance(g, Tensor):
             if g._data.shape != t._data.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{k}] has a shape of "
