@@ -207,12 +207,14 @@ def mm(input, mat2):
 
 def matmul(input, other):
     """numpy/PyTorch matmul: 1-D operands become matrices for the product, then lose that dim."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        a, b = input._data, other._data
+        if a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype:
+            return binary(_MATMUL, input, other)   # the usual case: the operators' short path
     input, other = _t(input), _t(other)
     _same_dtype(input, other)
     a1, b1 = input.dim() == 1, other.dim() == 1
     if not (a1 or b1):
-        if isinstance(input, Tensor) and isinstance(other, Tensor):
-            return binary(_MATMUL, input, other)
         return apply(_MATMUL, (input, other))
     a = unsqueeze(input, 0) if a1 else input
     b = unsqueeze(other, -1) if b1 else other
