@@ -27,7 +27,7 @@ def _row_max(x, axis):
     same numbers; a row whose maximum is a tie of ``0.0`` and ``-0.0`` may get the other zero,
     which neither softmax nor log-softmax can tell (``exp(+-0) = 1``, and such a row sums to
     at least 2, so ``log`` of its sum is not 0)."""
-    shape = x.shape
+    shape = getattr(x, "shape", ())   # (a list or a number: numpy's own way below)
     if len(shape) >= 2 and shape[-1] <= 32 and (axis == -1 or axis == len(shape) - 1) \
             and x.size >= 8 * shape[-1]:
         columns = np.ascontiguousarray(x.reshape(-1, shape[-1]).T)
