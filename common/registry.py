@@ -373,14 +373,16 @@ def numpy_namespace(bound: bool = False) -> Namespace:
     """``F`` that computes right away on numpy arrays (the eager engine's backward uses it).
 
     ``bound=True``: each method *is* the op's impl (one Python call less per
-    op, which a backward walk over small tensors feels), and ``F.shape`` reads
-    ``.shape`` as it is (already a tuple for arrays and ShapeRefs).  Such an F
-    keeps the impls of the moment it was made: callers use it only while
-    :func:`common.numerics.enabled` is False (checking swaps the impls).
+    op, which a backward walk over small tensors feels), and ``F.shape`` and
+    ``F.rank`` read ``.shape`` and ``.ndim`` as they are (already a tuple and an
+    int for arrays and ShapeRefs).  Such an F keeps the impls of the moment it
+    was made: callers use it only while :func:`common.numerics.enabled` is False
+    (checking swaps the impls).
     """
     F = Namespace(lambda op, xs, attrs: op.impl(*xs, **attrs))
     if bound:
         for op in REGISTRY.values():
             setattr(F, op.fname, op.impl)
         F.shape = operator.attrgetter("shape")
+        F.rank = operator.attrgetter("ndim")
     return F

@@ -189,22 +189,33 @@ def _same_dtype(a, b) -> None:
                            f"{c_type_name(a._data.dtype)} != {c_type_name(b._data.dtype)}")
 
 
+_MATMUL = _R["MatMul"]
+
+
 def mm(input, mat2):
     """2-D matrix product (MmBackward0)."""
+    if isinstance(input, Tensor) and isinstance(mat2, Tensor):
+        a, b = input._data, mat2._data
+        if a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
+            return binary(_MATMUL, input, mat2)   # the usual case: the operators' short path
     for x in (input, mat2):
         if x.dim() != 2:
             raise RuntimeError(f"{'self' if x is input else 'mat2'} must be a matrix")
     _same_dtype(input, mat2)
-    return apply(_R["MatMul"], (input, mat2))
+    return apply(_MATMUL, (input, mat2))
 
 
 def matmul(input, other):
     """numpy/PyTorch matmul: 1-D operands become matrices for the product, then lose that dim."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        a, b = input._data, other._data
+        if a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype:
+            return binary(_MATMUL, input, other)   # the usual case: the operators' short path
     input, other = _t(input), _t(other)
     _same_dtype(input, other)
     a1, b1 = input.dim() == 1, other.dim() == 1
     if not (a1 or b1):
-        return apply(_R["MatMul"], (input, other))
+        return apply(_MATMUL, (input, other))
     a = unsqueeze(input, 0) if a1 else input
     b = unsqueeze(other, -1) if b1 else other
     out = apply(_R["MatMul"], (a, b))
@@ -216,10 +227,15 @@ def matmul(input, other):
 # --- reductions ----------------------------------------------------------------------------
 
 
+_SUM, _MEAN = _R["Sum"], _R["Mean"]
+_SUM_NAMES = (_names("SumBackward0"), _names("SumBackward1"))
+_MEAN_NAMES = (_names("MeanBackward0"), _names("MeanBackward1"))
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
-    return apply(_R["Sum"], (x,), {"axis": _axis(dim), "keepdims": keepdim},
-                 cls=_names("SumBackward0" if dim is None else "SumBackward1"))
+    return apply(_SUM, (x,), {"axis": _axis(dim), "keepdims": keepdim},
+                 cls=_SUM_NAMES[dim is not None])
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -227,8 +243,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {x.dtype.scalar_name}")
-    return apply(_R["Mean"], (x,), {"axis": _axis(dim), "keepdims": keepdim},
-                 cls=_names("MeanBackward0" if dim is None else "MeanBackward1"))
+    return apply(_MEAN, (x,), {"axis": _axis(dim), "keepdims": keepdim},
+                 cls=_MEAN_NAMES[dim is not None])
 
 
 def _extreme(name: str, arg: str):
@@ -309,10 +325,13 @@ def squeeze(input, dim=None):
                  cls=_names("SqueezeBackward0" if dim is None else "SqueezeBackward1"))
 
 
+_TRANSPOSE, _T_NAME = _R["Transpose"], _names("TBackward0")
+
+
 def t(input):
     if input.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
-    return apply(_R["Transpose"], (input,), {"perm": None}, cls=_names("TBackward0"))
+    return apply(_TRANSPOSE, (input,), {"perm": None}, cls=_T_NAME)
 
 
 def transpose(input, dim0, dim1):
@@ -453,9 +472,12 @@ def _is_array(k) -> bool:
     return isinstance(k, (list, np.ndarray, Tensor))
 
 
+_GETITEM, _SELECT_NAME = _R["GetItem"], _names("SelectBackward0")
+
+
 def getitem(input, key):
     if type(key) is int:  # x[i], a loop's step: the general path below gives exactly this
-        return apply(_R["GetItem"], (input,), {"key": (key,)}, cls=_names("SelectBackward0"))
+        return apply(_GETITEM, (input,), {"key": (key,)}, cls=_SELECT_NAME)
     if isinstance(key, range) or isinstance(key, tuple) and any(isinstance(k, range) for k in key):
         key = tuple(np.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
                     for k in (key if isinstance(key, tuple) else (key,)))  # x[range(n), labels]

@@ -205,8 +205,8 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Gradients of this tensor w.r.t. the leaves, accumulated into their ``.grad``."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        (_BACKWARD or _autograd_backward())(self, gradient, retain_graph, create_graph,
+                                            inputs=inputs)
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
         """A leaf with its own copy of the data (and of ``.grad``), as PyTorch's deepcopy."""
@@ -292,6 +292,18 @@ class RemovableHandle:
     def remove(self) -> None:
         if self._hook in self._hooks:
             self._hooks.remove(self._hook)
+
+
+_BACKWARD = None
+
+
+def _autograd_backward():
+    """``autograd.backward``, imported on the first ``.backward()`` (autograd imports this
+    module) and kept: an import statement per call costs ~1 us."""
+    global _BACKWARD
+    from .autograd import backward
+    _BACKWARD = backward
+    return backward
 
 
 def init_slots(t: Tensor, data: np.ndarray, rg: bool, grad_fn) -> None:

@@ -33,6 +33,8 @@ def _matmul_infer(a: Spec, b: Spec) -> Spec:
 def matrix_transpose(F, x):
     """Swap the last two axes (the batch axes stay); of unknown rank: the SwapLastAxes op."""
     r = F.rank(x)
+    if r == 2:
+        return F.transpose(x, perm=(1, 0))   # (the usual matrix: no perm to build)
     if r is None:
         return F.swap_last_axes(x)
     return F.transpose(x, perm=tuple(range(r - 2)) + (r - 1, r - 2))

@@ -73,6 +73,14 @@ def _sum(x, axis=None, keepdims=False):
 
 
 def _mean(x, axis=None, keepdims=False):
+    """``np.mean``; over all elements of a non-empty float32/float64 array, its very steps
+    (``add.reduce``, then the division by the count as ``intp``) without its Python-level
+    dispatch: same bits, about a third of the time on small arrays (a loss's mean)."""
+    if axis is None and type(x) is np.ndarray and x.size and x.dtype.char in "fd":
+        total = np.add.reduce(x, None, None, None, keepdims)
+        if type(total) is np.ndarray:
+            return np.true_divide(total, np.intp(x.size), out=total, casting="unsafe")
+        return total.dtype.type(total / np.intp(x.size))
     return np.mean(x, axis=axis, keepdims=keepdims)
 
 
@@ -92,9 +100,14 @@ def _min(x, axis=None, keepdims=False, initial=None):
 
 def _reduce_size(x, axis=None):
     """How many elements a reduction over ``axis`` combines (mean's divisor), as x's float dtype."""
-    axes = normalize_axes(axis, x.ndim)
-    n = math.prod([x.shape[a] for a in axes])  # Python ints: exact, no array round trip
-    return np.array(n, dtype=result_dtype(x.dtype, np.float16))
+    if axis is None:
+        n = math.prod(x.shape)  # Python ints: exact, no array round trip
+    else:
+        n = math.prod([x.shape[a] for a in normalize_axes(axis, x.ndim)])
+    dtype = x.dtype
+    # a float dtype is its own promotion with float16 (np.result_type, ~1 us, says the same)
+    float_dtype = isinstance(dtype, np.dtype) and dtype.kind == "f"
+    return np.array(n, dtype=dtype if float_dtype else result_dtype(dtype, np.float16))
 
 
 defop("Sum", _sum, reduction(_sum_dtype), inputs=("x",), fname="sum", examples=REDUCE,

@@ -104,11 +104,18 @@ def _check(nodes: list[Node]) -> None:
     for node in nodes:
         if node.saved is None:
             raise RuntimeError(FREED)
-        if node.versions or node.out_vc is not None:
-            problem = _stale(node)
-            if problem:
-                raise RuntimeError("one of the variables needed for gradient computation has "
-                                   f"been modified by an inplace operation: {problem} {HINT}")
+        # the comparisons of _stale written inline (most nodes pass): one call less per node
+        for t, version in node.versions:
+            if t._vc[0] != version:
+                _refuse_stale(node)
+        out_vc = node.out_vc
+        if out_vc is not None and out_vc[0][0] != out_vc[1]:
+            _refuse_stale(node)
+
+
+def _refuse_stale(node: Node) -> None:
+    raise RuntimeError("one of the variables needed for gradient computation has been "
+                       f"modified by an inplace operation: {_stale(node)} {HINT}")
 
 
 def _unpack(node: Node, create_graph: bool) -> dict:
@@ -299,7 +306,9 @@ def _roots(tensors, grads, create_graph: bool) -> list:
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = np.ones_like(t._data)
+            # one element (a loss): the new array of ones ones_like makes, ~2 us sooner
+            g = np.empty(t._data.shape, t._data.dtype)
+            g.fill(1)
         elif isinstance(g, Tensor):
             if g._data.shape != t._data.shape:
                 raise RuntimeError(f"Mismatch in shape: grad_output[{k}] has a shape of "

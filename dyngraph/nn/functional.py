@@ -239,17 +239,34 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
                   "NllLossBackward0")
 
 
+# ndarray.min()/max() call exactly these reductions, after a Python-level dispatch
+_lowest, _highest = np.minimum.reduce, np.maximum.reduce
+
+
+def _range(labels: np.ndarray) -> tuple:
+    """``(min, max)`` of the labels; ``(0, -1)`` when there are none (no label is out of range)."""
+    return (_lowest(labels), _highest(labels)) if labels.size else (0, -1)
+
+
+def _holds(labels: np.ndarray, value: int, lo, hi) -> bool:
+    """Is ``value`` among the labels?  (One outside ``[lo, hi]``, their range, needs no scan.)"""
+    return lo <= value <= hi and bool((labels == value).any())
+
+
 def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
                   label_smoothing: float = 0.0):
     """``nll_loss(log_softmax(input))`` for class indices, ``-sum(p * log_softmax)`` for
     probabilities (``weight``, ``ignore_index`` and ``label_smoothing`` as PyTorch)."""
     _check_reduction(reduction)
-    if (weight is None and not label_smoothing and input.dim() == 2 and target.dim() == 1
-            and target._data.dtype == np.int64 and input.shape[0] == target.shape[0]
-            and not (target._data == ignore_index).any()):
-        _check_targets(input, target, "cross_entropy")
-        if target._data.size and (target._data.min() < 0 or target._data.max() >= input.shape[1]):
-            bad = target._data[(target._data < 0) | (target._data >= input.shape[1])][0]
+    fast = (weight is None and not label_smoothing and input.dim() == 2 and target.dim() == 1
+            and target._data.dtype == np.int64 and input._data.shape[0] == target._data.shape[0])
+    if fast:  # (the conditions above are all that _check_targets would check here)
+        labels = target._data
+        lo, hi = _range(labels)
+        fast = not _holds(labels, ignore_index, lo, hi)
+    if fast:
+        if lo < 0 or hi >= input._data.shape[1]:
+            bad = labels[(labels < 0) | (labels >= input._data.shape[1])][0]
             raise IndexError(f"Target {bad} is out of bounds.")
         if reduction == "mean":  # the fused op: one softmax, a short gradient (the common case)
             return _named(composites.cross_entropy(OPS, input, target), "NllLossBackward0")
