@@ -117,7 +117,7 @@ def _bench_rows(bench_json: str | None) -> tuple[list, str]:
 
 def write_bench(logdir: str, bench_json: str | None = None) -> tuple[list[str], str]:
     """Amortization curves: cumulative ms after k runs, per workload, one run per engine."""
-    from .bench.plots import _cumulative
+    from .bench.report import cumulative
     rows, source = _bench_rows(bench_json)
     ks = np.unique(np.logspace(0, 4, 41).astype(int))
     runs: dict[str, SummaryWriter] = {}
@@ -126,8 +126,8 @@ def write_bench(logdir: str, bench_json: str | None = None) -> tuple[list[str], 
             continue
         w = runs.get(r.engine) or runs.setdefault(
             r.engine, SummaryWriter(os.path.join(logdir, "bench", r.engine)))
-        for k, total in zip(ks, _cumulative(r, ks)):
-            w.add_scalar(f"amortization/{r.workload}", total * 1e3, int(k))
+        for k in ks:
+            w.add_scalar(f"amortization/{r.workload}", cumulative(r, int(k)) * 1e3, int(k))
     for w in runs.values():
         w.close()
     return [w.log_dir for w in runs.values()], source
