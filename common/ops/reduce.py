@@ -92,9 +92,18 @@ def _min(x, axis=None, keepdims=False, initial=None):
 
 def _reduce_size(x, axis=None):
     """How many elements a reduction over ``axis`` combines (mean's divisor), as x's float dtype."""
-    axes = normalize_axes(axis, x.ndim)
-    n = math.prod([x.shape[a] for a in axes])  # Python ints: exact, no array round trip
-    return np.array(n, dtype=result_dtype(x.dtype, np.float16))
+    if axis is None:
+        n = math.prod(x.shape)                 # Python ints: exact, no array round trip
+    else:
+        n = math.prod([x.shape[a] for a in normalize_axes(axis, x.ndim)])
+    dtype = _SIZE_DTYPES.get(x.dtype)
+    if dtype is None:
+        dtype = _SIZE_DTYPES[x.dtype] = result_dtype(x.dtype, np.float16)
+    return np.array(n, dtype=dtype)
+
+
+_SIZE_DTYPES: dict = {}
+"""A value's dtype -> the float dtype of its reduction size (promotion asked once per dtype)."""
 
 
 defop("Sum", _sum, reduction(_sum_dtype), inputs=("x",), fname="sum", examples=REDUCE,
