@@ -309,6 +309,19 @@ def test_passes_never_merge_reads_across_a_write_nor_hand_out_the_stored_array()
             np.testing.assert_array_equal(s.run(v), [11.0, 12.0])
 
 
+def test_a_loop_body_reads_a_variable_from_the_store_and_names_a_missing_one():
+    """Inside a loop kernel a read is the store lookup itself (no kernel call per
+    iteration); an uninitialized variable still raises TF's error naming it."""
+    v = tf.Variable(2.0, name="v")
+    out = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + v), [tf.constant(0), tf.constant(0.0)])
+    with tf.Session() as s:
+        assert ".store[" in s.explain(out)
+        with pytest.raises(tf.errors.FailedPreconditionError, match="Could not find variable v"):
+            s.run(out)
+        s.run(v.initializer)
+        assert s.run(out)[1] == 6.0
+
+
 def test_a_large_update_nobody_can_see_is_written_in_place_and_one_someone_holds_is_not(
         monkeypatch):
     """assign_add/assign_sub write into the variable's own array only when nothing but the

@@ -19,8 +19,9 @@ costs the ufunc more to parse), named in the comment::
     r0 = f0(v0, v1)          # Add
     r0 = f1(r0, v1, r0)      # Add [out=r0]: written into r0's own (dead) buffer
 
-A variable read whose handle is a constant of the plan is a dict lookup in the
-Session's store (its kernel runs only to raise TF's error for a missing variable)::
+A registry op with an expression form is written as it (``r1 = v0.transpose((1, 0))``,
+``r2 = v1[v3]``: see :func:`~.emit.spelled_step`).  A variable read whose handle is a
+constant of the plan is a dict lookup in the Session's store (its kernel runs only to raise TF's error for a missing variable)::
 
     try:
         r1 = st1['W']        # ReadVariableOp
@@ -33,7 +34,7 @@ from typing import Callable
 
 import numpy as np
 
-from .emit import Emitter
+from .emit import Emitter, spelled_step
 from .passes.liveness import Allocation
 from .plan import Plan
 
@@ -151,8 +152,9 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
             em.line("    except KeyError:")
             em.line(f"        {target}f{k}({', '.join(args)})", step=(step.op, args))
             continue
-        em.line(f"    {target}f{k}({', '.join(call_args)})  # {step.op.type} '{step.op.name}'{note} "
-                f"({step.op.site})", step=(step.op, args))
+        spelled = spelled_step(step, args) if call_args is args and target else None
+        em.line(f"    {target}{spelled or f'f{k}(' + ', '.join(call_args) + ')'}  # {step.op.type} "
+                f"'{step.op.name}'{note} ({step.op.site})", step=(step.op, args))
         if alloc is not None and k in alloc.dels:
             em.line(f"    del {', '.join(alloc.dels[k])}")
     copies = copies or [False] * len(fetch_ranks)
