@@ -205,8 +205,9 @@ def _transpose(x, perm=None):
 
 
 def _transpose_expr(x: str, perm=None) -> str:
-    """The method ``np.transpose`` calls (numpy scalars have it too)."""
-    return f"{x}.transpose({None if perm is None else tuple(int(p) for p in perm)!r})"
+    """The method ``np.transpose`` calls (numpy scalars have it too); all axes reversed is
+    ``.T``, the same view without a call."""
+    return f"{x}.T" if perm is None else f"{x}.transpose({tuple(int(p) for p in perm)!r})"
 
 
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
