@@ -31,12 +31,13 @@ def _matmul_infer(a: Spec, b: Spec) -> Spec:
 
 
 def matrix_transpose(F, x):
-    """Swap the last two axes (the batch axes stay); of unknown rank: the SwapLastAxes op.
-    A matrix's is the plain transpose (no ``perm``: what generated code writes as ``x.T``)."""
+    """Swap the last two axes (the batch axes stay); of unknown rank: the SwapLastAxes op."""
     r = F.rank(x)
+    if r == 2:
+        return F.transpose(x)   # a matrix: all axes reversed, no perm (generated code: x.T)
     if r is None:
         return F.swap_last_axes(x)
-    return F.transpose(x) if r == 2 else F.transpose(x, perm=tuple(range(r - 2)) + (r - 1, r - 2))
+    return F.transpose(x, perm=tuple(range(r - 2)) + (r - 1, r - 2))
 
 
 def _swap_last_axes_infer(x: Spec) -> Spec:
