@@ -28,7 +28,8 @@ import numpy as np
 
 from common import ShapeRef
 
-from .compiler.emit import Emitter, spelled_step
+from .compiler.emit import Emitter
+from .compiler.spell import spelled_step
 from .compiler.passes.carry import CarriedWrites
 from .compiler.plan import Plan
 from .errors import OpError
@@ -44,7 +45,7 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
 """Kernels that *are* these numpy ufuncs are spelled as the operator: the same ufunc,
 but numpy scalars then take numpy's scalar fast path (a loop's 0-d values are scalars).
 A registry op with an expression form (``defop(expr=...)``: ``x.transpose((1, 0))``,
-``xs[i]``) is written as that expression (see :func:`~.compiler.emit.spelled_step`)."""
+``xs[i]``) is written as that expression (see :mod:`.compiler.spell`)."""
 
 
 class Source:

@@ -20,7 +20,7 @@ costs the ufunc more to parse), named in the comment::
     r0 = f1(r0, v1, r0)      # Add [out=r0]: written into r0's own (dead) buffer
 
 A registry op with an expression form is written as it (``r1 = v0.transpose((1, 0))``,
-``r2 = v1[v3]``: see :func:`~.emit.spelled_step`).  A variable read whose handle is a
+``r2 = v1[v3]``: see :mod:`.spell`).  A variable read whose handle is a
 constant of the plan is a dict lookup in the Session's store (its kernel runs only to raise TF's error for a missing variable)::
 
     try:
@@ -34,7 +34,8 @@ from typing import Callable
 
 import numpy as np
 
-from .emit import Emitter, spelled_step
+from .emit import Emitter
+from .spell import spelled_step
 from .passes.liveness import Allocation
 from .plan import Plan
 

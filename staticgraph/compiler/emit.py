@@ -28,7 +28,7 @@ from common.shapes import fmt_shape
 from ..errors import InvalidArgumentError
 from ..graph import Operation
 
-__all__ = ["Emitter", "Emitted", "failure", "spelled_step"]
+__all__ = ["Emitter", "Emitted", "failure"]
 
 _counter = itertools.count()
 
@@ -94,16 +94,6 @@ class Emitter:
         exec(compile(source, filename, "exec"), env)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return Emitted(env[name], source, filename, line_step, env)
-
-
-def spelled_step(step, args: list[str]) -> str | None:
-    """The step as its registry op's expression over ``args`` (``defop(expr=...)``:
-    ``x.transpose((1, 0))``, ``xs[i]``), or None: a pure, one-result op whose expression form
-    exists for these attributes is written out instead of calling its kernel."""
-    d = step.op.op_def
-    if d is None or d.expr is None or d.stateful or len(step.outputs) != 1:
-        return None
-    return d.spelled(args, step.op.attrs)
 
 
 class _Fail:
