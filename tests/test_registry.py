@@ -293,6 +293,19 @@ def test_max_splits_ties_evenly():
     np.testing.assert_array_equal(grad, [0.0, 0.5, 0.5])
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_sum_to_shape_over_leading_axes_gives_the_general_paths_bits(dtype):
+    """A bias's gradient (only leading axes summed) takes a shorter path: the same sums,
+    bit for bit, as a new array of the target shape; a 0-d target keeps the general path."""
+    g = (np.random.default_rng(0).standard_normal((5, 7, 3)) * 100).astype(dtype)
+    for shape, axes in (((7, 3), (0,)), ((3,), (0, 1))):
+        got = sum_to_shape(g, shape)
+        want = g.sum(axis=axes, keepdims=True, dtype=g.dtype).reshape(shape)
+        assert got.shape == shape and got.dtype == g.dtype and got.tobytes() == want.tobytes()
+        assert not np.shares_memory(got, g)
+    assert isinstance(sum_to_shape(g, ()), np.ndarray) and sum_to_shape(g, ()).shape == ()
+
+
 def test_rules_read_only_what_they_need():
     assert REGISTRY["Add"].saves == ("a_shape", "b_shape")
     assert REGISTRY["Mul"].saves == ("a", "b", "a_shape", "b_shape")
