@@ -59,7 +59,7 @@ class Source:
         self.owner = owner
         self.emitter = Emitter("kernel")
         for name, value in (("_zeros_like", _zeros_like), ("_OpError", OpError), ("_fresh", _fresh),
-                            ("_shape_ref", _shape_ref), ("_own", _own)):
+                            ("_shape_ref", _shape_ref), ("_own", _own), ("_ndarray", np.ndarray)):
             self.emitter.bind(name, value)
 
     def line(self, text: str) -> None:

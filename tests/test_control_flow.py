@@ -469,3 +469,21 @@ def test_indexing_and_transposes_are_written_as_expressions_with_the_kernels_res
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(got[0], data.sum(axis=0))
     assert failed is not None and failed == plain_failed
+
+
+def test_a_captured_scalar_is_read_as_a_numpy_scalar_with_the_same_results():
+    """A loop bound captured from outside (``i < n``) is compared as a numpy scalar, as the
+    loop's own 0-d variables are (~80x cheaper than against a 0-d array); values and dtypes
+    are those of the reference loop, whether n is fed as a 0-d array or a numpy scalar."""
+    n = tf.placeholder(tf.int32, (), name="n")
+    w = tf.placeholder(tf.float32, (2,), name="w")
+    i, last, acc = tf.while_loop(lambda i, last, acc: i < n,
+                                 lambda i, last, acc: (i + 1, n * 2, acc + w * tf.cast(n, tf.float32)),
+                                 [tf.constant(0), tf.constant(0), tf.zeros(2)])
+    with tf.Session() as s:
+        assert "cap0 = cap0[()]" in s.explain([i, last, acc], {n: 3, w: [1.0, 2.0]})
+        for fed in (np.array(3, np.int32), np.int32(3)):
+            got = s.run([i, last, acc], {n: fed, w: np.array([1.0, 2.0], np.float32)})
+            assert got[0] == 3 and got[1] == 6 and got[0].dtype == got[1].dtype == np.int32
+            np.testing.assert_array_equal(got[2], np.array([9.0, 18.0], np.float32))
+        assert s.run(last, {n: 0, w: [1.0, 2.0]}) == 0            # no iteration: the initial value
