@@ -39,6 +39,8 @@ def broadcast_shapes(*shapes) -> tuple | None:
             return None
         if a == b:
             return tuple(a)
+        if not a or not b:             # a scalar takes the other's shape
+            return tuple(b if not a else a)
     elif any(s is None for s in shapes):
         return None
     rank = max((len(s) for s in shapes), default=0)

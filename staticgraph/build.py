@@ -68,6 +68,23 @@ def checked_array(value: Any, dtype: np.dtype) -> np.ndarray:
 
 def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> Tensor:
     """A Const node holding ``value`` (broadcast to ``shape`` if given)."""
+    return _constant(value, dtype, shape, name, None)
+
+
+def _constant(value: Any, dtype, shape, name: str | None, site: str | None) -> Tensor:
+    """:func:`constant`; ``site``: the creation site when the caller knows it already."""
+    if shape is None:   # the common cases, already a number of the right kind: one copy
+        arr = None
+        if type(value) is np.ndarray and value.dtype.kind in "biuf" and (
+                dtype is None or _dtypes.as_dtype(dtype)._np == value.dtype):
+            arr = np.array(value)
+        elif type(value) is float and (dtype is None or _dtypes.as_dtype(dtype)._np.kind == "f"):
+            arr = np.array(value, dtype=np.float32 if dtype is None else _dtypes.as_dtype(dtype)._np)
+        if arr is not None:
+            arr.setflags(write=False)
+            op = get_default_graph().create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)],
+                                               name=name or "Const", site=site)
+            return op.outputs[0]
     if isinstance(value, Tensor):
         raise TypeError(f"constant() needs a Python or numpy value, not the symbolic {value}")
     if value is None:
@@ -97,7 +114,8 @@ def constant(value: Any, dtype=None, shape=None, name: str | None = "Const") -> 
             raise TypeError(f"Expected Tensor's shape: {shape}, but got {arr.shape}.")
     arr.setflags(write=False)
     graph = get_default_graph()
-    op = graph.create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)], name=name or "Const")
+    op = graph.create_op("Const", (), {"value": arr}, [(arr.shape, arr.dtype)], name=name or "Const",
+                         site=site)
     return op.outputs[0]
 
 
@@ -145,13 +163,13 @@ def _hint(inputs) -> np.dtype | None:
     return dtypes[0] if dtypes else None
 
 
-def _as_input(x: Any, hint: np.dtype | None, const_name: str) -> Tensor:
+def _as_input(x: Any, hint: np.dtype | None, const_name: str, site: str) -> Tensor:
     t = tensor_of(x)
     if t is not None:
         return t
     if isinstance(x, numbers.Number) and hint is not None:
-        return constant(x, dtype=hint, name=const_name)
-    return constant(x, name=const_name)
+        return _constant(x, hint, None, const_name, site)
+    return _constant(x, None, None, const_name, site)
 
 
 def _freeze(v: Any) -> Any:
@@ -167,7 +185,14 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
     graph = get_default_graph()
     attrs = {k: _freeze(v) for k, v in attrs.items()} if attrs else {}
     name = name or op.name
-    if all(type(x) is Tensor for x in inputs) and not name.endswith("/"):
+    plain = name[-1] != "/"
+    if plain:
+        for x in inputs:
+            if type(x) is not Tensor:
+                plain = False
+                break
+    site = creation_site()
+    if plain:
         # Nothing to convert, so no Const lands in the op's scope: the scope's name is all
         # that is needed (what ``name_scope(name)`` would take), without entering it.
         tensors, name = inputs, graph.unique_name(name)
@@ -175,23 +200,29 @@ def apply(op: OpDef, inputs: tuple, attrs: dict, name: str | None = None,
         with graph.name_scope(name) as scope:  # TF: the op's name doubles as a scope
             hint = _hint(inputs)
             names = op.inputs if not op.variadic else [f"x_{i}" for i in range(len(inputs))]
-            tensors = tuple(_as_input(x, hint, _INPUT_NAMES.get(n, n)) for x, n in zip(inputs, names))
+            tensors = tuple(_as_input(x, hint, _INPUT_NAMES.get(n, n), site)  # its Consts: our line
+                            for x, n in zip(inputs, names))
         name = scope[:-1]
-    site = creation_site()
     try:
-        spec = op.infer(*[Spec(t._shape, t._dtype._np) for t in tensors], **attrs)
+        spec = op.infer(*[t._spec or _spec_of(t) for t in tensors], **attrs)
     except ShapeError as e:
         raise GraphShapeError(_build_message(op, name, tensors, e, site, tf_type)) from None
     except DTypeError as e:
         raise GraphDTypeError(_build_message(op, name, tensors, e, site, tf_type)) from None
-    specs = spec if op.multi_output else (spec,)
-    if MEMORY is not None:
-        for s in specs:
-            if s.shape is not None and None not in s.shape:
-                _check_fits(op, name, s, site)
-    node = graph.create_op(op.name, tensors, attrs, [(s.shape, s.dtype) for s in specs], name=name,
-                           op_def=op, site=site, exact_name=True, tf_type=tf_type)
-    return node.outputs if op.multi_output else node.outputs[0]
+    many = op.outputs is not None   # ``op.multi_output``
+    specs = spec if many else (spec,)
+    for s in specs:   # exact check only for results big enough to matter (a few per graph)
+        shape = s.shape
+        if shape and None not in shape and math.prod(shape) > _MANY:
+            _check_fits(op, name, s, site)
+    node = graph.create_op(op.name, tensors, attrs, specs, name, op, (), site, True, tf_type)
+    return node.outputs if many else node.outputs[0]
+
+
+def _spec_of(t: Tensor) -> Spec:
+    """What shape rules read of ``t``, kept on it (every later consumer reuses it)."""
+    t._spec = Spec(t._shape, t._dtype._np)
+    return t._spec
 
 
 def _physical_memory() -> int | None:
@@ -202,6 +233,8 @@ def _physical_memory() -> int | None:
 
 
 MEMORY = _physical_memory()
+_MANY = (MEMORY // 16) if MEMORY is not None else math.inf
+"""Results with more elements than this may not fit (16 bytes: the widest element); fewer always fit."""
 
 
 def _check_fits(op: OpDef, name: str, spec: Spec, site: str) -> None:
@@ -246,7 +279,7 @@ class GraphNamespace(Namespace):
         return x._shape if isinstance(x, Tensor) else Namespace.shape(x)
 
 
-F = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs))
+F = GraphNamespace(apply)
 """The registry namespace bound to graph building (gradient rules and composites use it)."""
 
 F_OPERATORS = GraphNamespace(lambda op, xs, attrs: apply(op, xs, attrs, name=op.fname))

@@ -24,6 +24,7 @@ passes its gradient to the handle, so they are summed.
 from __future__ import annotations
 
 import contextlib
+import operator
 
 from typing import Any
 
@@ -65,21 +66,26 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
         op = stack.pop()
         if op not in reach_back:
             reach_back.add(op)
-            stack.extend(t.op for t in op.inputs if t not in stops)
+            for t in op.inputs:
+                if t not in stops:
+                    stack.append(t.op)
     graph = ys[0].graph
     forward, x_set = set(), set(xs)
     for op in graph._ops:  # creation order: inputs come first
-        if op in reach_back and any(t in x_set or (t not in stops and t.op in forward)
-                                    for t in op.inputs):
-            forward.add(op)
+        if op in reach_back:
+            for t in op.inputs:
+                if t in x_set or (t not in stops and t.op in forward):
+                    forward.add(op)
+                    break
     return forward
 
 
 def differentiable(t: Tensor) -> bool:
     """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
-    if t._dtype is _dtypes.resource:       # the one resource dtype object
+    dtype = t._dtype
+    if dtype is _dtypes.resource:       # the one resource dtype object
         return handle_op(t).attrs["dtype"].is_floating
-    return t._dtype.is_floating
+    return dtype._np.kind == "f"        # ``dtype.is_floating``, without the property call
 
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
@@ -107,15 +113,35 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
             grads.setdefault(y, []).append(g)
         between, x_set = _between(ys, xs, stops), set(xs)
-        for op in sorted(between, key=lambda o: -o.index):
-            with _colocated(graph, op, colocate_gradients_with_ops):   # sums too, as TF
+        for op in sorted(between, key=_index, reverse=True):
+            outs = op.outputs
+            if len(outs) == 1 and not colocate_gradients_with_ops:   # the common case, inlined
+                gs = grads.get(outs[0])
+                if not gs:
+                    continue
+                out_grads = [gs[0] if len(gs) == 1 else _total(gs)]
+            elif colocate_gradients_with_ops:
+                with graph.colocate_with(op):   # sums too, as TF
+                    out_grads = [_total(grads.get(t)) for t in op.outputs]
+            else:
                 out_grads = [_total(grads.get(t)) for t in op.outputs]
-            if all(g is None for g in out_grads):
+            for g in out_grads:
+                if g is not None:
+                    break
+            else:
                 continue
             wanted = [differentiable(t) and (t in x_set or (t not in stops and t.op in between))
                       for t in op.inputs]
-            with graph.name_scope(f"{op.name}_grad"), _colocated(graph, op, colocate_gradients_with_ops):
-                in_grads = _op_input_grads(op, out_grads, wanted)
+            outer = graph._name_stack   # ``with graph.name_scope(op.name + "_grad")``, inlined
+            graph._name_stack = graph.unique_name(op.name + "_grad")
+            try:
+                if colocate_gradients_with_ops:
+                    with graph.colocate_with(op):
+                        in_grads = _op_input_grads(op, out_grads, wanted)
+                else:
+                    in_grads = _op_input_grads(op, out_grads, wanted)
+            finally:
+                graph._name_stack = outer
             for t, g, w in zip(op.inputs, in_grads, wanted):
                 if g is not None and w:
                     grads.setdefault(t, []).append(g)
@@ -135,6 +161,7 @@ def _zeros_for(x: Tensor, original) -> Tensor:
 
 
 _NOT_COLOCATED = contextlib.nullcontext()
+_index = operator.attrgetter("index")   # creation order
 
 
 def _colocated(graph, op: Operation, colocate: bool):
@@ -162,7 +189,7 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
                               f"\n  created at {op.site}")
         return kind.gradient(op, out_grads, wanted)
     d = op.op_def
-    if d.multi_output:   # the rule reads every result's cotangent: zeros where none arrived
+    if d.outputs is not None:   # multi_output: the rule reads every result's cotangent: zeros where none arrived
         if all(g is None for g, t in zip(out_grads, op.outputs) if t.dtype.is_floating):
             return [None] * len(op.inputs)
         g = tuple((F.zeros_like(t) if g is None else g) if t.dtype.is_floating else None
@@ -170,8 +197,8 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         out = op.outputs
     else:
         g, out = out_grads[0], op.outputs[0]
-        if g is None or not out.dtype.is_floating:
+        if g is None or out._dtype._np.kind != "f":   # not ``out.dtype.is_floating``
             return [None] * len(op.inputs)
     saved = d.save(op.inputs, out)
-    return [d.vjp(i, F, g, saved, op.attrs) if w and d.input_differentiable(i) else None
+    return [d.vjp(i, F, g, saved, op.attrs) if w else None   # (vjp: None where no rule)
             for i, w in enumerate(wanted)]

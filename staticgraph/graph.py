@@ -39,8 +39,10 @@ _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
 
 
-_is_engine_file: dict[str, bool] = {}
+_ENGINE_FILES: set[str] = set()   # co_filename values seen so far, sorted into engine ...
+_USER_FILES: set[str] = set()     # ... and user files (a set test per frame: the walk's cost)
 _DTYPES = _dtypes.DType._cache   # numpy dtype -> its interned DType (filled by as_dtype)
+_DType = _dtypes.DType           # (looking a DType up among numpy dtypes is slow: numpy converts it)
 
 
 _pinned = threading.local()   # .site: the site every node made now gets (see pinned_site)
@@ -51,25 +53,31 @@ def creation_site() -> str:
     site = getattr(_pinned, "site", None)
     if site is not None:
         return site
-    frame = sys._getframe(1)
+    frame = sys._getframe(2)   # 1 is the engine function asking (apply, create_op...)
+    engine = _ENGINE_FILES
     while frame is not None:
         path = frame.f_code.co_filename
-        engine = _is_engine_file.get(path)
-        if engine is None:
-            engine = _is_engine_file[path] = os.path.abspath(path).startswith(_ENGINE_DIRS)
-        if not engine:
+        if path not in engine and (path in _USER_FILES or not _sort_file(path)):
             return f"{path}:{frame.f_lineno}"
         frame = frame.f_back
     return "<unknown>"
 
 
+def _sort_file(path: str) -> bool:
+    """Is ``path`` the engine's (staticgraph/, common/)?  Remembered in one of the two sets."""
+    is_engine = os.path.abspath(path).startswith(_ENGINE_DIRS)
+    (_ENGINE_FILES if is_engine else _USER_FILES).add(path)
+    return is_engine
+
+
 @contextlib.contextmanager
-def pinned_site(site: str) -> Iterator[None]:
+def pinned_site(site: str | None) -> Iterator[None]:
     """Every node made inside gets ``site`` without walking the stack again.
 
     For engine code that makes many nodes on behalf of one user call (``tf.gradients``): the
     caller computes ``creation_site()`` once, on entry, which is what each node would find --
-    every frame in between is the engine's.  Per thread; nested pins keep the outer one.
+    every frame in between is the engine's.  Per thread; nested pins keep the outer one; None
+    pins nothing.
     """
     saved = getattr(_pinned, "site", None)
     _pinned.site = saved or site
@@ -82,14 +90,15 @@ def pinned_site(site: str) -> Iterator[None]:
 class Tensor:
     """A symbolic value: output ``index`` of ``op``.  Shape and dtype are known statically."""
 
-    __slots__ = ("op", "value_index", "_shape", "_dtype", "_tshape", "__weakref__")
+    __slots__ = ("op", "value_index", "_shape", "_dtype", "_tshape", "_spec", "__weakref__")
 
     def __init__(self, op: "Operation", index: int, shape: tuple | None, dtype: np.dtype):
         self.op = op
         self.value_index = index
         self._shape = shape
-        self._dtype = _DTYPES.get(dtype) or _dtypes.as_dtype(dtype)   # interned: looked up first
+        self._dtype = dtype if type(dtype) is _DType else _DTYPES.get(dtype) or _dtypes.as_dtype(dtype)
         self._tshape = None
+        self._spec = None   # the registry's Spec of it, made once when an op first reads it
 
     # --- static facts ---------------------------------------------------------
     @property
@@ -125,7 +134,7 @@ class Tensor:
     def set_shape(self, shape: Any) -> None:
         """Refine the static shape (TF's rule: the new shape must be compatible)."""
         merged = self.shape.merge_with(shape)
-        self._shape, self._tshape = merged.dims_tuple, None
+        self._shape, self._tshape, self._spec = merged.dims_tuple, None, None
         self.op.graph.invalidate()
 
     @property
@@ -189,9 +198,9 @@ class Operation:
         self.kind = type_
         self.type = tf_type or (op_def.tf_type if op_def is not None else type_)
         self.op_def = op_def
-        self.inputs = tuple(inputs)
+        self.inputs = inputs if type(inputs) is tuple else tuple(inputs)
         self.attrs = attrs
-        self.control_inputs = tuple(control_inputs)
+        self.control_inputs = control_inputs if type(control_inputs) is tuple else tuple(control_inputs)
         self.site = site
         self.index = index
         self._device = ""
@@ -246,19 +255,21 @@ class Graph:
         ``tf_type``: the type TF shows for this node when the op's own ``tf_type`` does not
         say it (one op serving several TF ops: ``GetItem`` as ``GatherV2`` or ``Slice``).
         """
-        if name is not None and name.endswith("/"):
-            name, exact_name = name[:-1], True
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
-        inputs = [t if t.op.graph is self else self.capture(t, type_, inputs) for t in inputs]
+        for t in inputs:   # the common case (every input made here) builds no new list
+            if t.op.graph is not self:
+                inputs = [t if t.op.graph is self else self.capture(t, type_, inputs) for t in inputs]
+                break
         deps = ()
         if control_inputs or self._control_stack:
             deps = tuple(dict.fromkeys([*control_inputs, *self._control_inputs_for(inputs)]))
             if any(d.graph is not self for d in deps):
                 deps = self.capture_control(deps)
-        if not exact_name and name and name.endswith("/"):   # TF: a scope name, used exactly
-            name, exact_name = name[:-1], True
-        name = name if exact_name else self.unique_name(name or type_)
+        if name and name[-1] == "/":   # TF: a scope name, used exactly
+            name = name[:-1]
+        elif not exact_name:
+            name = self.unique_name(name or type_)
         op = Operation(self, name, type_, op_def, inputs, attrs, specs,
                        deps, site or creation_site(), len(self._ops), tf_type)
         if self._device_stack:
@@ -267,7 +278,7 @@ class Graph:
         for _, made in self._control_stack:
             made.add(op)
         self._by_name[name] = op
-        self.invalidate()
+        self.version += 1   # invalidate(), inlined: this runs once per node
         return op
 
     def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
@@ -307,18 +318,19 @@ class Graph:
         """TF's rule: prefix the scope; add ``_1``, ``_2``... ignoring case."""
         if self._name_stack:
             name = f"{self._name_stack}/{name}"
+        names = self._names_in_use
         key = name.lower()
-        i = self._names_in_use.get(key, 0)
+        i = names.get(key, 0)
         if mark_as_used:
-            self._names_in_use[key] = i + 1
-        if i > 0:
-            base = key
-            while key in self._names_in_use:
-                key = f"{base}_{i}"
+            names[key] = i + 1
+        if i:
+            taken = f"{key}_{i}"
+            while taken in names:
                 i += 1
+                taken = f"{key}_{i}"
             if mark_as_used:
-                self._names_in_use[key] = 1
-            name = f"{name}_{i - 1}"
+                names[taken] = 1
+            name = f"{name}_{i}"
         return name
 
     def name_scope(self, name: str | None) -> "_NameScope":
@@ -536,11 +548,18 @@ class SubGraph(Graph):
         return inner
 
 
+_PLAIN = frozenset({int, float, bool, complex, str, bytes, list, tuple, type(None), np.ndarray,
+                    np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+                    np.uint8, np.bool_})
+
+
 def tensor_of(obj: Any) -> Tensor | None:
     """``obj`` as the Tensor an op would use, or None: a Tensor itself, a Variable's read
     made here and now (``_to_tensor``), or another object's graph element."""
     if isinstance(obj, Tensor):
         return obj
+    if type(obj) in _PLAIN:   # no conversion hooks to look for (a failed getattr is slow)
+        return None
     conv = getattr(obj, "_to_tensor", None) or getattr(obj, "_as_graph_element", None)
     return None if conv is None else conv()
 

@@ -7,12 +7,14 @@ and names the node as TF would (``Add``, ``MatMul``, ``Sum``...).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Sequence
 
 import numpy as np
 
 from common import REGISTRY
 from common.indexing import encode_index
+from common.shapes import is_compatible
 
 from . import dtypes as _dtypes
 from .build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
@@ -49,7 +51,7 @@ def _operands(op_type: str, *xs: Any, names: Sequence[str] | None = None) -> tup
         # a tensor of another dtype, or a non-integral float beside an integer tensor (TF 2
         # converts it to float32 first, then refuses the mix with the same sentence)
         other = t.dtype if t is not None else _dtypes.float32 if (
-            isinstance(x, float) and dtype.is_integer and not x.is_integer()) else None
+            isinstance(x, float) and not x.is_integer() and dtype.is_integer) else None
         if other is not None and other != dtype:
             names = names or ([_INPUT_NAMES.get(n, n) for n in _R[op_type].inputs]
                               if not _R[op_type].variadic else [f"x_{k}" for k in range(len(xs))])
@@ -64,6 +66,8 @@ def _const_like(x: Any, dtype: _dtypes.DType) -> np.ndarray:
 
 
 def _binary(op_type: str, x, y, name):
+    if type(x) is Tensor and type(y) is Tensor and x._dtype is y._dtype:   # nothing to convert
+        return apply(_R[op_type], (x, y), {}, name=name)
     return apply(_R[op_type], _operands(op_type, x, y), {}, name=name)
 
 
@@ -138,14 +142,34 @@ def reciprocal(x, name=None):
 
 
 def add_n(inputs: Sequence, name=None):
-    """Sum of a list of same-shaped tensors."""
-    inputs = list(inputs)
-    if len(inputs) == 1:
-        return identity(inputs[0], name=name or "AddN")
+    """Sum of a list of same-shaped tensors: one ``AddN`` node (TF's) for three or more
+    tensors of one dtype and compatible shapes; two make one ``Add`` named ``AddN``, and
+    other mixes (Python numbers, broadcasting shapes) a chain of ``Add`` ending in it."""
+    inputs = list(inputs) if isinstance(inputs, Iterable) and not isinstance(inputs, Tensor) else []
+    if not inputs:
+        raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape.")
+    if len(inputs) == 1:   # TF: the one term itself, unless a name asks for a node
+        return identity(inputs[0], name=name) if name else convert_to_tensor(inputs[0])
+    if len(inputs) > 2 and _one_kind(inputs):
+        return apply(_R["AddN"], tuple(inputs), {}, name=name)
     total = inputs[0]
     for x in inputs[1:-1]:
         total = add(total, x)
     return add(total, inputs[-1], name=name or "AddN")   # the last sum carries TF's name
+
+
+def _one_kind(xs: list) -> bool:
+    """Are all ``xs`` tensors of one dtype whose static shapes could be equal?"""
+    first = xs[0]
+    if type(first) is not Tensor:
+        return False
+    dtype, shape = first._dtype, first._shape
+    for x in xs:
+        if type(x) is not Tensor or x._dtype is not dtype or (
+                x._shape != shape and not is_compatible(shape, x._shape)):
+            return False
+    return True
 
 
 def where(condition, x=None, y=None, name=None):

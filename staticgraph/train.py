@@ -20,7 +20,8 @@ import numpy as np
 from . import ops
 from .build import convert_to_tensor
 from .gradients import gradients
-from .graph import Operation, Tensor, control_dependencies, get_default_graph, name_scope
+from .graph import (Operation, Tensor, control_dependencies, creation_site, get_default_graph,
+                    name_scope, pinned_site)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
 from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,
@@ -60,6 +61,13 @@ class Optimizer:
             raise ValueError(f"No gradients provided for any variable, check your graph for ops "
                              f"that do not support gradients, between variables "
                              f"{[v.name for _, v in grads_and_vars]} and loss.")
+        # Every node below is made on behalf of the caller's one line: find it once, not per
+        # node (a subclass written by the user makes its nodes in its own lines: not pinned).
+        own = type(self).__module__ == __name__
+        with pinned_site(creation_site() if own else None):
+            return self._apply_gradients(pairs, global_step, name)
+
+    def _apply_gradients(self, pairs, global_step, name: str | None) -> Operation:
         self._prepare(pairs)             # TF: non-slot variables in the caller's name scope
         with name_scope(name or self._name) as scope:
             updates = []

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .build import F, convert_to_tensor
-from .graph import Operation, Tensor, get_default_graph
+from .graph import Operation, Tensor, creation_site, get_default_graph
 from .kinds import handle_op
 from .sources import group
 from .shape import TensorShape, as_shape_tuple
@@ -93,19 +93,20 @@ class Variable:
             self._dtype = init.dtype
             self._shape = var_shape
             self._shared = shared
+            site = creation_site()   # the caller's line, found once for the four nodes below
             self._handle = graph.create_op(
                 "VarHandleOp", (), {"shape": var_shape, "dtype": init.dtype, "shared_name": shared},
-                [((), _dtypes.resource)], name=shared, exact_name=True).outputs[0]
+                [((), _dtypes.resource)], name=shared, exact_name=True, site=site).outputs[0]
             with graph.name_scope("IsInitialized"):
                 self._is_initialized = graph.create_op(
                     "VarIsInitializedOp", (self._handle,), {"var": shared},
-                    [((), _dtypes.bool._np)], name="VarIsInitializedOp").outputs[0]
+                    [((), _dtypes.bool._np)], name="VarIsInitializedOp", site=site).outputs[0]
             self.initializer = graph.create_op(
                 "AssignVariableOp", (self._handle, init), {"var": shared, "dtype": init.dtype}, [],
-                name="Assign")
+                name="Assign", site=site)
             self._initial_value = init
             with graph.name_scope("Read"):
-                self._graph_element = self._read()
+                self._graph_element = self._read(site=site)
         self.trainable = True if trainable is None else bool(trainable)
         self._parent_op = None
         if collections is None:
@@ -134,11 +135,11 @@ class Variable:
         return self
 
     # --- reads --------------------------------------------------------------------------
-    def _read(self, name: str = "ReadVariableOp") -> Tensor:
+    def _read(self, name: str = "ReadVariableOp", site: str | None = None) -> Tensor:
         """A new read of the variable in the default graph (a loop body captures the handle)."""
         op = get_default_graph().create_op(
             "ReadVariableOp", (self._handle,), {"var": self._shared, "dtype": self._dtype},
-            [(self._shape, self._dtype._np)], name=name)
+            [(self._shape, self._dtype._np)], name=name, site=site)
         return op.outputs[0]
 
     def _to_tensor(self) -> Tensor:

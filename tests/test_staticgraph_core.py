@@ -173,6 +173,38 @@ def test_print_graph_one_node_per_line():
 def test_creation_site_is_the_users_line():
     c = tf.constant(1.0) * 2.0  # SITE-LINE
     assert c.op.site.endswith(f"test_staticgraph_core.py:{line_of('SITE-LINE')}")
+    assert c.op.inputs[1].op.name == "mul/y" and c.op.inputs[1].op.site == c.op.site
+
+
+def test_a_variables_nodes_are_created_at_the_users_line():
+    before = len(tf.get_default_graph().get_operations())
+    tf.Variable(np.zeros((2, 2), np.float32), name="v")  # VARIABLE-LINE
+    made = tf.get_default_graph().get_operations()[before:]
+    assert [op.type for op in made] == ["Const", "VarHandleOp", "VarIsInitializedOp",
+                                        "AssignVariableOp", "ReadVariableOp"]
+    assert {op.site for op in made} == {f"{__file__}:{line_of('VARIABLE-LINE')}"}
+
+
+def test_an_optimizers_nodes_are_created_at_the_minimize_line():
+    w = tf.Variable([1.0, 2.0], name="w")
+    loss = tf.reduce_sum(w * w)
+    before = len(tf.get_default_graph().get_operations())
+    tf.train.AdamOptimizer(0.1).minimize(loss)  # MINIMIZE-LINE
+    made = tf.get_default_graph().get_operations()[before:]
+    assert len(made) > 20
+    assert {op.site for op in made} == {f"{__file__}:{line_of('MINIMIZE-LINE')}"}
+
+
+def test_a_users_own_optimizer_makes_its_nodes_at_its_own_lines():
+    class Halving(tf.train.GradientDescentOptimizer):
+        def _apply_dense(self, g, v):
+            return v.assign_sub(g * 0.5)  # OWN-UPDATE-LINE
+
+    w = tf.Variable([1.0, 2.0], name="w")
+    train = Halving(0.1).minimize(tf.reduce_sum(w * w))  # OWN-MINIMIZE-LINE
+    mul = tf.get_default_graph().get_operation_by_name("GradientDescent/mul")
+    assert mul.site == f"{__file__}:{line_of('OWN-UPDATE-LINE')}"
+    assert train.site == f"{__file__}:{line_of('OWN-MINIMIZE-LINE')}"
 
 
 def test_build_time_dtype_error_names_the_op():

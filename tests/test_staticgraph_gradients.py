@@ -149,3 +149,53 @@ def test_seed_gradient_example_is_five():
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         assert s.run(gw).tolist() == [5.0] and s.run(gx).tolist() == [2.0]
+
+
+def test_a_tensor_used_many_times_sums_its_gradients_in_one_addn_node():
+    """As TF: the terms of a tensor's gradient meet in ONE ``AddN`` (not a chain of adds)."""
+    x = tf.placeholder(tf.float32, shape=(2, 2), name="x")
+    c = tf.placeholder(tf.float32, shape=(2, 2), name="c")
+    y = x
+    for _ in range(4):
+        y = y + c
+    before = len(tf.get_default_graph().get_operations())
+    gx, gc = tf.gradients(tf.reduce_sum(y), [x, c])
+    made = tf.get_default_graph().get_operations()[before:]
+    assert [(op.name, op.type) for op in made if op.type.startswith("Add")] == [("gradients/AddN", "AddN")]
+    assert gc.name == "gradients/AddN:0" and len(gc.op.inputs) == 4 and gc.shape == (2, 2)
+    with tf.Session() as s:
+        np.testing.assert_array_equal(s.run(gc, {x: np.zeros((2, 2)), c: np.zeros((2, 2))}),
+                                      np.full((2, 2), 4.0))
+
+
+def test_tf_add_n_is_one_node_and_two_or_broadcasting_terms_keep_adds():
+    a = tf.placeholder(tf.float32, shape=(None, 3), name="a")
+    b = tf.placeholder(tf.float32, shape=(2, None), name="b")
+    s3 = tf.add_n([a, b, a])
+    assert (s3.op.name, s3.op.type, s3.shape.as_list()) == ("AddN", "AddN", [2, 3])
+    s2 = tf.add_n([a, b])
+    assert (s2.op.name, s2.op.type) == ("AddN_1", "AddV2")
+    mixed = tf.add_n([a, tf.ones((3,)), a])           # broadcasting terms: a chain of adds
+    assert (mixed.op.name, mixed.op.type) == ("AddN_2", "AddV2")
+
+
+def test_tf_add_n_of_one_term_is_that_term_and_of_none_is_tfs_error():
+    a = tf.placeholder(tf.float32, shape=(2, 3), name="a")
+    assert tf.add_n([a]) is a and tf.add_n(t for t in [a]) is a           # TF: no node
+    named = tf.add_n([a], name="s")
+    assert (named.op.name, named.op.type) == ("s", "Identity")
+    for empty in ([], None, a):
+        with pytest.raises(ValueError, match=r"^Inputs must be an iterable of at least one "
+                                             r"Tensor/IndexedSlices with the same dtype and shape\.$"):
+            tf.add_n(empty)
+
+
+def test_addn_refuses_terms_of_different_shapes_or_dtypes():
+    x = tf.placeholder(tf.float32, shape=(2, 3))
+    with pytest.raises(ValueError, match=r"Shapes must be equal rank, but are 2 and 1"):
+        apply(REGISTRY["AddN"], (x, tf.placeholder(tf.float32, shape=(3,)), x), {})
+    with pytest.raises(ValueError, match=r"Dimension 1 in both shapes must be equal, but are 3 and 4. "
+                                         r"Shapes are \[2, 3\] and \[2, 4\]."):
+        apply(REGISTRY["AddN"], (x, tf.placeholder(tf.float32, shape=(2, 4))), {})
+    with pytest.raises(TypeError, match=r"AddN's inputs must share one dtype"):
+        apply(REGISTRY["AddN"], (x, tf.placeholder(tf.float64, shape=(2, 3))), {})

@@ -11,7 +11,9 @@ import numpy as np
 
 from ..examples import Example as E, pos
 from ..registry import Algebra, Spec, defop
-from ..shapes import broadcast_shapes, result_dtype, unbroadcast as ub
+from ..errors import DTypeError, ShapeError
+from ..shapes import (broadcast_shapes, fmt_shape, is_compatible, merge, result_dtype,
+                      unbroadcast as ub)
 
 BOOL = np.dtype(bool)
 
@@ -78,6 +80,48 @@ defop("Add", np.add, binary, inputs=("a", "b"), fname="add", examples=BINARY,
       algebra=Algebra(neutral=(-0.0, -0.0)),
       grads=(lambda F, g, a_shape: ub(F, g, a_shape),
              lambda F, g, b_shape: ub(F, g, b_shape)), tf_type="AddV2")
+
+
+def _add_n(*xs):
+    """The sum of same-shaped arrays: one new array, the rest added into it in place."""
+    if len(xs) == 1:
+        return np.array(xs[0])
+    out = np.add(xs[0], xs[1])
+    if out.ndim:
+        for x in xs[2:]:
+            np.add(out, x, out=out)
+    else:            # a numpy scalar: nothing to write into
+        for x in xs[2:]:
+            out = np.add(out, x)
+    return out
+
+
+def _add_n_infer(*xs: Spec) -> Spec:
+    """TF's rule: one shape (no broadcasting) and one dtype for every input."""
+    shape = xs[0].shape
+    for x in xs[1:]:
+        if x.shape == shape:   # the common case: nothing to check or merge
+            continue
+        if not is_compatible(shape, x.shape):
+            a, b = shape, x.shape
+            if len(a) != len(b):
+                raise ShapeError(f"Shapes must be equal rank, but are {len(a)} and {len(b)}")
+            i = next(i for i, (m, n) in enumerate(zip(a, b)) if None not in (m, n) and m != n)
+            raise ShapeError(f"Dimension {i} in both shapes must be equal, but are {a[i]} and {b[i]}. "
+                             f"Shapes are {fmt_shape(a)} and {fmt_shape(b)}.")
+        shape = merge(shape, x.shape)
+    dtype = xs[0].dtype
+    if any(x.dtype is not dtype and x.dtype != dtype for x in xs[1:]):
+        raise DTypeError(f"AddN's inputs must share one dtype, not {[str(x.dtype) for x in xs]}")
+    return Spec(shape, dtype)
+
+
+# One node for a sum of many terms (a tensor's gradients, gathered from its several uses),
+# where a chain of ``Add`` would make one node per term.
+defop("AddN", _add_n, _add_n_infer, inputs=("*xs",), fname="add_n", torch_name="AddBackward0",
+      examples=(E(((3,), (3,), (3,))), E(((2, 3), (2, 3))), E(((), (), (), ()))),
+      grads=(lambda F, g: g,))
+
 
 defop("Sub", np.subtract, binary, inputs=("a", "b"), fname="sub", examples=BINARY,
       algebra=Algebra(neutral=(None, 0.0)),

@@ -516,6 +516,7 @@ def _bias_add(ctx, op, ins, out):
 
 RULES: dict[str, Rule] = {
     "Add": same("Add"), "Sub": same("Sub"), "Mul": same("Mul"), "RealDiv": same("Div"),
+    "AddN": same("Sum"),
     "Pow": same("Pow"), "Maximum": same("Max"), "Minimum": same("Min"),
     "Select": Rule("Where", _select, _apply_load),
     "ClipByValue": Rule("Clip", _clip),
