@@ -142,16 +142,18 @@ def reciprocal(x, name=None):
 
 
 def add_n(inputs: Sequence, name=None):
-    """Sum of a list of same-shaped tensors: one ``AddN`` node (TF's) for three or more
-    tensors of one dtype and compatible shapes; two make one ``Add`` named ``AddN``, and
-    other mixes (Python numbers, broadcasting shapes) a chain of ``Add`` ending in it."""
+    """Sum of a list of same-shaped tensors: one ``AddN`` node (TF's) for tensors of one
+    dtype and compatible shapes (two run as one ``Add`` kernel, typed ``AddN``); other mixes
+    (Python numbers, broadcasting shapes) a chain of ``Add`` ending in a node named ``AddN``."""
     inputs = list(inputs) if isinstance(inputs, Iterable) and not isinstance(inputs, Tensor) else []
     if not inputs:
         raise ValueError("Inputs must be an iterable of at least one Tensor/IndexedSlices with the "
                          "same dtype and shape.")
     if len(inputs) == 1:   # TF: the one term itself, unless a name asks for a node
         return identity(inputs[0], name=name) if name else convert_to_tensor(inputs[0])
-    if len(inputs) > 2 and _one_kind(inputs):
+    if _one_kind(inputs):   # two terms run as one Add (the cheapest kernel), shown as TF's AddN
+        if len(inputs) == 2:
+            return apply(_R["Add"], tuple(inputs), {}, name=name or "AddN", tf_type="AddN")
         return apply(_R["AddN"], tuple(inputs), {}, name=name)
     total = inputs[0]
     for x in inputs[1:-1]:

@@ -6,8 +6,9 @@
       key = (fetch structure, feed keys)          graph.version change -> cache cleared
       miss: resolve names, flatten fetches, compile_plan(...)   <- all graph work is here
       hit:  convert/validate feeds -> plan.fn(*fed) -> rebuild the fetch structure
-    fast path (flat fetches): the same fetches object (or a list equal to it) and the same
-      feed keys in order skip the key entirely: one dict lookup by id(fetches), then plan.fn
+    fast path (flat fetches, once compiled): the same fetches object (or a list equal to it)
+      and the same feed keys in order skip the key entirely: one dict lookup by id(fetches),
+      then plan.fn (a signature's first runs are interpreted, on the general path)
 
 ``compile_count`` counts cache misses, so tests (and users) can see that a
 steady loop of ``run`` calls does no graph work.
@@ -124,12 +125,13 @@ def _short(value: Any) -> str:
 
 
 class _Compiled:
-    """A cached run signature: the compiled plan and how to rebuild the fetch structure."""
+    """A cached run signature: its plan (interpreted first, compiled once it keeps running:
+    see :class:`compiler.Executable`) and how to rebuild the fetch structure."""
 
-    __slots__ = ("exe", "rebuild", "fn")
+    __slots__ = ("exe", "rebuild")
 
     def __init__(self, exe: Executable, rebuild):
-        self.exe, self.rebuild, self.fn = exe, rebuild, exe.fn
+        self.exe, self.rebuild = exe, rebuild
 
 
 class Session:
@@ -183,12 +185,13 @@ class Session:
         c = self._cache.get(key)
         if c is None:
             c = self._compile_once(key, fetches, feed_dict or {})
-        if c.rebuild is None:
-            self._remember(fetches, key[1], c)
+        exe = c.exe
         try:
-            out = c.fn(*feed_dict.values()) if feed_dict else c.fn()
+            out = exe.fn(*feed_dict.values()) if feed_dict else exe.fn()
         except Exception as e:  # noqa: BLE001  (re-raised naming the node that failed)
-            c.exe.reraise(e)
+            exe.reraise(e)
+        if c.rebuild is None and exe.compiled:   # (only compiled plans take the fast path)
+            self._remember(fetches, key[1], c)
         return out if c.rebuild is None else c.rebuild(out)
 
     def _remember(self, fetches: Any, feed_keys: tuple, c: "_Compiled") -> None:
@@ -207,7 +210,7 @@ class Session:
             return
         if len(self._fast) >= 64:
             self._fast.clear()
-        self._fast[id(fetches)] = (cls, snapshot, feed_keys, self._version, c.fn, c.exe)
+        self._fast[id(fetches)] = (cls, snapshot, feed_keys, self._version, c.exe.fn, c.exe)
 
     # --- compilation (once per signature) ---------------------------------------------
     def _compile_once(self, key: Any, fetches: Any, feed_dict: dict) -> "_Compiled":

@@ -3,10 +3,24 @@
 ``fresh_graph``: the static engine keeps one default graph per thread, as TF1 does, so a test
 that builds nodes would otherwise see the nodes (and unique names) of the tests before it.
 Modules that build graphs opt in with ``pytestmark = pytest.mark.usefixtures("fresh_graph")``.
+
+``tier``: a Session interprets a signature's first runs and compiles it after
+``staticgraph.compiler.COMPILE_AFTER`` of them (see ``staticgraph/compiler/interpret.py``).
+The suite compiles at once by default, so every test sees the optimised, generated code it
+was written for; a test using ``tier`` runs in both tiers, and the whole suite can run in
+either one with ``STATICGRAPH_COMPILE_AFTER=0`` (compiled) or ``=1000000000`` (interpreted).
 """
+import os
+
 import pytest
 
 import staticgraph as tf
+import staticgraph.compiler
+
+staticgraph.compiler.COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "0"))
+
+INTERPRETED = 10 ** 9
+"""A ``COMPILE_AFTER`` no test reaches: every run interpreted."""
 
 
 @pytest.fixture
@@ -15,3 +29,11 @@ def fresh_graph():
     tf.reset_default_graph()
     yield
     tf.reset_default_graph()
+
+
+@pytest.fixture(params=["compiled", "interpreted"])
+def tier(request, monkeypatch):
+    """Run the test with every plan compiled at once, then with every run interpreted."""
+    monkeypatch.setattr(staticgraph.compiler, "COMPILE_AFTER",
+                        0 if request.param == "compiled" else INTERPRETED)
+    return request.param

@@ -116,8 +116,12 @@ def test_measure_returns_first_result_and_counts_runs():
     assert t.samples == 3 and t.runs == 3 and len(calls) == 4      # first + 3 samples
     assert 0 < t.min_s <= t.median_s
     calls.clear()
-    measure(run, Budget(seconds=0.0, min_samples=2, min_sample_s=0.0, warmup_s=1e-12))
+    measure(run, Budget(seconds=0.0, min_samples=2, min_sample_s=0.0, warmup_s=1e-12,
+                        warmup_runs=0))
     assert len(calls) == 4                                          # first + 1 warm-up + 2
+    calls.clear()
+    measure(run, Budget(seconds=0.0, min_samples=2, min_sample_s=0.0, warmup_s=1e-12))
+    assert len(calls) == 1 + Budget().warmup_runs + 2               # past a static tier-up
 
 
 def test_check_flags_a_wrong_result():

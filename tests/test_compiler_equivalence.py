@@ -176,7 +176,9 @@ CONFIGS = {"all": PassConfig(), **{name: PassConfig(**{n: n == name for n in Pas
 
 @pytest.mark.parametrize("batch_known", [True, False], ids=["static-shapes", "none-batch"])
 @pytest.mark.parametrize("seed", range(25))
-def test_random_graph_optimised_equals_unoptimised_and_dyngraph(seed, batch_known):
+def test_random_graph_optimised_equals_unoptimised_and_dyngraph(seed, batch_known, tier):
+    """In both tiers (``tier``): compiled plans (each pass alone and all together) and
+    interpreted ones must agree bit for bit with the unoptimised plan."""
     rng = np.random.default_rng(seed)
     prog, fetch = random_program(rng)
     values = feeds(rng)

@@ -7,7 +7,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import RUN
 
-pytestmark = pytest.mark.usefixtures("fresh_graph")
+pytestmark = pytest.mark.usefixtures("fresh_graph", "tier")   # tier: compiled and interpreted
 
 
 def test_assertions_pass_silently_and_gate_dependent_ops():

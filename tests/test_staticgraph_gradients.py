@@ -168,13 +168,13 @@ def test_a_tensor_used_many_times_sums_its_gradients_in_one_addn_node():
                                       np.full((2, 2), 4.0))
 
 
-def test_tf_add_n_is_one_node_and_two_or_broadcasting_terms_keep_adds():
+def test_tf_add_n_is_one_addn_node_and_broadcasting_terms_keep_adds():
     a = tf.placeholder(tf.float32, shape=(None, 3), name="a")
     b = tf.placeholder(tf.float32, shape=(2, None), name="b")
     s3 = tf.add_n([a, b, a])
     assert (s3.op.name, s3.op.type, s3.shape.as_list()) == ("AddN", "AddN", [2, 3])
     s2 = tf.add_n([a, b])
-    assert (s2.op.name, s2.op.type) == ("AddN_1", "AddV2")
+    assert (s2.op.name, s2.op.type, s2.shape.as_list()) == ("AddN_1", "AddN", [2, 3])  # as TF
     mixed = tf.add_n([a, tf.ones((3,)), a])           # broadcasting terms: a chain of adds
     assert (mixed.op.name, mixed.op.type) == ("AddN_2", "AddV2")
 

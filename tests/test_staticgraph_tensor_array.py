@@ -8,7 +8,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import RUN
 
-pytestmark = pytest.mark.usefixtures("fresh_graph")
+pytestmark = pytest.mark.usefixtures("fresh_graph", "tier")   # tier: compiled and interpreted
 
 
 def _rnn(T=4, B=2, U=3):

@@ -9,7 +9,7 @@ import pytest
 import staticgraph as tf
 from tests.tf_errors import op_message
 
-pytestmark = pytest.mark.usefixtures("fresh_graph")
+pytestmark = pytest.mark.usefixtures("fresh_graph", "tier")   # tier: compiled and interpreted
 
 
 @pytest.mark.parametrize("build,words", [

@@ -5,8 +5,9 @@ once from what they pay every time::
 
     build()   ->  static: graph construction + Session; eager/numpy: tensors
     run() #1  ->  "first run": a static engine compiles here
-    run() #2+ ->  warm-up (caches, allocator) for ~``warmup_s``; its fastest
-                  run is the cost estimate
+    run() #2+ ->  warm-up (caches, allocator; a static engine's tier-up to compiled
+                  code) for ~``warmup_s`` and at least ``warmup_runs`` runs; its
+                  fastest run is the cost estimate
     run() x n ->  samples; each sample loops ``number`` runs so that even a
                   microsecond run is timed over >= ``min_sample_s``
 
@@ -33,11 +34,16 @@ class Budget:
     max_samples: int = 50
     min_sample_s: float = 2e-3     # a sample loops runs until it lasts this long
     warmup_s: float = 0.05         # 0: no warm-up (quick mode)
+    warmup_runs: int = 6           # at least this many warm-up runs: a static engine interprets
+    #                                a signature's first runs and compiles it on the fifth
+    #                                (staticgraph.compiler.COMPILE_AFTER), so the samples and
+    #                                the estimate that sizes them are the compiled code's
 
     @classmethod
     def quick(cls) -> "Budget":
         """Smoke mode: one sample of one run, no warm-up (checks the harness, not speed)."""
-        return cls(seconds=0.0, min_samples=1, max_samples=1, min_sample_s=0.0, warmup_s=0.0)
+        return cls(seconds=0.0, min_samples=1, max_samples=1, min_sample_s=0.0, warmup_s=0.0,
+                   warmup_runs=0)
 
 
 @dataclass
@@ -75,10 +81,10 @@ def measure(run: Callable[[], Any], budget: Budget) -> tuple[Any, Timing]:
     first_out, first_s = timed(run)
     estimate, spent = first_s, 0.0
     if budget.warmup_s > 0:
-        estimate = math.inf
-        while spent < budget.warmup_s or estimate is math.inf:
+        estimate, runs = math.inf, 0
+        while spent < budget.warmup_s or runs < budget.warmup_runs or estimate is math.inf:
             _, t = timed(run)
-            estimate, spent = min(estimate, t), spent + t
+            estimate, spent, runs = min(estimate, t), spent + t, runs + 1
     estimate = max(estimate, 1e-7)
     number = max(1, math.ceil(budget.min_sample_s / estimate))
     samples = int(budget.seconds / (estimate * number))

@@ -6,17 +6,24 @@
                    --fold/simplify/cse/dce (compiler.passes)--> op list --(passes)--> op list
                    --lower_plan--> Plan (slots, steps) --liveness--> --generate--> Python function
 
-``compile_plan`` is what a Session calls on a cache miss and what control-flow
-kernels call to compile a body or branch sub-graph: its result maps
-fed values to fetched values and knows nothing about Sessions.  Which
+The first runs skip the passes, liveness and the code generator: the pruned, ordered, lowered
+plan is interpreted (:mod:`.interpret`), and only compiled after :data:`COMPILE_AFTER` runs
+(tiers, as in a JIT: a signature run once or twice never pays for compilation).
+
+``compile_plan`` is what a Session calls on a cache miss (and ``defun``/datasets for their
+functions): its result maps fed values to fetched values and knows nothing about Sessions.  Which
 rewrites run is ``optimize`` (a :class:`passes.PassConfig`; default: the
 global one, see :mod:`.passes`); ``passes`` is an extra hook (each
 ``pass(ops) -> ops``).  ``Executable.report`` lists nodes before/after per pass.
 """
 from __future__ import annotations
 
+import contextlib
+import gc
+import os
+import threading
+import weakref
 from typing import Callable, Sequence
-
 
 from ..errors import OpError, graph_execution_error
 from ..graph import Operation, Tensor
@@ -24,6 +31,10 @@ from ..kinds import SessionState, kind_of
 from ..printing import format_kernels
 from .codegen import Generated, generate
 from .emit import failure
+from .interpret import Interpreted
+from .interpret import failure as interpreted_failure
+from .interpret import prepare as prepare_interpreted
+from .interpret import run as run_interpreted
 from .order import topological_order
 from .passes import PassConfig, PassReport, current, run_passes
 from .passes.liveness import Allocation, allocate
@@ -31,21 +42,83 @@ from .plan import Plan, Step, lower_plan
 from .prune import prune
 
 __all__ = ["compile_plan", "Executable", "Plan", "Step", "prune", "topological_order",
-           "lower_plan", "generate", "PassConfig"]
+           "lower_plan", "generate", "PassConfig", "COMPILE_AFTER"]
+
+
+COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "4"))
+"""How many runs of a signature the interpreter (:mod:`.interpret`) does before the plan is
+optimised and compiled to Python (0: compile at once, on the first run).  Read when a plan
+is made and at each interpreted run; the environment variable ``STATICGRAPH_COMPILE_AFTER``
+sets it for a whole process (the test suite passes with 0 and with 1000000000: both tiers
+give the same results).  Why 4: see "Two tiers" in ``compiler/README.md``."""
 
 
 class Executable:
-    """A compiled plan: ``fn(*fed_values)`` runs it; ``reraise`` explains a failure."""
+    """A plan in one of two tiers: ``fn(*fed_values)`` runs it; ``reraise`` explains a failure.
 
-    __slots__ = ("fn", "plan", "generated", "report", "allocation")
+    Tier 0 interprets the pruned, ordered, lowered plan (:mod:`.interpret`: no passes, no
+    generated code); after :data:`COMPILE_AFTER` runs :meth:`compile` optimises it (the
+    passes), allocates its locals and generates its Python function, which replaces the
+    interpreter as ``fn``.  ``plan``, ``source``, ``report``, ``allocation`` and ``generated``
+    describe the compiled tier (reading one compiles the plan first).
+    """
 
-    def __init__(self, plan: Plan, generated: Generated, report: PassReport | None = None,
-                 allocation: Allocation | None = None):
-        self.plan = plan
-        self.generated = generated
-        self.fn = generated.fn
-        self.report = report or PassReport()
-        self.allocation = allocation   # locals, in-place steps and releases (None: no liveness)
+    __slots__ = ("fn", "compiled", "_tier0", "_interpreted", "_plan", "_generated", "_report",
+                 "_allocation", "__weakref__")
+
+    def __init__(self, plan: Plan, generated: Generated | None = None,
+                 report: PassReport | None = None, allocation: Allocation | None = None,
+                 tier0: "_Tier0 | None" = None):
+        self._plan = plan
+        self._generated = generated
+        self._report = report or PassReport()
+        self._allocation = allocation   # locals, in-place steps and releases (None: no liveness)
+        self._tier0 = tier0
+        self._interpreted = tier0.interpreted if tier0 is not None else None
+        self.compiled = generated is not None   # reached the compiled tier (generated Python)?
+        self.fn = generated.fn if generated is not None else tier0
+        if tier0 is not None:
+            tier0.owner = weakref.ref(self)     # (weak: no cycle keeps a dropped plan alive)
+
+    @property
+    def runs(self) -> int:
+        """Runs interpreted so far (tier 0)."""
+        return self._tier0.runs if self._tier0 is not None else 0
+
+    def compile(self) -> Callable:
+        """Optimise and generate the plan now (once); returns the compiled function."""
+        if self._generated is None:
+            self._adopt(self._tier0.compile())
+        return self._generated.fn
+
+    def _adopt(self, compiled: tuple) -> None:
+        """Take the compiled tier (plan, generated code, report, allocation) as ``fn``."""
+        if self._generated is None:
+            self._plan, self._generated, self._report, self._allocation = compiled
+            self.fn = self._generated.fn
+            self.compiled = True
+
+    @property
+    def plan(self) -> Plan:
+        """The compiled tier's plan (steps after the passes)."""
+        self.compile()
+        return self._plan
+
+    @property
+    def generated(self) -> Generated:
+        self.compile()
+        return self._generated
+
+    @property
+    def report(self) -> PassReport:
+        """What each pass did (nodes before/after)."""
+        self.compile()
+        return self._report
+
+    @property
+    def allocation(self) -> Allocation | None:
+        self.compile()
+        return self._allocation
 
     @property
     def source(self) -> str:
@@ -69,42 +142,135 @@ class Executable:
                 f"{sum(map(len, a.dels.values()))} released early (del)\n")
 
     def reraise(self, err: BaseException):
-        """Re-raise ``err`` naming the node, its op type, input shapes and creation site."""
+        """Re-raise ``err`` naming the node, its op type, input shapes and creation site
+        (the same message whichever tier ran the failing step)."""
         if isinstance(err, OpError):
             laid_out = graph_execution_error(err)
             if laid_out is not err:   # the same failure, TF's layout: keep what caused it
                 laid_out.__cause__, laid_out.__suppress_context__ = err.__cause__, True
             raise laid_out
-        g = self.generated
-        explained = failure(err, g.filename, g.line_step, g.env)
+        explained = None
+        if self._interpreted is not None:
+            explained = interpreted_failure(err, self._interpreted)
+        g = self._generated
+        if explained is None and g is not None:
+            explained = failure(err, g.filename, g.line_step, g.env)
         if explained is None:
             raise err
         raise graph_execution_error(explained) from err
+
+
+class _Job:
+    """What compiling a signature needs, kept from its first (interpreted) tier: the pruned,
+    ordered ops and the structural kernels already lowered (reused, see ``plan._lowered``)."""
+
+    __slots__ = ("fetches", "feeds", "state", "container", "guards", "passes", "config",
+                 "needed", "order", "kernels", "n_graph_ops")
+
+    def __init__(self, fetches, feeds, state, container, guards, passes, config, needed, order,
+                 kernels, n_graph_ops):
+        self.fetches, self.feeds, self.state, self.container = fetches, feeds, state, container
+        self.guards, self.passes, self.config = guards, passes, config
+        self.needed, self.order, self.kernels, self.n_graph_ops = needed, order, kernels, n_graph_ops
+
+    def ranks(self) -> list[int | None]:
+        return [f.ndim if isinstance(f, Tensor) else None for f in self.fetches]
+
+    def interpreted(self) -> tuple[Plan, Interpreted]:
+        """Tier 0: the unoptimised plan, laid out for the interpreter."""
+        fetches, fed = self.fetches, set(self.feeds)
+        plan = lower_plan(self.order, self.feeds, fetches, self.state, self.config, self.kernels)
+        copies = [_copied(f, f, fed) for f in fetches]
+        return plan, prepare_interpreted(plan, self.ranks(), self.container, copies, self.guards)
+
+    def compile(self) -> tuple[Plan, Generated, PassReport, Allocation | None]:
+        """Tier 1: rewrite (the passes), lower, allocate locals, generate."""
+        fetches, feeds, config, report = self.fetches, self.feeds, self.config, PassReport()
+        fed = set(feeds)
+        report.add("prune", self.n_graph_ops, len(self.needed))
+        prog = run_passes(self.order, fetches, fed, config, report)
+        order = prog.ops
+        for p in self.passes:
+            order = p(order)
+        plan = lower_plan(order, feeds, prog.fetches, self.state, config, self.kernels)
+        copies = [_copied(f, r, fed) or _merged(k, f, r, fetches, prog.fetches)
+                  for k, (f, r) in enumerate(zip(fetches, prog.fetches))]
+        alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
+        gen = generate(plan, self.ranks(), self.container, copies, self.guards, alloc)
+        return plan, gen, report, alloc
+
+
+class _Tier0:
+    """Tier 0's ``fn``: interprets the plan, and compiles it once :data:`COMPILE_AFTER` runs
+    have been interpreted -- then its :class:`Executable` (if still alive) takes the generated
+    function as ``fn``, and a caller still holding this object runs that function through it."""
+
+    __slots__ = ("interpreted", "job", "runs", "done", "owner", "lock")
+
+    def __init__(self, interpreted: Interpreted, job: _Job):
+        self.interpreted, self.job, self.runs = interpreted, job, 0
+        self.done: tuple | None = None          # the compiled tier, once made
+        self.owner = None                       # weakref to the Executable
+        self.lock = threading.Lock()
+
+    def __call__(self, *fed):
+        done = self.done
+        if done is not None:
+            return done[1].fn(*fed)
+        if self.runs >= COMPILE_AFTER:
+            return self.compile()[1].fn(*fed)
+        self.runs += 1
+        return run_interpreted(self.interpreted, fed)
+
+    def compile(self) -> tuple:
+        """The compiled tier (made once, under a lock: racing runs compile it once)."""
+        with self.lock:
+            if self.done is None:
+                with _collector_paused():
+                    self.done, self.job = self.job.compile(), None
+                exe = self.owner() if self.owner is not None else None
+                if exe is not None:
+                    exe._adopt(self.done)
+        return self.done
 
 
 def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
                  state: SessionState, container: str = "tuple", guards: Sequence | None = None,
                  passes: Sequence[Callable[[list[Operation]], list[Operation]]] = (),
                  optimize: PassConfig | None = None) -> Executable:
-    """Prune, order, rewrite, lower and generate: the whole pipeline, once.
+    """Prune, order and lower: the plan's first tier, ready to run; with ``COMPILE_AFTER`` 0
+    (or extra ``passes``) also rewrite and generate it at once.
 
     The result's ``fn(*fed_values)`` returns the fetched values in ``container``
-    (see :func:`codegen.generate`); ``guards`` validate fed values inline.
+    (see :func:`codegen.generate`); ``guards`` validate fed values (inline, once compiled).
     """
-    fed, config, report = set(feeds), optimize or current(), PassReport()
-    needed = prune(fetches, fed)
-    report.add("prune", len(fetches[0].graph._ops) if fetches else 0, len(needed))
-    prog = run_passes(topological_order(needed), list(fetches), fed, config, report)
-    order = prog.ops
-    for p in passes:
-        order = p(order)
-    plan = lower_plan(order, list(feeds), prog.fetches, state, config)
-    ranks = [f.ndim if isinstance(f, Tensor) else None for f in fetches]
-    copies = [_copied(f, r, fed) or _merged(k, f, r, fetches, prog.fetches)
-              for k, (f, r) in enumerate(zip(fetches, prog.fetches))]
-    alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
-    gen = generate(plan, ranks, container, copies, guards and list(guards), alloc)
-    return Executable(plan, gen, report, alloc)
+    fetches, feeds = list(fetches), list(feeds)
+    with _collector_paused():
+        needed = prune(fetches, set(feeds))
+        job = _Job(fetches, feeds, state, container, guards and list(guards), tuple(passes),
+                   optimize or current(), needed, topological_order(needed), {},
+                   len(fetches[0].graph._ops) if fetches else 0)
+        if COMPILE_AFTER <= 0 or job.passes:
+            return Executable(*job.compile())
+        plan, interpreted = job.interpreted()
+        return Executable(plan, tier0=_Tier0(interpreted, job))
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector paused while a plan is made (if it was running).
+
+    Making a plan allocates several objects per graph op, nearly all of which die by reference
+    counting; those allocations would trigger full collections that traverse the whole heap,
+    the user's graph included (on the 1,000-layer chain: 10-15 ms of a ~45 ms compile)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _merged(k: int, fetch, resolved, fetches: Sequence, resolved_all: list) -> bool:

@@ -20,8 +20,9 @@ costs the ufunc more to parse), named in the comment::
     r0 = f1(r0, v1, r0)      # Add [out=r0]: written into r0's own (dead) buffer
 
 A registry op with an expression form is written as it (``r1 = v0.transpose((1, 0))``,
-``r2 = v1[v3]``: see :mod:`.spell`).  A variable read whose handle is a
-constant of the plan is a dict lookup in the Session's store (its kernel runs only to raise TF's error for a missing variable)::
+``r2 = v1[v3]``: see :mod:`.spell`).  A variable read whose handle is a constant of the
+plan is a dict lookup in the Session's store (its kernel runs only to raise TF's error for a
+missing variable)::
 
     try:
         r1 = st1['W']        # ReadVariableOp
@@ -133,31 +134,36 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
             em.line(text)
     for slot, value in plan.consts.items():
         em.bind(f"v{slot}", value)
+    env, add = em.env, em.lines.append     # em.bind / em.line, inlined: one pass per step
+    out_of = alloc.out if alloc is not None else {}
+    dels = alloc.dels if alloc is not None else {}
     for k, step in enumerate(plan.steps):
-        em.bind(f"f{k}", step.kernel)
+        op, kernel = step.op, step.kernel
+        f = f"f{k}"
+        env[f] = kernel
         args = [names[i] for i in step.inputs]
         call_args, note = args, ""
-        if alloc is not None and k in alloc.out:
-            buf = names[alloc.out[k]]
-            positional = (len(step.inputs) == getattr(step.kernel, "nin", -1)
-                          and step.kernel not in _KEYWORD_OUT)
+        if k in out_of:
+            buf = names[out_of[k]]
+            positional = (len(step.inputs) == getattr(kernel, "nin", -1)
+                          and kernel not in _KEYWORD_OUT)
             call_args, note = args + [buf if positional else f"out={buf}"], f" [out={buf}]"
         outs = ["_" if s is None else names[s] for s in step.outputs]
         target = "" if not outs else (outs[0] + " = " if len(outs) == 1 else ", ".join(outs) + " = ")
-        handle = _known_handle(step, plan)
+        handle = _known_handle(step, plan) if op.op_def is None else None   # (kinds only)
         if handle is not None and target:
             em.bind(f"st{k}", handle.store)
             em.line("    try:")
-            em.line(f"        {target}st{k}[{handle.name!r}]  # {step.op.type} '{step.op.name}' "
-                    f"({step.op.site})", step=(step.op, args))
+            em.line(f"        {target}st{k}[{handle.name!r}]  # {op.type} '{op.name}' "
+                    f"({op.site})", step=(op, args))
             em.line("    except KeyError:")
-            em.line(f"        {target}f{k}({', '.join(args)})", step=(step.op, args))
+            em.line(f"        {target}{f}({', '.join(args)})", step=(op, args))
             continue
-        spelled = spelled_step(step, args) if call_args is args and target else None
-        em.line(f"    {target}{spelled or f'f{k}(' + ', '.join(call_args) + ')'}  # {step.op.type} "
-                f"'{step.op.name}'{note} ({step.op.site})", step=(step.op, args))
-        if alloc is not None and k in alloc.dels:
-            em.line(f"    del {', '.join(alloc.dels[k])}")
+        call = spelled_step(step, args) if call_args is args and target else None
+        add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  # {op.type} '{op.name}'"
+             f"{note} ({op.site})", (op, args)))
+        if k in dels:
+            add((f"    del {', '.join(dels[k])}", None))
     copies = copies or [False] * len(fetch_ranks)
     results = [_result(None if s is None else names[s], r, c)
                for s, r, c in zip(plan.fetches, fetch_ranks, copies)]

@@ -28,7 +28,7 @@ from common.shapes import fmt_shape
 from ..errors import InvalidArgumentError
 from ..graph import Operation
 
-__all__ = ["Emitter", "Emitted", "failure"]
+__all__ = ["Emitter", "Emitted", "failure", "explain"]
 
 _counter = itertools.count()
 
@@ -155,10 +155,16 @@ def failure(err: BaseException, filename: str, line_step: dict, env: dict | None
         return None
     op, args = step
     values = tb.tb_frame.f_locals
-    shapes = ", ".join(fmt_shape(getattr(values.get(a, (env or {}).get(a)), "shape", None))
-                       for a in args)
+    return explain(err, op, [values.get(a, (env or {}).get(a)) for a in args], owner)
+
+
+def explain(err: BaseException, op: Operation, inputs: list,
+            owner: Operation | None = None) -> InvalidArgumentError:
+    """``err``, raised by ``op``'s kernel on ``inputs``, as TF's ``InvalidArgumentError``: TF's
+    words first, then the exception, the node, its input shapes and where the user created it
+    (the same text whichever tier ran the step: generated code or the interpreter)."""
+    shapes = ", ".join(fmt_shape(getattr(x, "shape", None)) for x in inputs)
     inside = f", inside {owner.type} '{owner.name}'" if owner is not None else ""
-    inputs = [values.get(a, (env or {}).get(a)) for a in args]
     lead = _tf_words(err, inputs)          # TF's words first (a search finds TF's answers)
     if lead:
         lead += f"\n\t [[{{{{node {op.name}}}}}]]\n"

@@ -19,6 +19,7 @@ reproducible (no hash-ordered sets decide what runs first).
 from __future__ import annotations
 
 import heapq
+from operator import attrgetter
 
 from ..graph import Operation
 from ..kinds import effects
@@ -36,7 +37,7 @@ def hazards(ops) -> dict[Operation, set[Operation]]:
     after: dict[Operation, set[Operation]] = {}
     last_write: dict[str, Operation] = {}
     readers: dict[str, list[Operation]] = {}
-    for op in sorted((op for op in ops if op.op_def is None), key=lambda o: o.index):
+    for op in sorted([op for op in ops if op.op_def is None], key=attrgetter("index")):
         e = effects(op)
         if not (e.reads or e.writes):
             continue
@@ -53,8 +54,7 @@ def hazards(ops) -> dict[Operation, set[Operation]]:
     return after
 
 
-def _creation(op: Operation) -> tuple:
-    return op.index, op.name
+_creation = attrgetter("index", "name")   # op -> (index, name): creation order, ties by name
 
 
 def _respects(ranked: list[Operation], rank: dict, extra: dict) -> bool:
@@ -84,7 +84,7 @@ def topological_order(ops: set[Operation]) -> list[Operation]:
     """
     extra = hazards(ops)
     ranked = sorted(ops, key=_creation)
-    rank = {op: k for k, op in enumerate(ranked)}
+    rank = dict(zip(ranked, range(len(ranked))))
     if _respects(ranked, rank, extra):
         return ranked
     deps = {op: _deps(op, ops) | extra.get(op, set()) for op in ops}

@@ -41,28 +41,57 @@ class Plan(NamedTuple):
 
 
 def lower_plan(order: list[Operation], feeds: list[Tensor],
-               fetches: list[Tensor | Operation], state: SessionState, config) -> Plan:
+               fetches: list[Tensor | Operation], state: SessionState, config,
+               kernels: dict | None = None) -> Plan:
     """Give every tensor a slot and every computing op a kernel, in ``order``.
 
     Each kernel is lowered with the Session's ``state`` and the plan's pass ``config``
-    (a loop lowers its body with the same), and knows which tensors the plan uses."""
-    used = frozenset([t for op in order for t in op.inputs] + [f for f in fetches if isinstance(f, Tensor)])
-    ctx = LowerContext(state, config, used)
+    (a loop lowers its body with the same), and knows which tensors the plan uses.
+    ``kernels`` (op name -> what :func:`_lowered` keeps) carries the kernels of structural
+    nodes from one lowering of a signature to the next: see :func:`_lowered`."""
+    used: set[Tensor] = set()
+    for op in order:
+        used.update(op.inputs)
+    used.update([f for f in fetches if isinstance(f, Tensor)])
+    ctx = LowerContext(state, config, frozenset(used))
     slot_of: dict[Tensor, int] = {t: i for i, t in enumerate(dict.fromkeys(feeds))}
+    n_fed = n = len(slot_of)
     steps: list[Step] = []
     consts: dict[int, Any] = {}
+    new_step = tuple.__new__     # Step(...) without NamedTuple's Python-level __new__
     for op in order:
-        kernel = lower(op, ctx)
+        kernel = lower(op, ctx) if kernels is None or op.op_def is not None else \
+            _lowered(op, ctx, kernels)
         outs = []
         for t in op.outputs:
             if t in slot_of:          # fed: the argument wins, the op's value is dropped
                 outs.append(None)
             else:
-                slot_of[t] = len(slot_of)
-                outs.append(slot_of[t])
-        if isinstance(kernel, Constant):
+                slot_of[t] = n
+                outs.append(n)
+                n += 1
+        if kernel is None:
+            continue
+        if kernel.__class__ is Constant:
             consts[outs[0]] = kernel.value
-        elif kernel is not None:
-            steps.append(Step(op, kernel, tuple(slot_of[t] for t in op.inputs), tuple(outs)))
+        else:
+            steps.append(new_step(Step, (op, kernel, tuple([slot_of[t] for t in op.inputs]),
+                                         tuple(outs))))
     fetch_slots = tuple(slot_of[f] if isinstance(f, Tensor) else None for f in fetches)
-    return Plan(tuple(slot_of)[:len(set(feeds))], steps, consts, fetch_slots, slot_of)
+    return Plan(tuple(slot_of)[:n_fed], steps, consts, fetch_slots, slot_of)
+
+
+def _lowered(op: Operation, ctx: LowerContext, kernels: dict):
+    """A structural node's kernel, lowered once per signature: a run signature is lowered
+    twice (interpreted first, then compiled; see :mod:`.interpret`), and the second lowering
+    reuses the first one's kernel when nothing it was lowered from changed -- the node or a
+    pass's clone of it (same name, type and attributes) whose outputs the plan uses alike.
+    A loop's kernel is then generated once, and a kernel that counts its own calls
+    (``Print``'s ``first_n``) keeps counting."""
+    flags = tuple(t in ctx.used for t in op.outputs)
+    hit = kernels.get(op.name)
+    if hit is not None and hit[0] is op.attrs and hit[1] == op.type and hit[2] == flags:
+        return hit[3]
+    kernel = lower(op, ctx)
+    kernels[op.name] = (op.attrs, op.type, flags, kernel)
+    return kernel

@@ -25,7 +25,10 @@ def prune(fetches: Iterable[Tensor | Operation], fed: set[Tensor]) -> set[Operat
         if op in needed:
             continue
         needed.add(op)
-        stack.extend(t.op for t in op.inputs if t not in fed and t.op not in needed)
-        stack.extend(c for c in op.control_inputs
-                     if c not in needed and not (c.outputs and all(t in fed for t in c.outputs)))
+        for t in op.inputs:
+            if t not in fed and t.op not in needed:
+                stack.append(t.op)
+        if op.control_inputs:
+            stack.extend(c for c in op.control_inputs
+                         if c not in needed and not (c.outputs and all(t in fed for t in c.outputs)))
     return needed

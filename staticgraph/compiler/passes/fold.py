@@ -60,9 +60,13 @@ def _compute(op: Operation, args: list, cap: int) -> np.ndarray | None:
         value = np.asarray(op.op_def.impl(*args, **op.attrs))
     except Exception:  # noqa: BLE001  (whatever it is, the run raises it, not the compiler)
         return None
-    if value.dtype != out.np_dtype or value.size > cap or not refines(value.shape, out._shape):
+    if value.dtype != out.np_dtype or value.size > cap or (
+            value.shape != out._shape and not refines(value.shape, out._shape)):
         return None
-    return frozen(value)
+    if op.op_def.aliases or not value.flags.owndata:
+        return frozen(value)     # it may share memory with an input: a private copy
+    value.setflags(write=False)  # a new array (an op declaring no aliases returns one)
+    return value
 
 
 _DTYPE_TEXT: dict = {}

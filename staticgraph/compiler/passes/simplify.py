@@ -62,12 +62,14 @@ def _all_equal(t: Tensor, producers: dict, value) -> bool:
     broadcast/reshape of either.  A zero matches with its sign for floats (``-0.0 + x``
     is exact, ``+0.0 + x`` is not when x is -0.0); integers have one zero."""
     op = producers.get(t)
-    alg = _algebra(op)
-    while op is not None and (alg.replicate or alg.reshape):
-        op = producers.get(op.inputs[0])
-        alg = _algebra(op)
-    if op is None:
+    if op is None:                # fed, or computed outside: not known
         return False
+    alg = _algebra(op)
+    while alg.replicate or alg.reshape:
+        op = producers.get(op.inputs[0])
+        if op is None:
+            return False
+        alg = _algebra(op)
     v = static_value(op)
     if v is None:
         v = alg.fills
