@@ -275,14 +275,15 @@ _UNSHARED = _unshared_refs()
 IN_PLACE_MIN_SIZE = 16384
 """Elements from which ``assign_add``/``assign_sub`` may write into the variable's own array
 (a fresh large array costs ~2x an in-place write, cold memory: 200,704 float32 72 us against
-38; below ~16K elements the checks cost what they save).  Only when no one can be looking at the old value: nothing but
-the store references it (an earlier read, a view, a fetched, saved or shipped value, another
-variable: each holds a reference), it owns its memory, and no other thread exists that could
-read it while the write runs (numpy releases the GIL inside it) -- otherwise, as for every
-smaller update, the new value is a fresh array that replaces the old one whole.  ``delta`` has
-the variable's shape (an update that would broadcast the value larger keeps the general
-path).  A numpy floating-point error that an ``np.seterr`` mode or a warnings filter turns
-into an exception arrives after the write (TF's kernels never raise there)."""
+38; below ~16K elements the checks cost what they save).  Only when no one can be looking at
+the old value: nothing but the store references it (an earlier read, a view, a fetched,
+saved or shipped value, another variable: each holds a reference), it owns its memory, and
+no other thread exists that could read it while the write runs (numpy releases the GIL
+inside it) -- otherwise, as for every smaller update, the new value is a fresh array that
+replaces the old one whole.  ``delta`` has the variable's shape (an update that would
+broadcast the value larger keeps the general path).  A numpy floating-point error that an
+``np.seterr`` mode or a warnings filter turns into an exception arrives after the write
+(TF's kernels never raise there)."""
 
 
 def _update(ufunc):
