@@ -277,8 +277,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
-               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into, tf_type,
-               expr)
+               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into,
+               tf_type, expr)
     REGISTRY[name] = op
     return op
 

@@ -68,7 +68,8 @@ def _xent(logits, labels):
     log_total = np.log(_sum(np.exp(shifted), axis=-1))
     if shifted.ndim == 2:        # the usual [batch, classes]: one gather, same values
         return log_total - shifted[np.arange(len(labels)), labels]
-    return log_total - np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+    picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+    return log_total - picked
 
 
 def _xent_infer(logits: Spec, labels: Spec) -> Spec:
