@@ -145,16 +145,22 @@ class OpDef:
             reads it afterwards, may call it (a loop's carried TensorArray buffer).
         tf_type: the op type TF 2 gives such a node when it differs from ``name`` (``Add`` is
             ``AddV2``: what ``(a + b).op.type`` prints); staticgraph shows it as ``op.type``.
+        expr: the op as a Python expression, or None: ``expr(*arg_names, **attrs)`` returns
+            source text over those names computing what ``impl`` computes for them (the
+            same values, shape and dtype; an index array may give a copy where impl gives a
+            view), or None for attributes it has no such form for.  A code generator writes
+            it in place of a kernel call (``x.transpose((1, 0))``, ``xs[i]``), saving the call
+            and the attribute binding -- most of such a small op's cost.
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "examples", "doc",
                  "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
-                 "outputs", "into", "tf_type")
+                 "outputs", "into", "tf_type", "expr")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
-                 sized_by_values=False, outputs=None, into=None, tf_type=None):
+                 sized_by_values=False, outputs=None, into=None, tf_type=None, expr=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -177,6 +183,7 @@ class OpDef:
         self.outputs = outputs
         self.into = into
         self.tf_type = tf_type or name
+        self.expr = expr
 
     @property
     def multi_output(self) -> bool:
@@ -220,6 +227,10 @@ class OpDef:
                 for p in self.params[k]]
         return rule(F, g, *args)
 
+    def spelled(self, args: Sequence[str], attrs: dict) -> str | None:
+        """``expr`` for these argument names and attributes (None: no expression form)."""
+        return None if self.expr is None else self.expr(*args, **{**self.defaults, **attrs})
+
     def reads_shape_only(self, i: int) -> bool:
         """Does the impl read input ``i`` for its shape and dtype only (never its values)?"""
         return i > 0 if self.shape_only == "rest" else i in self.shape_only
@@ -245,7 +256,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           dtype_attr: str | None = None, stateful: bool = False,
           algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False,
           outputs: int | Callable[[dict], int] | None = None,
-          into: Callable | None = None, tf_type: str | None = None) -> OpDef:
+          into: Callable | None = None, tf_type: str | None = None,
+          expr: Callable | None = None) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -265,7 +277,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
         grads = (None,) * (1 if inputs == ("*xs",) else len(inputs))
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
-               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into, tf_type)
+               aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into,
+               tf_type, expr)
     REGISTRY[name] = op
     return op
 

@@ -158,6 +158,8 @@ def sum_to_shape(g: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     if g.shape == shape:
         return g
     lead = g.ndim - len(shape)
+    if lead > 0 and shape and g.shape[lead:] == shape:   # leading axes only (a bias): same sums
+        return np.add.reduce(g, axis=0 if lead == 1 else tuple(range(lead)), dtype=g.dtype)
     axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
                                       if d == 1 and g.shape[i + lead] != 1)
     out = g.sum(axis=axes, keepdims=True, dtype=g.dtype) if axes else g

@@ -29,6 +29,7 @@ import numpy as np
 from common import ShapeRef
 
 from .compiler.emit import Emitter
+from .compiler.spell import spelled_step
 from .compiler.passes.carry import CarriedWrites
 from .compiler.plan import Plan
 from .errors import OpError
@@ -42,7 +43,9 @@ _OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "
               np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">=",
               np.equal: "==", np.not_equal: "!=", np.matmul: "@"}
 """Kernels that *are* these numpy ufuncs are spelled as the operator: the same ufunc,
-but numpy scalars then take numpy's scalar fast path (a loop's 0-d values are scalars)."""
+but numpy scalars then take numpy's scalar fast path (a loop's 0-d values are scalars).
+A registry op with an expression form (``defop(expr=...)``: ``x.transpose((1, 0))``,
+``xs[i]``) is written as that expression (see :mod:`.compiler.spell`)."""
 
 
 class Source:
@@ -56,7 +59,7 @@ class Source:
         self.owner = owner
         self.emitter = Emitter("kernel")
         for name, value in (("_zeros_like", _zeros_like), ("_OpError", OpError), ("_fresh", _fresh),
-                            ("_shape_ref", _shape_ref), ("_own", _own)):
+                            ("_shape_ref", _shape_ref), ("_own", _own), ("_ndarray", np.ndarray)):
             self.emitter.bind(name, value)
 
     def line(self, text: str) -> None:
@@ -90,11 +93,21 @@ class Source:
                 if s is not None:
                     names[s] = f"{prefix}{s}"
             sym = _OPERATORS.get(kernel) if len(args) == 2 and _hashable(kernel) else None
-            call = (f"{args[0]} {sym} {args[1]}" if sym else
+            spelled = None if k in carried.kernels else spelled_step(step, args)
+            call = (f"{args[0]} {sym} {args[1]}" if sym else spelled or
                     f"{self.bind(f'{prefix}f{k}', kernel)}({', '.join(args)})")
             outs = ["_" if s is None else names[s] for s in step.outputs]
             target = (", ".join(outs) + (" = " if len(outs) == 1 else ", = ")) if outs else ""
             note = " (in place)" if k in carried.kernels else ""
+            if getattr(kernel, "store_lookup", False) and len(args) == 1 and len(outs) == 1:
+                # a variable read: the store lookup itself; the kernel only for its error
+                h, runs = args[0], (step.op, args)
+                self.emitter.line(f"{pad}try:")
+                self.emitter.line(f"{pad}    {target}{h}.store[{h}.name]  # {step.op.type} "
+                                  f"'{step.op.name}'", step=runs)
+                self.emitter.line(f"{pad}except (KeyError, AttributeError):")
+                self.emitter.line(f"{pad}    {target}{call}", step=runs)
+                continue
             self.emitter.line(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'{note}",
                               step=(step.op, args))
         return [names[s] for s in plan.fetches]

@@ -435,3 +435,55 @@ def test_results_never_alias_fed_arrays_or_graph_constants():
         got_b = s.run(b, {x: fed, k: 1})
         assert got_b is not fed and np.array_equal(fed, np.ones(3))
         assert np.array_equal(s.run(kept, {k: 3}), [1.0, 2.0])
+
+
+def test_indexing_and_transposes_are_written_as_expressions_with_the_kernels_results_and_errors(
+        monkeypatch):
+    """``xs[i]`` and ``x.transpose(...)`` stand in generated code for the GetItem and Transpose
+    kernels (their ``defop(expr=...)``): same values, and an index out of range fails with
+    the same error as the kernel call."""
+    from common import REGISTRY
+    xs = tf.placeholder(tf.float32, (None, 2), name="xs")
+    n = tf.placeholder(tf.int32, (), name="n")
+    _, acc = tf.while_loop(lambda i, a: i < n, lambda i, a: (i + 1, a + tf.transpose(xs)[:, i]),
+                           [tf.constant(0), tf.zeros(2)])
+    rows = tf.transpose(xs, (1, 0))[1:, ::2]
+    data = np.arange(6, dtype=np.float32).reshape(3, 2)
+
+    def run(feed_n):
+        with tf.Session() as s:
+            text = s.explain([acc, rows], {xs: data, n: feed_n})
+            try:
+                return text, s.run([acc, rows], {xs: data, n: feed_n}), None
+            except tf.errors.InvalidArgumentError as e:
+                return text, None, e.message
+    text, got, _ = run(3)
+    assert ".T  #" in text and ".transpose((1, 0))" in text
+    assert "[:, x0]" in text and "[1:, ::2]" in text
+    failed = run(4)[2]
+    for name in ("GetItem", "Transpose"):
+        monkeypatch.setattr(REGISTRY[name], "expr", None)
+    plain_text, plain, plain_failed = run(3)[0], run(3)[1], run(4)[2]
+    assert ".transpose(" not in plain_text
+    for a, b in zip(got, plain):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(got[0], data.sum(axis=0))
+    assert failed is not None and failed == plain_failed
+
+
+def test_a_captured_scalar_is_read_as_a_numpy_scalar_with_the_same_results():
+    """A loop bound captured from outside (``i < n``) is compared as a numpy scalar, as the
+    loop's own 0-d variables are (~80x cheaper than against a 0-d array); values and dtypes
+    are those of the reference loop, whether n is fed as a 0-d array or a numpy scalar."""
+    n = tf.placeholder(tf.int32, (), name="n")
+    w = tf.placeholder(tf.float32, (2,), name="w")
+    i, last, acc = tf.while_loop(lambda i, last, acc: i < n,
+                                 lambda i, last, acc: (i + 1, n * 2, acc + w * tf.cast(n, tf.float32)),
+                                 [tf.constant(0), tf.constant(0), tf.zeros(2)])
+    with tf.Session() as s:
+        assert "cap0 = cap0[()]" in s.explain([i, last, acc], {n: 3, w: [1.0, 2.0]})
+        for fed in (np.array(3, np.int32), np.int32(3)):
+            got = s.run([i, last, acc], {n: fed, w: np.array([1.0, 2.0], np.float32)})
+            assert got[0] == 3 and got[1] == 6 and got[0].dtype == got[1].dtype == np.int32
+            np.testing.assert_array_equal(got[2], np.array([9.0, 18.0], np.float32))
+        assert s.run(last, {n: 0, w: [1.0, 2.0]}) == 0            # no iteration: the initial value

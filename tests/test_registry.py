@@ -159,6 +159,37 @@ def test_in_place_form_writes_in_place_for_some_example(name):
     assert any(hits) and not all(hits), f"{name}: in place for examples {hits}"
 
 
+@pytest.mark.parametrize("name,k", [(n, k) for n, k in CASES if REGISTRY[n].expr])
+def test_expression_form_computes_what_impl_computes(name, k):
+    """``expr`` (what generated code writes instead of a kernel call) evaluates to impl's
+    value: same shape, dtype and elements; integer-scalar indices (a loop counter) too."""
+    op, args, attrs = _example(name, k)
+    names = [f"a{i}" for i in range(len(args))]
+    variants = [list(args)]
+    if any(isinstance(a, np.ndarray) and a.dtype.kind in "iu" for a in args[1:]):
+        variants.append([args[0]] + [np.int64(a.reshape(-1)[0]) if isinstance(a, np.ndarray)
+                                     and a.dtype.kind in "iu" else a for a in args[1:]])
+    text = op.spelled(names, attrs)
+    if text is None:        # no form for these attributes (the next test: some example has one)
+        return
+    for values in variants:
+        want = op.impl(*_own_arrays(values), **attrs)
+        got = eval(text, {}, dict(zip(names, _own_arrays(values))))
+        assert got.shape == want.shape and got.dtype == want.dtype, text
+        np.testing.assert_array_equal(got, want)
+
+
+def test_expression_forms_decline_what_they_cannot_write():
+    from common.indexing import ARRAY
+    for name, op in REGISTRY.items():
+        if op.expr:
+            assert any(op.spelled([f"a{i}" for i in range(len(_example(name, k)[1]))],
+                                  _example(name, k)[2]) for k in range(len(op.examples))), name
+    assert REGISTRY["Transpose"].spelled(["x"], {}) == "x.T"                  # reversed axes
+    assert REGISTRY["GetItem"].spelled(["x", "i", "j"], {"key": (ARRAY, ARRAY)}) is None
+    assert REGISTRY["GetItem"].spelled(["x", "i"], {"key": (None, ARRAY)}) == "x[None, i]"
+
+
 def test_in_place_forms_fall_back_on_negative_or_outgrown_positions():
     for name, args in (("TensorListSetItem", (np.zeros((3, 2)), np.array(-1), np.ones(2))),
                        ("TensorListZeroItem", (np.ones((3, 2)), np.zeros((3, 2)), np.array(-1)))):
@@ -260,6 +291,19 @@ def test_max_splits_ties_evenly():
     out = op.impl(x)
     grad = op.vjp(0, F, np.float64(1.0), op.save([x], out), {"axis": None, "keepdims": False})
     np.testing.assert_array_equal(grad, [0.0, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+def test_sum_to_shape_over_leading_axes_gives_the_general_paths_bits(dtype):
+    """A bias's gradient (only leading axes summed) takes a shorter path: the same sums,
+    bit for bit, as a new array of the target shape; a 0-d target keeps the general path."""
+    g = (np.random.default_rng(0).standard_normal((5, 7, 3)) * 100).astype(dtype)
+    for shape, axes in (((7, 3), (0,)), ((3,), (0, 1))):
+        got = sum_to_shape(g, shape)
+        want = g.sum(axis=axes, keepdims=True, dtype=g.dtype).reshape(shape)
+        assert got.shape == shape and got.dtype == g.dtype and got.tobytes() == want.tobytes()
+        assert not np.shares_memory(got, g)
+    assert isinstance(sum_to_shape(g, ()), np.ndarray) and sum_to_shape(g, ()).shape == ()
 
 
 def test_rules_read_only_what_they_need():

@@ -309,6 +309,82 @@ def test_passes_never_merge_reads_across_a_write_nor_hand_out_the_stored_array()
             np.testing.assert_array_equal(s.run(v), [11.0, 12.0])
 
 
+def test_a_loop_body_reads_a_variable_from_the_store_and_names_a_missing_one():
+    """Inside a loop kernel a read is the store lookup itself (no kernel call per
+    iteration); an uninitialized variable still raises TF's error naming it."""
+    v = tf.Variable(2.0, name="v")
+    out = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + v), [tf.constant(0), tf.constant(0.0)])
+    with tf.Session() as s:
+        assert ".store[" in s.explain(out)
+        with pytest.raises(tf.errors.FailedPreconditionError, match="Could not find variable v"):
+            s.run(out)
+        s.run(v.initializer)
+        assert s.run(out)[1] == 6.0
+
+
+def test_a_large_update_nobody_can_see_is_written_in_place_and_one_someone_holds_is_not(
+        monkeypatch):
+    """assign_add/assign_sub write into the variable's own array only when nothing but the
+    store references it: a value read earlier in the same run (fetched), an array the caller
+    holds, or a view of it keeps the old value intact; small variables always get a new array.
+    (The thread count is pinned to one: threads an earlier test left behind are checked below.)"""
+    import threading
+    import weakref
+    from staticgraph.kinds import IN_PLACE_MIN_SIZE
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
+    n = IN_PLACE_MIN_SIZE
+    v = tf.Variable(np.zeros(n), name="v")
+    small = tf.Variable(np.zeros(3), name="small")
+    r1 = v * 1.0                      # simplify makes this the read itself: the stored array
+    with tf.control_dependencies([r1]):
+        add = v.assign_add(np.ones(n))
+    sub = v.assign_sub(np.full(n, 0.5))
+    inc_small = small.assign_add(np.ones(3))
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        store = s.state.variables
+        stored = weakref.ref(store["v"])
+        s.run(sub.op)                                          # nobody else holds it: in place
+        assert stored() is store["v"] and not store["v"].flags.writeable
+        np.testing.assert_array_equal(store["v"], np.full(n, -0.5))
+        before, _ = s.run([r1, add.op])                        # read then written in one run
+        np.testing.assert_array_equal(before, np.full(n, -0.5))
+        np.testing.assert_array_equal(s.run(v), np.full(n, 0.5))
+        held = store["v"]                                      # the caller keeps the array
+        view = held[:2]
+        s.run(sub.op)
+        assert store["v"] is not held
+        np.testing.assert_array_equal(held, np.full(n, 0.5))
+        np.testing.assert_array_equal(view, [0.5, 0.5])
+        np.testing.assert_array_equal(s.run(v), np.zeros(n))
+        kept = weakref.ref(store["small"])
+        s.run(inc_small.op)
+        assert kept() is None and s.run(small).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_with_another_thread_alive_a_large_update_replaces_the_array_whole():
+    """Another thread could read the variable while numpy writes it (the GIL is released
+    inside the write): then the update makes a new array, as for a held one."""
+    import threading
+    import weakref
+    from staticgraph.kinds import IN_PLACE_MIN_SIZE
+    v = tf.Variable(np.zeros(IN_PLACE_MIN_SIZE), name="v")
+    sub = v.assign_sub(np.ones(IN_PLACE_MIN_SIZE))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with tf.Session() as s:
+            s.run(v.initializer)
+            stored = weakref.ref(s.state.variables["v"])
+            s.run(sub.op)
+            assert stored() is None
+            np.testing.assert_array_equal(s.run(v), -np.ones(IN_PLACE_MIN_SIZE))
+    finally:
+        stop.set()
+        other.join()
+
+
 def test_an_sgd_step_with_gradients_and_a_print_inside_a_loop_body(capfd):
     """Gradients taken inside the body (w.r.t. the variable, seen there as its capture), the
     update and a tf.Print all run once per iteration; TF prints and ends with w = 1.25."""

@@ -107,6 +107,15 @@ def test_sparse_xent_needs_keywords_and_matches_numpy():
     np.testing.assert_allclose(run(x), -np.log(sm(A)[[0, 1], [0, 2]]), rtol=1e-6)
 
 
+def test_sparse_xent_of_a_certain_prediction_is_plus_zero_as_in_tf():
+    """TF 2.21 prints [0., 0.12692805] with no sign bit for these logits (log(sum) - picked)."""
+    x = tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant([0, 1]), logits=tf.constant([[0.0, -200.0], [1.0, 3.0]]))
+    got = run(x)
+    assert np.signbit(got).tolist() == [False, False]
+    np.testing.assert_allclose(got, [0.0, 0.12692805], rtol=1e-6)
+
+
 def test_where_with_only_one_branch_is_refused():
     with pytest.raises(ValueError, match="x and y must both be non-None or both be None"):
         tf.where(tf.constant([True]), y=tf.constant([1.0]))

@@ -5,6 +5,8 @@ gradient back over the dims that broadcasting added (see ``shapes.unbroadcast``)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..examples import Example as E, pos
@@ -174,12 +176,22 @@ def _select(cond, a, b):
     if cond.__class__ is np.ndarray and cond.dtype == np.bool_ and cond.size >= 256:
         for keep, zero, c in ((a, b, cond), (b, a, None)):
             if (keep.__class__ is np.ndarray and keep.shape == cond.shape and
-                    keep.dtype in _BITS and np.ndim(zero) == 0 and
-                    np.result_type(keep, zero) == keep.dtype and zero == 0 and
-                    not np.signbit(zero)):
+                    keep.dtype in _BITS and _plus_zero_of(zero, keep)):
                 mask = cond if c is not None else ~cond
                 return np.multiply(keep.view(_BITS[keep.dtype]), mask).view(keep.dtype)
     return np.where(cond, a, b)
+
+
+def _plus_zero_of(zero, keep: np.ndarray) -> bool:
+    """Is ``zero`` a +0.0 scalar that leaves ``keep``'s dtype as it is?  A Python float or a
+    0-d value of ``keep``'s own dtype is read as a Python float (the cheap, common cases);
+    anything else asks numpy's promotion."""
+    if zero.__class__ is float or (zero.__class__ is np.ndarray or isinstance(zero, np.generic)) \
+            and zero.ndim == 0 and zero.dtype == keep.dtype:
+        v = float(zero)
+        return v == 0.0 and math.copysign(1.0, v) > 0
+    return (np.ndim(zero) == 0 and np.result_type(keep, zero) == keep.dtype and zero == 0 and
+            not np.signbit(zero))
 
 
 defop("Select", _select, select, inputs=("cond", "a", "b"), fname="where",

@@ -34,7 +34,7 @@ def matrix_transpose(F, x):
     """Swap the last two axes (the batch axes stay); of unknown rank: the SwapLastAxes op."""
     r = F.rank(x)
     if r == 2:
-        return F.transpose(x, perm=(1, 0))   # (the usual matrix: no perm to build)
+        return F.transpose(x)   # a matrix: all axes reversed, no perm (generated code: x.T)
     if r is None:
         return F.swap_last_axes(x)
     return F.transpose(x, perm=tuple(range(r - 2)) + (r - 1, r - 2))

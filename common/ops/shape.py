@@ -198,8 +198,14 @@ def _transpose(x, perm=None):
     return x.transpose(perm) if isinstance(x, np.ndarray) else np.transpose(x, perm)
 
 
+def _transpose_expr(x: str, perm=None) -> str:
+    """The method ``np.transpose`` calls (numpy scalars have it too); all axes reversed is
+    ``.T``, the same view without a call."""
+    return f"{x}.T" if perm is None else f"{x}.transpose({tuple(int(p) for p in perm)!r})"
+
+
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
-      aliases=(0,), algebra=Algebra(permutes=True),
+      aliases=(0,), algebra=Algebra(permutes=True), expr=_transpose_expr,
       torch_name="PermuteBackward0",
       examples=(E(((2, 3),),), E(((2, 3, 4),), {"perm": (1, 2, 0)})),
       grads=(lambda F, g, perm: F.transpose(g, perm=_inverse(perm)),))
@@ -396,8 +402,26 @@ def _scatter_like_grad(F, g, xs, index, key):
     return F.getitem(g, *xs[2:], key=key) if index == 0 else None
 
 
+def _getitem_expr(x: str, *arrays: str, key) -> str | None:
+    """``x[...]`` with the static parts written out, for at most one index array (several
+    are broadcast together: decode_index's job).  A 0-d index array then gathers a copy
+    where decode_index's ``int`` picks a view: the same values."""
+    if len(arrays) > 1:
+        return None
+    parts = []
+    for k in key:
+        if k is ARRAY:
+            parts.append(arrays[0])
+        elif isinstance(k, Slice):
+            bounds = k if k.step is not None else k[:2]
+            parts.append(":".join("" if v is None else str(int(v)) for v in bounds))
+        else:
+            parts.append("..." if k is Ellipsis else str(k if k is None else int(k)))
+    return f"{x}[{', '.join(parts) or '()'}]"
+
+
 defop("GetItem", _getitem, _getitem_infer, inputs=("*xs",), fname="getitem",
-      aliases=(0,),
+      aliases=(0,), expr=_getitem_expr,
       torch_name="IndexBackward0",
       examples=(E(((4, 3),), {"key": (1,)}), E(((4, 3),), {"key": (Slice(1, None, 2), -1)}),
                 E(((4, 3), ints((5,), 4)), {"key": (ARRAY,)}),

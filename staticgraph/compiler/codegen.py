@@ -19,8 +19,10 @@ costs the ufunc more to parse), named in the comment::
     r0 = f0(v0, v1)          # Add
     r0 = f1(r0, v1, r0)      # Add [out=r0]: written into r0's own (dead) buffer
 
-A variable read whose handle is a constant of the plan is a dict lookup in the
-Session's store (its kernel runs only to raise TF's error for a missing variable)::
+A registry op with an expression form is written as it (``r1 = v0.transpose((1, 0))``,
+``r2 = v1[v3]``: see :mod:`.spell`).  A variable read whose handle is a constant of the
+plan is a dict lookup in the Session's store (its kernel runs only to raise TF's error for a
+missing variable)::
 
     try:
         r1 = st1['W']        # ReadVariableOp
@@ -34,6 +36,7 @@ from typing import Callable
 import numpy as np
 
 from .emit import Emitter
+from .spell import spelled_step
 from .passes.liveness import Allocation
 from .plan import Plan
 
@@ -156,8 +159,9 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
             em.line("    except KeyError:")
             em.line(f"        {target}{f}({', '.join(args)})", step=(op, args))
             continue
-        add((f"    {target}{f}({', '.join(call_args)})  # {op.type} '{op.name}'{note} ({op.site})",
-             (op, args)))
+        call = spelled_step(step, args) if call_args is args and target else None
+        add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  # {op.type} '{op.name}'"
+             f"{note} ({op.site})", (op, args)))
         if k in dels:
             add((f"    del {', '.join(dels[k])}", None))
     copies = copies or [False] * len(fetch_ranks)
