@@ -261,6 +261,17 @@ def test_best_of_rounds_keeps_each_figures_fastest_round():
     assert [(r.engine, r.steady_s) for r in best] == [("dyngraph", 1.0), ("staticgraph", 2.0)]
 
 
+def test_best_of_rounds_takes_the_start_up_cost_from_its_own_cheapest_round():
+    from comparisons.bench.suite import best_of
+    fast_steady = _row("staticgraph", "static", 1.0, build=5.0, first=9.0)
+    fast_steady.early_s = (9.0, 2.0)
+    fast_start = _row("staticgraph", "static", 1.5, build=4.0, first=3.0)
+    fast_start.early_s = (3.0, 2.0)
+    (best,) = best_of([[fast_steady], [fast_start]])
+    assert (best.steady_s, best.build_s, best.first_s, best.early_s) == (1.0, 4.0, 3.0, (3.0, 2.0))
+    assert fast_steady.build_s == 5.0                      # the rounds' rows are left as they were
+
+
 def test_per_op_overhead_script_times_every_way_of_running_the_chain():
     from comparisons.bench.per_op import chain_times
     times = chain_times(n=3, reps=2)
