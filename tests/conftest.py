@@ -4,11 +4,12 @@
 that builds nodes would otherwise see the nodes (and unique names) of the tests before it.
 Modules that build graphs opt in with ``pytestmark = pytest.mark.usefixtures("fresh_graph")``.
 
-``tier``: a Session interprets a signature's first runs and compiles it after
+``tier``: a Session can interpret a signature's first runs and compile it after
 ``staticgraph.compiler.COMPILE_AFTER`` of them (see ``staticgraph/compiler/interpret.py``).
-The suite compiles at once by default, so every test sees the optimised, generated code it
-was written for; a test using ``tier`` runs in both tiers, and the whole suite can run in
-either one with ``STATICGRAPH_COMPILE_AFTER=0`` (compiled) or ``=1000000000`` (interpreted).
+The suite compiles at once, as the engine does by default, so every test sees the optimised,
+generated code it was written for; a test using ``tier`` runs in both tiers, and the whole
+suite can run in either one with ``STATICGRAPH_COMPILE_AFTER=0`` (compiled) or
+``=1000000000`` (interpreted).
 """
 import os
 

@@ -37,10 +37,10 @@ class Budget:
     max_samples: int = 50
     min_sample_s: float = 2e-3     # a sample loops runs until it lasts this long
     warmup_s: float = 0.05         # 0: no warm-up (quick mode)
-    warmup_runs: int = 6           # at least this many warm-up runs: a static engine interprets
-    #                                a signature's first runs and compiles it on the fifth
-    #                                (staticgraph.compiler.COMPILE_AFTER), so the samples and
-    #                                the estimate that sizes them are the compiled code's
+    warmup_runs: int = 6           # at least this many warm-up runs: a static engine may
+    #                                interpret a signature's first runs and compile it later
+    #                                (staticgraph.compiler.COMPILE_AFTER, up to 5), so the
+    #                                samples and the estimate sizing them are compiled code's
 
     @classmethod
     def quick(cls) -> "Budget":

@@ -6,9 +6,10 @@
                    --fold/simplify/cse/dce (compiler.passes)--> op list --(passes)--> op list
                    --lower_plan--> Plan (slots, steps) --liveness--> --generate--> Python function
 
-The first runs skip the passes, liveness and the code generator: the pruned, ordered, lowered
-plan is interpreted (:mod:`.interpret`), and only compiled after :data:`COMPILE_AFTER` runs
-(tiers, as in a JIT: a signature run once or twice never pays for compilation).
+With :data:`COMPILE_AFTER` above 0 the first runs skip the passes, liveness and the code
+generator: the pruned, ordered, lowered plan is interpreted (:mod:`.interpret`), and only
+compiled after that many runs (tiers, as in a JIT: a signature run once or twice never pays
+for compilation).  By default a plan is compiled on its first run.
 
 ``compile_plan`` is what a Session calls on a cache miss (and ``defun``/datasets for their
 functions): its result maps fed values to fetched values and knows nothing about Sessions.  Which
@@ -45,12 +46,13 @@ __all__ = ["compile_plan", "Executable", "Plan", "Step", "prune", "topological_o
            "lower_plan", "generate", "PassConfig", "COMPILE_AFTER"]
 
 
-COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "4"))
+COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "0"))
 """How many runs of a signature the interpreter (:mod:`.interpret`) does before the plan is
-optimised and compiled to Python (0: compile at once, on the first run).  Read when a plan
-is made and at each interpreted run; the environment variable ``STATICGRAPH_COMPILE_AFTER``
-sets it for a whole process (the test suite passes with 0 and with 1000000000: both tiers
-give the same results).  Why 4: see "Two tiers" in ``compiler/README.md``."""
+optimised and compiled to Python (0, the default: compile at once, on the first run, as TF1
+does).  Read when a plan is made and at each interpreted run; the environment variable
+``STATICGRAPH_COMPILE_AFTER`` sets it for a whole process (the test suite passes with 0 and
+with 1000000000: both tiers give the same results).  Why 0 by default, and when to raise it:
+see "Two tiers" in ``compiler/README.md``."""
 
 
 class Executable:
