@@ -107,12 +107,15 @@ def run_passes(ops: list[Operation], fetches: list, fed: set[Tensor], config: Pa
     prog = Program(ops, fetches, fed, config.max_fold_elements)
     rewrites = [(n, p) for n, p in REWRITES.items() if getattr(config, n)]
     live = len(prog.live_ops())
-    for round_ in range(MAX_ROUNDS if rewrites else 0):
-        changed = False
-        for name, rewrite in rewrites:
-            live, did = _run(name, rewrite, prog, report, live, quiet=round_ > 0)
-            changed |= did
-        if not changed:
+    # The rewrites take turns until each has run once more without changing anything since
+    # the last change: then every one has seen the final program and left it alone (a fixed
+    # point), and the rest of that round would only repeat them.
+    unchanged_in_a_row = 0
+    for turn in range(MAX_ROUNDS * len(rewrites)):
+        name, rewrite = rewrites[turn % len(rewrites)]
+        live, did = _run(name, rewrite, prog, report, live, quiet=turn >= len(rewrites))
+        unchanged_in_a_row = 0 if did else unchanged_in_a_row + 1
+        if unchanged_in_a_row == len(rewrites):
             break
     if config.dce:   # its row counts every op still listed (live or not) -> what remains
         _run("dce", dce, prog, report, len(prog.ops), quiet=False)
