@@ -20,8 +20,8 @@ from rich.table import Table
 
 from .suite import Row
 
-__all__ = ["fmt_s", "ratios", "cumulative", "up_front", "break_even", "summary_table", "detail_table", "series_points",
-           "compile_table", "machine_info", "to_json"]
+__all__ = ["fmt_s", "ratios", "cumulative", "up_front", "break_even", "summary_table",
+           "detail_table", "series_points", "compile_table", "machine_info", "to_json"]
 
 # (label, numerator engine, denominator engine)
 PAIRS = [("static/eager", "staticgraph", "dyngraph"), ("dyngraph/torch", "dyngraph", "torch"),
@@ -72,7 +72,7 @@ def cumulative(row: Row, k: int) -> float:
     case, so static never looks better than it is."""
     if row.kind != "static":
         return k * row.steady_s
-    early = row.early_s or (row.first_s,)
+    early = row.early
     if k <= len(early):
         return row.build_s + sum(early[:k])
     return row.build_s + sum(early) + (k - len(early)) * row.steady_s
@@ -81,7 +81,7 @@ def cumulative(row: Row, k: int) -> float:
 def up_front(row: Row) -> float:
     """What a static engine pays beyond its steady runs: build, plus every early run's excess
     over steady (preparing, interpreting, compiling) -- the cost that must pay off."""
-    early = row.early_s or (row.first_s,)
+    early = row.early
     return row.build_s + sum(early) - len(early) * row.steady_s
 
 
@@ -96,7 +96,7 @@ def break_even(static: Row | None, eager: Row | None) -> int | None:
     if not (_ok(static) and _ok(eager)) or static.steady_s >= eager.steady_s:
         return None
     e = eager.steady_s
-    n_early = len(static.early_s or (static.first_s,))
+    n_early = len(static.early)
     k = max(n_early, math.ceil(up_front(static) / (e - static.steady_s)), 1)
     while k > 1 and cumulative(static, k - 1) <= (k - 1) * e:
         k -= 1

@@ -80,6 +80,11 @@ class Row:
         """
         return self.min_s
 
+    @property
+    def early(self) -> tuple:
+        """The early runs as timed (rows made before they were kept: the first run alone)."""
+        return self.early_s or (self.first_s,)
+
 
 def _randn(rng, *shape, scale=1.0) -> np.ndarray:
     return (rng.standard_normal(shape) * scale).astype(np.float32)
@@ -417,4 +422,4 @@ def best_of(rounds: list[list[Row]]) -> list[Row]:
 
 def _start_s(row: Row) -> float:
     """Build plus the early runs (or the first run): what one round paid to get going."""
-    return row.build_s + sum(row.early_s or (row.first_s,))
+    return row.build_s + sum(row.early)

@@ -4,7 +4,8 @@ A run's cost is what we report, so the harness separates what a user pays
 once from what they pay every time::
 
     build()   ->  static: graph construction + Session; eager/numpy: tensors
-    run() #1  ->  "first run": a static engine prepares its plan here (and interprets it)
+    run() #1  ->  "first run": a static engine compiles here (or, with a COMPILE_AFTER
+                  above 0, prepares its plan and interprets it)
     run() #2+ ->  warm-up (caches, allocator; a static engine's tier-up to compiled
                   code) for ~``warmup_s`` and at least ``warmup_runs`` runs; its
                   fastest run is the cost estimate.  The first run and the first
