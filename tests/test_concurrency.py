@@ -143,6 +143,28 @@ def _leaves(v) -> list:
     return list(v) if isinstance(v, (list, tuple)) else [v]
 
 
+def _totals_read_while_writing(sess, writes: list, total) -> set:
+    """Every value of ``total`` four reader threads see (200 reads each) while a writer thread
+    runs ``writes`` over and over in one shared Session."""
+    stop = threading.Event()
+
+    def writer():
+        while not stop.is_set():
+            for w in writes:
+                sess.run(w)
+
+    def reader(_):
+        return {float(sess.run(total)) for _ in range(200)}
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            return set().union(*pool.map(reader, range(4)))
+    finally:
+        stop.set()
+        t.join()
+
+
 def test_reads_never_see_a_half_written_variable():
     """Assignments race as in TF, but a value is replaced whole: a read sees old or new, never a mix."""
     with tf.Graph().as_default():
@@ -151,23 +173,7 @@ def test_reads_never_see_a_half_written_variable():
         total = tf.reduce_sum(v)
         with tf.Session() as sess:
             sess.run(v.initializer)
-            stop = threading.Event()
-
-            def writer():
-                while not stop.is_set():
-                    sess.run(to_ones)
-                    sess.run(to_zeros)
-
-            def reader(_):
-                return {float(sess.run(total)) for _ in range(200)}
-            t = threading.Thread(target=writer)
-            t.start()
-            try:
-                with ThreadPoolExecutor(4) as pool:
-                    seen = set().union(*pool.map(reader, range(4)))
-            finally:
-                stop.set()
-                t.join()
+            seen = _totals_read_while_writing(sess, [to_ones, to_zeros], total)
     assert seen <= {0.0, 100_000.0}
 
 
@@ -201,28 +207,14 @@ def test_dyngraph_a_new_thread_starts_with_grad_enabled():
 
 
 def test_reads_never_see_a_half_updated_variable():
-    """assign_add computes the new value out of sight (a fresh or retired buffer nobody holds)
-    and then replaces the old one whole: every total a reader sees is a whole number of adds."""
+    """With other threads alive, assign_add computes the new value in a fresh array (never in
+    the variable's own: see kinds.IN_PLACE_MIN_SIZE) and then replaces the old one whole:
+    every total a reader sees is a whole number of adds."""
     with tf.Graph().as_default():
         v = tf.Variable(np.zeros(100_000), name="v")
         add = v.assign_add(np.ones(100_000))
         total = tf.reduce_sum(v)
         with tf.Session() as sess:
             sess.run(v.initializer)
-            stop = threading.Event()
-
-            def writer():
-                while not stop.is_set():
-                    sess.run(add.op)
-
-            def reader(_):
-                return {float(sess.run(total)) for _ in range(200)}
-            t = threading.Thread(target=writer)
-            t.start()
-            try:
-                with ThreadPoolExecutor(4) as pool:
-                    seen = set().union(*pool.map(reader, range(4)))
-            finally:
-                stop.set()
-                t.join()
+            seen = _totals_read_while_writing(sess, [add.op], total)
     assert all(s % 100_000 == 0 for s in seen), sorted(seen)[:5]

@@ -3,25 +3,27 @@
 Why it exists: compiling a run signature to Python source (the passes, liveness, the
 code generator and Python's own ``compile()``) costs 20-40 µs per graph op -- as much as
 50-100 runs of the step it compiles -- and a signature run once or twice (an initializer,
-an evaluation, a test) never earns that back.  So a :class:`~staticgraph.compiler.Executable`
-starts here: the pruned, ordered, lowered plan (its kernels are the compiled tier's
-kernels) is run by the plainest loop, ::
+an evaluation, a test) never earns that back.  So with ``COMPILE_AFTER`` above 0 (see
+:mod:`staticgraph.compiler`; 0, the default, compiles at once) an
+:class:`~staticgraph.compiler.Executable` starts here: the pruned, ordered, lowered plan
+(its kernels are the compiled tier's kernels) is run by the plainest loop, ::
 
     for op, kernel, ins, out, many, dead in steps:
         r = kernel(*[v[i] for i in ins])          # v: one list of slot values
         ...store r (or its parts) in v[out]; forget v[dead] (read for the last time)
 
-and only a signature that keeps running is compiled (see ``compile_after`` in
-:mod:`staticgraph.compiler`), like a JIT's tiers.  Both tiers give the same results:
+and only a signature that keeps running is compiled, like a JIT's tiers.  Both tiers give the same results:
 the interpreter runs the unoptimised plan (``PassConfig.off()``'s, which the passes
 must match bit for bit), in the same order, with the same feed checks, fetch copies and
 error messages; it only never writes a buffer in place.
 
-    >>> import numpy as np, staticgraph as tf
+    >>> import numpy as np, staticgraph as tf, staticgraph.compiler
+    >>> staticgraph.compiler.COMPILE_AFTER = 2
     >>> x = tf.placeholder(tf.float32, shape=(2,))
     >>> with tf.Session() as s:
     ...     s.run(x * 2.0, {x: np.ones(2, np.float32)})     # interpreted
     array([2., 2.], dtype=float32)
+    >>> staticgraph.compiler.COMPILE_AFTER = 0
 """
 from __future__ import annotations
 
