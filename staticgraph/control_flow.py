@@ -24,7 +24,8 @@ import numpy as np
 from common.shapes import most_specific_compatible, refines
 
 from .build import convert_to_tensor
-from .compiler import lower_plan, prune, topological_order
+from .compiler import lower_plan
+from .compiler.prune import pruned_order
 from .compiler.passes import PassReport, run_passes
 from .compiler.passes.carry import CarriedWrites, carried_writes
 from .compiler.plan import Plan
@@ -89,9 +90,17 @@ class Region:
         ``PassConfig.off()``.
         """
         fed = set(feeds)
-        prog = run_passes(topological_order(prune(fetches, fed)), list(fetches), fed, ctx.config,
-                          PassReport())
+        prog = run_passes(pruned_order(fetches, fed), list(fetches), fed, ctx.config, PassReport())
         return lower_plan(prog.ops, feeds, prog.fetches, ctx.state, ctx.config)
+
+    def fed(self, args: dict[int, str], cap: dict[Tensor, str]) -> tuple[list[Tensor], list[str]]:
+        """What a node running this region feeds it, and the kernel's names for those values:
+        the arguments at positions ``args`` (position -> name) and the placeholders of the
+        captured tensors in ``cap`` (tensor -> name) -- all of them, or a narrowed node's
+        part (see :mod:`.control_flow_prune`)."""
+        caps = [(p, cap[t]) for t, p in zip(self.captured, self.placeholders) if t in cap]
+        return ([*(self.args[k] for k in args), *(p for p, _ in caps)],
+                [*args.values(), *(name for _, name in caps)])
 
     def effects(self) -> Effects:
         """The variables this region's ops read and write when it runs (nested ones included)."""
@@ -331,21 +340,30 @@ def carried_in_place(plan: Plan, n_vars: int, grad, ctx: LowerContext) -> Carrie
                           {n_vars + k for k, only in enumerate(flags) if only})
 
 
+def computed(op: Operation, n: int) -> range | tuple[int, ...]:
+    """Which of the first ``n`` outputs (loop variables, cond results) ``op`` computes: all,
+    unless a plan narrowed it to those something needs (see :mod:`.control_flow_prune`)."""
+    return op.attrs.get("computed", range(n))
+
+
 def lower_while(op, ctx: LowerContext) -> Callable:
-    """The loop as one generated function (see its ``.source``); regions inlined."""
+    """The loop as one generated function (see its ``.source``); regions inlined.  A loop
+    narrowed to some of its variables computes only those (the others' outputs are None)."""
     a = op.attrs
     cond_r, body_r, grad = a["cond"], a["body"], keeps_trace(op, ctx)
-    xs = [f"x{i}" for i in range(a["n_vars"])]
+    xs = {k: f"x{k}" for k in computed(op, a["n_vars"])}
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
     saved = grad.needed if grad is not None else []
     src = Source(op)
-    src.extend([f"    {x} = {x}[()]" for x, t in zip(xs, op.outputs) if t.ndim == 0])
+    src.extend([f"    {x} = {x}[()]" for k, x in xs.items() if op.outputs[k].ndim == 0])
     # a captured 0-d number as its numpy scalar too: `i < n` of two scalars is ~80x faster
     src.extend([f"    if {c}.__class__ is _ndarray: {c} = {c}[()]" for t, c in cap.items()
                 if t.ndim == 0 and t.np_dtype.kind != "O"])
-    body_plan = body_r.plan(ctx, [*body_r.outs, *saved], [*body_r.args, *body_r.placeholders])
+    feeds, names = body_r.fed(xs, cap)
+    body_plan = body_r.plan(ctx, [*(body_r.outs[k] for k in xs), *saved], feeds)
     carried = carried_in_place(body_plan, len(xs), grad, ctx)
-    src.own([xs[j] for j in carried.owned])
+    current = list(xs.values())
+    src.own([current[j] for j in carried.owned])
     if grad is not None:
         src.extend(["    trace = []", "    push = trace.append"])
     if a["max_iter"]:
@@ -353,18 +371,19 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     src.line("    while True:")
     if a["max_iter"]:
         src.line("        if i >= m: break")
-    cond_plan = cond_r.plan(ctx, cond_r.outs, [*cond_r.args, *cond_r.placeholders])
-    pred, = src.inline(cond_plan, xs + [cap[t] for t in cond_r.captured], "p", 8)
+    cond_feeds, cond_names = cond_r.fed(xs, cap)
+    pred, = src.inline(cond_r.plan(ctx, cond_r.outs, cond_feeds), cond_names, "p", 8)
     src.line(f"        if not {pred}: break")
-    ys = src.inline(body_plan, xs + [cap[t] for t in body_r.captured], "b", 8, carried)
+    ys = src.inline(body_plan, names, "b", 8, carried)
     if grad is not None:
         src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
-    src.line(f"        {', '.join(xs)}, = {', '.join(ys[:len(xs)])},")
+    if xs:
+        src.line(f"        {', '.join(current)}, = {', '.join(ys[:len(xs)])},")
     if a["max_iter"]:
         src.line("        i += 1")
-    outs = ", ".join(src.owned(x) for x in xs)
+    outs = ", ".join(src.owned(xs[k]) if k in xs else "None" for k in range(a["n_vars"]))
     src.line(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
-    return src.compile("while", xs + list(cap.values()) + (["m"] if a["max_iter"] else []))
+    return src.compile("while", current + list(cap.values()) + (["m"] if a["max_iter"] else []))
 
 
 # --- cond and case -------------------------------------------------------------------
@@ -423,21 +442,25 @@ BRANCH_PREFIX = ("f", "t")
 
 
 def lower_cond(op, ctx: LowerContext) -> Callable:
-    """``if p: <true steps> else: <false steps>`` as one generated function."""
+    """``if p: <true steps> else: <false steps>`` as one generated function.  A cond narrowed
+    to some of its results computes only those (the others' outputs are None)."""
     a = op.attrs
     grad = keeps_trace(op, ctx)
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
+    n = len(a["branches"][0].outs)
+    wanted = computed(op, n)
     src = Source(op)
     for which, region in ((1, a["branches"][1]), (0, a["branches"][0])):
         saved = grad[which].needed if grad is not None else []
-        plan = region.plan(ctx, [*region.outs, *saved], region.placeholders)
+        feeds, names = region.fed({}, cap)
+        plan = region.plan(ctx, [*(region.outs[k] for k in wanted), *saved], feeds)
         if which:
             src.line("    if p:")
-        outs = src.inline(plan, [cap[t] for t in region.captured], BRANCH_PREFIX[which],
-                          8 if which else 4)
-        n = len(region.outs)
-        trace = "None" if grad is None else f"({which}, {as_tuple(kept(outs[n:], grad[which]))})"
-        results = ", ".join(src.owned(o) for o in outs[:n])
+        outs = src.inline(plan, names, BRANCH_PREFIX[which], 8 if which else 4)
+        got = dict(zip(wanted, outs))
+        trace = ("None" if grad is None else
+                 f"({which}, {as_tuple(kept(outs[len(wanted):], grad[which]))})")
+        results = ", ".join(src.owned(got[k]) if k in got else "None" for k in range(n))
         src.line(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
     return src.compile("cond", ["p", *cap.values()])
 

@@ -20,7 +20,8 @@ recomputes them from the captures -- unless they read state (a variable read
 in the body may change between iterations), which is always kept.
 
 Both node kinds are declared here, once, with their lowering (from
-:mod:`.control_flow`), gradient and effects.
+:mod:`.control_flow`), their narrowing to the outputs a plan needs (from
+:mod:`.control_flow_prune`), gradient and effects.
 
 ``WhileGrad`` walks the trace backwards, running the body's gradient plan
 once per iteration (``dx`` feeds the next step's ``dy``; captured tensors'
@@ -35,6 +36,7 @@ from . import dtypes as _dtypes
 from .control_flow import BRANCH_PREFIX, BRANCH_TYPES, LOOP_TYPES, Region, lower_cond, lower_while, region_effects
 from .compiler.passes.carry import CarriedWrites, carried_writes
 from .control_flow_codegen import Source, as_tuple
+from .control_flow_prune import narrow_cond, narrow_while
 from .gradients import differentiable, gradients
 from .graph import Operation, Tensor
 from .kinds import LowerContext, defkind, handle_op, is_stateful
@@ -249,8 +251,8 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
 # --- the kinds, each declared once (a loop's and a cond's two TF type names share one) --------
 
 for _type in LOOP_TYPES:
-    defkind(_type, lower_while, gradient=_while_grad, effects=region_effects)
+    defkind(_type, lower_while, gradient=_while_grad, effects=region_effects, narrow=narrow_while)
 for _type in BRANCH_TYPES:
-    defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects)
+    defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects, narrow=narrow_cond)
 defkind("WhileGrad", _lower_while_grad, gradient=_no_second_order, stateful=True)
 defkind("CondGrad", _lower_cond_grad, gradient=_no_second_order, stateful=True)

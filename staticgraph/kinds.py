@@ -17,7 +17,10 @@ NoOp, Print, and control flow (``While``/``If`` and their ``Stateless`` forms, d
 * ``pure``: passes may fold, merge or drop it (Const); everything else is kept;
 * ``stateful``: its value depends on or changes state (reads, writes, prints):
   a gradient never recomputes it, it is saved when needed;
-* ``returns_state``: its result is a variable's stored array (fetching it copies).
+* ``returns_state``: its result is a variable's stored array (fetching it copies);
+* ``narrow(op, outs)``: for a node with several outputs that computes each one separately
+  (a ``while_loop``'s variables, a ``cond``'s results), a detached clone computing only
+  outputs ``outs`` and reading only the inputs those need (see :func:`.compiler.prune.narrowed`).
 
 Variables follow TF 2's resource model (what ``tf.compat.v1`` graph mode builds)::
 
@@ -101,6 +104,7 @@ class Kind(NamedTuple):
     pure: bool = False
     stateful: bool = False
     returns_state: bool = False
+    narrow: Callable[[Operation, frozenset], Operation] | None = None
 
 
 KINDS: dict[str, Kind] = {}
@@ -108,7 +112,8 @@ KINDS: dict[str, Kind] = {}
 
 def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
             effects: Callable[[Operation], Effects] | None = None, pure: bool = False,
-            stateful: bool = False, returns_state: bool = False) -> Kind:
+            stateful: bool = False, returns_state: bool = False,
+            narrow: Callable[[Operation, frozenset], Operation] | None = None) -> Kind:
     """Declare a structural node type once: its lowering, gradient, effects and properties.
 
     >>> defkind("MyNoOp", lambda op, ctx: None)  # doctest: +SKIP
@@ -117,7 +122,7 @@ def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
         raise ValueError(f"node kind {name!r} is already declared (as a kind or a registry op): "
                          f"a node's type names one declaration")
     kind = KINDS[name] = Kind(name, lower, gradient, effects, pure,
-                              stateful or effects is not None, returns_state)
+                              stateful or effects is not None, returns_state, narrow)
     return kind
 
 

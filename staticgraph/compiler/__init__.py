@@ -2,7 +2,7 @@
 
 ::
 
-    fetches, feeds --prune--> needed ops --order--> op list
+    fetches, feeds --prune--> needed ops --order--> op list --narrow (control flow)--> op list
                    --fold/simplify/cse/dce (compiler.passes)--> op list --(passes)--> op list
                    --lower_plan--> Plan (slots, steps) --liveness--> --generate--> Python function
 
@@ -40,7 +40,7 @@ from .order import topological_order
 from .passes import PassConfig, PassReport, current, run_passes
 from .passes.liveness import Allocation, allocate
 from .plan import Plan, Step, lower_plan
-from .prune import prune
+from .prune import prune, pruned_order
 
 __all__ = ["compile_plan", "Executable", "Plan", "Step", "prune", "topological_order",
            "lower_plan", "generate", "PassConfig", "COMPILE_AFTER"]
@@ -167,13 +167,13 @@ class _Job:
     ordered ops and the structural kernels already lowered (reused, see ``plan._lowered``)."""
 
     __slots__ = ("fetches", "feeds", "state", "container", "guards", "passes", "config",
-                 "needed", "order", "kernels", "n_graph_ops")
+                 "order", "kernels", "n_graph_ops")
 
-    def __init__(self, fetches, feeds, state, container, guards, passes, config, needed, order,
+    def __init__(self, fetches, feeds, state, container, guards, passes, config, order,
                  kernels, n_graph_ops):
         self.fetches, self.feeds, self.state, self.container = fetches, feeds, state, container
         self.guards, self.passes, self.config = guards, passes, config
-        self.needed, self.order, self.kernels, self.n_graph_ops = needed, order, kernels, n_graph_ops
+        self.order, self.kernels, self.n_graph_ops = order, kernels, n_graph_ops
 
     def ranks(self) -> list[int | None]:
         return [f.ndim if isinstance(f, Tensor) else None for f in self.fetches]
@@ -189,7 +189,7 @@ class _Job:
         """Tier 1: rewrite (the passes), lower, allocate locals, generate."""
         fetches, feeds, config, report = self.fetches, self.feeds, self.config, PassReport()
         fed = set(feeds)
-        report.add("prune", self.n_graph_ops, len(self.needed))
+        report.add("prune", self.n_graph_ops, len(self.order))
         prog = run_passes(self.order, fetches, fed, config, report)
         order = prog.ops
         for p in self.passes:
@@ -248,9 +248,8 @@ def compile_plan(fetches: Sequence[Tensor | Operation], feeds: Sequence[Tensor],
     """
     fetches, feeds = list(fetches), list(feeds)
     with _collector_paused():
-        needed = prune(fetches, set(feeds))
         job = _Job(fetches, feeds, state, container, guards and list(guards), tuple(passes),
-                   optimize or current(), needed, topological_order(needed), {},
+                   optimize or current(), pruned_order(fetches, set(feeds)), {},
                    len(fetches[0].graph._ops) if fetches else 0)
         if COMPILE_AFTER <= 0 or job.passes:
             return Executable(*job.compile())
