@@ -40,7 +40,7 @@ from .control_flow_prune import narrow_cond, narrow_while
 from .gradients import differentiable, gradients
 from .graph import Operation, Tensor
 from .kinds import LowerContext, defkind, handle_op, is_stateful
-from .ops import zeros_like
+from .ops import zeros, zeros_like
 from .sources import placeholder
 from .variables import read_handle
 
@@ -125,7 +125,18 @@ def _floating(ts) -> list[int]:
 
 
 def _out_grads(op: Operation, out_grads: list, idx: list[int]) -> list[Tensor]:
-    return [out_grads[i] if out_grads[i] is not None else zeros_like(op.outputs[i]) for i in idx]
+    """The incoming gradients of outputs ``idx``, zeros where none came.  Zeros of a known
+    shape are a constant: reading the output for its shape would make the forward node
+    compute it -- and the state changes it waits for, which TF (whose gradient leaves
+    such an output out) never runs."""
+    return [out_grads[i] if out_grads[i] is not None else _zeros_of(op.outputs[i]) for i in idx]
+
+
+def _zeros_of(t: Tensor) -> Tensor:
+    shape = t._shape
+    if shape is not None and None not in shape:
+        return zeros(shape, t.dtype)
+    return zeros_like(t)
 
 
 def _no_second_order(op: Operation, out_grads: list, wanted: list[bool]) -> list:

@@ -269,6 +269,23 @@ def cond_predicate_after_a_write(v, w):
     return tf.cond(p, lambda: (w + 1.0, tf.constant(1.0)), lambda: (w + 2.0, tf.constant(2.0)))[1]
 
 
+# --- gradients: the zeros for an output with no gradient do not read that output ---------
+
+def gradient_of_one_loop_variable(v, w):
+    x = tf.constant(2.0)
+    def body(i, a, b):
+        return [i + 1, a * x, _bumped(v, lambda: b + 1.0)]
+    _, a, _ = tf.while_loop(lambda i, a, b: i < 3, body, [0, tf.constant(1.0), tf.constant(0.0)])
+    return tf.gradients(a, [x])[0]
+
+
+def gradient_of_one_cond_result(v, w):
+    x = tf.constant(3.0)
+    c1, _ = tf.cond(tf.constant(True), lambda: (x * x, _bumped(v, lambda: w + 1.0)),
+                    lambda: (x, w + 2.0))
+    return tf.gradients(c1, [x])[0]
+
+
 TF_2_21 = {   # case -> (fetched values, v, w) in TF 2.21
     issue_example: ([1], 0, 0),
     issue_example_fetching_acc: ([1], 1, 0),
@@ -307,6 +324,8 @@ TF_2_21 = {   # case -> (fetched values, v, w) in TF 2.21
     cond_under_control_dependencies: ([1], 1, 0),
     cond_branch_waiting_on_an_outer_write: ([1], 1, 0),
     cond_predicate_after_a_write: ([1], 1, 0),
+    gradient_of_one_loop_variable: ([12], 0, 0),
+    gradient_of_one_cond_result: ([6], 0, 0),
 }
 
 
