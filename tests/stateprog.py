@@ -13,6 +13,22 @@ bodies and branches too), so a run has one correct answer -- the one the referen
 interpreter gets by executing the statements one by one.  ``build`` uses only the TF 1.x
 API, so the same program runs on staticgraph and, for the long campaign, on the real
 TensorFlow (``python -m tests.stateprog --count 5000 --tf``; needs tensorflow installed).
+
+A run fetches each statement's value, and for a loop that is *one* of its two outputs, so
+some work is needed by no fetch -- and TF never runs it (its lowered loop computes a loop
+variable only where a fetch or the condition needs it; a cond result likewise)::
+
+    s2 = while i < 3: ... -> i                  # the loop's value is its counter, and
+                                                # with the counter not waiting for the
+                                                # body (free_i), acc is needed by nothing:
+                                                # neither the body nor acc's initial value
+                                                # (a prelude block: s2.prelude) runs
+    s3 = cond(...) -> main  [aside: ...]        # a second result with its own statements,
+                                                # never fetched: they never run
+
+The reference skips exactly that work.  Such a program's variables are written only in
+an order its edges fix (a condition reads a variable only when nothing in the loop writes
+one, or the counter waits for the body).
 """
 from __future__ import annotations
 
@@ -42,6 +58,12 @@ class Stmt:
     result_else: Any = None
     n: int = 0
     members: tuple = ()
+    out: str = "acc"             # while: the statement's value, "acc" or "i" (its counter)
+    free_i: bool = False         # while: the counter's next value does not wait for the body
+    prelude: list = field(default_factory=list)   # while: statements computing acc's start
+    init: Any = None             # while: acc's start (after the prelude), else 0.0
+    aside: tuple = ()            # cond: (then block, else block, then result, else result) of
+                                 # a second result that is never fetched
 
 
 @dataclass
@@ -52,8 +74,12 @@ class Program:
 
 
 class _Gen:
-    def __init__(self, rng: np.random.Generator):
+    """Draws a program.  ``extra`` draws the loops' and conds' partial fetches (their own
+    stream: with ``extra`` never choosing them, a seed's program is what it was before)."""
+
+    def __init__(self, rng: np.random.Generator, extra: np.random.Generator | None = None):
         self.rng = rng
+        self.extra = extra
 
     def const(self) -> float:
         return float(self.rng.choice([-1.5, -1.0, -0.5, 0.25, 0.5, 1.0, 2.0]))
@@ -91,6 +117,7 @@ class _Gen:
                          c=float(self.rng.choice([0.0, 1.0, 4.0])),
                          body=self.block(n_body, tensors, locals_ + ["i", "acc"], depth + 1, k * 100 + 1000))
                 s.result = self.expr(tensors, locals_ + ["i", "acc"])
+                self.partial_loop(s, tensors, locals_, depth, k)
             elif depth < 2:
                 s = Stmt("cond", expr=self.expr(tensors, locals_), c=self.const(),
                          body=self.block(int(self.rng.integers(0, 3)), tensors, locals_, depth + 1,
@@ -98,6 +125,7 @@ class _Gen:
                          other=self.block(int(self.rng.integers(0, 3)), tensors, locals_, depth + 1,
                                           k * 100 + 3000))
                 s.result, s.result_else = self.expr(tensors, locals_), self.expr(tensors, locals_)
+                self.partial_cond(s, tensors, locals_, depth, k)
             else:
                 s = Stmt("read", int(self.rng.integers(N_VARS)), "identity")
             out.append(s)
@@ -105,10 +133,38 @@ class _Gen:
                 tensors = tensors + [k]
         return out
 
+    def partial_loop(self, s: Stmt, tensors: list[int], locals_: list[str], depth: int, k: int):
+        """Maybe make the loop's value its counter, free the counter from the body, and
+        compute acc's start with a prelude block -- only where its writes are ordered: a
+        counter waiting for the body does not wait for acc's start when the body never
+        runs (TF then runs the prelude, but unordered with what follows the loop).  The
+        condition reads a variable only if no write in the loop can race with it."""
+        if self.extra is None:
+            return
+        x = _Gen(self.extra, self.extra)
+        s.out = "i" if x.rng.random() < 0.4 else "acc"
+        s.free_i = bool(x.rng.random() < 0.5)
+        if (s.out == "acc" or s.free_i) and x.rng.random() < 0.4:
+            s.prelude = x.block(int(x.rng.integers(0, 3)), tensors, locals_, depth + 1, k * 100 + 4000)
+            s.init = x.expr(tensors, locals_)
+        acc_runs = s.out == "acc" or not s.free_i
+        if acc_runs and (s.free_i or s.init is not None):
+            s.var = -1
 
-def generate(seed: int, size: int = 8) -> Program:
+    def partial_cond(self, s: Stmt, tensors: list[int], locals_: list[str], depth: int, k: int):
+        """Maybe give the cond a second result, never fetched, with statements of its own."""
+        if self.extra is None or self.extra.random() >= 0.3:
+            return
+        x = _Gen(self.extra, self.extra)
+        s.aside = (x.block(int(x.rng.integers(0, 3)), tensors, locals_, depth + 1, k * 100 + 5000),
+                   x.block(int(x.rng.integers(0, 3)), tensors, locals_, depth + 1, k * 100 + 6000),
+                   x.expr(tensors, locals_), x.expr(tensors, locals_))
+
+
+def generate(seed: int, size: int = 8, partial: bool = True) -> Program:
+    """Program ``seed``; ``partial=False``: no partial fetches (the generator's first form)."""
     rng = np.random.default_rng(seed)
-    g = _Gen(rng)
+    g = _Gen(rng, np.random.default_rng([seed, 1]) if partial else None)
     stmts = g.block(size, [], [], 0, 0)
     tensors = [k for k, s in enumerate(stmts) if s.kind in ("read", "expr", "while", "cond")]
     return Program([g.const() for _ in range(N_VARS)], stmts, tensors)
@@ -152,15 +208,23 @@ def _run_block(stmts: list[Stmt], env: _Env, base: int) -> None:
         elif s.kind == "expr":
             env.values[k] = _eval(s.expr, env)
         elif s.kind == "while":
+            acc_runs = s.out == "acc" or not s.free_i     # else nothing needs acc: TF skips it
+            acc = 0.0
+            if acc_runs and s.init is not None:
+                _run_block(s.prelude, env, k * 100 + 4000)
+                acc = _eval(s.init, env)
             saved = dict(env.locals)
-            env.locals.update(i=0.0, acc=0.0)
+            env.locals.update(i=0.0, acc=acc)
+            count = 0
             for i in range(s.n):
                 if s.var >= 0 and not env.vars[s.var] < s.c:    # the condition reads a variable
                     break
                 env.locals["i"] = float(i)
-                _run_block(s.body, env, k * 100 + 1000)
-                env.locals["acc"] = _eval(s.result, env)
-            env.values[k] = env.locals["acc"]
+                if acc_runs:
+                    _run_block(s.body, env, k * 100 + 1000)
+                    env.locals["acc"] = _eval(s.result, env)
+                count += 1
+            env.values[k] = env.locals["acc"] if s.out == "acc" else float(count)
             env.locals = saved
         elif s.kind == "cond":
             if _eval(s.expr, env) > s.c:
@@ -247,34 +311,46 @@ class _Builder:
 
     def loop(self, s: Stmt, k: int, variables, locals_):
         tf = self.tf
+        start = tf.constant(0.0, tf.float64)
+        if s.init is not None:
+            end = self.block(s.prelude, variables, locals_, k * 100 + 4000, None)
+            with self.chained(end):
+                start = tf.identity(self.expr(s.init, variables, locals_))
 
         def body(i, acc):
             inner = dict(locals_, i=tf.cast(i, tf.float64), acc=acc)
             with tf.control_dependencies([i]):
                 first = tf.identity(acc)
+            free = i + 1 if s.free_i else None        # built outside the wait on the body
             end = self.block(s.body, variables, inner, k * 100 + 1000, first)
             with tf.control_dependencies([end]):
-                return i + 1, tf.identity(self.expr(s.result, variables, inner))
+                return free if s.free_i else i + 1, tf.identity(self.expr(s.result, variables, inner))
         def cond(i, acc):
             if s.var < 0:
                 return i < s.n
             return tf.logical_and(i < s.n, variables[s.var] < s.c)
-        _, acc = tf.while_loop(cond, body,
-                               [tf.constant(0), tf.constant(0.0, tf.float64)], parallel_iterations=1)
-        return acc
+        i, acc = tf.while_loop(cond, body, [tf.constant(0), start], parallel_iterations=1)
+        return acc if s.out == "acc" else tf.cast(i, tf.float64)
 
     def branch(self, s: Stmt, k: int, variables, locals_):
         tf = self.tf
         pred = self.expr(s.expr, variables, locals_) > s.c
 
-        def arm(stmts, base, result):
+        def result(stmts, base, expr):
+            end = self.block(stmts, variables, locals_, base, None)
+            with self.chained(end):
+                return tf.identity(self.expr(expr, variables, locals_))
+
+        def arm(stmts, base, expr, which):
             def fn():
-                end = self.block(stmts, variables, locals_, base, None)
-                with self.chained(end):
-                    return tf.identity(self.expr(result, variables, locals_))
+                main = result(stmts, base, expr)
+                if not s.aside:
+                    return main
+                return main, result(s.aside[which], k * 100 + 5000 + 1000 * which, s.aside[2 + which])
             return fn
-        return tf.cond(pred, arm(s.body, k * 100 + 2000, s.result),
-                       arm(s.other, k * 100 + 3000, s.result_else))
+        out = tf.cond(pred, arm(s.body, k * 100 + 2000, s.result, 0),
+                      arm(s.other, k * 100 + 3000, s.result_else, 1))
+        return out[0] if s.aside else out
 
 
 def run_graph(prog: Program, tf, config=None) -> tuple[list[float], list[float]]:
