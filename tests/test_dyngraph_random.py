@@ -94,12 +94,3 @@ def test_in_place_draws():
     assert v.fill_(2.0).tolist()[:2] == [2.0, 2.0] and v.zero_().sum().item() == 0
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
         torch.zeros(2, requires_grad=True).normal_()
-
-
-def test_numpy_generator_is_the_default_stream():
-    from dyngraph.random import numpy_generator
-    torch.manual_seed(5)
-    a = numpy_generator().random(3)
-    torch.manual_seed(5)
-    np.testing.assert_array_equal(a, numpy_generator().random(3))
-    assert numpy_generator(torch.default_generator) is torch.default_generator.np
