@@ -70,6 +70,10 @@ class Generator:
         check_device(device)
         self._mt, self._seed = MT19937(DEFAULT_SEED), DEFAULT_SEED
         self.next_normal = self.next_float_normal = None
+        # the raw draws the kernels read: ``words(n)``, the next n 32-bit outputs
+        # (``random()``), and ``words64(n)``, n 64-bit ones (``random64()``: two words,
+        # the first on top) -- the engine's own methods, bound once
+        self.words, self.words64 = self._mt.words, self._mt.words64
 
     @property
     def device(self):
@@ -91,14 +95,6 @@ class Generator:
 
     def initial_seed(self) -> int:
         return self._seed
-
-    def words(self, n: int) -> np.ndarray:
-        """The next ``n`` raw 32-bit words (``random()``), as uint64."""
-        return self._mt.words(n)
-
-    def words64(self, n: int) -> np.ndarray:
-        """The next ``n`` 64-bit draws (``random64()``: two words, the first on top)."""
-        return self._mt.words64(n)
 
     def get_state(self) -> Tensor:
         """The state as PyTorch's uint8 tensor (``set_state`` it back, here or in PyTorch)."""

@@ -75,6 +75,8 @@ def uniform(gen, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -
     ``u * span + low`` is ``k * 2**-bits * span + low``; for the usual bounds it needs no
     FMA emulation: ``low == 0`` is one product, and ``low == -high`` (``low = -span / 2``)
     is ``(k - 2**(bits-1)) * (span * 2**-bits)``, also one exact product rounded once."""
+    if low == 0.0 and high == 1.0 and dtype in (_F32, _F64):
+        return standard_uniform(gen, n, dtype)
     work = _F64 if dtype == _F64 else _F32
     k, bits = _mantissas(gen, n, work)
     lo, span = work.type(low), work.type(high) - work.type(low)
@@ -86,8 +88,7 @@ def uniform(gen, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -
     else:
         out = (fma64 if work == _F64 else fma32)(k.astype(work) * scale, span, lo)
     out = out.astype(dtype, copy=False)
-    if dtype != work or (low, high) != (0.0, 1.0):
-        out[out == dtype.type(high)] = dtype.type(low)
+    out[out == dtype.type(high)] = dtype.type(low)
     return out
 
 
