@@ -43,25 +43,32 @@ def _f64(x):
 
 def fma32(a, b, c) -> np.ndarray:
     """``a * b + c`` rounded once to float32 (float32 inputs)."""
-    s = np.multiply(_f64(a), _f64(b))        # exact
-    s += _f64(c)
-    dropped = np.bitwise_and(np.asarray(s).view(np.uint64), _DROPPED32)
-    if (dropped == _HALF_ULP32).any():        # a tie after the float64 add: was it one before?
-        s, p, cc = np.broadcast_arrays(s, np.multiply(_f64(a), _f64(b)),
-                                       np.asarray(c, np.float64))
-        s, tie = s.copy(), dropped == _HALF_ULP32
-        err = _two_sum(p[tie], cc[tie])[1]   # the exact sum's side of the tie (0: a true tie)
-        toward = np.where(err > 0, np.inf, np.where(err < 0, -np.inf, s[tie]))
-        s[tie] = np.nextafter(s[tie], toward)
-    return np.asarray(s).astype(np.float32)
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    return _fma32(*(np.atleast_1d(_f64(x)) for x in (a, b, c))).reshape(shape)
 
 
 def horner32(coefs, x) -> np.ndarray:
-    """``((c0 * x + c1) * x + c2) ...`` in float32, each step one FMA (as GCC compiles it)."""
-    y = coefs[0]
+    """``((c0 * x + c1) * x + c2) ...`` in float32, each step one FMA (as GCC compiles it);
+    ``x`` an array."""
+    x, y = _f64(x), coefs[0]
     for c in coefs[1:]:
-        y = fma32(y, x, c)
+        y = _fma32(_f64(y), x, _f64(c))
     return y
+
+
+def _fma32(a, b, c) -> np.ndarray:
+    """:func:`fma32` of float64 operands holding float32 values, at least one an array."""
+    s = np.multiply(a, b)                 # exact: 24 + 24 bits
+    s += c
+    tie = np.bitwise_and(s.view(np.uint64), _DROPPED32) == _HALF_ULP32
+    if tie.any():                         # halfway between two float32s after the add:
+        at = np.flatnonzero(tie)          # was the exact sum there too, or to one side?
+        flat = s.reshape(-1)
+        p = np.broadcast_to(np.multiply(a, b), s.shape).reshape(-1)[at]
+        err = _two_sum(p, np.broadcast_to(c, s.shape).reshape(-1)[at])[1]
+        toward = np.where(err > 0, np.inf, np.where(err < 0, -np.inf, flat[at]))
+        flat[at] = np.nextafter(flat[at], toward)
+    return s.astype(np.float32)
 
 
 def _two_prod(a, b):

@@ -45,7 +45,9 @@ class MT19937:
     def words64(self, n: int) -> np.ndarray:
         """``n`` 64-bit draws, each two words ``(first << 32) | second`` (``random64()``)."""
         w = self.words(2 * n)
-        return (w[0::2] << np.uint64(32)) | w[1::2]
+        out = w[0::2] << np.uint64(32)
+        out |= w[1::2]
+        return out
 
     def position(self) -> tuple[np.ndarray, int, int]:
         """``(key, left, next)`` as ``at::mt19937`` holds them: ``key`` the 624 state words,

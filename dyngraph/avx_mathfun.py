@@ -13,8 +13,8 @@ then an add give the same float, and the cheaper form is written.
 
 >>> import numpy as np
 >>> x = np.array([0.5, 1.0, 2.0], np.float32)
->>> np.allclose(log256_ps(x), np.log(x), rtol=1e-6), log256_ps(np.float32([1.0]))[0] == 0
-(True, True)
+>>> bool(np.allclose(log256_ps(x), np.log(x), rtol=1e-6)), float(log256_ps(x)[1])
+(True, 0.0)
 """
 from __future__ import annotations
 
@@ -32,36 +32,34 @@ _LOG_P = [f32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1,
                            2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
 _LOG_Q1, _LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
 _MINUS_DP = [f32(v) for v in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)]
-_SINCOF = [f32(v) for v in (-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1)]
-_COSCOF = [f32(v) for v in (2.443315711809948E-005, -1.388731625493765E-003,
-                            4.166664568298827E-002)]
+_SIN_COS = np.array([[-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1],    # sin's
+                     [2.443315711809948E-005, -1.388731625493765E-003,        # cos's
+                      4.166664568298827E-002]], f32).T
+"""The octant polynomials' coefficients, sin's and cos's side by side, evaluated together."""
 _FOPI = f32(1.27323954473516)  # 4 / pi
-_MIN_NORM = np.int32(0x00800000)
 _EXPONENT = np.int32(0x7F800000)
 
 
 def log256_ps(x: np.ndarray) -> np.ndarray:
-    """Natural log of float32 ``x > 0`` (NaN for ``x <= 0``), as ``log256_ps`` computes it."""
-    x = np.asarray(x, f32)
-    invalid = x <= 0
-    bits = np.maximum(x, _MIN_NORM.view(f32)).view(np.int32)     # cut off denormals
-    e = ((bits >> 23) - 127).astype(f32) + _ONE
+    """Natural log of float32 ``x``, normal and positive (what ``normal_fill`` gives it; the
+    kernel's clamps for zero, negative and denormal input are left out), as ``log256_ps``
+    computes it."""
+    bits = np.asarray(x, f32).view(np.int32)
     x = ((bits & ~_EXPONENT) | _HALF.view(np.int32)).view(f32)  # mantissa in [0.5, 1)
     small = x < _SQRTHF            # then e -= 1 and x = x + x - 1, else x = x - 1
-    e = e - np.where(small, _ONE, f32(0))
+    e = ((bits >> 23) - 126 - small).astype(f32)              # exponent, exact as a float
     x = (x - _ONE) + np.where(small, x, f32(0))
     z = x * x
     y = horner32(_LOG_P, x) * x
     y = fma32(y, z, e * _LOG_Q1)   # y * z + e * q1: GCC fused the first product
     y = y - z * _HALF              # (fused; z * 0.5 is exact)
-    x = (x + y) + e * _LOG_Q2      # (fused; e * q2 = small integer * 355/512 is exact)
-    return np.where(invalid, f32(np.nan), x)
+    return (x + y) + e * _LOG_Q2   # (fused; e * q2 = small integer * 355/512 is exact)
 
 
 def sincos256_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(sin(x), cos(x))`` of float32 ``x`` (accurate for ``|x| < 8192``), as
     ``sincos256_ps`` computes them: reduce by pi/4 in three FMA steps, then the Cephes
-    polynomial for each octant."""
+    polynomial for each octant (both are evaluated, as in the kernel, here side by side)."""
     x = np.asarray(x, f32)
     sin_negative = np.signbit(x)
     x = np.abs(x)
@@ -73,9 +71,11 @@ def sincos256_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     x = (x + y * _MINUS_DP[0]) + y * _MINUS_DP[1]   # x = ((x - y*DP1) - y*DP2) - y*DP3, fused;
     x = fma32(y, _MINUS_DP[2], x)                   # DP1, DP2 are short: y * DP exact
     z = x * x
-    yc = horner32(_COSCOF, z) * z
-    yc = fma32(yc, z, -(z * _HALF)) + _ONE   # y * z * z - z * 0.5 + 1
-    ys = fma32(horner32(_SINCOF, z) * z, x, x)
+    side_by_side = _SIN_COS.reshape((3, 2) + (1,) * z.ndim)
+    poly = horner32(side_by_side, z) * z            # [sin's, cos's] polynomial in z, times z
+    # sin: poly * x + x;  cos: poly * z - z * 0.5, then + 1 (GCC fused the first product)
+    ys, yc = fma32(poly, np.stack([x, z]), np.stack([x, -(z * _HALF)]))
+    yc = yc + _ONE
     s = np.where(use_sin_poly, ys, yc)
     c = np.where(use_sin_poly, yc, ys)
     return np.where(sin_negative, -s, s), np.where(cos_negative, -c, c)

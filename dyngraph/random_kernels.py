@@ -49,22 +49,25 @@ def _mod(w: np.ndarray, span: int) -> np.ndarray:
     """``w % span`` for uint64 words, as ``w - span * (w // span)``: numpy divides by a
     constant with libdivide, but takes the remainder the slow way."""
     span = np.uint64(span)
-    return w - span * (w // span)
+    q = w // span
+    q *= span
+    return np.subtract(w, q, out=q)
 
 
 def _mantissas(gen, n: int, dtype: np.dtype) -> tuple[np.ndarray, int]:
     """The integers ``k`` behind ``n`` uniforms ``k * 2**-bits``: 53 bits of a 64-bit draw
     for float64, 24 bits of one word otherwise."""
-    if dtype == _F64:
-        return gen.words64(n) & _MASK53, 53
-    return gen.words(n) & _MASK24, 24
+    k, bits, mask = (gen.words64(n), 53, _MASK53) if dtype == _F64 else (gen.words(n), 24, _MASK24)
+    return np.bitwise_and(k, mask, out=k), bits
 
 
 def standard_uniform(gen, n: int, dtype: np.dtype) -> np.ndarray:
     """``uniform_real_distribution<T>(0, 1)``: float64 from 53 bits of a 64-bit draw,
     float32 from 24 bits of one word."""
     k, bits = _mantissas(gen, n, dtype)
-    return k.astype(dtype) * dtype.type(2.0 ** -bits)
+    u = k.astype(dtype)
+    u *= dtype.type(2.0 ** -bits)
+    return u
 
 
 def uniform(gen, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -> np.ndarray:
@@ -81,14 +84,21 @@ def uniform(gen, n: int, dtype: np.dtype, low: float = 0.0, high: float = 1.0) -
     k, bits = _mantissas(gen, n, work)
     lo, span = work.type(low), work.type(high) - work.type(low)
     scale = work.type(2.0 ** -bits)
-    if lo == 0:
-        out = k.astype(work) * (span * scale)
-    elif lo == -(span / 2):
-        out = (k.view(np.int64) - (1 << bits - 1)).astype(work) * (span * scale)
+    if lo == 0 or lo == -(span / 2):   # here the product stays below span: no value is high
+        k = k.view(np.int64)
+        if lo:
+            k -= 1 << bits - 1
+        out = k.astype(work)
+        out *= span * scale
+        might_reach_high = dtype != work
     else:
-        out = (fma64 if work == _F64 else fma32)(k.astype(work) * scale, span, lo)
+        out = k.astype(work)
+        out *= scale
+        out = (fma64 if work == _F64 else fma32)(out, span, lo)
+        might_reach_high = True
     out = out.astype(dtype, copy=False)
-    out[out == dtype.type(high)] = dtype.type(low)
+    if might_reach_high:
+        out[out == dtype.type(high)] = dtype.type(low)
     return out
 
 
@@ -116,9 +126,10 @@ def normal_pairs(gen, n: int) -> np.ndarray:
     return out
 
 
-_CHUNK = 1 << 15
-"""Values transformed per numpy pass in ``normal_fill``: the float32 polynomials take some
-sixty passes, and on 32K values they stay in cache."""
+_CHUNK = 1 << 16
+"""Values transformed per round of numpy calls in ``normal_fill``: the float32 polynomials
+are some two hundred calls, so a round should be long, and its temporaries (a few hundred
+KB each) short enough to be reused rather than mapped afresh."""
 
 
 def _box_muller_16(u: np.ndarray, mean, std, dtype: np.dtype) -> np.ndarray:
@@ -175,8 +186,9 @@ def random_from_to(gen, n: int, dtype: np.dtype, low: int, high: int) -> np.ndar
     draw per value once the range reaches 2**28."""
     span = high - low
     w = gen.words64(n) if span >= _RANDOM64_RANGE else gen.words(n)
-    values = (_mod(w, span) + np.uint64(low & 0xFFFF_FFFF_FFFF_FFFF)).view(np.int64)
-    return values.astype(dtype, copy=False)
+    values = _mod(w, span)
+    values += np.uint64(low & 0xFFFF_FFFF_FFFF_FFFF)
+    return values.view(np.int64).astype(dtype, copy=False)
 
 
 def random_full(gen, n: int, dtype: np.dtype) -> np.ndarray:
@@ -194,15 +206,24 @@ def random_full(gen, n: int, dtype: np.dtype) -> np.ndarray:
 
 def randperm(gen, n: int) -> np.ndarray:
     """``randperm(n)`` (n below 2**32 / 20): for i = 0 .. n-2, swap position i with
-    ``i + words[i] % (n - i)``.  The swaps are resolved without a Python loop (see
-    :func:`_apply_forward_swaps`)."""
+    ``i + words[i] % (n - i)`` -- in a Python loop for short n, and for long n resolved
+    without one (:func:`_apply_forward_swaps`, the same permutation in a few passes)."""
     if n < 2:
         return np.arange(n, dtype=np.int64)
     if n >= (1 << 32) // 20:
         return _randperm_inside_out(gen, n)
     steps = np.arange(n - 1, dtype=np.int64)
     targets = steps + (gen.words(n - 1) % (n - steps).astype(np.uint64)).astype(np.int64)
-    return _apply_forward_swaps(targets, n)
+    if n > _SWAP_LOOP_MAX:
+        return _apply_forward_swaps(targets, n)
+    a = list(range(n))
+    for i, j in enumerate(targets.tolist()):
+        a[i], a[j] = a[j], a[i]
+    return np.array(a, np.int64)
+
+
+_SWAP_LOOP_MAX = 2048
+"""Up to this n, the plain swap loop beats the vectorised one's fixed cost of ~25 passes."""
 
 
 def _apply_forward_swaps(targets: np.ndarray, n: int) -> np.ndarray:

@@ -197,6 +197,7 @@ def test_randperm_resolves_its_swaps_as_the_loop_does():
     rng = np.random.default_rng(0)
     cases = [np.arange(1, 50), np.arange(49), np.full(49, 49)]
     cases += [np.arange(n - 1) + rng.integers(0, n - np.arange(n - 1)) for n in (2, 3, 10, 777, 5000)]
+    # (randperm loops for n <= 2048 and uses this above; random_streams covers both against torch)
     for targets in cases:
         n = len(targets) + 1
         a = list(range(n))
