@@ -8,10 +8,11 @@ synthetic 28x28 images, from identical initial weights.  PyTorch's layout is NCH
 weights are transposed once between them -- and the first dense layer's rows reordered,
 since flattening a NCHW map lists channels first and a NHWC map lists them last.
 
-Dropout draws its mask from each engine's generator.  Seeded alike (``manual_seed`` here,
-an op-level ``seed`` there: both start a numpy generator from that seed and draw the
-``(batch, 32)`` uniforms in the same order), the masks are equal, so the losses must agree
-step by step.
+Dropout's masks are fed to both: one ``(batch, 32)`` mask per step, drawn here, multiplies
+the dense layer's output in each program.  Each engine's own dropout draws as its
+framework does -- PyTorch's Mersenne Twister, TF's Philox -- so, like the real PyTorch and
+TF, two seeded programs would drop different units; with the masks shared, the losses
+must agree step by step.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from .sidebyside import agree, columns, draw_static, facts, heading, parse_args,
 
 __all__ = ["main"]
 
-STEPS, BATCH, LR, SEED = 4, 8, 0.05, 7
+STEPS, BATCH, LR = 4, 8, 0.05
 RNG = np.random.default_rng(0)
 IMAGES = RNG.standard_normal((BATCH, 1, 28, 28)).astype(np.float32)
 LABELS = (IMAGES[:, 0, :14].mean(axis=(1, 2)) > IMAGES[:, 0, 14:].mean(axis=(1, 2))).astype(np.int64)
@@ -37,6 +38,9 @@ def _init(*shape):
 # PyTorch layouts; the TF program gets the same numbers transposed (see tf_weights)
 WEIGHTS = [_init(8, 1, 3, 3), np.zeros(8, np.float32), _init(16, 8, 3, 3), np.zeros(16, np.float32),
            _init(32, 16 * 7 * 7), np.zeros(32, np.float32), _init(10, 32), np.zeros(10, np.float32)]
+DROP = 0.5
+MASKS = ((RNG.random((STEPS, BATCH, 32)) >= DROP) / (1 - DROP)).astype(np.float32)
+"""Inverted-dropout masks, one per step: 0 (dropped) or 1/(1 - DROP) (kept)."""
 
 
 def tf_weights(w):
@@ -53,13 +57,12 @@ class Net(torch.nn.Module):
         self.conv2 = torch.nn.Conv2d(8, 16, 3, padding=1)
         self.pool = torch.nn.MaxPool2d(2)
         self.fc1 = torch.nn.Linear(16 * 7 * 7, 32)
-        self.drop = torch.nn.Dropout(0.5)
         self.fc2 = torch.nn.Linear(32, 10)
 
-    def forward(self, x):
+    def forward(self, x, mask):
         x = self.pool(torch.relu(self.conv1(x)))
         x = self.pool(torch.relu(self.conv2(x)))
-        x = self.drop(torch.relu(self.fc1(x.flatten(1))))
+        x = torch.relu(self.fc1(x.flatten(1))) * mask   # dropout, with the mask given
         return self.fc2(x)
 
 
@@ -68,10 +71,9 @@ def eager_training(images, labels, steps):
     net.load_state_dict(dict(zip(net.state_dict(), map(torch.tensor, WEIGHTS))))
     opt = torch.optim.SGD(net.parameters(), lr=LR)
     x, y = torch.tensor(images), torch.tensor(labels)
-    torch.manual_seed(SEED)
     losses = []
-    for _ in range(steps):
-        loss = torch.nn.functional.cross_entropy(net(x), y)
+    for step in range(steps):
+        loss = torch.nn.functional.cross_entropy(net(x, torch.tensor(MASKS[step])), y)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -84,28 +86,30 @@ def static_graph(weights):
     with g.as_default():
         x = tf.placeholder(tf.float32, (None, 28, 28, 1), name="x")
         y = tf.placeholder(tf.int64, (None,), name="y")
+        mask = tf.placeholder(tf.float32, (None, 32), name="mask")
         c1, b1, c2, b2, d1, e1, d2, e2 = [tf.Variable(w) for w in weights]
         h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, c1, 1, "SAME"), b1))
         h = tf.nn.max_pool(h, 2, 2, "VALID")
         h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, c2, 1, "SAME"), b2))
         h = tf.nn.max_pool(h, 2, 2, "VALID")
         h = tf.nn.relu(tf.matmul(tf.reshape(h, (-1, 7 * 7 * 16)), d1) + e1)
-        h = tf.nn.dropout(h, rate=0.5, seed=SEED)
+        h = h * mask                                    # dropout, with the mask fed
         logits = tf.matmul(h, d2) + e2
         loss = tf.reduce_mean(
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         train = tf.train.GradientDescentOptimizer(LR).minimize(loss)
-    return g, x, y, loss, train
+    return g, x, y, mask, loss, train
 
 
 def static_training(images, labels, steps):
-    g, x, y, loss, train = static_graph(tf_weights(WEIGHTS))
+    g, x, y, mask, loss, train = static_graph(tf_weights(WEIGHTS))
     feed = {x: images.transpose(0, 2, 3, 1), y: labels}
     with g.as_default():
         init = tf.global_variables_initializer()
     with tf.Session(graph=g) as sess:
         sess.run(init)
-        losses = [float(sess.run([train, loss], feed)[1]) for _ in range(steps)]
+        losses = [float(sess.run([train, loss], {**feed, mask: MASKS[step]})[1])
+                  for step in range(steps)]
     return losses, g
 
 

@@ -6,7 +6,7 @@ import argparse
 import pytest
 import staticgraph as tf
 
-from comparisons import __main__ as runner, branch, cnn, counter, debugging, errors, gradient, rnn
+from comparisons import __main__ as runner, branch, cnn, counter, debugging, errors, gradient, rnn, seeded
 
 HAS_WHILE = hasattr(tf, "while_loop")
 HAS_COND = hasattr(tf, "cond")
@@ -67,6 +67,12 @@ def test_cnn_losses_agree_step_by_step(capsys):
     assert "dyngraph recorded 29 nodes (21 ops + 8 leaves) on every one of the 4 passes" in flat(out)
     rows = [line.split() for line in out.splitlines() if line.startswith("step ")]
     assert len(rows) == cnn.STEPS and float(rows[-1][3]) < float(rows[0][3])
+
+
+def test_seeded_script_prints_what_pytorch_printed_digit_for_digit(capsys):
+    out = run(seeded, capsys)
+    assert "4 of 4 printed lines are PyTorch's, character for character." in flat(out)
+    assert seeded.run() == seeded.PYTORCH_PRINTED.splitlines()
 
 
 def test_branch_records_two_graphs_and_diffs_them(capsys):

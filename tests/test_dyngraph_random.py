@@ -96,10 +96,136 @@ def test_in_place_draws():
         torch.zeros(2, requires_grad=True).normal_()
 
 
-def test_numpy_generator_is_the_default_stream():
-    from dyngraph.random import numpy_generator
-    torch.manual_seed(5)
-    a = numpy_generator().random(3)
-    torch.manual_seed(5)
-    np.testing.assert_array_equal(a, numpy_generator().random(3))
-    assert numpy_generator(torch.default_generator) is torch.default_generator.np
+# --- PyTorch's bits (the long recorded streams: tests/pytorch_programs/random_streams.py) ------
+
+
+def test_the_stream_is_pytorchs_from_the_first_word():
+    from common.mt19937 import MT19937
+    assert MT19937(0).words(4).tolist() == [2357136044, 2546248239, 3071714933, 3626093760]
+    torch.manual_seed(0)       # PyTorch prints tensor([0.4963, 0.7682, 0.0885, 0.1320])
+    assert torch.rand(4).tolist() == [0.49625658988952637, 0.7682217955589294,
+                                      0.08847743272781372, 0.13203048706054688]
+    torch.manual_seed(0)
+    assert torch.randn(4).tolist() == [1.5409960746765137, -0.293428897857666,
+                                       -2.1787893772125244, 0.5684312582015991]
+    assert torch.Generator().initial_seed() == 67280421310721
+
+
+def test_the_engine_position_round_trips_as_torch_spells_it():
+    """``left``/``next``: a fresh seed waits to twist with next=0, a used-up block with 624."""
+    from common.mt19937 import MT19937
+    mt = MT19937(5)
+    key, left, nxt = mt.position()
+    assert (left, nxt) == (1, 0)
+    mt.words(624)
+    assert mt.position()[1:] == (1, 624)
+    mt.words(3)
+    key, left, nxt = mt.position()
+    assert (left, nxt) == (622, 3)
+    expected = mt.words(1000)
+    other = MT19937(0)
+    other.set_position(key, left, nxt)
+    np.testing.assert_array_equal(other.words(1000), expected)
+
+
+def test_rng_state_is_pytorchs_layout_and_refuses_what_pytorch_refuses():
+    torch.manual_seed(3)
+    torch.randn(3, dtype=torch.float64)      # leaves the second normal of a pair cached
+    raw = torch.get_rng_state().numpy()
+    assert raw.shape == (5056,)
+    assert int.from_bytes(raw[:8].tobytes(), "little") == 3                 # the_initial_seed
+    assert np.frombuffer(raw[8:16].tobytes(), np.int32).tolist() == [617, 1]  # left, seeded
+    assert int.from_bytes(raw[16:24].tobytes(), "little") == 8              # next word
+    assert np.frombuffer(raw[5040:5044].tobytes(), np.int32)[0] == 1        # normal_is_valid
+    cached = np.frombuffer(raw[5024:5032].tobytes(), np.float64)[0]
+    torch.set_rng_state(torch.from_numpy(raw.copy()))
+    assert torch.randn(1, dtype=torch.float64).item() == cached
+    with pytest.raises(TypeError, match="^RNG state must be a torch.ByteTensor$"):
+        torch.set_rng_state(torch.zeros(5056))
+    with pytest.raises(RuntimeError, match="^Expected a CPUGeneratorImplState of size 5056 but "
+                                           "found the input RNG state size to be 10$"):
+        torch.set_rng_state(torch.zeros(10, dtype=torch.uint8))
+    with pytest.raises(RuntimeError, match="^Invalid mt19937 state$"):
+        torch.set_rng_state(torch.zeros(5056, dtype=torch.uint8))
+    with pytest.raises(ValueError, match="^Overflow when unpacking long long$"):
+        torch.manual_seed(2 ** 64)
+    assert torch.manual_seed(-1).initial_seed() == 2 ** 64 - 1
+
+
+def test_argument_checks_use_pytorch_wording():
+    v = torch.empty(3)
+    for call, error, message in [
+            (lambda: v.uniform_(2, 1), RuntimeError,
+             "uniform_ expects to return a [from, to) range, but found from=2 > to=1"),
+            (lambda: v.normal_(0, -1), RuntimeError, "normal expects std >= 0.0, but found std -1"),
+            (lambda: v.bernoulli_(1.5), RuntimeError, "bernoulli_ expects p to be in [0, 1], but got p=1.5"),
+            (lambda: v.exponential_(0), RuntimeError, "exponential_ expects lambda > 0.0, but found lambda=0"),
+            (lambda: v.geometric_(1), RuntimeError, "geometric_ expects p to be in (0, 1), but got p=1"),
+            (lambda: v.log_normal_(0, 0), RuntimeError, "log_normal_ expects std > 0.0, but found std=0"),
+            (lambda: v.cauchy_(0, 0), RuntimeError, "cauchy_ expects sigma > 0.0, but found sigma=0"),
+            (lambda: torch.empty(3, dtype=torch.int64).exponential_(), RuntimeError,
+             "Exponential distribution is a continuous probability distribution. dtype must be a "
+             "floating point but you specified Long"),
+            (lambda: torch.normal(torch.zeros(3), -torch.ones(3)), RuntimeError,
+             "normal expects all elements of std >= 0.0"),
+            (lambda: torch.poisson(torch.tensor([-1.0])), RuntimeError,
+             "invalid Poisson rate, expected rate to be non-negative"),
+            (lambda: torch.randperm(-1), RuntimeError,
+             "Trying to create tensor with negative dimension -1: [-1]")]:
+        with pytest.raises(error) as e:
+            call()
+        assert str(e.value) == message
+
+
+def test_fma_rounds_once_even_where_a_float64_sum_lands_on_a_float32_tie():
+    from fractions import Fraction
+    from common.fma import fma32, fma64
+    a = np.float32(1 + 2 ** -12)           # a * a = 1 + 2**-11 + 2**-24: a float32 tie exactly
+    tiny = np.array([2.0 ** -60, -2.0 ** -60, 0.0], np.float32)
+    got = fma32(np.full(3, a), np.full(3, a), tiny) - np.float32(1 + 2 ** -11)
+    assert got.tolist() == [2.0 ** -23, 0.0, 0.0]   # the sign of the tiny addend decides
+    assert ((np.float64(a) * a + tiny).astype(np.float32) == np.float32(1 + 2 ** -11)).all()
+    rng = np.random.default_rng(1)
+    x, y, z = (rng.standard_normal(3000) * 10.0 ** rng.integers(-6, 6, 3000) for _ in range(3))
+    exact = [float(Fraction(p) * Fraction(q) + Fraction(r)) for p, q, r in zip(x, y, z)]
+    np.testing.assert_array_equal(fma64(x, y, z), exact)
+    assert (x * y + z != exact).sum() > 100          # rounding twice differs, often
+
+
+def test_randperm_resolves_its_swaps_as_the_loop_does():
+    from dyngraph.random_kernels import _apply_forward_swaps
+    rng = np.random.default_rng(0)
+    cases = [np.arange(1, 50), np.arange(49), np.full(49, 49)]
+    cases += [np.arange(n - 1) + rng.integers(0, n - np.arange(n - 1)) for n in (2, 3, 10, 777, 5000)]
+    # (randperm loops for n <= 2048 and uses this above; random_streams covers both against torch)
+    for targets in cases:
+        n = len(targets) + 1
+        a = list(range(n))
+        for i, j in enumerate(targets.tolist()):
+            a[i], a[j] = a[j], a[i]
+        assert _apply_forward_swaps(targets, n).tolist() == a
+
+
+def test_avx_polynomials_are_accurate_float32_functions():
+    from dyngraph.avx_mathfun import log256_ps, sincos256_ps
+    x = np.random.default_rng(2).random(10000).astype(np.float32) + np.float32(1e-3)
+    np.testing.assert_allclose(log256_ps(x), np.log(x.astype(np.float64)), rtol=3e-7, atol=3e-7)
+    t = np.float32(2 * np.pi) * x
+    s, c = sincos256_ps(t)
+    np.testing.assert_allclose(s, np.sin(t.astype(np.float64)), atol=3e-7)
+    np.testing.assert_allclose(c, np.cos(t.astype(np.float64)), atol=3e-7)
+
+
+def test_what_is_not_reproduced_still_has_the_right_distribution():
+    """Two draws are not PyTorch's bits: ``orthogonal_``'s QR is numpy's LAPACK (PyTorch's is
+    MKL's: the same normals in, equal to float32 rounding out), and on Intel CPUs PyTorch's
+    MKL builds draw ``bernoulli_(p)`` -- dropout's mask -- through MKL's VSL generator
+    (``vslNewStream(VSL_BRNG_MCG31, seed)`` seeded by one word of the stream; see
+    ``bernoulli_scalar_kernel``, which takes that path only when cpuinfo reports an Intel
+    vendor), so there a seeded dropout drops other units.  The masks here are the
+    non-MKL kernel's, which PyTorch runs on AMD and every non-MKL build."""
+    torch.manual_seed(0)
+    w = torch.nn.init.orthogonal_(torch.empty(64, 128))
+    np.testing.assert_allclose((w @ w.T).numpy(), np.eye(64), atol=2e-6)
+    keep = torch.nn.functional.dropout(torch.ones(400, 500), 0.3) != 0
+    assert abs(keep.float().mean().item() - 0.7) < 0.005

@@ -6,8 +6,9 @@ channels-first (``data_format="NCHW"``, filters ``"OIHW"``).  Checks that PyTorc
 computing are made here too, with its wording.  Everything else -- values and gradients --
 is the registry's (``common/ops/conv.py``, ``pool.py``, ``common/layers.py``).
 
-The one random draw (dropout's mask) goes through :func:`dropout_mask`, so the engine's
-seeded generator is used in one place.
+The one random draw (dropout's mask) goes through :func:`dropout_mask`, which draws it as
+PyTorch does (``bernoulli_(1 - p)`` on the default generator), so a seeded run drops the
+elements PyTorch drops.
 
 >>> import dyngraph as torch
 >>> x = torch.ones(1, 1, 4, 4)
@@ -21,7 +22,8 @@ import numpy as np
 from common import REGISTRY, ShapeRef, layers
 
 from .. import creation
-from ..random import numpy_generator
+from ..random import default_generator
+from ..random_kernels import bernoulli_scalar
 from ..engine import apply
 from ..functions import OPS, squeeze, unsqueeze, where
 from ..grad_mode import no_grad
@@ -186,10 +188,14 @@ def adaptive_avg_pool2d(input, output_size):
 def dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
     """The engine's one random draw for dropout: ``0`` with probability ``p``, else ``1/(1-p)``.
 
-    Uses the default generator (``torch.manual_seed`` seeds it; ``dyngraph.random``).
+    PyTorch's ``noise = empty_like(input).bernoulli_(1 - p); noise.div_(1 - p)`` on the
+    default generator (``torch.manual_seed`` seeds it; ``dyngraph.random``); ``p == 1``
+    draws nothing.
     """
-    keep = numpy_generator().random(shape) >= p
-    return keep.astype(dtype) * np.asarray(1.0 / (1.0 - p), dtype) if p < 1 else np.zeros(shape, dtype)
+    if p == 1:
+        return np.zeros(shape, dtype)
+    keep = bernoulli_scalar(default_generator, int(np.prod(shape)), 1 - p).reshape(shape)
+    return keep.astype(dtype) / np.asarray(1 - p, dtype)
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):

@@ -1,7 +1,10 @@
 """``torch.nn.init``: in-place parameter initialisers, with PyTorch's fan and gain rules.
 
 Each fills a tensor without recording a graph and returns it.  Draws come
-from the default generator (``torch.manual_seed``) or the ``generator`` given.
+from the default generator (``torch.manual_seed``) or the ``generator`` given, through
+the tensor's own ``uniform_``/``normal_`` with the bounds computed in PyTorch's order of
+operations -- so a seeded initialisation gives PyTorch's values, bit for bit (but for
+``orthogonal_``'s QR, numpy's LAPACK, equal to float32 rounding, and see ``trunc_normal_``).
 
 >>> import dyngraph as torch
 >>> w = torch.empty(3, 5)
@@ -12,10 +15,12 @@ True
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from ..random import numpy_generator
+from .. import random
+from ..grad_mode import no_grad
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -66,23 +71,56 @@ def _fan(tensor: Tensor, mode: str) -> int:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
-    return _fill(tensor, numpy_generator(generator).uniform(a, b, tensor.shape))
+    with no_grad():
+        return random.uniform_(tensor, a, b, generator=generator)
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
-    return _fill(tensor, mean + std * numpy_generator(generator).standard_normal(tensor.shape))
+    with no_grad():
+        return random.normal_(tensor, mean, std, generator=generator)
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator=None) -> Tensor:
-    """Normal(mean, std) redrawn until inside [a, b]."""
-    rng = numpy_generator(generator)
-    out = mean + std * rng.standard_normal(tensor.shape)
-    bad = (out < a) | (out > b)
-    while bad.any():
-        out[bad] = mean + std * rng.standard_normal(int(bad.sum()))
-        bad = (out < a) | (out > b)
-    return _fill(tensor, out)
+    """Normal(mean, std) truncated to [a, b], by PyTorch 2.13's rejection sampling.
+
+    When most of the mass is inside (``p > 0.3``): draw the whole tensor, then while any
+    value is outside, draw a whole new tensor and take its values there.  Otherwise:
+    candidates uniform on [a, b], accepted where ``log(u) <= log_pdf - log_peak`` for a
+    second uniform u.  The draws are PyTorch's; in the second recipe the float32 ``log`` is
+    numpy's where PyTorch's is SLEEF's, so a value right at the threshold may be accepted
+    in one and not the other."""
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+    dt = tensor._data.dtype
+    fresh = tensor.new_empty(tuple(tensor.shape))
+    if p > 0.3:
+        lo, hi = np.asarray([a, b], dt)
+        result = normal_(tensor, mean, std, generator)._data.copy()
+        while (outside := (result < lo) | (result > hi)).any():
+            result = np.where(outside, normal_(fresh, mean, std, generator)._data, result)
+        return _fill(tensor, result)
+
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    mean_, std_, peak = (np.asarray(v, dt) for v in (mean, std, log_peak))
+
+    def rejected(candidates: np.ndarray) -> np.ndarray:
+        log_pdf = ((candidates - mean_) / std_) ** 2 * np.asarray(-0.5, dt) - peak
+        return np.log(uniform_(fresh, 0.0, 1.0, generator)._data) > log_pdf
+
+    result = uniform_(tensor, a, b, generator)._data.copy()
+    pending = rejected(result)
+    while pending.any():
+        candidates = uniform_(fresh, a, b, generator)._data.copy()
+        result = np.where(pending, candidates, result)
+        pending &= rejected(candidates)
+    return _fill(tensor, result)
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
@@ -106,7 +144,8 @@ def eye_(tensor: Tensor) -> Tensor:
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Uniform on +-gain*sqrt(6/(fan_in+fan_out)) (Glorot & Bengio)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std  # PyTorch's order of operations: the same float bound
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -141,7 +180,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = numpy_generator(generator).standard_normal((rows, cols))
+    flat = normal_(tensor.new_empty((rows, cols)), 0.0, 1.0, generator)._data
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

@@ -14,22 +14,15 @@ import math
 import numpy as np
 
 from .. import creation
-from .. import random as _random
 from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional_layers as FL
+from . import init
 from .modules import Module, Parameter
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
            "Flatten"]
-
-
-def _uniform(shape, bound) -> Parameter:
-    """``U(-bound, bound)``: PyTorch's default for conv weights (kaiming_uniform with a=sqrt(5))
-    and biases alike."""
-    with no_grad():
-        return Parameter(_random.rand(*shape) * (2 * bound) - bound)
 
 
 def _tuple(v, n):
@@ -58,10 +51,19 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        fan_in = shape[1] * math.prod(self.kernel_size)
-        bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
-        self.weight = _uniform(shape, bound)
-        self.bias = _uniform((out_channels,), bound) if bias else None
+        self.weight = Parameter(creation.empty(*shape))
+        self.bias = Parameter(creation.empty(out_channels)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's: kaiming-uniform weights (``a=sqrt(5)``), then a bias uniform on
+        +-1/sqrt(fan_in) -- drawn in that order."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -287,11 +289,14 @@ class Embedding(Module):
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx %= num_embeddings
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        with no_grad():
-            w = _random.randn(num_embeddings, embedding_dim)
-            if padding_idx is not None:
-                w[padding_idx] = 0
-        self.weight = Parameter(w)
+        self.weight = Parameter(creation.empty(num_embeddings, embedding_dim))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
         return FL.embedding(input, self.weight, self.padding_idx)

@@ -34,10 +34,9 @@ import numpy as np
 
 from .. import creation
 from .. import functions as _f
-from .. import random as _random
-from ..grad_mode import no_grad
 from ..selection import split
 from ..tensor import Tensor
+from . import init
 from .functional_layers import dropout
 from .modules import Module, Parameter
 from .utils.rnn import PackedSequence
@@ -48,8 +47,9 @@ _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
 def _uniform(shape: tuple, bound: float) -> Parameter:
-    with no_grad():
-        return Parameter(_random.rand(*shape) * (2 * bound) - bound)
+    """``init.uniform_(param, -bound, bound)``: PyTorch's ``reset_parameters`` draws each
+    parameter so, in the order they are registered -- the order they are made here."""
+    return Parameter(init.uniform_(creation.empty(*shape), -bound, bound))
 
 
 # --- one time step of each cell: ``gx`` is the input's share of the gates (``x @ W_ih.T``

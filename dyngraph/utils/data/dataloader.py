@@ -17,6 +17,7 @@ import numpy as np
 
 from ...creation import tensor
 from ...functions import stack
+from ...random import draw_seed
 from ...tensor import Tensor, make
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
@@ -103,6 +104,13 @@ class DataLoader:
                                          else default_convert)
 
     def __iter__(self):
+        """A new pass.  Starting one draws a base seed (PyTorch's, for worker processes;
+        unused here) from ``generator`` or the default generator, so the stream after it
+        -- a shuffle, dropout, anything -- stays in step with PyTorch's."""
+        draw_seed(self.generator)
+        return self._batches()
+
+    def _batches(self):
         if self.batch_sampler is None:  # batch_size=None: samples one by one, uncollated
             for i in self.sampler:
                 yield self.collate_fn(self.dataset[i])

@@ -11,7 +11,7 @@ import bisect
 import math
 from typing import Sequence
 
-from ...random import default_generator, numpy_generator
+from ...random import default_generator, randperm
 from ...tensor import Tensor
 
 __all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
@@ -92,7 +92,7 @@ def random_split(dataset: Dataset, lengths: Sequence, generator=default_generato
         lengths = sizes
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    order = numpy_generator(generator).permutation(n).tolist()
+    order = randperm(n, generator=generator).tolist()
     out, start = [], 0
     for k in lengths:
         out.append(Subset(dataset, order[start:start + k]))

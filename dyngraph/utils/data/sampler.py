@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ...random import numpy_generator
+from ... import random
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
 
@@ -25,7 +25,13 @@ class SequentialSampler(Sampler):
 
 
 class RandomSampler(Sampler):
-    """A fresh permutation each epoch, drawn from ``generator`` (or the default one)."""
+    """A fresh permutation each epoch, drawn as PyTorch draws it.
+
+    Without a ``generator``, each pass first draws a 64-bit seed from the default generator
+    and shuffles with a new Generator seeded by it (so ``torch.manual_seed`` fixes the
+    order, and each epoch's order differs); with one, it draws from that directly.
+    Sampling with replacement draws ``randint`` 32 indices at a time.
+    """
 
     def __init__(self, data_source, replacement: bool = False, num_samples: int | None = None,
                  generator=None):
@@ -40,12 +46,18 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
-        rng, n = numpy_generator(self.generator), len(self.data_source)
+        n = len(self.data_source)
+        generator = self.generator
+        if generator is None:
+            generator = random.Generator().manual_seed(random.draw_seed())
         if self.replacement:
-            return iter(rng.integers(0, n, self.num_samples).tolist())
-        reps = -(-self.num_samples // n)
-        order = [i for _ in range(reps) for i in rng.permutation(n).tolist()]
-        return iter(order[:self.num_samples])
+            for _ in range(self.num_samples // 32):
+                yield from random.randint(0, n, (32,), generator=generator).tolist()
+            yield from random.randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from random.randperm(n, generator=generator).tolist()
+            yield from random.randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples

@@ -1,0 +1,81 @@
+"""PyTorch's AVX2 ``log`` and ``sincos`` for float32 (``ATen/native/cpu/avx_mathfun.h``), on numpy.
+
+``torch.randn`` of 16 or more contiguous float32 values turns uniforms into normals eight
+lanes at a time with these Cephes polynomials (Julien Pommier's ``sse_mathfun``, ported to
+AVX), not with libm -- so their results, last bit included, are what the polynomials give.
+Every step below is one float32 operation, as in the kernel; the only subtlety is where
+GCC (``-O2 -mavx2 -mfma``, PyTorch's x86 build) contracted a multiply and the add after it
+into one FMA.  Those places were found by running both against ``torch.randn`` of 1.6
+million values: with the contractions below all agree, bit for bit; each other choice
+differs in hundreds to thousands of values.  Where the fused product is exact in float32
+anyway (a power of two, or a short constant times a small integer), an FMA and a multiply
+then an add give the same float, and the cheaper form is written.
+
+>>> import numpy as np
+>>> x = np.array([0.5, 1.0, 2.0], np.float32)
+>>> bool(np.allclose(log256_ps(x), np.log(x), rtol=1e-6)), float(log256_ps(x)[1])
+(True, 0.0)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from common.fma import fma32, horner32
+
+__all__ = ["log256_ps", "sincos256_ps"]
+
+f32 = np.float32
+_ONE, _HALF = f32(1.0), f32(0.5)
+_SQRTHF = f32(0.707106781186547524)
+_LOG_P = [f32(v) for v in (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1,
+                           -1.2420140846E-1, 1.4249322787E-1, -1.6668057665E-1,
+                           2.0000714765E-1, -2.4999993993E-1, 3.3333331174E-1)]
+_LOG_Q1, _LOG_Q2 = f32(-2.12194440e-4), f32(0.693359375)
+_MINUS_DP = [f32(v) for v in (-0.78515625, -2.4187564849853515625e-4, -3.77489497744594108e-8)]
+_SIN_COS = np.array([[-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1],    # sin's
+                     [2.443315711809948E-005, -1.388731625493765E-003,        # cos's
+                      4.166664568298827E-002]], f32).T
+"""The octant polynomials' coefficients, sin's and cos's side by side, evaluated together."""
+_FOPI = f32(1.27323954473516)  # 4 / pi
+_EXPONENT = np.int32(0x7F800000)
+
+
+def log256_ps(x: np.ndarray) -> np.ndarray:
+    """Natural log of float32 ``x``, normal and positive (what ``normal_fill`` gives it; the
+    kernel's clamps for zero, negative and denormal input are left out), as ``log256_ps``
+    computes it."""
+    bits = np.asarray(x, f32).view(np.int32)
+    x = ((bits & ~_EXPONENT) | _HALF.view(np.int32)).view(f32)  # mantissa in [0.5, 1)
+    small = x < _SQRTHF            # then e -= 1 and x = x + x - 1, else x = x - 1
+    e = ((bits >> 23) - 126 - small).astype(f32)              # exponent, exact as a float
+    x = (x - _ONE) + np.where(small, x, f32(0))
+    z = x * x
+    y = horner32(_LOG_P, x) * x
+    y = fma32(y, z, e * _LOG_Q1)   # y * z + e * q1: GCC fused the first product
+    y = y - z * _HALF              # (fused; z * 0.5 is exact)
+    return (x + y) + e * _LOG_Q2   # (fused; e * q2 = small integer * 355/512 is exact)
+
+
+def sincos256_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(sin(x), cos(x))`` of float32 ``x`` (accurate for ``|x| < 8192``), as
+    ``sincos256_ps`` computes them: reduce by pi/4 in three FMA steps, then the Cephes
+    polynomial for each octant (both are evaluated, as in the kernel, here side by side)."""
+    x = np.asarray(x, f32)
+    sin_negative = np.signbit(x)
+    x = np.abs(x)
+    j = (np.trunc(x * _FOPI).astype(np.int32) + 1) & ~1     # j = (j + 1) & ~1
+    y = j.astype(f32)
+    sin_negative ^= (j & 4) != 0
+    cos_negative = (~(j - 2) & 4) != 0
+    use_sin_poly = (j & 2) == 0    # for sin; cos takes the other polynomial
+    x = (x + y * _MINUS_DP[0]) + y * _MINUS_DP[1]   # x = ((x - y*DP1) - y*DP2) - y*DP3, fused;
+    x = fma32(y, _MINUS_DP[2], x)                   # DP1, DP2 are short: y * DP exact
+    z = x * x
+    side_by_side = _SIN_COS.reshape((3, 2) + (1,) * z.ndim)
+    poly = horner32(side_by_side, z) * z            # [sin's, cos's] polynomial in z, times z
+    # sin: poly * x + x;  cos: poly * z - z * 0.5, then + 1 (GCC fused the first product)
+    ys, yc = fma32(poly, np.stack([x, z]), np.stack([x, -(z * _HALF)]))
+    yc = yc + _ONE
+    s = np.where(use_sin_poly, ys, yc)
+    c = np.where(use_sin_poly, yc, ys)
+    return np.where(sin_negative, -s, s), np.where(cos_negative, -c, c)
