@@ -640,6 +640,33 @@ def test_every_model_the_fuzz_test_starts_from_imports_and_matches_onnxruntime(n
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
 
 
+def test_reshape_zero_copies_the_input_size_as_onnx_does():
+    shape = numpy_helper.from_array(np.array([0, -1], np.int64), "shape")
+    model = _model([helper.make_node("Reshape", ["x", "shape"], ["y"])], [_vi("x", [2, 3, 2])],
+                   [_vi("y", [2, 6])], [shape])
+    x = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    want, got = _both(model, {"x": x})
+    assert got[0].shape == want[0].shape == (2, 6)
+
+
+def test_expand_broadcasts_both_ways_as_onnx_does():
+    shape = numpy_helper.from_array(np.array([2, 1], np.int64), "shape")
+    model = _model([helper.make_node("Expand", ["x", "shape"], ["y"])], [_vi("x", [1, 3])],
+                   [_vi("y", [2, 3])], [shape])
+    x = np.arange(3, dtype=np.float32).reshape(1, 3)
+    want, got = _both(model, {"x": x})
+    np.testing.assert_array_equal(got[0], want[0])
+
+
+def test_reduce_with_empty_axes_and_noop_is_the_input_as_onnx_does():
+    axes = numpy_helper.from_array(np.array([], np.int64), "axes")
+    model = _model([helper.make_node("ReduceSum", ["x", "axes"], ["y"], noop_with_empty_axes=1)],
+                   [_vi("x", [2, 3])], [_vi("y", [2, 3])], [axes])
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    want, got = _both(model, {"x": x})
+    np.testing.assert_array_equal(got[0], want[0])
+
+
 def test_loaders_given_onnx_attributes_read_them():
     """An op loaded as its registry op gets the node's attributes as is: only ops whose ONNX
     schema has none may be loaded that way (an attribute would reach the op unread)."""

@@ -182,11 +182,14 @@ def reduce(onnx_type: str) -> Rule:
                      axes=[axis] if isinstance(axis, int) else list(axis))
 
     def load(node, ins, op_def, attrs):
-        """Axes as an attribute (before opset 18, 13 for ReduceSum) or a constant input."""
+        """Axes as an attribute (before opset 18, 13 for ReduceSum) or a constant input; none
+        reduces every axis, unless ``noop_with_empty_axes`` (then the input is the result)."""
         from ..build import apply
         axes = attrs.get("axes")
         if len(ins) > 1 and ins[1] is not None:
             axes = _static_ints(node, ins, 1, "axes")
+        if not axes and attrs.get("noop_with_empty_axes"):
+            return apply(REGISTRY["Identity"], ins[:1], {})
         axis = tuple(axes) if axes else None
         return apply(op_def, ins[:1], {"axis": axis, "keepdims": bool(attrs.get("keepdims", 1))})
     return Rule(onnx_type, export, load)
@@ -282,9 +285,38 @@ def _with_shape_attr(onnx_type, load):
     return Rule(onnx_type, export, load)
 
 
-def _shape_load(node, ins, op_def, attrs):
+def _reshape_load(node, ins, op_def, attrs):
+    """ONNX's 0 in the shape copies the input's size there (unless ``allowzero``); staticgraph's
+    shape holds sizes, so the input's size must be known."""
     from ..build import apply
-    return apply(op_def, ins[:1], {"shape": _static_ints(node, ins, 1, "shape")})
+    shape = list(_static_ints(node, ins, 1, "shape"))
+    if not attrs.get("allowzero", 0):
+        have = _dims(ins[0])
+        for i, d in enumerate(shape):
+            if d == 0:
+                if have is None or i >= len(have) or have[i] is None:
+                    raise ValueError(f"its shape's 0 at position {i} copies the input's size "
+                                     f"there, which is not known statically")
+                shape[i] = have[i]
+    return apply(op_def, ins[:1], {"shape": tuple(shape)})
+
+
+def _expand_load(node, ins, op_def, attrs):
+    """ONNX's Expand broadcasts both ways (a 1 in ``shape`` keeps the input's size, a shorter
+    ``shape`` is padded with 1s): the result's shape, for staticgraph's BroadcastTo."""
+    from ..build import apply
+    shape, have = _static_ints(node, ins, 1, "shape"), _dims(ins[0])
+    if any(d < 0 for d in shape):
+        raise ValueError(f"its shape {list(shape)} has a negative size")
+    if have is None:
+        raise ValueError("Expand needs its input's rank known statically")
+    n = max(len(have), len(shape))
+    out = []
+    for x, y in zip((1,) * (n - len(have)) + tuple(have), (1,) * (n - len(shape)) + shape):
+        if y == 1 and x is None:
+            raise ValueError("Expand keeps an input size that is not known statically")
+        out.append(x if y == 1 else y)
+    return apply(op_def, ins[:1], {"shape": tuple(out)})
 
 
 def _axes_op(onnx_type, optional: bool):
@@ -589,10 +621,10 @@ RULES: dict[str, Rule] = {
     "Rank": Rule("Shape + Size + Cast", _shape_fact("Shape", "Size")),
     "Pad": Rule("Pad", _pad),
     "MirrorPad": Rule("Pad (reflect, edge)", _pad),
-    "Reshape": _with_shape_attr("Reshape", _shape_load),
+    "Reshape": _with_shape_attr("Reshape", _reshape_load),
     "ExpandDims": _axes_op("Unsqueeze", optional=False),
     "Squeeze": _axes_op("Squeeze", optional=True),
-    "BroadcastTo": _with_shape_attr("Expand", _shape_load),
+    "BroadcastTo": _with_shape_attr("Expand", _expand_load),
     "Transpose": Rule("Transpose", _transpose, _transpose_load),
     "ConcatV2": Rule("Concat", _concat, _concat_load),
     "SplitPart": Rule("Shape + Gather + Slice", _split_part),
