@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any, Iterable, NoReturn
+from typing import Any, Iterable, NamedTuple, NoReturn
 
 import numpy as np
 import onnx
@@ -169,15 +169,31 @@ def attribute_value(a: AttributeProto) -> Any:
                      f"is not read by the importer")
 
 
+class _Schema(NamedTuple):
+    """What the checks read of an ONNX op's schema, as plain Python values."""
+    since: int                                   # the opset that defined this version
+    inputs: tuple[int, int]                      # (min, max) count
+    outputs: tuple[int, int]
+    params: tuple[tuple[str, bool], ...]         # formal inputs: (name, optional)
+    attributes: dict[str, tuple[int, str, bool]]  # name -> (AttributeProto type, its name, required)
+    deprecated: bool
+
+
 @functools.lru_cache(maxsize=None)
-def _schema(op_type: str, opset: int) -> defs.OpSchema | None:
-    """The ONNX schema of an importable op at ``opset`` (None before the op existed); cached,
-    as ``get_schema`` can take milliseconds (MatMul's: 9 ms).  The keys are bounded: importable
-    op types times opsets."""
+def _schema(op_type: str, opset: int) -> _Schema | None:
+    """The ONNX schema of an importable op at ``opset`` (None before the op existed).  Cached,
+    and read once into Python values: ``get_schema`` can take milliseconds (MatMul's: 9 ms) and
+    each of its properties builds new objects.  The keys are bounded: importable op types
+    times opsets."""
     try:
-        return defs.get_schema(op_type, opset, "")
+        s = defs.get_schema(op_type, opset, "")
     except defs.SchemaError:
         return None
+    optional = defs.OpSchema.FormalParameterOption.Optional
+    return _Schema(s.since_version, (s.min_input, s.max_input), (s.min_output, s.max_output),
+                   tuple((p.name, p.option == optional) for p in s.inputs),
+                   {n: (a.type.value, a.type.name, a.required) for n, a in s.attributes.items()},
+                   s.deprecated)
 
 
 # Attributes whose INT value names an element type (checked against DTYPES).
@@ -358,7 +374,10 @@ class _Checker:
     def node(self, node: onnx.NodeProto, k: int, defined: set[str], later: set[str], depth: int,
              where: str) -> None:
         op_type = self.name(node.op_type, f"node {k} of {where}: its op type")
-        outs = [self.name(o, f"output of a {op_type} node in {where}") for o in node.output]
+        outs = list(node.output)
+        for o in outs:
+            if type(o) is not str or not o:     # (the message is made only when needed)
+                self.name(o, f"output of a {op_type} node in {where}")
         label = self.name(node.name, "a node name", empty=True) or (outs[0] if outs else f"#{k}")
         node_at = f"node '{label}' in {where}"
         at = f"node '{label}' ({op_type}) in {where}"
@@ -379,21 +398,19 @@ class _Checker:
         if schema.deprecated:
             self.fail(f"ONNX op {op_type} is deprecated at opset {self.opset} ({node_at})")
         ins = list(node.input)
-        if not schema.min_input <= len(ins) <= schema.max_input:
-            self.fail(f"Node({label}) with schema(::{op_type}:{schema.since_version}) has input "
-                      f"size {len(ins)} not in range [min={schema.min_input}, "
-                      f"max={schema.max_input}] ({where})")
-        if not schema.min_output <= len(outs) <= schema.max_output:
-            self.fail(f"Node({label}) with schema(::{op_type}:{schema.since_version}) has output "
-                      f"size {len(outs)} not in range [min={schema.min_output}, "
-                      f"max={schema.max_output}] ({where})")
-        formal = schema.inputs
+        for what, have, (low, high) in (("input", len(ins), schema.inputs),
+                                        ("output", len(outs), schema.outputs)):
+            if not low <= have <= high:
+                self.fail(f"Node({label}) with schema(::{op_type}:{schema.since}) has {what} "
+                          f"size {have} not in range [min={low}, max={high}] ({where})")
+        formal = schema.params
         for i, name in enumerate(ins):
-            name = self.name(name, f"input {i} of {at}", empty=True)
+            if type(name) is not str:
+                self.name(name, f"input {i} of {at}")
             if not name:
-                param = formal[min(i, len(formal) - 1)]
-                if param.option != defs.OpSchema.FormalParameterOption.Optional:
-                    self.fail(f"input {i} ('{param.name}') of {at} is required but left empty")
+                param, optional = formal[min(i, len(formal) - 1)]
+                if not optional:
+                    self.fail(f"input {i} ('{param}') of {at} is required but left empty")
             elif name not in defined:
                 if name in later:
                     self.fail(f"Nodes in a graph must be topologically sorted, however input "
@@ -416,9 +433,9 @@ class _Checker:
             if a.ref_attr_name:
                 self.fail(f"attribute '{name}' of {at} refers to a function's attribute "
                           f"('{a.ref_attr_name}'): only functions may")
-            if a.type != spec.type.value:
+            if a.type != spec[0]:
                 self.fail(f"Mismatched attribute type in '{label} : {name}'. Expected: "
-                          f"'{spec.type.name}', actual: '{_attr_type_name(a.type)}' ({at})")
+                          f"'{spec[1]}', actual: '{_attr_type_name(a.type)}' ({at})")
             if (op_type, name) in _DTYPE_ATTRS:
                 self.elem_type(a.i, f"attribute '{name}' of {at}")
             if op_type == "Constant" and name not in _CONSTANT_FORMS:
@@ -426,7 +443,7 @@ class _Checker:
                           f"tensors in staticgraph)")
             if a.type == AttributeProto.TENSOR:
                 self.tensor(a.t, f"attribute '{name}' of {at}")
-        missing = [n for n, spec in schema.attributes.items() if spec.required and n not in seen]
+        missing = [n for n, spec in schema.attributes.items() if spec[2] and n not in seen]
         if missing:
             self.fail(f"Required attribute '{missing[0]}' is missing ({at})")
         if op_type == "Constant" and len(seen) != 1:
