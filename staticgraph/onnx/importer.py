@@ -30,9 +30,9 @@ proportional to the file's size (tensors: their declared size, matched to the
 bytes the file holds for them).
 
 What it cannot promise: that a model it accepts runs quickly or in little memory
-(a ``Loop`` may run for long; an ``Expand`` may ask for a large result: a run
-raises ``ResourceExhaustedError`` when it cannot fit), nor that run-time values
-fit (``InvalidArgumentError``, as for any graph).
+-- a ``Loop`` may run for long, an ``Expand`` may ask for a large result (refused
+while building only when larger than this machine's memory) -- nor that run-time
+values fit (the Session raises ``InvalidArgumentError``, as for any graph).
 
 >>> imported = import_graph("mlp.onnx")                       # doctest: +SKIP
 >>> with tf.Session(graph=imported.graph) as s:               # doctest: +SKIP
