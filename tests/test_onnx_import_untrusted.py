@@ -569,7 +569,8 @@ def test_a_model_proto_and_a_file_object_are_named_so(tmp_path):
         sgo.import_graph(_model([], [], []))
     path = tmp_path / "e.onnx"
     path.write_bytes(b"")
-    with open(path, "rb") as f, pytest.raises(sgo.ModelImportError, match=f"^{re.escape(str(path))}: No graph"):
+    named = f"^{re.escape(str(path))}: No graph"
+    with open(path, "rb") as f, pytest.raises(sgo.ModelImportError, match=named):
         sgo.import_graph(f)
     with pytest.raises(FileNotFoundError):
         sgo.import_graph(tmp_path / "missing.onnx")
