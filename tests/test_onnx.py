@@ -325,8 +325,9 @@ def test_import_unknown_op_names_it():
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])]),
         opset_imports=[helper.make_opsetid("", 18)])
-    with pytest.raises(NotImplementedError, match="ONNX op Hardmax \\(node the_hardmax\\) has no "
-                                                  "staticgraph counterpart"):
+    with pytest.raises(sgo.ModelImportError, match=r"^<ModelProto>: ONNX op Hardmax \(node "
+                                                   r"'the_hardmax' in the graph\) has no "
+                                                   r"staticgraph counterpart to import$"):
         sgo.import_graph(model)
 
 

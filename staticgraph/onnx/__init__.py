@@ -8,6 +8,7 @@ Needs the ``[onnx]`` extra (``onnx``, and ``onnxruntime`` to run the models).
 from .export import DEFAULT_OPSET, ExportError, export, to_model
 from .importer import import_graph
 from .rules import RULES, coverage, coverage_markdown
+from .validate import ModelImportError
 
 __all__ = ["export", "to_model", "import_graph", "RULES", "coverage", "coverage_markdown",
-           "DEFAULT_OPSET", "ExportError"]
+           "DEFAULT_OPSET", "ExportError", "ModelImportError"]

@@ -3,14 +3,36 @@
 ::
 
     import_graph("model.onnx")
-      graph inputs  -> placeholders (named as in the model, ":0" dropped)
-      initializers  -> Const nodes
-      each node     -> registry ops, by reading ``rules.RULES`` backwards (a rule with a
-                       ``load``), plus the few ONNX-only forms below (Constant, Cast,
-                       Gemm); Loop -> while_loop, If -> cond (sub-graphs become regions)
+      1. read the file's bytes and parse them (nothing else is read: no external data)
+      2. validate.check_model: every field the importer reads, before anything is built
+      3. build, in a new graph:
+         graph inputs  -> placeholders (named as in the model, ":0" dropped, characters TF
+                          does not allow in an op name as "_")
+         initializers  -> Const nodes
+         each node     -> registry ops, by reading ``rules.RULES`` backwards (a rule with a
+                          ``load``), plus the few ONNX-only forms below (Constant, Cast,
+                          Gemm); Loop -> while_loop, If -> cond (sub-graphs become regions)
+      4. given a ``graph`` to import into: build again, there.  Graph has no undo, so a
+         model is first built where a failure costs nothing; the same build cannot then fail
+         half-way into ``graph`` (a finalized one is refused before step 1)
 
-A node with no way back raises ``NotImplementedError`` naming its op type and
-the node.
+What it promises, for a file from anyone: a model it refuses raises
+:class:`ModelImportError` (a ``ValueError``, as TF's ``import_graph_def`` raises for a
+bad GraphDef), the message starting with the file's name and saying what is wrong
+and where -- a damaged or truncated file, a dangling or duplicate name, an op that
+is not ONNX or has no staticgraph counterpart, a wrong attribute, a tensor whose
+data does not fill its declared shape (refused before allocating it) -- see
+:mod:`.validate` for the full list.  A file that cannot be opened raises
+``OSError`` as ``open`` does.  Nothing from the file is executed or becomes source
+text: names reach the graph only through :func:`_op_name` (TF's op-name
+characters), attribute values only as ints, floats and dtypes.  Memory is
+proportional to the file's size (tensors: their declared size, matched to the
+bytes the file holds for them).
+
+What it cannot promise: that a model it accepts runs quickly or in little memory
+-- a ``Loop`` may run for long, an ``Expand`` may ask for a large result (refused
+while building only when larger than this machine's memory) -- nor that run-time
+values fit (the Session raises ``InvalidArgumentError``, as for any graph).
 
 >>> imported = import_graph("mlp.onnx")                       # doctest: +SKIP
 >>> with tf.Session(graph=imported.graph) as s:               # doctest: +SKIP
@@ -18,22 +40,27 @@ the node.
 """
 from __future__ import annotations
 
+import os
 import re
+from collections import ChainMap
 from typing import Any, NamedTuple
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from google.protobuf.message import DecodeError
 
 from common import REGISTRY
 
 from ..build import apply, constant
 from ..control_flow import cond, while_loop
+from ..errors import ResourceExhaustedError
 from ..graph import Graph, Tensor
 from ..sources import placeholder
+from .export import MIN_OPSET
 from .rules import RULES
+from .validate import DTYPES, ModelImportError, attribute_value, check_model, tensor_array
 
-__all__ = ["import_graph", "ImportedGraph"]
+__all__ = ["import_graph", "ImportedGraph", "ModelImportError"]
 
 
 class ImportedGraph(NamedTuple):
@@ -51,9 +78,23 @@ def _loaders() -> dict:
     return table
 
 
-def _op_name(name: str) -> str:
+ONNX_ONLY = ("Constant", "Cast", "Gemm", "Loop", "If")
+"""ONNX op types the importer builds itself (no registry op reads back as them)."""
+
+
+def importable() -> frozenset:
+    """Every ONNX op type ``import_graph`` can build."""
+    return frozenset(_loaders()) | frozenset(ONNX_ONLY)
+
+
+def _op_name(name: str, default: str) -> str:
+    """An ONNX name as a TF op name (``[A-Za-z0-9.][A-Za-z0-9_./-]*``): ``:0`` dropped, other
+    characters as ``_``, empty path segments dropped -- a trailing ``/`` would make
+    ``create_op`` take the name as an exact scope, bypassing uniqueness."""
     name = re.sub(r":\d+$", "", name)
-    return re.sub(r"[^A-Za-z0-9_./-]", "_", name).lstrip("/_.-") or "input"
+    name = re.sub(r"[^A-Za-z0-9_./-]", "_", name)
+    name = "/".join(part for part in name.split("/") if part)
+    return name.lstrip("/_.-") or default
 
 
 def _shape(value_info) -> tuple | None:
@@ -63,45 +104,54 @@ def _shape(value_info) -> tuple | None:
     return tuple(d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim)
 
 
-def _np_dtype(elem_type: int) -> np.dtype:
-    return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+_BUILD_ERRORS = (ValueError, TypeError, ResourceExhaustedError)
+"""What building a node raises for values it cannot take (shape rules, loaders' checks)."""
 
 
 class _Importer:
-    def __init__(self):
+    """Builds a checked model's nodes into the default graph; ``source`` names the file."""
+
+    def __init__(self, source: str):
+        self.source = source
         self.loaders = _loaders()
 
     def nodes(self, nodes, env: dict) -> None:
         """Add each node's ops; ``env`` maps ONNX names to tensors or constant arrays."""
         for node in nodes:
-            attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-            ins = [env[n] if n else None for n in node.input]
-            outs = self.node(node, ins, attrs, env)
-            for name, value in zip(node.output, outs):
+            try:
+                attrs = {a.name: attribute_value(a) for a in node.attribute}
+                ins = [env[n] if n else None for n in node.input]
+                outs = self.node(node, ins, attrs, env)
+            except ModelImportError:
+                raise
+            except _BUILD_ERRORS as e:
+                label = node.name or node.output[0]
+                raise ModelImportError(f"{self.source}: node '{label}' ({node.op_type}): "
+                                       f"{e}") from e
+            for name, value in zip(node.output, outs, strict=True):
                 env[name] = value
 
     def node(self, node, ins: list, attrs: dict, env: dict) -> list:
         kind = node.op_type
         if kind == "Constant":
-            return [numpy_helper.to_array(attrs["value"])]
+            return [_constant_value(attrs)]
         if kind == "Cast":
-            return [apply(REGISTRY["Cast"], ins, {"dtype": _np_dtype(attrs["to"])})]
+            return [apply(REGISTRY["Cast"], ins, {"dtype": DTYPES[attrs["to"]].np})]
         if kind == "Gemm":
             return [self.gemm(ins, attrs)]
         if kind == "Loop":
             return self.loop(node, ins, attrs, env)
         if kind == "If":
             return self.if_(ins, attrs, env)
-        loader = self.loaders.get(kind)
-        if loader is None:
-            raise NotImplementedError(f"ONNX op {kind} (node {node.name or node.output[0]}) has no "
-                                      f"staticgraph counterpart to import")
-        op_def, load = loader
+        op_def, load = self.loaders[kind]
         return [load(node, ins, op_def, attrs)]
 
     def gemm(self, ins: list, attrs: dict) -> Tensor:
         """``alpha * A' @ B' + beta * C`` with registry ops (``'`` = transposed if asked)."""
         a, b = ins[0], ins[1]
+        for name, x in (("A", a), ("B", b)):
+            if x.ndim not in (2, None):      # MatMul would batch or dot what Gemm refuses
+                raise ValueError(f"Gemm's {name} must have rank 2, not {x.ndim}")
         if attrs.get("transA"):
             a = apply(REGISTRY["Transpose"], [a], {"perm": (1, 0)})
         if attrs.get("transB"):
@@ -115,21 +165,19 @@ class _Importer:
         return y
 
     def subgraph(self, graph, env: dict, args: list) -> list:
-        """The sub-graph's outputs, its inputs bound to ``args`` (outer names stay visible)."""
-        inner = dict(env)
-        for vi, a in zip(graph.input, args):
+        """The sub-graph's outputs, its inputs bound to ``args`` (outer names stay visible: a
+        chain over ``env``, not a copy of it)."""
+        inner = ChainMap({}, env)
+        for vi, a in zip(graph.input, args, strict=True):
             inner[vi.name] = a
         for init in graph.initializer:
-            inner[init.name] = numpy_helper.to_array(init)
+            inner[init.name] = tensor_array(init)
         self.nodes(graph.node, inner)
         return [inner[o.name] for o in graph.output]
 
     def loop(self, node, ins: list, attrs: dict, env: dict) -> list:
         """ONNX ``Loop`` as ``while_loop`` over ``(i, cond, *vars)``: the body returns the next cond."""
         body = attrs["body"]
-        n_vars = len(ins) - 2
-        if len(body.output) != n_vars + 1:
-            raise NotImplementedError(f"ONNX Loop {node.name}: scan outputs are not imported")
         m, first = ins[0], ins[1]
         first = constant(True) if first is None else _scalar(first)
         start = [constant(np.int64(0)), first, *ins[2:]]
@@ -142,7 +190,7 @@ class _Importer:
         def step(i, c, *vs):
             nxt, *outs = self.subgraph(body, env, [i, c, *vs])
             return [apply(REGISTRY["Add"], [i, np.int64(1)], {}), _scalar(nxt), *outs]
-        return list(while_loop(keep_going, step, start, name=_op_name(node.name or "while")))[2:]
+        return list(while_loop(keep_going, step, start, name=_op_name(node.name, "while")))[2:]
 
     def if_(self, ins: list, attrs: dict, env: dict) -> list:
         out = cond(_scalar(ins[0]), lambda: self.subgraph(attrs["then_branch"], env, []),
@@ -150,36 +198,78 @@ class _Importer:
         return list(out)
 
 
+def _constant_value(attrs: dict) -> np.ndarray:
+    """A Constant node's value, from whichever of its forms is given (``check_model``: one)."""
+    (form, value), = attrs.items()
+    if form == "value":
+        return tensor_array(value)
+    return np.array(value, np.float32 if form.startswith("value_float") else np.int64)
+
+
 def _scalar(t: Any) -> Any:
     """A one-element condition as a scalar (ONNX allows shape [1] where cond needs ())."""
     if isinstance(t, np.ndarray):
+        if t.size != 1:
+            raise ValueError(f"a condition or trip count must hold one value, not shape {list(t.shape)}")
         return constant(t.reshape(()))
     if t.ndim not in (0, None):
         return apply(REGISTRY["Reshape"], [t], {"shape": ()})
     return t
 
 
-def import_graph(path: Any, graph: Graph | None = None) -> ImportedGraph:
-    """A staticgraph Graph computing the ONNX model at ``path`` (a file or a ``ModelProto``).
+def _read(source: Any) -> tuple[str, onnx.ModelProto]:
+    """(the name for messages, the parsed model) of a path, a binary file or a ``ModelProto``."""
+    if isinstance(source, onnx.ModelProto):
+        return "<ModelProto>", source
+    if hasattr(source, "read"):
+        name, data = str(getattr(source, "name", "<file>")), source.read()
+    else:
+        name = os.fspath(source)
+        with open(name, "rb") as f:
+            data = f.read()
+    if not isinstance(data, bytes):
+        raise TypeError(f"{name}: an ONNX model is binary; read {type(data).__name__}")
+    try:
+        return name, onnx.ModelProto.FromString(data)
+    except DecodeError as e:
+        raise ModelImportError(f"{name}: Protobuf parsing failed: not an ONNX model, or a "
+                               f"damaged one ({e})") from None
 
-    Returns ``ImportedGraph(graph, inputs, outputs)``: placeholders and result
-    tensors keyed by the model's input and output names.
-    """
-    model = path if isinstance(path, onnx.ModelProto) else onnx.load(str(path))
-    graph = Graph() if graph is None else graph
+
+def _build(model: onnx.ModelProto, source: str, graph: Graph) -> ImportedGraph:
+    """Add the checked ``model``'s ops to ``graph``."""
     env: dict = {}
     with graph.as_default():
         for init in model.graph.initializer:
-            env[init.name] = numpy_helper.to_array(init)
+            env[init.name] = tensor_array(init)
         inputs = {}
         for vi in model.graph.input:
             if vi.name in env:
                 continue
-            inputs[vi.name] = env[vi.name] = placeholder(
-                _np_dtype(vi.type.tensor_type.elem_type), _shape(vi), name=_op_name(vi.name))
-        _Importer().nodes(model.graph.node, env)
+            dtype = DTYPES[vi.type.tensor_type.elem_type].np
+            inputs[vi.name] = env[vi.name] = placeholder(dtype, _shape(vi),
+                                                         name=_op_name(vi.name, "input"))
+        _Importer(source).nodes(model.graph.node, env)
         outputs = {}
         for vi in model.graph.output:
             v = env[vi.name]
             outputs[vi.name] = constant(v) if isinstance(v, np.ndarray) else v
     return ImportedGraph(graph, inputs, outputs)
+
+
+def import_graph(path: Any, graph: Graph | None = None) -> ImportedGraph:
+    """A staticgraph Graph computing the ONNX model at ``path`` (a path, a binary file object or
+    a ``ModelProto``).
+
+    Returns ``ImportedGraph(graph, inputs, outputs)``: placeholders and result
+    tensors keyed by the model's input and output names.  ``graph``: add the
+    model's ops to this graph instead of a new one.  Raises
+    :class:`ModelImportError` for a model it cannot import (see the module's
+    docstring), leaving ``graph`` unchanged.
+    """
+    if graph is not None and graph.finalized:
+        raise RuntimeError("Graph is finalized and cannot be modified.")
+    source, model = _read(path)
+    check_model(model, source, importable(), (MIN_OPSET, onnx.defs.onnx_opset_version()))
+    built = _build(model, source, Graph())
+    return built if graph is None else _build(model, source, graph)

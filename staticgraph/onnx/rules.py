@@ -15,7 +15,10 @@ the reason in :data:`NOT_EXPORTABLE`, or "no rule yet".
 A rule's ``export(ctx, op, ins, out)`` writes nodes computing ``out`` (an ONNX
 value name) from ``ins`` (the names of ``op``'s inputs), through ``ctx`` (see
 ``export.Scope``).  ``load(node, ins, op_def, attrs)``, when given, is the way
-back for ``import_graph``: the staticgraph tensor for an ONNX ``node``.
+back for ``import_graph``: the staticgraph tensor for an ONNX ``node`` that
+``validate.check_model`` accepted (``ins``: tensors, numpy arrays for constants,
+None for an omitted optional input).  A load raises ``ValueError`` for what it
+cannot build (the importer reports it naming the file and the node).
 """
 from __future__ import annotations
 
@@ -52,7 +55,29 @@ def _cast_all(ctx, op, ins: list[str], dtype) -> list[str]:
 
 def _apply_load(node, ins, op_def, attrs):
     from ..build import apply
+    if not op_def.variadic and len(ins) != len(op_def.inputs):
+        raise ValueError(f"staticgraph's {op_def.name} takes {len(op_def.inputs)} inputs, "
+                         f"the node has {len(ins)}")
     return apply(op_def, ins, attrs)
+
+
+def _static_ints(node, ins, k: int, what: str) -> tuple[int, ...]:
+    """Input ``k`` of an ONNX ``node`` as ints.  staticgraph takes ``what`` (a shape, axes) as an
+    attribute, so the input must be a constant: an initializer or a Constant node's output."""
+    v = ins[k]
+    if not isinstance(v, np.ndarray):
+        raise ValueError(f"its {what} (input {k}, '{node.input[k]}') is computed at run time; "
+                         f"staticgraph takes {what} as an attribute, so the importer needs it "
+                         f"constant (an initializer or a Constant node)")
+    if v.dtype.kind not in "iu" or v.ndim > 1:
+        raise ValueError(f"its {what} (input {k}, '{node.input[k]}') must be a 1-D integer "
+                         f"tensor, not {v.dtype} of shape {list(v.shape)}")
+    return tuple(int(d) for d in v.reshape(-1))
+
+
+def _dims(x) -> tuple | None:
+    """The static shape of a load's input (a tensor, or a constant's array)."""
+    return x.shape if isinstance(x, np.ndarray) else x._shape
 
 
 def same(onnx_type: str, **fixed: Any) -> Rule:
@@ -157,11 +182,15 @@ def reduce(onnx_type: str) -> Rule:
                      axes=[axis] if isinstance(axis, int) else list(axis))
 
     def load(node, ins, op_def, attrs):
+        """Axes as an attribute (before opset 18, 13 for ReduceSum) or a constant input; none
+        reduces every axis, unless ``noop_with_empty_axes`` (then the input is the result)."""
         from ..build import apply
         axes = attrs.get("axes")
-        if len(ins) > 1:
-            axes = [int(a) for a in ins[1]]
-        axis = None if axes is None or len(axes) == 0 else tuple(axes)
+        if len(ins) > 1 and ins[1] is not None:
+            axes = _static_ints(node, ins, 1, "axes")
+        if not axes and attrs.get("noop_with_empty_axes"):
+            return apply(REGISTRY["Identity"], ins[:1], {})
+        axis = tuple(axes) if axes else None
         return apply(op_def, ins[:1], {"axis": axis, "keepdims": bool(attrs.get("keepdims", 1))})
     return Rule(onnx_type, export, load)
 
@@ -249,15 +278,45 @@ def _shape_fact(*onnx_types):
     return export
 
 
-def _with_shape_attr(onnx_type):
+def _with_shape_attr(onnx_type, load):
     def export(ctx, op, ins, out):
         ctx.node(onnx_type, [ins[0], ctx.const(np.array(op.attrs["shape"], np.int64), "shape")],
                  [out])
-
-    def load(node, ins, op_def, attrs):
-        from ..build import apply
-        return apply(op_def, ins[:1], {"shape": tuple(int(d) for d in ins[1])})
     return Rule(onnx_type, export, load)
+
+
+def _reshape_load(node, ins, op_def, attrs):
+    """ONNX's 0 in the shape copies the input's size there (unless ``allowzero``); staticgraph's
+    shape holds sizes, so the input's size must be known."""
+    from ..build import apply
+    shape = list(_static_ints(node, ins, 1, "shape"))
+    if not attrs.get("allowzero", 0):
+        have = _dims(ins[0])
+        for i, d in enumerate(shape):
+            if d == 0:
+                if have is None or i >= len(have) or have[i] is None:
+                    raise ValueError(f"its shape's 0 at position {i} copies the input's size "
+                                     f"there, which is not known statically")
+                shape[i] = have[i]
+    return apply(op_def, ins[:1], {"shape": tuple(shape)})
+
+
+def _expand_load(node, ins, op_def, attrs):
+    """ONNX's Expand broadcasts both ways (a 1 in ``shape`` keeps the input's size, a shorter
+    ``shape`` is padded with 1s): the result's shape, for staticgraph's BroadcastTo."""
+    from ..build import apply
+    shape, have = _static_ints(node, ins, 1, "shape"), _dims(ins[0])
+    if any(d < 0 for d in shape):
+        raise ValueError(f"its shape {list(shape)} has a negative size")
+    if have is None:
+        raise ValueError("Expand needs its input's rank known statically")
+    n = max(len(have), len(shape))
+    out = []
+    for x, y in zip((1,) * (n - len(have)) + tuple(have), (1,) * (n - len(shape)) + shape):
+        if y == 1 and x is None:
+            raise ValueError("Expand keeps an input size that is not known statically")
+        out.append(x if y == 1 else y)
+    return apply(op_def, ins[:1], {"shape": tuple(out)})
 
 
 def _axes_op(onnx_type, optional: bool):
@@ -270,7 +329,9 @@ def _axes_op(onnx_type, optional: bool):
 
     def load(node, ins, op_def, attrs):
         from ..build import apply
-        axes = [int(a) for a in ins[1]] if len(ins) > 1 else attrs.get("axes")
+        axes = attrs.get("axes")      # before opset 13: an attribute
+        if len(ins) > 1 and ins[1] is not None:
+            axes = _static_ints(node, ins, 1, "axes")
         return apply(op_def, ins[:1], {"axis": None if axes is None else tuple(axes)})
     return Rule(onnx_type, export, load)
 
@@ -560,10 +621,10 @@ RULES: dict[str, Rule] = {
     "Rank": Rule("Shape + Size + Cast", _shape_fact("Shape", "Size")),
     "Pad": Rule("Pad", _pad),
     "MirrorPad": Rule("Pad (reflect, edge)", _pad),
-    "Reshape": _with_shape_attr("Reshape"),
+    "Reshape": _with_shape_attr("Reshape", _reshape_load),
     "ExpandDims": _axes_op("Unsqueeze", optional=False),
     "Squeeze": _axes_op("Squeeze", optional=True),
-    "BroadcastTo": _with_shape_attr("Expand"),
+    "BroadcastTo": _with_shape_attr("Expand", _expand_load),
     "Transpose": Rule("Transpose", _transpose, _transpose_load),
     "ConcatV2": Rule("Concat", _concat, _concat_load),
     "SplitPart": Rule("Shape + Gather + Slice", _split_part),
