@@ -365,3 +365,20 @@ def test_graph_file_fuzz(tmp_path):
         for kind in ("damaged", "crafted"):
             assert outcomes[(loader, kind, "DataLossError")] > 0
             assert outcomes[(loader, kind, "loaded")] > 0   # some cases load and are run
+
+
+def test_attributes_an_expression_writes_go_through_int(marker):
+    """GetItem and Transpose are written as Python expressions (``v0.transpose((1, 0))[1]``)
+    over their attributes: a crafted attribute is refused by ``int()`` while the plan is
+    compiled, and nothing of it runs."""
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    y = tf.transpose(x)[1]
+    doc = json.loads(tf.to_json(tf.get_default_graph()))
+    payload = f"0]\n    open({marker!r}, 'w').close()\n    #"
+    for op in doc["ops"]:
+        if op["kind"] == "GetItem":
+            op["attrs"]["key"] = {"__tuple__": [payload]}
+    g = tf.from_json(json.dumps(doc))
+    with tf.Session(graph=g) as s:
+        with pytest.raises(ValueError, match="invalid literal for int"):
+            s.run(y.name, {"x:0": np.ones((4, 3))})
