@@ -172,7 +172,7 @@ def _scoped_call(call: Callable, graph) -> Callable:
             name = name if key is None else f"{name}[{key}]"
         stack.append(module)
         try:
-            with graph.name_scope(name):
+            with graph.name_scope(name, check=False):   # PyTorch's spelling, not TF's pattern
                 return call(module, *args, **kwargs)
         finally:
             stack.pop()

@@ -22,6 +22,7 @@ The modules, in the order data flows through them::
     compiler/            prune, order (with read/write hazards), passes, liveness, emit
     session              Session.run: compile once per signature, then run generated code
     train, saver         optimizers; checkpoints and the graph as JSON (serialize)
+    graph_schema         what a loaded JSON graph must hold, checked before it is built
     metrics,             tf.metrics on local variables; ExponentialMovingAverage;
     moving_averages,     tf.keras.regularizers (the only part of Keras here)
     keras

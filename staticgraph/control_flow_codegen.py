@@ -28,7 +28,7 @@ import numpy as np
 
 from common import ShapeRef
 
-from .compiler.emit import Emitter
+from .compiler.emit import Emitter, comment
 from .compiler.spell import spelled_step
 from .compiler.passes.carry import CarriedWrites
 from .compiler.plan import Plan
@@ -103,12 +103,12 @@ class Source:
                 # a variable read: the store lookup itself; the kernel only for its error
                 h, runs = args[0], (step.op, args)
                 self.emitter.line(f"{pad}try:")
-                self.emitter.line(f"{pad}    {target}{h}.store[{h}.name]  # {step.op.type} "
-                                  f"'{step.op.name}'", step=runs)
+                self.emitter.line(f"{pad}    {target}{h}.store[{h}.name]  "
+                                  f"{comment(step.op, site=False)}", step=runs)
                 self.emitter.line(f"{pad}except (KeyError, AttributeError):")
                 self.emitter.line(f"{pad}    {target}{call}", step=runs)
                 continue
-            self.emitter.line(f"{pad}{target}{call}  # {step.op.type} '{step.op.name}'{note}",
+            self.emitter.line(f"{pad}{target}{call}  {comment(step.op, note, site=False)}",
                               step=(step.op, args))
         return [names[s] for s in plan.fetches]
 

@@ -130,7 +130,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
             # ``with graph.name_scope(op.name + "_grad"), _colocated(...)``, inlined: the two
             # context managers cost ~20% of gradients() on a long chain (measured)
             outer = graph._name_stack
-            graph._name_stack = graph.unique_name(op.name + "_grad")
+            graph._name_stack = graph.unique_name(op.name + "_grad", check=False)  # a node's name
             try:
                 if colocate_gradients_with_ops:
                     with graph.colocate_with(op):

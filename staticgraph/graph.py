@@ -33,7 +33,7 @@ from .shape import TensorShape
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "name_scope", "control_dependencies", "device", "colocate_with", "creation_site",
-           "pinned_site", "tensor_of"]
+           "pinned_site", "tensor_of", "check_name"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (__file__, os.path.join(os.path.dirname(__file__), "..", "common", "x")))
@@ -46,6 +46,29 @@ _DType = _dtypes.DType           # (looking a DType up among numpy dtypes is slo
 
 
 _pinned = threading.local()   # .site: the site every node made now gets (see pinned_site)
+
+VALID_OP_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*")
+"""TF's pattern for a node's full name (and a name given at the top, outside any scope)."""
+VALID_SCOPE_NAME = re.compile(r"[A-Za-z0-9_.\\/>-]*")
+"""TF's pattern for a name given inside a name scope (may start with ``_``, ``-``, ``/``)."""
+
+
+def check_name(name: str, nested: bool) -> None:
+    """Refuse a name TF refuses, with TF's words: the root pattern at the top of the graph,
+    the scope pattern inside a name scope (``nested``).
+
+    Names end up in error messages, exports and -- through ``repr()`` -- in generated source,
+    so each is checked where a program gives it (``name=``, ``name_scope``, scopes of
+    variables).  The whole name must match: TF's ``re.match(... $)`` also lets one trailing
+    newline through (``'a\\n'``), which is refused here.
+    """
+    if nested:
+        if not VALID_SCOPE_NAME.fullmatch(name):
+            raise ValueError(f"'{name}' is not a valid scope name. A scope name has to match the "
+                             f"following pattern: ^{VALID_SCOPE_NAME.pattern}$")
+    elif not VALID_OP_NAME.fullmatch(name):
+        raise ValueError(f"'{name}' is not a valid root scope name. A root scope name has to "
+                         f"match the following pattern: ^{VALID_OP_NAME.pattern}$")
 
 
 def creation_site() -> str:
@@ -234,6 +257,7 @@ class Graph:
         self._ops: list[Operation] = []
         self._by_name: dict[str, Operation] = {}
         self._names_in_use: dict[str, int] = {}
+        self._checked_names: tuple[set, set] = (set(), set())   # passed check_name (top, nested)
         self._name_stack = ""
         self._control_stack: list[tuple[list[Operation], set[Operation]]] = []  # (deps, made inside)
         self._device_stack: list = []
@@ -267,6 +291,7 @@ class Graph:
             if any(d.graph is not self for d in deps):
                 deps = self.capture_control(deps)
         if name and name[-1] == "/":   # TF: a scope name, used exactly
+            check_name(name, bool(self._name_stack))
             name = name[:-1]
         elif not exact_name:
             name = self.unique_name(name or type_)
@@ -314,8 +339,19 @@ class Graph:
         """
         self.version += 1
 
-    def unique_name(self, name: str, mark_as_used: bool = True) -> str:
-        """TF's rule: prefix the scope; add ``_1``, ``_2``... ignoring case."""
+    def unique_name(self, name: str, mark_as_used: bool = True, check: bool = True) -> str:
+        """TF's rule: prefix the scope; add ``_1``, ``_2``... ignoring case.
+
+        ``name`` is checked as TF's ``name_scope(name)`` checks it (:func:`check_name`): every
+        name a builder takes passes here, as in TF every op's ``name`` opens such a scope.
+        ``check=False``: a name the engine spells as another framework does (see ``name_scope``).
+        """
+        if check:
+            nested = bool(self._name_stack)
+            checked = self._checked_names[nested]   # a set lookup: most names recur ("mul")
+            if name not in checked:
+                check_name(name, nested)
+                checked.add(name)
         if self._name_stack:
             name = f"{self._name_stack}/{name}"
         names = self._names_in_use
@@ -333,13 +369,15 @@ class Graph:
             name = f"{name}_{i}"
         return name
 
-    def name_scope(self, name: str | None) -> "_NameScope":
+    def name_scope(self, name: str | None, check: bool = True) -> "_NameScope":
         """Nest op names under ``name/``; a name ending in ``/`` re-enters a scope exactly.
 
         ``with graph.name_scope("layer") as scope:`` -- ``scope`` is ``"layer/"`` (made unique
         when entered).  A small class, not a generator: gradients() enters one per node.
+        ``name`` must be one TF accepts (:func:`check_name`); ``check=False`` is for the engine's
+        bridge from PyTorch, whose traced scopes are PyTorch's ``Linear[0]``.
         """
-        return _NameScope(self, name)
+        return _NameScope(self, name, check)
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs) -> Iterator[None]:
@@ -478,10 +516,10 @@ class Graph:
 class _NameScope:
     """The context manager :meth:`Graph.name_scope` returns (the name is taken on entry)."""
 
-    __slots__ = ("graph", "name", "old")
+    __slots__ = ("graph", "name", "check", "old")
 
-    def __init__(self, graph: Graph, name: str | None):
-        self.graph, self.name = graph, name
+    def __init__(self, graph: Graph, name: str | None, check: bool = True):
+        self.graph, self.name, self.check = graph, name, check
 
     def __enter__(self) -> str:
         graph, name = self.graph, self.name
@@ -489,9 +527,11 @@ class _NameScope:
         if not name:
             new = ""
         elif name.endswith("/"):
+            if self.check:
+                check_name(name, bool(graph._name_stack))
             new = name[:-1]
         else:
-            new = graph.unique_name(name)
+            new = graph.unique_name(name, check=self.check)
         graph._name_stack = new
         return (new + "/") if new else ""
 
@@ -539,9 +579,10 @@ class SubGraph(Graph):
             saved, self._name_stack = self._name_stack, ""
             try:   # outside any control_dependencies block (TF's capture): no waits, and an op
                 with self.control_dependencies(None):   # using it still gets the block's deps
+                    name = "capture_" + tensor.op.name.replace("/", "_")   # a node's: no check
                     op = self.create_op("Placeholder", (), {"dtype": tensor.dtype, "shape": tensor._shape},
                                         [(tensor._shape, tensor.dtype)],
-                                        name="capture_" + tensor.op.name.replace("/", "_"))
+                                        name=self.unique_name(name, check=False), exact_name=True)
             finally:
                 self._name_stack = saved
             inner = self.captures[tensor] = op.outputs[0]

@@ -162,26 +162,36 @@ class Saver:
                              "the Saver in the graph the Session runs.")
 
 
-def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_) -> Saver:
+def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_) -> Saver | None:
     """Rebuild a saved graph (a ``.meta`` file written by :meth:`Saver.save`) in the default graph.
 
-    Returns a Saver for its variables; ``clear_devices=True`` drops the ops' devices.
+    Returns a Saver for its variables (None for a graph without variables, as TF);
+    ``clear_devices=True`` drops the ops' devices.
     The default graph must be empty
     (``tf.reset_default_graph()`` or ``with tf.Graph().as_default():``), since
     names are restored exactly.
+
+    A file that is not a whole, valid graph (damaged, truncated, not a meta graph, written
+    by hand) raises ``tf.errors.DataLossError`` ("Cannot parse file <path>: ...", TF's words
+    for a meta graph it cannot parse, naming the node and field), and the default graph
+    stays as it was; a missing file raises ``FileNotFoundError`` (TF: ``OSError``), with
+    TF's sentence.  Every field is checked before anything is built (see ``from_json``).
     """
     graph = get_default_graph()
     if graph._ops:
         raise ValueError("import_meta_graph restores op names exactly, so it needs an empty "
                          "default graph: call tf.reset_default_graph() or build inside "
                          "`with tf.Graph().as_default():` first.")
-    with open(meta_graph_or_file, encoding="utf-8") as f:
-        text = f.read()
-    from_json(text, graph)
+    try:
+        with open(meta_graph_or_file, "rb") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"File does not exist. Received: {meta_graph_or_file}.") from None
+    from_json(text, graph, source=f"file {meta_graph_or_file}")
     if clear_devices:                       # TF: forget where the saved graph asked to run
         for op in graph._ops:
             op._device = ""
-    return Saver()
+    return Saver() if global_variables() else None
 
 
 # --- the checkpoint directory's state file (TF's ``checkpoint``) and reading checkpoints ---------

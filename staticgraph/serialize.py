@@ -22,8 +22,9 @@ iterator's dataset is its chain of dataset ops (``{"__dataset__": {"op": "BatchD
 """
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -36,13 +37,13 @@ from .control_flow_grad import GradProgram
 from .data.dataset import Dataset
 from .data.graph_form import describe, rebuild
 from .dtypes import DType
+from .errors import DataLossError
 from .graph import Graph, Operation, SubGraph, Tensor
+from .graph_schema import FORMAT, check, parse
 from .variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable
 
 if TYPE_CHECKING:
     import networkx as nx
-
-FORMAT = "staticgraph/2"
 
 __all__ = ["to_networkx", "to_json", "from_json"]
 
@@ -232,18 +233,31 @@ def _load_collections(table: dict, graph: Graph) -> None:
             graph.add_to_collection(key, find[kind](name))
 
 
+class _NodeFailed(Exception):
+    """Building a checked node failed; the message names it (the innermost one, in a body)."""
+
+
 def _load_ops(ops: list[dict], graph: Graph) -> None:
     for d in ops:
-        for k in range(d["name"].count("/") + 1):  # reserve the name and its scopes
-            graph._names_in_use.setdefault("/".join(d["name"].split("/")[:k + 1]).lower(), 1)
-        kind = d.get("kind", d["type"])
-        graph.create_op(kind, [graph.get_tensor_by_name(n) for n in d["inputs"]],
-                        {k: _dec(v, graph) for k, v in d["attrs"].items()},
-                        [(None if o["shape"] is None else tuple(o["shape"]), _dtype(o["dtype"]))
-                         for o in d["outputs"]],
-                        name=d["name"], op_def=REGISTRY.get(kind), tf_type=d["type"],
-                        control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
-                        site=d["site"], exact_name=True)._device = d.get("device", "")
+        try:
+            _load_op(d, graph)
+        except _NodeFailed:
+            raise
+        except Exception as e:
+            raise _NodeFailed(f"node {d['name']!r}: {type(e).__name__}: {e}") from e
+
+
+def _load_op(d: dict, graph: Graph) -> None:
+    for k in range(d["name"].count("/") + 1):  # reserve the name and its scopes
+        graph._names_in_use.setdefault("/".join(d["name"].split("/")[:k + 1]).lower(), 1)
+    kind = d.get("kind", d["type"])
+    graph.create_op(kind, [graph.get_tensor_by_name(n) for n in d["inputs"]],
+                    {k: _dec(v, graph) for k, v in d["attrs"].items()},
+                    [(None if o["shape"] is None else tuple(o["shape"]), _dtype(o["dtype"]))
+                     for o in d["outputs"]],
+                    name=d["name"], op_def=REGISTRY.get(kind), tf_type=d["type"],
+                    control_inputs=[graph.get_operation_by_name(c) for c in d["control"]],
+                    site=d["site"], exact_name=True)._device = d.get("device", "")
 
 
 def _load_grad_programs(table: dict, graph: Graph) -> None:
@@ -274,20 +288,61 @@ def _load_region(d: dict, outer: Graph) -> Region:
     return r
 
 
-def from_json(text: str, graph: Graph | None = None) -> Graph:
+def from_json(text: str | bytes, graph: Graph | None = None,
+              source: str = "the JSON graph") -> Graph:
     """A new Graph equal to the serialized one (names, attrs, shapes, bodies, variables).
 
     ``graph``: an empty Graph to rebuild into instead (``train.import_meta_graph``
     fills the default graph, as TF does).
+
+    The text may come from anyone: every field is checked before anything is built
+    (:mod:`.graph_schema`), and text that is not a whole, valid graph -- damaged, truncated,
+    written by hand -- raises ``tf.errors.DataLossError`` ("Cannot parse <source>: ...",
+    naming the node and field), TF's error for "a truncated file, a corrupted file, the
+    wrong data format".  Nothing is half-built: ``graph`` is then as it was.
+    ``source`` names where the text came from in that message (a file, a worker's graph).
     """
-    data = json.loads(text)
-    if data.get("format") != FORMAT:
-        raise ValueError(f"not a staticgraph JSON graph (format={data.get('format')!r}; this "
-                         f"version reads {FORMAT!r})")
-    graph = Graph() if graph is None else graph
-    _load_ops(data["ops"], graph)
-    _load_grad_programs(data["grad_programs"], graph)
-    for v in data["variables"]:
-        Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"], v["trainable"])
-    _load_collections(data.get("collections", {}), graph)
+    data = parse(text, source)
+    check(data, source)
+    if graph is None:
+        graph = Graph()
+    elif graph._ops:
+        raise ValueError("from_json restores op names exactly, so it needs an empty graph.")
+    with _all_or_nothing(graph, source):
+        _load_ops(data["ops"], graph)
+        _load_grad_programs(data["grad_programs"], graph)
+        for v in data["variables"]:
+            Variable.from_graph(graph, v["op"], v["init"], v["initial_value"], v["read"],
+                                v["trainable"])
+        _load_collections(data.get("collections", {}), graph)
     return graph
+
+
+@contextlib.contextmanager
+def _all_or_nothing(graph: Graph, source: str) -> Iterator[None]:
+    """Build into ``graph``; if anything fails, put back what it held and raise DataLossError.
+
+    The checks catch what a document can get wrong field by field; what only building shows
+    (a variable without its ``IsInitialized`` node, a gradient program naming a tensor its
+    body lacks) fails here, and leaves no half-built graph behind.
+    """
+    ops, by_name, used = list(graph._ops), dict(graph._by_name), dict(graph._names_in_use)
+    grads = dict(graph.grad_programs)
+    collections = {k: (v, list(v)) for k, v in graph._collections.items()}
+    try:
+        yield
+    except BaseException as e:
+        graph._ops[:] = ops
+        for table, saved in ((graph._by_name, by_name), (graph._names_in_use, used),
+                             (graph.grad_programs, grads)):
+            table.clear()
+            table.update(saved)
+        graph._collections.clear()
+        for key, (items, saved) in collections.items():
+            items[:] = saved
+            graph._collections[key] = items
+        graph.invalidate()
+        if not isinstance(e, Exception):    # KeyboardInterrupt: as it is, the graph put back
+            raise
+        problem = str(e) if isinstance(e, _NodeFailed) else f"{type(e).__name__}: {e}"
+        raise DataLossError(None, None, f"Cannot parse {source}: {problem}") from e

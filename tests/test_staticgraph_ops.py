@@ -171,7 +171,7 @@ def test_json_round_trip_gives_identical_outputs():
         assert [v.op.name for v in tf.trainable_variables()] == ["w"]
     np.testing.assert_array_equal(before[0], after[0])
     np.testing.assert_array_equal(before[1], after[1])
-    with pytest.raises(ValueError, match="not a staticgraph JSON graph"):
+    with pytest.raises(tf.errors.DataLossError, match="not a staticgraph JSON graph"):
         tf.from_json('{"format": "other"}')
 
 

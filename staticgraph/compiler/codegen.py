@@ -35,7 +35,7 @@ from typing import Callable
 
 import numpy as np
 
-from .emit import Emitter
+from .emit import Emitter, comment
 from .spell import spelled_step
 from .passes.liveness import Allocation
 from .plan import Plan
@@ -87,10 +87,10 @@ def _guard(i: int, conv) -> str:
     cond = [f"v{i}.__class__ is not _ndarray", f"v{i}.dtype is not d{i}"]
     shape = conv.shape
     if shape is not None and None not in shape:
-        cond.append(f"v{i}.shape != {tuple(shape)!r}")
+        cond.append(f"v{i}.shape != {tuple(int(d) for d in shape)!r}")
     elif shape is not None:
         cond.append(f"v{i}.ndim != {len(shape)}")
-        cond += [f"v{i}.shape[{k}] != {d}" for k, d in enumerate(shape) if d is not None]
+        cond += [f"v{i}.shape[{k}] != {int(d)}" for k, d in enumerate(shape) if d is not None]
     if shape is not None and len(shape) == 0:   # a numpy scalar of the dtype is a valid 0-d value
         return (f"    if {' or '.join(cond)}:\n        if v{i}.__class__ is not s{i}:\n"
                 f"            v{i} = g{i}(v{i})")
@@ -154,14 +154,13 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
         if handle is not None and target:
             em.bind(f"st{k}", handle.store)
             em.line("    try:")
-            em.line(f"        {target}st{k}[{handle.name!r}]  # {op.type} '{op.name}' "
-                    f"({op.site})", step=(op, args))
+            em.line(f"        {target}st{k}[{handle.name!r}]  {comment(op)}", step=(op, args))
             em.line("    except KeyError:")
             em.line(f"        {target}{f}({', '.join(args)})", step=(op, args))
             continue
         call = spelled_step(step, args) if call_args is args and target else None
-        add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  # {op.type} '{op.name}'"
-             f"{note} ({op.site})", (op, args)))
+        add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  {comment(op, note)}",
+             (op, args)))
         if k in dels:
             add((f"    del {', '.join(dels[k])}", None))
     copies = copies or [False] * len(fetch_ranks)

@@ -28,7 +28,7 @@ from common.shapes import fmt_shape
 from ..errors import InvalidArgumentError
 from ..graph import Operation
 
-__all__ = ["Emitter", "Emitted", "failure", "explain"]
+__all__ = ["Emitter", "Emitted", "failure", "explain", "comment"]
 
 _counter = itertools.count()
 
@@ -94,6 +94,21 @@ class Emitter:
         exec(compile(source, filename, "exec"), env)
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         return Emitted(env[name], source, filename, line_step, env)
+
+
+def comment(op: Operation, note: str = "", site: bool = True) -> str:
+    """The comment ending a node's generated line: ``# AddV2 'add' ('user.py:12')``.
+
+    Every string in it comes from the graph -- a name a program chose, a type and a creation
+    site read from a file -- and the line is compiled, so each is written through ``repr()``
+    (a type that is a plain ASCII identifier, as nearly all are, as it is): a newline in a
+    name ends the string literal it is in, never the comment.  ``note`` is the generator's
+    own text (`` [out=r0]``); ``site=False`` leaves the creation site out (loop kernels).
+    """
+    kind = op.type
+    if not (isinstance(kind, str) and kind.isascii() and kind.isidentifier()):
+        kind = repr(kind)
+    return f"# {kind} {op.name!r}{note} ({op.site!r})" if site else f"# {kind} {op.name!r}{note}"
 
 
 class _Fail:

@@ -7,6 +7,10 @@ control-flow kernels)::
 
     r1 = v0.T                  # Transpose 'transpose'
     b7 = cap1[x0]              # StridedSlice 'strided_slice'   (inside a loop kernel)
+
+An expression writes its attributes only through ``int()`` or as fixed tokens (``:``, ``...``,
+``None``), never as text taken from the graph: attributes may come from a loaded file, and the
+expression is compiled.  (A crafted attribute ``int()`` refuses fails the compile, runs nothing.)
 """
 from __future__ import annotations
 

@@ -22,9 +22,31 @@ from ..graph import Graph
 from .dataset import Dataset
 from .structure import pack_as
 
-__all__ = ["describe", "rebuild"]
+__all__ = ["describe", "rebuild", "FORMS"]
 
 _SOURCES = ("TensorSliceDataset", "TensorDataset")
+
+_COUNT = {"count": "integer"}
+FORMS: dict[str, tuple] = {
+    "TensorSliceDataset": (0, ("inputs", "structure"), {}),
+    "TensorDataset": (0, ("inputs", "structure"), {}),
+    "MapDataset": (1, ("fn", "result"), {}),
+    "FilterDataset": (1, ("fn", "result"), {}),
+    "RangeDataset": (0, ("params",), {"args": "3 integers", "output_type": "dtype"}),
+    "ZipDataset": (None, ("params",), {"datasets": "structure"}),
+    "BatchDataset": (1, ("params",), {"batch_size": "integer", "drop_remainder": "bool"}),
+    "PaddedBatchDataset": (1, ("params",), {"n": "integer", "targets": "shapes",
+                                            "fills": "numbers", "drop_remainder": "bool"}),
+    "ShuffleDataset": (1, ("params",), {"size": "integer", "seeds": "seeds"}),
+    "RepeatDataset": (1, ("params",), {"count": "integer or null"}),
+    "TakeDataset": (1, ("params",), _COUNT),
+    "SkipDataset": (1, ("params",), _COUNT),
+    "UnbatchDataset": (1, ("params",), {}),
+    "ConcatenateDataset": (2, ("params",), {}),
+}
+"""Every dataset op :func:`describe` writes: how many parents it has (None: one or more), its
+fields besides ``op`` and ``parents``, and what :func:`rebuild` reads of its ``params`` (the
+kind of each value) -- what a loaded file is checked against (:mod:`..graph_schema`)."""
 
 
 def describe(ds: Dataset, encode_fn: Callable | None) -> dict:

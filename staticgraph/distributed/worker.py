@@ -17,6 +17,7 @@ module's, by reference.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 from typing import Any
 
@@ -24,6 +25,8 @@ import numpy as np
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from ..errors import DataLossError
+from ..graph import Graph
 from ..serialize import from_json
 from ..session import Session
 
@@ -63,8 +66,20 @@ def _session(digest: str) -> tuple[Session, threading.Lock]:
             if entry is None:
                 if digest not in _TEXTS:
                     raise RuntimeError(f"graph {digest[:12]} was not shipped to this worker")
-                entry = _LOADED[digest] = (Session(graph=from_json(_TEXTS[digest][0])), threading.Lock())
+                entry = _LOADED[digest] = (Session(graph=_load(digest, _TEXTS[digest][0])),
+                                           threading.Lock())
     return entry
+
+
+def _load(digest: str, text: str) -> Graph:
+    """The shipped graph, checked as every loaded graph is (``from_json``: DataLossError
+    naming the node for a text that is not a valid graph) and against its digest first, so
+    a text damaged on the way is named as such."""
+    source = f"the graph {digest[:12]} shipped to this worker"
+    if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != digest:
+        raise DataLossError(None, None, f"Cannot parse {source}: its text does not match its "
+                                        f"SHA-256 digest (damaged on the way)")
+    return from_json(text, source=source)
 
 
 def _value(spec: tuple) -> Any:
