@@ -99,3 +99,49 @@ def test_big_endian_members_load_in_native_byte_order(tmp_path):
     np.savez(path, w=np.arange(3, dtype=">f8"))
     w = checkpoint.read_arrays(path)["w"]
     assert w.dtype == np.float64 and w.dtype.isnative and w.tolist() == [0.0, 1.0, 2.0]
+
+
+# --- dyngraph.load: the manifest -------------------------------------------------------
+
+def _manifest_file(path, root: dict | str, **arrays) -> None:
+    """A checkpoint file whose manifest has ``root`` (an object, or its JSON text)."""
+    text = root if isinstance(root, str) else json.dumps(root)
+    with open(path, "wb") as f:   # (np.savez would add ".npz" to a path)
+        np.savez(f, __manifest__=np.array('{"format": "dyngraph/1", "root": ' + text + "}"),
+                 **arrays)
+
+
+def test_deeply_nested_manifest_is_a_checkpoint_error(tmp_path):
+    path = tmp_path / "deep.pt"
+    root = '{"list": [' * 5000 + '{"value": 1}' + "]}" * 5000   # too deep for json.dumps
+    _manifest_file(path, root)
+    with pytest.raises(CheckpointError, match=r"is not a dyngraph checkpoint \(it nests deeper "
+                                              r"than 100 containers\)"):
+        torch.load(path)
+
+
+def test_save_refuses_what_load_would_refuse_and_writes_nothing(tmp_path):
+    deep = [1]
+    for _ in range(100):
+        deep = [deep]
+    with pytest.raises(ValueError, match="dyngraph.save: the object nests deeper than 100 "
+                                         "containers"):
+        torch.save(deep, tmp_path / "deep.pt")
+    assert os.listdir(tmp_path) == []
+    torch.save(deep[0], tmp_path / "ok.pt")                    # 100 levels: saved and loaded
+    assert torch.load(tmp_path / "ok.pt") == deep[0]
+
+
+@pytest.mark.parametrize("root, reason", [
+    ({"tensor": 0, "requires_grad": True, "parameter": False},
+     "tensor 0 is int64, which cannot require gradients"),
+    ({"tensor": 0, "requires_grad": "yes", "parameter": False}, "requires_grad must be true or false"),
+    ({"value": [1, 2]}, "a value must be a number, string, bool or null"),
+    ({"dict": [[[1], {"value": 1}]]}, "dict keys must be strings or integers"),
+    ({"tensor": 7, "requires_grad": False, "parameter": False}, "no array t7 for tensor 7"),
+])
+def test_manifest_entries_that_save_never_writes_are_refused(tmp_path, root, reason):
+    path = tmp_path / "m.pt"
+    _manifest_file(path, root, t0=np.arange(3))
+    with pytest.raises(CheckpointError, match=reason.replace("[", r"\[")):
+        torch.load(path)
