@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -180,6 +181,8 @@ def load_state_dict(module, state_dict: dict, strict: bool = True) -> Incompatib
     refused state dict leaves the module exactly as it was (PyTorch may have
     copied some parameters by the time it raises).
     """
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
     own = module.state_dict(keep_vars=True)  # parameters and persistent buffers
     missing = [k for k in own if k not in state_dict]
     unexpected = [k for k in state_dict if k not in own]

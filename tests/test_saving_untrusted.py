@@ -145,3 +145,96 @@ def test_manifest_entries_that_save_never_writes_are_refused(tmp_path, root, rea
     _manifest_file(path, root, t0=np.arange(3))
     with pytest.raises(CheckpointError, match=reason.replace("[", r"\[")):
         torch.load(path)
+
+
+# --- optimizer.load_state_dict: state checked against the parameters ------------------------
+
+def _adam():
+    w = torch.nn.Parameter(torch.ones(4))
+    w.grad = torch.full((4,), 0.5)
+    opt = torch.optim.Adam([w], lr=0.1)
+    opt.step()
+    return w, opt
+
+
+def _snapshot(opt):
+    return (repr(opt.param_groups), {id(p): {k: v._data.copy() if hasattr(v, "_data") else v
+                                              for k, v in s.items()} for p, s in opt.state.items()})
+
+
+def _same_snapshot(a, b) -> bool:
+    return a[0] == b[0] and a[1].keys() == b[1].keys() and all(
+        s.keys() == b[1][p].keys() and all(np.array_equal(v, b[1][p][k]) for k, v in s.items())
+        for p, s in a[1].items())
+
+
+def _crafted(change):
+    w, opt = _adam()
+    sd = opt.state_dict()
+    change(sd)
+    return w, opt, sd
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda sd: sd["state"][0].update(exp_avg=torch.zeros(3)),
+     r"loaded state dict has exp_avg of shape torch.Size\(\[3\]\) for parameter 0, which has "
+     r"shape torch.Size\(\[4\]\)"),
+    (lambda sd: sd["state"][0].update(exp_avg_sq=torch.zeros(4, 1)),
+     r"exp_avg_sq of shape torch.Size\(\[4, 1\]\) for parameter 0"),
+    (lambda sd: sd["state"][0].update(exp_avg=[0.0] * 4),
+     r"loaded state dict has exp_avg of type list for parameter 0; expected a tensor"),
+    (lambda sd: sd["state"][0].update(max_exp_avg_sq=None),
+     r"max_exp_avg_sq of type NoneType for parameter 0; expected a tensor"),
+    (lambda sd: sd["state"][0].update(step=torch.ones(3)),
+     r"loaded state dict has step tensor\(\[1., 1., 1.\]\) for parameter 0; expected a whole "
+     r"number of steps, at least 0"),
+    (lambda sd: sd["state"][0].update(step=-1), r"step -1 for parameter 0"),
+    (lambda sd: sd["state"].update({0: 3}), r"the state of parameter 0 is a int, not a dict"),
+    (lambda sd: sd["state"].update({"x": {}}), r"state key 'x' is not a parameter index"),
+    (lambda sd: sd["param_groups"][0].update(lr="0.1"),
+     r"option 'lr' of parameter group 0 is '0.1'; expected a number like 0.1"),
+    (lambda sd: sd["param_groups"][0].update(betas=(0.9, 0.9, 0.9)),
+     r"option 'betas' of parameter group 0 is \(0.9, 0.9, 0.9\); expected .* like \(0.9, 0.999\)"),
+    (lambda sd: sd["param_groups"][0].update(params=[0, 0]),
+     r"loaded state dict contains a parameter group that doesn't match the size of optimizer's "
+     r"group"),
+    (lambda sd: sd["param_groups"][0].update(params=["a"]),
+     r"parameter group 0 lists 'a' among its params; expected parameter indices"),
+    (lambda sd: sd.pop("param_groups"), r"loaded state dict has no 'param_groups'"),
+    (lambda sd: sd.update(state=[1]), r"loaded state dict's 'state' is a list, not a dict"),
+])
+def test_crafted_optimizer_state_is_refused_early_and_changes_nothing(change, message):
+    """PyTorch loads all of these and fails inside the next step() (or with a KeyError) --
+    except the group size, which is its own check and wording."""
+    w, opt, sd = _crafted(change)
+    before = _snapshot(opt)
+    with pytest.raises(ValueError, match=message):
+        opt.load_state_dict(sd)
+    assert _same_snapshot(_snapshot(opt), before)
+    opt.step()                                        # the optimizer still works
+
+
+def test_optimizer_state_is_cast_to_the_parameter_dtype_as_pytorch():
+    """PyTorch casts every state tensor but ``step`` to the parameter's dtype (ints and bools
+    too); a Python number for ``step`` works as well."""
+    w, opt, sd = _crafted(lambda sd: sd["state"][0].update(exp_avg=torch.ones(4, dtype=torch.int64),
+                                                           exp_avg_sq=torch.ones(4).double(),
+                                                           step=1))
+    opt.load_state_dict(sd)
+    state = opt.state[w]
+    assert state["exp_avg"].dtype == state["exp_avg_sq"].dtype == torch.float32
+    assert state["step"].dtype == torch.float32 and state["step"].shape == ()
+    opt.step()
+    assert float(state["step"]) == 2.0
+
+
+def test_optimizer_load_state_dict_of_a_non_dict():
+    w, opt = _adam()
+    with pytest.raises(ValueError, match="loaded state dict is a list, not a dict"):
+        opt.load_state_dict([1])
+
+
+def test_module_load_state_dict_of_a_non_mapping_uses_pytorch_wording():
+    with pytest.raises(TypeError, match=r"^Expected state_dict to be dict-like, got "
+                                        r"<class 'list'>.$"):
+        torch.nn.Linear(2, 2).load_state_dict([1])
