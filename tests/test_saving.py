@@ -5,8 +5,9 @@ module / session / previous checkpoint is exactly as it was.
 """
 from __future__ import annotations
 
-import os
 import errno
+import json
+import os
 import pickle
 import struct
 import zipfile
@@ -317,14 +318,16 @@ def _restore_error_case(tmp_path, make_bad):
 
 
 def _rewrite(path, **changes):
-    path = path + ".data-00000-of-00001"
-    arrays = checkpoint.read_arrays(path)
+    """Change values in checkpoint ``path``, its index too (a self-consistent checkpoint)."""
+    arrays = checkpoint.read_arrays(path + ".data-00000-of-00001")
     for k, v in changes.items():
         if v is None:
             del arrays[k]
         else:
             arrays[k] = v
-    checkpoint.write_arrays(path, arrays)
+    checkpoint.write_arrays(path + ".data-00000-of-00001", arrays)
+    checkpoint.write_text(path + ".index", json.dumps(
+        {k: [list(a.shape), a.dtype.name] for k, a in arrays.items() if k != "__format__"}))
 
 
 @pytest.mark.parametrize("make_bad, error, message", [

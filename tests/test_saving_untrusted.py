@@ -238,3 +238,172 @@ def test_module_load_state_dict_of_a_non_mapping_uses_pytorch_wording():
     with pytest.raises(TypeError, match=r"^Expected state_dict to be dict-like, got "
                                         r"<class 'list'>.$"):
         torch.nn.Linear(2, 2).load_state_dict([1])
+
+
+# --- train.Saver.restore: the index and the data file --------------------------------------
+
+def _saved(tmp_path):
+    """A checkpoint of two variables, then both changed: a restore would change them back."""
+    graph = tf.Graph()
+    with graph.as_default():
+        w = tf.Variable(np.arange(4.0), name="w")
+        b = tf.Variable([[3.0]], name="b")
+        saver = tf.train.Saver()
+        bump = [w.assign_add(np.ones(4)), b.assign_add([[1.0]])]
+        sess = tf.Session()
+    sess.run([w.initializer, b.initializer])
+    path = saver.save(sess, str(tmp_path / "m"))
+    sess.run(bump)
+    return sess, saver, path
+
+
+def _restore_fails(sess, saver, path):
+    """``saver.restore`` raises (returned) and every variable keeps its value."""
+    before = {k: v.copy() for k, v in sess.state.variables.items()}
+    with pytest.raises(Exception) as e:
+        saver.restore(sess, path)
+    assert before.keys() == sess.state.variables.keys()
+    assert all(np.array_equal(v, sess.state.variables[k]) for k, v in before.items())
+    return e
+
+
+def test_restore_of_a_missing_data_file_is_tfs_not_found_error(tmp_path):
+    sess, saver, path = _saved(tmp_path)
+    os.remove(path + ".data-00000-of-00001")
+    e = _restore_fails(sess, saver, path)
+    assert e.type is tf.errors.NotFoundError
+    assert str(e.value) == (f"{RESTORE_FAILED}\n\n{path}.data-00000-of-00001; No such file or "
+                            f"directory")
+
+
+def _write_index(path, index) -> None:
+    with open(path + ".index", "w") as f:
+        f.write(index if isinstance(index, str) else json.dumps(index))
+
+
+@pytest.mark.parametrize("index, problem", [
+    ({"w": [[4], "float64"]}, "b is in the data file but not in the index"),
+    ({"w": [[4], "float64"], "b": [[1, 1], "float32"], "c": [[], "int32"]},
+     "c is in the index but not in the data file"),
+    ({"w": [[10], "float64"], "b": [[1, 1], "float32"]},
+     r"w is float64 \[10\] in the index but float64 \[4\] in the data file"),
+    ({"w": [[4], "float32"], "b": [[1, 1], "float32"]},
+     r"w is float32 \[4\] in the index but float64 \[4\] in the data file"),
+    ({"w": [[4], "nonsense"], "b": [[1, 1], "float32"]},
+     r"w is nonsense \[4\] in the index but float64 \[4\] in the data file"),
+])
+def test_an_index_that_disagrees_with_the_data_is_data_loss(tmp_path, index, problem):
+    """TF 2.21 restored a variable of shape [1000] as shape [10] from an index of another
+    checkpoint whose first bytes matched; here any disagreement is refused."""
+    sess, saver, path = _saved(tmp_path)
+    _write_index(path, index)
+    e = _restore_fails(sess, saver, path)
+    assert e.type is tf.errors.DataLossError
+    assert e.match(f"^checkpoint {path}: its index {path}.index does not match its data file "
+                   f"{path}.data-00000-of-00001 \\({problem}\\)$")
+
+
+@pytest.mark.parametrize("index, reason", [
+    ("\udcff", "UnicodeDecodeError"), ("{", "JSONDecodeError"), ("[1]", "not an object"),
+    ('{"w": [[-4], "float64"]}', r"w: \[\[-4\], 'float64'\] is not \[shape, dtype name\]"),
+    ('{"w": [4, "float64"]}', r"w: \[4, 'float64'\] is not \[shape, dtype name\]"),
+    ("[" * 100000, "nested too deeply"),
+])
+def test_an_unreadable_index_is_data_loss(tmp_path, index, reason):
+    sess, saver, path = _saved(tmp_path)
+    with open(path + ".index", "w", errors="surrogateescape") as f:
+        f.write(index)
+    e = _restore_fails(sess, saver, path)
+    assert e.type is tf.errors.DataLossError
+    assert e.match(f"^{path}.index is not a valid checkpoint index \\(.*{reason}")
+
+
+def test_readers_check_the_index_too(tmp_path):
+    sess, saver, path = _saved(tmp_path)
+    _write_index(path, {"w": [[4], "float64"]})
+    for read in (tf.train.list_variables, tf.train.NewCheckpointReader):
+        with pytest.raises(tf.errors.DataLossError, match="b is in the data file but not in the "
+                                                          "index"):
+            read(path)
+
+
+# --- the ``checkpoint`` state file ----------------------------------------------------------
+
+def _state(tmp_path, content: bytes):
+    (tmp_path / "checkpoint").write_bytes(content)
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b'model_checkpoint_path: "m-1\xff"\n', "1:1 : the file is not UTF-8 text ('utf-8' codec "
+                                             "can't decode byte 0xff in position 27: invalid "
+                                             "start byte)"),
+    (b"hello world\n", '1:1 : Message type "tensorflow.CheckpointState" has no field named '
+                       '"hello".'),
+    (b"model_checkpoint_path: m-1\n", "1:24 : 'model_checkpoint_path: m-1': Expected string but "
+                                      "found: 'm-1'"),
+    (b'model_checkpoint_path "m-1"\n', '1:23 : \'model_checkpoint_path "m-1"\': Expected ":".'),
+])
+def test_an_unparseable_state_file_is_ignored_with_tfs_warning(tmp_path, caplog, content, problem):
+    """TF 2.21 logs the ParseError and returns None (and raised UnicodeDecodeError for the
+    non-UTF-8 file, a stray exception this treats as the unparseable file it is)."""
+    _state(tmp_path, content)
+    with caplog.at_level(logging.WARNING, "tensorflow"):
+        assert tf.train.get_checkpoint_state(str(tmp_path)) is None
+        assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert caplog.messages[:2] == [f"ParseError: {problem}",
+                                   f"{tmp_path / 'checkpoint'}: Checkpoint ignored"]
+
+
+@pytest.mark.parametrize("content", [b"", b'all_model_checkpoint_paths: "m-1"\n', b"# nothing\n"])
+def test_a_state_file_without_a_newest_path_is_tfs_value_error(tmp_path, content):
+    _state(tmp_path, content)
+    for read in (tf.train.get_checkpoint_state, tf.train.latest_checkpoint):
+        with pytest.raises(ValueError, match=f"^Invalid checkpoint state loaded from {tmp_path}$"):
+            read(str(tmp_path))
+
+
+def test_state_file_strings_are_tfs_text_format(tmp_path):
+    """TF 2.21 wrote this file for a directory named ``a'b"c é`` (quotes escaped, UTF-8 kept);
+    both engines' files read the same, and comments, single quotes, escapes, adjacent strings
+    and the timestamp fields of TF 2's CheckpointManager parse as in TF."""
+    folder = tmp_path / "a'b\"c é"
+    folder.mkdir()
+    sess, saver, path = _saved(folder)
+    tf_wrote = (f'model_checkpoint_path: "{tmp_path}/a\\\'b\\"c \u00e9/m"\n'
+                f'all_model_checkpoint_paths: "{tmp_path}/a\\\'b\\"c \u00e9/m"\n').encode()
+    assert (folder / "checkpoint").read_bytes() == tf_wrote
+    _state(folder, b"# a comment\nmodel_checkpoint_path: 'x' \"\\155\" ;\n"
+                   b"all_model_checkpoint_timestamps: 1.5e9 last_preserved_timestamp: 3\n")
+    state = tf.train.get_checkpoint_state(str(folder))
+    assert state.model_checkpoint_path == str(folder / "xm")
+    assert state.all_model_checkpoint_paths == []
+
+
+def test_a_path_with_a_newline_round_trips_through_the_state_file(tmp_path):
+    folder = tmp_path / "two\nlines"
+    folder.mkdir()
+    sess, saver, path = _saved(folder)
+    assert b'two\\nlines' in (folder / "checkpoint").read_bytes()
+    assert tf.train.latest_checkpoint(str(folder)) == path
+
+
+def test_a_state_file_may_name_checkpoints_outside_its_folder_as_in_tf(tmp_path):
+    """TF 2.21 joins a relative path to the folder without normalising it (``../`` included)
+    and keeps absolute paths; latest_checkpoint returns either when its files exist, and
+    otherwise logs "Couldn't match files for checkpoint ..." and returns None."""
+    (tmp_path / "elsewhere").mkdir()
+    sess, saver, path = _saved(tmp_path / "elsewhere")
+    folder = tmp_path / "run"
+    folder.mkdir()
+    _state(folder, b'model_checkpoint_path: "../elsewhere/m"\n')
+    assert tf.train.latest_checkpoint(str(folder)) == f"{folder}/../elsewhere/m"
+    _state(folder, f'model_checkpoint_path: "{path}"\n'.encode())
+    assert tf.train.latest_checkpoint(str(folder)) == path
+    saver.restore(sess, tf.train.latest_checkpoint(str(folder)))
+
+
+def test_latest_checkpoint_logs_a_missing_checkpoint_as_tf(tmp_path, caplog):
+    _state(tmp_path, b'model_checkpoint_path: "/nowhere/m-1"\n')
+    with caplog.at_level(logging.ERROR, "tensorflow"):
+        assert tf.train.latest_checkpoint(str(tmp_path)) is None
+    assert caplog.messages == ["Couldn't match files for checkpoint /nowhere/m-1"]
