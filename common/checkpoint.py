@@ -4,7 +4,8 @@
 
     write_arrays(path, arrays)
       temp file in path's directory --np.savez--> flush --fsync--> os.replace(temp, path)
-      (any failure before the rename: the temp file is removed, the old file untouched)
+      (any failure before the rename: the temp file is removed, the old file untouched;
+       a kill leaves the temp file, which remove_stale_temps deletes on a later save)
 
     read_arrays(path) -> {name: ndarray}
       1. the zip directory: every member a stored (uncompressed) .npy, named once, the
@@ -25,17 +26,22 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import BinaryIO, Callable
 
 import numpy as np
 
-__all__ = ["CheckpointError", "write_arrays", "write_text", "atomic_write", "read_arrays"]
+__all__ = ["CheckpointError", "write_arrays", "write_text", "atomic_write", "read_arrays",
+           "remove_stale_temps"]
 
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 _FILE_MODE = 0o666 & ~_UMASK
 
+# A temp file is ".<target name>.<writer's pid>.<mkstemp's 8 random characters>.tmp".
+_TEMP_NAME = re.compile(r"\.(?P<target>.+)\.(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.tmp")
+_writing: set[str] = set()   # this process's temp files still being written (by any thread)
 
 
 class CheckpointError(RuntimeError):
@@ -57,8 +63,9 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
     import tempfile  # here, not at import: it pulls in random, shutil, bz2, lzma (~10 ms)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp",
+                               prefix=f".{os.path.basename(path)}.{os.getpid()}.")
+    _writing.add(tmp)
     try:
         os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; a checkpoint gets the usual umask mode
         with os.fdopen(fd, "wb") as f:
@@ -70,7 +77,49 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    finally:
+        _writing.discard(tmp)
     _fsync_dir(directory)
+
+
+def remove_stale_temps(directory: str, owns: Callable[[str], bool]) -> None:
+    """Delete the temp files that killed saves of files ``owns(name)`` left in ``directory``.
+
+    A save killed between its temp file's creation and its rename leaves
+    ``.<name>.<pid>.<random>.tmp`` behind (nothing could clean up after a kill).
+    Only files whose writer is gone are deleted: another process still alive
+    (or, in this process, a save in progress on another thread) may be writing
+    the rest.  Where a process cannot be asked about safely (Windows), other
+    processes' temp files are left alone.
+    """
+    try:
+        names = os.listdir(directory or ".")
+    except OSError:
+        return
+    for name in names:
+        m = _TEMP_NAME.fullmatch(name)
+        if m is None or not owns(m["target"]):
+            continue
+        path = os.path.join(directory, name)
+        if _writer_gone(int(m["pid"]), os.path.abspath(path)):
+            try:
+                os.remove(path)
+            except OSError:  # removed meanwhile, or not ours to remove
+                pass
+
+
+def _writer_gone(pid: int, path: str) -> bool:
+    if pid == os.getpid():
+        return path not in _writing
+    if os.name != "posix":
+        return False          # os.kill(pid, 0) would terminate the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:           # alive, another user's
+        return False
+    return False
 
 
 def _fsync_dir(directory: str) -> None:

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from common.checkpoint import CheckpointError, read_arrays, write_arrays
+from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, write_arrays
 
 from .dtypes import to_dtype
 from .grad_mode import no_grad
@@ -43,12 +43,17 @@ _CONTAINERS = ("dict", "odict", "list", "tuple")
 
 
 def save(obj: Any, f: str | os.PathLike) -> None:
-    """Write ``obj`` (a tensor, a state dict, or a nesting of dicts/lists of them) to ``f``."""
+    """Write ``obj`` (a tensor, a state dict, or a nesting of dicts/lists of them) to ``f``.
+
+    Temp files that an earlier, killed save of ``f`` left behind are deleted first.
+    """
     arrays: dict[str, np.ndarray] = {}
     root = _encode(obj, arrays, {}, 0)
     manifest = json.dumps({"format": FORMAT, "root": root})
     arrays["__manifest__"] = np.array(manifest)
-    write_arrays(f, arrays)
+    path = os.path.abspath(f)
+    remove_stale_temps(os.path.dirname(path), os.path.basename(path).__eq__)
+    write_arrays(path, arrays)
 
 
 def _encode(obj: Any, arrays: dict, seen: dict, depth: int) -> dict:

@@ -37,10 +37,10 @@ import os
 
 import numpy as np
 
-from common.checkpoint import CheckpointError, read_arrays, write_arrays, write_text
+from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, write_arrays, write_text
 
-from .checkpoint_state import (CheckpointState, checkpoint_exists, data_path, get_checkpoint_state,
-                               index_path, latest_checkpoint, write_state)
+from .checkpoint_state import (STATE_FILE, CheckpointState, checkpoint_exists, data_path,
+                               get_checkpoint_state, index_path, latest_checkpoint, write_state)
 from .errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import get_default_graph
 from .kinds import uninitialized_message
@@ -53,6 +53,7 @@ __all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", 
 
 FORMAT = "staticgraph-checkpoint/1"
 _MARK = "__format__"
+_SUFFIXES = (data_path(""), index_path(""), ".meta")   # the files of one checkpoint
 RESTORE_FAILED = ("Restoring from checkpoint failed. This is most likely due to a Variable name or "
                   "other graph key that is missing from the checkpoint. Please ensure that you have "
                   "not altered the graph expected based on the checkpoint. Original error:\n\n")
@@ -84,6 +85,7 @@ class Saver:
              **_) -> str:
         """Write the variables' current values; returns the checkpoint path (``save_path-step``)."""
         self._check_session(sess)
+        stem = os.path.basename(save_path)
         if global_step is not None:
             step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
             save_path = f"{save_path}-{int(step)}"
@@ -95,6 +97,8 @@ class Saver:
                     v.op.name, f"save/{key}", v.op.site) + f" (while saving {save_path})")
             arrays[key] = store[v.op.name]
         meta = to_json(self.graph) if write_meta_graph else None   # may raise: nothing written yet
+        remove_stale_temps(os.path.dirname(save_path), lambda name: name == STATE_FILE or (
+            name.startswith(stem) and name.endswith(_SUFFIXES)))   # left by killed saves
         write_arrays(data_path(save_path), arrays)
         if meta is not None:
             write_text(save_path + ".meta", meta)
