@@ -195,6 +195,8 @@ def _crafted(change):
      r"option 'lr' of parameter group 0 is '0.1'; expected a number like 0.1"),
     (lambda sd: sd["param_groups"][0].update(betas=(0.9, 0.9, 0.9)),
      r"option 'betas' of parameter group 0 is \(0.9, 0.9, 0.9\); expected .* like \(0.9, 0.999\)"),
+    (lambda sd: sd["param_groups"][0].update(betas=(1.0, 0.999)),
+     r"^loaded state dict: parameter group 0: Invalid beta parameter at index 0: 1.0$"),
     (lambda sd: sd["param_groups"][0].update(params=[0, 0]),
      r"loaded state dict contains a parameter group that doesn't match the size of optimizer's "
      r"group"),

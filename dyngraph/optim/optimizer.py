@@ -13,6 +13,7 @@ outside any graph, and bump their version counters.
 from __future__ import annotations
 
 import copy
+import inspect
 import numbers
 import warnings
 from typing import Callable, Iterable
@@ -152,9 +153,25 @@ class Optimizer:
                 state[by_index[index]] = _restored_state(values, by_index[index], index)
         options = [_saved_options(mine, saved, i)
                    for i, (mine, saved) in enumerate(zip(self.param_groups, groups))]
+        for i, (mine, saved) in enumerate(zip(self.param_groups, options)):
+            self._check_options({**mine, **saved}, i)
         for mine, saved in zip(self.param_groups, options):   # everything checked: apply
             mine.update(saved)
         self.state = state
+
+    def _check_options(self, options: dict, i: int) -> None:
+        """The constructor's own checks on group ``i``'s loaded options (a beta of 1.0 or a
+        negative lr_decay divides by zero in ``step()``, where PyTorch finds out): a throwaway
+        optimizer is built with them.  A constructor that takes other arguments than the
+        options (a ``TypeError``) is not second-guessed."""
+        takes = inspect.signature(type(self).__init__).parameters
+        kwargs = {k: v for k, v in options.items() if k in takes and k not in ("self", "params")}
+        try:
+            type(self)([make(np.zeros(1, np.float32))], **kwargs)
+        except ValueError as e:
+            raise ValueError(f"loaded state dict: parameter group {i}: {e}") from None
+        except TypeError:
+            pass
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
