@@ -150,9 +150,8 @@ def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     what is wrong) for anything that is not an intact checkpoint.  Nothing beyond
     the file's own size is allocated, whatever its headers declare.
     """
-    import struct   # here, not at import (zipfile imports both anyway)
+    import struct   # here, not at import (zipfile imports it anyway)
     import zipfile
-    import zlib
     path = os.fspath(path)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
@@ -167,8 +166,8 @@ def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
             with zipfile.ZipFile(f) as z:
                 members = _members(z, size, path)
                 return {name: _read_member(z, info, path) for name, info in members.items()}
-        except (zipfile.BadZipFile, zlib.error, struct.error, EOFError, OSError, KeyError,
-                ValueError, OverflowError, NotImplementedError) as e:
+        except (zipfile.BadZipFile, struct.error, EOFError, OSError, ValueError, OverflowError,
+                NotImplementedError) as e:   # what zipfile and numpy raise for damaged bytes
             raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted and was not "
                                   f"loaded ({type(e).__name__}: {e})") from None
 
@@ -207,6 +206,7 @@ def _damaged(path: str, reason: str) -> CheckpointError:
 def _read_member(z, info, path: str) -> np.ndarray:
     """The member's array, in native byte order -- refused before anything is allocated if
     its .npy header declares an object dtype, or more (or fewer) bytes than it holds."""
+    import tokenize   # here, not at import (numpy's header parsing imports it anyway)
     fmt = np.lib.format
     with z.open(info) as m:
         version = fmt.read_magic(m)
@@ -214,7 +214,13 @@ def _read_member(z, info, path: str) -> np.ndarray:
             raise ValueError(f"member {info.filename!r} has .npy format version {version}, not "
                              f"1.0 or 2.0")
         read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-        shape, fortran, dtype = read_header(m)
+        try:
+            shape, fortran, dtype = read_header(m)
+        except (SyntaxError, TypeError, tokenize.TokenError, RecursionError) as e:
+            # numpy reads the header with ast.literal_eval (and tokenize), whose errors it
+            # lets out for some damaged headers
+            raise ValueError(f"member {info.filename!r} has an unreadable .npy header "
+                             f"({type(e).__name__}: {e})") from None
         if dtype.hasobject:
             raise _not_a_checkpoint(path, f"member {info.filename!r} holds Python objects; "
                                           f"pickled/object data is never loaded")

@@ -81,6 +81,22 @@ def test_a_flipped_zip_directory_byte_is_a_checkpoint_error(tmp_path, offset, va
         torch.load(path)
 
 
+@pytest.mark.parametrize("header, error", [
+    (b"{'descr': '<f8',B'fortran_order': False, 'shape': (3,), }", "TypeError"),
+    (b"{'descr': '<,f8', 'fortran_order': False, 'shape': (3,), }", "SyntaxError"),
+    (b"{'descr': '<f8', 'fortran_order': False, 'shape': ((3,), }", "TokenError"),
+])
+def test_a_header_numpy_cannot_parse_is_a_checkpoint_error(tmp_path, header, error):
+    """numpy lets these out of its .npy header parser (found by the loader fuzz)."""
+    path = tmp_path / "m.npz"
+    header = header.ljust(118) + b"\n"
+    _zip(path, {"w.npy": b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header
+                + bytes(24)})
+    with pytest.raises(CheckpointError, match=f"member 'w.npy' has an unreadable .npy header "
+                                              f"\\({error}: "):
+        checkpoint.read_arrays(path)
+
+
 def test_members_adding_up_to_more_than_the_file_are_refused(tmp_path):
     path = tmp_path / "m.npz"
     _zip(path, {"a.npy": _npy((4,), payload=bytes(32))})
