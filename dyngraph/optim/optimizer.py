@@ -132,8 +132,9 @@ class Optimizer:
         match the size of tensor b (4)``, ``unsupported operand type(s) for /: 'str' and
         'float'``): every state entry but ``step`` must be a tensor of its parameter's
         shape, ``step`` a whole number of steps, and each option the kind of value this
-        optimizer's is (a number, a flag, a tuple as long).  Anything that does not fit raises
-        ``ValueError`` naming the parameter or group and the key.
+        optimizer's is (a number, a flag, a tuple as long) and one its constructor accepts.
+        Anything that does not fit raises ``ValueError`` naming the parameter or group and
+        the key.
         """
         if not isinstance(state_dict, dict):
             raise ValueError(f"loaded state dict is a {type(state_dict).__name__}, not a dict")
