@@ -83,7 +83,9 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename: str | None = None
     or None when there is none or it cannot be read or parsed (logged, as TF).
 
     Raises ``ValueError("Invalid checkpoint state loaded from <dir>")`` for a file
-    that names no newest checkpoint (TF's error).
+    that names no newest checkpoint (TF's error).  As in TF 2.21, the paths may lead
+    out of the folder: ``../run2/model`` gives ``<dir>/../run2/model``, and an
+    absolute path stays as it is.
 
     >>> ckpt = tf.train.get_checkpoint_state("run")   # doctest: +SKIP
     >>> if ckpt and ckpt.model_checkpoint_path: saver.restore(sess, ckpt.model_checkpoint_path)
@@ -101,12 +103,16 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename: str | None = None
         return None
     if not newest:
         raise ValueError("Invalid checkpoint state loaded from " + checkpoint_dir)
-    join = lambda p: p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)  # noqa: E731
+
+    def join(path: str) -> str:   # as TF: joined to the folder, not normalised, not confined
+        return path if os.path.isabs(path) else os.path.join(checkpoint_dir, path)
     return CheckpointState(join(newest), [join(p) for p in kept])
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
-    """The newest checkpoint path saved in ``checkpoint_dir`` (None if there is none)."""
+    """The newest checkpoint path the state file of ``checkpoint_dir`` names, if that
+    checkpoint's index exists -- inside the folder or not, as TF 2.21 (which globs for it;
+    this looks for the file); otherwise None, after TF's "Couldn't match files" error log."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
     if state is None:
         return None
