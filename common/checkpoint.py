@@ -4,31 +4,44 @@
 
     write_arrays(path, arrays)
       temp file in path's directory --np.savez--> flush --fsync--> os.replace(temp, path)
-      (any failure before the rename: the temp file is removed, the old file untouched)
+      (any failure before the rename: the temp file is removed, the old file untouched;
+       a kill leaves the temp file, which remove_stale_temps deletes on a later save)
 
     read_arrays(path) -> {name: ndarray}
-      np.load(allow_pickle=False) and read EVERY array now, so a truncated or
-      corrupted file fails here (zip CRC checks) -- before a caller changes any state
+      1. the zip directory: every member a stored (uncompressed) .npy, named once, the
+         members together no larger than the file                    (no array read yet)
+      2. per member, its .npy header: no object dtype, and shape x itemsize exactly the
+         bytes the member holds -- only then its array is allocated and read
+      EVERY array is read (zip CRC checks), so a truncated or corrupted file fails
+      here -- before a caller changes any state
 
 A crash or a full disk mid-save leaves the previous checkpoint intact:
 ``os.replace`` is atomic on POSIX and Windows, and nothing is renamed before
-the new bytes are on disk.  Loading never executes code: ``.npz`` members are
-plain arrays and object arrays are refused (``allow_pickle=False``).
+the new bytes are on disk.  Loading never executes code: members are plain
+arrays and object arrays are refused.  Loading never allocates more than the
+file holds: a header cannot declare a terabyte in eight bytes, and compressed
+members (a deflate bomb) are refused -- :func:`write_arrays` never compresses.
 """
 from __future__ import annotations
 
+import math
 import os
-import zlib
+import re
 from typing import BinaryIO, Callable
 
 import numpy as np
 
-__all__ = ["CheckpointError", "write_arrays", "write_text", "atomic_write", "read_arrays"]
+__all__ = ["CheckpointError", "write_arrays", "write_text", "atomic_write", "read_arrays",
+           "remove_stale_temps"]
 
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 _FILE_MODE = 0o666 & ~_UMASK
+
+# A temp file is ".<target name>.<writer's pid>.<mkstemp's 8 random characters>.tmp".
+_TEMP_NAME = re.compile(r"\.(?P<target>.+)\.(?P<pid>[0-9]+)\.[a-z0-9_]{8}\.tmp")
+_writing: set[str] = set()   # this process's temp files still being written (by any thread)
 
 
 class CheckpointError(RuntimeError):
@@ -50,8 +63,9 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
     import tempfile  # here, not at import: it pulls in random, shutil, bz2, lzma (~10 ms)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp",
+                               prefix=f".{os.path.basename(path)}.{os.getpid()}.")
+    _writing.add(tmp)
     try:
         os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; a checkpoint gets the usual umask mode
         with os.fdopen(fd, "wb") as f:
@@ -63,7 +77,49 @@ def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -
         if os.path.exists(tmp):
             os.remove(tmp)
         raise
+    finally:
+        _writing.discard(tmp)
     _fsync_dir(directory)
+
+
+def remove_stale_temps(directory: str, owns: Callable[[str], bool]) -> None:
+    """Delete the temp files that killed saves of files ``owns(name)`` left in ``directory``.
+
+    A save killed between its temp file's creation and its rename leaves
+    ``.<name>.<pid>.<random>.tmp`` behind (nothing could clean up after a kill).
+    Only files whose writer is gone are deleted: another process still alive
+    (or, in this process, a save in progress on another thread) may be writing
+    the rest.  Where a process cannot be asked about safely (Windows), other
+    processes' temp files are left alone.
+    """
+    try:
+        names = os.listdir(directory or ".")
+    except OSError:
+        return
+    for name in names:
+        m = _TEMP_NAME.fullmatch(name)
+        if m is None or not owns(m["target"]):
+            continue
+        path = os.path.join(directory, name)
+        if _writer_gone(int(m["pid"]), os.path.abspath(path)):
+            try:
+                os.remove(path)
+            except OSError:  # removed meanwhile, or not ours to remove
+                pass
+
+
+def _writer_gone(pid: int, path: str) -> bool:
+    if pid == os.getpid():
+        return path not in _writing
+    if os.name != "posix":
+        return False          # os.kill(pid, 0) would terminate the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:           # alive, another user's
+        return False
+    return False
 
 
 def _fsync_dir(directory: str) -> None:
@@ -80,27 +136,114 @@ def _fsync_dir(directory: str) -> None:
         os.close(fd)
 
 
-def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """Every array in the ``.npz`` at ``path``, fully read and checked.
+# --- reading ------------------------------------------------------------------------------
 
-    Raises ``FileNotFoundError`` for a missing file and :class:`CheckpointError`
-    (naming the file and what is wrong) for anything that is not an intact
-    checkpoint.
+_STORED = 0                      # zipfile.ZIP_STORED: np.savez never compresses
+_UNSUPPORTED_FLAGS = 0x1 | 0x20 | 0x40  # encrypted, patched data, strong encryption
+
+
+def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Every array in the ``.npz`` at ``path``, fully read and checked, in native byte order.
+
+    Raises the ``OSError`` of opening ``path`` (``FileNotFoundError`` for a missing
+    file, as ``open`` words it) and :class:`CheckpointError` (naming the file and
+    what is wrong) for anything that is not an intact checkpoint.  Nothing beyond
+    the file's own size is allocated, whatever its headers declare.
     """
-    import zipfile  # here, not at import (np.load needs it anyway)
+    import struct   # here, not at import (zipfile imports it anyway)
+    import zipfile
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"No such checkpoint file: {path!r}")
-    try:
-        npz = np.load(path, allow_pickle=False)
-        if not isinstance(npz, np.lib.npyio.NpzFile):
-            raise ValueError("it holds a single array, not an .npz archive of named arrays")
-        with npz:
-            return {name: npz[name] for name in npz.files}
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError) as e:
-        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted and was not "
-                              f"loaded ({type(e).__name__}: {e})") from None
-    except ValueError as e:  # object arrays (need pickle) or a damaged array header
-        reason = "pickled/object data is never loaded" if "pickle" in str(e) else str(e)
-        raise CheckpointError(f"checkpoint {path!r} is not a valid .npz checkpoint and was not "
-                              f"loaded ({reason})") from None
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        head = f.read(6)
+        if head and not head.startswith(b"PK"):
+            raise _not_a_checkpoint(path, "it holds a single array, not an .npz archive of named "
+                                          "arrays" if head == b"\x93NUMPY" else
+                                          "it is not an .npz (zip) archive; pickled/object data is "
+                                          "never loaded")
+        f.seek(0)
+        try:
+            with zipfile.ZipFile(f) as z:
+                members = _members(z, size, path)
+                return {name: _read_member(z, info, path) for name, info in members.items()}
+        except (zipfile.BadZipFile, struct.error, EOFError, OSError, ValueError, OverflowError,
+                NotImplementedError) as e:   # what zipfile and numpy raise for damaged bytes
+            raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted and was not "
+                                  f"loaded ({type(e).__name__}: {e})") from None
+
+
+def _not_a_checkpoint(path: str, reason: str) -> CheckpointError:
+    return CheckpointError(f"checkpoint {path!r} is not a valid .npz checkpoint and was not "
+                           f"loaded ({reason})")
+
+
+def _members(z, size: int, path: str) -> dict:
+    """``{array name: ZipInfo}``, each member checked against the file before any is read."""
+    members, total = {}, 0
+    for info in z.infolist():
+        name = info.filename.removesuffix(".npy")
+        if name == info.filename or name in members:
+            raise _not_a_checkpoint(path, f"member {info.filename!r} is " + (
+                "not an .npy array" if name == info.filename else "in the archive twice"))
+        if info.compress_type != _STORED or info.flag_bits & _UNSUPPORTED_FLAGS:
+            raise _not_a_checkpoint(path, f"member {info.filename!r} is compressed or encrypted; "
+                                          f"checkpoints are written as stored .npy members")
+        if info.compress_size != info.file_size:
+            raise _damaged(path, f"member {info.filename!r} says it holds {info.file_size} "
+                                 f"bytes in {info.compress_size}, but it is stored uncompressed")
+        total += info.compress_size
+        if total > size:
+            raise _damaged(path, f"its members declare {total} bytes or more; the file has {size}")
+        members[name] = info
+    return members
+
+
+def _damaged(path: str, reason: str) -> CheckpointError:
+    return CheckpointError(f"checkpoint {path!r} is truncated or corrupted and was not loaded "
+                           f"({reason})")
+
+
+def _read_member(z, info, path: str) -> np.ndarray:
+    """The member's array, in native byte order -- refused before anything is allocated if
+    its .npy header declares an object dtype, or more (or fewer) bytes than it holds."""
+    import tokenize   # here, not at import (numpy's header parsing imports it anyway)
+    fmt = np.lib.format
+    with z.open(info) as m:
+        version = fmt.read_magic(m)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f"member {info.filename!r} has .npy format version {version}, not "
+                             f"1.0 or 2.0")
+        read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        try:
+            shape, fortran, dtype = read_header(m)
+        except (SyntaxError, TypeError, tokenize.TokenError, RecursionError) as e:
+            # numpy reads the header with ast.literal_eval (and tokenize), whose errors it
+            # lets out for some damaged headers
+            raise ValueError(f"member {info.filename!r} has an unreadable .npy header "
+                             f"({type(e).__name__}: {e})") from None
+        if dtype.hasobject:
+            raise _not_a_checkpoint(path, f"member {info.filename!r} holds Python objects; "
+                                          f"pickled/object data is never loaded")
+        if any(n < 0 for n in shape) or dtype.itemsize == 0:
+            raise _damaged(path, f"member {info.filename!r} declares shape {shape} of {dtype}")
+        declared = math.prod(shape) * dtype.itemsize
+        if m.tell() + declared != info.file_size:
+            raise _damaged(path, f"member {info.filename!r} declares {dtype} {shape} ({declared} "
+                                 f"bytes) but holds {info.file_size - m.tell()} bytes")
+        array = np.empty(math.prod(shape), dtype)
+        _read_into(m, array.view(np.uint8))
+        if m.read(1):   # (reading to the end is also what makes zipfile check the CRC)
+            raise EOFError(f"member {info.filename!r} holds more than its header declares")
+    array = array.reshape(shape[::-1]).T if fortran else array.reshape(shape)
+    if not array.dtype.isnative:   # written on a machine of the other endianness
+        array = array.byteswap(inplace=True).view(array.dtype.newbyteorder("="))
+    return array
+
+
+def _read_into(f, out: np.ndarray, chunk: int = 2 ** 20) -> None:
+    """Fill the bytes ``out`` from ``f`` (a chunk at a time: never two copies of a big array)."""
+    for start in range(0, out.size, chunk):
+        data = f.read(min(chunk, out.size - start))
+        if len(data) != min(chunk, out.size - start):
+            raise EOFError("the member ends before its data does")
+        out[start:start + len(data)] = np.frombuffer(data, np.uint8)

@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from common.checkpoint import CheckpointError, read_arrays, write_arrays
+from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, write_arrays
 
 from .dtypes import to_dtype
 from .grad_mode import no_grad
@@ -33,19 +34,30 @@ from .tensor import Tensor, make
 __all__ = ["save", "load", "load_state_dict", "CheckpointError"]
 
 FORMAT = "dyngraph/1"
+MAX_DEPTH = 100
+"""How deeply dicts, lists and tuples may nest in a saved object.  Deeper is refused by save
+and load alike, so whatever save writes, load reads (a state dict nests one to three deep),
+and a crafted manifest cannot recurse load into a RecursionError."""
 _ATOMS = (bool, int, float, str, type(None))
+_CONTAINERS = ("dict", "odict", "list", "tuple")
 
 
 def save(obj: Any, f: str | os.PathLike) -> None:
-    """Write ``obj`` (a tensor, a state dict, or a nesting of dicts/lists of them) to ``f``."""
+    """Write ``obj`` (a tensor, a state dict, or a nesting of dicts/lists of them) to ``f``.
+
+    Temp files that an earlier, killed save of ``f`` left behind are deleted first.
+    """
     arrays: dict[str, np.ndarray] = {}
-    root = _encode(obj, arrays, {})
+    root = _encode(obj, arrays, {}, 0)
     manifest = json.dumps({"format": FORMAT, "root": root})
     arrays["__manifest__"] = np.array(manifest)
-    write_arrays(f, arrays)
+    path = os.path.abspath(f)
+    remove_stale_temps(os.path.dirname(path), os.path.basename(path).__eq__)
+    write_arrays(path, arrays)
 
 
-def _encode(obj: Any, arrays: dict, seen: dict) -> dict:
+def _encode(obj: Any, arrays: dict, seen: dict, depth: int) -> dict:
+    """``obj`` as a manifest entry; its tensors' arrays go into ``arrays`` (once each)."""
     if isinstance(obj, Tensor):
         index = seen.get(id(obj))
         if index is None:
@@ -54,15 +66,18 @@ def _encode(obj: Any, arrays: dict, seen: dict) -> dict:
         from .nn.modules import Parameter
         return {"tensor": index, "requires_grad": obj.requires_grad,
                 "parameter": isinstance(obj, Parameter)}
+    if isinstance(obj, (dict, list, tuple)) and depth == MAX_DEPTH:
+        raise ValueError(f"dyngraph.save: the object nests deeper than {MAX_DEPTH} containers "
+                         f"(one that holds itself?); nothing was written")
     if isinstance(obj, dict):
         for k in obj:
             if not isinstance(k, (str, int)) or isinstance(k, bool):
                 raise TypeError(f"dyngraph.save: dict keys must be str or int, got {k!r}")
         kind = "odict" if isinstance(obj, OrderedDict) else "dict"
-        return {kind: [[k, _encode(v, arrays, seen)] for k, v in obj.items()]}
+        return {kind: [[k, _encode(v, arrays, seen, depth + 1)] for k, v in obj.items()]}
     if isinstance(obj, (list, tuple)):
         return {type(obj).__name__ if type(obj) in (list, tuple) else "tuple":
-                [_encode(v, arrays, seen) for v in obj]}
+                [_encode(v, arrays, seen, depth + 1) for v in obj]}
     if isinstance(obj, _ATOMS):
         return {"value": obj}
     hint = " (save module.state_dict() instead)" if hasattr(obj, "state_dict") else ""
@@ -74,40 +89,71 @@ def _encode(obj: Any, arrays: dict, seen: dict) -> dict:
 def load(f: str | os.PathLike, map_location=None, weights_only: bool = True, **_) -> Any:
     """Read what :func:`save` wrote.  Never unpickles: ``weights_only`` is always in effect.
 
-    Raises ``FileNotFoundError`` for a missing file and :class:`CheckpointError`
-    (a ``RuntimeError``, as PyTorch raises for a damaged file) when the file is
-    truncated, corrupted or not a dyngraph checkpoint.
+    Raises the ``OSError`` of opening ``f`` (``FileNotFoundError``, worded as PyTorch's)
+    and :class:`CheckpointError` (a ``RuntimeError``, as PyTorch raises for a damaged
+    file) for everything else: a truncated or corrupted file, or one that is not a
+    dyngraph checkpoint -- whatever its manifest holds, nothing else escapes.
     """
     arrays = read_arrays(f)
     try:
-        manifest = json.loads(str(arrays.pop("__manifest__")[()]))
-        if manifest.get("format") != FORMAT:
-            raise ValueError(f"format {manifest.get('format')!r}, expected {FORMAT!r}")
-        return _decode(manifest["root"], arrays, {})
-    except (KeyError, ValueError, TypeError, AttributeError) as e:
-        raise CheckpointError(f"{os.fspath(f)!r} is not a dyngraph checkpoint "
-                              f"({type(e).__name__}: {e})") from None
+        manifest = arrays.pop("__manifest__", None)
+        if manifest is None or manifest.shape != () or manifest.dtype.kind != "U":
+            raise ValueError("it has no __manifest__ text")
+        manifest = json.loads(str(manifest))
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise ValueError(f"format {_field(manifest, 'format')!r}, expected {FORMAT!r}")
+        return _decode(_field(manifest, "root"), arrays, {}, 0)
+    except RecursionError:   # json.loads recurses once per bracket
+        reason = f"it nests deeper than {MAX_DEPTH} containers"
+    except (KeyError, ValueError, TypeError) as e:
+        reason = str(e) if type(e) is ValueError else f"{type(e).__name__}: {e}"
+    raise CheckpointError(f"{os.fspath(f)!r} is not a dyngraph checkpoint ({reason})")
 
 
-def _decode(node: dict, arrays: dict, made: dict) -> Any:
-    (kind, body), *rest = node.items()
+def _field(entry, key: str):
+    """``entry[key]`` of a manifest object (``None`` if ``entry`` is not an object)."""
+    return entry.get(key) if isinstance(entry, dict) else None
+
+
+def _decode(node, arrays: dict, made: dict, depth: int) -> Any:
+    """The object a manifest entry stands for; anything :func:`save` never writes is refused."""
+    if not isinstance(node, dict) or not node:
+        raise ValueError(f"entry {str(node)[:40]} is not an object")
+    kind, body = next(iter(node.items()))
     if kind == "tensor":
         if body not in made:
-            made[body] = _tensor(arrays[f"t{body}"], node["requires_grad"], node["parameter"])
+            made[body] = _tensor(body, arrays, node.get("requires_grad"), node.get("parameter"))
         return made[body]
-    if kind in ("dict", "odict"):
-        pairs = [(k, _decode(v, arrays, made)) for k, v in body]
-        return OrderedDict(pairs) if kind == "odict" else dict(pairs)
-    if kind in ("list", "tuple"):
-        items = [_decode(v, arrays, made) for v in body]
-        return items if kind == "list" else tuple(items)
     if kind == "value":
+        if not isinstance(body, _ATOMS):
+            raise ValueError("a value must be a number, string, bool or null")
         return body
-    raise ValueError(f"unknown entry kind {kind!r}")
+    if kind not in _CONTAINERS:
+        raise ValueError(f"unknown entry kind {kind!r}")
+    if depth == MAX_DEPTH:
+        raise ValueError(f"it nests deeper than {MAX_DEPTH} containers")
+    if not isinstance(body, list):
+        raise ValueError(f"a {kind} entry must hold a list")
+    if kind in ("list", "tuple"):
+        items = [_decode(v, arrays, made, depth + 1) for v in body]
+        return items if kind == "list" else tuple(items)
+    if not all(isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], (str, int))
+               and not isinstance(pair[0], bool) for pair in body):
+        raise ValueError("dict keys must be strings or integers, in [key, entry] pairs")
+    pairs = [(k, _decode(v, arrays, made, depth + 1)) for k, v in body]
+    return OrderedDict(pairs) if kind == "odict" else dict(pairs)
 
 
-def _tensor(data: np.ndarray, requires_grad: bool, parameter: bool) -> Tensor:
+def _tensor(index, arrays: dict, requires_grad, parameter) -> Tensor:
+    """Tensor ``index`` of the file (its array ``t<index>``), as :func:`_encode` described it."""
+    if not isinstance(index, int) or isinstance(index, bool) or f"t{index}" not in arrays:
+        raise ValueError(f"no array t{index} for tensor {index}")
+    data = arrays[f"t{index}"]
+    if not isinstance(requires_grad, bool) or not isinstance(parameter, bool):
+        raise ValueError(f"tensor {index}: requires_grad must be true or false, and parameter too")
     to_dtype(data.dtype)  # refuse dtypes dyngraph has no tensor type for
+    if requires_grad and data.dtype.kind != "f":
+        raise ValueError(f"tensor {index} is {data.dtype}, which cannot require gradients")
     if parameter:
         from .nn.modules import Parameter
         return Parameter(make(data), requires_grad=requires_grad)
@@ -140,6 +186,8 @@ def load_state_dict(module, state_dict: dict, strict: bool = True) -> Incompatib
     refused state dict leaves the module exactly as it was (PyTorch may have
     copied some parameters by the time it raises).
     """
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
     own = module.state_dict(keep_vars=True)  # parameters and persistent buffers
     missing = [k for k in own if k not in state_dict]
     unexpected = [k for k in state_dict if k not in own]

@@ -3,20 +3,32 @@
 ::
 
     saver.save(sess, "run/model")        run/model.data-00000-of-00001  .npz: one array per variable
-                                         run/model.index  names, shapes, dtypes (JSON), written last
                                          run/model.meta   the graph as JSON (serialize.to_json)
+                                         run/model.index  names, shapes, dtypes (JSON), written last
+                                         run/checkpoint   the state file, naming the newest checkpoint
                                          (TF's file names, so ``os.path.exists(p + ".index")`` and
                                          globbing for ``*.index`` work as with TF)
     --- a fresh process ---
     saver = tf.train.import_meta_graph("run/model.meta")   # rebuilds the graph (default graph)
     saver.restore(sess, "run/model")                       # checks everything, then assigns
 
-Both files are written atomically (:mod:`common.checkpoint`), so a crash
-mid-save leaves the previous checkpoint whole, and everything that can fail
-(uninitialized variables, a graph that cannot be serialized) is checked before
-either file is touched: a save writes all or nothing.  ``restore`` reads and checks
-every value (present, same shape, same dtype) before it assigns any: a bad
-checkpoint raises and the session's variables stay as they were.
+A save writes all or nothing, and a save killed at any point leaves the latest
+checkpoint loadable.  Everything that can fail (uninitialized variables, a graph
+that cannot be serialized) is checked before any file is touched; every file is
+written atomically (:mod:`common.checkpoint`); the index, whose presence marks a
+whole checkpoint, comes after its data and meta files; the state file names the
+new checkpoint only once it is whole; and checkpoints beyond ``max_to_keep`` are
+deleted only after the state file has stopped naming them.
+
+``restore`` reads and checks everything before it assigns anything: the index
+(its own file), the data file, that the two agree on every name, shape and
+dtype, and that every variable is present with its own shape and dtype.  A bad
+checkpoint raises TF's error -- ``NotFoundError`` (a missing data file or
+variable), ``DataLossError`` (a damaged file, or an index that disagrees with
+its data), ``InvalidArgumentError`` (a value that does not fit its variable),
+``ValueError`` (no checkpoint at that path) -- and the session's variables stay
+as they were.  Nothing is signed: a self-consistent crafted checkpoint restores
+as the values it holds.
 """
 from __future__ import annotations
 
@@ -25,8 +37,10 @@ import os
 
 import numpy as np
 
-from common.checkpoint import CheckpointError, read_arrays, write_arrays, write_text
+from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, write_arrays, write_text
 
+from .checkpoint_state import (STATE_FILE, CheckpointState, checkpoint_exists, data_path,
+                               get_checkpoint_state, index_path, latest_checkpoint, write_state)
 from .errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .graph import get_default_graph
 from .kinds import uninitialized_message
@@ -39,20 +53,10 @@ __all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", 
 
 FORMAT = "staticgraph-checkpoint/1"
 _MARK = "__format__"
-
-
-def data_path(prefix: str) -> str:
-    """Where the values of checkpoint ``prefix`` live (TF's single-shard data file name)."""
-    return prefix + ".data-00000-of-00001"
-
-
-def _index_path(prefix: str) -> str:
-    return prefix + ".index"
-
-
-def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    """Whether a checkpoint was saved under ``checkpoint_prefix`` (its ``.index`` exists)."""
-    return os.path.isfile(_index_path(checkpoint_prefix))
+_SUFFIXES = (data_path(""), index_path(""), ".meta")   # the files of one checkpoint
+RESTORE_FAILED = ("Restoring from checkpoint failed. This is most likely due to a Variable name or "
+                  "other graph key that is missing from the checkpoint. Please ensure that you have "
+                  "not altered the graph expected based on the checkpoint. Original error:\n\n")
 
 
 class Saver:
@@ -81,6 +85,7 @@ class Saver:
              **_) -> str:
         """Write the variables' current values; returns the checkpoint path (``save_path-step``)."""
         self._check_session(sess)
+        stem = os.path.basename(save_path)
         if global_step is not None:
             step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
             save_path = f"{save_path}-{int(step)}"
@@ -92,23 +97,27 @@ class Saver:
                     v.op.name, f"save/{key}", v.op.site) + f" (while saving {save_path})")
             arrays[key] = store[v.op.name]
         meta = to_json(self.graph) if write_meta_graph else None   # may raise: nothing written yet
+        remove_stale_temps(os.path.dirname(save_path), lambda name: name == STATE_FILE or (
+            name.startswith(stem) and name.endswith(_SUFFIXES)))   # left by killed saves
         write_arrays(data_path(save_path), arrays)
-        write_text(_index_path(save_path), json.dumps(   # last: its presence marks a whole save
-            {key: [list(a.shape), a.dtype.name] for key, a in arrays.items() if key != _MARK}))
         if meta is not None:
             write_text(save_path + ".meta", meta)
-        self._keep(save_path)
-        _write_state(save_path, self.last_checkpoints)
+        write_text(index_path(save_path), json.dumps(   # last: its presence marks a whole save
+            {key: [list(a.shape), a.dtype.name] for key, a in arrays.items() if key != _MARK}))
+        self._record(save_path)
         return save_path
 
-    def _keep(self, save_path: str) -> None:
-        """Remember ``save_path``; delete the oldest checkpoints beyond ``max_to_keep`` (TF)."""
-        if save_path in self.last_checkpoints:
-            self.last_checkpoints.remove(save_path)
-        self.last_checkpoints.append(save_path)
-        while self._max_to_keep and len(self.last_checkpoints) > self._max_to_keep:
-            old = self.last_checkpoints.pop(0)
-            for path in (data_path(old), _index_path(old), old + ".meta"):
+    def _record(self, save_path: str) -> None:
+        """Name ``save_path`` (now whole) in the state file as the newest checkpoint; then, as
+        TF, delete the oldest checkpoints beyond ``max_to_keep`` -- after the state file has
+        stopped naming them, so a kill in between never leaves it naming a deleted one."""
+        kept = [p for p in self.last_checkpoints if p != save_path] + [save_path]
+        dropped = kept[:-self._max_to_keep] if self._max_to_keep else []
+        kept = kept[len(dropped):]
+        write_state(save_path, kept)
+        self.last_checkpoints = kept
+        for old in dropped:   # the index first: from then on it is no longer a checkpoint
+            for path in (index_path(old), data_path(old), old + ".meta"):
                 if os.path.exists(path):
                     os.remove(path)
 
@@ -119,13 +128,7 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_exists(save_path):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
-        try:
-            arrays = read_arrays(data_path(save_path))
-        except CheckpointError as e:
-            raise DataLossError(None, None, str(e)) from None
-        if str(arrays.pop(_MARK, "")) != FORMAT:
-            raise DataLossError(None, None, f"{save_path} is not a staticgraph checkpoint "
-                                            f"(no {FORMAT!r} marker)")
+        arrays = _read_checkpoint(save_path, RESTORE_FAILED)
         values = {v.op.name: self._checked(key, v, arrays, save_path)
                   for key, v in self._vars.items()}
         for value in values.values():
@@ -136,11 +139,8 @@ class Saver:
     def _checked(key: str, v: Variable, arrays: dict, save_path: str) -> np.ndarray:
         """The saved value for ``v``, refused unless it is present and fits exactly."""
         if key not in arrays:
-            raise NotFoundError(None, v.op, (
-                "Restoring from checkpoint failed. This is most likely due to a Variable name or "
-                "other graph key that is missing from the checkpoint. Please ensure that you have "
-                "not altered the graph expected based on the checkpoint. Original error:\n\n"
-                f"Key {key} not found in checkpoint {save_path}"))
+            raise NotFoundError(None, v.op, f"{RESTORE_FAILED}Key {key} not found in checkpoint "
+                                            f"{save_path}")
         value, shape = arrays[key], v._shape
         if value.dtype != v.dtype._np:
             raise InvalidArgumentError(None, v.op, f"tensor_name = {key}; expected dtype "
@@ -194,64 +194,56 @@ def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_)
     return Saver() if global_variables() else None
 
 
-# --- the checkpoint directory's state file (TF's ``checkpoint``) and reading checkpoints ---------
+# --- reading a checkpoint: its index and its data file, checked against each other -----------
 
-_STATE = "checkpoint"
+def _read_checkpoint(prefix: str, not_found: str = "") -> dict[str, np.ndarray]:
+    """Checkpoint ``prefix``'s values by name, once its index and data file agree.
 
-
-def _write_state(save_path: str, kept: list[str]) -> None:
-    """``<dir>/checkpoint``: the newest path and the kept ones, in TF's text format; paths as
-    the program gave them (absolute stay absolute; relative ones are read relative to the
-    directory), as TF writes them."""
-    directory = os.path.dirname(save_path) or "."
-    rel = [p if os.path.isabs(p) else os.path.relpath(p, directory) for p in kept]
-    lines = [f'model_checkpoint_path: "{rel[-1]}"'] + [f'all_model_checkpoint_paths: "{r}"' for r in rel]
-    write_text(os.path.join(directory, _STATE), "\n".join(lines) + "\n")
-
-
-class CheckpointState:
-    """What ``get_checkpoint_state`` returns (TF's ``CheckpointState`` proto, its two fields)."""
-
-    def __init__(self, model_checkpoint_path: str, all_model_checkpoint_paths: list[str]):
-        self.model_checkpoint_path = model_checkpoint_path
-        self.all_model_checkpoint_paths = all_model_checkpoint_paths
-
-    def __str__(self) -> str:
-        return "".join([f'model_checkpoint_path: "{self.model_checkpoint_path}"\n'] +
-                       [f'all_model_checkpoint_paths: "{p}"\n' for p in self.all_model_checkpoint_paths])
-
-    __repr__ = __str__
-
-
-def get_checkpoint_state(checkpoint_dir: str, latest_filename: str | None = None) -> CheckpointState | None:
-    """The ``checkpoint`` file of ``checkpoint_dir`` (relative paths joined to the directory),
-    or None when there is none.
-
-    >>> ckpt = tf.train.get_checkpoint_state("run")   # doctest: +SKIP
-    >>> if ckpt and ckpt.model_checkpoint_path: saver.restore(sess, ckpt.model_checkpoint_path)
+    ``not_found`` starts the message of a missing data file (restore's preamble, as TF).
     """
-    state = os.path.join(checkpoint_dir, latest_filename or _STATE)
-    if not os.path.isfile(state):
-        return None
-    newest, kept = None, []
-    with open(state, encoding="utf-8") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            path = value.strip().strip('"')
-            path = path if os.path.isabs(path) else os.path.join(checkpoint_dir, path)
-            if key.strip() == "model_checkpoint_path":
-                newest = path
-            elif key.strip() == "all_model_checkpoint_paths":
-                kept.append(path)
-    return None if newest is None else CheckpointState(newest, kept)
+    index = _read_index(prefix)
+    try:
+        arrays = read_arrays(data_path(prefix))
+    except FileNotFoundError:
+        raise NotFoundError(None, None, f"{not_found}{data_path(prefix)}; No such file or "
+                                        f"directory") from None
+    except CheckpointError as e:
+        raise DataLossError(None, None, str(e)) from None
+    if str(arrays.pop(_MARK, "")) != FORMAT:
+        raise DataLossError(None, None, f"{prefix} is not a staticgraph checkpoint "
+                                        f"(no {FORMAT!r} marker)")
+    for key in sorted(index.keys() | arrays.keys()):
+        saved = [list(arrays[key].shape), arrays[key].dtype.name] if key in arrays else None
+        if index.get(key) != saved:
+            problem = (f"{key} is in the index but not in the data file" if saved is None else
+                       f"{key} is in the data file but not in the index" if key not in index else
+                       f"{key} is {index[key][1]} {index[key][0]} in the index but {saved[1]} "
+                       f"{saved[0]} in the data file")
+            raise DataLossError(None, None, f"checkpoint {prefix}: its index {index_path(prefix)} "
+                                            f"does not match its data file {data_path(prefix)} "
+                                            f"({problem})")
+    return arrays
 
 
-def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
-    """The newest checkpoint path saved in ``checkpoint_dir`` (None if there is none)."""
-    state = get_checkpoint_state(checkpoint_dir, latest_filename)
-    if state is None or not checkpoint_exists(state.model_checkpoint_path):
-        return None
-    return state.model_checkpoint_path
+def _read_index(prefix: str) -> dict[str, list]:
+    """``{name: [shape, dtype name]}`` from checkpoint ``prefix``'s index (JSON)."""
+    path = index_path(prefix)
+    try:
+        with open(path, "rb") as f:
+            index = json.loads(f.read().decode("utf-8"))
+        if not isinstance(index, dict):
+            raise ValueError("not an object of {name: [shape, dtype name]}")
+        for key, entry in index.items():
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], list)
+                    and all(type(n) is int and n >= 0 for n in entry[0])
+                    and isinstance(entry[1], str)):
+                raise ValueError(f"{key}: {entry!r} is not [shape, dtype name]")
+        return index
+    except RecursionError:
+        reason = "nested too deeply"
+    except (OSError, ValueError) as e:   # ValueError: UnicodeDecodeError, JSONDecodeError too
+        reason = f"{type(e).__name__}: {e}"
+    raise DataLossError(None, None, f"{path} is not a valid checkpoint index ({reason})")
 
 
 def _open(ckpt_dir_or_file: str) -> dict:
@@ -264,12 +256,7 @@ def _open(ckpt_dir_or_file: str) -> dict:
     if not checkpoint_exists(path):
         raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find "
                                         f"any matching files for {ckpt_dir_or_file}")
-    try:
-        arrays = read_arrays(data_path(path))
-    except CheckpointError as e:
-        raise DataLossError(None, None, str(e)) from None
-    arrays.pop(_MARK, None)
-    return arrays
+    return _read_checkpoint(path)
 
 
 def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:

@@ -13,6 +13,8 @@ outside any graph, and bump their version counters.
 from __future__ import annotations
 
 import copy
+import inspect
+import numbers
 import warnings
 from typing import Callable, Iterable
 
@@ -121,26 +123,56 @@ class Optimizer:
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:
-        """Restore options and state saved by :meth:`state_dict` (all checks before any change)."""
-        groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups):
-            raise ValueError("loaded state dict has a different number of parameter groups")
-        for mine, saved in zip(self.param_groups, groups):
-            if len(mine["params"]) != len(saved["params"]):
-                raise ValueError("loaded state dict contains a parameter group that doesn't match "
-                                 "the size of optimizer's group")
+        """Restore options and state saved by :meth:`state_dict` -- all of them, or (on any
+        error) none.
+
+        PyTorch's checks and wording for the groups (their number and sizes), and its casts
+        (every state tensor but ``step`` to its parameter's dtype).  Beyond PyTorch, which
+        loads them and fails inside the next ``step()`` (``The size of tensor a (3) must
+        match the size of tensor b (4)``, ``unsupported operand type(s) for /: 'str' and
+        'float'``): every state entry but ``step`` must be a tensor of its parameter's
+        shape, ``step`` a whole number of steps, and each option the kind of value this
+        optimizer's is (a number, a flag, a tuple as long) and one its constructor accepts.
+        Anything that does not fit raises ``ValueError`` naming the parameter or group and
+        the key.
+        """
+        if not isinstance(state_dict, dict):
+            raise ValueError(f"loaded state dict is a {type(state_dict).__name__}, not a dict")
+        groups = _saved_groups(state_dict, self.param_groups)
         by_index = {i: p for mine, saved in zip(self.param_groups, groups)
                     for i, p in zip(saved["params"], mine["params"])}
+        saved_state = state_dict.get("state")
+        if saved_state is None:
+            raise ValueError("loaded state dict has no 'state'")
+        if not isinstance(saved_state, dict):
+            raise ValueError(f"loaded state dict's 'state' is a {type(saved_state).__name__}, "
+                             f"not a dict")
         state = {}
-        for key, values in state_dict["state"].items():
-            p = by_index.get(int(key))
-            if p is not None:
-                state[p] = {k: _restore(v, p, k) for k, v in values.items()}
-        for mine, saved in zip(self.param_groups, groups):
-            for k, v in saved.items():
-                if k != "params":
-                    mine[k] = copy.deepcopy(v) if isinstance(v, (list, dict)) else v
+        for key, values in saved_state.items():
+            index = _parameter_index(key)
+            if index in by_index:
+                state[by_index[index]] = _restored_state(values, by_index[index], index)
+        options = [_saved_options(mine, saved, i)
+                   for i, (mine, saved) in enumerate(zip(self.param_groups, groups))]
+        for i, (mine, saved) in enumerate(zip(self.param_groups, options)):
+            self._check_options({**mine, **saved}, i)
+        for mine, saved in zip(self.param_groups, options):   # everything checked: apply
+            mine.update(saved)
         self.state = state
+
+    def _check_options(self, options: dict, i: int) -> None:
+        """The constructor's own checks on group ``i``'s loaded options (a beta of 1.0 or a
+        negative lr_decay divides by zero in ``step()``, where PyTorch finds out): a throwaway
+        optimizer is built with them.  A constructor that takes other arguments than the
+        options (a ``TypeError``) is not second-guessed."""
+        takes = inspect.signature(type(self).__init__).parameters
+        kwargs = {k: v for k, v in options.items() if k in takes and k not in ("self", "params")}
+        try:
+            type(self)([make(np.zeros(1, np.float32))], **kwargs)
+        except ValueError as e:
+            raise ValueError(f"loaded state dict: parameter group {i}: {e}") from None
+        except TypeError:
+            pass
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
@@ -152,14 +184,105 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-def _restore(value, p: Tensor, key: str):
-    """A saved state value as this optimizer keeps it: own memory, the parameter's float dtype."""
-    if isinstance(value, Tensor):
-        data = np.array(value._data, copy=True)
-        if key != "step" and data.dtype.kind == "f":
-            data = data.astype(p._data.dtype)
-        return make(data)
-    return copy.deepcopy(value)
+def _saved_groups(state_dict: dict, groups: list[dict]) -> list[dict]:
+    """The saved param groups, refused unless they match ``groups`` one to one (PyTorch's
+    wording for their number and sizes) and list distinct parameter indices."""
+    saved = state_dict.get("param_groups")
+    if saved is None:
+        raise ValueError("loaded state dict has no 'param_groups'")
+    if not isinstance(saved, list) or not all(isinstance(g, dict) and isinstance(
+            g.get("params"), list) for g in saved):
+        raise ValueError("loaded state dict's 'param_groups' is not a list of dicts with a "
+                         "'params' list each")
+    if len(saved) != len(groups):
+        raise ValueError("loaded state dict has a different number of parameter groups")
+    for mine, group in zip(groups, saved):
+        if len(mine["params"]) != len(group["params"]):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+    seen = set()
+    for i, group in enumerate(saved):
+        for index in group["params"]:
+            if type(index) is not int or index in seen:
+                raise ValueError(f"parameter group {i} lists {index!r} among its params; "
+                                 f"expected parameter indices, each once")
+            seen.add(index)
+    return saved
+
+
+def _parameter_index(key) -> int | None:
+    """A state key as the parameter index it names (an int, or its decimal text)."""
+    if type(key) is int:
+        return key
+    if isinstance(key, str) and key.isdecimal():
+        return int(key)
+    raise ValueError(f"loaded state dict's state key {key!r} is not a parameter index")
+
+
+def _restored_state(values, p: Tensor, index: int) -> dict:
+    """Parameter ``index``'s saved state as this optimizer keeps it: ``step`` a float32
+    count, every other entry a tensor of the parameter's shape and dtype, in its own memory."""
+    if not isinstance(values, dict):
+        raise ValueError(f"loaded state dict: the state of parameter {index} is a "
+                         f"{type(values).__name__}, not a dict")
+    return {key: _restored_step(value, index) if key == "step" else
+            _restored_buffer(key, value, p, index) for key, value in values.items()}
+
+
+def _restored_step(value, index: int) -> Tensor:
+    """``step`` as a float32 0-dim tensor (PyTorch keeps it so), once it is a count."""
+    number = value._data if isinstance(value, Tensor) else value
+    if isinstance(number, np.ndarray) and number.size == 1:
+        number = number.reshape(())[()]
+    if (not isinstance(number, numbers.Real) or isinstance(number, (bool, np.bool_))
+            or not float(number).is_integer() or number < 0):
+        raise ValueError(f"loaded state dict has step {value!r} for parameter {index}; expected "
+                         f"a whole number of steps, at least 0")
+    return make(np.array(number, np.float32))
+
+
+def _restored_buffer(key, value, p: Tensor, index: int) -> Tensor:
+    """A state tensor shaped like ``p``, copied and cast to its dtype (as PyTorch casts)."""
+    if not isinstance(value, Tensor):
+        raise ValueError(f"loaded state dict has {key} of type {type(value).__name__} for "
+                         f"parameter {index}; expected a tensor")
+    if value.shape != p.shape:
+        raise ValueError(f"loaded state dict has {key} of shape {value.shape} for parameter "
+                         f"{index}, which has shape {p.shape}")
+    return make(np.array(value._data, dtype=p.np_dtype, copy=True))
+
+
+def _saved_options(mine: dict, saved: dict, i: int) -> dict:
+    """Group ``i``'s saved options (``params`` aside), each the kind of value ``mine`` holds."""
+    options = {}
+    for key, value in saved.items():
+        if key == "params":
+            continue
+        if key in mine and not _same_kind(mine[key], value):
+            raise ValueError(f"loaded state dict: option {key!r} of parameter group {i} is "
+                             f"{value!r}; expected {_kind(mine[key])} like {mine[key]!r}")
+        options[key] = copy.deepcopy(value) if isinstance(value, (list, dict)) else value
+    return options
+
+
+def _same_kind(mine, saved) -> bool:
+    """Whether option value ``saved`` can stand where ``mine`` does."""
+    if isinstance(mine, bool) or mine is None:           # flags; foreach=None may become True
+        return isinstance(saved, bool) or saved is None
+    if isinstance(mine, numbers.Real):
+        return isinstance(saved, numbers.Real) and not isinstance(saved, bool)
+    if isinstance(mine, (tuple, list)):
+        return (isinstance(saved, (tuple, list)) and len(saved) == len(mine)
+                and all(map(_same_kind, mine, saved)))
+    return True
+
+
+def _kind(value) -> str:
+    if isinstance(value, bool) or value is None:
+        return "a flag"
+    if isinstance(value, numbers.Real):
+        return "a number"
+    return f"{len(value)} numbers" if isinstance(value, (tuple, list)) else "a value"
 
 
 def step_count(state: dict) -> int:
