@@ -1,0 +1,281 @@
+"""Philox4x32-10 as TensorFlow runs it: the generator, how an op reserves its stream, and how
+bits become numbers -- on numpy arrays of counters, so a million draws take milliseconds.
+
+Philox (Salmon et al., SC 2011) is a counter-based generator: block ``c`` of the stream is a
+fixed function of a 64-bit key and the 128-bit counter ``c``, four uint32 per block, so any
+block can be computed without the ones before it.  TF (``tsl/lib/random/philox_random.h``)
+seeds it from an op's ``(seed, seed2)``::
+
+    key     = seed            (two uint32: low word, high word)
+    counter = seed2 << 64     (counter words 2 and 3; words 0 and 1 start at 0)
+
+and every op keeps one such generator for its life (:class:`GuardedPhiloxRandom`).  Each
+run *reserves* a range of counters -- ``outputs * 256`` blocks for the plain draws, always
+that many whatever the draw uses -- and the next run starts after it.  Inside a run, work is
+addressed by counter offsets, not by a running stream, so TF's result does not depend on how
+many threads filled the tensor; the functions here compute the same offsets on arrays.
+
+From bits to numbers (``random_distributions.h``)::
+
+    float32  uniform  (x & 0x7fffff | 0x3f800000) as float, minus 1      4 per block
+    float64  uniform  (x0 & 0xfffff, x1) as 52 mantissa bits, minus 1     2 per block
+    int      uniform  lo + x % (hi - lo)      (int64: x0 | x1 << 32)      4 / 2 per block
+    normal            Box-Muller of a pair (float: two uint32; double: two pairs)
+    truncated normal  normals with |z| < 2 kept; output group g (4 floats / 2 doubles)
+                      starts at block 256*g / 128*g and uses as many blocks as it needs
+
+>>> gen = PhiloxRandom.from_seeds(1, 2)
+>>> gen.blocks(1)
+array([[2357425087, 3519657564, 1394081599,  828808066]], dtype=uint32)
+>>> uniform(gen, 3, np.float32)
+array([0.5105579 , 0.41826963, 0.05402064], dtype=float32)
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from typing import NamedTuple
+
+import numpy as np
+
+from . import libm
+
+__all__ = ["PhiloxRandom", "GuardedPhiloxRandom", "uint32_to_float", "uint64_to_double",
+           "uniform", "uniform_int", "normal", "truncated_normal", "box_muller_float",
+           "box_muller_double", "shard_blocks", "default_threads"]
+
+_M32 = 0xFFFFFFFF
+_M64 = (1 << 64) - 1
+_M128 = (1 << 128) - 1
+_MUL = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
+_WEYL = (0x9E3779B9, 0xBB67AE85)
+_LOW = np.uint64(_M32)
+_SHIFT = np.uint64(32)
+
+
+def _rounds(c: list, key: tuple[int, int]) -> list:
+    """The ten Philox rounds on counter words ``c`` (uint64 arrays or scalars below 2**32)."""
+    k0, k1 = key
+    for _ in range(10):
+        p0, p1 = c[0] * _MUL[0], c[2] * _MUL[1]
+        c = [(p1 >> _SHIFT) ^ c[1] ^ np.uint64(k0), p1 & _LOW,
+             (p0 >> _SHIFT) ^ c[3] ^ np.uint64(k1), p0 & _LOW]
+        k0, k1 = (k0 + _WEYL[0]) & _M32, (k1 + _WEYL[1]) & _M32
+    return c
+
+
+class PhiloxRandom(NamedTuple):
+    """A position in a Philox stream: the key and the 128-bit counter of its next block."""
+
+    key: tuple[int, int]
+    counter: int
+
+    @classmethod
+    def from_seeds(cls, seed: int, seed2: int) -> "PhiloxRandom":
+        """TF's ``PhiloxRandom(seed, seed2)`` (seeds taken as uint64, as C++ casts them)."""
+        seed, seed2 = seed & _M64, seed2 & _M64
+        return cls((seed & _M32, seed >> 32), seed2 << 64)
+
+    def skip(self, blocks: int) -> "PhiloxRandom":
+        """``blocks`` further on (TF's ``Skip``: a 128-bit add to the counter)."""
+        return self._replace(counter=(self.counter + blocks) & _M128)
+
+    def blocks_at(self, offsets: np.ndarray) -> np.ndarray:
+        """The blocks at ``counter + offsets`` (uint64 offsets): an ``(n, 4)`` uint32 array."""
+        offsets = np.asarray(offsets, np.uint64)
+        lo, hi = self.counter & _M64, self.counter >> 64
+        c01 = offsets + np.uint64(lo)
+        if lo and (c01 < offsets).any():   # the low 64 bits wrapped: carry into words 2, 3
+            hi = (hi + (c01 < offsets).astype(object)) & _M64
+            c2 = np.array([h & _M32 for h in hi], np.uint64)
+            c3 = np.array([h >> 32 for h in hi], np.uint64)
+        else:
+            c2, c3 = np.uint64(hi & _M32), np.uint64(hi >> 32)
+        words = _rounds([c01 & _LOW, c01 >> _SHIFT, c2, c3], self.key)
+        out = np.empty((offsets.size, 4), np.uint32)
+        for j, w in enumerate(words):
+            out[:, j] = w
+        return out
+
+    def blocks(self, n: int) -> np.ndarray:
+        """The next ``n`` blocks, as an ``(n, 4)`` uint32 array."""
+        return self.blocks_at(np.arange(n, dtype=np.uint64))
+
+    def uint32s(self, n: int) -> np.ndarray:
+        """The next ``n`` uint32, one at a time (TF's ``SingleSampleAdapter`` from here)."""
+        return self.blocks(-(-n // 4)).reshape(-1)[:n]
+
+
+def default_threads() -> int:
+    """TF's default intra-op thread count: the CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class GuardedPhiloxRandom:
+    """One random op's generator for the life of a Session (TF's ``GuardedPhiloxRandom``).
+
+    Seeds ``(0, 0)`` (or ``None``) mean "unseeded": fresh random seeds, as TF's ``New64()``.
+    ``threads`` is the intra-op thread count of the Session, which decides how TF splits the
+    few kernels whose draws depend on the split (:func:`shard_blocks`)."""
+
+    __slots__ = ("gen", "threads")
+
+    def __init__(self, seed: int | None, seed2: int | None, threads: int | None = None):
+        seed, seed2 = seed or 0, seed2 or 0
+        if seed == 0 and seed2 == 0:
+            seed, seed2 = secrets.randbits(64), secrets.randbits(64)
+        self.gen = PhiloxRandom.from_seeds(seed, seed2)
+        self.threads = default_threads() if threads is None else threads
+
+    def reserve_samples128(self, blocks: int) -> PhiloxRandom:
+        """The stream from here; the op's next reservation starts ``blocks`` later."""
+        here, self.gen = self.gen, self.gen.skip(blocks)
+        return here
+
+    def reserve_samples32(self, samples: int) -> PhiloxRandom:
+        return self.reserve_samples128((samples + 3) // 4)
+
+    def reserve_random_outputs(self, outputs: int, multiplier: int = 256) -> PhiloxRandom:
+        return self.reserve_samples128(outputs * multiplier)
+
+
+# --- bits to numbers --------------------------------------------------------------------------
+
+def uint32_to_float(x: np.ndarray) -> np.ndarray:
+    """Uniform floats in [0, 1) from the low 23 bits (TF's ``Uint32ToFloat``)."""
+    return ((x & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1)
+
+
+def uint64_to_double(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    """Uniform doubles in [0, 1) from 20 bits of ``x0`` and all of ``x1`` (``Uint64ToDouble``)."""
+    bits = ((x0 & np.uint32(0xFFFFF)).astype(np.uint64) << _SHIFT) | x1.astype(np.uint64)
+    return (bits | np.uint64(1023 << 52)).view(np.float64) - 1.0
+
+
+def _uint16_to_half(x: np.ndarray) -> np.ndarray:
+    """Uniform halves in [0, 1) from the low 10 bits (``Uint16ToHalf``)."""
+    bits = ((x & np.uint32(0x3FF)) | np.uint32(15 << 10)).astype(np.uint16)
+    return bits.view(np.float16) - np.float16(1)
+
+
+def _per_block(dtype) -> int:
+    """Values per block: 4 for 32- and 16-bit types, 2 for 64-bit ones."""
+    return 2 if np.dtype(dtype).itemsize == 8 else 4
+
+
+def uniform(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
+    """``n`` uniform [0, 1) values of a float dtype, from ``gen`` on."""
+    dtype = np.dtype(dtype)
+    bits = gen.blocks(-(-n // _per_block(dtype)))
+    if dtype == np.float64:
+        out = uint64_to_double(bits[:, 0::2], bits[:, 1::2])
+    elif dtype == np.float16:
+        out = _uint16_to_half(bits)
+    else:
+        out = uint32_to_float(bits).astype(dtype, copy=False)
+    return out.reshape(-1)[:n]
+
+
+def uniform_int(gen: PhiloxRandom, n: int, lo: int, hi: int, dtype) -> np.ndarray:
+    """``n`` integers ``lo + bits % (hi - lo)`` (``lo < hi``), int32 or int64, from ``gen`` on."""
+    dtype = np.dtype(dtype)
+    bits = gen.blocks(-(-n // _per_block(dtype)))
+    if dtype.itemsize == 8:
+        bits = bits[:, 0::2].astype(np.uint64) | (bits[:, 1::2].astype(np.uint64) << _SHIFT)
+        span = (hi - lo) & _M64
+    else:
+        span = (hi - lo) & _M32
+    low = np.uint64(lo & _M64)
+    out = ((bits.reshape(-1)[:n] % np.uint64(span)).astype(np.uint64) + low).view(np.int64)
+    return out.astype(dtype)
+
+
+def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two float normals per pair of uint32, as TF's ``BoxMullerFloat`` (glibc's float math)."""
+    u1 = np.maximum(uint32_to_float(x0), np.float32(1e-7))
+    v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
+    u2 = np.sqrt(np.float32(-2.0) * libm.logf(u1))
+    sin, cos = libm.sincosf(v1)
+    return sin * u2, cos * u2
+
+
+def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
+    """Two double normals per four uint32, as TF's ``BoxMullerDouble`` (libm's double math)."""
+    u1 = np.maximum(uint64_to_double(x0, x1), 1e-7)
+    v1 = 2.0 * np.pi * uint64_to_double(x2, x3)
+    u2 = np.sqrt(-2.0 * np.log(u1))
+    return np.sin(v1) * u2, np.cos(v1) * u2
+
+
+def _normals(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """The normals of whole blocks, in TF's order: ``(blocks, 4)`` floats or ``(blocks, 2)``."""
+    if dtype == np.float64:
+        d0, d1 = box_muller_double(bits[:, 0], bits[:, 1], bits[:, 2], bits[:, 3])
+        return np.stack([d0, d1], axis=1)
+    f0, f1 = box_muller_float(bits[:, 0::2], bits[:, 1::2])
+    out = np.empty(bits.shape, np.float32)
+    out[:, 0::2], out[:, 1::2] = f0, f1
+    return out
+
+
+def normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
+    """``n`` standard normal values of a float dtype, from ``gen`` on."""
+    dtype = np.dtype(dtype)
+    out = _normals(gen.blocks(-(-n // _per_block(dtype))), dtype)
+    return out.reshape(-1)[:n].astype(dtype, copy=False)
+
+
+def truncated_normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
+    """``n`` standard normals with ``|z| < 2``: each group of 4 floats (2 doubles) starts at
+    its own block ``256 * g`` (``128 * g``) and keeps drawing blocks until it is full."""
+    dtype = np.dtype(dtype)
+    group = _per_block(dtype)
+    groups = -(-n // group)
+    starts = np.arange(groups, dtype=np.uint64) * np.uint64(group * 256 // 4)
+    out = np.empty((groups, group), np.float64 if dtype == np.float64 else np.float32)
+    filled = np.zeros(groups, np.int64)
+    todo = np.arange(groups)
+    tries = 0
+    while todo.size:
+        z = _normals(gen.blocks_at(starts[todo] + np.uint64(tries)), dtype)   # (todo, per block)
+        for j in range(z.shape[1]):                # candidates in the order TF takes them
+            keep = (np.abs(z[:, j]) < 2.0) & (filled[todo] < group)
+            rows = todo[keep]
+            out[rows, filled[rows]] = z[keep, j]
+            filled[rows] += 1
+        todo = todo[filled[todo] < group]
+        tries += 1
+    return out.reshape(-1)[:n].astype(dtype, copy=False)
+
+
+def shard_blocks(total: int, cost_per_unit: int, threads: int) -> list[tuple[int, int]]:
+    """How TF's ``Shard`` splits ``range(total)`` over ``threads`` (``work_sharder.cc`` into
+    Eigen's ``ThreadPoolDevice::parallelFor``): the ``(start, limit)`` of each shard.
+
+    Only kernels that run a *sequential* stream per shard (``Multinomial``) need this: their
+    draws depend on where the shards start, hence on the machine's thread count."""
+    if total <= 0:
+        return []
+    cost = float(total) * cost_per_unit                   # Eigen's TensorCostModel, in cycles
+    wanted = int(min((cost - 100000) / 100000 + 0.9, 2**31 - 1))
+    if threads <= 1 or total == 1 or min(threads, max(1, wanted)) == 1:
+        return [(0, total)]
+    size = min(total, max(-(-total // (4 * threads)), int(1.0 / (cost_per_unit / 40000))))
+    size = min(total, max(size, 1))
+    max_size = min(total, 2 * size)
+    count = -(-total // size)
+
+    def efficiency(blocks: int) -> float:
+        return blocks / (-(-blocks // threads) * threads)
+
+    best, prev = efficiency(count), count
+    while best < 1.0 and prev > 1:
+        coarser = -(-total // (prev - 1))
+        if coarser > max_size:
+            break
+        coarser_count = -(-total // coarser)
+        prev = coarser_count
+        if efficiency(coarser_count) + 0.01 >= best:
+            size, count = coarser, coarser_count
+            best = max(best, efficiency(coarser_count))
+    return [(s, min(s + size, total)) for s in range(0, total, size)]
