@@ -18,7 +18,7 @@ last places.
 numpy has no fused multiply-add, so each function has two forms:
 
 - the *reference* (``logf_scalar``, ``sincosf_scalar``): glibc's steps for one value, each
-  fused step computed exactly with :class:`fractions.Fraction` and rounded once;
+  fused step computed exactly (:func:`fma`) and rounded once;
 - the *array* form (``logf``, ``sincosf``): the same steps on whole arrays, where every fused
   step that can be made exact cheaply is exact, and the rest are a multiply and an add.  Two
   roundings instead of one move a double by far less than ``tol`` (a bound written next to
@@ -31,17 +31,28 @@ array([-0.6931472, -2.3025851], dtype=float32)
 """
 from __future__ import annotations
 
+import functools
 import math
-from fractions import Fraction
 
 import numpy as np
 
 __all__ = ["logf", "sincosf", "logf_scalar", "sincosf_scalar", "fma"]
 
 
+def _halves(x: float) -> tuple[float, float]:
+    """``x`` as hi + lo with 26 and 27 significant bits (Veltkamp): their products are exact."""
+    t = 134217729.0 * x
+    hi = t - (t - x)
+    return hi, x - hi
+
+
 def fma(a: float, b: float, c: float) -> float:
-    """``a * b + c`` rounded once (what one ``vfmadd`` instruction returns)."""
-    return float(Fraction(a) * Fraction(b) + Fraction(c))
+    """``a * b + c`` rounded once (what one ``vfmadd`` instruction returns): ``a * b`` is
+    ``p + e`` exactly (Dekker's product), and :func:`math.fsum` rounds ``p + e + c`` once."""
+    p = a * b
+    (ah, al), (bh, bl) = _halves(a), _halves(b)
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return math.fsum((p, e, c))
 
 
 def _f32(x) -> np.ndarray:
@@ -97,49 +108,61 @@ def logf_scalar(x: float) -> float:
     return float(np.float32(y))
 
 
-def _split_invc() -> tuple[np.ndarray, np.ndarray]:
-    """Each ``invc`` as hi + lo with 29 and 24 significant bits: a float's 24-bit significand
-    times either is exact in a double, which makes ``z * invc - 1`` exact (module docstring)."""
-    invc = np.array([c for c, _ in _TAB])
-    hi = (invc.view(np.uint64) & np.uint64(~((1 << 24) - 1) & 0xFFFFFFFFFFFFFFFF)).view(np.float64)
-    return hi, invc - hi
+_BIAS = 16 * 130
+"""``(x's bits - OFF) >> 19`` is ``16 * k + i``, ``k`` the exponent (at least -127 for a
+normal float) and ``i`` the table point: plus this, an index into tables by (k, i)."""
 
 
-_INVC_HI, _INVC_LO = _split_invc()
-_K_MIN = -150  # exponents of positive normal floats relative to _OFF lie in [-127, 128]
-_Y0 = np.array([[fma(float(k), _LN2, logc) for k in range(_K_MIN, 130)] for _, logc in _TAB])
-"""``fma(k, ln2, log c)`` for every table point and exponent: a lookup, so it is exact."""
+@functools.cache
+def _tables() -> tuple[np.ndarray, ...]:
+    """By (k, i): ``invc`` as hi + lo with 29 and 24 significant bits (a float's 24-bit
+    significand times either is exact, so ``z * hi - 1 + z * lo`` is ``fma(z, invc, -1)``),
+    ``y0 = fma(k, ln2, log c)`` (a lookup, so exact), and ``|y0| * 2**-47`` (its share of
+    the tolerance of the unfused steps)."""
+    invc = np.array([c for c, _ in _TAB] * 260)
+    hi = (invc.view(np.uint64) & np.uint64(0xFFFFFFFFFF000000)).view(np.float64)
+    y0 = np.array([fma(float(k), _LN2, logc) for k in range(-130, 130) for _, logc in _TAB])
+    return hi, invc - hi, y0, np.abs(y0) * 2.0**-47
 
 
 def logf(x: np.ndarray) -> np.ndarray:
     """glibc's ``logf`` of an array of positive or zero floats (others: undefined)."""
     x = _f32(x)
-    ix = x.view(np.uint32).astype(np.int64)
-    sub = (ix < 0x00800000) & (ix > 0)
-    if sub.any():                                  # subnormal: normalise, as glibc does
-        ix[sub] = (x[sub] * np.float32(2.0**23)).view(np.uint32).astype(np.int64) - (23 << 23)
+    ix = x.view(np.int32)
+    if (ix < 0x00800000).any():                    # zero or subnormal
+        ix = ix.copy()
+        sub = (ix < 0x00800000) & (ix > 0)         # normalise, as glibc does
+        ix[sub] = (x[sub] * np.float32(2.0**23)).view(np.int32) - (23 << 23)
+    invc_hi, invc_lo, y0_table, y0_tol = _tables()
     tmp = ix - _OFF
-    i = (tmp >> 19) & 15
-    k = tmp >> 23                                  # arithmetic shift of the signed difference
-    z = (ix - (tmp & 0xFF800000)).astype(np.uint32).view(np.float32).astype(np.float64)
-    r = (z * _INVC_HI[i] - 1.0) + z * _INVC_LO[i]  # fma(z, invc, -1): both products exact
-    y0 = _Y0[i, k - _K_MIN]
+    j = (tmp >> 19) + _BIAS
+    z = (ix - (tmp & -0x800000)).view(np.float32).astype(np.float64)
+    r = z * invc_hi[j]
+    r -= 1.0
+    r += z * invc_lo[j]                           # fma(z, invc, -1), exactly
+    y0 = y0_table[j]
     r2 = r * r
-    y = (_A1 * r + _A2)
-    y = _A0 * r2 + y
-    y = y * r2 + (y0 + r)
+    y = r * _A1
+    y += _A2
+    y += _A0 * r2
+    y *= r2
+    y += y0 + r
     # the three unfused steps each add one rounding of a term no larger than |y0| + |r|
-    out = _round_or_redo(y, np.ldexp(np.abs(y0) + np.abs(r), -47), x, logf_scalar)
-    out[ix == 0x3F800000] = 0.0
-    out[ix == 0] = -np.inf
+    tol = np.abs(r)
+    tol *= 2.0**-47
+    tol += y0_tol[j]
+    out = _round_or_redo(y, tol, x, logf_scalar)
+    out[x == 1] = 0.0
+    out[x == 0] = -np.inf
     return out
 
 
-def _round_or_redo(y: np.ndarray, tol: np.ndarray, x: np.ndarray, exact) -> np.ndarray:
-    """``y`` rounded to float, except where ``y +- tol`` would round differently: there the
-    unfused and the fused computation may disagree, so the reference ``exact(x)`` decides."""
-    out = y.astype(np.float32)
-    unsure = ((y - tol).astype(np.float32) != out) | ((y + tol).astype(np.float32) != out)
+def _round_or_redo(y: np.ndarray, tol, x: np.ndarray, exact) -> np.ndarray:
+    """``y`` rounded to float, where ``y - tol`` and ``y + tol`` round alike (the fused result
+    lies between them); elsewhere the unfused and fused results may round to different
+    floats, so the reference ``exact(x)`` decides."""
+    out = (y - tol).astype(np.float32)
+    unsure = out != (y + tol).astype(np.float32)
     if unsure.any():
         out[unsure] = [exact(v) for v in x[unsure].tolist()]
     return out
@@ -187,28 +210,42 @@ def sincosf_scalar(y: float) -> tuple[float, float]:
 
 
 def sincosf(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """glibc's ``sincosf`` of an array of floats with ``|y| < 120``: ``(sin, cos)`` as floats."""
+    """glibc's ``sincosf`` of an array of floats with ``|y| < 120``: ``(sin, cos)`` as floats.
+
+    One path for all: below 0.75 glibc skips the reduction, and reducing gives ``n = 0``
+    there, which changes nothing."""
     y = _f32(y)
-    top = (y.view(np.uint32) >> 20) & 0x7FF
     x = y.astype(np.float64)
-    n = np.where(top < 0x3F4, 0, ((x * _HPI_INV).astype(np.int64) + 0x800000) >> 24)
-    x = x - n * _HPI                          # n*pi/2 is exact for n <= 4: one rounding, as fused
+    n = (x * _HPI_INV).astype(np.int32)
+    n += 0x800000
+    n >>= 24
+    x -= n * _HPI                             # n*pi/2 is exact for n <= 4: one rounding, as fused
+    q = n & 3
     x2 = x * x
-    x = x * _SIGN_ARRAY[n & 3]
+    x *= _SIGN_ARRAY[q]
     x3, x4 = x2 * x, x2 * x2
-    x5, x6 = x2 * x3, x2 * x4
-    s = (x2 * _S[2] + _S[1]) * x5 + (x3 * _S[0] + x)
-    c = (x2 * _C[4] + _C[3]) * x6 + (x4 * _C[2] + (x2 * _C[1] + _C[0]))
-    c = np.where(n & 2, -c, c)
+    x5, x6 = x3 * x2, x4 * x2
+    s = x2 * _S[2]
+    s += _S[1]
+    s *= x5
+    s += x3 * _S[0] + x
+    c = x2 * _C[4]
+    c += _C[3]
+    c *= x6
+    c += x4 * _C[2] + (x2 * _C[1] + _C[0])
+    c *= _COS_SIGN[q]
     # each unfused step adds one rounding of a term below |x| (sine) or 1 (cosine)
-    s = _round_or_redo(s, np.ldexp(np.abs(x), -46), y, lambda v: _polys_scalar(v)[0])
-    c = _round_or_redo(c, np.full_like(c, 2.0 ** -46), y, lambda v: _polys_scalar(v)[1])
+    tol = np.abs(x)
+    tol *= 2.0**-46
+    s = _round_or_redo(s, tol, y, lambda v: _polys_scalar(v)[0])
+    c = _round_or_redo(c, 2.0**-46, y, lambda v: _polys_scalar(v)[1])
     odd = (n & 1).astype(bool)
     sin, cos = np.where(odd, c, s), np.where(odd, s, c)
-    tiny = top < 0x398
+    tiny = np.abs(y) < np.float32(2.0**-12)
     if tiny.any():
         sin[tiny], cos[tiny] = y[tiny], 1.0
     return sin, cos
 
 
 _SIGN_ARRAY = np.array(_SIGN)
+_COS_SIGN = np.array([1.0, 1.0, -1.0, -1.0])   # quadrants 2 and 3: glibc's negated cosine table

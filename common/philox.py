@@ -49,19 +49,34 @@ _M64 = (1 << 64) - 1
 _M128 = (1 << 128) - 1
 _MUL = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
 _WEYL = (0x9E3779B9, 0xBB67AE85)
-_LOW = np.uint64(_M32)
-_SHIFT = np.uint64(32)
+_CHUNK = 16384
+"""Blocks per pass of the array code: big enough to amortise numpy's per-call cost, small
+enough that a pass's temporaries stay in the CPU's cache."""
 
 
-def _rounds(c: list, key: tuple[int, int]) -> list:
-    """The ten Philox rounds on counter words ``c`` (uint64 arrays or scalars below 2**32)."""
+def _rounds(c0, c1, c2, c3, key: tuple[int, int]) -> list[np.ndarray]:
+    """The ten Philox rounds on counter words (uint32 arrays): the block's four output words.
+
+    Each round multiplies two words into 64-bit products; their halves are read as uint32
+    views of the product arrays (no shifts or masks), which alternate between two pairs of
+    buffers so a view made in one round is still intact in the next."""
     k0, k1 = key
-    for _ in range(10):
-        p0, p1 = c[0] * _MUL[0], c[2] * _MUL[1]
-        c = [(p1 >> _SHIFT) ^ c[1] ^ np.uint64(k0), p1 & _LOW,
-             (p0 >> _SHIFT) ^ c[3] ^ np.uint64(k1), p0 & _LOW]
+    n = c0.size
+    products = [np.empty(n, np.uint64) for _ in range(4)]
+    c0, c2 = np.array(c0, np.uint32), np.array(np.broadcast_to(c2, (n,)), np.uint32)
+    c1, c3 = np.broadcast_to(c1, (n,)), np.broadcast_to(c3, (n,))
+    for r in range(10):
+        p0, p1 = products[2 * (r & 1)], products[2 * (r & 1) + 1]
+        np.multiply(c0, _MUL[0], out=p0, dtype=np.uint64)
+        np.multiply(c2, _MUL[1], out=p1, dtype=np.uint64)
+        half0, half1 = p0.view(np.uint32), p1.view(np.uint32)   # [low, high] per product
+        np.bitwise_xor(half1[1::2], c1, out=c0)
+        np.bitwise_xor(c0, np.uint32(k0), out=c0)
+        np.bitwise_xor(half0[1::2], c3, out=c2)
+        np.bitwise_xor(c2, np.uint32(k1), out=c2)
+        c1, c3 = half1[0::2], half0[0::2]
         k0, k1 = (k0 + _WEYL[0]) & _M32, (k1 + _WEYL[1]) & _M32
-    return c
+    return [c0, c1, c2, c3]
 
 
 class PhiloxRandom(NamedTuple):
@@ -80,21 +95,25 @@ class PhiloxRandom(NamedTuple):
         """``blocks`` further on (TF's ``Skip``: a 128-bit add to the counter)."""
         return self._replace(counter=(self.counter + blocks) & _M128)
 
+    def words_at(self, offsets: np.ndarray) -> list[np.ndarray]:
+        """The four uint32 words of the blocks at ``counter + offsets`` (uint64 offsets)."""
+        offsets = np.asarray(offsets, np.uint64)
+        lo, hi = self.counter & _M64, self.counter >> 64
+        low = offsets + np.uint64(lo)
+        if lo and (low < offsets).any():   # the low 64 bits wrapped: carry into words 2, 3
+            high = np.array([(hi + int(c)) & _M64 for c in (low < offsets)], np.uint64)
+        else:
+            high = np.uint64(hi)
+        low, high = np.atleast_1d(low).view(np.uint32), np.atleast_1d(high).view(np.uint32)
+        return _rounds(low[0::2], low[1::2], high[0::2], high[1::2], self.key)
+
     def blocks_at(self, offsets: np.ndarray) -> np.ndarray:
         """The blocks at ``counter + offsets`` (uint64 offsets): an ``(n, 4)`` uint32 array."""
         offsets = np.asarray(offsets, np.uint64)
-        lo, hi = self.counter & _M64, self.counter >> 64
-        c01 = offsets + np.uint64(lo)
-        if lo and (c01 < offsets).any():   # the low 64 bits wrapped: carry into words 2, 3
-            hi = (hi + (c01 < offsets).astype(object)) & _M64
-            c2 = np.array([h & _M32 for h in hi], np.uint64)
-            c3 = np.array([h >> 32 for h in hi], np.uint64)
-        else:
-            c2, c3 = np.uint64(hi & _M32), np.uint64(hi >> 32)
-        words = _rounds([c01 & _LOW, c01 >> _SHIFT, c2, c3], self.key)
         out = np.empty((offsets.size, 4), np.uint32)
-        for j, w in enumerate(words):
-            out[:, j] = w
+        for s in range(0, offsets.size, _CHUNK):
+            for j, w in enumerate(self.words_at(offsets[s:s + _CHUNK])):
+                out[s:s + _CHUNK, j] = w
         return out
 
     def blocks(self, n: int) -> np.ndarray:
@@ -104,6 +123,18 @@ class PhiloxRandom(NamedTuple):
     def uint32s(self, n: int) -> np.ndarray:
         """The next ``n`` uint32, one at a time (TF's ``SingleSampleAdapter`` from here)."""
         return self.blocks(-(-n // 4)).reshape(-1)[:n]
+
+    def map_blocks(self, blocks: int, width: int, dtype, convert, offsets=None) -> np.ndarray:
+        """``convert(words)`` of the next ``blocks`` blocks (or those at ``offsets``), a chunk at a
+        time: ``convert`` maps the four word arrays of a chunk to ``width`` value arrays, and
+        the result is ``(blocks, width)``."""
+        out = np.empty((blocks, width), dtype)
+        for s in range(0, blocks, _CHUNK):
+            e = min(s + _CHUNK, blocks)
+            at = np.arange(s, e, dtype=np.uint64) if offsets is None else offsets[s:e]
+            for j, column in enumerate(convert(self.words_at(at))):
+                out[s:e, j] = column
+        return out
 
 
 def default_threads() -> int:
@@ -148,7 +179,7 @@ def uint32_to_float(x: np.ndarray) -> np.ndarray:
 
 def uint64_to_double(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
     """Uniform doubles in [0, 1) from 20 bits of ``x0`` and all of ``x1`` (``Uint64ToDouble``)."""
-    bits = ((x0 & np.uint32(0xFFFFF)).astype(np.uint64) << _SHIFT) | x1.astype(np.uint64)
+    bits = ((x0 & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)) | x1.astype(np.uint64)
     return (bits | np.uint64(1023 << 52)).view(np.float64) - 1.0
 
 
@@ -163,40 +194,51 @@ def _per_block(dtype) -> int:
     return 2 if np.dtype(dtype).itemsize == 8 else 4
 
 
+def _uniforms(dtype: np.dtype):
+    """Words of a block -> its uniform values (TF's ``UniformDistribution``)."""
+    if dtype == np.float64:
+        return lambda w: (uint64_to_double(w[0], w[1]), uint64_to_double(w[2], w[3]))
+    if dtype == np.float16:
+        return lambda w: [_uint16_to_half(x) for x in w]
+    return lambda w: [uint32_to_float(x) for x in w]
+
+
 def uniform(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` uniform [0, 1) values of a float dtype, from ``gen`` on."""
     dtype = np.dtype(dtype)
-    bits = gen.blocks(-(-n // _per_block(dtype)))
-    if dtype == np.float64:
-        out = uint64_to_double(bits[:, 0::2], bits[:, 1::2])
-    elif dtype == np.float16:
-        out = _uint16_to_half(bits)
-    else:
-        out = uint32_to_float(bits).astype(dtype, copy=False)
-    return out.reshape(-1)[:n]
+    per = _per_block(dtype)
+    return gen.map_blocks(-(-n // per), per, dtype, _uniforms(dtype)).reshape(-1)[:n]
 
 
 def uniform_int(gen: PhiloxRandom, n: int, lo: int, hi: int, dtype) -> np.ndarray:
     """``n`` integers ``lo + bits % (hi - lo)`` (``lo < hi``), int32 or int64, from ``gen`` on."""
     dtype = np.dtype(dtype)
-    bits = gen.blocks(-(-n // _per_block(dtype)))
     if dtype.itemsize == 8:
-        bits = bits[:, 0::2].astype(np.uint64) | (bits[:, 1::2].astype(np.uint64) << _SHIFT)
-        span = (hi - lo) & _M64
+        span, low = np.uint64((hi - lo) & _M64), np.uint64(lo & _M64)
+
+        def convert(w):
+            return [(((b | (c.astype(np.uint64) << np.uint64(32))) % span) + low).view(np.int64)
+                    for b, c in ((w[0].astype(np.uint64), w[1]), (w[2].astype(np.uint64), w[3]))]
     else:
-        span = (hi - lo) & _M32
-    low = np.uint64(lo & _M64)
-    out = ((bits.reshape(-1)[:n] % np.uint64(span)).astype(np.uint64) + low).view(np.int64)
-    return out.astype(dtype)
+        span, low = np.uint32((hi - lo) & _M32), np.uint32(lo & _M32)
+
+        def convert(w):   # lo + bits % span, wrapped to 32 bits: the int32 SignedAdd gives
+            return [((x % span) + low).view(np.int32) for x in w]
+    return gen.map_blocks(-(-n // _per_block(dtype)), _per_block(dtype), dtype,
+                          convert).reshape(-1)[:n]
 
 
 def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two float normals per pair of uint32, as TF's ``BoxMullerFloat`` (glibc's float math)."""
     u1 = np.maximum(uint32_to_float(x0), np.float32(1e-7))
     v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
-    u2 = np.sqrt(np.float32(-2.0) * libm.logf(u1))
+    u2 = libm.logf(u1)
+    u2 *= np.float32(-2.0)
+    np.sqrt(u2, out=u2)
     sin, cos = libm.sincosf(v1)
-    return sin * u2, cos * u2
+    sin *= u2
+    cos *= u2
+    return sin, cos
 
 
 def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
@@ -207,22 +249,23 @@ def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
     return np.sin(v1) * u2, np.cos(v1) * u2
 
 
-def _normals(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """The normals of whole blocks, in TF's order: ``(blocks, 4)`` floats or ``(blocks, 2)``."""
+def _normals(dtype: np.dtype):
+    """Words of a block -> its normal values in TF's order (``NormalDistribution``)."""
     if dtype == np.float64:
-        d0, d1 = box_muller_double(bits[:, 0], bits[:, 1], bits[:, 2], bits[:, 3])
-        return np.stack([d0, d1], axis=1)
-    f0, f1 = box_muller_float(bits[:, 0::2], bits[:, 1::2])
-    out = np.empty(bits.shape, np.float32)
-    out[:, 0::2], out[:, 1::2] = f0, f1
-    return out
+        return lambda w: box_muller_double(*w)
+
+    def floats(w):
+        m = w[0].size      # both pairs of the block in one call: (w0, w1) and (w2, w3)
+        sin, cos = box_muller_float(np.concatenate([w[0], w[2]]), np.concatenate([w[1], w[3]]))
+        return sin[:m], cos[:m], sin[m:], cos[m:]
+    return floats
 
 
 def normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` standard normal values of a float dtype, from ``gen`` on."""
     dtype = np.dtype(dtype)
-    out = _normals(gen.blocks(-(-n // _per_block(dtype))), dtype)
-    return out.reshape(-1)[:n].astype(dtype, copy=False)
+    per = _per_block(dtype)
+    return gen.map_blocks(-(-n // per), per, dtype, _normals(dtype)).reshape(-1)[:n]
 
 
 def truncated_normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
@@ -230,22 +273,34 @@ def truncated_normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     its own block ``256 * g`` (``128 * g``) and keeps drawing blocks until it is full."""
     dtype = np.dtype(dtype)
     group = _per_block(dtype)
+    work = np.float64 if dtype == np.float64 else np.float32
     groups = -(-n // group)
     starts = np.arange(groups, dtype=np.uint64) * np.uint64(group * 256 // 4)
-    out = np.empty((groups, group), np.float64 if dtype == np.float64 else np.float32)
-    filled = np.zeros(groups, np.int64)
-    todo = np.arange(groups)
-    tries = 0
+    out = gen.map_blocks(groups, group, work, _normals(dtype), starts)   # each group's 1st block
+    keep = np.abs(out) < 2.0
+    short = np.flatnonzero(~keep.all(axis=1))        # groups that need more: about 1 in 6
+    if short.size:
+        out[short] = _refill(gen, starts[short], out[short], keep[short], dtype)
+    return out.reshape(-1)[:n].astype(dtype, copy=False)
+
+
+def _refill(gen, starts, first, kept, dtype) -> np.ndarray:
+    """Complete the groups whose first block fell short, block after block, in TF's order."""
+    group = first.shape[1]
+    out = np.zeros_like(first)
+    filled = np.zeros(len(first), np.int64)
+    todo, z, keep, tries = np.arange(len(first)), first, kept, 1
     while todo.size:
-        z = _normals(gen.blocks_at(starts[todo] + np.uint64(tries)), dtype)   # (todo, per block)
-        for j in range(z.shape[1]):                # candidates in the order TF takes them
-            keep = (np.abs(z[:, j]) < 2.0) & (filled[todo] < group)
-            rows = todo[keep]
-            out[rows, filled[rows]] = z[keep, j]
+        for j in range(group):                       # candidates in the order TF takes them
+            take = keep[:, j] & (filled[todo] < group)
+            rows = todo[take]
+            out[rows, filled[rows]] = z[take, j]
             filled[rows] += 1
         todo = todo[filled[todo] < group]
-        tries += 1
-    return out.reshape(-1)[:n].astype(dtype, copy=False)
+        z = gen.map_blocks(todo.size, group, first.dtype, _normals(dtype),
+                           starts[todo] + np.uint64(tries))
+        keep, tries = np.abs(z) < 2.0, tries + 1
+    return out
 
 
 def shard_blocks(total: int, cost_per_unit: int, threads: int) -> list[tuple[int, int]]:
