@@ -114,33 +114,34 @@ normal float) and ``i`` the table point: plus this, an index into tables by (k, 
 
 
 @functools.cache
-def _tables() -> tuple[np.ndarray, ...]:
-    """By (k, i): ``invc`` as hi + lo with 29 and 24 significant bits (a float's 24-bit
-    significand times either is exact, so ``z * hi - 1 + z * lo`` is ``fma(z, invc, -1)``),
-    ``y0 = fma(k, ln2, log c)`` (a lookup, so exact), and ``|y0| * 2**-47`` (its share of
-    the tolerance of the unfused steps)."""
+def _table() -> np.ndarray:
+    """Rows by (k, i), columns: ``invc`` as hi + lo with 29 and 24 significant bits (a float's
+    24-bit significand times either is exact, so ``z * hi - 1 + z * lo`` is ``fma(z, invc,
+    -1)``), ``y0 = fma(k, ln2, log c)`` (a lookup, so exact), and ``|y0| * 2**-47`` (its share
+    of the tolerance of the unfused steps)."""
     invc = np.array([c for c, _ in _TAB] * 260)
     hi = (invc.view(np.uint64) & np.uint64(0xFFFFFFFFFF000000)).view(np.float64)
     y0 = np.array([fma(float(k), _LN2, logc) for k in range(-130, 130) for _, logc in _TAB])
-    return hi, invc - hi, y0, np.abs(y0) * 2.0**-47
+    return np.stack([hi, invc - hi, y0, np.abs(y0) * 2.0**-47], axis=1)
 
 
 def logf(x: np.ndarray) -> np.ndarray:
     """glibc's ``logf`` of an array of positive or zero floats (others: undefined)."""
     x = _f32(x)
     ix = x.view(np.int32)
-    if (ix < 0x00800000).any():                    # zero or subnormal
+    low = ix < 0x00800000
+    if low.any():                                  # zero or subnormal
         ix = ix.copy()
-        sub = (ix < 0x00800000) & (ix > 0)         # normalise, as glibc does
+        sub = low & (ix > 0)                       # normalise, as glibc does
         ix[sub] = (x[sub] * np.float32(2.0**23)).view(np.int32) - (23 << 23)
-    invc_hi, invc_lo, y0_table, y0_tol = _tables()
     tmp = ix - _OFF
-    j = (tmp >> 19) + _BIAS
+    j = (tmp >> 19).astype(np.intp)
+    j += _BIAS
+    invc_hi, invc_lo, y0, y0_tol = np.take(_table(), j, axis=0).T
     z = (ix - (tmp & -0x800000)).view(np.float32).astype(np.float64)
-    r = z * invc_hi[j]
+    r = z * invc_hi
     r -= 1.0
-    r += z * invc_lo[j]                           # fma(z, invc, -1), exactly
-    y0 = y0_table[j]
+    r += z * invc_lo                               # fma(z, invc, -1), exactly
     r2 = r * r
     y = r * _A1
     y += _A2
@@ -150,10 +151,10 @@ def logf(x: np.ndarray) -> np.ndarray:
     # the three unfused steps each add one rounding of a term no larger than |y0| + |r|
     tol = np.abs(r)
     tol *= 2.0**-47
-    tol += y0_tol[j]
+    tol += y0_tol
     out = _round_or_redo(y, tol, x, logf_scalar)
-    out[x == 1] = 0.0
-    out[x == 0] = -np.inf
+    if low.any():
+        out[x == 0] = -np.inf
     return out
 
 
@@ -201,6 +202,12 @@ def _polys_scalar(y: float) -> tuple[float, float, int]:
     return float(np.float32(s)), float(np.float32(c)), n
 
 
+def _unsigned_polys(y: float) -> tuple[float, float]:
+    """The reference's polynomials for ``y`` with the quadrant's signs taken back out."""
+    s, c, n = _polys_scalar(y)
+    return s * _SIGN[n & 3], -c if n & 2 else c
+
+
 def sincosf_scalar(y: float) -> tuple[float, float]:
     """glibc's ``sincosf`` of one float with ``|y| < 120`` (the reference)."""
     if (int(np.float32(y).view(np.uint32)) >> 20) & 0x7FF < 0x398:
@@ -210,19 +217,19 @@ def sincosf_scalar(y: float) -> tuple[float, float]:
 
 
 def sincosf(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """glibc's ``sincosf`` of an array of floats with ``|y| < 120``: ``(sin, cos)`` as floats.
+    """glibc's ``sincosf`` of an array of floats with ``0 <= y < 120``: ``(sin, cos)``.
 
     One path for all: below 0.75 glibc skips the reduction, and reducing gives ``n = 0``
-    there, which changes nothing."""
+    there, which changes nothing; below 2**-12 it returns ``(y, 1)``, which the polynomials
+    round to anyway.  Both polynomials are odd/even in ``x``, so the quadrant's signs are
+    applied to the rounded floats instead of to ``x`` and the coefficients."""
     y = _f32(y)
     x = y.astype(np.float64)
     n = (x * _HPI_INV).astype(np.int32)
     n += 0x800000
     n >>= 24
     x -= n * _HPI                             # n*pi/2 is exact for n <= 4: one rounding, as fused
-    q = n & 3
     x2 = x * x
-    x *= _SIGN_ARRAY[q]
     x3, x4 = x2 * x, x2 * x2
     x5, x6 = x3 * x2, x4 * x2
     s = x2 * _S[2]
@@ -233,19 +240,16 @@ def sincosf(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c += _C[3]
     c *= x6
     c += x4 * _C[2] + (x2 * _C[1] + _C[0])
-    c *= _COS_SIGN[q]
     # each unfused step adds one rounding of a term below |x| (sine) or 1 (cosine)
     tol = np.abs(x)
     tol *= 2.0**-46
-    s = _round_or_redo(s, tol, y, lambda v: _polys_scalar(v)[0])
-    c = _round_or_redo(c, 2.0**-46, y, lambda v: _polys_scalar(v)[1])
+    s = _round_or_redo(s, tol, y, lambda v: _unsigned_polys(v)[0])
+    c = _round_or_redo(c, 2.0**-46, y, lambda v: _unsigned_polys(v)[1])
     odd = (n & 1).astype(bool)
     sin, cos = np.where(odd, c, s), np.where(odd, s, c)
-    tiny = np.abs(y) < np.float32(2.0**-12)
-    if tiny.any():
-        sin[tiny], cos[tiny] = y[tiny], 1.0
+    sin *= (1 - (n & 2)).astype(np.float32)           # quadrants 2, 3: -sin
+    cos *= (1 - ((n + 1) & 2)).astype(np.float32)     # quadrants 1, 2: -cos
     return sin, cos
 
 
-_SIGN_ARRAY = np.array(_SIGN)
-_COS_SIGN = np.array([1.0, 1.0, -1.0, -1.0])   # quadrants 2 and 3: glibc's negated cosine table
+

@@ -20,7 +20,7 @@ numbers, and every ``run`` draws the next ones.
 
 >>> import staticgraph as tf
 >>> tf.random_uniform([2, 3]).shape
-TensorShape([Dimension(2), Dimension(3)])
+TensorShape([2, 3])
 """
 from __future__ import annotations
 

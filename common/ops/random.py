@@ -21,10 +21,10 @@ plain draws) and reads the stream where TF reads it::
     RandomPoissonV2       Poisson(lam), ``shape + lam.shape``; 256 blocks per output
     RandomGamma           Gamma(alpha, 1), ``shape + alpha.shape``; 256 blocks per output
 
->>> import numpy as np
+>>> import numpy as np                      # TF: tf.random_uniform([3], seed=7), first run
 >>> from common import REGISTRY
 >>> REGISTRY["RandomUniform"].impl(shape=(3,), dtype=np.float32, seed=87654321, seed2=7)
-array([0.6199266 , 0.6874442 , 0.9211787 ], dtype=float32)
+array([0.48394096, 0.50620306, 0.25514376], dtype=float32)
 """
 from __future__ import annotations
 
