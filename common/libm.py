@@ -108,7 +108,7 @@ def logf_scalar(x: float) -> float:
     return float(np.float32(y))
 
 
-_BIAS = 16 * 130
+_BIAS = 16 * 160
 """``(x's bits - OFF) >> 19`` is ``16 * k + i``, ``k`` the exponent (at least -127 for a
 normal float) and ``i`` the table point: plus this, an index into tables by (k, i)."""
 
@@ -119,9 +119,9 @@ def _table() -> np.ndarray:
     24-bit significand times either is exact, so ``z * hi - 1 + z * lo`` is ``fma(z, invc,
     -1)``), ``y0 = fma(k, ln2, log c)`` (a lookup, so exact), and ``|y0| * 2**-47`` (its share
     of the tolerance of the unfused steps)."""
-    invc = np.array([c for c, _ in _TAB] * 260)
+    invc = np.array([c for c, _ in _TAB] * 290)
     hi = (invc.view(np.uint64) & np.uint64(0xFFFFFFFFFF000000)).view(np.float64)
-    y0 = np.array([fma(float(k), _LN2, logc) for k in range(-130, 130) for _, logc in _TAB])
+    y0 = np.array([fma(float(k), _LN2, logc) for k in range(-160, 130) for _, logc in _TAB])
     return np.stack([hi, invc - hi, y0, np.abs(y0) * 2.0**-47], axis=1)
 
 
@@ -174,6 +174,8 @@ def _round_or_redo(y: np.ndarray, tol, x: np.ndarray, exact) -> np.ndarray:
 
 _HPI_INV = float.fromhex("0x1.45F306DC9C883p+23")  # 2/pi scaled by 2^24 (glibc's non-TOINT build)
 _HPI = float.fromhex("0x1.921FB54442D18p0")
+_HPI_HI = float.fromhex("0x1.921FB54442p0")   # 41 significant bits: n * _HPI_HI is exact (n < 2**12),
+_HPI_LO = _HPI - _HPI_HI                      # and so is n * _HPI_LO (_HPI_LO has 9 bits)
 _C = [float.fromhex(h) for h in ("0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e1068f19p-5",
                                  "-0x1.6c087e89a359dp-10", "0x1.99343027bf8c3p-16")]
 _S = [float.fromhex(h) for h in ("-0x1.555545995a603p-3", "0x1.1107605230bc4p-7",
@@ -228,7 +230,8 @@ def sincosf(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = (x * _HPI_INV).astype(np.int32)
     n += 0x800000
     n >>= 24
-    x -= n * _HPI                             # n*pi/2 is exact for n <= 4: one rounding, as fused
+    x -= n * _HPI_HI                          # exact (both steps): y - n*pi/2 with one rounding,
+    x -= n * _HPI_LO                          # as glibc's fused multiply-subtract
     x2 = x * x
     x3, x4 = x2 * x, x2 * x2
     x5, x6 = x3 * x2, x4 * x2

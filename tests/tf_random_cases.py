@@ -12,9 +12,9 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-__all__ = ["Program", "CASES", "summarize", "LONG"]
+__all__ = ["Program", "CASES", "summarize", "LONG", "DOUBLE_LIBM", "APPROXIMATE"]
 
-LONG = 1024
+LONG = 512
 """Outputs with more values than this are recorded as a digest plus their first values."""
 
 
@@ -24,6 +24,14 @@ class Program(NamedTuple):
 
 
 CASES: dict[str, Callable[[Any], Program]] = {}
+
+DOUBLE_LIBM = {"normal", "truncated", "gamma", "poisson"}
+"""Cases whose draws go through libm's double ``log``/``sin``/``cos`` (float64 Box-Muller,
+Gamma, Poisson): equal to TF's only where numpy calls the same libm (see the test)."""
+
+APPROXIMATE = {"orthogonal": "TF's Qr kernel is Eigen's Householder QR, ours numpy's LAPACK: "
+                             "the same Q from the same (bit-exact) normal sample, rounded apart"}
+"""Cases whose last values are not TF's bits, and why; the test checks them to a tolerance."""
 
 
 def case(fn):
@@ -171,6 +179,14 @@ def initializers(tf):
     init = tf.global_variables_initializer()
     values = [*variables, default, plain]
     return Program([[init], values, [init], values])
+
+
+@case
+def orthogonal(tf):
+    tf.set_random_seed(25)
+    w = tf.get_variable("w", [20, 12], initializer=tf.orthogonal_initializer(gain=2.0))
+    sample = tf.get_default_graph().get_tensor_by_name("w/Initializer/random_normal/RandomStandardNormal:0")
+    return Program([[w.initializer, sample], [w]])
 
 
 @case
