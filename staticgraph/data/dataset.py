@@ -320,7 +320,10 @@ class Dataset:
         return pack_as(self._structure, [TensorSpec(s, _dtypes.as_dtype(d)) for s, d in self._specs])
 
     def make_one_shot_iterator(self):
+        """An iterator initialised on first use.  TF takes an op seed here (for the graph seed
+        of the function it wraps the dataset in): the seeds of later random ops count it."""
         from .iterator import Iterator  # noqa: PLC0415
+        get_seed(None)
         return Iterator(self, one_shot=True)
 
     def make_initializable_iterator(self, shared_name=None):
