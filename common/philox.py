@@ -277,29 +277,31 @@ def truncated_normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     groups = -(-n // group)
     starts = np.arange(groups, dtype=np.uint64) * np.uint64(group * 256 // 4)
     out = gen.map_blocks(groups, group, work, _normals(dtype), starts)   # each group's 1st block
-    keep = np.abs(out) < 2.0
-    short = np.flatnonzero(~keep.all(axis=1))        # groups that need more: about 1 in 6
+    keep = np.abs(out) < 2.0                    # a full group: all its bools (bytes) are 1
+    full = keep.view(np.uint32 if group == 4 else np.uint16).ravel() == (
+        0x01010101 if group == 4 else 0x0101)
+    short = np.flatnonzero(~full)               # about 1 group in 6 (float) or 11 (double)
     if short.size:
         out[short] = _refill(gen, starts[short], out[short], keep[short], dtype)
     return out.reshape(-1)[:n].astype(dtype, copy=False)
 
 
-def _refill(gen, starts, first, kept, dtype) -> np.ndarray:
-    """Complete the groups whose first block fell short, block after block, in TF's order."""
-    group = first.shape[1]
-    out = np.zeros_like(first)
-    filled = np.zeros(len(first), np.int64)
-    todo, z, keep, tries = np.arange(len(first)), first, kept, 1
-    while todo.size:
-        for j in range(group):                       # candidates in the order TF takes them
-            take = keep[:, j] & (filled[todo] < group)
-            rows = todo[take]
-            out[rows, filled[rows]] = z[take, j]
-            filled[rows] += 1
-        todo = todo[filled[todo] < group]
-        z = gen.map_blocks(todo.size, group, first.dtype, _normals(dtype),
-                           starts[todo] + np.uint64(tries))
-        keep, tries = np.abs(z) < 2.0, tries + 1
+def _refill(gen, starts, values, kept, dtype) -> np.ndarray:
+    """Complete the groups whose first block fell short, a block at a time, in TF's order:
+    a group's outputs are its first ``group`` accepted candidates."""
+    group = values.shape[1]
+    out = np.zeros_like(values)
+    count = np.zeros(len(values), np.int64)
+    rows, tries = np.arange(len(values)), 1
+    while rows.size:
+        rank = np.cumsum(kept, axis=1) - 1 + count[rows, None]     # each candidate's slot
+        r, c = np.nonzero(kept & (rank < group))
+        out[rows[r], rank[r, c]] = values[r, c]
+        count[rows] = np.minimum(rank[:, -1] + 1, group)
+        rows = rows[count[rows] < group]
+        values = gen.map_blocks(rows.size, group, values.dtype, _normals(dtype),
+                                starts[rows] + np.uint64(tries))
+        kept, tries = np.abs(values) < 2.0, tries + 1
     return out
 
 
