@@ -1,5 +1,5 @@
 """Philox4x32-10 as TensorFlow runs it: the generator, how an op reserves its stream, and how
-bits become numbers -- on numpy arrays of counters, so a million draws take milliseconds.
+bits become numbers -- on numpy arrays of counters, a chunk of blocks per numpy call.
 
 Philox (Salmon et al., SC 2011) is a counter-based generator: block ``c`` of the stream is a
 fixed function of a 64-bit key and the 128-bit counter ``c``, four uint32 per block, so any
@@ -110,11 +110,7 @@ class PhiloxRandom(NamedTuple):
     def blocks_at(self, offsets: np.ndarray) -> np.ndarray:
         """The blocks at ``counter + offsets`` (uint64 offsets): an ``(n, 4)`` uint32 array."""
         offsets = np.asarray(offsets, np.uint64)
-        out = np.empty((offsets.size, 4), np.uint32)
-        for s in range(0, offsets.size, _CHUNK):
-            for j, w in enumerate(self.words_at(offsets[s:s + _CHUNK])):
-                out[s:s + _CHUNK, j] = w
-        return out
+        return self.map_blocks(offsets.size, 4, np.uint32, lambda words: words, offsets)
 
     def blocks(self, n: int) -> np.ndarray:
         """The next ``n`` blocks, as an ``(n, 4)`` uint32 array."""
@@ -317,8 +313,7 @@ def shard_blocks(total: int, cost_per_unit: int, threads: int) -> list[tuple[int
     wanted = int(min((cost - 100000) / 100000 + 0.9, 2**31 - 1))
     if threads <= 1 or total == 1 or min(threads, max(1, wanted)) == 1:
         return [(0, total)]
-    size = min(total, max(-(-total // (4 * threads)), int(1.0 / (cost_per_unit / 40000))))
-    size = min(total, max(size, 1))
+    size = min(total, max(-(-total // (4 * threads)), int(1.0 / (max(cost_per_unit, 1) / 40000))))
     max_size = min(total, 2 * size)
     count = -(-total // size)
 

@@ -121,14 +121,15 @@ def _multinomial(logits, num_samples, dtype, seed=None, seed2=None, rng=None):
     out = np.empty((batch, int(num_samples)), dtype)
     if out.size == 0:
         return out
-    gen_ = stream(rng, seed, seed2)
-    gen = gen_.reserve_random_outputs(batch * -(-num_samples // 4) * 4 * 2, 256)
+    op_stream = stream(rng, seed, seed2)
+    gen = op_stream.reserve_random_outputs(batch * -(-num_samples // 4) * 4 * 2, 256)
     finite = np.isfinite(logits)
     top = np.where(finite, logits, np.finfo(logits.dtype).min).max(axis=1).astype(np.float64)
-    weights = np.where(finite, np.exp(logits.astype(np.float64) - top[:, None]), 0.0)
-    cdf = np.cumsum(weights, axis=1)
+    with np.errstate(invalid="ignore", over="ignore"):
+        weights = np.where(finite, np.exp(logits.astype(np.float64) - top[:, None]), 0.0)
+    cdf = np.cumsum(weights, axis=1)         # TF's running total, skipping non-finite logits
     cost = int(50 * (num_samples * math.log(classes) / math.log(2) + classes))
-    for start, limit in philox.shard_blocks(batch, cost, gen_.threads):
+    for start, limit in philox.shard_blocks(batch, cost, op_stream.threads):
         bits = gen.skip(start * (num_samples + 3) // 4).uint32s(2 * (limit - start) * num_samples)
         u = philox.uint64_to_double(bits[0::2], bits[1::2]).reshape(limit - start, num_samples)
         for row in range(start, limit):
