@@ -17,13 +17,13 @@ last places.
 
 numpy has no fused multiply-add, so each function has two forms:
 
-- the *reference* (``logf_scalar``, ``sincosf_scalar``): glibc's steps for one value, each
-  fused step computed exactly (:func:`fma`) and rounded once;
-- the *array* form (``logf``, ``sincosf``): the same steps on whole arrays, where every fused
-  step that can be made exact cheaply is exact, and the rest are a multiply and an add.  Two
-  roundings instead of one move a double by far less than ``tol`` (a bound written next to
-  each); only a value that close to the middle between two floats could round to the other
-  float, so those few (about one in a million) are recomputed with the reference.
+- the *reference* (``logf_reference``, ``sincosf_reference``): glibc's steps, each fused
+  step an exact fused multiply-add (:func:`common.fma.fma64`), rounded once;
+- the fast form (``logf``, ``sincosf``): the same steps, where every fused step that can be
+  made exact cheaply is exact, and the rest are a multiply and an add.  Two roundings
+  instead of one move a double by far less than ``tol`` (a bound written next to each); only
+  a value that close to the middle between two floats could round to the other float, so
+  those few (about one in a million) are recomputed with the reference.
 
 >>> import numpy as np
 >>> logf(np.array([0.5, 0.1], np.float32))
@@ -32,27 +32,12 @@ array([-0.6931472, -2.3025851], dtype=float32)
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
-__all__ = ["logf", "sincosf", "logf_scalar", "sincosf_scalar", "fma"]
+from .fma import fma64
 
-
-def _halves(x: float) -> tuple[float, float]:
-    """``x`` as hi + lo with 26 and 27 significant bits (Veltkamp): their products are exact."""
-    t = 134217729.0 * x
-    hi = t - (t - x)
-    return hi, x - hi
-
-
-def fma(a: float, b: float, c: float) -> float:
-    """``a * b + c`` rounded once (what one ``vfmadd`` instruction returns): ``a * b`` is
-    ``p + e`` exactly (Dekker's product), and :func:`math.fsum` rounds ``p + e + c`` once."""
-    p = a * b
-    (ah, al), (bh, bl) = _halves(a), _halves(b)
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    return math.fsum((p, e, c))
+__all__ = ["logf", "sincosf", "logf_reference", "sincosf_reference"]
 
 
 def _f32(x) -> np.ndarray:
@@ -77,37 +62,44 @@ _TAB = [(float.fromhex(a), float.fromhex(b)) for a, b in (
     ("0x1.886e6037841edp-1", "0x1.1058bc8a07ee1p-2"), ("0x1.767dcf5534862p-1", "0x1.4043057b6ee09p-2"))]
 
 
-def _split(ix: int) -> tuple[int, int, float]:
-    """Table index, exponent and reduced argument of the float with bits ``ix``."""
-    tmp = (ix - _OFF) & 0xFFFFFFFF
-    i = (tmp >> 19) % 16
-    k = (tmp - (1 << 32) if tmp >> 31 else tmp) >> 23
-    z = np.uint32((ix - (tmp & 0xFF800000)) & 0xFFFFFFFF).view(np.float32)
-    return i, k, float(z)
+def _normalised_bits(x: np.ndarray) -> np.ndarray:
+    """The bits of positive floats as int32, subnormals scaled up as glibc does (2**23 times
+    the value, the exponent lowered by 23)."""
+    ix = x.view(np.int32)
+    sub = (ix < 0x00800000) & (ix > 0)
+    if sub.any():
+        ix = ix.copy()
+        ix[sub] = (x[sub] * np.float32(2.0**23)).view(np.int32) - (23 << 23)
+    return ix
 
 
-def logf_scalar(x: float) -> float:
-    """glibc's ``logf`` of one positive normal float (the reference, fused steps exact)."""
-    ix = int(np.float32(x).view(np.uint32))
-    if ix == 0x3F800000:
-        return 0.0
-    if ix == 0:
-        return -math.inf
-    if not 0 < ix < 0x7F800000:
-        raise ValueError(f"logf_scalar covers positive finite floats, not {x!r}")
-    if ix < 0x00800000:                             # subnormal: normalise, as glibc does
-        ix = int((np.float32(x) * np.float32(2.0**23)).view(np.uint32)) - (23 << 23)
-    i, k, z = _split(ix)
-    invc, logc = _TAB[i]
-    r = fma(z, invc, -1.0)
-    y0 = fma(float(k), _LN2, logc)
+def _reduce(ix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``x = 2**k * z``: the row ``16 * k + i + BIAS`` of the (k, i) table (``i`` the table
+    point nearest ``z``) and ``z`` as a double."""
+    tmp = ix - _OFF
+    row = (tmp >> 19).astype(np.intp)
+    row += _BIAS
+    return row, (ix - (tmp & -0x800000)).view(np.float32).astype(np.float64), tmp >> 23
+
+
+def logf_reference(x: np.ndarray) -> np.ndarray:
+    """glibc's ``logf`` of positive or zero floats, step by step, each fused step exact."""
+    x = _f32(x)
+    row, z, k = _reduce(_normalised_bits(x))
+    invc, logc = _INVC[row % 16], _LOGC[row % 16]
+    r = fma64(z, invc, -1.0)
+    y0 = fma64(k.astype(np.float64), _LN2, logc)
     r2 = r * r
-    y = fma(_A1, r, _A2)
-    y = fma(_A0, r2, y)
-    y = fma(y, r2, y0 + r)
-    return float(np.float32(y))
+    y = fma64(_A1, r, _A2)
+    y = fma64(_A0, r2, y)
+    y = fma64(y, r2, y0 + r)
+    out = np.atleast_1d(y.astype(np.float32))
+    out[np.atleast_1d(x) == 0] = -np.inf
+    return out.reshape(x.shape)
 
 
+_INVC = np.array([c for c, _ in _TAB])
+_LOGC = np.array([c for _, c in _TAB])
 _BIAS = 16 * 160
 """``(x's bits - OFF) >> 19`` is ``16 * k + i``, ``k`` the exponent (at least -127 for a
 normal float) and ``i`` the table point: plus this, an index into tables by (k, i)."""
@@ -119,26 +111,18 @@ def _table() -> np.ndarray:
     24-bit significand times either is exact, so ``z * hi - 1 + z * lo`` is ``fma(z, invc,
     -1)``), ``y0 = fma(k, ln2, log c)`` (a lookup, so exact), and ``|y0| * 2**-47`` (its share
     of the tolerance of the unfused steps)."""
-    invc = np.array([c for c, _ in _TAB] * 290)
+    k = np.repeat(np.arange(-160, 130, dtype=np.float64), 16)
+    invc, logc = np.tile(_INVC, 290), np.tile(_LOGC, 290)
     hi = (invc.view(np.uint64) & np.uint64(0xFFFFFFFFFF000000)).view(np.float64)
-    y0 = np.array([fma(float(k), _LN2, logc) for k in range(-160, 130) for _, logc in _TAB])
+    y0 = fma64(k, _LN2, logc)
     return np.stack([hi, invc - hi, y0, np.abs(y0) * 2.0**-47], axis=1)
 
 
 def logf(x: np.ndarray) -> np.ndarray:
     """glibc's ``logf`` of an array of positive or zero floats (others: undefined)."""
     x = _f32(x)
-    ix = x.view(np.int32)
-    low = ix < 0x00800000
-    if low.any():                                  # zero or subnormal
-        ix = ix.copy()
-        sub = low & (ix > 0)                       # normalise, as glibc does
-        ix[sub] = (x[sub] * np.float32(2.0**23)).view(np.int32) - (23 << 23)
-    tmp = ix - _OFF
-    j = (tmp >> 19).astype(np.intp)
-    j += _BIAS
-    invc_hi, invc_lo, y0, y0_tol = np.take(_table(), j, axis=0).T
-    z = (ix - (tmp & -0x800000)).view(np.float32).astype(np.float64)
+    row, z, _ = _reduce(_normalised_bits(x))
+    invc_hi, invc_lo, y0, y0_tol = np.take(_table(), row, axis=0).T
     r = z * invc_hi
     r -= 1.0
     r += z * invc_lo                               # fma(z, invc, -1), exactly
@@ -152,9 +136,8 @@ def logf(x: np.ndarray) -> np.ndarray:
     tol = np.abs(r)
     tol *= 2.0**-47
     tol += y0_tol
-    out = _round_or_redo(y, tol, x, logf_scalar)
-    if low.any():
-        out[x == 0] = -np.inf
+    out = _round_or_redo(y, tol, x, logf_reference)
+    out[x == 0] = -np.inf
     return out
 
 
@@ -165,7 +148,7 @@ def _round_or_redo(y: np.ndarray, tol, x: np.ndarray, exact) -> np.ndarray:
     out = (y - tol).astype(np.float32)
     unsure = out != (y + tol).astype(np.float32)
     if unsure.any():
-        out[unsure] = [exact(v) for v in x[unsure].tolist()]
+        out[unsure] = exact(x[unsure])
     return out
 
 
@@ -180,42 +163,33 @@ _C = [float.fromhex(h) for h in ("0x1p0", "-0x1.ffffffd0c621cp-2", "0x1.55553e10
                                  "-0x1.6c087e89a359dp-10", "0x1.99343027bf8c3p-16")]
 _S = [float.fromhex(h) for h in ("-0x1.555545995a603p-3", "0x1.1107605230bc4p-7",
                                  "-0x1.994eb3774cf24p-13")]
-_SIGN = (1.0, -1.0, -1.0, 1.0)
 
 
-def _polys_scalar(y: float) -> tuple[float, float, int]:
-    """The sine and cosine polynomials of glibc's ``sincosf`` for one float with ``|y| < 120``
-    (fused steps exact), before the quadrant ``n`` swaps them; tiny ``|y|`` excluded."""
-    top = (int(np.float32(y).view(np.uint32)) >> 20) & 0x7FF
-    x, n = float(np.float32(y)), 0
-    if top >= 0x42F:
-        raise ValueError(f"sincosf_scalar covers |y| < 120, not {y!r}")
-    if top >= 0x3F4:
-        n = (int(x * _HPI_INV) + 0x800000) >> 24   # C's (int32_t) truncates toward zero
-        x = fma(-float(n), _HPI, x)
-    x2, cos_sign = x * x, (-1.0 if n & 2 else 1.0)  # glibc's 2nd table: the negated cosine
-    x = x * _SIGN[n & 3]
-    c0, c1, c2, c3, c4 = (cos_sign * c for c in _C)
-    s1, s2, s3 = _S
+def _polys_reference(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """glibc's sine and cosine polynomials for floats ``0 <= y < 120``, each fused step
+    exact, on the reduced argument without the quadrant's signs: ``(s, c, n)``."""
+    x = y.astype(np.float64)
+    n = ((x * _HPI_INV).astype(np.int32) + 0x800000) >> 24    # C's (int32_t) truncates to 0
+    x = np.where(((y.view(np.uint32) >> 20) & 0x7FF) < 0x3F4, x,
+                 fma64(-n.astype(np.float64), _HPI, x))      # below 0.75 glibc does not reduce
+    x2 = x * x
     x3, x4 = x2 * x, x2 * x2
     x5, x6 = x2 * x3, x2 * x4
-    s = fma(fma(x2, s3, s2), x5, fma(x3, s1, x))
-    c = fma(fma(x2, c4, c3), x6, fma(x4, c2, fma(x2, c1, c0)))
-    return float(np.float32(s)), float(np.float32(c)), n
+    s = fma64(fma64(x2, _S[2], _S[1]), x5, fma64(x3, _S[0], x))
+    c = fma64(fma64(x2, _C[4], _C[3]), x6, fma64(x4, _C[2], fma64(x2, _C[1], _C[0])))
+    return s.astype(np.float32), c.astype(np.float32), n
 
 
-def _unsigned_polys(y: float) -> tuple[float, float]:
-    """The reference's polynomials for ``y`` with the quadrant's signs taken back out."""
-    s, c, n = _polys_scalar(y)
-    return s * _SIGN[n & 3], -c if n & 2 else c
-
-
-def sincosf_scalar(y: float) -> tuple[float, float]:
-    """glibc's ``sincosf`` of one float with ``|y| < 120`` (the reference)."""
-    if (int(np.float32(y).view(np.uint32)) >> 20) & 0x7FF < 0x398:
-        return float(np.float32(y)), 1.0
-    s, c, n = _polys_scalar(y)
-    return (c, s) if n & 1 else (s, c)
+def sincosf_reference(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """glibc's ``sincosf`` of floats ``0 <= y < 120``, step by step (``(y, 1)`` below 2**-12)."""
+    y = _f32(y)
+    s, c, n = _polys_reference(y)
+    s = s * np.where((n & 3) % 3 == 0, np.float32(1), np.float32(-1))    # glibc's sign[n & 3]
+    c = c * np.where(n & 2, np.float32(-1), np.float32(1))              # its negated table
+    odd = (n & 1).astype(bool)
+    sin, cos = np.where(odd, c, s), np.where(odd, s, c)
+    tiny = y < np.float32(2.0**-12)
+    return np.where(tiny, y, sin), np.where(tiny, np.float32(1), cos)
 
 
 def sincosf(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -247,8 +221,8 @@ def sincosf(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # each unfused step adds one rounding of a term below |x| (sine) or 1 (cosine)
     tol = np.abs(x)
     tol *= 2.0**-46
-    s = _round_or_redo(s, tol, y, lambda v: _unsigned_polys(v)[0])
-    c = _round_or_redo(c, 2.0**-46, y, lambda v: _unsigned_polys(v)[1])
+    s = _round_or_redo(s, tol, y, lambda v: _polys_reference(v)[0])
+    c = _round_or_redo(c, 2.0**-46, y, lambda v: _polys_reference(v)[1])
     # odd quadrants swap the two; quadrants 2, 3 negate the sine, 1, 2 the cosine: bit
     # operations on the floats (np.where with a random mask is several times slower)
     s_bits, c_bits = s.view(np.int32), c.view(np.int32)

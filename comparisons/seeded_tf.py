@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import tf1_programs
-from .sidebyside import facts, heading, parse_args, say
+from .sidebyside import compare_printed, facts, heading, parse_args, say
 
 __all__ = ["main", "run"]
 
@@ -45,11 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     print(tf1_programs.source(PROGRAM).rstrip())
     ours, theirs, draws = run()
     heading("what it printed: staticgraph, then TF 2.21 (recorded)")
-    for a, b in zip(ours, theirs):
-        print(f"  staticgraph  {a}\n  TF 2.21      {b}")
-    same = sum(a == b for a, b in zip(ours, theirs)) if len(ours) == len(theirs) else 0
-    facts([f"{same} of {len(theirs)} printed lines are TF's, character for character"
-           + ("." if same == len(theirs) == len(ours) else " -- the streams DIFFER."),
+    facts([compare_printed(ours, theirs, "staticgraph", "TF 2.21", "TF"),
            "The seeded random ops, with TF's (graph seed, op seed) -- the op seed counts the "
            "seeds this graph handed out -- and the values each draws per run: "
            + "; ".join(draws) + ".  The initializers run once; the dropout mask is drawn "
