@@ -45,15 +45,10 @@ DEFAULT_GRAPH_SEED = 87654321
 """TF's graph seed for an op that has only its own seed."""
 
 
-def stream(rng, seed: int | None, seed2: int | None) -> GuardedPhiloxRandom:
+def stream(rng: GuardedPhiloxRandom | None, seed: int | None, seed2: int | None) -> GuardedPhiloxRandom:
     """The generator to draw from: the engine's (it lives as long as its Session), else a
-    fresh one from the op's seeds (no seeds: random ones).  An engine with a numpy
-    ``Generator`` of its own (dyngraph's default stream) seeds a fresh Philox from it."""
-    if isinstance(rng, GuardedPhiloxRandom):
-        return rng
-    if isinstance(rng, np.random.Generator):
-        return GuardedPhiloxRandom(*(int(v) for v in rng.integers(1, 2**63, 2)))
-    return GuardedPhiloxRandom(seed, seed2)
+    fresh one from the op's seeds (no seeds: random ones)."""
+    return rng if rng is not None else GuardedPhiloxRandom(seed, seed2)
 
 
 def _shape_infer(shape, dtype, **_) -> Spec:
