@@ -10,6 +10,9 @@ The modules, in the order an op is put together::
                   conv, pool, gather_scatter, sequence, random
     composites    mean, softmax, losses... written with ``F`` (both engines get them)
     layers        layer math as composites (dropout with a given mask, batch/layer norm...)
+    philox        TF's random stream: Philox4x32-10 on arrays, reservations, bits to numbers
+    libm          glibc's logf/sincosf bit for bit (TF's float Box-Muller calls them)
+    rejection     TF's Gamma and Poisson samplers, output by output in lockstep
     numerics      the opt-in NaN/Inf check mode
     checkpoint    atomic array files (both engines' save/restore)
     tensorboard   event-file summaries shared by both engines' writers

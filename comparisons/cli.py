@@ -20,7 +20,8 @@ import importlib
 
 __all__ = ["SCRIPTS", "add_shared_options", "summary", "build_parser", "main"]
 
-SCRIPTS = ["counter", "gradient", "rnn", "cnn", "seeded", "branch", "errors", "debugging", "registry_table", "bridges"]
+SCRIPTS = ["counter", "gradient", "rnn", "cnn", "seeded", "seeded_tf", "branch", "errors", "debugging",
+           "registry_table", "bridges"]
 """The side-by-side scripts, in the order ``python -m comparisons`` runs them."""
 
 

@@ -13,7 +13,7 @@ four decimals printed.
 """
 from __future__ import annotations
 
-from .sidebyside import facts, heading, parse_args, run_seed, say
+from .sidebyside import compare_printed, facts, heading, parse_args, run_seed, say
 
 __all__ = ["main", "SCRIPT", "PYTORCH_PRINTED"]
 
@@ -59,11 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     print(SCRIPT)
     ours, theirs = run(), PYTORCH_PRINTED.splitlines()
     heading("what it printed: dyngraph, then PyTorch 2.13 (recorded)")
-    for a, b in zip(ours, theirs):
-        print(f"  dyngraph      {a}\n  PyTorch 2.13  {b}")
-    same = sum(a == b for a, b in zip(ours, theirs)) if len(ours) == len(theirs) else 0
-    facts([f"{same} of {len(theirs)} printed lines are PyTorch's, character for character"
-           + ("." if same == len(theirs) == len(ours) else " -- the streams DIFFER."),
+    facts([compare_printed(ours, theirs, "dyngraph", "PyTorch 2.13", "PyTorch"),
            "Drawn from the seeded generator, in PyTorch's order: 768 normals (x), the "
            "Linear layers' kaiming-uniform weights and biases, then per epoch two 64-bit "
            "seeds (the loader's base seed, and the seed of the fresh Generator whose "

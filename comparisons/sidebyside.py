@@ -72,6 +72,18 @@ def say(text: str) -> None:
     print(textwrap.fill(text, 2 * WIDTH + 10))
 
 
+def compare_printed(ours: list[str], theirs: list[str], ours_name: str, theirs_name: str,
+                    framework: str) -> str:
+    """Print what a script printed in two runs, line under line; return the fact to state:
+    how many of the lines are ``framework``'s, character for character."""
+    width = max(len(ours_name), len(theirs_name))
+    for a, b in zip(ours, theirs):
+        print(f"  {ours_name:{width}}  {a}\n  {theirs_name:{width}}  {b}")
+    same = sum(a == b for a, b in zip(ours, theirs)) if len(ours) == len(theirs) else 0
+    return (f"{same} of {len(theirs)} printed lines are {framework}'s, character for character"
+            + ("." if same == len(theirs) == len(ours) else " -- the streams DIFFER."))
+
+
 def facts(lines: list[str]) -> None:
     print("\nWhat happened differently (measured in this run):")
     for line in lines:

@@ -40,33 +40,52 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from common import REGISTRY
+from common.philox import GuardedPhiloxRandom, default_threads
 
 from .errors import FailedPreconditionError, InvalidArgumentError
 from .graph import Operation
 
-__all__ = ["defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "SessionState",
+__all__ = ["intra_op_threads", "defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "SessionState",
            "Constant", "Effects", "effects", "is_stateful", "VariableHandle", "handle_op",
            "uninitialized_message",
            "handle_variable"]
 
 
+_POOL_THREADS: list[int] = []
+
+
+def intra_op_threads(config: Any = None) -> int:
+    """The intra-op thread count kernels see (TF's split of ``Multinomial`` depends on it).
+
+    TF 2 has one CPU thread pool per process, sized by the *first* Session's
+    ``ConfigProto.intra_op_parallelism_threads`` (0 or unset: the CPUs the process may use);
+    every later Session shares it, whatever its own config says.  So is this number."""
+    if not _POOL_THREADS:
+        _POOL_THREADS.append(getattr(config, "intra_op_parallelism_threads", 0) or default_threads())
+    return _POOL_THREADS[0]
+
+
 class SessionState:
     """What kernels share across runs of one Session: variable values by variable name, and
-    each random op's generator (so every plan that runs the op continues one sequence)."""
+    each random op's generator (so every plan that runs the op continues one sequence).
 
-    __slots__ = ("variables", "generators", "resources")
+    ``threads``: the intra-op thread count (:func:`intra_op_threads`) its random kernels split
+    their work by; None (a state that is no Session's): the machine's CPUs."""
 
-    def __init__(self):
+    __slots__ = ("variables", "generators", "resources", "threads")
+
+    def __init__(self, threads: int | None = None):
         self.variables: dict[str, np.ndarray] = {}
         self.generators: dict = {}
         self.resources: dict = {}  # other per-Session state (dataset iterators), by node
+        self.threads = threads
 
-    def generator(self, op: Operation) -> np.random.Generator:
+    def generator(self, op: Operation) -> GuardedPhiloxRandom:
         key = (op.graph, op.name)  # a pass's clone of the op shares its generator
         gen = self.generators.get(key)
         if gen is None:
-            from common.ops.random import generator  # noqa: PLC0415
-            gen = self.generators[key] = generator(op.attrs.get("seed"), op.attrs.get("seed2"))
+            gen = self.generators[key] = GuardedPhiloxRandom(
+                op.attrs.get("seed"), op.attrs.get("seed2"), self.threads)
         return gen
 
 

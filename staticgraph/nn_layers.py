@@ -230,14 +230,17 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
                              f"Received: rate={rate}")
     x = convert_to_tensor(x)
+    if not symbolic and rate == 0:   # TF returns x, but still takes an op seed: the seeds of
+        from .random_ops import get_seed  # noqa: PLC0415      the ops after it do not move
+        get_seed(seed)
+        return x
     with get_default_graph().name_scope(name or "dropout"):
         noise_like = x if noise_shape is None else _noise_like(x, noise_shape)
-        if symbolic:
+        if symbolic:   # TF: x / (1 - rate), one rounding -- not x * (1 / (1 - rate))
             rate = subtract(1.0, keep_prob, name="sub") if keep_prob is not None else rate
-            scale = realdiv(1.0, subtract(1.0, rate))
+            scaled = realdiv(x, subtract(1.0, rate))
         else:
-            scale = 1.0 / (1.0 - rate)
-        scaled = multiply(x, scale, name="Mul")
+            scaled = multiply(x, 1.0 / (1.0 - rate), name="Mul")
         keep = greater_equal(_uniform_like(noise_like, seed), rate, name="GreaterEqual")
         return where(keep, scaled, 0.0, name="SelectV2")
 

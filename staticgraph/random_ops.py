@@ -4,20 +4,27 @@
 
     tf.set_random_seed(1)              graph-level seed: graph.seed = 1
     tf.random_normal([2], seed=7)      op seeds (seed, seed2) = (1, 7)
-    tf.random_normal([2])              (1, <number of ops so far>): differs per op, repeatable
+    tf.random_normal([2])              (1, n): the graph's n-th op seed drawn this way (0, 1, ...)
     no graph seed, seed=7              (87654321, 7)
     no seeds at all                    fresh entropy in every Session
 
-Each Session gives each random op a generator seeded from ``(seed, seed2)``
-(see :mod:`common.ops.random`), so with seeds set a new Session replays the
-same sequence, and every ``run`` draws new values.
+The ``n`` is TF 2's rule (``random_seed.get_seed``): a count kept per graph of the seeds
+handed out without an op seed -- not the number of ops, so ops built in between change
+nothing, but every call that asks for a seed counts (``tf.nn.dropout(x, rate=0)`` asks and
+draws nothing; ``Dataset.shuffle`` without a seed asks).  The body of a ``while_loop`` or a
+``cond`` branch is a graph of its own: it inherits the graph seed and counts from 0.
+
+Each Session gives each random op TF's Philox generator seeded from ``(seed, seed2)``
+(see :mod:`common.ops.random`), so with seeds set a new Session replays TF's very
+numbers, and every ``run`` draws the next ones.
 
 >>> import staticgraph as tf
 >>> tf.random_uniform([2, 3]).shape
-TensorShape([Dimension(2), Dimension(3)])
+TensorShape([2, 3])
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -27,7 +34,7 @@ from common.ops.random import DEFAULT_GRAPH_SEED
 
 from . import dtypes as _dtypes
 from .build import apply, convert_to_tensor
-from .graph import Tensor, get_default_graph, name_scope
+from .graph import Graph, SubGraph, Tensor, get_default_graph, name_scope
 from .ops import add, maximum, multiply, ones_like, realdiv, subtract
 from .shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
 
@@ -36,6 +43,9 @@ __all__ = ["set_random_seed", "get_seed", "random_normal", "truncated_normal", "
            "DEFAULT_GRAPH_SEED"]
 
 _MAXINT32 = 2**31 - 1
+_SEEDS_GIVEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Per graph, how many op seeds :func:`get_seed` has derived from its graph seed (TF's
+``_graph_to_seed_dict``)."""
 
 
 def set_random_seed(seed: int | None) -> None:
@@ -43,12 +53,22 @@ def set_random_seed(seed: int | None) -> None:
     get_default_graph().seed = None if seed is None else int(seed)
 
 
+def _graph_seed(graph: Graph) -> int | None:
+    """The graph's seed; a loop body or branch has its enclosing graph's (TF's FuncGraph)."""
+    while graph.seed is None and isinstance(graph, SubGraph):
+        graph = graph.outer
+    return graph.seed
+
+
 def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     """``(seed, seed2)`` for a new random op, by TF's rules (module docstring)."""
     graph = get_default_graph()
-    global_seed = getattr(graph, "seed", None)
+    global_seed = _graph_seed(graph)
     if global_seed is not None:
-        seeds = (global_seed % _MAXINT32, (len(graph._ops) if op_seed is None else op_seed) % _MAXINT32)
+        if op_seed is None:
+            op_seed = _SEEDS_GIVEN.setdefault(graph, 0)
+            _SEEDS_GIVEN[graph] = op_seed + 1
+        seeds = (global_seed % _MAXINT32, int(op_seed) % _MAXINT32)
     elif op_seed is not None:
         seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
     else:
@@ -124,18 +144,16 @@ def random_uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=Non
         return apply(REGISTRY["RandomUniformInt"], (), {"shape": _static_shape(shape), **attrs},
                      name=name or "random_uniform")
     maxval = 1 if maxval is None else maxval
-    if _is_number(minval) and _is_number(maxval) and minval == 0 and maxval == 1:
-        with name_scope(name, "random_uniform"):
-            return _draw("RandomUniform", shape, _float(dt), seed, "RandomUniform")
-    with name_scope(name, "random_uniform") as scope:
-        lo = convert_to_tensor(minval, dtype=dt, name="min")
-        hi = convert_to_tensor(maxval, dtype=dt, name="max")
+    with name_scope(name, "random_uniform") as scope:   # TF: only the Python ints 0 and 1
+        zero = isinstance(minval, int) and minval == 0      # skip the arithmetic
+        one = isinstance(maxval, int) and maxval == 1
+        if not (zero and one):
+            lo = convert_to_tensor(minval, dtype=dt, name="min")
+            hi = convert_to_tensor(maxval, dtype=dt, name="max")
         rnd = _draw("RandomUniform", shape, _float(dt), seed, "RandomUniform")
+        if zero:
+            return rnd if one else multiply(rnd, hi, name="mul")
         return add(multiply(rnd, subtract(hi, lo, name="sub"), name="mul"), lo, name=scope[:-1] + "/")
-
-
-def _is_number(x) -> bool:
-    return isinstance(x, (int, float, np.number))
 
 
 def random_shuffle(value, seed=None, name=None) -> Tensor:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .compiler import Executable, PassConfig, compile_plan
 from .graph import Graph, Operation, Tensor, get_default_graph
-from .kinds import SessionState
+from .kinds import SessionState, intra_op_threads
 from .nest import flatten_with_rebuild
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "default_session"]
@@ -150,10 +150,11 @@ class Session:
 
     def __init__(self, target: str = "", graph: Graph | None = None, config=None):
         """``config``: a :class:`compiler.PassConfig` choosing the optimisation passes for this
-        Session's plans (anything else, e.g. a TF ConfigProto, is accepted and ignored)."""
+        Session's plans; a TF ConfigProto is accepted (the first Session's
+        ``intra_op_parallelism_threads`` sizes the process's pool: :func:`intra_op_threads`)."""
         self.graph = graph or get_default_graph()
         self.passes = config if isinstance(config, PassConfig) else None
-        self.state = SessionState()
+        self.state = SessionState(intra_op_threads(config))
         self.compile_count = 0
         self._cache: dict = {}
         self._fast: dict = {}   # id(fetches) -> (class, copy, feed keys, graph version, fn, exe)

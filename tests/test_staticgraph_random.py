@@ -1,7 +1,8 @@
 """Random ops, seeds and initializers: TF's shapes, dtypes, names, seeding rules and statistics.
 
-The bit streams are numpy's, not TF's; statistics are checked with fixed seeds and
-bounds many standard errors wide (they cannot flake: the draws are fixed by the seeds).
+The streams are TF's own, bit for bit (``tests/test_tf_random_streams.py`` compares them with
+TF 2.21's); here, the rules around them and the distributions they make -- statistics with
+fixed seeds and bounds many standard errors wide (they cannot flake: the seeds fix the draws).
 """
 from __future__ import annotations
 
@@ -93,6 +94,50 @@ def test_statistics():
     assert u.dtype == np.float64 and u.min() >= -1.0 and u.max() < 3.0 and abs(u.mean() - 1.0) < 0.05
     assert i.dtype == np.int64 and set(np.unique(i)) == {-2, -1, 0, 1, 2}
     assert abs(m.mean() - 0.8) < 0.02
+
+
+def test_op_seeds_count_the_seeds_asked_for_not_the_ops():
+    """TF 2's rule: the n-th op seed a graph hands out without an op seed is n, whatever ops
+    were built in between; ``dropout(rate=0)``, an unseeded ``Dataset.shuffle`` and
+    ``make_one_shot_iterator`` ask for one; a seeded op does not; a loop body or branch counts from 0 with the graph's seed.
+    (TF 2.21 gives this very program these very seeds.)"""
+    tf.set_random_seed(7)
+    a = tf.random_normal([2])
+    for _ in range(5):
+        tf.constant(1.0) + tf.constant(2.0)
+    x = tf.ones([3])
+    assert tf.nn.dropout(x, rate=0.0) is not None
+    tf.data.Dataset.range(3).shuffle(3).make_one_shot_iterator()
+    b = tf.random_uniform([2], seed=11)
+    c = tf.truncated_normal([2])
+    _, body = tf.while_loop(lambda i, s: i < 2, lambda i, s: (i + 1, s + tf.random_normal([1])),
+                            [tf.constant(0), tf.zeros([1])])
+    d = tf.random_uniform([2])
+    graph = tf.get_default_graph()
+    seeds = [(o.get_attr("seed"), o.get_attr("seed2")) for o in graph.get_operations() if "seed2" in o.attrs]
+    assert seeds == [(7, 0), (7, 11), (7, 4), (7, 5)]
+    assert a.op.inputs[0].op.inputs[0].op.type == "RandomStandardNormal" and d.op.type == "RandomUniform"
+    inner = [op for op in tf.get_default_graph().get_operations() if op.type == "While"][0]
+    body_ops = [o for o in inner.attrs["body"].graph.get_operations() if "seed2" in o.attrs]
+    assert [(o.get_attr("seed"), o.get_attr("seed2")) for o in body_ops] == [(7, 0)]
+
+
+def test_dropout_of_rate_zero_is_the_input():
+    x = tf.constant([1.0, 2.0])
+    assert tf.nn.dropout(x, rate=0.0) is x and tf.nn.dropout(x, keep_prob=1.0) is x
+
+
+def test_gamma_and_poisson_statistics():
+    tf.set_random_seed(3)
+    g = tf.random.gamma([20000], [0.5, 1.0, 4.0], dtype=tf.float64)
+    p = tf.random.poisson([0.7, 6.0, 25.0, 400.0], [20000])
+    with tf.Session() as s:
+        g, p = s.run([g, p])
+    np.testing.assert_allclose(g.mean(axis=0), [0.5, 1.0, 4.0], rtol=0.03)
+    np.testing.assert_allclose(g.var(axis=0), [0.5, 1.0, 4.0], rtol=0.06)
+    np.testing.assert_allclose(p.mean(axis=0), [0.7, 6.0, 25.0, 400.0], rtol=0.02)
+    np.testing.assert_allclose(p.var(axis=0), [0.7, 6.0, 25.0, 400.0], rtol=0.06)
+    assert p.dtype == np.float32 and (p == np.round(p)).all() and g.min() > 0
 
 
 def test_shuffle_is_a_permutation_of_the_first_axis():

@@ -1,97 +1,85 @@
-"""Random ops: each run draws new values from a generator the engine owns.
+"""Random ops: TensorFlow's CPU kernels, drawing TF's Philox stream bit for bit.
 
 They are *stateful* (``defop(..., stateful=True)``): two identical random ops
 are not one value, and a random op with constant inputs is not a constant, so
-no compiler pass merges or folds them.  The forward takes ``rng``, a
-``numpy.random.Generator``: the static engine passes one per (Session, op),
-seeded from the op's ``seed``/``seed2`` attributes (TF's graph-level and
-op-level seeds), so the same seeds give the same sequence in every new
-Session and each run continues it.  Without ``rng`` (eager use, the registry
-tests) a module-level generator is used.
+no compiler pass merges or folds them.  The forward takes ``rng``, the op's
+:class:`~common.philox.GuardedPhiloxRandom`: the static engine keeps one per
+(Session, op), seeded from the op's ``seed``/``seed2`` attributes, so a new
+Session replays the stream and each run continues it -- as TF's kernels, which
+keep theirs for the Session's life.  Without ``rng`` (an op called directly,
+the registry tests) the draw is the first run of a fresh stream from the seeds.
 
-The streams are numpy's, not TF's Philox bits; the distributions, shapes and
-dtypes are TF's::
+Each kernel reserves what TF reserves per run (``outputs * 256`` blocks for the
+plain draws) and reads the stream where TF reads it::
 
-    RandomStandardNormal  N(0, 1)
-    TruncatedNormal       N(0, 1) with |x| > 2 redrawn
-    RandomUniform         U[0, 1)
-    RandomUniformInt      integers in [minval, maxval)
-    RandomShuffle         a permutation of the first axis
-    Multinomial           class indices drawn from softmax(logits) rows
-    RandomPoissonV2       Poisson(lam), ``shape + lam.shape`` draws
-    RandomGamma           Gamma(alpha, 1), ``shape + alpha.shape`` draws
+    RandomStandardNormal  N(0, 1): Box-Muller pairs, in order
+    TruncatedNormal       N(0, 1) below 2 in size; 4 outputs per 256-block group
+    RandomUniform         U[0, 1) from mantissa bits
+    RandomUniformInt      minval + bits % (maxval - minval)
+    RandomShuffle         Fisher-Yates over the first axis, one uint32 per swap
+    Multinomial           inverse CDF of softmax(logits) rows, one double per sample
+    RandomPoissonV2       Poisson(lam), ``shape + lam.shape``; 256 blocks per output
+    RandomGamma           Gamma(alpha, 1), ``shape + alpha.shape``; 256 blocks per output
 
->>> import numpy as np
+>>> import numpy as np                      # TF: tf.random_uniform([3], seed=7), first run
 >>> from common import REGISTRY
->>> REGISTRY["RandomUniform"].impl(shape=(2,), dtype=np.float32, rng=np.random.default_rng(0)).shape
-(2,)
+>>> REGISTRY["RandomUniform"].impl(shape=(3,), dtype=np.float32, seed=87654321, seed2=7)
+array([0.48394096, 0.50620306, 0.25514376], dtype=float32)
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .. import philox, rejection
 from ..errors import ShapeError
 from ..examples import Example as E, ints
+from ..philox import GuardedPhiloxRandom
 from ..registry import Spec, defop
 
-__all__ = ["generator"]
-
-_FALLBACK = np.random.default_rng()
+__all__ = ["DEFAULT_GRAPH_SEED", "stream"]
 
 
 DEFAULT_GRAPH_SEED = 87654321
 """TF's graph seed for an op that has only its own seed."""
 
 
-def generator(seed: int | None, seed2: int | None) -> np.random.Generator:
-    """The generator a fresh Session gives a random op: fixed by its seeds, else from entropy.
-
-    An op seed alone (graph seed at TF's default) starts ``default_rng(op_seed)`` -- the
-    stream ``dyngraph.manual_seed(op_seed)`` starts, so both engines can be made to draw alike
-    (the CNN comparison's dropout masks)."""
-    if seed is None and seed2 is None:
-        return np.random.default_rng()
-    if seed == DEFAULT_GRAPH_SEED:
-        return np.random.default_rng(int(seed2))
-    return np.random.default_rng([int(seed or 0), int(seed2 or 0)])
-
-
-def _rng(rng, seed, seed2) -> np.random.Generator:
-    """The generator to draw from: the engine's, else one fixed by the op's seeds (so a
-    seeded op called directly is reproducible), else the module-level one."""
-    if rng is not None:
-        return rng
-    return _FALLBACK if seed is None and seed2 is None else generator(seed, seed2)
+def stream(rng: GuardedPhiloxRandom | None, seed: int | None, seed2: int | None) -> GuardedPhiloxRandom:
+    """The generator to draw from: the engine's (it lives as long as its Session), else a
+    fresh one from the op's seeds (no seeds: random ones)."""
+    return rng if rng is not None else GuardedPhiloxRandom(seed, seed2)
 
 
 def _shape_infer(shape, dtype, **_) -> Spec:
     return Spec(tuple(shape), np.dtype(dtype))
 
 
-def _standard_normal(shape, dtype, seed=None, seed2=None, rng=None):
-    """Samples of N(0, 1)."""
-    return _rng(rng, seed, seed2).standard_normal(shape).astype(dtype)
+def _plain(draw):
+    """A kernel that reserves ``outputs * 256`` blocks per run and draws ``outputs`` values
+    with ``draw(gen, n, dtype)`` (TF's ``PhiloxRandomOp``)."""
+    def impl(shape, dtype, seed=None, seed2=None, rng=None):
+        n = math.prod(shape)
+        gen = stream(rng, seed, seed2).reserve_random_outputs(n, 256)
+        return draw(gen, n, dtype).reshape(shape)
+    return impl
 
 
-def _truncated_normal(shape, dtype, seed=None, seed2=None, rng=None):
-    """Samples of N(0, 1), where samples more than 2 from the mean are drawn again."""
-    rng = _rng(rng, seed, seed2)
-    out = rng.standard_normal(shape)
-    bad = np.abs(out) > 2.0
-    while bad.any():
-        out[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2.0
-    return out.astype(dtype)
-
-
-def _uniform(shape, dtype, seed=None, seed2=None, rng=None):
-    """Samples of U[0, 1)."""
-    return _rng(rng, seed, seed2).random(shape).astype(dtype)
+_standard_normal = _plain(philox.normal)
+_standard_normal.__doc__ = "Samples of N(0, 1)."
+_truncated_normal = _plain(philox.truncated_normal)
+_truncated_normal.__doc__ = "Samples of N(0, 1), where samples 2 or more from the mean are drawn again."
+_uniform = _plain(philox.uniform)
+_uniform.__doc__ = "Samples of U[0, 1)."
 
 
 def _uniform_int(shape, dtype, minval, maxval, seed=None, seed2=None, rng=None):
-    """Integers uniform in ``[minval, maxval)``."""
-    return _rng(rng, seed, seed2).integers(minval, maxval, shape).astype(dtype)
+    """Integers uniform in ``[minval, maxval)`` (as TF: ``minval + bits % (maxval - minval)``)."""
+    n = math.prod(shape)
+    if n == 0:                              # TF returns before reserving: nothing advances
+        return np.empty(shape, dtype)
+    gen = stream(rng, seed, seed2).reserve_random_outputs(n, 256)
+    return philox.uniform_int(gen, n, int(minval), int(maxval), dtype).reshape(shape)
 
 
 def _uniform_int_infer(shape, dtype, minval, maxval, **_) -> Spec:
@@ -101,24 +89,46 @@ def _uniform_int_infer(shape, dtype, minval, maxval, **_) -> Spec:
 
 
 def _shuffle(x, seed=None, seed2=None, rng=None):
-    """``x`` with its first axis in a random order (a scalar is returned as is)."""
+    """``x`` with its first axis in a random order: TF's Fisher-Yates, position ``i`` swapped
+    with ``i + bits % (n - i)`` for one uint32 per position (a scalar or one row: a copy)."""
     x = np.asarray(x)
-    if x.ndim == 0:
+    if x.size <= 1 or x.shape[0] <= 1:      # TF copies these without reserving anything
         return x.copy()
-    return x[_rng(rng, seed, seed2).permutation(x.shape[0])]
+    n = x.shape[0]
+    bits = stream(rng, seed, seed2).reserve_samples32(n - 1).uint32s(n - 1)
+    i = np.arange(n - 1, dtype=np.uint64)
+    swaps = (i + bits % (np.uint64(n) - i)).tolist()
+    order = list(range(n))
+    for a, b in enumerate(swaps):
+        order[a], order[b] = order[b], order[a]
+    return x[order]
 
 
 def _multinomial(logits, num_samples, dtype, seed=None, seed2=None, rng=None):
-    """``num_samples`` class indices per row, drawn with probabilities ``softmax(row)``."""
-    rng = _rng(rng, seed, seed2)
-    z = logits - logits.max(axis=1, keepdims=True)
-    p = np.exp(z)
-    cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
-    u = rng.random((logits.shape[0], num_samples))
-    out = np.empty(u.shape, dtype=dtype)
-    for i in range(logits.shape[0]):
-        out[i] = np.minimum(np.searchsorted(cdf[i], u[i] * cdf[i, -1], side="right"),
-                            logits.shape[1] - 1)
+    """``num_samples`` class indices per row, drawn with probabilities ``softmax(row)``: TF's
+    inverse CDF over unnormalised ``exp(logit - max)`` sums, one double per sample.
+
+    TF shards the rows over the Session's threads and each shard runs its own sequential
+    stream from ``start_row * (num_samples + 3) / 4`` blocks on, so the draws depend on the
+    split: :func:`~common.philox.shard_blocks` reproduces it for ``rng.threads``."""
+    logits = np.asarray(logits)
+    batch, classes = logits.shape
+    out = np.empty((batch, int(num_samples)), dtype)
+    if out.size == 0:
+        return out
+    op_stream = stream(rng, seed, seed2)
+    gen = op_stream.reserve_random_outputs(batch * -(-num_samples // 4) * 4 * 2, 256)
+    finite = np.isfinite(logits)
+    top = np.where(finite, logits, np.finfo(logits.dtype).min).max(axis=1).astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        weights = np.where(finite, np.exp(logits.astype(np.float64) - top[:, None]), 0.0)
+    cdf = np.cumsum(weights, axis=1)         # TF's running total, skipping non-finite logits
+    cost = int(50 * (num_samples * math.log(classes) / math.log(2) + classes))
+    for start, limit in philox.shard_blocks(batch, cost, op_stream.threads):
+        bits = gen.skip(start * (num_samples + 3) // 4).uint32s(2 * (limit - start) * num_samples)
+        u = philox.uint64_to_double(bits[0::2], bits[1::2]).reshape(limit - start, num_samples)
+        for row in range(start, limit):
+            out[row] = np.searchsorted(cdf[row], u[row - start] * cdf[row, -1], side="right")
     return out
 
 
@@ -130,7 +140,7 @@ def _multinomial_infer(logits: Spec, num_samples, dtype, **_) -> Spec:
 
 
 _F32 = np.dtype(np.float32)
-_SEEDS = {"seed": 1, "seed2": 2}  # engines given these seeds draw the same stream as generator(1, 2)
+_SEEDS = {"seed": 1, "seed2": 2}  # a Session draws, on its first run, what the impl draws
 _SHAPES = (E((), {"shape": (3, 4), "dtype": _F32, **_SEEDS}),
            E((), {"shape": (), "dtype": np.dtype(np.float64), **_SEEDS}))
 
@@ -224,16 +234,35 @@ defop("RandomUniformIntDynamic", _uniform_int_dynamic, _uniform_int_dynamic_infe
 # The result is ``shape + param.shape``: ``shape`` draws for every parameter value, as TF.
 
 
+def _per_output(draw, param, shape, seed, seed2, rng):
+    """``draw(gen, params)`` for ``shape + param.shape`` outputs, laid out as TF lays them:
+    output ``o`` is sample ``o % samples`` of parameter ``o // samples``."""
+    param = np.asarray(param)
+    samples, params = math.prod(shape), param.size
+    out_shape = tuple(shape) + param.shape
+    if samples * params == 0:               # TF returns before reserving: nothing advances
+        return np.empty(out_shape, np.float64), None
+    gen = stream(rng, seed, seed2).reserve_random_outputs(samples * params, 256)
+    o = np.arange(samples * params)
+    values = draw(gen, param.reshape(-1)[o // samples])
+    flat = np.empty(samples * params, values.dtype)
+    flat[(o % samples) * params + o // samples] = values
+    return flat.reshape(out_shape), values
+
+
 def _poisson(lam, shape, dtype, seed=None, seed2=None, rng=None):
     """Poisson samples with rates ``lam``, of shape ``shape + lam.shape``."""
-    lam = np.asarray(lam)
-    return _rng(rng, seed, seed2).poisson(lam, tuple(shape) + lam.shape).astype(dtype)
+    dtype = np.dtype(dtype)
+    top = float(np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max)
+    draw = lambda gen, rate: rejection.poisson(gen, rate, top)  # noqa: E731
+    return _per_output(draw, lam, shape, seed, seed2, rng)[0].astype(dtype)
 
 
 def _gamma(alpha, shape, seed=None, seed2=None, rng=None):
     """Gamma(alpha, 1) samples, of shape ``shape + alpha.shape`` and ``alpha``'s dtype."""
     alpha = np.asarray(alpha)
-    return _rng(rng, seed, seed2).standard_gamma(alpha, tuple(shape) + alpha.shape).astype(alpha.dtype)
+    draw = lambda gen, a: rejection.gamma(gen, a.astype(np.float64))  # noqa: E731
+    return _per_output(draw, alpha, shape, seed, seed2, rng)[0].astype(alpha.dtype)
 
 
 def _param_infer(param: Spec, shape, dtype=None, **_) -> Spec:

@@ -12,6 +12,8 @@ compare the two line by line.  The few lines that still differ are listed in
     evaluate.py tf.layers with keras l2 regularizers + get_total_loss + Momentum, an
                 ExponentialMovingAverage after each step, tf.metrics (accuracy, precision,
                 recall, auc, mean) in an eval loop, restoring the averages with a Saver
+    seeded_mlp.py  tf.set_random_seed, random data and initial weights, dropout, GradientDescent:
+                TF's random numbers, so TF's losses (``python -m comparisons.seeded_tf``)
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import pathlib
 __all__ = ["PROGRAMS", "KNOWN_DIFFERENCES", "run", "expected"]
 
 HERE = pathlib.Path(__file__).parent
-PROGRAMS = ("cnn", "charrnn", "linreg", "evaluate")
+PROGRAMS = ("cnn", "charrnn", "linreg", "evaluate", "seeded_mlp")
 
 KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {
     "charrnn": {8: "TF's sparse softmax cross-entropy of rank-3 logits reshapes to 2-D and back "
@@ -39,13 +41,16 @@ def source(name: str) -> str:
     return text.replace("tf.disable_eager_execution()\n", "")
 
 
-def run(name: str) -> list[str]:
-    """The lines the program prints on staticgraph (in a fresh default graph)."""
+def run(name: str, inspect=None) -> list[str]:
+    """The lines the program prints on staticgraph (in a fresh default graph); ``inspect``,
+    if given, is called with that graph once the program has run."""
     import staticgraph as tf  # noqa: PLC0415
     tf.reset_default_graph()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(source(name), str(HERE / f"{name}.py"), "exec"), {"__name__": "__main__"})  # noqa: S102
+    if inspect is not None:
+        inspect(tf.get_default_graph())
     tf.reset_default_graph()
     return out.getvalue().splitlines()
 

@@ -12,9 +12,10 @@ arrays.  Nothing runs until an iterator is initialized in a Session::
 
 ``map(fn)`` traces ``fn`` once on placeholders in a sub-graph (as TF traces a
 ``tf.function``) and runs that sub-graph's compiled plan per element.
-``shuffle`` follows TF's buffer algorithm and seed rules: with a seed, each
-Session (and each re-initialization) replays the same order; every
-``repeat`` epoch reshuffles.
+``shuffle`` is TF's: its buffer algorithm, seed rules and Philox stream, so a
+seeded pipeline yields TF's very order; each Session (and each re-initialization)
+replays it, and every ``repeat`` epoch reshuffles unless
+``reshuffle_each_iteration=False``.
 
 >>> import staticgraph as tf
 >>> ds = tf.data.Dataset.range(5).batch(2)
@@ -24,11 +25,12 @@ TensorShape([Dimension(None)])
 from __future__ import annotations
 
 import itertools
+import secrets
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from common.ops.random import generator
+from common.philox import PhiloxRandom
 
 from .. import dtypes as _dtypes
 from ..build import convert_to_tensor
@@ -185,16 +187,18 @@ class Dataset:
         size = int(buffer_size)
         if size <= 0:
             raise ValueError("buffer_size must be greater than zero.")
-        return self._shuffle(size, list(get_seed(seed)))
+        reshuffle = True if reshuffle_each_iteration is None else bool(reshuffle_each_iteration)
+        return self._shuffle(size, list(get_seed(seed)), reshuffle)
 
-    def _shuffle(self, size: int, seeds: list) -> "Dataset":
+    def _shuffle(self, size: int, seeds: list, reshuffle: bool = True) -> "Dataset":
         key = object()
 
         def shuffled(upstream, ctx):
-            if key not in ctx:  # one generator per initialization: each epoch reshuffles
-                ctx[key] = generator(*seeds)
-            return _ShuffleEpochs(upstream, size, ctx[key])
-        return self._derive(shuffled, "ShuffleDataset", {"size": size, "seeds": seeds})
+            if key not in ctx:  # per initialization: a re-initialized iterator replays
+                ctx[key] = _ShuffleSeeds(*seeds, reshuffle)
+            return _ShuffleBuffer(upstream, size, ctx[key].next())
+        return self._derive(shuffled, "ShuffleDataset",
+                            {"size": size, "seeds": seeds, "reshuffle": reshuffle})
 
     def repeat(self, count=None) -> "Dataset":
         """The elements ``count`` times (None or -1: forever)."""
@@ -316,7 +320,10 @@ class Dataset:
         return pack_as(self._structure, [TensorSpec(s, _dtypes.as_dtype(d)) for s, d in self._specs])
 
     def make_one_shot_iterator(self):
+        """An iterator initialised on first use.  TF takes an op seed here (for the graph seed
+        of the function it wraps the dataset in): the seeds of later random ops count it."""
         from .iterator import Iterator  # noqa: PLC0415
+        get_seed(None)
         return Iterator(self, one_shot=True)
 
     def make_initializable_iterator(self, shared_name=None):
@@ -328,27 +335,63 @@ class Dataset:
                            "or within tf.function.")
 
 
-class _ShuffleEpochs:
-    """An iterator over ``upstream()`` in TF's buffer-shuffled order."""
+class _ShuffleSeeds:
+    """The Philox stream of each pass over a shuffled dataset, as TF's ``ShuffleDataset``.
 
-    def __init__(self, upstream, size: int, rng: np.random.Generator):
-        self._it, self._size, self._rng, self._buf = upstream(), size, rng, []
+    Unseeded (``(0, 0)``) means random seeds.  With ``reshuffle_each_iteration`` (the default)
+    a seed generator -- itself a Philox stream of the dataset's seeds -- gives every pass
+    (every ``repeat`` epoch) two fresh uint32 seeds; without it every pass uses the dataset's."""
+
+    def __init__(self, seed, seed2, reshuffle: bool):
+        seed, seed2 = seed or 0, seed2 or 0
+        if seed == 0 and seed2 == 0:
+            seed, seed2 = secrets.randbits(64), secrets.randbits(64)
+        self._seeds, self._reshuffle, self._passes = (seed, seed2), reshuffle, 0
+
+    def next(self) -> PhiloxRandom:
+        self._passes += 1
+        if not self._reshuffle:
+            return PhiloxRandom.from_seeds(*self._seeds)
+        bits = PhiloxRandom.from_seeds(*self._seeds).uint32s(2 * self._passes)[-2:]
+        return PhiloxRandom.from_seeds(int(bits[0]), int(bits[1]))
+
+
+class _ShuffleBuffer:
+    """An iterator over ``upstream()`` in TF's buffer-shuffled order: a ring of ``size``
+    elements, filled before each pick; pick ``start + bits % filled``, move the element at
+    ``start`` into its place, advance ``start`` -- one uint32 of ``gen`` per element."""
+
+    _CHUNK = 1024  # uint32 drawn at a time
+
+    def __init__(self, upstream, size: int, gen: PhiloxRandom):
+        self._it, self._size, self._gen = upstream(), size, gen
+        self._ring, self._start, self._end = [None] * size, 0, 0
+        self._bits, self._used = [], 0
 
     def __iter__(self):
         return self
 
+    def _uint32(self) -> int:
+        if self._used == len(self._bits):
+            self._bits = self._gen.uint32s(self._CHUNK).tolist()
+            self._gen, self._used = self._gen.skip(self._CHUNK // 4), 0
+        self._used += 1
+        return self._bits[self._used - 1]
+
     def __next__(self):
-        buf = self._buf
-        while len(buf) < self._size:
+        ring, size = self._ring, self._size
+        while self._it is not None and self._end - self._start < size:
             e = next(self._it, None)
             if e is None:
-                break
-            buf.append(e)
-        if not buf:
+                self._it = None
+            else:
+                ring[self._end % size], self._end = e, self._end + 1
+        if self._end == self._start:
             raise StopIteration
-        i = int(self._rng.integers(len(buf)))
-        buf[i], buf[-1] = buf[-1], buf[i]
-        return buf.pop()
+        i = (self._start + self._uint32() % (self._end - self._start)) % size
+        out, ring[i] = ring[i], ring[self._start % size]
+        ring[self._start % size], self._start = None, self._start + 1
+        return out
 
 
 def _shape_leaves(shapes: Any) -> Any:

@@ -98,7 +98,7 @@ def rebuild(d: dict, graph: Graph, decode_fn: Callable) -> Dataset:
              "PaddedBatchDataset": lambda: up._padded_batch(
                  p["n"], [None if t is None else tuple(t) for t in p["targets"]], p["fills"],
                  p["drop_remainder"]),
-             "ShuffleDataset": lambda: up._shuffle(p["size"], p["seeds"]),
+             "ShuffleDataset": lambda: up._shuffle(p["size"], p["seeds"], p.get("reshuffle", True)),
              "RepeatDataset": lambda: up.repeat(p["count"]),
              "TakeDataset": lambda: up.take(p["count"]),
              "SkipDataset": lambda: up.skip(p["count"]),
