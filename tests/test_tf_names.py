@@ -268,3 +268,19 @@ def test_dynamic_rnn_map_fn_and_scan_results_carry_TFs_names():
     _, ta = tf.while_loop(lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, 1.0)), [i, ta])
     assert ta.stack().name == "TensorArrayV2Stack/TensorListStack:0"
     assert ta.stack(name="st").name == "st/TensorListStack:0"
+
+
+def test_the_tf_names_comparison_prints_one_line_per_table_row_named_as_tf_does():
+    from comparisons.tf_names import CASES, run
+    lines = run(tf)
+    assert [line.split(": ", 1)[0] for line in lines] == list(CASES)
+    assert len(CASES) == 214
+    # TF 2.21's lines for these cases; staticgraph's whole line agrees for floormod, the result
+    # and the names that follow for the rest (TF's own scope holds other ops).
+    assert run(tf, ["floormod"]) == [
+        "floormod: mod:0 FloorMod | next Equal:0 Add:0 Mul:0 Sum:0 Maximum:0 | mod"]
+    heads = [line.rsplit(" | ", 1)[0] for line in run(tf, ["total_loss", "sigmoid_grad", "getitem"])]
+    assert heads == ["total_loss: total_loss:0 Identity | next Equal:0 Add:0 Mul:0 Sum:0 Maximum:0",
+                     "sigmoid_grad: gradients/AddN:0 AddN | next Equal:0 Add:0 Mul:0 Sum:0 Maximum:0",
+                     "getitem: strided_slice:0 StridedSlice | next Equal:0 Add:0 Mul:0 Sum:0 Maximum:0"]
+    assert run(tf, ["no_such_case"]) == ["no_such_case: ERROR KeyError: 'no_such_case'"]
