@@ -5,6 +5,12 @@ plans compiled while it is off bind the plain ones, so a steady run pays
 nothing.  Switching bumps the default graph's version, so its Sessions
 recompile on their next run.  The failure is TF's ``InvalidArgumentError``
 naming the node, its op type, input shapes and the line that built it.
+
+Every op that writes a variable (``assign``, ``assign_add``, ``assign_sub``: what optimizers,
+moving averages and metrics run) checks the value it is about to store, which TF's check does
+not look at: the failure names the variable in TF's words for a check_numerics failure
+(``!!! Detected Infinity or NaN ...`` / `` : Tensor had +Inf values``), and, as any failed
+run, leaves every variable as it was (see ``Session.run``).
 """
 from __future__ import annotations
 

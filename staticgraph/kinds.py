@@ -36,7 +36,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from common import REGISTRY
+from common import REGISTRY, numerics
 
 from .errors import FailedPreconditionError, InvalidArgumentError
 from .graph import Operation
@@ -252,11 +252,42 @@ def _read(op, ctx):
     return read
 
 
+def _finite_check(op: Operation) -> Callable[[np.ndarray], None]:
+    """With ``tf.debugging.enable_check_numerics()`` on when a write is lowered: a check of the
+    value it is about to store, raising TF's check_numerics failure naming the variable."""
+    var = op.attrs["var"]
+
+    def check(value: np.ndarray) -> None:
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            raise InvalidArgumentError(None, op, _non_finite_write(op, var, value))
+    return check
+
+
+def _non_finite_write(op: Operation, var: str, value: np.ndarray) -> str:
+    """TF 2's words for a NaN/Inf caught by ``enable_check_numerics`` (there: "in output 0 of
+    graph op ..."; here in the value ``op`` writes to ``var``), then where both were made."""
+    found = [kind for kind, n in (("-Inf", np.isneginf(value).any()),
+                                  ("+Inf", np.isposinf(value).any()),
+                                  ("NaN", np.isnan(value).any())) if n]
+    what = found[0] if len(found) == 1 else (
+        " and ".join(found) if len(found) == 2 else f"{found[0]}, {found[1]}, and {found[2]}")
+    inputs = "".join(f"         {i}: {t}\n" for i, t in enumerate(op.inputs))
+    return (f"\n\n!!! Detected Infinity or NaN in the value written to variable \"{var}\" by "
+            f"graph op \"{op.type}\" !!!\n  dtype: <dtype: '{value.dtype.name}'>\n"
+            f"  shape: {tuple(value.shape)}\n\n  Input tensors ({len(op.inputs)}):\n{inputs}\n"
+            f" : Tensor had {what} values\n\t [[{{{{node {op.name}}}}}]]\n"
+            f"  the run is undone: '{var}' and every other variable keep their values\n"
+            f"  variable created at {handle_op(op.inputs[0]).site}\n  node created at {op.site}")
+
+
 def _assign(op, ctx):
     dtype = op.attrs["dtype"]._np
+    check = _finite_check(op) if numerics.enabled() else None
 
     def assign(handle, value):
         value = np.array(value, dtype=dtype)  # a private copy: nobody else holds it
+        if check is not None:
+            check(value)
         value.setflags(write=False)           # reads hand this array out: nobody may change it
         handle.store[handle.name] = value
     return assign
@@ -274,20 +305,24 @@ def _unshared_refs() -> int:
 _UNSHARED = _unshared_refs()
 IN_PLACE_MIN_SIZE = 16384
 """Elements from which ``assign_add``/``assign_sub`` may write into the variable's own array
-(a fresh large array costs ~2x an in-place write, cold memory: 200,704 float32 72 us against
-38; below ~16K elements the checks cost what they save).  Only when no one can be looking at
-the old value: nothing but the store references it (an earlier read, a view, a fetched,
-saved or shipped value, another variable: each holds a reference), it owns its memory, and
-no other thread exists that could read it while the write runs (numpy releases the GIL
-inside it) -- otherwise, as for every smaller update, the new value is a fresh array that
-replaces the old one whole.  ``delta`` has the variable's shape (an update that would
-broadcast the value larger keeps the general path).  A numpy floating-point error that an
-``np.seterr`` mode or a warnings filter turns into an exception arrives after the write
-(TF's kernels never raise there)."""
+(a fresh large array costs more than an in-place write: 200,704 float32 ~44 us against ~36;
+below ~16K elements the checks cost what they save).  Only when no one can be looking at the
+old value: nothing but the store references it (an earlier read, a view, a fetched, saved or
+shipped value, another variable: each holds a reference), it owns its memory, and no other
+thread exists that could read it while the write runs (numpy releases the GIL inside it) --
+otherwise, as for every smaller update, the new value is a fresh array that replaces the old
+one whole.  The array a variable held when the run began is never written in place: the run
+holds it, to put it back if the run fails (:mod:`.compiler.rollback`), so a run's first
+update of a variable makes a new array, and only later updates in the same run (a loop's)
+write into that one.  ``delta`` has the variable's shape (an update that would broadcast the
+value larger keeps the general path)."""
 
 
 def _update(ufunc):
     def lowering(op, ctx):
+        if numerics.enabled():
+            return _checked_update(op, ufunc)
+
         def update(handle, delta):
             try:
                 old = handle.store[handle.name]
@@ -309,6 +344,23 @@ def _update(ufunc):
             handle.store[handle.name] = value
         return update
     return lowering
+
+
+def _checked_update(op: Operation, ufunc):
+    """The update with ``enable_check_numerics`` on: a new array, checked before it is stored."""
+    check = _finite_check(op)
+
+    def update(handle, delta):
+        try:
+            old = handle.store[handle.name]
+        except KeyError:
+            raise _uninitialized(op, handle.name) from None
+        with np.errstate(all="ignore"):   # the check reports it, naming the variable
+            value = np.asarray(ufunc(old, delta, dtype=old.dtype))
+        check(value)
+        value.setflags(write=False)
+        handle.store[handle.name] = value
+    return update
 
 
 def _reads(op):

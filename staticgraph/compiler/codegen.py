@@ -39,6 +39,7 @@ from .emit import Emitter
 from .spell import spelled_step
 from .passes.liveness import Allocation
 from .plan import Plan
+from .rollback import Rollback
 
 __all__ = ["generate", "Generated"]
 
@@ -110,7 +111,7 @@ def _known_handle(step, plan: Plan):
 
 def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple",
              copies: list[bool] | None = None, guards: list | None = None,
-             alloc: Allocation | None = None) -> Generated:
+             alloc: Allocation | None = None, rollback: Rollback | None = None) -> Generated:
     """Compile ``plan`` into a function of the fed values.
 
     ``container``: ``"single"`` returns the one fetched value, ``"list"``/``"tuple"``
@@ -119,6 +120,7 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     cannot change the variable.  ``guards`` (one converter per feed, with
     ``.dtype``/``.shape``) validate fed values inline (see :func:`_guard`).
     ``alloc`` (from :func:`~.passes.liveness.allocate`) names, reuses and releases locals.
+    ``rollback`` (a plan that writes variables): a run that raises puts them back.
     """
     names = alloc.names if alloc is not None else {s: f"v{s}" for s in plan.slot_of.values()}
     em = Emitter("plan")
@@ -173,5 +175,5 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
         ret = "[" + ", ".join(results) + "]"
     else:
         ret = "(" + "".join(r + ", " for r in results) + ")"
-    out = em.compile(params, [f"    return {ret}"])
+    out = em.compile(params, [f"    return {ret}"], rollback=rollback)
     return Generated(out.fn, out.source, out.filename, out.line_step, names, out.env)
