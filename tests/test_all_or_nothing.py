@@ -104,6 +104,78 @@ def test_a_large_update_that_succeeded_is_undone_when_a_later_step_fails(one_thr
         assert np.array_equal(s.run(big), np.zeros(n))
 
 
+def _late_step(n: int):
+    """A large variable updated by a computed delta with nothing after that could look: the
+    update is held back to the end of the run (compiler.rollback.late_updates)."""
+    big = tf.Variable(np.full(n, 3e38, np.float32), name="big")
+    d = tf.placeholder(tf.float32, (n,), name="d")
+    return big, d, big.assign_add(d * 2.0)
+
+
+def test_a_train_step_still_updates_a_large_variable_in_place(one_thread, tier):
+    """Held back to the end of the run, the update writes into the variable's own array (the
+    compiled tier; the interpreter makes a new one) -- no second array, as before."""
+    big, d, add = _late_step(IN_PLACE_MIN_SIZE)
+    with tf.Session() as s:
+        s.run(big.initializer)
+        stored = weakref.ref(s.state.variables["big"])
+        s.run(add.op, {d: np.full(IN_PLACE_MIN_SIZE, -5e37, np.float32)})
+        assert (s.state.variables["big"] is stored()) == (tier == "compiled")
+        assert "applied at the end" in s.compiled(add.op, {d: None}).source
+        expected = np.full(IN_PLACE_MIN_SIZE, np.float32(3e38) - np.float32(1e38))
+        assert np.array_equal(s.run(big), expected)
+
+
+def test_an_update_held_to_the_end_is_not_applied_when_a_later_step_fails(one_thread, tier):
+    """The step after the held update writes a variable that does not exist yet."""
+    big, d, add = _late_step(IN_PLACE_MIN_SIZE)
+    missing = tf.Variable(0.0, name="missing")
+    with tf.control_dependencies([add]):
+        bump = missing.assign_add(1.0)
+    with tf.Session() as s:
+        s.run(big.initializer)
+        with pytest.raises(tf.errors.FailedPreconditionError, match="find variable missing"):
+            s.run(bump.op, {d: np.full(IN_PLACE_MIN_SIZE, -5e37, np.float32)})
+        assert np.array_equal(s.run(big), np.full(IN_PLACE_MIN_SIZE, 3e38, np.float32))
+
+
+def test_an_update_held_to_the_end_that_overflows_is_undone(raising, one_thread, tier):
+    """At the end of the run the held update meets np.seterr(all="raise"): it is then computed
+    into a new array, so the overflow leaves the variable as it was."""
+    big, d, add = _late_step(IN_PLACE_MIN_SIZE)
+    with tf.Session() as s:
+        s.run(big.initializer)
+        with pytest.raises(InvalidArgumentError, match="overflow encountered in add"):
+            s.run(add.op, {d: np.full(IN_PLACE_MIN_SIZE, 5e37, np.float32)})
+        assert np.array_equal(s.run(big), np.full(IN_PLACE_MIN_SIZE, 3e38, np.float32))
+
+
+@pytest.mark.parametrize("after, late", [
+    ("nothing", True), ("a read of the variable", False), ("the delta fetched", False),
+    ("a view of the delta read", False), ("a py_func", False), ("a fed delta", False)])
+def test_which_updates_are_held_to_the_end(after, late):
+    n = IN_PLACE_MIN_SIZE
+    big = tf.Variable(np.zeros(n, np.float32), name="big")
+    d = tf.placeholder(tf.float32, (n,), name="d")
+    delta = d if after == "a fed delta" else d * 2.0
+    view = tf.reshape(delta, (-1, 2))          # made (and run) before the update
+    add = big.assign_add(delta)
+    fetches = [add.op]
+    with tf.control_dependencies([add]):
+        if after == "a read of the variable":
+            fetches.append(big.read_value())
+        elif after == "the delta fetched":
+            fetches.append(delta)
+        elif after == "a view of the delta read":
+            fetches.append(tf.reduce_sum(view))
+        elif after == "a py_func":
+            fetches.append(tf.py_func(lambda: np.float32(0), [], tf.float32))
+    with tf.Session() as s:
+        s.run(big.initializer)
+        exe = s.compiled(fetches, {d: None})
+        assert ("applied at the end" in exe.source) == late, exe.source
+
+
 def test_a_while_loop_that_assigns_and_raises_midway_changes_no_variable(one_thread, tier):
     """Three iterations assigned (a counter and a large variable, whose later updates go in
     place into the array the run made), the fourth raised: both keep their values."""

@@ -39,7 +39,7 @@ from .emit import Emitter
 from .spell import spelled_step
 from .passes.liveness import Allocation
 from .plan import Plan
-from .rollback import Rollback
+from .rollback import Rollback, late_updates
 
 __all__ = ["generate", "Generated"]
 
@@ -139,6 +139,7 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     env, add = em.env, em.lines.append     # em.bind / em.line, inlined: one pass per step
     out_of = alloc.out if alloc is not None else {}
     dels = alloc.dels if alloc is not None else {}
+    late = late_updates(plan) if rollback is not None else set()
     for k, step in enumerate(plan.steps):
         op, kernel = step.op, step.kernel
         f = f"f{k}"
@@ -161,11 +162,19 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
             em.line("    except KeyError:")
             em.line(f"        {target}{f}({', '.join(args)})", step=(op, args))
             continue
-        call = spelled_step(step, args) if call_args is args and target else None
-        add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  # {op.type} '{op.name}'"
-             f"{note} ({op.site})", (op, args)))
+        if k in late:   # held back to the end of the run, to be written in place then
+            add((f"    _p{k} = {f}.defer({', '.join(args)})  # {op.type} '{op.name}', applied "
+                 f"at the end ({op.site})", (op, args)))
+        else:
+            call = spelled_step(step, args) if call_args is args and target else None
+            add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  # {op.type} "
+                 f"'{op.name}'{note} ({op.site})", (op, args)))
         if k in dels:
             add((f"    del {', '.join(dels[k])}", None))
+    for k in sorted(late):
+        op = plan.steps[k].op
+        add((f"    f{k}.commit(_p{k}, _before)  # {op.type} '{op.name}' ({op.site})",
+             (op, [f"_p{k}"])))
     copies = copies or [False] * len(fetch_ranks)
     results = [_result(None if s is None else names[s], r, c)
                for s, r, c in zip(plan.fetches, fetch_ranks, copies)]

@@ -22,6 +22,16 @@ array, and only later updates in the same run (a loop's) may write into that one
 that succeeds pays the copy (~15 ns a variable in the Session) and keeps each variable's
 previous array alive until it returns.
 
+A large update nothing after it can observe -- a train step's, typically -- is held back
+instead (:func:`late_updates`)::
+
+            _p33 = f33.defer(v2, r1)    # AssignSubVariableOp ..., applied at the end
+            ...every later step...
+            f33.commit(_p33, _before)   # in place: nothing can fail after this any more
+
+so it keeps the in-place write (no new array, no extra memory) without ever having to be
+undone: a later failure leaves it unapplied.
+
 Not rolled back, as in TF: other state a failed run consumed -- an iterator's elements, a
 random op's draws, a ``Print``'s ``first_n`` count.  A run a ``py_func`` starts is a run of
 its own (what it wrote stays); of concurrent runs writing one variable, a failing one puts
@@ -31,9 +41,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..kinds import effects
+from ..kinds import effects, variable_of
 
-__all__ = ["Rollback", "rollback_for"]
+__all__ = ["Rollback", "rollback_for", "late_updates"]
 
 _ABSENT = object()   # what a variable held before a run that gave it its first value
 
@@ -77,3 +87,58 @@ def rollback_for(ops: Iterable, store: dict) -> Rollback | None:
     for op in ops:
         names |= effects(op).writes
     return Rollback(store, tuple(sorted(names))) if names else None
+
+
+def late_updates(plan) -> set[int]:
+    """The steps of ``plan`` whose variable update may be held back to the end of the run
+    (``kernel.defer`` now, ``kernel.commit`` after the last step), where -- nothing else in
+    the run being able to fail any more -- it may write into the variable's own array, as an
+    update that cannot be undone.  A step qualifies when holding it back changes nothing any
+    step can see:
+
+    * nothing after it touches its variable, and every step after it is registry math or a
+      read or write of another variable (no loop, ``py_func`` or print: code that could look);
+    * its delta is a new array a registry op made (not a view, a feed, a constant or a
+      variable's value), which no step after it reads, directly or through a view of it, and
+      which is not fetched -- so nothing can write into it before the end.
+    """
+    steps = plan.steps
+    made_by = {s: j for j, step in enumerate(steps) for s in step.outputs if s is not None}
+    readers: dict[int, list[tuple[int, int]]] = {}
+    for j, step in enumerate(steps):
+        for i, s in enumerate(step.inputs):
+            readers.setdefault(s, []).append((j, i))
+    fetched = {s for s in plan.fetches if s is not None}
+    late, touched, plain = set(), set(), True   # what the steps after k touch; all plain?
+    for k in range(len(steps) - 1, -1, -1):
+        step = steps[k]
+        var = variable_of(step.op)
+        if getattr(step.kernel, "defer", None) is not None and var not in touched and plain:
+            j = made_by.get(step.inputs[1])
+            if j is not None and _new_array(steps[j].op) and not any(
+                    s in fetched or any(r > k for r, _ in readers.get(s, ()))
+                    for s in _views_of(step.inputs[1], steps, readers)):
+                late.add(k)
+        touched.add(var)
+        plain = plain and (step.op.op_def is not None or var is not None)
+    return late
+
+
+def _new_array(op) -> bool:
+    """Is ``op``'s result an array of its own (a registry op that returns no view of an input)?"""
+    return op.op_def is not None and not any(op.op_def.may_alias(i) for i in range(len(op.inputs)))
+
+
+def _views_of(slot: int, steps, readers: dict) -> set[int]:
+    """``slot`` and every slot that may share its memory: results of steps that may return a
+    view of it (a registry op's declared ``aliases``; any other node's result, to be safe)."""
+    found, todo = {slot}, [slot]
+    while todo:
+        for j, i in readers.get(todo.pop(), ()):
+            op = steps[j].op
+            if op.op_def is None or op.op_def.may_alias(i):
+                for s in steps[j].outputs:
+                    if s is not None and s not in found:
+                        found.add(s)
+                        todo.append(s)
+    return found
