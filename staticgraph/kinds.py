@@ -35,20 +35,21 @@ from __future__ import annotations
 import functools
 import sys
 import threading
+import warnings
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from common import REGISTRY
+from common import REGISTRY, numerics
 from common.philox import GuardedPhiloxRandom, default_threads
 
 from .errors import FailedPreconditionError, InvalidArgumentError
+from .debugging import finite_check
 from .graph import Operation
 
 __all__ = ["intra_op_threads", "defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "SessionState",
            "Constant", "Effects", "effects", "is_stateful", "VariableHandle", "handle_op",
-           "uninitialized_message",
-           "handle_variable"]
+           "uninitialized_message", "handle_variable", "variable_of", "floating_errors_may_raise"]
 
 
 _POOL_THREADS: list[int] = []
@@ -278,9 +279,12 @@ def _read(op, ctx):
 
 def _assign(op, ctx):
     dtype = op.attrs["dtype"]._np
+    check = finite_check(op, handle_op(op.inputs[0]).site) if numerics.enabled() else None
 
     def assign(handle, value):
         value = np.array(value, dtype=dtype)  # a private copy: nobody else holds it
+        if check is not None:
+            check(value)
         value.setflags(write=False)           # reads hand this array out: nobody may change it
         handle.store[handle.name] = value
     return assign
@@ -305,13 +309,22 @@ saved or shipped value, another variable: each holds a reference), it owns its m
 no other thread exists that could read it while the write runs (numpy releases the GIL
 inside it) -- otherwise, as for every smaller update, the new value is a fresh array that
 replaces the old one whole.  ``delta`` has the variable's shape (an update that would
-broadcast the value larger keeps the general path).  A numpy floating-point error that an
-``np.seterr`` mode or a warnings filter turns into an exception arrives after the write
-(TF's kernels never raise there)."""
+broadcast the value larger keeps the general path).
+
+A run must be able to put back what a variable held when it began (:mod:`.compiler.rollback`):
+the run's snapshot holds that array, so the count above keeps every update out of it -- the
+first update of a run makes a new array, later ones (a loop's) may write into that.  Except
+an update the compiler holds back to the end of the run (``rollback.late_updates``: nothing
+after it can see the difference): applied after every other step, when nothing else can
+fail, it writes in place if no numpy floating-point error can raise (``np.seterr``, a
+warnings filter) -- so a train step still updates its large weights in place."""
 
 
 def _update(ufunc):
     def lowering(op, ctx):
+        if numerics.enabled():
+            return _checked_update(op, ufunc)
+
         def update(handle, delta):
             try:
                 old = handle.store[handle.name]
@@ -322,17 +335,91 @@ def _update(ufunc):
             if (old.size >= IN_PLACE_MIN_SIZE and delta.__class__ is np.ndarray and
                     delta.shape == old.shape and old.base is None and
                     sys.getrefcount(old) == _UNSHARED and threading.active_count() == 1):
-                old.flags.writeable = True
-                try:
-                    ufunc(old, delta, out=old, dtype=old.dtype)
-                finally:
-                    old.flags.writeable = False
+                _in_place(ufunc, old, delta)
                 return
             value = np.asarray(ufunc(old, delta, dtype=old.dtype))
             value.setflags(write=False)
             handle.store[handle.name] = value
+
+        def defer(handle, delta):
+            """The update held back to the end of the run (``compiler.rollback.late_updates``):
+            what to apply then, or None when it was applied now (a variable too small to be
+            written in place).  Its variable must exist now, as for ``update``."""
+            try:
+                old = handle.store[handle.name]
+            except KeyError:
+                raise _uninitialized(op, handle.name) from None
+            if (old.size >= IN_PLACE_MIN_SIZE and delta.__class__ is np.ndarray
+                    and delta.shape == old.shape):
+                return handle, delta
+            update(handle, delta)
+            return None
+
+        def commit(held, before: dict) -> None:
+            """Apply a held update, when nothing else in the run can fail any more: in place
+            if no one can be looking but the run's own snapshot (``before``) and no numpy
+            floating-point error can raise (else like ``update``: the snapshot then keeps it
+            out of the old array, so a failure here is undone too)."""
+            if held is None:
+                return
+            handle, delta = held
+            old = handle.store[handle.name]
+            snapshotted = before.get(handle.name) is old
+            if (old.base is None and sys.getrefcount(old) == _UNSHARED + snapshotted
+                    and threading.active_count() == 1 and not floating_errors_may_raise()):
+                _in_place(ufunc, old, delta)
+            else:
+                update(handle, delta)
+
+        shape = handle_op(op.inputs[0]).attrs["shape"]
+        if shape is None or None in shape or np.prod(shape, dtype=np.int64) >= IN_PLACE_MIN_SIZE:
+            update.defer, update.commit = defer, commit   # (may be written in place)
         return update
     return lowering
+
+
+def _in_place(ufunc, old: np.ndarray, delta: np.ndarray) -> None:
+    """``old`` = ``ufunc(old, delta)`` in ``old``'s own memory (read-only again after)."""
+    old.flags.writeable = True
+    try:
+        ufunc(old, delta, out=old, dtype=old.dtype)
+    finally:
+        old.flags.writeable = False
+
+
+def floating_errors_may_raise() -> bool:
+    """Can a numpy floating-point error become an exception now -- ``np.seterr`` set to
+    ``raise`` (or to ``call``/``log``, which run the user's code), or to ``warn`` with a
+    warnings filter that turns a ``RuntimeWarning`` into an error?"""
+    modes = np.geterr().values()
+    if "raise" in modes or "call" in modes or "log" in modes:
+        return True
+    return "warn" in modes and any(action == "error" and issubclass(RuntimeWarning, category)
+                                   for action, _, category, _, _ in warnings.filters)
+
+
+def variable_of(op: Operation) -> str | None:
+    """The variable ``op`` reads or writes itself (a read, an assignment, an initialized test),
+    None for every other node (a loop touching variables too)."""
+    kind = KINDS.get(op.kind) if op.op_def is None else None
+    return op.attrs["var"] if kind is not None and kind.effects in _VARIABLE_EFFECTS else None
+
+
+def _checked_update(op: Operation, ufunc):
+    """The update with ``enable_check_numerics`` on: a new array, checked before it is stored."""
+    check = finite_check(op, handle_op(op.inputs[0]).site)
+
+    def update(handle, delta):
+        try:
+            old = handle.store[handle.name]
+        except KeyError:
+            raise _uninitialized(op, handle.name) from None
+        with np.errstate(all="ignore"):   # the check reports it, naming the variable
+            value = np.asarray(ufunc(old, delta, dtype=old.dtype))
+        check(value)
+        value.setflags(write=False)
+        handle.store[handle.name] = value
+    return update
 
 
 def _reads(op):
@@ -345,6 +432,9 @@ def _writes(op):
 
 def _reads_writes(op):
     return Effects(frozenset({op.attrs["var"]}), frozenset({op.attrs["var"]}))
+
+
+_VARIABLE_EFFECTS = (_reads, _writes, _reads_writes)
 
 
 def _is_initialized(op, ctx):

@@ -164,7 +164,20 @@ class Session:
 
     # --- the hot path ----------------------------------------------------------------
     def run(self, fetches: Any, feed_dict: dict | None = None, options=None, run_metadata=None):
-        """Evaluate ``fetches`` (any nesting of tensors/ops/names) given ``feed_dict``."""
+        """Evaluate ``fetches`` (any nesting of tensors/ops/names) given ``feed_dict``.
+
+        All or nothing for variables: when a run raises, whatever raised -- an op's error
+        after some assignments ran, an unfed placeholder, a ``py_func``, a ``while_loop``
+        body, a numpy floating-point error that ``np.seterr`` makes an exception,
+        ``tf.debugging.enable_check_numerics`` stopping a write -- every variable holds the
+        value it held before the run, and one the run initialized is uninitialized again.
+        TF promises less: there a failed run keeps the assignments that ran.  Not rolled
+        back, as in TF: other state the run consumed -- an iterator's elements, a random op's
+        draws, a ``tf.Print``'s ``first_n`` count.  A run started inside this one (by a
+        ``py_func``) is a run of its own: what it wrote stays.  A run that writes no
+        variable pays nothing for this; one that does holds each variable's previous array
+        until it returns (:mod:`staticgraph.compiler.rollback`).
+        """
         hit = self._fast.get(id(fetches))
         if (hit is not None and hit[0] is fetches.__class__ and hit[1] == fetches
                 and hit[3] == self.graph.version and hit[2] == (tuple(feed_dict) if feed_dict else ())):

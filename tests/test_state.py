@@ -322,12 +322,15 @@ def test_a_loop_body_reads_a_variable_from_the_store_and_names_a_missing_one():
         assert s.run(out)[1] == 6.0
 
 
-def test_a_large_update_nobody_can_see_is_written_in_place_and_one_someone_holds_is_not(
+def test_a_large_update_writes_in_place_only_into_an_array_its_run_made_that_nobody_holds(
         monkeypatch):
-    """assign_add/assign_sub write into the variable's own array only when nothing but the
-    store references it: a value read earlier in the same run (fetched), an array the caller
-    holds, or a view of it keeps the old value intact; small variables always get a new array.
-    (The thread count is pinned to one: threads an earlier test left behind are checked below.)"""
+    """assign_add/assign_sub never write into the array a variable held when the run began
+    (the run holds it, to put it back if it fails: staticgraph/compiler/rollback.py): a run's first
+    update makes a new array, and the old one is freed (nothing keeps it past the run).  A
+    later update in the same run (a loop's) writes into the array the run made -- only while
+    nothing but the store references it.  A value read earlier (fetched), an array the caller
+    holds or a view of it keep their values; small variables always get a new array.  (The
+    thread count is pinned to one: threads an earlier test left behind are checked below.)"""
     import threading
     import weakref
     from staticgraph.kinds import IN_PLACE_MIN_SIZE
@@ -340,23 +343,37 @@ def test_a_large_update_nobody_can_see_is_written_in_place_and_one_someone_holds
         add = v.assign_add(np.ones(n))
     sub = v.assign_sub(np.full(n, 0.5))
     inc_small = small.assign_add(np.ones(3))
+    seen = []
+
+    def note(i):                      # the array the variable holds after each iteration's add
+        seen.append(weakref.ref(s.state.variables["v"]))
+        return i
+
+    def body(i):
+        with tf.control_dependencies([v.assign_add(np.ones(n))]):
+            return tf.reshape(tf.py_func(note, [i], tf.int32), ()) + 1
+    loop = tf.while_loop(lambda i: i < 3, body, [0])
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         store = s.state.variables
         stored = weakref.ref(store["v"])
-        s.run(sub.op)                                          # nobody else holds it: in place
-        assert stored() is store["v"] and not store["v"].flags.writeable
+        s.run(sub.op)                                          # a new array; the old one is gone
+        assert stored() is None and not store["v"].flags.writeable
         np.testing.assert_array_equal(store["v"], np.full(n, -0.5))
+        stored = weakref.ref(store["v"])
+        s.run(loop)                      # iteration 0 makes an array, 1 and 2 write into it
+        assert stored() is None and [r() is store["v"] for r in seen] == [True] * 3
+        np.testing.assert_array_equal(store["v"], np.full(n, 2.5))
         before, _ = s.run([r1, add.op])                        # read then written in one run
-        np.testing.assert_array_equal(before, np.full(n, -0.5))
-        np.testing.assert_array_equal(s.run(v), np.full(n, 0.5))
+        np.testing.assert_array_equal(before, np.full(n, 2.5))
+        np.testing.assert_array_equal(s.run(v), np.full(n, 3.5))
         held = store["v"]                                      # the caller keeps the array
         view = held[:2]
         s.run(sub.op)
         assert store["v"] is not held
-        np.testing.assert_array_equal(held, np.full(n, 0.5))
-        np.testing.assert_array_equal(view, [0.5, 0.5])
-        np.testing.assert_array_equal(s.run(v), np.zeros(n))
+        np.testing.assert_array_equal(held, np.full(n, 3.5))
+        np.testing.assert_array_equal(view, [3.5, 3.5])
+        np.testing.assert_array_equal(s.run(v), np.full(n, 3.0))
         kept = weakref.ref(store["small"])
         s.run(inc_small.op)
         assert kept() is None and s.run(small).tolist() == [1.0, 1.0, 1.0]

@@ -1,8 +1,11 @@
 """The update rules: SGD, Adam, AdamW, RMSprop, Adagrad -- PyTorch's formulas, in numpy.
 
-Each ``_update`` reads the group's options (so per-group learning rates and a
-scheduler's changes apply at the next step) and writes into ``p._data``.
-State keys are PyTorch's (``momentum_buffer``, ``exp_avg``, ``exp_avg_sq``,
+Each ``_update(data, g, state, group)`` reads the group's options (so per-group learning
+rates and a scheduler's changes apply at the next step) and *returns* the parameter's new
+array and the state entries it changes, as new arrays: it changes nothing itself, so
+``Optimizer.step`` can compute every update before it writes any (a step is all or nothing).
+The arithmetic is the in-place form's, operation for operation, so the values are the same
+bits.  State keys are PyTorch's (``momentum_buffer``, ``exp_avg``, ``exp_avg_sq``,
 ``square_avg``, ``sum``, ``step``), so state dicts look the same.
 """
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import make
-from .optimizer import Optimizer, buffer, check, step_count
+from .optimizer import Optimizer, check
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
 
@@ -21,8 +24,27 @@ _NOT_USED_SGD = dict(foreach=None, differentiable=False, fused=None)
 _NOT_USED_ADAM = dict(foreach=None, capturable=False, differentiable=False, fused=None)
 
 
-def _sub(p, delta) -> None:
-    p._data -= np.asarray(delta).astype(p._data.dtype, copy=False)
+def _minus(data: np.ndarray, delta) -> np.ndarray:
+    """``data - delta`` as a new array laid out as ``data``: what ``data -= delta`` would store
+    (and refused as it, when ``delta`` would broadcast ``data`` larger).  ``delta`` is a
+    temporary the update made: the result goes into it when it has ``data``'s shape and
+    strides (one allocation less; a gradient from a transposed product is column-major)."""
+    delta = np.asarray(delta).astype(data.dtype, copy=False)
+    same = delta.shape == data.shape and delta.strides == data.strides
+    return np.subtract(data, delta, out=delta if same else np.empty_like(data))
+
+
+def _array(state: dict, key: str, like: np.ndarray, fill: float = 0.0) -> np.ndarray:
+    """State entry ``key`` as it stands (read only: updates return new arrays), or, before the
+    first step, a new one shaped like the parameter and filled with ``fill``."""
+    t = state.get(key)
+    return np.full_like(like, fill) if t is None else t._data
+
+
+def _next_step(state: dict):
+    """The step counter after this step (float32, as PyTorch keeps it)."""
+    t = state.get("step")
+    return (np.array(0.0, np.float32) if t is None else t._data) + np.float32(1)
 
 
 class SGD(Optimizer):
@@ -47,20 +69,20 @@ class SGD(Optimizer):
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize, **_NOT_USED_SGD))
 
-    def _update(self, p, g, state, group) -> None:
+    def _update(self, data, g, state, group):
         if group["weight_decay"]:
-            g = g + group["weight_decay"] * p._data
-        momentum = group["momentum"]
+            g = g + group["weight_decay"] * data
+        momentum, changes = group["momentum"], {}
         if momentum:
             if "momentum_buffer" not in state:
-                buf = buffer(state, "momentum_buffer", p)
+                buf = np.full_like(data, 0.0)
                 buf[...] = g
             else:
-                buf = state["momentum_buffer"]._data
-                buf *= momentum
+                buf = state["momentum_buffer"]._data * momentum
                 buf += (1 - group["dampening"]) * g
+            changes["momentum_buffer"] = buf
             g = g + momentum * buf if group["nesterov"] else buf
-        _sub(p, group["lr"] * g)
+        return _minus(data, group["lr"] * g), changes
 
 
 class Adam(Optimizer):
@@ -81,23 +103,23 @@ class Adam(Optimizer):
                                       maximize=maximize, **_NOT_USED_ADAM,
                                       decoupled_weight_decay=self.decoupled))
 
-    def _update(self, p, g, state, group) -> None:
+    def _update(self, data, g, state, group):
         lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
         if wd and self.decoupled:
-            p._data *= np.asarray(1 - lr * wd, dtype=p._data.dtype)
+            data = data * np.asarray(1 - lr * wd, dtype=data.dtype)
         elif wd:
-            g = g + wd * p._data
-        t = step_count(state)
-        m, v = buffer(state, "exp_avg", p), buffer(state, "exp_avg_sq", p)
-        m += (1 - b1) * (g - m)
-        v *= b2
+            g = g + wd * data
+        step = _next_step(state)
+        t = int(step)
+        m, v = _array(state, "exp_avg", data), _array(state, "exp_avg_sq", data)
+        m = m + (1 - b1) * (g - m)
+        v = v * b2
         v += (1 - b2) * g * g
+        changes = {"step": step, "exp_avg": m, "exp_avg_sq": v}
         if group["amsgrad"]:
-            vmax = buffer(state, "max_exp_avg_sq", p)
-            np.maximum(vmax, v, out=vmax)
-            v = vmax
+            v = changes["max_exp_avg_sq"] = np.maximum(_array(state, "max_exp_avg_sq", data), v)
         denom = np.sqrt(v) / np.sqrt(1 - b2 ** t) + group["eps"]
-        _sub(p, lr / (1 - b1 ** t) * m / denom)
+        return _minus(data, lr / (1 - b1 ** t) * m / denom), changes
 
 
 class AdamW(Adam):
@@ -127,27 +149,25 @@ class RMSprop(Optimizer):
                                       capturable=False, foreach=None, maximize=maximize,
                                       differentiable=False))
 
-    def _update(self, p, g, state, group) -> None:
+    def _update(self, data, g, state, group):
         if group["weight_decay"]:
-            g = g + group["weight_decay"] * p._data
+            g = g + group["weight_decay"] * data
         alpha = group["alpha"]
-        step_count(state)
-        sq = buffer(state, "square_avg", p)
-        sq *= alpha
+        sq = _array(state, "square_avg", data) * alpha
         sq += (1 - alpha) * g * g
+        changes = {"step": _next_step(state), "square_avg": sq}
         if group["centered"]:
-            ga = buffer(state, "grad_avg", p)
-            ga += (1 - alpha) * (g - ga)
+            ga = _array(state, "grad_avg", data)
+            ga = changes["grad_avg"] = ga + (1 - alpha) * (g - ga)
             avg = np.sqrt(sq - ga * ga) + group["eps"]
         else:
             avg = np.sqrt(sq) + group["eps"]
         if group["momentum"] > 0:
-            buf = buffer(state, "momentum_buffer", p)
-            buf *= group["momentum"]
+            buf = _array(state, "momentum_buffer", data) * group["momentum"]
             buf += g / avg
-            _sub(p, group["lr"] * buf)
-        else:
-            _sub(p, group["lr"] * g / avg)
+            changes["momentum_buffer"] = buf
+            return _minus(data, group["lr"] * buf), changes
+        return _minus(data, group["lr"] * g / avg), changes
 
 
 class Adagrad(Optimizer):
@@ -169,13 +189,13 @@ class Adagrad(Optimizer):
             for p in group["params"]:
                 state = self.state.setdefault(p, {})
                 state["step"] = make(np.array(0.0, np.float32))
-                buffer(state, "sum", p, group["initial_accumulator_value"])
+                state["sum"] = make(np.full_like(p._data, group["initial_accumulator_value"]))
 
-    def _update(self, p, g, state, group) -> None:
-        t = step_count(state)
+    def _update(self, data, g, state, group):
+        step = _next_step(state)
+        t = int(step)
         if group["weight_decay"]:
-            g = g + group["weight_decay"] * p._data
+            g = g + group["weight_decay"] * data
         clr = group["lr"] / (1 + (t - 1) * group["lr_decay"])
-        s = buffer(state, "sum", p, group["initial_accumulator_value"])
-        s += g * g
-        _sub(p, clr * g / (np.sqrt(s) + group["eps"]))
+        s = _array(state, "sum", data, group["initial_accumulator_value"]) + g * g
+        return _minus(data, clr * g / (np.sqrt(s) + group["eps"])), {"step": step, "sum": s}

@@ -7,14 +7,15 @@
 A ``state_dict`` names parameters by their position across the groups (0, 1,
 2...), exactly as PyTorch's, so it can be saved with ``torch.save`` (plain
 dicts, tensors and numbers: no pickle) and loaded into a fresh optimizer built
-over the same parameters.  Updates run on the parameters' arrays in place,
-outside any graph, and bump their version counters.
+over the same parameters.  Updates run outside any graph, all or nothing (see
+:meth:`Optimizer.step`), and bump the parameters' version counters.
 """
 from __future__ import annotations
 
 import copy
 import inspect
 import numbers
+import sys
 import warnings
 from typing import Callable, Iterable
 
@@ -34,8 +35,36 @@ class _Required:
 required = _Required()
 
 
+def _unshared_refs() -> int:
+    """What ``sys.getrefcount`` says of a tensor's array that nothing else holds, read as
+    :func:`_write` reads it (the tensor's slot and one local): measured, not assumed."""
+    t = make(np.empty(0))
+    old = t._data
+    return sys.getrefcount(old)
+
+
+_UNSHARED = _unshared_refs()
+
+
+def _write(t: Tensor, value) -> None:
+    """Give ``t`` its new value: the new array itself when nothing else holds the old one, else
+    written into the old array, which a view, another tensor or a caller shares and must see
+    change (as PyTorch's in-place update shows it) -- unless it is read-only (numpy's, shared
+    with ``from_numpy``), which nobody can change: replaced too.  Cannot fail."""
+    old = t._data
+    if (old.__class__ is np.ndarray and (old.base is not None or sys.getrefcount(old) > _UNSHARED)
+            and old.flags.writeable):
+        old[...] = value
+    else:
+        t._data = value
+
+
+_NO_STATE: dict = {}   # the state of a parameter that has none yet (read only)
+
+
 class Optimizer:
-    """Base class: subclasses give ``defaults`` and ``_update(p, grad, state, group)``."""
+    """Base class: subclasses give ``defaults`` and ``_update(data, grad, state, group)``,
+    which returns the parameter's new array and the state entries it changes (new arrays)."""
 
     def __init__(self, params: Iterable, defaults: dict):
         self.defaults = defaults
@@ -90,12 +119,33 @@ class Optimizer:
 
     @no_grad()
     def step(self, closure: Callable | None = None):
-        """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss."""
+        """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss.
+
+        All or nothing: every new value (parameters and state) is computed first, changing
+        nothing, and only then written -- so a step that raises (``np.seterr(all="raise")``
+        meeting an overflow, a gradient of the wrong shape) leaves every parameter and the
+        optimizer's state as they were.  A parameter listed twice is updated twice."""
         loss = None
         if closure is not None:
             from ..grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
+        for p, (data, changes, count) in self._new_values().items():   # then write them all
+            state = self.state.setdefault(p, {})
+            for key, value in changes.items():
+                t = state.get(key)
+                if t is None:
+                    state[key] = make(value)
+                else:
+                    _write(t, value)
+            _write(p, data)
+            p._vc[0] += count
+        return loss
+
+    def _new_values(self) -> dict:
+        """``p -> [its new array, {state key: new value}, updates]`` for every parameter with
+        a gradient, computed without changing anything."""
+        new: dict = {}
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is None:
@@ -103,11 +153,19 @@ class Optimizer:
                 g = p.grad._data
                 if group.get("maximize"):
                     g = -g
-                self._update(p, g, self.state.setdefault(p, {}), group)
-                p._vc[0] += 1
-        return loss
+                done = new.get(p)
+                if done is None:
+                    new[p] = [*self._update(p._data, g, self.state.get(p, _NO_STATE), group), 1]
+                else:   # listed again: this update starts from the one before
+                    state = {**self.state.get(p, _NO_STATE),
+                             **{k: make(v) for k, v in done[1].items()}}
+                    data, changes = self._update(done[0], g, state, group)
+                    new[p] = [data, {**done[1], **changes}, done[2] + 1]
+        return new
 
-    def _update(self, p: Tensor, g: np.ndarray, state: dict, group: dict) -> None:
+    def _update(self, data: np.ndarray, g: np.ndarray, state: dict, group: dict) -> tuple:
+        """``(new data, {state key: new value})`` for a parameter holding ``data`` with gradient
+        ``g``; changes nothing (``state``: the parameter's state tensors, read only)."""
         raise NotImplementedError
 
     # --- saving and restoring --------------------------------------------------------
@@ -283,23 +341,6 @@ def _kind(value) -> str:
     if isinstance(value, numbers.Real):
         return "a number"
     return f"{len(value)} numbers" if isinstance(value, (tuple, list)) else "a value"
-
-
-def step_count(state: dict) -> int:
-    """Advance and return the ``"step"`` counter (a float32 0-dim tensor, as PyTorch keeps it)."""
-    step = state.get("step")
-    if step is None:
-        step = state["step"] = make(np.array(0.0, np.float32))
-    step._data = step._data + np.float32(1)
-    return int(step._data)
-
-
-def buffer(state: dict, key: str, p: Tensor, fill: float = 0.0) -> np.ndarray:
-    """The state array ``key`` (created shaped like ``p`` on first use)."""
-    t = state.get(key)
-    if t is None:
-        t = state[key] = make(np.full_like(p._data, fill))
-    return t._data
 
 
 def check(value: float, name: str, low: float = 0.0) -> None:

@@ -41,6 +41,7 @@ from .passes import PassConfig, PassReport, current, run_passes
 from .passes.liveness import Allocation, allocate
 from .plan import Plan, Step, lower_plan
 from .prune import prune, pruned_order
+from .rollback import Rollback, rollback_for
 
 __all__ = ["compile_plan", "Executable", "Plan", "Step", "prune", "topological_order",
            "lower_plan", "generate", "PassConfig", "COMPILE_AFTER"]
@@ -62,7 +63,8 @@ class Executable:
     generated code); after :data:`COMPILE_AFTER` runs :meth:`compile` optimises it (the
     passes), allocates its locals and generates its Python function, which replaces the
     interpreter as ``fn``.  ``plan``, ``source``, ``report``, ``allocation`` and ``generated``
-    describe the compiled tier (reading one compiles the plan first).
+    describe the compiled tier (reading one compiles the plan first).  Either tier of a plan
+    that writes variables runs all or nothing for them (:mod:`.rollback`).
     """
 
     __slots__ = ("fn", "compiled", "_tier0", "_interpreted", "_plan", "_generated", "_report",
@@ -167,13 +169,14 @@ class _Job:
     ordered ops and the structural kernels already lowered (reused, see ``plan._lowered``)."""
 
     __slots__ = ("fetches", "feeds", "state", "container", "guards", "passes", "config",
-                 "order", "kernels", "n_graph_ops")
+                 "order", "kernels", "n_graph_ops", "rollback")
 
     def __init__(self, fetches, feeds, state, container, guards, passes, config, order,
                  kernels, n_graph_ops):
         self.fetches, self.feeds, self.state, self.container = fetches, feeds, state, container
         self.guards, self.passes, self.config = guards, passes, config
         self.order, self.kernels, self.n_graph_ops = order, kernels, n_graph_ops
+        self.rollback: Rollback | None = rollback_for(order, state.variables)
 
     def ranks(self) -> list[int | None]:
         return [f.ndim if isinstance(f, Tensor) else None for f in self.fetches]
@@ -198,7 +201,8 @@ class _Job:
         copies = [_copied(f, r, fed) or _merged(k, f, r, fetches, prog.fetches)
                   for k, (f, r) in enumerate(zip(fetches, prog.fetches))]
         alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
-        gen = generate(plan, self.ranks(), self.container, copies, self.guards, alloc)
+        gen = generate(plan, self.ranks(), self.container, copies, self.guards, alloc,
+                       self.rollback)
         return plan, gen, report, alloc
 
 
@@ -207,10 +211,11 @@ class _Tier0:
     have been interpreted -- then its :class:`Executable` (if still alive) takes the generated
     function as ``fn``, and a caller still holding this object runs that function through it."""
 
-    __slots__ = ("interpreted", "job", "runs", "done", "owner", "lock")
+    __slots__ = ("interpreted", "job", "runs", "done", "owner", "lock", "run")
 
     def __init__(self, interpreted: Interpreted, job: _Job):
         self.interpreted, self.job, self.runs = interpreted, job, 0
+        self.run = run_interpreted if job.rollback is None else job.rollback.around(run_interpreted)
         self.done: tuple | None = None          # the compiled tier, once made
         self.owner = None                       # weakref to the Executable
         self.lock = threading.Lock()
@@ -222,7 +227,7 @@ class _Tier0:
         if self.runs >= COMPILE_AFTER:
             return self.compile()[1].fn(*fed)
         self.runs += 1
-        return run_interpreted(self.interpreted, fed)
+        return self.run(self.interpreted, fed)
 
     def compile(self) -> tuple:
         """The compiled tier (made once, under a lock: racing runs compile it once)."""

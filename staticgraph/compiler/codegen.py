@@ -39,6 +39,7 @@ from .emit import Emitter, comment
 from .spell import spelled_step
 from .passes.liveness import Allocation
 from .plan import Plan
+from .rollback import Rollback, late_updates
 
 __all__ = ["generate", "Generated"]
 
@@ -110,7 +111,7 @@ def _known_handle(step, plan: Plan):
 
 def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple",
              copies: list[bool] | None = None, guards: list | None = None,
-             alloc: Allocation | None = None) -> Generated:
+             alloc: Allocation | None = None, rollback: Rollback | None = None) -> Generated:
     """Compile ``plan`` into a function of the fed values.
 
     ``container``: ``"single"`` returns the one fetched value, ``"list"``/``"tuple"``
@@ -119,6 +120,7 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     cannot change the variable.  ``guards`` (one converter per feed, with
     ``.dtype``/``.shape``) validate fed values inline (see :func:`_guard`).
     ``alloc`` (from :func:`~.passes.liveness.allocate`) names, reuses and releases locals.
+    ``rollback`` (a plan that writes variables): a run that raises puts them back.
     """
     names = alloc.names if alloc is not None else {s: f"v{s}" for s in plan.slot_of.values()}
     em = Emitter("plan")
@@ -137,6 +139,7 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     env, add = em.env, em.lines.append     # em.bind / em.line, inlined: one pass per step
     out_of = alloc.out if alloc is not None else {}
     dels = alloc.dels if alloc is not None else {}
+    late = late_updates(plan) if rollback is not None else set()
     for k, step in enumerate(plan.steps):
         op, kernel = step.op, step.kernel
         f = f"f{k}"
@@ -158,11 +161,19 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
             em.line("    except KeyError:")
             em.line(f"        {target}{f}({', '.join(args)})", step=(op, args))
             continue
-        call = spelled_step(step, args) if call_args is args and target else None
-        add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  {comment(op, note)}",
-             (op, args)))
+        if k in late:   # held back to the end of the run, to be written in place then
+            add((f"    _p{k} = {f}.defer({', '.join(args)})  "
+                 f"{comment(op, ', applied at the end')}", (op, args)))
+        else:
+            call = spelled_step(step, args) if call_args is args and target else None
+            add((f"    {target}{call or f + '(' + ', '.join(call_args) + ')'}  "
+                 f"{comment(op, note)}", (op, args)))
         if k in dels:
             add((f"    del {', '.join(dels[k])}", None))
+    for k in sorted(late):
+        op = plan.steps[k].op
+        add((f"    f{k}.commit(_p{k}, _before)  {comment(op)}",
+             (op, [f"_p{k}"])))
     copies = copies or [False] * len(fetch_ranks)
     results = [_result(None if s is None else names[s], r, c)
                for s, r, c in zip(plan.fetches, fetch_ranks, copies)]
@@ -172,5 +183,5 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
         ret = "[" + ", ".join(results) + "]"
     else:
         ret = "(" + "".join(r + ", " for r in results) + ")"
-    out = em.compile(params, [f"    return {ret}"])
+    out = em.compile(params, [f"    return {ret}"], rollback=rollback)
     return Generated(out.fn, out.source, out.filename, out.line_step, names, out.env)

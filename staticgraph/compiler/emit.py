@@ -27,6 +27,7 @@ from common.shapes import fmt_shape
 
 from ..errors import InvalidArgumentError
 from ..graph import Operation
+from .rollback import Rollback
 
 __all__ = ["Emitter", "Emitted", "failure", "explain", "comment"]
 
@@ -66,13 +67,15 @@ class Emitter:
         self.lines.append((text, step))
 
     def compile(self, params: list[str], epilogue: list[str] = (),
-                inside: Operation | None = None) -> Emitted:
+                inside: Operation | None = None, rollback: Rollback | None = None) -> Emitted:
         """The finished function ``def <label>_<n>(params)`` over the bound names.
 
         ``inside``: the control-flow node this function is the kernel of.  Its body is then
         wrapped in ``try:`` (free unless something raises), and a failing line's exception
         is re-raised from inside the function as ``InvalidArgumentError`` naming the inner
         node "inside While 'while'" -- the outer plan only sees the kernel's own line.
+        ``rollback``: the :class:`.rollback.Rollback` of a plan that writes variables; its
+        body is wrapped so that a run that raises puts them back (see :mod:`.rollback`).
         """
         guarded = inside is not None
         n = next(_counter)
@@ -83,6 +86,13 @@ class Emitter:
             body = ([("    try:", None)] + [("    " + t, s) for t, s in body] +
                     [("    except _OpError:", None), ("        raise", None),
                      ("    except Exception as e:", None), ("        _fail(e)", None)])
+        elif rollback is not None:
+            self.bind("_snapshot", rollback.store.copy)
+            self.bind("_undo", rollback.undo)
+            body = ([("    _before = _snapshot()", None), ("    try:", None)] +
+                    [("    " + t, s) for t, s in body] +
+                    [("    except BaseException:", None), ("        _undo(_before)", None),
+                     ("        raise", None)])
         final = [(head, None), *body]
         line_step = {i + 1: s for i, (_, s) in enumerate(final) if s is not None}
         source = "\n".join(t for t, _ in final) + "\n"
