@@ -38,7 +38,7 @@ def mlp(sizes, dtype=tf.float32, placed: bool = False, shards: int | None = None
     ``placed``: the first layer on ``/job:worker/task:0``, the rest on task 1 (model
     parallel); ``shards``: the train op is ``data_parallel`` over that many shards.
     """
-    from staticgraph import distributed as sd
+    from staticgraph.client import distributed as sd
     rng = np.random.default_rng(seed)
     g = tf.Graph()
     with g.as_default():
@@ -171,7 +171,7 @@ def overhead(client, quick: bool) -> None:
 
 
 def _round_trip(client, n: int = 20) -> float:
-    from staticgraph.distributed.worker import hold
+    from staticgraph.client.distributed.worker import hold
     client.submit(hold, 0, pure=False).result()
     start = time.perf_counter()
     for _ in range(n):
@@ -228,7 +228,7 @@ def out_of_core(quick: bool) -> None:
     sizes = [features, 32, 1]
     m = mlp(sizes)
     with m["graph"].as_default():
-        from staticgraph import distributed as sd
+        from staticgraph.client import distributed as sd
         grads = [sd.reduces_batch(g, "mean") for g in tf.gradients(m["loss"], m["variables"])]
     cluster, client = _cluster(2, memory_limit=limit)
     try:
@@ -277,7 +277,7 @@ def _peak_rss() -> int:
 
 def fault(quick: bool) -> None:
     """A worker killed when its shard starts: the step is redone, the update applied once."""
-    from staticgraph import distributed as sd
+    from staticgraph.client import distributed as sd
     heading("a worker killed in the middle of a step")
     sizes = [16, 32, 4] if quick else [64, 128, 10]
     X, T = _data(64, sizes)

@@ -8,7 +8,7 @@ The model is :func:`comparisons.bridges.program`: double ``x`` until
 * ``dyngraph.onnx.export`` traces one eager pass, as ``torch.onnx.export``
   does: the loop is unrolled to the trips the example took and the branch is
   the one it took (the trace warns, in PyTorch's words);
-* ``staticgraph.onnx.export`` of the same function under ``tf.function``
+* ``staticgraph.interop.onnx.export`` of the same function under ``tf.function``
   (autograph made the loop a ``while_loop`` and the branch a ``cond``) writes
   ONNX ``Loop`` and ``If`` nodes.
 
@@ -35,7 +35,7 @@ __all__ = ["main", "export_both"]
 
 def export_both(out_dir: str) -> tuple[str, str, list[str]]:
     """Write ``program`` as ONNX from each engine; returns both paths and the trace's warnings."""
-    import staticgraph.onnx as sg_onnx
+    import staticgraph.interop.onnx as sg_onnx
     eager_path = os.path.join(out_dir, "program_dyngraph.onnx")
     static_path = os.path.join(out_dir, "program_staticgraph.onnx")
     with warnings.catch_warnings(record=True) as caught:
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     e_ops, s_ops = _ops(eager_path), _ops(static_path)
     fmt = lambda c: ", ".join(f"{k} x{v}" if v > 1 else k for k, v in sorted(c.items()))  # noqa: E731
     columns([("file", eager_path, static_path), ("ONNX nodes", fmt(e_ops), fmt(s_ops))],
-            left="dyngraph.onnx.export (trace)", right="staticgraph.onnx.export (tf.function)")
+            left="dyngraph.onnx.export (trace)", right="staticgraph.interop.onnx.export (tf.function)")
     heading("onnxruntime vs running the Python function eagerly")
     rows, right = [], {}
     for v in (EXAMPLE, OTHER):

@@ -44,7 +44,7 @@ __all__ = ["trace", "TracedFunction", "TracerWarning", "TracingError"]
 
 if TYPE_CHECKING:
     import staticgraph as sg
-    from staticgraph.function import ConcreteFunction
+    from staticgraph.control.function import ConcreteFunction
 
 _HERE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -118,7 +118,7 @@ class _Tracer:
         args = tuple(self.lookup(x) if isinstance(x, Tensor) else
                      x.item() if isinstance(x, np.generic) else x for x in inputs)
         import staticgraph as sg
-        from staticgraph.build import apply as static_apply
+        from staticgraph.framework.build import apply as static_apply
         multi = op.outputs is not None      # several results: one node, bound per output
         outs = out if multi else (out,)
         try:
@@ -335,7 +335,7 @@ def trace(func: Callable, example_inputs: Any) -> TracedFunction:
     everything Python decided during the run is frozen into the graph.
     """
     import staticgraph as sg  # only when tracing: importing dyngraph stays light
-    from staticgraph.function import ConcreteFunction
+    from staticgraph.control.function import ConcreteFunction
     examples = example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)
     examples = tuple(x if isinstance(x, Tensor) else make(np.asarray(x)) for x in examples)
     graph = sg.Graph()

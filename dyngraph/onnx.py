@@ -8,7 +8,7 @@ example, so the exported graph keeps only that path -- the trace warns
 trace to be incorrect...``) at the line that did it::
 
     model(x) ---- jit.trace ----> static graph (params as placeholders)
-                                    |  staticgraph.onnx (the jit bridge)
+                                    |  staticgraph.interop.onnx (the jit bridge)
                                     v
                            ONNX: inputs, params as initializers, nodes
 
@@ -71,7 +71,7 @@ def export(model: Callable, args: Any, f: str, *, input_names: Sequence[str] | N
     if not export_params:
         raise ValueError("export_params=False is not supported: parameters are exported as "
                          "initializers")
-    from staticgraph.onnx.export import to_model   # the jit bridge: the traced graph is static
+    from staticgraph.interop.onnx.export import to_model   # the jit bridge: the traced graph is static
     import onnx
     args = args if isinstance(args, tuple) else (args,)
     traced = jit.trace(model, args)

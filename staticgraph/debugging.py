@@ -21,7 +21,7 @@ import numpy as np
 from common import numerics
 
 from .errors import InvalidArgumentError
-from .graph import Operation, get_default_graph
+from .framework.graph import Operation, get_default_graph
 
 __all__ = ["enable_check_numerics", "disable_check_numerics", "Assert", "assert_equal",
            "assert_none_equal", "assert_less", "assert_less_equal", "assert_greater",
@@ -34,7 +34,7 @@ def __getattr__(name: str):
     """``tf.debugging.assert_*``: the assertion ops of :mod:`.check_ops` (imported lazily:
     this module loads before the ops it would need)."""
     if name in __all__[2:]:
-        from . import check_ops  # noqa: PLC0415
+        from .ops import check_ops  # noqa: PLC0415
         return getattr(check_ops, name)
     raise AttributeError(f"module 'tf.debugging' has no attribute {name!r}")
 

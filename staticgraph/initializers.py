@@ -30,13 +30,13 @@ import numpy as np
 from . import dtypes as _dtypes
 from common import REGISTRY
 
-from . import build as _build
-from . import graph as _graph
-from .build import apply
-from .math_ops import eye
-from .ops import fill, multiply, reshape, transpose
-from . import random_ops as _random
-from .variables import global_variables_initializer, variables_initializer
+from .framework import build as _build
+from .framework import graph as _graph
+from .framework.build import apply
+from .ops.math_ops import eye
+from .ops.core_ops import fill, multiply, reshape, transpose
+from .ops import random_ops as _random
+from .training.variables import global_variables_initializer, variables_initializer
 
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "TruncatedNormal",
            "RandomUniform", "VarianceScaling", "GlorotUniform", "GlorotNormal", "Orthogonal",

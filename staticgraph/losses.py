@@ -20,12 +20,12 @@ regularization losses.
 from __future__ import annotations
 
 from . import dtypes as _dtypes
-from .build import F, constant, convert_to_tensor
-from .graph import get_default_graph, name_scope
-from .graph_keys import GraphKeys
+from .framework.build import F, constant, convert_to_tensor
+from .framework.graph import get_default_graph, name_scope
+from .framework.graph_keys import GraphKeys
 from .nn import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2
-from .ops import (abs as _abs, add, add_n, cast, greater, minimum, multiply, not_equal, ones_like,
-                  reduce_sum, square, subtract, truediv, where, zeros_like)
+from .ops.core_ops import (abs as _abs, add, add_n, cast, greater, minimum, multiply, not_equal, ones_like,
+                           reduce_sum, square, subtract, truediv, where, zeros_like)
 
 __all__ = ["Reduction", "compute_weighted_loss", "mean_squared_error", "absolute_difference",
            "huber_loss", "log_loss", "softmax_cross_entropy", "sparse_softmax_cross_entropy",
@@ -130,7 +130,7 @@ def huber_loss(labels, predictions, weights=1.0, delta=1.0, scope=None,
 def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
              loss_collection=GraphKeys.LOSSES, reduction=Reduction.SUM_BY_NONZERO_WEIGHTS):
     """``-l log(p + eps) - (1 - l) log(1 - p + eps)``."""
-    from .ops import log, negative  # noqa: PLC0415
+    from .ops.core_ops import log, negative  # noqa: PLC0415
     with name_scope(scope, "log_loss") as sc:
         predictions, labels = _floats(predictions, labels)
         losses = subtract(negative(multiply(labels, log(add(predictions, epsilon)))),

@@ -1,11 +1,11 @@
 """``tf.math``: the elementwise and reduction functions under their ``tf.math`` names."""
-from .math_ops import *  # noqa: F403
-from .math_ops import __all__ as _math_all
-from .ops import (abs, add, divide, equal, exp, greater, greater_equal, less, less_equal, log,  # noqa: A004
-                  logical_and, logical_not, logical_or, maximum, minimum, multiply, negative,
-                  not_equal, pow, reciprocal, reduce_max, reduce_mean, reduce_min, reduce_sum,
-                  sigmoid, sign, sqrt, square, subtract, tanh, truediv, add_n, realdiv)
-from .array_ops import argmax, argmin, squared_difference  # noqa: E402
+from .ops.math_ops import *  # noqa: F403
+from .ops.math_ops import __all__ as _math_all
+from .ops.core_ops import (abs, add, divide, equal, exp, greater, greater_equal, less, less_equal, log,  # noqa: A004
+                           logical_and, logical_not, logical_or, maximum, minimum, multiply, negative,
+                           not_equal, pow, reciprocal, reduce_max, reduce_mean, reduce_min, reduce_sum,
+                           sigmoid, sign, sqrt, square, subtract, tanh, truediv, add_n, realdiv)
+from .ops.array_ops import argmax, argmin, squared_difference  # noqa: E402
 from .nn import l2_normalize, softplus  # noqa: E402
 
 __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "greater_equal", "less",

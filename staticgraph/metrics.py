@@ -32,17 +32,17 @@ from __future__ import annotations
 
 from . import dtypes as _dtypes
 from . import tf_logging
-from .array_ops import eye, size, squared_difference
-from .build import constant, convert_to_tensor
-from .check_ops import assert_greater_equal, assert_less_equal
-from .graph import Tensor, control_dependencies, get_default_graph
-from .graph_keys import GraphKeys
-from .ops import (abs as _abs, add, cast, equal, expand_dims, greater, identity, log, logical_and,
-                  logical_not, matmul, maximum, minimum, multiply, not_equal, one_hot, ones_like,
-                  reduce_mean, reduce_sum, reshape, sqrt, squeeze, subtract, transpose, truediv,
-                  where, zeros, zeros_like)
-from .variable_scope import variable_scope
-from .variables import Variable
+from .ops.array_ops import eye, size, squared_difference
+from .framework.build import constant, convert_to_tensor
+from .ops.check_ops import assert_greater_equal, assert_less_equal
+from .framework.graph import Tensor, control_dependencies, get_default_graph
+from .framework.graph_keys import GraphKeys
+from .ops.core_ops import (abs as _abs, add, cast, equal, expand_dims, greater, identity, log, logical_and,
+                           logical_not, matmul, maximum, minimum, multiply, not_equal, one_hot, ones_like,
+                           reduce_mean, reduce_sum, reshape, sqrt, squeeze, subtract, transpose, truediv,
+                           where, zeros, zeros_like)
+from .training.variable_scope import variable_scope
+from .training.variables import Variable
 
 __all__ = ["accuracy", "auc", "precision_at_thresholds", "recall_at_thresholds", "mean", "mean_absolute_error", "mean_iou", "mean_per_class_accuracy",
            "mean_squared_error", "precision", "recall", "root_mean_squared_error", "true_positives",

@@ -6,9 +6,9 @@ tf.float32
 """
 from __future__ import annotations
 
-from .random_ops import categorical, multinomial, random_shuffle as shuffle, set_random_seed
-from .random_ops import random_normal as normal, random_uniform as uniform, truncated_normal
-from .random_ops import random_gamma as gamma, random_poisson as poisson
+from .ops.random_ops import categorical, multinomial, random_shuffle as shuffle, set_random_seed
+from .ops.random_ops import random_normal as normal, random_uniform as uniform, truncated_normal
+from .ops.random_ops import random_gamma as gamma, random_poisson as poisson
 
 set_seed = set_random_seed
 

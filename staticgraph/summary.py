@@ -20,10 +20,10 @@ import numpy as np
 
 from common import tensorboard as tb
 
-from .build import convert_to_tensor
+from .framework.build import convert_to_tensor
 from .errors import InvalidArgumentError
-from .graph import Graph, Operation, Tensor, get_default_graph
-from .kinds import defkind
+from .framework.graph import Graph, Operation, Tensor, get_default_graph
+from .framework.kinds import defkind
 
 __all__ = ["scalar", "histogram", "text", "merge", "merge_all", "FileWriter", "SUMMARIES"]
 
@@ -204,7 +204,7 @@ class FileWriter:
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         if graph is not None:
-            from .graph_def import as_graph_def
+            from .interop.graph_def import as_graph_def
             graph_def = as_graph_def(graph)
         ev = tb.event(graph_def=graph_def.SerializeToString())
         if global_step is not None:

@@ -17,19 +17,19 @@ from typing import Any
 
 import numpy as np
 
-from . import ops
-from .build import convert_to_tensor
-from .gradients import gradients
-from .graph import (Operation, Tensor, control_dependencies, creation_site, get_default_graph,
-                    name_scope, pinned_site)
-from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
-                                  natural_exp_decay, piecewise_constant, polynomial_decay)
-from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,
-                    get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
-                    load_checkpoint, load_variable)
-from .moving_averages import ExponentialMovingAverage
-from .sources import group
-from .variables import Variable, trainable_variables
+from .ops import core_ops as ops
+from .framework.build import convert_to_tensor
+from .control.gradients import gradients
+from .framework.graph import (Operation, Tensor, control_dependencies, creation_site, get_default_graph,
+                              name_scope, pinned_site)
+from .training.learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
+                                           natural_exp_decay, piecewise_constant, polynomial_decay)
+from .training.saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,
+                             get_checkpoint_state, import_meta_graph, latest_checkpoint, list_variables,
+                             load_checkpoint, load_variable)
+from .training.moving_averages import ExponentialMovingAverage
+from .framework.sources import group
+from .training.variables import Variable, trainable_variables
 
 __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOptimizer",
            "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "get_or_create_global_step", "get_global_step",

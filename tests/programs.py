@@ -6,7 +6,7 @@ registry namespace) and ``cf`` (control flow), so the same text runs as::
 
     numpy      F = common.numpy_namespace()       cf: Python if / for   (reference, finite differences)
     dyngraph   F = Namespace(dyngraph apply)      cf: Python if / for   (eager; backward())
-    static     F = staticgraph.build.F            cf: tf.cond / tf.while_loop
+    static     F = staticgraph.framework.build.F            cf: tf.cond / tf.while_loop
                (built ONCE on placeholders whose shapes may hold None; run on two feeds;
                 gradients() nodes for the gradients)
 
@@ -28,7 +28,7 @@ import staticgraph as tf
 from common import Namespace, numpy_namespace
 from common.indexing import ARRAY, Slice
 from dyngraph.engine import apply as dyn_apply
-from staticgraph.build import F as STATIC_F
+from staticgraph.framework.build import F as STATIC_F
 
 __all__ = ["Node", "Program", "programs", "check", "run_numpy", "run_dyngraph", "run_static",
            "KINDS"]

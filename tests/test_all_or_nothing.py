@@ -17,7 +17,7 @@ import pytest
 import dyngraph as torch
 import staticgraph as tf
 from staticgraph.errors import InvalidArgumentError
-from staticgraph.kinds import IN_PLACE_MIN_SIZE
+from staticgraph.framework.kinds import IN_PLACE_MIN_SIZE
 from tests.tf_errors import op_message
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
-from staticgraph.function import ConcreteFunction, RetracingWarning
+from staticgraph.control.function import ConcreteFunction, RetracingWarning
 
 
 def _f32(*v):

@@ -17,7 +17,7 @@ import pytest
 
 import dyngraph
 import staticgraph as tf
-from staticgraph.build import F as SF
+from staticgraph.framework.build import F as SF
 from staticgraph.compiler import PassConfig
 
 SHAPES = {"a": (3, 4), "b": (3, 4), "c": (4,), "d": (1, 4)}

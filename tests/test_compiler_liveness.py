@@ -188,8 +188,8 @@ def test_a_cached_run_calls_no_compiler_or_graph_code(monkeypatch):
         s.run(fetches, feed)                                      # compiles
         calls = _calls_during(lambda: s.run(fetches, feed))
         assert s.compile_count == 1
-    engine = ("/staticgraph/compiler/", "/staticgraph/graph.py", "/staticgraph/kinds.py",
-              "/staticgraph/build.py")
+    engine = ("/staticgraph/compiler/", "/staticgraph/framework/graph.py", "/staticgraph/framework/kinds.py",
+              "/staticgraph/framework/build.py")
     assert any(e in f for f, _ in first for e in engine)         # the tracer does see them
     assert not any(e in f for f, _ in calls for e in engine)
     assert {name for f, name in calls if f.endswith("session.py")} <= {"run", "_run_key"}

@@ -12,8 +12,8 @@ import pytest
 import staticgraph as tf
 from staticgraph.compiler import PassConfig, prune, topological_order
 from staticgraph.compiler.passes import PassReport, disable, enable, options, run_passes
-from staticgraph.build import F
-from staticgraph.printing import format_op
+from staticgraph.framework.build import F
+from staticgraph.framework.printing import format_op
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
 

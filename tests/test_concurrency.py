@@ -14,7 +14,7 @@ import pytest
 
 import dyngraph as torch
 import staticgraph as tf
-import staticgraph.session as session_module
+import staticgraph.client.session as session_module
 
 THREADS = 8
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
-from staticgraph.control_flow import Region
+from staticgraph.control.control_flow import Region
 from comparisons.counter import SEED_TF as SEED_COUNTER  # the seed's snippet, verbatim (checked below)
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
@@ -61,7 +61,7 @@ def test_counter_bound_fed_runs_10_and_10000_from_one_compiled_plan(monkeypatch)
 
 def test_loop_kernel_is_a_tight_generated_loop():
     from staticgraph.compiler import PassConfig
-    from staticgraph.kinds import LowerContext, SessionState, lower
+    from staticgraph.framework.kinds import LowerContext, SessionState, lower
     n = tf.placeholder(tf.float32, (), name="n")
     c1, _ = tf.while_loop(lambda a, b: a < b, lambda a, b: (a + 2.0, b + 1.0), [tf.constant(0.0), n])
     src = lower(c1.op.inputs[0].op, LowerContext(SessionState(), PassConfig())).source
@@ -393,7 +393,7 @@ def test_run_time_failure_inside_a_loop_names_the_inner_node_and_its_line():
 
 def test_region_plans_get_the_compiler_passes_like_any_plan():
     from staticgraph.compiler import PassConfig
-    from staticgraph.kinds import LowerContext, SessionState, lower
+    from staticgraph.framework.kinds import LowerContext, SessionState, lower
     y = tf.while_loop(lambda v: v < 5.0, lambda v: tf.tanh(v) + tf.tanh(v) * 1.0, [1.0],
                       maximum_iterations=2)   # 2*tanh(v) settles near 1.9: the bound ends it
     src = lower(y.op.inputs[0].op, LowerContext(SessionState(), PassConfig(cse=True, simplify=True))).source

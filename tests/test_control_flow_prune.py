@@ -6,7 +6,7 @@ checks the fetched values and then ``v`` and ``w`` against what ``tf.compat.v1``
 (TensorFlow 2.21, control flow v2; the same with Grappler on and off) gave for the same
 code.  TF lowers a ``While`` to one ``Enter/Merge/Switch/NextIteration/Exit`` chain per
 loop variable and an ``If`` to one ``Merge`` per result, and runs only what the fetches
-reach through data and control edges; see :mod:`staticgraph.control_flow_prune`.
+reach through data and control edges; see :mod:`staticgraph.control.control_flow_prune`.
 """
 from __future__ import annotations
 

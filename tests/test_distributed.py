@@ -11,8 +11,8 @@ distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
 import staticgraph as tf  # noqa: E402
-from staticgraph import distributed as sd  # noqa: E402
-from staticgraph.distributed import worker as sd_worker  # noqa: E402
+from staticgraph.client import distributed as sd  # noqa: E402
+from staticgraph.client.distributed import worker as sd_worker  # noqa: E402
 from staticgraph.errors import FailedPreconditionError, UnavailableError  # noqa: E402
 
 
@@ -258,7 +258,7 @@ def test_session_target_address_string(client):
 # --- partitioning and declarations (no cluster needed) ----------------------------------
 
 def test_partitions_form_a_dag_when_devices_alternate():
-    from staticgraph.distributed.partition import partition_run
+    from staticgraph.client.distributed.partition import partition_run
     g = tf.Graph()
     with g.as_default():
         x = tf.placeholder(tf.float32, [2], name="x")

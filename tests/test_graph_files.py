@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
-from staticgraph.graph import pinned_site
+from staticgraph.framework.graph import pinned_site
 from tests import graphfuzz
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
@@ -342,7 +342,7 @@ def test_from_json_needs_an_empty_graph_to_rebuild_into():
 
 
 def test_a_worker_refuses_a_graph_that_does_not_match_its_digest():
-    worker = pytest.importorskip("staticgraph.distributed.worker")
+    worker = pytest.importorskip("staticgraph.client.distributed.worker")
     text = tf.to_json(graphfuzz.GRAPHS["dense"]())
     with pytest.raises(tf.errors.DataLossError, match=r"^Cannot parse the graph 0{12} shipped to "
                        r"this worker: its text does not match its SHA-256 digest"):
@@ -354,7 +354,7 @@ def test_graph_file_fuzz(tmp_path):
     runs, no exception but DataLossError, no half-built graph, loaded graphs run harmlessly."""
     loaders = ["from_json", "import_meta_graph"]
     try:
-        import staticgraph.distributed.worker  # noqa: F401, PLC0415  (needs dask)
+        import staticgraph.client.distributed.worker  # noqa: F401, PLC0415  (needs dask)
         loaders.append("worker")
     except ImportError:
         pass

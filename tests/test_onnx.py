@@ -11,13 +11,13 @@ ort = pytest.importorskip("onnxruntime")
 
 import dyngraph as torch  # noqa: E402
 import staticgraph as tf  # noqa: E402
-import staticgraph.onnx as sgo  # noqa: E402
+import staticgraph.interop.onnx as sgo  # noqa: E402
 from common import REGISTRY  # noqa: E402
 from tests.gradcheck import results  # noqa: E402
 from common.examples import materialize  # noqa: E402
-from staticgraph.build import apply  # noqa: E402
-from staticgraph.onnx.importer import _loaders  # noqa: E402
-from staticgraph.onnx.rules import NOT_EXPORTABLE, RULES  # noqa: E402
+from staticgraph.framework.build import apply  # noqa: E402
+from staticgraph.interop.onnx.importer import _loaders  # noqa: E402
+from staticgraph.interop.onnx.rules import NOT_EXPORTABLE, RULES  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from tests import programs as P  # noqa: E402
 
@@ -333,9 +333,9 @@ def test_import_unknown_op_names_it():
 
 def test_readme_holds_the_current_coverage_table():
     from pathlib import Path
-    from staticgraph.onnx.__main__ import readme_with_table
+    from staticgraph.interop.onnx.__main__ import readme_with_table
     text = (Path(__file__).parent.parent / "README.md").read_text()
-    assert readme_with_table(text) == text, "re-run: python -m staticgraph.onnx --readme"
+    assert readme_with_table(text) == text, "re-run: python -m staticgraph.interop.onnx --readme"
 
 
 def test_variable_read_inside_a_loop_body_is_the_initializer():

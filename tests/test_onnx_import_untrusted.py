@@ -36,8 +36,8 @@ from onnx import TensorProto as TP, helper, numpy_helper  # noqa: E402
 
 import dyngraph as torch  # noqa: E402
 import staticgraph as tf  # noqa: E402
-import staticgraph.onnx as sgo  # noqa: E402
-from staticgraph.control_flow import regions_of  # noqa: E402
+import staticgraph.interop.onnx as sgo  # noqa: E402
+from staticgraph.control.control_flow import regions_of  # noqa: E402
 from staticgraph.errors import OpError  # noqa: E402
 from tests.test_onnx import _mlp  # noqa: E402
 
@@ -69,7 +69,7 @@ def _relu(x="x", y="y", **kw):
 # --- valid models: what the fuzz test mutates ---------------------------------------------------
 
 def _static_exports() -> dict[str, bytes]:
-    """staticgraph.onnx exports: an MLP with variables, a loop with a branch, shape ops."""
+    """staticgraph.interop.onnx exports: an MLP with variables, a loop with a branch, shape ops."""
     out = {}
     g, x, probs, _ = _mlp()
     with tf.Session(graph=g) as sess:
@@ -678,8 +678,8 @@ def test_reduce_with_empty_axes_and_noop_is_the_input_as_onnx_does():
 def test_loaders_given_onnx_attributes_read_them():
     """An op loaded as its registry op gets the node's attributes as is: only ops whose ONNX
     schema has none may be loaded that way (an attribute would reach the op unread)."""
-    from staticgraph.onnx.importer import _loaders
-    from staticgraph.onnx.rules import _apply_load
+    from staticgraph.interop.onnx.importer import _loaders
+    from staticgraph.interop.onnx.rules import _apply_load
     passed_as_is = [t for t, (_, load) in _loaders().items() if load is _apply_load]
     assert passed_as_is and not [t for t in passed_as_is
                                  if onnx.defs.get_schema(t, sgo.DEFAULT_OPSET).attributes]

@@ -333,7 +333,7 @@ def test_a_large_update_writes_in_place_only_into_an_array_its_run_made_that_nob
     thread count is pinned to one: threads an earlier test left behind are checked below.)"""
     import threading
     import weakref
-    from staticgraph.kinds import IN_PLACE_MIN_SIZE
+    from staticgraph.framework.kinds import IN_PLACE_MIN_SIZE
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     n = IN_PLACE_MIN_SIZE
     v = tf.Variable(np.zeros(n), name="v")
@@ -384,7 +384,7 @@ def test_with_another_thread_alive_a_large_update_replaces_the_array_whole():
     inside the write): then the update makes a new array, as for a held one."""
     import threading
     import weakref
-    from staticgraph.kinds import IN_PLACE_MIN_SIZE
+    from staticgraph.framework.kinds import IN_PLACE_MIN_SIZE
     v = tf.Variable(np.zeros(IN_PLACE_MIN_SIZE), name="v")
     sub = v.assign_sub(np.ones(IN_PLACE_MIN_SIZE))
     stop = threading.Event()
@@ -431,7 +431,7 @@ def test_print_formats_tensors_as_tf_does(capfd):
 
 def test_a_kind_cannot_take_a_registry_ops_name():
     """A node's type names exactly one declaration (else a reloaded graph would pick the op)."""
-    from staticgraph.kinds import defkind
+    from staticgraph.framework.kinds import defkind
     with pytest.raises(ValueError, match="node kind 'Add' is already declared"):
         defkind("Add", lambda op, ctx: None)
     with pytest.raises(ValueError, match="node kind 'ReadVariableOp' is already declared"):

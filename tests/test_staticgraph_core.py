@@ -209,7 +209,7 @@ def test_a_users_own_optimizer_makes_its_nodes_at_its_own_lines():
 
 def test_build_time_dtype_error_names_the_op():
     from common import REGISTRY
-    from staticgraph.build import apply
+    from staticgraph.framework.build import apply
     s = tf.constant(np.array(["2020-01-01", "2020-01-02"], dtype="M8[D]"))
     with pytest.raises(TypeError) as info:
         apply(REGISTRY["Add"], (s, tf.ones((2,))), {})

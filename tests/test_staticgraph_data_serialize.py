@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
-from staticgraph.serialize import from_json, to_json
+from staticgraph.interop.serialize import from_json, to_json
 
 
 def _drain(graph, fetches, init=None):

@@ -12,7 +12,7 @@ import pytest
 import staticgraph as tf
 from common import REGISTRY
 from common.examples import materialize
-from staticgraph.build import apply
+from staticgraph.framework.build import apply
 from tests.gradcheck import cotangents, numeric_grad, results, weighted
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")

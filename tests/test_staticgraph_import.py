@@ -1,6 +1,6 @@
 """``import staticgraph`` stays cheap: the optional heavy libraries load only when used.
 
-networkx (``tf.to_networkx``), onnx (``staticgraph.onnx``), dask (``staticgraph.distributed``),
+networkx (``tf.to_networkx``), onnx (``staticgraph.interop.onnx``), dask (``staticgraph.client.distributed``),
 matplotlib and rich (the comparisons' pictures and tables) cost tens of milliseconds
 each; a user who only builds and runs graphs never pays for them.
 """

@@ -87,7 +87,7 @@ def test_a_tensor_with_zero_debias_starts_at_zero_and_is_debiased():
 
 
 def test_assign_moving_average_without_debias():
-    from staticgraph.moving_averages import assign_moving_average  # TF keeps it internal too
+    from staticgraph.training.moving_averages import assign_moving_average  # TF keeps it internal too
     assert not hasattr(tf.train, "assign_moving_average")
     v = tf.Variable(10.0, name="v")
     update = assign_moving_average(v, 0.0, 0.75, zero_debias=False)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
+from staticgraph.ops import random_ops
 
 pytestmark = pytest.mark.usefixtures("fresh_graph")
 
@@ -58,7 +59,7 @@ def test_op_seed_alone_is_repeatable_and_no_seed_is_not():
     (r1, r2) = draws([a, b], sessions=2)
     np.testing.assert_array_equal(r1[0][0], r2[0][0])
     assert not np.array_equal(r1[0][1], r2[0][1])
-    assert a.op.get_attr("seed") == tf.random_ops.DEFAULT_GRAPH_SEED and a.op.get_attr("seed2") == 3
+    assert a.op.get_attr("seed") == random_ops.DEFAULT_GRAPH_SEED and a.op.get_attr("seed2") == 3
 
 
 def test_same_op_in_two_run_signatures_continues_one_stream():

@@ -127,7 +127,7 @@ def test_sequence_mask_without_maxlen_takes_the_max_length_at_run_time():
 def test_constant_value_evaluates_small_pure_subgraphs():
     k = tf.placeholder(tf.float32, [3, 4])
     assert tf.reshape(k, tf.stack([tf.shape(k)[0] * 2, -1])).shape.as_list() == [6, 2]
-    from staticgraph.shape_values import constant_value, constant_value_as_shape
+    from staticgraph.framework.shape_values import constant_value, constant_value_as_shape
     assert constant_value(tf.shape(k)[1] + 1) == 5
     assert constant_value(tf.placeholder(tf.int32, [])) is None
     x = tf.placeholder(tf.float32, [None, 4])

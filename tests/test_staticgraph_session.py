@@ -295,7 +295,7 @@ def test_feeds_are_validated_inline_and_lists_are_converted():
 def test_a_sub_graph_compiles_into_its_own_plan_called_from_a_kernel():
     """The seam control flow uses: a kind whose kernel runs another compiled plan."""
     from staticgraph.compiler import compile_plan
-    from staticgraph.kinds import KINDS, defkind
+    from staticgraph.framework.kinds import KINDS, defkind
 
     body = tf.Graph()
     with body.as_default():
@@ -318,7 +318,7 @@ def test_a_sub_graph_compiles_into_its_own_plan_called_from_a_kernel():
 
 def test_sub_graphs_capture_outer_tensors_as_placeholders():
     from staticgraph.compiler import compile_plan
-    from staticgraph.graph import SubGraph
+    from staticgraph.framework.graph import SubGraph
 
     outer = tf.get_default_graph()
     w = tf.constant(5.0, tf.float64, name="w")

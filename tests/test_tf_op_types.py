@@ -7,7 +7,7 @@ is TF's name for it.  They differ where one registry op stands for a TF op of an
 import numpy as np
 
 import staticgraph as tf
-from staticgraph.serialize import from_json, to_json
+from staticgraph.interop.serialize import from_json, to_json
 
 
 def _graph():

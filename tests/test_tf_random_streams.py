@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import staticgraph as tf
-from staticgraph import kinds
+from staticgraph.framework import kinds
 from tests.tf_random_cases import APPROXIMATE, CASES, DOUBLE_LIBM, summarize
 
 FIXTURE = np.load(pathlib.Path(__file__).parent / "fixtures" / "tf_random.npz")

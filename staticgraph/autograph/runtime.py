@@ -28,10 +28,10 @@ import numpy as np
 from common import REGISTRY
 
 from .. import dtypes as _dtypes
-from ..build import apply, convert_to_tensor
-from ..control_flow import cond, while_loop
-from ..graph import SubGraph, Tensor, get_default_graph
-from ..ops import cast, logical_and, logical_not, logical_or
+from ..framework.build import apply, convert_to_tensor
+from ..control.control_flow import cond, while_loop
+from ..framework.graph import SubGraph, Tensor, get_default_graph
+from ..ops.core_ops import cast, logical_and, logical_not, logical_or
 
 __all__ = ["AutoGraphError", "LoopTypeChangedError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range", "for_stmt",
            "py_test", "is_symbolic", "and_", "or_", "not_", "call"]

@@ -5,7 +5,7 @@ list), where TF1's (``tf.while_loop`` / ``tf.compat.v1.while_loop``) unpacks it.
 """
 from __future__ import annotations
 
-from ..control_flow import while_loop as _while_loop_v1
+from ..control.control_flow import while_loop as _while_loop_v1
 
 __all__ = ["while_loop"]
 

@@ -27,9 +27,9 @@ import weakref
 from typing import Callable, Sequence
 
 from ..errors import OpError, graph_execution_error
-from ..graph import Operation, Tensor
-from ..kinds import SessionState, kind_of
-from ..printing import format_kernels
+from ..framework.graph import Operation, Tensor
+from ..framework.kinds import SessionState, kind_of
+from ..framework.printing import format_kernels
 from .codegen import Generated, generate
 from .emit import failure
 from .interpret import Interpreted

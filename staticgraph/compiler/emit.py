@@ -26,7 +26,7 @@ import numpy as np
 from common.shapes import fmt_shape
 
 from ..errors import InvalidArgumentError
-from ..graph import Operation
+from ..framework.graph import Operation
 from .rollback import Rollback
 
 __all__ = ["Emitter", "Emitted", "failure", "explain", "comment"]

@@ -21,8 +21,8 @@ from __future__ import annotations
 import heapq
 from operator import attrgetter
 
-from ..graph import Operation
-from ..kinds import effects
+from ..framework.graph import Operation
+from ..framework.kinds import effects
 
 __all__ = ["topological_order", "hazards"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from ..graph import Operation, Tensor
-from ..kinds import Constant, LowerContext, SessionState, lower
+from ..framework.graph import Operation, Tensor
+from ..framework.kinds import Constant, LowerContext, SessionState, lower
 
 __all__ = ["Step", "Plan", "lower_plan"]
 

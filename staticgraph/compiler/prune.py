@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
 
-from ..graph import Operation, Tensor
-from ..kinds import KINDS
+from ..framework.graph import Operation, Tensor
+from ..framework.kinds import KINDS
 from .order import topological_order
 
 __all__ = ["prune", "narrowed", "pruned_order", "pruned"]

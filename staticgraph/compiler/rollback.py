@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..kinds import effects, variable_of
+from ..framework.kinds import effects, variable_of
 
 __all__ = ["Rollback", "rollback_for", "late_updates"]
 

@@ -33,11 +33,11 @@ import numpy as np
 from common.philox import PhiloxRandom
 
 from .. import dtypes as _dtypes
-from ..build import convert_to_tensor
-from ..graph import SubGraph, Tensor, creation_site, get_default_graph
-from ..random_ops import get_seed
-from ..shape import TensorShape
-from ..sources import placeholder
+from ..framework.build import convert_to_tensor
+from ..framework.graph import SubGraph, Tensor, creation_site, get_default_graph
+from ..ops.random_ops import get_seed
+from ..framework.shape import TensorShape
+from ..framework.sources import placeholder
 from .structure import flatten, pack_as
 
 __all__ = ["Dataset"]
@@ -311,12 +311,12 @@ class Dataset:
 
     @property
     def output_classes(self):
-        from ..graph import Tensor  # noqa: PLC0415
+        from ..framework.graph import Tensor  # noqa: PLC0415
         return pack_as(self._structure, [Tensor for _ in self._specs])
 
     @property
     def element_spec(self):
-        from ..function import TensorSpec  # noqa: PLC0415
+        from ..control.function import TensorSpec  # noqa: PLC0415
         return pack_as(self._structure, [TensorSpec(s, _dtypes.as_dtype(d)) for s, d in self._specs])
 
     def make_one_shot_iterator(self):
@@ -459,7 +459,7 @@ def _trace(fn, structure: Any, specs: list[tuple]):
 
 def _plan(sub: SubGraph, outs: list[Tensor], feeds: list[Tensor]):
     from ..compiler import compile_plan  # noqa: PLC0415
-    from ..kinds import SessionState  # noqa: PLC0415
+    from ..framework.kinds import SessionState  # noqa: PLC0415
     exe = compile_plan(outs, feeds, SessionState(), "list")
     return exe.fn
 

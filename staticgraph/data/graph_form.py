@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..graph import Graph
+from ..framework.graph import Graph
 from .dataset import Dataset
 from .structure import pack_as
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import FailedPreconditionError, OutOfRangeError
-from ..graph import Operation, get_default_graph
-from ..kinds import Effects, defkind
+from ..framework.graph import Operation, get_default_graph
+from ..framework.kinds import Effects, defkind
 from .dataset import Dataset
 from .structure import pack_as
 

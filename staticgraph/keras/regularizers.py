@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from ..build import constant
+from ..framework.build import constant
 from ..nn import l2_loss
-from ..ops import abs as _abs, reduce_sum
+from ..ops.core_ops import abs as _abs, reduce_sum
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize",
            "deserialize"]

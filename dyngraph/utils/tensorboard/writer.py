@@ -145,10 +145,10 @@ class SummaryWriter:
         """The model's graph, recorded by ``dyngraph.jit.trace(model, input_to_model)``.
 
         The traced graph is a staticgraph graph (the jit bridge), written as a
-        TF ``GraphDef`` by ``staticgraph.graph_def``.
+        TF ``GraphDef`` by ``staticgraph.interop.graph_def``.
         """
         from ... import jit
-        from staticgraph.graph_def import as_graph_def   # the jit bridge's graph, not the engine
+        from staticgraph.interop.graph_def import as_graph_def   # the jit bridge's graph, not the engine
         args = input_to_model if isinstance(input_to_model, tuple) else (
             tuple(input_to_model) if isinstance(input_to_model, list) else (input_to_model,))
         traced = jit.trace(model, args)

@@ -21,7 +21,7 @@ import contextlib
 import dataclasses
 from typing import Iterator
 
-from ...graph import Operation, Tensor
+from ...framework.graph import Operation, Tensor
 from .cse import cse
 from .dce import dce
 from .fold import fold

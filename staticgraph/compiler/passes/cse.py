@@ -17,7 +17,7 @@ from typing import Any, Hashable
 
 import numpy as np
 
-from ...graph import Operation
+from ...framework.graph import Operation
 from .program import Program, is_pure
 
 __all__ = ["cse"]

@@ -15,7 +15,7 @@ pass off (``PassConfig.off()``) the plan runs each pruned node as written.
 """
 from __future__ import annotations
 
-from ...graph import Operation, Tensor
+from ...framework.graph import Operation, Tensor
 from .program import Program, is_pure
 
 __all__ = ["dce", "live_ops", "live_indices"]

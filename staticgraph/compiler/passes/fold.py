@@ -24,7 +24,7 @@ import numpy as np
 from common import ShapeRef
 from common.shapes import is_known, refines
 
-from ...graph import Operation, Tensor
+from ...framework.graph import Operation, Tensor
 from .program import Program, frozen, is_pure, new_op, static_value
 
 __all__ = ["fold"]

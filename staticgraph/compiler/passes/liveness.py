@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...graph import Tensor
+from ...framework.graph import Tensor
 from ..plan import Plan, Step
 from .simplify import keeps_shape
 

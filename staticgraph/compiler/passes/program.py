@@ -20,8 +20,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ...graph import Operation, Tensor
-from ...kinds import kind_of
+from ...framework.graph import Operation, Tensor
+from ...framework.kinds import kind_of
 
 __all__ = ["Program", "clone", "new_op", "is_pure"]
 

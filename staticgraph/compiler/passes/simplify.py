@@ -31,7 +31,7 @@ import numpy as np
 from common.registry import NO_ALGEBRA
 from common.shapes import is_known
 
-from ...graph import Operation, Tensor
+from ...framework.graph import Operation, Tensor
 from .program import Program, is_pure, new_op, static_value
 
 __all__ = ["simplify", "keeps_shape"]

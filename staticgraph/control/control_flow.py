@@ -1,0 +1,531 @@
+"""Control flow as graph nodes: ``while_loop``, ``cond``, ``case``.
+
+In a static graph a Python ``while``/``if`` runs once, while the graph is
+built.  A loop or branch that depends on data must itself be a node::
+
+    outer graph:   init vars, captured w ──> While(cond: Region, body: Region) ──> results
+    cond region:   x ──> Less ──> pred            (a SubGraph, built ONCE from cond(...))
+    body region:   x, capture_w ──> ... ──> y     (a SubGraph, built ONCE from body(...))
+
+A :class:`Region` is a SubGraph plus its argument placeholders and outputs;
+outer tensors a region uses are captured as placeholders and become extra
+inputs of the node (so pruning and ordering see them).  When the outer plan
+is compiled, each region is lowered once to a flat plan and the node's kernel
+is *generated Python source* in which the regions' steps are inlined into a
+tight ``while True:`` / ``if p:`` -- an iteration is a few plain calls, no
+graph work.  Gradients live in :mod:`.control_flow_grad`.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from common.shapes import most_specific_compatible, refines
+
+from ..framework.build import convert_to_tensor
+from ..compiler import lower_plan
+from ..compiler.prune import pruned_order
+from ..compiler.passes import PassReport, run_passes
+from ..compiler.passes.carry import CarriedWrites, carried_writes
+from ..compiler.plan import Plan
+from .control_flow_codegen import Source, as_tuple
+from ..errors import InvalidArgumentError
+from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph
+from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
+from ..ops.core_ops import identity
+from ..nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
+from ..framework.shape import TensorShape, as_shape_tuple
+from ..framework.sources import placeholder
+
+__all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
+           "keeps_trace", "regions_of", "BRANCH_PREFIX", "LOOP_TYPES", "BRANCH_TYPES",
+           "CONTROL_FLOW_TYPES", "carried_in_place"]
+
+LOOP_TYPES = ("While", "StatelessWhile")
+"""A loop node's type, as TF 2 names it: ``StatelessWhile`` unless a region reads or changes
+state (a variable, a random op, a print, an assert...), then ``While``.  Both are one kind."""
+BRANCH_TYPES = ("If", "StatelessIf")
+"""A ``cond`` node's type, likewise: ``StatelessIf`` or ``If``."""
+CONTROL_FLOW_TYPES = LOOP_TYPES + BRANCH_TYPES
+
+
+def _call(fn: Callable, args: Any) -> Any:
+    """TF's calling convention: a list/tuple/namedtuple is spread, anything else passed whole."""
+    return fn(*args) if isinstance(args, (list, tuple)) else fn(args)
+
+
+# --- regions: a sub-graph with argument placeholders and outputs ---------------------
+
+class Region:
+    """A SubGraph built once from a Python function, as a node attribute.
+
+    ``args``: placeholders standing for the values the node passes in (loop
+    variables; none for a cond branch).  ``outs``: the result tensors.
+    ``captured``: outer tensors the function used, in capture order, and
+    ``placeholders`` their stand-ins inside.
+    """
+
+    __slots__ = ("graph", "args", "outs", "captured", "placeholders")
+
+    def __init__(self, graph: SubGraph, args: list[Tensor]):
+        self.graph, self.args = graph, args
+        self.seal([])
+
+    def seal(self, outs: list[Tensor]) -> None:
+        """Record the results (converting them may have captured more outer tensors)."""
+        self.outs = outs
+        self.captured = list(self.graph.captures)
+        self.placeholders = [self.graph.captures[t] for t in self.captured]
+
+    def __repr__(self) -> str:
+        return (f"<Region {self.graph.name}: {len(self.graph._ops)} ops, {len(self.args)} args, "
+                f"{len(self.captured)} captured>")
+
+    def plan(self, ctx: LowerContext, fetches: list[Tensor], feeds: list[Tensor]) -> Plan:
+        """Lower this region (what ``fetches`` need, given ``feeds``) to a flat plan, once.
+
+        The outer plan's rewrite passes (``ctx.config``, the Session's) run first, so a
+        loop body is folded/simplified/CSE'd like any graph -- or not at all with
+        ``PassConfig.off()``.
+        """
+        fed = set(feeds)
+        prog = run_passes(pruned_order(fetches, fed), list(fetches), fed, ctx.config, PassReport())
+        return lower_plan(prog.ops, feeds, prog.fetches, ctx.state, ctx.config)
+
+    def fed(self, args: dict[int, str], cap: dict[Tensor, str]) -> tuple[list[Tensor], list[str]]:
+        """What a node running this region feeds it, and the kernel's names for those values:
+        the arguments at positions ``args`` (position -> name) and the placeholders of the
+        captured tensors in ``cap`` (tensor -> name) -- all of them, or a narrowed node's
+        part (see :mod:`.control_flow_prune`)."""
+        caps = [(p, cap[t]) for t, p in zip(self.captured, self.placeholders) if t in cap]
+        return ([*(self.args[k] for k in args), *(p for p, _ in caps)],
+                [*args.values(), *(name for _, name in caps)])
+
+    def effects(self) -> Effects:
+        """The variables this region's ops read and write when it runs (nested ones included)."""
+        reads, writes = set(), set()
+        for op in self.graph._ops:
+            e = effects(op)
+            reads |= e.reads
+            writes |= e.writes
+        return Effects(frozenset(reads), frozenset(writes))
+
+
+def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:
+    """``value`` as a tensor of ``sub``: outer tensors are captured, Python values become Consts."""
+    is_tensor = isinstance(value, Tensor) or hasattr(value, "_as_graph_element")
+    with sub.as_default():
+        t = convert_to_tensor(value) if is_tensor else convert_to_tensor(value, dtype=dtype)
+    return t if t.graph is sub else sub.capture(t, "control flow")
+
+
+def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
+                  specs: list[tuple], wraps: list | None = None) -> tuple[Region, Any]:
+    """Call ``fn`` once on placeholders shaped ``specs`` arranged like ``structure``.
+
+    ``wraps[i]``, when given, turns argument ``i`` back into the object the user passed
+    (a TensorArray travels through the loop as its buffer tensor).
+    """
+    sub = SubGraph(outer, label)
+    with sub.as_default():
+        args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
+        given = _rewrap(args, wraps)
+        result = fn() if structure is None else _call(fn, pack_sequence_as(structure, given))
+    return Region(sub, args), result
+
+
+def _rewrap(tensors: list, wraps: list | None) -> list:
+    if not wraps:
+        return list(tensors)
+    return [w(t) if w is not None else t for t, w in zip(tensors, wraps)]
+
+
+def _loop_leaves(loop_vars: Any) -> tuple[list[Tensor], list]:
+    """Loop variables as tensors, and for each the function that wraps it back (or None):
+    an object with ``_loop_rewrap`` (a TensorArray) travels as its ``_as_graph_element``."""
+    leaves = flatten(loop_vars)
+    return [convert_to_tensor(v) for v in leaves], [getattr(v, "_loop_rewrap", None) for v in leaves]
+
+
+def _union(*regions: Region) -> list[Tensor]:
+    return list(dict.fromkeys(t for r in regions for t in r.captured))
+
+
+# --- while_loop ----------------------------------------------------------------------
+
+def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> list[tuple | None]:
+    if shape_invariants is None:
+        return [t._shape for t in flat]
+    try:
+        shapes = [as_shape_tuple(s) for s in flatten_up_to(structure, shape_invariants)]
+    except (ValueError, TypeError, KeyError) as e:
+        raise ValueError(f"shape_invariants must have the same structure as loop_vars "
+                         f"({describe(structure)}): {e}") from None
+    for t, s in zip(flat, shapes):
+        if not refines(t._shape, s):
+            raise ValueError(f"The shape invariant specified for {t.name} is not compatible with "
+                             f"the initial shape of the loop variable. It enters the loop with "
+                             f"shape {t.shape}, but the specified shape invariant is {TensorShape(s)}.")
+    return shapes
+
+
+def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
+                shapes: list) -> list[Tensor]:
+    """The body's result as tensors of ``sub``; build errors say what differs from loop_vars."""
+    expect = list(structure) if isinstance(structure, (list, tuple)) else [structure]
+    got = list(result) if isinstance(result, (list, tuple)) else [result]
+    diff = first_difference(expect, got, "loop_vars")
+    if diff:
+        raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+                         f"tf.while_loop: body must return the same structure as loop_vars; "
+                         f"they differ {diff} (body returned {result!r}).")
+    outs = []
+    for i, (x, y, shape) in enumerate(zip(flat, flatten(got), shapes)):
+        y = _inner(sub, y, x.dtype)
+        if y.dtype != x.dtype:
+            raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
+                            f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
+        if not refines(y._shape, shape):
+            raise ValueError(f"Input tensor `{x.name}` enters the loop with shape "
+                             f"{TensorShape(shape)}, but has shape {y.shape} after one iteration. "
+                             f"To allow the shape to vary across iterations, use the "
+                             f"`shape_invariants` argument of tf.while_loop to specify a "
+                             f"less-specific shape.")
+        outs.append(y)
+    return outs
+
+
+def _scalar_bool(pred: Tensor, what: str) -> Tensor:
+    if pred.dtype.name != "bool":
+        raise TypeError(f"{what} must be a boolean scalar tensor, got {pred} of dtype {pred.dtype.name}.")
+    if pred.ndim not in (None, 0):
+        raise ValueError(f"{what} must be a scalar (shape ()), got {pred} of shape {pred.shape}.")
+    return pred
+
+
+def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants: Any = None,
+               parallel_iterations: int = 10, back_prop: bool = True, swap_memory: bool = False,
+               name: str | None = None, maximum_iterations: Any = None,
+               return_same_structure: bool = False) -> Any:
+    """Repeat ``body`` while ``cond`` holds -- as ONE graph node; cond/body are called once, now.
+
+    Run-time semantics (a test checks the node against exactly this)::
+
+        vars, i = loop_vars, 0
+        while (maximum_iterations is None or i < maximum_iterations) and cond(*vars):
+            vars, i = body(*vars), i + 1
+        return vars
+
+    A list/tuple/namedtuple ``loop_vars`` is spread into ``cond(*vars)``,
+    anything else (a Tensor, a dict) is passed whole.  ``body`` returns the same
+    structure; each var keeps its dtype and its shape (or ``shape_invariants``'
+    less specific one).  Tensors of enclosing graphs used inside are read at
+    run time.  A single-element list returns its element (TF 1.x), unless
+    ``return_same_structure``.  ``parallel_iterations`` and ``swap_memory``
+    are accepted for TF code and have nothing to tune here (iterations run
+    in order, values stay in memory).
+    """
+    if not callable(cond) or not callable(body):
+        raise TypeError(f"tf.while_loop: cond and body must be callable, got "
+                        f"{type(cond).__name__} and {type(body).__name__}.")
+    graph = get_default_graph()
+    with graph.name_scope(name or "while") as scope:
+        leaves = flatten(loop_vars)
+        flat, wraps = _loop_leaves(loop_vars)
+        structure = pack_sequence_as(loop_vars, flat)
+        if not flat:
+            raise ValueError("tf.while_loop: no loop variables provided (loop_vars is empty).")
+        shapes = _invariants(structure, flat, shape_invariants)
+        shapes = [getattr(v, "_loop_shape", s) if w is not None else s
+                  for v, w, s in zip(leaves, wraps, shapes)]
+        specs = [(s, t.np_dtype) for s, t in zip(shapes, flat)]
+        cond_r, pred = _build_region(graph, "cond", cond, structure, specs, wraps)
+        pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result")
+        cond_r.seal([pred])
+        body_r, result = _build_region(graph, "body", body, structure, specs, wraps)
+        body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes))
+        captured = _union(cond_r, body_r)
+        inputs = [*flat, *captured]
+        if maximum_iterations is not None:
+            inputs.append(convert_to_tensor(maximum_iterations, name="maximum_iterations"))
+        attrs = {"cond": cond_r, "body": body_r, "n_vars": len(flat), "captured": tuple(captured),
+                 "max_iter": maximum_iterations is not None, "back_prop": back_prop}
+        op = _control_op(graph, LOOP_TYPES, inputs, attrs, specs, scope, (cond_r, body_r))
+        out_wraps = [getattr(r, "_loop_rewrap", None) for r in flatten(result)] if any(wraps) else None
+        return _results(op, structure, unwrap_single=not return_same_structure, wraps=out_wraps)
+
+
+def _control_op(graph: Graph, types: tuple[str, str], inputs, attrs, specs, scope: str,
+                regions: tuple) -> Operation:
+    """The While/If node: the user's outputs plus a last one, the gradient trace.
+
+    ``types``: (stateful, stateless) type names; TF's rule picks the stateless one
+    when no op of the regions is stateful (a nested stateless loop or cond is not).
+    The trace is engine plumbing (per-iteration values for backward), so it is
+    never feedable.  Ops inside that wait on ops outside (``control_dependencies``
+    in a body) make the node itself wait on them.
+    """
+    waits = list(dict.fromkeys(d for r in regions for d in r.graph.control_captures))
+    stateful = any(is_stateful(o) and o.kind not in _STATELESS
+                   for r in regions for o in r.graph._ops)
+    op = graph.create_op(types[0] if stateful else types[1], inputs, attrs,
+                         [*specs, (None, np.object_)],
+                         name=scope[:-1], exact_name=True, control_inputs=waits)
+    graph.prevent_feeding(op.outputs[-1])
+    return op
+
+
+_STATELESS = (LOOP_TYPES[1], BRANCH_TYPES[1])
+
+
+def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None = None):
+    """The node's outputs in the user's structure, each through an ``Identity`` named as TF
+    names them; a lone result bare unless asked not to.
+
+    TF 2's loop node has two outputs first (the loop counter and ``maximum_iterations``;
+    ``while/Identity`` and ``while/Identity_1``), so a loop's results are
+    ``while/Identity_2:0``, ``while/Identity_3:0``, ...; a cond's are ``cond/Identity:0``,
+    ``cond/Identity_1:0``.  This node has no such outputs: their names stay reserved so
+    the user's tensors carry TF's.  Called inside the node's name scope.  The compiler's
+    simplify pass removes the Identity steps (``Identity(x) -> x``): they cost nothing.
+    """
+    graph = op.graph
+    if op.kind in LOOP_TYPES:
+        for _ in range(2):
+            graph.unique_name("Identity")
+    outs = [identity(t, name="Identity") for t in op.outputs[:len(flatten(structure))]]
+    out = pack_sequence_as(structure, _rewrap(outs, wraps))
+    if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
+        return out[0]
+    return out
+
+
+def region_effects(op: Operation) -> Effects:
+    """A While's or If's effects: those of every op in its regions."""
+    parts = [r.effects() for r in regions_of(op)]
+    return Effects(frozenset().union(*(p.reads for p in parts)),
+                   frozenset().union(*(p.writes for p in parts)))
+
+
+def regions_of(op: Operation) -> tuple:
+    """A While's (cond, body) or an If's (false, true) regions."""
+    a = op.attrs
+    return (a["cond"], a["body"]) if op.kind in LOOP_TYPES else a["branches"]
+
+
+def keeps_trace(op: Operation, ctx: LowerContext):
+    """The gradient program of ``op`` if a gradient node of the plan being compiled reads its
+    trace (then the forward run keeps what that program needs), else None."""
+    if op.outputs[-1] not in ctx.used:
+        return None
+    return op.graph.grad_programs.get(op.name)
+
+
+def kept(names: list[str], grad) -> list[str]:
+    """What a trace keeps of each saved value: the array, or only its shape and dtype (a
+    ``ShapeRef``) when the gradient reads nothing else -- a TensorArray's whole buffer, say,
+    which would otherwise be kept once per iteration."""
+    return [f"_shape_ref({n})" if shape_only else n for n, shape_only in zip(names, grad.shape_only())]
+
+
+def carried_in_place(plan: Plan, n_vars: int, grad, ctx: LowerContext) -> CarriedWrites:
+    """Which of a body plan's steps write into the loop's own buffers (none with in-place
+    reuse switched off); the first ``n_vars`` fetches are the loop variables' next values,
+    the rest what the trace keeps for ``grad`` (some only as shapes)."""
+    if not ctx.config.inplace:
+        return CarriedWrites.none(plan)
+    flags = grad.shape_only() if grad is not None else []
+    return carried_writes(plan, {j: j for j in range(n_vars)},
+                          {n_vars + k for k, only in enumerate(flags) if only})
+
+
+def computed(op: Operation, n: int) -> range | tuple[int, ...]:
+    """Which of the first ``n`` outputs (loop variables, cond results) ``op`` computes: all,
+    unless a plan narrowed it to those something needs (see :mod:`.control_flow_prune`)."""
+    return op.attrs.get("computed", range(n))
+
+
+def lower_while(op, ctx: LowerContext) -> Callable:
+    """The loop as one generated function (see its ``.source``); regions inlined.  A loop
+    narrowed to some of its variables computes only those (the others' outputs are None)."""
+    a = op.attrs
+    cond_r, body_r, grad = a["cond"], a["body"], keeps_trace(op, ctx)
+    xs = {k: f"x{k}" for k in computed(op, a["n_vars"])}
+    cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
+    saved = grad.needed if grad is not None else []
+    src = Source(op)
+    src.extend([f"    {x} = {x}[()]" for k, x in xs.items() if op.outputs[k].ndim == 0])
+    # a captured 0-d number as its numpy scalar too: `i < n` of two scalars is ~80x faster
+    src.extend([f"    if {c}.__class__ is _ndarray: {c} = {c}[()]" for t, c in cap.items()
+                if t.ndim == 0 and t.np_dtype.kind != "O"])
+    feeds, names = body_r.fed(xs, cap)
+    body_plan = body_r.plan(ctx, [*(body_r.outs[k] for k in xs), *saved], feeds)
+    carried = carried_in_place(body_plan, len(xs), grad, ctx)
+    current = list(xs.values())
+    src.own([current[j] for j in carried.owned])
+    if grad is not None:
+        src.extend(["    trace = []", "    push = trace.append"])
+    if a["max_iter"]:
+        src.extend(["    i, m = 0, int(m)"])
+    src.line("    while True:")
+    if a["max_iter"]:
+        src.line("        if i >= m: break")
+    cond_feeds, cond_names = cond_r.fed(xs, cap)
+    pred, = src.inline(cond_r.plan(ctx, cond_r.outs, cond_feeds), cond_names, "p", 8)
+    src.line(f"        if not {pred}: break")
+    ys = src.inline(body_plan, names, "b", 8, carried)
+    if grad is not None:
+        src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
+    if xs:
+        src.line(f"        {', '.join(current)}, = {', '.join(ys[:len(xs)])},")
+    if a["max_iter"]:
+        src.line("        i += 1")
+    outs = ", ".join(src.owned(xs[k]) if k in xs else "None" for k in range(a["n_vars"]))
+    src.line(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
+    return src.compile("while", current + list(cap.values()) + (["m"] if a["max_iter"] else []))
+
+
+# --- cond and case -------------------------------------------------------------------
+
+def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None = None,
+         strict: bool = False, name: str | None = None, fn1=None, fn2=None) -> Any:
+    """``true_fn()`` if ``pred`` else ``false_fn()`` -- both built once, only one runs.
+
+    Run-time semantics (a test checks the node against exactly this)::
+
+        return true_fn() if pred else false_fn()
+
+    Both branches must return the same structure and dtypes; a result's static
+    shape is the most specific one compatible with both branches.  The branch
+    not taken costs nothing at run time (its ops never execute).  A singleton
+    list result is unpacked unless ``strict`` (TF 1.x).
+    """
+    true_fn, false_fn = true_fn or fn1, false_fn or fn2
+    if not callable(true_fn) or not callable(false_fn):
+        raise TypeError("tf.cond: true_fn and false_fn must be callable.")
+    if isinstance(pred, bool):
+        raise TypeError("pred must not be a Python bool (tf.cond decides at run time; "
+                        "use a Python `if` for a value known while building).")
+    graph = get_default_graph()
+    with graph.name_scope(name or "cond") as scope:
+        pred = _scalar_bool(convert_to_tensor(pred), "tf.cond: pred")
+        (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
+                                      for lbl, fn in (("true", true_fn), ("false", false_fn)))
+        diff = first_difference(t_res, f_res, "result")
+        if diff:
+            raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+                             f"tf.cond: true_fn and false_fn must return the same structure; "
+                             f"they differ {diff}.")
+        t_outs = [_inner(t_r.graph, v) for v in flatten(t_res)]
+        f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(flatten(f_res), t_outs)]
+        if not t_outs:
+            raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
+        for t, f in zip(t_outs, f_outs):
+            if t.dtype != f.dtype:
+                raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same "
+                                f"number, type, and overall structure of return values.\n\n"
+                                f"true_fn output: {t}\nfalse_fn output: {f}\n\nError details:\n"
+                                f"{t} and {f} have different types")
+        t_r.seal(t_outs)
+        f_r.seal(f_outs)
+        captured = _union(t_r, f_r)
+        specs = [(most_specific_compatible(t._shape, f._shape), t.np_dtype)
+                 for t, f in zip(t_outs, f_outs)]
+        attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
+        op = _control_op(graph, BRANCH_TYPES, [pred, *captured], attrs, specs, scope, (f_r, t_r))
+        return _results(op, t_res, unwrap_single=not strict)
+
+
+BRANCH_PREFIX = ("f", "t")
+"""Generated kernels name the false branch's locals f..., the true branch's t..."""
+
+
+def lower_cond(op, ctx: LowerContext) -> Callable:
+    """``if p: <true steps> else: <false steps>`` as one generated function.  A cond narrowed
+    to some of its results computes only those (the others' outputs are None)."""
+    a = op.attrs
+    grad = keeps_trace(op, ctx)
+    cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
+    n = len(a["branches"][0].outs)
+    wanted = computed(op, n)
+    src = Source(op)
+    for which, region in ((1, a["branches"][1]), (0, a["branches"][0])):
+        saved = grad[which].needed if grad is not None else []
+        feeds, names = region.fed({}, cap)
+        plan = region.plan(ctx, [*(region.outs[k] for k in wanted), *saved], feeds)
+        if which:
+            src.line("    if p:")
+        outs = src.inline(plan, names, BRANCH_PREFIX[which], 8 if which else 4)
+        got = dict(zip(wanted, outs))
+        trace = ("None" if grad is None else
+                 f"({which}, {as_tuple(kept(outs[len(wanted):], grad[which]))})")
+        results = ", ".join(src.owned(got[k]) if k in got else "None" for k in range(n))
+        src.line(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
+    return src.compile("cond", ["p", *cap.values()])
+
+
+def case(pred_fn_pairs: Any, default: Callable | None = None, exclusive: bool = False,
+         strict: bool = False, name: str = "case") -> Any:
+    """The first ``fn`` whose ``pred`` holds, else ``default()`` -- nested ``cond`` nodes.
+
+    Run-time semantics::
+
+        for pred, fn in pred_fn_pairs:
+            if pred: return fn()
+        return default()
+
+    Without ``default`` the last pair's fn is the default and it is an error if
+    its pred is false too; ``exclusive=True`` makes more than one true pred an
+    error (both checked at run time: ``InvalidArgumentError``).
+    """
+    pairs = list(pred_fn_pairs.items() if isinstance(pred_fn_pairs, dict) else pred_fn_pairs)
+    if not pairs:
+        raise ValueError("tf.case: pred_fn_pairs must not be empty.")
+    for p, fn in pairs:
+        if not callable(fn):
+            raise TypeError(f"tf.case: fn for pred {p} must be callable.")
+    with get_default_graph().name_scope(name):
+        preds = [_scalar_bool(convert_to_tensor(p), "tf.case: each pred") for p, _ in pairs]
+        fns = [fn for _, fn in pairs]
+        checked = _case_check(preds, exclusive, default is None)
+        if default is None:
+            fns, default = fns[:-1], fns[-1]
+
+        def branch(k: int) -> Callable:
+            if k == len(fns):
+                return default
+            return lambda: cond(checked[k], fns[k], branch(k + 1), strict=strict)
+        if not fns:  # one pair, no default: still run the check
+            return cond(checked[0], default, default, strict=strict)
+        return branch(0)()
+
+
+def _case_check(preds: list[Tensor], exclusive: bool, last_is_default: bool) -> list[Tensor]:
+    """The preds, passed through a node that enforces ``case``'s run-time conditions."""
+    if not exclusive and not last_is_default:
+        return preds
+    op = get_default_graph().create_op(
+        "CaseCheck", preds, {"exclusive": exclusive, "last_is_default": last_is_default},
+        [((), np.bool_)] * len(preds), name="CaseCheck")
+    return list(op.outputs)
+
+
+def _lower_case_check(op, ctx: LowerContext) -> Callable:
+    exclusive, last_default = op.attrs["exclusive"], op.attrs["last_is_default"]
+    names = [t.name for t in op.inputs]
+
+    def check(*preds):
+        true = [n for n, p in zip(names, preds) if p]
+        if exclusive and len(true) > 1:
+            raise InvalidArgumentError(None, op, f"Input error: exclusive=True: more than 1 "
+                                                 f"conditions ({', '.join(names)}) evaluated as "
+                                                 f"True: {true}")
+        if last_default and not true:
+            raise InvalidArgumentError(None, op, f"tf.case: no default was given and none of the "
+                                                 f"predicates ({', '.join(names)}) is True.")
+        return preds if len(preds) > 1 else preds[0]
+    return check
+
+
+defkind("CaseCheck", _lower_case_check, stateful=True)

@@ -1,0 +1,269 @@
+"""Gradients through ``While`` and ``If`` (``cond``): the regions' own gradient graphs, run in reverse.
+
+No per-op rule is written here.  For a region (a loop body or a cond branch)
+the ordinary :func:`gradients` builds the region's gradient nodes *inside its
+own sub-graph*::
+
+    body region:  x, capture_w --> ... --> y          (forward, as built)
+                  dy, [needed forward values] --> ... --> dx, dw      (added once)
+
+A :class:`GradProgram` records which forward values those gradient nodes
+read (``needed``).  It is kept in the graph's ``grad_programs`` table, never in
+the forward node's attributes: differentiating does not change the forward
+graph, and plans compiled before stay valid.  A plan that runs a gradient
+node makes its forward node keep those values: a ``While`` pushes one tuple
+per iteration onto a trace (memory linear in the iteration count), an ``If``
+records which branch ran and its values; a plan that fetches only forward
+values keeps nothing.  Values that do not depend on the loop variables
+(``transpose(w)`` of a captured weight) are not kept: the gradient plan
+recomputes them from the captures -- unless they read state (a variable read
+in the body may change between iterations), which is always kept.
+
+Both node kinds are declared here, once, with their lowering (from
+:mod:`.control_flow`), their narrowing to the outputs a plan needs (from
+:mod:`.control_flow_prune`), gradient and effects.
+
+``WhileGrad`` walks the trace backwards, running the body's gradient plan
+once per iteration (``dx`` feeds the next step's ``dy``; captured tensors'
+gradients are summed over iterations).  ``CondGrad`` runs the gradient plan
+of the branch the forward pass took -- a cond on the same predicate.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .. import dtypes as _dtypes
+from .control_flow import BRANCH_PREFIX, BRANCH_TYPES, LOOP_TYPES, Region, lower_cond, lower_while, region_effects
+from ..compiler.passes.carry import CarriedWrites, carried_writes
+from .control_flow_codegen import Source, as_tuple
+from .control_flow_prune import narrow_cond, narrow_while
+from .gradients import differentiable, gradients
+from ..framework.graph import Operation, Tensor
+from ..framework.kinds import LowerContext, defkind, handle_op, is_stateful
+from ..ops.core_ops import zeros, zeros_like
+from ..framework.sources import placeholder
+from ..training.variables import read_handle
+
+__all__ = ["GradProgram"]
+
+
+class GradProgram:
+    """A region's gradient nodes: d(outs[k] for k in ``outs``)/d ``wrt``, given ``dys``.
+
+    ``needed``: forward values of the region the gradient reads and that must
+    be kept per run/iteration (fed to the gradient plan together with ``dys``
+    and the region's capture placeholders).
+    """
+
+    __slots__ = ("dys", "grads", "needed", "wrt")
+
+    def __init__(self, region: Region, outs: list[int], wrt: list[Tensor], roots: list[Tensor]):
+        sub = region.graph
+        self.wrt = list(wrt)
+        forward = list(sub._ops)
+        with sub.as_default():
+            self.dys = [placeholder(region.outs[k].dtype, region.outs[k]._shape, name=f"dy_{k}")
+                        for k in outs]
+            grads = gradients([region.outs[k] for k in outs], wrt, grad_ys=self.dys)
+            self.grads = [_zeros_for(w) if g is None else g for g, w in zip(grads, wrt)]
+        variant = _dependents(forward, roots)
+        fwd = set(forward)
+        reads = [t for op in sub._ops[len(forward):] for t in op.inputs] + self.grads
+        self.needed = list(dict.fromkeys(t for t in reads if t.op in fwd and t.op in variant
+                                         and t not in region.placeholders))
+
+    def shape_only(self) -> list[bool]:
+        """Per ``needed`` value: do the gradient's nodes read only its shape and dtype (inputs
+        declared ``shape_only``)?  A loop then keeps a ShapeRef of it, not the array."""
+        start = min(d.op.index for d in self.dys) if self.dys else 0
+        grads = set(self.grads)
+        flags = []
+        for t in self.needed:
+            ops = t.graph._ops[start:]
+            flags.append(t not in grads and all(
+                op.op_def is not None and op.op_def.reads_shape_only(i)
+                for op in ops for i, x in enumerate(op.inputs) if x is t))
+        return flags
+
+    def plan(self, region: Region, ctx: LowerContext, wrt: list[Tensor] | None = None):
+        """The gradient plan for ``wrt`` (default: all), pruned to what those need."""
+        grads = self.grads if wrt is None else [self.grads[self.wrt.index(w)] for w in wrt]
+        return region.plan(ctx, grads, [*self.needed, *self.dys, *region.placeholders])
+
+
+def _zeros_for(w: Tensor) -> Tensor:
+    """A zero gradient shaped like ``w`` -- for a variable handle, like the variable's value."""
+    return zeros_like(read_handle(w) if w.dtype == _dtypes.resource else w)
+
+
+def _grad_spec(t: Tensor) -> tuple:
+    """Shape and dtype of the gradient for input ``t`` (a handle's is its variable's)."""
+    if t.dtype == _dtypes.resource:
+        a = handle_op(t).attrs
+        return a["shape"], a["dtype"]._np
+    return t._shape, t.np_dtype
+
+
+def _dependents(ops: list[Operation], roots: list[Tensor]) -> set[Operation]:
+    """Ops (in creation order, so topological) whose value depends on ``roots`` -- or on
+    state: a read may see a different value in each iteration, so it is never recomputed."""
+    root_ops, out = {t.op for t in roots}, set()
+    for op in ops:
+        if op in root_ops or is_stateful(op) or any(t.op in out for t in op.inputs):
+            out.add(op)
+    return out
+
+
+def _result(names: list[str]) -> str:
+    """A kernel returns its one output bare, several as a tuple (the plan's convention)."""
+    names = [Source.owned(n) for n in names]
+    return names[0] if len(names) == 1 else as_tuple(names)
+
+
+def _floating(ts) -> list[int]:
+    return [i for i, t in enumerate(ts) if differentiable(t)]
+
+
+def _out_grads(op: Operation, out_grads: list, idx: list[int]) -> list[Tensor]:
+    """The incoming gradients of outputs ``idx``, zeros where none came.  Zeros of a known
+    shape are a constant: reading the output for its shape would make the forward node
+    compute it -- and the state changes it waits for, which TF (whose gradient leaves
+    such an output out) never runs."""
+    return [out_grads[i] if out_grads[i] is not None else _zeros_of(op.outputs[i]) for i in idx]
+
+
+def _zeros_of(t: Tensor) -> Tensor:
+    shape = t._shape
+    if shape is not None and None not in shape:
+        return zeros(shape, t.dtype)
+    return zeros_like(t)
+
+
+def _no_second_order(op: Operation, out_grads: list, wanted: list[bool]) -> list:
+    """Differentiating a control-flow gradient node: refused loudly, never a silent None."""
+    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}): "
+                      f"second-order gradients through while_loop/cond are not supported.")
+
+
+# --- While --------------------------------------------------------------------------
+
+def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
+    a = op.attrs
+    n, body = a["n_vars"], a["body"]
+    result: list = [None] * len(op.inputs)
+    floats = _floating(op.outputs[:n])
+    if not a["back_prop"] or not floats:
+        return result
+    caps = list(a["captured"])
+    fcaps = [j for j, t in enumerate(caps)
+             if t in body.graph.captures and differentiable(t) and wanted[n + j]]
+    wrt = [body.args[i] for i in floats] + [body.graph.captures[caps[j]] for j in fcaps]
+    known = op.graph.grad_programs.get(op.name)
+    if known is None or not set(wrt) <= set(known.wrt):
+        # One program per loop, grown to every capture some gradients() call asked for; a plan
+        # running a gradient node makes the forward loop keep what that program reads.
+        wrt = list(dict.fromkeys(([] if known is None else known.wrt) + wrt))
+        op.graph.grad_programs[op.name] = GradProgram(body, floats, wrt, body.args)
+    specs = [(op.inputs[i]._shape, op.inputs[i].np_dtype) for i in floats]
+    specs += [_grad_spec(caps[j]) for j in fcaps]
+    node = op.graph.create_op("WhileGrad", [op.outputs[n], *_out_grads(op, out_grads, floats),
+                                            *body.captured],
+                              {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
+    for k, i in enumerate(floats):
+        result[i] = node.outputs[k]
+    for k, j in enumerate(fcaps):
+        result[n + j] = node.outputs[len(floats) + k]
+    return result
+
+
+def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
+    """``for saved in reversed(trace): dy = body_grad(saved, dy); dcap += ...``, generated."""
+    forward = op.attrs["forward"]
+    fwd, prog, nd = forward.attrs, forward.graph.grad_programs[forward.name], op.attrs["n_grads"]
+    body = fwd["body"]
+    caps = [f"cap{j}" for j in range(len(body.captured))]
+    fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
+    ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
+    saved = [f"s{k}" for k in range(len(prog.needed))]
+    wrt = [body.args[i] for i in _floating(body.args)]
+    wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
+    plan = prog.plan(body, ctx, wrt)
+    carried = (carried_writes(plan, {len(saved) + k: k for k in range(nd)}) if ctx.config.inplace
+               else CarriedWrites.none(plan))
+    src = Source(op)
+    src.own([ds[k - len(saved)] for k in carried.owned])
+    src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
+    src.line("    for saved in reversed(trace):")
+    if saved:
+        src.line(f"        {', '.join(saved)}, = saved")
+    gs = src.inline(plan, saved + ds + caps, "g", 8, carried)
+    src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
+    sums = [prog.grads[prog.wrt.index(w)] for w in wrt[nd:]]
+    src.extend([f"        {a} += {g}" if _same_spec(t, out) else f"        {a} = {a} + {g}"
+                for a, g, t, out in zip(acc, gs[nd:], sums, op.outputs[nd:])])
+    src.line(f"    return {_result(ds + acc)}")
+    return src.compile("while_grad", ["trace", *ds, *caps])
+
+
+def _same_spec(t: Tensor, out: Tensor) -> bool:
+    """Is ``t`` known to have exactly ``out``'s shape (rank >= 1) and dtype?  Then a sum over
+    iterations of ``t`` adds into its own buffer (``a += g``: the same bits as ``a = a + g``)."""
+    return (t._shape is not None and len(t._shape) >= 1 and None not in t._shape
+            and t._shape == out._shape and t.np_dtype == out.np_dtype)
+
+
+# --- If (cond) ------------------------------------------------------------------------
+
+def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
+    a = op.attrs
+    branches, caps = a["branches"], list(a["captured"])
+    n = len(branches[0].outs)
+    result: list = [None] * len(op.inputs)
+    floats, fcaps = _floating(op.outputs[:n]), _floating(caps)
+    if not floats or not fcaps:
+        return result
+    if op.name not in op.graph.grad_programs:
+        op.graph.grad_programs[op.name] = tuple(
+            GradProgram(r, floats, [r.graph.captures[caps[j]] for j in fcaps if caps[j] in r.graph.captures],
+                        r.placeholders) for r in branches)
+    specs = [_grad_spec(caps[j]) for j in fcaps]
+    node = op.graph.create_op("CondGrad", [op.outputs[n], *_out_grads(op, out_grads, floats), *caps],
+                              {"forward": op, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs)
+    for k, j in enumerate(fcaps):
+        result[1 + j] = node.outputs[k]
+    return result
+
+
+def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
+    """``if <forward took true>: <true branch grads> else: <false branch grads>``, generated."""
+    forward = op.attrs["forward"]
+    fwd, progs = forward.attrs, forward.graph.grad_programs[forward.name]
+    caps = list(fwd["captured"])
+    cap = {t: f"cap{j}" for j, t in enumerate(caps)}
+    ds = [f"d{k}" for k in range(op.attrs["n_dys"])]
+    src = Source(op)
+    src.line("    which, saved = trace")
+    for which in (1, 0):
+        region, prog = fwd["branches"][which], progs[which]
+        pad = " " * (8 if which else 4)
+        if which:
+            src.line("    if which:")
+        saved = [f"s{which}_{k}" for k in range(len(prog.needed))]
+        if saved:
+            src.line(f"{pad}{', '.join(saved)}, = saved")
+        gs = iter(src.inline(prog.plan(region, ctx), saved + ds + [cap[t] for t in region.captured],
+                             BRANCH_PREFIX[which], len(pad)))
+        outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
+                for j in op.attrs["fcaps"]]
+        src.line(f"{pad}return {_result(outs)}")
+    return src.compile("cond_grad", ["trace", *ds, *cap.values()])
+
+
+# --- the kinds, each declared once (a loop's and a cond's two TF type names share one) --------
+
+for _type in LOOP_TYPES:
+    defkind(_type, lower_while, gradient=_while_grad, effects=region_effects, narrow=narrow_while)
+for _type in BRANCH_TYPES:
+    defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects, narrow=narrow_cond)
+defkind("WhileGrad", _lower_while_grad, gradient=_no_second_order, stateful=True)
+defkind("CondGrad", _lower_cond_grad, gradient=_no_second_order, stateful=True)

@@ -1,0 +1,201 @@
+"""``gradients(ys, xs)``: reverse-mode differentiation that *adds nodes* to the graph.
+
+::
+
+    forward:  x --Mul--> y
+    gradients(y, x) adds, under the scope "gradients/":
+              OnesLike(y) --[Mul's rule for input 0, applied with F = graph builder]--> dy/dx
+
+The rules are the registry's (``op.vjp``), called with ``F = Namespace(apply)``
+so every ``F.mul`` adds a node; what a rule reads (``b``, ``out``, ``a_shape``)
+is the forward symbolic tensor itself.  Gradient nodes are ordinary nodes, so
+they are pruned and compiled like any other, and differentiating them again
+gives higher-order gradients.
+
+Ops are visited in reverse creation order (creation order is topological),
+only those on a path from some x to some y.  A structural kind's gradient is
+declared with the kind (``kinds.defkind(..., gradient=...)``); a node with
+none, on a path that needs one, is an error naming it (TF's ``LookupError``).
+
+Differentiating with respect to a Variable means with respect to its handle
+(as TF does for resource variables): every read of it -- in loop bodies too --
+passes its gradient to the handle, so they are summed.
+"""
+from __future__ import annotations
+
+import contextlib
+import operator
+
+from typing import Any
+
+from .. import dtypes as _dtypes
+from ..framework.build import F, convert_to_tensor
+from ..framework.graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
+from ..framework.kinds import handle_op, kind_of
+from ..ops.core_ops import add_n, ones_like
+
+__all__ = ["gradients", "differentiable", "UnconnectedGradients"]
+
+
+class UnconnectedGradients:
+    """What ``gradients`` returns for an x no y depends on: None (TF's default) or zeros."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _as_list(x) -> list:
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _x_tensor(x, graph) -> Tensor:
+    """What a gradient is taken with respect to: a tensor, or a variable's handle -- as seen
+    from ``graph`` (inside a loop body, an outer tensor is its captured placeholder)."""
+    handle = getattr(x, "handle", None)
+    t = handle if isinstance(handle, Tensor) else convert_to_tensor(x)
+    if t.graph is not graph and isinstance(graph, SubGraph):
+        t = graph.capture(t, "gradients")
+    return t
+
+
+def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Operation]:
+    """Ops on a path from some x to some y, not going back through a stop tensor's op (TF: a
+    stop tensor still receives its gradient -- it is only not propagated further)."""
+    reach_back, stack = set(), [y.op for y in ys if y not in stops]
+    while stack:
+        op = stack.pop()
+        if op not in reach_back:
+            reach_back.add(op)
+            for t in op.inputs:
+                if t not in stops:
+                    stack.append(t.op)
+    graph = ys[0].graph
+    forward, x_set = set(), set(xs)
+    for op in graph._ops:  # creation order: inputs come first
+        if op in reach_back:
+            for t in op.inputs:
+                if t in x_set or (t not in stops and t.op in forward):
+                    forward.add(op)
+                    break
+    return forward
+
+
+def differentiable(t: Tensor) -> bool:
+    """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
+    dtype = t._dtype
+    if dtype is _dtypes.resource:       # the one resource dtype object
+        return handle_op(t).attrs["dtype"].is_floating
+    return dtype._np.kind == "f"        # ``dtype.is_floating``, without the property call
+
+
+def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
+              colocate_gradients_with_ops=False, gate_gradients=False,
+              aggregation_method=None,
+              unconnected_gradients=UnconnectedGradients.NONE) -> list[Tensor | None]:
+    """d(sum ys)/d xs as new graph nodes; for an x that no y depends on, None -- or zeros
+    shaped like x with ``unconnected_gradients=UnconnectedGradients.ZERO``.
+
+    ``stop_gradients``: tensors treated as constants (no gradient flows through them).
+    """
+    mode = getattr(unconnected_gradients, "value", unconnected_gradients)
+    if mode not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+        raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'")
+    originals = _as_list(xs)
+    ys = [convert_to_tensor(y) for y in _as_list(ys)]
+    xs = [_x_tensor(x, ys[0].graph) for x in originals]
+    stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
+    grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
+    graph = get_default_graph()
+    with graph.name_scope(name), pinned_site(creation_site()):   # one stack walk, not one per node
+        grads: dict[Tensor, list] = {}
+        for y, gy in zip(ys, grad_ys):
+            with _colocated(graph, y.op, colocate_gradients_with_ops):
+                g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
+            grads.setdefault(y, []).append(g)
+        between, x_set = _between(ys, xs, stops), set(xs)
+        for op in sorted(between, key=_index, reverse=True):
+            outs = op.outputs
+            if len(outs) == 1 and not colocate_gradients_with_ops:   # the common case
+                gs = grads.get(outs[0])
+                if not gs:
+                    continue
+                out_grads = [gs[0] if len(gs) == 1 else _total(gs)]
+            else:
+                with _colocated(graph, op, colocate_gradients_with_ops):   # sums too, as TF
+                    out_grads = [_total(grads.get(t)) for t in outs]
+                if all(g is None for g in out_grads):
+                    continue
+            wanted = [differentiable(t) and (t in x_set or (t not in stops and t.op in between))
+                      for t in op.inputs]
+            # ``with graph.name_scope(op.name + "_grad"), _colocated(...)``, inlined: the two
+            # context managers cost ~20% of gradients() on a long chain (measured)
+            outer = graph._name_stack
+            graph._name_stack = graph.unique_name(op.name + "_grad", check=False)  # a node's name
+            try:
+                if colocate_gradients_with_ops:
+                    with graph.colocate_with(op):
+                        in_grads = _op_input_grads(op, out_grads, wanted)
+                else:
+                    in_grads = _op_input_grads(op, out_grads, wanted)
+            finally:
+                graph._name_stack = outer
+            for t, g, w in zip(op.inputs, in_grads, wanted):
+                if g is not None and w:
+                    grads.setdefault(t, []).append(g)
+        out = [_total(grads.get(x)) for x in xs]
+    if mode == UnconnectedGradients.ZERO:
+        out = [g if g is not None else _zeros_for(x, orig) for g, x, orig in zip(out, xs, originals)]
+    return out
+
+
+def _zeros_for(x: Tensor, original) -> Tensor:
+    """Zeros shaped like ``x`` (TF's names: ``zeros_like``; ``zeros`` for a variable)."""
+    from ..ops.core_ops import zeros, zeros_like  # noqa: PLC0415
+    if x.dtype == _dtypes.resource:
+        value = convert_to_tensor(original)
+        return zeros(value.shape.as_list(), value.dtype, name="zeros")
+    return zeros_like(x, name="zeros_like")
+
+
+_NOT_COLOCATED = contextlib.nullcontext()
+_index = operator.attrgetter("index")   # creation order
+
+
+def _colocated(graph, op: Operation, colocate: bool):
+    """``colocate_gradients_with_ops``: the gradient of ``op`` asks for exactly ``op``'s device
+    (outer ``tf.device`` scopes ignored, as TF's colocation does); otherwise nothing to do."""
+    return graph.colocate_with(op) if colocate else _NOT_COLOCATED
+
+
+def _total(gs: list | None) -> Tensor | None:
+    if not gs:
+        return None
+    total = gs[0] if len(gs) == 1 else add_n(gs)   # TF sums a tensor's gradients with AddN
+    gs[:] = [total]
+    return total
+
+
+def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[Any]:
+    """Gradients for the ``wanted`` inputs (only those on a path to some x get nodes)."""
+    if op.op_def is None:
+        kind = kind_of(op)
+        if kind is None or kind.gradient is None:
+            if not any(wanted):
+                return [None] * len(op.inputs)
+            raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type})"
+                              f"\n  created at {op.site}")
+        return kind.gradient(op, out_grads, wanted)
+    d = op.op_def
+    if d.outputs is not None:   # multi_output: the rule reads every result's cotangent: zeros where none arrived
+        if all(g is None for g, t in zip(out_grads, op.outputs) if t.dtype.is_floating):
+            return [None] * len(op.inputs)
+        g = tuple((F.zeros_like(t) if g is None else g) if t.dtype.is_floating else None
+                  for g, t in zip(out_grads, op.outputs))
+        out = op.outputs
+    else:
+        g, out = out_grads[0], op.outputs[0]
+        if g is None or out._dtype._np.kind != "f":   # not ``out.dtype.is_floating``
+            return [None] * len(op.inputs)
+    saved = d.save(op.inputs, out)
+    return [d.vjp(i, F, g, saved, op.attrs) if w else None   # (vjp: None where no rule)
+            for i, w in enumerate(wanted)]

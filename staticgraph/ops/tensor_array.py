@@ -1,0 +1,205 @@
+"""``tf.TensorArray``: a list of same-shaped tensors written and read by index, in loops too.
+
+Here a TensorArray is *functional*: its storage is one buffer tensor ``[size, *element]``,
+and ``write`` returns a new TensorArray whose buffer is a ``TensorListSetItem`` node (a
+fresh array with one row replaced).  So inside ``while_loop`` it is an ordinary loop
+variable -- the loop carries the buffer and hands the body a TensorArray again -- and its
+gradient is the registry's (a write sends row ``i`` of the gradient to the written value,
+a read scatters back into row ``i``)::
+
+    ta = tf.TensorArray(tf.float32, size=T)              # nothing written: an empty buffer
+    def body(t, h, ta):
+        h = tf.tanh(tf.matmul(h, w) + xs_ta.read(t))
+        return t + 1, h, ta.write(t, h)                  # buffer -> TensorListSetItem(buffer, t, h)
+    _, h, ta = tf.while_loop(lambda t, *_: t < T, body, [0, h0, ta])
+    outputs = ta.stack()                                 # [T, batch, units]
+
+The element shape is learned from the first write (or ``element_shape=``).  Until then the
+buffer is the empty marker ``zeros([0])``, which the first write replaces by zeros of
+``[size, *element]``.
+
+>>> import staticgraph as tf
+>>> ta = tf.TensorArray(tf.float32, size=2).write(0, [1.0, 2.0]).write(1, [3.0, 4.0])
+>>> ta.stack().shape.as_list()
+[2, 2]
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from common import REGISTRY
+from common.indexing import ARRAY
+
+from .. import dtypes as _dtypes
+from ..framework.build import apply, constant, convert_to_tensor
+from ..framework.graph import Tensor, name_scope
+from ..framework.shape import TensorShape, as_shape_tuple
+
+__all__ = ["TensorArray"]
+
+
+class TensorArray:
+    """TF's TensorArray (see the module docstring); every method returns a new value."""
+
+    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None,
+                 tensor_array_name=None, handle=None, flow=None, infer_shape=True,
+                 element_shape=None, colocate_with_first_write_call=True, name=None):
+        self._dtype = _dtypes.as_dtype(dtype)
+        self._dynamic = bool(dynamic_size)
+        self._size = _static_int(size)
+        if self._size is None and not self._dynamic:
+            raise ValueError("TensorArray needs a size known when the graph is built, or "
+                             "dynamic_size=True")
+        self._element = None if element_shape is None else as_shape_tuple(element_shape)
+        self._buf: Tensor | None = flow
+
+    @classmethod
+    def _with(cls, like: "TensorArray", buf: Tensor | None, element=None, size=None) -> "TensorArray":
+        ta = cls.__new__(cls)
+        ta._dtype, ta._dynamic = like._dtype, like._dynamic
+        ta._size = like._size if size is None else size
+        ta._element = like._element if element is None else element
+        ta._buf = buf
+        return ta
+
+    # --- facts --------------------------------------------------------------------------
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def element_shape(self) -> TensorShape:
+        return TensorShape(self._element)
+
+    @property
+    def flow(self) -> Tensor:
+        return self._buffer()
+
+    def size(self, name=None) -> Tensor:
+        if self._size is not None and not self._dynamic:
+            return constant(np.int32(self._size), name=name or "TensorArraySize")
+        from .array_ops import shape  # noqa: PLC0415
+        from .core_ops import gather_index  # noqa: PLC0415
+        return gather_index(shape(self._buffer()), 0, name=name or "TensorArraySize")
+
+    def _buffer(self) -> Tensor:
+        """The storage tensor; before any write, zeros (element shape known) or the empty marker."""
+        if self._buf is None:
+            if self._element is not None and None not in self._element and self._size is not None:
+                self._buf = constant(np.zeros((self._size, *self._element), self._dtype._np),
+                                     name="TensorArray")
+            else:
+                self._buf = constant(np.zeros((0,), self._dtype._np), name="TensorArray")
+        return self._buf
+
+    def _as_graph_element(self) -> Tensor:
+        return self._buffer()
+
+    # --- loop variable protocol (while_loop carries the buffer) ---------------------------
+    @property
+    def _loop_shape(self) -> tuple | None:
+        """The buffer's shape invariant in a loop: unknown until the element shape is."""
+        if self._element is None or self._buffer()._shape != self._full_shape():
+            return None
+        return self._full_shape()
+
+    def _full_shape(self) -> tuple | None:
+        if self._element is None:
+            return None
+        return (None if self._dynamic else self._size, *self._element)
+
+    def _loop_rewrap(self, buf: Tensor) -> "TensorArray":
+        return TensorArray._with(self, buf)
+
+    # --- writing and reading ---------------------------------------------------------------
+    def write(self, index, value, name=None) -> "TensorArray":
+        """A TensorArray with ``value`` at ``index`` (the element shape must not change)."""
+        value = convert_to_tensor(value, dtype=self._dtype)
+        element = value._shape
+        if self._element is not None and element is not None and \
+                not TensorShape(self._element).is_compatible_with(element):
+            raise ValueError(f"Inconsistent shapes: saw {TensorShape(element)} but expected "
+                             f"{TensorShape(self._element)} (and infer_shape=True)")
+        if element is None:
+            element = self._element
+        elif self._element is not None:
+            element = TensorShape(self._element).merge_with(element).dims_tuple
+        position = convert_to_tensor(index)
+        if position.dtype != _dtypes.int32 and position.dtype.is_integer:
+            from .core_ops import cast  # noqa: PLC0415
+            position = cast(position, _dtypes.int32)
+        buf = apply(REGISTRY["TensorListSetItem"], (self._buffer(), position, value),
+                    {"size": None if self._dynamic else self._size}, name=name or "TensorArrayWrite")
+        return TensorArray._with(self, buf, element)
+
+    def read(self, index, name=None) -> Tensor:
+        """The element at ``index``."""
+        out = apply(REGISTRY["GetItem"], (self._buffer(), convert_to_tensor(index)), {"key": (ARRAY,)},
+                    name=name or "TensorArrayRead")
+        if self._element is not None:
+            out.set_shape(self._element)
+        return out
+
+    def stack(self, name=None) -> Tensor:
+        """All elements stacked: ``[size, *element]`` (named as TF 2 names it:
+        ``TensorArrayV2Stack/TensorListStack:0``)."""
+        from .core_ops import identity  # noqa: PLC0415
+        with name_scope(name or "TensorArrayV2Stack"):
+            out = identity(self._buffer(), name="TensorListStack")
+        full = self._full_shape()
+        if full is not None and (out._shape is None or len(out._shape) == len(full)):
+            out.set_shape(full)
+        return out
+
+    def gather(self, indices, name=None) -> Tensor:
+        from .array_ops import gather  # noqa: PLC0415
+        return gather(self._buffer(), indices, name=name or "TensorArrayGather")
+
+    def concat(self, name=None) -> Tensor:
+        """The elements joined along their first axis."""
+        from .core_ops import reshape  # noqa: PLC0415
+        if self._element is None or None in self._element[1:]:
+            raise ValueError("TensorArray.concat needs a known element shape")
+        return reshape(self._buffer(), [-1, *self._element[1:]], name=name or "TensorArrayConcat")
+
+    def unstack(self, value, name=None) -> "TensorArray":
+        """A TensorArray holding the rows of ``value``."""
+        value = convert_to_tensor(value, dtype=self._dtype)
+        if value.ndim is None or value.ndim < 1:
+            raise ValueError(f"Shape must be at least rank 1 but is rank {value.ndim}")
+        size = value._shape[0]
+        if self._size is not None and size is not None and size != self._size and not self._dynamic:
+            raise ValueError(f"Cannot unstack {size} elements into a TensorArray of size {self._size}")
+        return TensorArray._with(self, value, value._shape[1:], size if size is not None else self._size)
+
+    def scatter(self, indices, value, name=None) -> "TensorArray":
+        """Rows of ``value`` written at ``indices`` (known when the graph is built)."""
+        from .array_ops import constant_value  # noqa: PLC0415
+        from .core_ops import gather_index  # noqa: PLC0415
+        idx = constant_value(indices)
+        if idx is None:
+            raise ValueError("TensorArray.scatter needs indices known when the graph is built")
+        ta = self
+        value = convert_to_tensor(value, dtype=self._dtype)
+        for k, i in enumerate(np.asarray(idx).reshape(-1)):
+            ta = ta.write(int(i), gather_index(value, k))
+        return ta
+
+    def close(self, name=None):
+        from ..framework.sources import no_op  # noqa: PLC0415
+        return no_op(name=name or "TensorArrayClose")
+
+    def __repr__(self) -> str:
+        return f"<tf.TensorArray dtype={self._dtype.name} size={self._size} element_shape={self.element_shape}>"
+
+
+def _static_int(size: Any) -> int | None:
+    if size is None:
+        return None
+    if isinstance(size, Tensor):
+        from .array_ops import constant_value  # noqa: PLC0415
+        v = constant_value(size)
+        return None if v is None else int(v)
+    return int(size)

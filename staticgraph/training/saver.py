@@ -1,0 +1,308 @@
+"""``train.Saver``: variable values to a checkpoint and back; the graph itself as a meta file.
+
+::
+
+    saver.save(sess, "run/model")        run/model.data-00000-of-00001  .npz: one array per variable
+                                         run/model.meta   the graph as JSON (serialize.to_json)
+                                         run/model.index  names, shapes, dtypes (JSON), written last
+                                         run/checkpoint   the state file, naming the newest checkpoint
+                                         (TF's file names, so ``os.path.exists(p + ".index")`` and
+                                         globbing for ``*.index`` work as with TF)
+    --- a fresh process ---
+    saver = tf.train.import_meta_graph("run/model.meta")   # rebuilds the graph (default graph)
+    saver.restore(sess, "run/model")                       # checks everything, then assigns
+
+A save writes all or nothing, and a save killed at any point leaves the latest
+checkpoint loadable.  Everything that can fail (uninitialized variables, a graph
+that cannot be serialized) is checked before any file is touched; every file is
+written atomically (:mod:`common.checkpoint`); the index, whose presence marks a
+whole checkpoint, comes after its data and meta files; the state file names the
+new checkpoint only once it is whole; and checkpoints beyond ``max_to_keep`` are
+deleted only after the state file has stopped naming them.
+
+``restore`` reads and checks everything before it assigns anything: the index
+(its own file), the data file, that the two agree on every name, shape and
+dtype, and that every variable is present with its own shape and dtype.  A bad
+checkpoint raises TF's error -- ``NotFoundError`` (a missing data file or
+variable), ``DataLossError`` (a damaged file, or an index that disagrees with
+its data), ``InvalidArgumentError`` (a value that does not fit its variable),
+``ValueError`` (no checkpoint at that path) -- and the session's variables stay
+as they were.  Nothing is signed: a self-consistent crafted checkpoint restores
+as the values it holds.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, write_arrays, write_text
+
+from .checkpoint_state import (STATE_FILE, CheckpointState, checkpoint_exists, data_path,
+                               get_checkpoint_state, index_path, latest_checkpoint, write_state)
+from ..errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from ..framework.graph import get_default_graph
+from ..framework.kinds import uninitialized_message
+from ..interop.serialize import from_json, to_json
+from .variables import Variable, global_variables
+
+__all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
+           "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
+           "load_checkpoint", "CheckpointReader", "data_path"]
+
+FORMAT = "staticgraph-checkpoint/1"
+_MARK = "__format__"
+_SUFFIXES = (data_path(""), index_path(""), ".meta")   # the files of one checkpoint
+RESTORE_FAILED = ("Restoring from checkpoint failed. This is most likely due to a Variable name or "
+                  "other graph key that is missing from the checkpoint. Please ensure that you have "
+                  "not altered the graph expected based on the checkpoint. Original error:\n\n")
+
+
+class Saver:
+    """Saves and restores ``var_list`` (default: every global variable, optimizer slots too).
+
+    ``var_list`` may be a list of Variables (checkpoint keys are their op names,
+    e.g. ``"w"`` and ``"w/Adam"``) or a dict ``{key: Variable}``.
+    """
+
+    def __init__(self, var_list=None, max_to_keep: int = 5, name: str | None = None, **_):
+        if var_list is None:
+            var_list = global_variables()
+        if not isinstance(var_list, dict):
+            var_list = {v.op.name: v for v in var_list}
+        if not var_list:
+            raise ValueError("No variables to save")
+        for key, v in var_list.items():
+            if not isinstance(v, Variable):
+                raise TypeError(f"Saver var_list entries must be Variables; {key!r} is {v!r}")
+        self._vars: dict[str, Variable] = dict(var_list)
+        self.graph = next(iter(self._vars.values())).graph
+        self._max_to_keep = max_to_keep
+        self.last_checkpoints: list[str] = []
+
+    def save(self, sess, save_path: str, global_step=None, write_meta_graph: bool = True,
+             **_) -> str:
+        """Write the variables' current values; returns the checkpoint path (``save_path-step``)."""
+        self._check_session(sess)
+        stem = os.path.basename(save_path)
+        if global_step is not None:
+            step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
+            save_path = f"{save_path}-{int(step)}"
+        store = sess.state.variables
+        arrays = {_MARK: np.array(FORMAT)}
+        for key, v in self._vars.items():
+            if v.op.name not in store:
+                raise FailedPreconditionError(None, v.op, uninitialized_message(
+                    v.op.name, f"save/{key}", v.op.site) + f" (while saving {save_path})")
+            arrays[key] = store[v.op.name]
+        meta = to_json(self.graph) if write_meta_graph else None   # may raise: nothing written yet
+        remove_stale_temps(os.path.dirname(save_path), lambda name: name == STATE_FILE or (
+            name.startswith(stem) and name.endswith(_SUFFIXES)))   # left by killed saves
+        write_arrays(data_path(save_path), arrays)
+        if meta is not None:
+            write_text(save_path + ".meta", meta)
+        write_text(index_path(save_path), json.dumps(   # last: its presence marks a whole save
+            {key: [list(a.shape), a.dtype.name] for key, a in arrays.items() if key != _MARK}))
+        self._record(save_path)
+        return save_path
+
+    def _record(self, save_path: str) -> None:
+        """Name ``save_path`` (now whole) in the state file as the newest checkpoint; then, as
+        TF, delete the oldest checkpoints beyond ``max_to_keep`` -- after the state file has
+        stopped naming them, so a kill in between never leaves it naming a deleted one."""
+        kept = [p for p in self.last_checkpoints if p != save_path] + [save_path]
+        dropped = kept[:-self._max_to_keep] if self._max_to_keep else []
+        kept = kept[len(dropped):]
+        write_state(save_path, kept)
+        self.last_checkpoints = kept
+        for old in dropped:   # the index first: from then on it is no longer a checkpoint
+            for path in (index_path(old), data_path(old), old + ".meta"):
+                if os.path.exists(path):
+                    os.remove(path)
+
+    def restore(self, sess, save_path: str) -> None:
+        """Assign every variable its saved value -- all of them, or (on any error) none."""
+        self._check_session(sess)
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        if not checkpoint_exists(save_path):
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
+        arrays = _read_checkpoint(save_path, RESTORE_FAILED)
+        values = {v.op.name: self._checked(key, v, arrays, save_path)
+                  for key, v in self._vars.items()}
+        for value in values.values():
+            value.setflags(write=False)      # stored values are never changed in place
+        sess.state.variables.update(values)
+
+    @staticmethod
+    def _checked(key: str, v: Variable, arrays: dict, save_path: str) -> np.ndarray:
+        """The saved value for ``v``, refused unless it is present and fits exactly."""
+        if key not in arrays:
+            raise NotFoundError(None, v.op, f"{RESTORE_FAILED}Key {key} not found in checkpoint "
+                                            f"{save_path}")
+        value, shape = arrays[key], v._shape
+        if value.dtype != v.dtype._np:
+            raise InvalidArgumentError(None, v.op, f"tensor_name = {key}; expected dtype "
+                                                   f"{v.dtype.name} does not equal original dtype "
+                                                   f"{value.dtype.name} in checkpoint {save_path}")
+        if shape is not None and (len(shape) != value.ndim or any(
+                d is not None and d != n for d, n in zip(shape, value.shape))):
+            raise InvalidArgumentError(None, v.op, f"Assign requires shapes of both tensors to "
+                                                   f"match. lhs shape= {list(v.shape.as_list())} "
+                                                   f"rhs shape= {list(value.shape)} (variable {key} "
+                                                   f"in checkpoint {save_path})")
+        return value
+
+    def _check_session(self, sess) -> None:
+        if sess._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if sess.graph is not self.graph:
+            raise ValueError("The Session graph is not the graph of this Saver's variables: build "
+                             "the Saver in the graph the Session runs.")
+
+
+def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_) -> Saver | None:
+    """Rebuild a saved graph (a ``.meta`` file written by :meth:`Saver.save`) in the default graph.
+
+    Returns a Saver for its variables (None for a graph without variables, as TF);
+    ``clear_devices=True`` drops the ops' devices.
+    The default graph must be empty
+    (``tf.reset_default_graph()`` or ``with tf.Graph().as_default():``), since
+    names are restored exactly.
+
+    A file that is not a whole, valid graph (damaged, truncated, not a meta graph, written
+    by hand) raises ``tf.errors.DataLossError`` ("Cannot parse file <path>: ...", TF's words
+    for a meta graph it cannot parse, naming the node and field), and the default graph
+    stays as it was; a missing file raises ``FileNotFoundError`` (TF: ``OSError``), with
+    TF's sentence.  Every field is checked before anything is built (see ``from_json``).
+    """
+    graph = get_default_graph()
+    if graph._ops:
+        raise ValueError("import_meta_graph restores op names exactly, so it needs an empty "
+                         "default graph: call tf.reset_default_graph() or build inside "
+                         "`with tf.Graph().as_default():` first.")
+    try:
+        with open(meta_graph_or_file, "rb") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(f"File does not exist. Received: {meta_graph_or_file}.") from None
+    from_json(text, graph, source=f"file {meta_graph_or_file}")
+    if clear_devices:                       # TF: forget where the saved graph asked to run
+        for op in graph._ops:
+            op._device = ""
+    return Saver() if global_variables() else None
+
+
+# --- reading a checkpoint: its index and its data file, checked against each other -----------
+
+def _read_checkpoint(prefix: str, not_found: str = "") -> dict[str, np.ndarray]:
+    """Checkpoint ``prefix``'s values by name, once its index and data file agree.
+
+    ``not_found`` starts the message of a missing data file (restore's preamble, as TF).
+    """
+    index = _read_index(prefix)
+    try:
+        arrays = read_arrays(data_path(prefix))
+    except FileNotFoundError:
+        raise NotFoundError(None, None, f"{not_found}{data_path(prefix)}; No such file or "
+                                        f"directory") from None
+    except CheckpointError as e:
+        raise DataLossError(None, None, str(e)) from None
+    if str(arrays.pop(_MARK, "")) != FORMAT:
+        raise DataLossError(None, None, f"{prefix} is not a staticgraph checkpoint "
+                                        f"(no {FORMAT!r} marker)")
+    for key in sorted(index.keys() | arrays.keys()):
+        saved = [list(arrays[key].shape), arrays[key].dtype.name] if key in arrays else None
+        if index.get(key) != saved:
+            problem = (f"{key} is in the index but not in the data file" if saved is None else
+                       f"{key} is in the data file but not in the index" if key not in index else
+                       f"{key} is {index[key][1]} {index[key][0]} in the index but {saved[1]} "
+                       f"{saved[0]} in the data file")
+            raise DataLossError(None, None, f"checkpoint {prefix}: its index {index_path(prefix)} "
+                                            f"does not match its data file {data_path(prefix)} "
+                                            f"({problem})")
+    return arrays
+
+
+def _read_index(prefix: str) -> dict[str, list]:
+    """``{name: [shape, dtype name]}`` from checkpoint ``prefix``'s index (JSON)."""
+    path = index_path(prefix)
+    try:
+        with open(path, "rb") as f:
+            index = json.loads(f.read().decode("utf-8"))
+        if not isinstance(index, dict):
+            raise ValueError("not an object of {name: [shape, dtype name]}")
+        for key, entry in index.items():
+            if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], list)
+                    and all(type(n) is int and n >= 0 for n in entry[0])
+                    and isinstance(entry[1], str)):
+                raise ValueError(f"{key}: {entry!r} is not [shape, dtype name]")
+        return index
+    except RecursionError:
+        reason = "nested too deeply"
+    except (OSError, ValueError) as e:   # ValueError: UnicodeDecodeError, JSONDecodeError too
+        reason = f"{type(e).__name__}: {e}"
+    raise DataLossError(None, None, f"{path} is not a valid checkpoint index ({reason})")
+
+
+def _open(ckpt_dir_or_file: str) -> dict:
+    path = ckpt_dir_or_file
+    if os.path.isdir(path):
+        path = latest_checkpoint(path)
+        if path is None:
+            raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given directory "
+                             f"{ckpt_dir_or_file}")
+    if not checkpoint_exists(path):
+        raise NotFoundError(None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find "
+                                        f"any matching files for {ckpt_dir_or_file}")
+    return _read_checkpoint(path)
+
+
+def list_variables(ckpt_dir_or_file: str) -> list[tuple[str, list[int]]]:
+    """``[(name, shape), ...]`` of a checkpoint (a file or a directory's latest), sorted by name."""
+    return [(k, list(v.shape)) for k, v in sorted(_open(ckpt_dir_or_file).items())]
+
+
+def load_variable(ckpt_dir_or_file: str, name: str) -> np.ndarray:
+    """The saved value of variable ``name`` (``":0"`` is ignored, as TF)."""
+    name = name.removesuffix(":0")
+    arrays = _open(ckpt_dir_or_file)
+    if name not in arrays:
+        raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
+    return arrays[name]
+
+
+class CheckpointReader:
+    """``tf.train.NewCheckpointReader(path)`` / ``load_checkpoint``: a saved checkpoint's
+    names, shapes, dtypes and values."""
+
+    def __init__(self, ckpt_dir_or_file: str):
+        self._arrays = _open(ckpt_dir_or_file)
+
+    def get_variable_to_shape_map(self) -> dict[str, list[int]]:
+        return {k: list(v.shape) for k, v in self._arrays.items()}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        from ..dtypes import as_dtype  # noqa: PLC0415
+        return {k: as_dtype(v.dtype) for k, v in self._arrays.items()}
+
+    def has_tensor(self, name: str) -> bool:
+        return name in self._arrays
+
+    def get_tensor(self, name: str) -> np.ndarray:
+        if name not in self._arrays:
+            raise NotFoundError(None, None, f"Key {name} not found in checkpoint")
+        return self._arrays[name]
+
+    def debug_string(self) -> bytes:
+        from ..dtypes import as_dtype  # noqa: PLC0415
+        return "".join(f"{k} (DT_{as_dtype(v.dtype).tf_name.upper()}) {list(v.shape)}\n"
+                       for k, v in sorted(self._arrays.items())).encode()
+
+
+def NewCheckpointReader(filepattern: str) -> CheckpointReader:  # noqa: N802  (TF's name)
+    return CheckpointReader(filepattern)
+
+
+load_checkpoint = NewCheckpointReader

@@ -1,0 +1,317 @@
+"""``tf.variable_scope`` and ``tf.get_variable``: variables named by scope, shared by name.
+
+Two scopes run side by side, as in TF::
+
+    name_scope      prefixes OP names         "layer_1/MatMul"   (unique per graph)
+    variable_scope  prefixes get_variable     "layer/w"          (+ opens a name scope too)
+
+``get_variable("w")`` looks ``<scope>/w`` up in the graph's variable store:
+created when absent, returned when present -- and which of the two is allowed
+is the scope's ``reuse``: ``None``/``False`` create only ("already exists,
+disallowed"), ``True`` reuse only ("does not exist"), ``AUTO_REUSE`` either.
+Reuse is inherited by sub-scopes.  Variables are made by the public
+``Variable(...)`` constructor, their initial value built under
+``<scope>/w/Initializer/``.
+
+>>> import staticgraph as tf
+>>> with tf.variable_scope("layer"):
+...     w = tf.get_variable("w", [2, 3])
+>>> w.name
+'layer/w:0'
+"""
+from __future__ import annotations
+
+import contextlib
+import enum
+
+from .. import dtypes as _dtypes
+from ..framework.graph import Graph, get_default_graph
+from ..framework.graph_keys import GraphKeys
+from ..initializers import GlorotUniform, Zeros
+from ..framework.shape import TensorShape
+from .variables import Variable, _root
+
+__all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_variable_scope",
+           "get_local_variable", "local_variables_initializer"]
+
+
+class _ReuseMode(enum.Enum):
+    """``AUTO_REUSE``: create a variable when absent, return it when present."""
+    AUTO_REUSE = 1
+
+
+AUTO_REUSE = _ReuseMode.AUTO_REUSE
+
+_SCOPE_STORE = ("__varscope",)  # tuple keys, as TF: not listed by get_all_collection_keys
+_VAR_STORE = ("__variable_store",)
+
+
+class VariableScope:
+    """What ``get_variable`` reads: the name prefix, reuse mode, defaults for new variables."""
+
+    def __init__(self, reuse, name: str = "", initializer=None, regularizer=None, dtype=None,
+                 name_scope: str = ""):
+        self._reuse, self._name, self._initializer = reuse, name, initializer
+        self._regularizer, self._dtype, self._name_scope = regularizer, dtype, name_scope
+
+    name = property(lambda self: self._name)
+    original_name_scope = property(lambda self: self._name_scope)
+    reuse = property(lambda self: self._reuse)
+    initializer = property(lambda self: self._initializer)
+    regularizer = property(lambda self: self._regularizer)
+    dtype = property(lambda self: self._dtype or _dtypes.float32)
+
+    def reuse_variables(self) -> None:
+        """From now on, ``get_variable`` in this scope returns existing variables."""
+        self._reuse = True
+
+    def set_initializer(self, initializer) -> None:
+        self._initializer = initializer
+
+    def set_regularizer(self, regularizer) -> None:
+        self._regularizer = regularizer
+
+    def set_dtype(self, dtype) -> None:
+        self._dtype = dtype
+
+    def get_variable(self, name: str, shape=None, dtype=None, initializer=None, regularizer=None,
+                     trainable=None, collections=None, validate_shape=True, **_) -> Variable:
+        full = f"{self._name}/{name}" if self._name else name
+        return _store().get(full, shape, dtype or self._dtype or _dtypes.float32,
+                            initializer if initializer is not None else self._initializer,
+                            regularizer if regularizer is not None else self._regularizer,
+                            self._reuse, trainable, collections, validate_shape)
+
+    def __repr__(self) -> str:
+        return f"<tf.VariableScope '{self._name}' reuse={self._reuse}>"
+
+
+class _ScopeStore:
+    """Per graph: the current VariableScope and how often each scope name has been opened."""
+
+    def __init__(self):
+        self.current = VariableScope(False)
+        self.counts: dict[str, int] = {}
+
+    def open(self, name: str) -> None:
+        self.counts[name] = self.counts.get(name, 0) + 1
+
+    def close_subscopes(self, name: str) -> None:
+        prefix = name + "/"
+        for k in self.counts:
+            if k.startswith(prefix):
+                self.counts[k] = 0
+
+    def unique(self, prefix: str) -> str:
+        """``prefix``, or ``prefix_1``, ``prefix_2``... not yet opened in the current scope."""
+        base = f"{self.current.name}/{prefix}" if self.current.name else prefix
+        if not self.counts.get(base):
+            return prefix
+        i = 1
+        while self.counts.get(f"{base}_{i}"):
+            i += 1
+        return f"{prefix}_{i}"
+
+
+def _graph_single(graph: Graph, key: str, make):
+    ref = graph.get_collection_ref(key)
+    if not ref:
+        ref.append(make())
+    return ref[0]
+
+
+def _scopes(graph: Graph | None = None) -> _ScopeStore:
+    """The scope state of the outermost graph: a loop body shares it, as TF's function graphs
+    share their outer graph's variable scopes."""
+    return _graph_single(_root(graph or get_default_graph()), _SCOPE_STORE, _ScopeStore)
+
+
+class _VarStore:
+    """Per graph: every variable ``get_variable`` created, by full name."""
+
+    def __init__(self):
+        self.vars: dict[str, Variable] = {}
+
+    def get(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
+            validate_shape) -> Variable:
+        dtype = _dtypes.as_dtype(dtype)
+        from_value = initializer is not None and not callable(initializer)
+        if shape is not None and from_value:
+            raise ValueError("If initializer is a constant, do not specify shape.")
+        shape = None if shape is None else TensorShape(shape)
+        found = self.vars.get(name)
+        if found is not None:
+            if reuse is False or reuse is None:
+                raise ValueError(f"Variable {name} already exists, disallowed. Did you mean to set "
+                                 f"reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            if shape is not None and not shape.is_compatible_with(found.shape):
+                raise ValueError(f"Trying to share variable {name}, but specified shape "
+                                 f"{_tuple_str(shape)} and found shape {_tuple_str(found.shape)}.")
+            if dtype != found.dtype:
+                raise ValueError(f"Trying to share variable {name}, but specified dtype "
+                                 f"{dtype.name} and found dtype {found.dtype.name}.")
+            return found
+        if reuse is True:
+            raise ValueError(f"Variable {name} does not exist, or was not created with "
+                             f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
+        v = self._create(name, shape, dtype, initializer, from_value, trainable, collections,
+                         validate_shape)
+        self.vars[name] = v
+        if regularizer is not None:
+            graph = get_default_graph()
+            with graph.name_scope(name + "/Regularizer/"):
+                loss = regularizer(v)
+            if loss is not None:
+                graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        return v
+
+    @staticmethod
+    def _create(name, shape, dtype, initializer, from_value, trainable, collections,
+                validate_shape) -> Variable:
+        if initializer is None:
+            if shape is None:
+                raise ValueError(f"Variable {name} did not get an initializer, so its `shape` "
+                                 f"argument must be specified.")
+            if dtype.is_floating:
+                initializer = GlorotUniform()
+            elif dtype.is_integer or dtype.is_bool or dtype == _dtypes.string:
+                initializer = Zeros()
+            else:
+                raise ValueError(f"An initializer for variable {name} of {dtype.name} is required")
+        if from_value:
+            initial, var_dtype = initializer, None
+        else:
+            if isinstance(initializer, type):
+                initializer = initializer()
+            if shape is None or not shape.is_fully_defined():
+                raise ValueError("The initializer passed is not valid. It should be a callable "
+                                 "with no arguments and the shape should not be provided or an "
+                                 "instance of `tf.keras.initializers.*' and `shape` should be "
+                                 "fully defined.")
+            dims = shape.as_list()
+
+            def initial():  # Variable builds it under "<name>/Initializer/"
+                return initializer(dims, dtype=dtype)
+            var_dtype = dtype
+        trainable = True if trainable is None else bool(trainable)
+        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        root = _root(get_default_graph())
+        with root.name_scope(None), get_default_graph().name_scope(None):  # names ignore op scopes
+            return Variable(initial, trainable=trainable, name=name, dtype=var_dtype,
+                            validate_shape=validate_shape, collections=collections)
+
+
+def _tuple_str(shape: TensorShape) -> str:
+    dims = tuple(shape.as_list())
+    return str(dims)
+
+
+def _store(graph: Graph | None = None) -> _VarStore:
+    return _graph_single(_root(graph or get_default_graph()), _VAR_STORE, _VarStore)
+
+
+def get_variable_scope() -> VariableScope:
+    """The VariableScope ``get_variable`` uses now (the root scope has the name ``""``)."""
+    return _scopes().current
+
+
+def get_variable(name: str, shape=None, dtype=None, initializer=None, regularizer=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
+                 **_) -> Variable:
+    """The variable ``<scope>/<name>``: created, or shared when the scope reuses."""
+    return get_variable_scope().get_variable(name, shape, dtype, initializer, regularizer,
+                                             trainable, collections, validate_shape)
+
+
+def get_local_variable(name: str, shape=None, dtype=None, initializer=None, collections=None,
+                       **kwargs) -> Variable:
+    """A non-trainable variable in ``LOCAL_VARIABLES`` (not in ``global_variables()``)."""
+    collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
+    return get_variable(name, shape, dtype, initializer, trainable=False,
+                        collections=collections, **kwargs)
+
+
+class variable_scope:  # noqa: N801  (TF's name)
+    """``with tf.variable_scope("layer", reuse=tf.AUTO_REUSE) as scope:`` (see module docstring).
+
+    ``name_or_scope``: a string (a sub-scope of the current one), a VariableScope
+    (re-entered exactly, wherever we are), or None with ``default_name`` (made
+    unique: ``dense``, ``dense_1``...).
+    """
+
+    def __init__(self, name_or_scope, default_name: str | None = None, values=None,
+                 initializer=None, regularizer=None, caching_device=None, partitioner=None,
+                 custom_getter=None, reuse=None, dtype=None, use_resource=None, constraint=None,
+                 auxiliary_name_scope: bool = True):
+        if name_or_scope is None and default_name is None:
+            raise TypeError("If default_name is None then name_or_scope is required")
+        if not (reuse is True or reuse is False or reuse is None or reuse is AUTO_REUSE):
+            raise ValueError("The reuse parameter must be True or False or None.")
+        if name_or_scope is not None and not isinstance(name_or_scope, (str, VariableScope)):
+            raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
+        if name_or_scope is None and reuse:
+            raise ValueError("reuse=True cannot be used without a name_or_scope")
+        self._name_or_scope, self._default_name = name_or_scope, default_name
+        self._initializer, self._regularizer = initializer, regularizer
+        self._reuse, self._dtype, self._aux = reuse, dtype, auxiliary_name_scope
+        self._stack: contextlib.ExitStack | None = None
+
+    def __enter__(self) -> VariableScope:
+        graph = get_default_graph()
+        store = _scopes(graph)
+        stack = contextlib.ExitStack()
+        given = self._name_or_scope
+        if not self._aux:
+            current = graph._name_stack
+            name_scope = stack.enter_context(graph.name_scope(current + "/" if current else None))
+        else:
+            part = given.name.split("/")[-1] if isinstance(given, VariableScope) else \
+                (given if given is not None else self._default_name)
+            if part:
+                name_scope = stack.enter_context(graph.name_scope(part))
+            else:  # the root scope: op names stay where they are (TF)
+                name_scope = graph._name_stack + "/" if graph._name_stack else ""
+        old = store.current
+        if isinstance(given, VariableScope):
+            new = VariableScope(self._reuse if self._reuse else given.reuse, given.name,
+                                given.initializer, given.regularizer, given._dtype,
+                                given.original_name_scope)
+            store.open(new.name)
+            saved_counts = dict(store.counts)  # restored on exit (TF: counts after opening)
+        else:
+            part = given if given is not None else store.unique(self._default_name)
+            full = f"{old.name}/{part}" if old.name else part
+            new = VariableScope(self._reuse or old.reuse, full, old.initializer, old.regularizer,
+                                old._dtype, name_scope)
+            store.open(new.name)
+            saved_counts = None
+        if self._initializer is not None:
+            new.set_initializer(self._initializer)
+        if self._regularizer is not None:
+            new.set_regularizer(self._regularizer)
+        if self._dtype is not None:
+            new.set_dtype(self._dtype)
+        store.current = new
+
+        def restore():
+            if saved_counts is not None:
+                store.counts = saved_counts
+            else:
+                store.close_subscopes(new.name)
+            store.current = old
+        stack.callback(restore)
+        self._stack = stack
+        return new
+
+    def __exit__(self, *exc) -> None:
+        stack, self._stack = self._stack, None
+        stack.close()
+
+
+def local_variables_initializer():
+    """One op initializing every variable in ``LOCAL_VARIABLES`` (``get_local_variable``'s)."""
+    from .variables import local_variables, variables_initializer  # noqa: PLC0415
+    return variables_initializer(local_variables(), name="init")

@@ -1,0 +1,339 @@
+"""``Variable``: state that lives in a Session across runs -- TF 2's resource variables.
+
+What ``tf.compat.v1.Variable(1.0, name="v")`` builds (the same nodes as TF)::
+
+    v/Initializer/initial_value   Const
+    v                             VarHandleOp            (v.name == "v:0", v.op)
+    v/IsInitialized/VarIsInitializedOp
+    v/Assign                      AssignVariableOp(v, initial_value)   (v.initializer)
+    v/Read/ReadVariableOp         ReadVariableOp(v)      (what fetching ``v`` runs)
+
+**Every use of a variable is a read made where the use is.**  ``v + 1``,
+``tf.identity(v)`` or a loop body using ``v`` each get their own
+``ReadVariableOp``, created under the control dependencies in scope, so a read
+ordered after a write (by ``control_dependencies``) sees it, and a read inside a
+``while_loop`` body runs every iteration.  ``assign``/``assign_add``/
+``assign_sub`` return an *unread variable*: every use of it reads the variable
+again, after the assignment (``read_value=False`` returns the assignment op).
+
+Values are stored per Session (``SessionState.variables``), keyed by variable
+name, as read-only arrays: an assignment stores a new array and never changes
+one in place, so a value read earlier in a run keeps it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes as _dtypes
+from ..framework.build import F, convert_to_tensor
+from ..framework.graph import Operation, Tensor, creation_site, get_default_graph
+from ..framework.kinds import handle_op
+from ..framework.sources import group
+from ..framework.shape import TensorShape, as_shape_tuple
+
+__all__ = ["Variable", "global_variables_initializer", "variables_initializer",
+           "initialize_all_variables", "global_variables", "trainable_variables",
+           "local_variables", "is_variable_initialized", "read_handle", "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES",
+           "assign", "assign_add", "assign_sub", "report_uninitialized_variables"]
+
+GLOBAL_VARIABLES = "variables"
+TRAINABLE_VARIABLES = "trainable_variables"
+LOCAL_VARIABLES = "local_variables"
+
+
+def _root(graph):
+    """Variables live in the outermost graph (TF's ``init_scope``): a loop body may use one,
+    but creating it there would make a new variable per body build."""
+    while getattr(graph, "outer", None) is not None:
+        graph = graph.outer
+    return graph
+
+
+def read_handle(handle: Tensor, name: str = "ReadVariableOp") -> Tensor:
+    """A ``ReadVariableOp`` of any handle tensor (a captured one too) in the default graph."""
+    var = handle_op(handle).attrs
+    op = get_default_graph().create_op(
+        "ReadVariableOp", (handle,), {"var": var["shared_name"], "dtype": var["dtype"]},
+        [(var["shape"], var["dtype"]._np)], name=name)
+    return op.outputs[0]
+
+
+class Variable:
+    """A named, session-held value; each use in an op reads it there (see the module docstring).
+
+    >>> v = Variable(1.0, name="v")          # doctest: +SKIP
+    >>> v                                     # doctest: +SKIP
+    <tf.Variable 'v:0' shape=() dtype=float32>
+    """
+
+    def __init__(self, initial_value: Any = None, trainable: bool | None = None, collections=None,
+                 validate_shape: bool = True, caching_device=None, name: str | None = None,
+                 variable_def=None, dtype=None, expected_shape=None, import_scope=None,
+                 constraint=None, use_resource=None, synchronization=None, aggregation=None,
+                 shape=None):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        graph = _root(get_default_graph())
+        with graph.as_default(), graph.control_dependencies(None), \
+                graph.name_scope(name or "Variable") as scope:
+            shared = scope[:-1]
+            with graph.name_scope("Initializer"):
+                if callable(initial_value):
+                    initial_value = initial_value()
+                init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            if dtype is not None and init.dtype != _dtypes.as_dtype(dtype):
+                raise ValueError(f"initial value dtype {init.dtype.name} does not match {dtype}")
+            if shape is not None:
+                var_shape = as_shape_tuple(shape)
+            else:
+                var_shape = init._shape if validate_shape else None
+            self._dtype = init.dtype
+            self._shape = var_shape
+            self._shared = shared
+            site = creation_site()   # the caller's line, found once for the four nodes below
+            self._handle = graph.create_op(
+                "VarHandleOp", (), {"shape": var_shape, "dtype": init.dtype, "shared_name": shared},
+                [((), _dtypes.resource)], name=shared, exact_name=True, site=site).outputs[0]
+            with graph.name_scope("IsInitialized"):
+                self._is_initialized = graph.create_op(
+                    "VarIsInitializedOp", (self._handle,), {"var": shared},
+                    [((), _dtypes.bool._np)], name="VarIsInitializedOp", site=site).outputs[0]
+            self.initializer = graph.create_op(
+                "AssignVariableOp", (self._handle, init), {"var": shared, "dtype": init.dtype}, [],
+                name="Assign", site=site)
+            self._initial_value = init
+            with graph.name_scope("Read"):
+                self._graph_element = self._read(site=site)
+        self.trainable = True if trainable is None else bool(trainable)
+        self._parent_op = None
+        if collections is None:
+            collections = [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if self.trainable else [])
+        for c in collections:
+            graph.add_to_collection(c, self)
+
+    @classmethod
+    def from_graph(cls, graph, op_name: str, init: str, initial_value: str, read: str,
+                   trainable: bool, collections=None) -> "Variable":
+        """Re-attach a Variable to nodes that already exist (a graph loaded from JSON)."""
+        self = cls.__new__(cls)
+        handle_op = graph.get_operation_by_name(op_name)
+        self._handle = handle_op.outputs[0]
+        self._shared = handle_op.attrs["shared_name"]
+        self._shape, self._dtype = handle_op.attrs["shape"], handle_op.attrs["dtype"]
+        self._is_initialized = next(op.outputs[0] for op in graph._ops
+                                    if op.type == "VarIsInitializedOp" and op.inputs[0] is self._handle)
+        self.initializer = graph.get_operation_by_name(init)
+        self._initial_value = graph.get_tensor_by_name(initial_value)
+        self._graph_element = graph.get_tensor_by_name(read)
+        self.trainable = trainable
+        self._parent_op = None
+        for c in collections or [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else []):
+            graph.add_to_collection(c, self)
+        return self
+
+    # --- reads --------------------------------------------------------------------------
+    def _read(self, name: str = "ReadVariableOp", site: str | None = None) -> Tensor:
+        """A new read of the variable in the default graph (a loop body captures the handle)."""
+        op = get_default_graph().create_op(
+            "ReadVariableOp", (self._handle,), {"var": self._shared, "dtype": self._dtype},
+            [(self._shape, self._dtype._np)], name=name, site=site)
+        return op.outputs[0]
+
+    def _to_tensor(self) -> Tensor:
+        """What an op using this variable reads: a read made here, now."""
+        return self._read()
+
+    def _as_graph_element(self) -> Tensor:
+        """What fetching the variable (or depending on it) means: its snapshot read."""
+        return self._graph_element
+
+    def value(self) -> Tensor:
+        return self._to_tensor()
+
+    def read_value(self) -> Tensor:
+        """A fresh read, ordered by the control dependencies in scope (``Read/ReadVariableOp``)."""
+        with get_default_graph().name_scope("Read"):
+            read = self._to_tensor()
+        return F.identity(read)
+
+    def initialized_value(self) -> Tensor:
+        """The initial value if the variable is uninitialized when this runs, else its value."""
+        from ..control.control_flow import cond  # noqa: PLC0415  (control flow builds on variables)
+        return cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
+
+    def is_initialized(self, name: str | None = None) -> Tensor:
+        return self._is_initialized
+
+    def eval(self, session=None):
+        from ..client.session import default_session  # noqa: PLC0415  (sessions run graphs of variables)
+        return (session or default_session()).run(self)
+
+    def load(self, value: Any, session=None) -> None:
+        """Store ``value`` in the variable (TF's ``Variable.load``: no new graph nodes per call)."""
+        from ..client.session import default_session  # noqa: PLC0415
+        (session or default_session()).run(self.initializer, {self._initial_value: value})
+
+    # --- static facts ------------------------------------------------------------------
+    @property
+    def handle(self) -> Tensor:
+        return self._handle
+
+    @property
+    def op(self) -> Operation:
+        return self._handle.op if self._parent_op is None else self._parent_op
+
+    @property
+    def name(self) -> str:
+        return self._handle.name
+
+    @property
+    def graph(self):
+        return self._handle.graph
+
+    @property
+    def dtype(self) -> _dtypes.DType:
+        return self._dtype
+
+    @property
+    def device(self) -> str:
+        return self.op.device
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._shape)
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    # --- assignment ----------------------------------------------------------------
+    def _assign_op(self, kind: str, value: Any, name: str | None, read_value: bool):
+        value = convert_to_tensor(value, dtype=self._dtype)
+        if self._shape is not None and not value.shape.is_compatible_with(self._shape):
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
+                             f"The variable shape {self.shape}, and the assigned value shape "
+                             f"{value.shape} are incompatible.")
+        op = get_default_graph().create_op(kind, (self._handle, value),
+                                           {"var": self._shared, "dtype": self._dtype}, [],
+                                           name=name or kind)
+        return _UnreadVariable(self, op) if read_value else op
+
+    def assign(self, value: Any, use_locking=None, name: str | None = None, read_value: bool = True):
+        return self._assign_op("AssignVariableOp", value, name, read_value)
+
+    def assign_add(self, delta: Any, use_locking=None, name: str | None = None, read_value: bool = True):
+        return self._assign_op("AssignAddVariableOp", delta, name, read_value)
+
+    def assign_sub(self, delta: Any, use_locking=None, name: str | None = None, read_value: bool = True):
+        return self._assign_op("AssignSubVariableOp", delta, name, read_value)
+
+    def __repr__(self) -> str:
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
+
+
+class _UnreadVariable(Variable):
+    """What an assignment returns: the variable, read *after* that assignment at every use.
+
+    Its ``op`` is the assignment (so ``group``/``control_dependencies`` order on it), and
+    fetching it runs the assignment and returns the value written (a read made right after).
+    """
+
+    def __init__(self, parent: Variable, assign_op: Operation):  # shares parent's state: no super().__init__
+        self._handle, self._shared = parent._handle, parent._shared
+        self._shape, self._dtype = parent._shape, parent._dtype
+        self._is_initialized = parent._is_initialized
+        self.initializer, self._initial_value = parent.initializer, parent._initial_value
+        self.trainable = parent.trainable
+        self._parent_op = assign_op
+        with get_default_graph().control_dependencies([assign_op]):
+            self._graph_element = self._read()
+
+    def _to_tensor(self) -> Tensor:
+        with get_default_graph().control_dependencies([self._parent_op]):
+            return self._read()
+
+    @property
+    def name(self) -> str:
+        return self._parent_op.name
+
+    def __repr__(self) -> str:
+        return f"<tf.Variable '{self._parent_op.name}' shape={self.shape} dtype={self._dtype.name}>"
+
+
+def global_variables(scope: str | None = None) -> list[Variable]:
+    return _filtered(GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope: str | None = None) -> list[Variable]:
+    return _filtered(TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope: str | None = None) -> list[Variable]:
+    return _filtered(LOCAL_VARIABLES, scope)
+
+
+def _filtered(key: str, scope: str | None) -> list[Variable]:
+    """The collection, or its variables whose name matches ``scope`` from the start (TF)."""
+    found = get_default_graph().get_collection(key)
+    return found if scope is None else [v for v in found if re.match(scope, v.name)]
+
+
+def variables_initializer(var_list, name: str = "init") -> Operation:
+    return group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables_initializer() -> Operation:
+    return variables_initializer(global_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def is_variable_initialized(variable: Variable) -> Tensor:
+    return variable.is_initialized()
+
+
+
+def assign(ref: Variable, value: Any, validate_shape=None, use_locking=None, name: str | None = None):
+    """``tf.assign(v, value)``: ``v.assign(value)`` (TF1's module-level spelling)."""
+    return ref.assign(value, name=name)
+
+
+def assign_add(ref: Variable, value: Any, use_locking=None, name: str | None = None):
+    """``tf.assign_add(v, delta)``: ``v.assign_add(delta)``."""
+    return ref.assign_add(value, name=name)
+
+
+def assign_sub(ref: Variable, value: Any, use_locking=None, name: str | None = None):
+    """``tf.assign_sub(v, delta)``: ``v.assign_sub(delta)``."""
+    return ref.assign_sub(value, name=name)
+
+
+def report_uninitialized_variables(var_list=None, name: str = "report_uninitialized_variables") -> Tensor:
+    """The names (a 1-D string tensor) of the variables in ``var_list`` (default: global and
+    local variables) that are not initialized yet, as TF reports them.
+
+    >>> import staticgraph as tf
+    >>> v = tf.Variable(1.0, name="v")
+    >>> with tf.Session() as s: print(s.run(tf.report_uninitialized_variables()))
+    [b'v']
+    """
+    from ..ops.array_ops import boolean_mask
+    from ..framework.build import constant
+    from ..ops.core_ops import logical_not, stack
+    graph = get_default_graph()
+    if var_list is None:
+        var_list = [*global_variables(), *local_variables()]
+    with graph.name_scope(name):
+        names = np.empty(len(var_list), dtype=object)
+        names[:] = [v.op.name.encode() for v in var_list]
+        if not var_list:
+            return constant(np.array([], dtype=bytes), dtype=_dtypes.string)
+        done = stack([v.is_initialized() for v in var_list])
+        return boolean_mask(constant(names, dtype=_dtypes.string), logical_not(done))
