@@ -15,8 +15,9 @@ flows through them::
                  way a registry op becomes a node), kinds (the engine's own node kinds: lowering,
                  gradient, effects), shape, shape_values, device, config, graph_keys (collections),
                  sources (placeholders, constants, groups, prints), printing
-    ops/         the TF-named builders over ``build``: core_ops, array, math, nn_layers, random,
-                 rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence; overloads
+    ops/         the TF-named builders over ``build``: core_ops, array, math, nn_ops, nn_layers,
+                 random, rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence;
+                 overloads
     control/     control_flow (while_loop, cond, case: regions), its gradients, codegen and
                  pruning; gradients (tf.gradients); function (tf.function, with autograph/)
     compiler/    prune, order (with read/write hazards), passes, liveness, emit
