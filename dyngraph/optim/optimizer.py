@@ -20,7 +20,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ..grad_mode import no_grad
+from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor, make
 
 __all__ = ["Optimizer", "required"]
@@ -93,7 +93,6 @@ class Optimizer:
         """One update of every parameter that has a gradient; ``closure`` re-evaluates the loss."""
         loss = None
         if closure is not None:
-            from ..grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
         for group in self.param_groups:
