@@ -25,7 +25,8 @@ from .. import creation
 from ..random import default_generator
 from ..random_kernels import bernoulli_scalar
 from ..engine import apply
-from ..functions import OPS, squeeze, unsqueeze, where
+from ..functions import OPS, squeeze, unsqueeze
+from ..selection import where
 from ..grad_mode import no_grad
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
