@@ -31,6 +31,7 @@ __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "max_pool
 
 _R = REGISTRY
 _PADDINGS = ("SAME", "VALID")
+_CONV_DTYPES = ("float16", "bfloat16", "float32", "float64", "int32")
 
 
 def _spatial_pair(v, data_format: str, what: str) -> tuple[int, int]:
@@ -69,6 +70,9 @@ def conv2d(input=None, filter=None, strides=None, padding=None, use_cudnn_on_gpu
     """2-d convolution of ``input`` by ``filter`` ``[kh, kw, in, out]`` (TF1 signature)."""
     x = convert_to_tensor(input)
     w = convert_to_tensor(filter if filter is not None else filters)
+    if x.dtype.name not in _CONV_DTYPES:   # TF's list; the registry's Conv2D takes int64 too (PyTorch does)
+        raise TypeError(f"Value passed to parameter 'input' has DataType {x.dtype.name} not in list of "
+                        f"allowed values: {', '.join(_CONV_DTYPES)}")
     c, fc = _channels(x, data_format), (None if w._shape is None else w._shape[2])
     groups = 1 if c is None or fc is None else max(c // fc, 1)   # Conv2D's rule checks c == fc * groups
     attrs = dict(strides=_spatial_pair(strides, data_format, "strides"),
