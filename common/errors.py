@@ -11,13 +11,19 @@ __all__ = ["ShapeError", "DTypeError"]
 class ShapeError(ValueError):
     """Shapes that do not fit an op.  Engines add the op name and the user's line.
 
+    One check, three wordings: the registry's rule raises once, and the surface that called
+    it picks the words its users search for.
+
     ``tf``: the same fact in TensorFlow's words ("Dimensions must be equal, but are 3
-    and 2"), which the static engine puts first so a search finds TF's answers.
+    and 2"), which the static engine puts first, before TF's node description.
+    ``torch``: the same fact in PyTorch's words, the whole message a dyngraph surface
+    raises (as a ``RuntimeError``, as PyTorch does) when it calls the check itself.
     """
 
-    def __init__(self, message: str, tf: str | None = None):
+    def __init__(self, message: str, tf: str | None = None, torch: str | None = None):
         super().__init__(message)
         self.tf = tf
+        self.torch = torch
 
 
 class DTypeError(TypeError):

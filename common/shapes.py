@@ -17,7 +17,7 @@ import numpy as np
 from .errors import ShapeError, DTypeError
 
 __all__ = ["broadcast_shapes", "normalize_axes", "reduced_shape", "result_dtype",
-           "sum_to_shape", "unbroadcast", "is_float", "is_known", "is_compatible", "refines",
+           "sum_to_shape", "unbroadcast", "is_float", "require_kind", "is_known", "is_compatible", "refines",
            "merge", "most_specific_compatible", "fmt_shape"]
 
 def is_known(shape) -> bool:
@@ -135,6 +135,25 @@ def reduced_shape(shape, axis, keepdims: bool) -> tuple | None:
 
 def is_float(dtype) -> bool:
     return np.issubdtype(np.dtype(dtype), np.floating)
+
+
+_KINDS = {"f": "floats only", "fiu": "numbers only, not bool"}
+
+
+def require_kind(what: str, kinds: str, *tensors) -> None:
+    """Refuse a tensor whose dtype kind is not in ``kinds`` (``"f"``: floats; ``"fiu"``: any
+    number but bool) with :class:`DTypeError`: "pooling is not implemented for int32 tensors
+    (floats only)".
+
+    The one home of an op's dtype refusal: its ``infer`` calls it, so the static engine
+    refuses at build time, and so does its ``impl`` where numpy would otherwise compute
+    something or fail in its own words; ``tensors`` may be arrays or Specs (both have
+    ``.dtype``).  The registry tests check that infer and impl refuse the same dtypes.
+    """
+    for t in tensors:
+        dtype = np.dtype(t.dtype)
+        if dtype.kind not in kinds:
+            raise DTypeError(f"{what} is not implemented for {dtype} tensors ({_KINDS[kinds]})")
 
 
 def result_dtype(*dtypes) -> np.dtype:

@@ -27,7 +27,7 @@ from .tensor import Tensor, check_inplace, rebase
 
 __all__ = ["OPS", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
            "subtract", "pow", "neg", "negative", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
-           "abs", "sign", "maximum", "minimum", "clamp", "clip", "where", "softmax",
+           "abs", "sign", "maximum", "minimum", "clamp", "clip", "softmax",
            "log_softmax", "lt", "le", "gt", "ge", "eq", "ne", "less", "greater", "logical_and",
            "logical_or", "logical_not", "mm", "matmul", "sum", "mean", "max", "min", "argmax",
            "argmin", "reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "transpose",
@@ -147,14 +147,6 @@ def clamp(input, min=None, max=None):
 
 
 clip = clamp
-
-
-def where(condition, input=None, other=None):
-    """``input`` where ``condition`` else ``other``; with the condition alone, its nonzero indices."""
-    if input is None and other is None:
-        from .selection import nonzero
-        return nonzero(condition, as_tuple=True)
-    return apply(_R["Select"], (_t(condition), _t(input), _t(other)))
 
 
 def softmax(input, dim):

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .node import AccumulateGrad, Node
+from .printing import format_tape
 
 if TYPE_CHECKING:
     import networkx
@@ -33,9 +34,7 @@ def _tape_graph_class():
     """A networkx DiGraph whose ``str`` is the tape's text form (made once, on first use)."""
     global _TapeGraph
     if _TapeGraph is None:
-        import networkx
-
-        from .printing import format_tape
+        import networkx  # ~0.5 s to import: only when a graph is asked for
 
         class TapeGraph(networkx.DiGraph):
             """The recorded graph; ``print`` shows it in torch.fx's text form."""

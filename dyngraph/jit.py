@@ -37,6 +37,7 @@ import numpy as np
 
 from . import engine, methods
 from .grad_mode import STATE, no_grad
+from .nn.modules import Module
 from .node import next_seq, node_class
 from .tensor import Tensor, make, rebase
 
@@ -93,7 +94,7 @@ class _Tracer:
                     f"operation the trace cannot record (index assignment, fill_, zero_, copy_); "
                     f"compute a new tensor instead (torch.where, torch.cat, x = x * 0).")
             return entry[1]
-        import staticgraph as sg
+        import staticgraph as sg  # the engines never import each other at module level
         with self.graph.as_default():
             if t._rg and t.grad_fn is None:          # a parameter: an input fed at every call
                 sym = sg.placeholder(t._data.dtype, t._data.shape, name="param")
@@ -117,7 +118,7 @@ class _Tracer:
             engine.TRACER = self
         args = tuple(self.lookup(x) if isinstance(x, Tensor) else
                      x.item() if isinstance(x, np.generic) else x for x in inputs)
-        import staticgraph as sg
+        import staticgraph as sg  # (as in lookup: only while tracing)
         from staticgraph.framework.build import apply as static_apply
         multi = op.outputs is not None      # several results: one node, bound per output
         outs = out if multi else (out,)
@@ -203,7 +204,6 @@ class _Patched:
         for method in _CONVERSIONS:
             self._set(Tensor, method, tracer.converting(method, getattr(Tensor, method)))
         self._set(engine, "TRACER", tracer)
-        from .nn.modules import Module
         self._set(Module, "__call__", _scoped_call(Module.__call__, tracer.graph))
 
     def __exit__(self, *exc) -> None:

@@ -5,6 +5,7 @@ conversions) and imports none of the op modules, so nothing imports back into
 it.  The methods that *run ops* live here, next to the modules they call, and
 :func:`attach` copies them onto ``Tensor`` once, when the package is imported:
 
+* ``x.backward()``, which runs :mod:`dyngraph.autograd.engine`;
 * the operators (``x + y``, ``x[i]``, ``x += y``) below, which call
   :func:`dyngraph.engine.binary` directly -- the shortest path to numpy;
 * every name in the ``METHODS`` lists of the op modules (``x.exp()`` *is*
@@ -23,6 +24,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from . import creation, functions, pointwise, random, reductions, selection
+from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
 from .tensor import Tensor, check_inplace, make, rebase
@@ -44,6 +46,10 @@ class _EngineMethods:
         t = make(self._data)
         t._vc = base_counter(self)
         return t
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+        """Gradients of this tensor w.r.t. the leaves, accumulated into their ``.grad``."""
+        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # --- operators ---------------------------------------------------------------
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "node_class", "next_seq", "POST_HOOKS", "POST_HOOKS_USED"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "node_class", "next_seq", "POST_HOOKS",
+           "POST_HOOKS_USED"]
 
 POST_HOOKS: "weakref.WeakKeyDictionary[Node, list]" = weakref.WeakKeyDictionary()
 """``grad_fn.register_hook`` hooks, by node (rare: backward looks here only once one exists)."""
@@ -27,6 +28,20 @@ POST_HOOKS_USED = [False]
 
 next_seq = itertools.count().__next__
 """Sequence numbers: a node is always newer than its inputs' nodes (backward order)."""
+
+
+class RemovableHandle:
+    """Returned by every ``register_hook`` (tensors', nodes', modules'); ``remove()`` unregisters
+    the hook.  It lives here, below :mod:`dyngraph.tensor`, because nodes hand it out too."""
+
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks: list, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
 
 
 class Node:
@@ -64,7 +79,6 @@ class Node:
             return None if new is None else new[0]
         self.hooks = self.hooks or []
         self.hooks.append(run)
-        from .tensor import RemovableHandle
         return RemovableHandle(self.hooks, run)
 
     def register_hook(self, hook):
@@ -72,7 +86,6 @@ class Node:
         hooks = POST_HOOKS.setdefault(self, [])
         hooks.append(hook)
         POST_HOOKS_USED[0] = True
-        from .tensor import RemovableHandle
         return RemovableHandle(hooks, hook)
 
 

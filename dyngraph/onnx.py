@@ -72,7 +72,7 @@ def export(model: Callable, args: Any, f: str, *, input_names: Sequence[str] | N
         raise ValueError("export_params=False is not supported: parameters are exported as "
                          "initializers")
     from staticgraph.interop.onnx.export import to_model   # the jit bridge: the traced graph is static
-    import onnx
+    import onnx  # an optional dependency (the onnx extra)
     args = args if isinstance(args, tuple) else (args,)
     traced = jit.trace(model, args)
     cf, n = traced.cf, traced.n_inputs

@@ -17,6 +17,7 @@ import inspect
 
 import numpy as np
 
+from .errors import scalar_type_name
 from .grad_mode import STATE
 from .tensor import Tensor
 
@@ -79,7 +80,6 @@ def _write(fn, result: Tensor, out: Tensor) -> Tensor:
     if out._data.shape != data.shape:
         out._data = np.empty(data.shape, out._data.dtype)
     if not np.can_cast(data.dtype, out._data.dtype, "same_kind"):
-        from .errors import scalar_type_name
         raise RuntimeError(f"result type {scalar_type_name(data.dtype)} can't be cast to the "
                            f"desired output type {scalar_type_name(out._data.dtype)}")
     np.copyto(out._data, data, casting="unsafe")

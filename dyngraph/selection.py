@@ -31,7 +31,7 @@ from .grad_mode import STATE
 from .tensor import Tensor, check_inplace, make, rebase
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
-           "masked_select", "nonzero", "split", "chunk", "unbind", "unflatten", "repeat",
+           "masked_select", "nonzero", "where", "split", "chunk", "unbind", "unflatten", "repeat",
            "tile", "narrow", "roll", "flip", "movedim", "swapaxes", "einsum", "bmm",
            "index_put", "tril", "triu", "diag", "diagonal", "trace", "dot", "outer", "ger", "mv"]
 
@@ -157,6 +157,13 @@ def nonzero(input, *, as_tuple: bool = False):
     if as_tuple:
         return tuple(make(np.ascontiguousarray(idx[:, k])) for k in range(idx.shape[1]))
     return make(idx)
+
+
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` else ``other``; with the condition alone, its nonzero indices."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    return apply(_R["Select"], (_t(condition), _t(input), _t(other)))
 
 
 def index_put(input, key, value, accumulate: bool = False):

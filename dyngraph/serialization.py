@@ -1,4 +1,4 @@
-"""``save(obj, path)`` / ``load(path)`` and the checking half of ``Module.load_state_dict``.
+"""``save(obj, path)`` / ``load(path)``: objects of tensors in one ``.npz``, no pickle.
 
 What ``save`` stores, in one ``.npz`` (see :mod:`common.checkpoint`: atomic
 write, no pickle on load)::
@@ -20,15 +20,14 @@ from __future__ import annotations
 import json
 import os
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, write_arrays
 
 from .dtypes import to_dtype
-from .grad_mode import no_grad
+from .nn.parameter import Parameter
 from .tensor import Tensor, make
 
 __all__ = ["save", "load", "load_state_dict", "CheckpointError"]
@@ -63,7 +62,6 @@ def _encode(obj: Any, arrays: dict, seen: dict, depth: int) -> dict:
         if index is None:
             index = seen[id(obj)] = len(seen)
             arrays[f"t{index}"] = obj._data  # (np.ascontiguousarray would make 0-d 1-d)
-        from .nn.modules import Parameter
         return {"tensor": index, "requires_grad": obj.requires_grad,
                 "parameter": isinstance(obj, Parameter)}
     if isinstance(obj, (dict, list, tuple)) and depth == MAX_DEPTH:
@@ -155,66 +153,7 @@ def _tensor(index, arrays: dict, requires_grad, parameter) -> Tensor:
     if requires_grad and data.dtype.kind != "f":
         raise ValueError(f"tensor {index} is {data.dtype}, which cannot require gradients")
     if parameter:
-        from .nn.modules import Parameter
         return Parameter(make(data), requires_grad=requires_grad)
     t = make(data)
     t.requires_grad = requires_grad
     return t
-
-
-# --- Module.load_state_dict ----------------------------------------------------------
-
-
-class IncompatibleKeys(NamedTuple):
-    """What ``load_state_dict`` returns (non-strict loads report what did not match)."""
-
-    missing_keys: list
-    unexpected_keys: list
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
-                f"unexpected_keys={self.unexpected_keys})")
-
-
-def load_state_dict(module, state_dict: dict, strict: bool = True) -> IncompatibleKeys:
-    """Copy ``state_dict``'s values into ``module``'s parameters -- all of them or none.
-
-    PyTorch's checks and wording (missing/unexpected keys when ``strict``, size
-    mismatches always), but every check runs before the first copy, so a
-    refused state dict leaves the module exactly as it was (PyTorch may have
-    copied some parameters by the time it raises).
-    """
-    if not isinstance(state_dict, Mapping):
-        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-    own = module.state_dict(keep_vars=True)  # parameters and persistent buffers
-    missing = [k for k in own if k not in state_dict]
-    unexpected = [k for k in state_dict if k not in own]
-    errors = []
-    if strict and missing:
-        errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
-    if strict and unexpected:
-        errors.append("Unexpected key(s) in state_dict: "
-                      + ", ".join(f'"{k}"' for k in unexpected) + ". ")
-    for name, p in own.items():
-        value = state_dict.get(name)
-        if name not in state_dict:
-            continue
-        if not isinstance(value, Tensor):
-            errors.append(f'While copying the parameter named "{name}", expected torch.Tensor or '
-                          f"Tensor-like object from checkpoint but received {type(value)}")
-        elif value.shape != p.shape:
-            errors.append(f"size mismatch for {name}: copying a param with shape {value.shape} "
-                          f"from checkpoint, the shape in current model is {p.shape}.")
-        elif not np.can_cast(value.np_dtype, p.np_dtype, "same_kind"):
-            errors.append(f"dtype mismatch for {name}: cannot copy a {value.dtype} param from "
-                          f"checkpoint into the {p.dtype} param of the current model.")
-    if errors:
-        raise RuntimeError(f"Error(s) in loading state_dict for {type(module).__name__}:\n\t"
-                           + "\n\t".join(errors))
-    with no_grad():
-        for name, p in own.items():
-            if name in state_dict:
-                p.copy_(state_dict[name])
-    return IncompatibleKeys(missing, unexpected)

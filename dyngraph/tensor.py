@@ -19,12 +19,13 @@ import weakref
 import numpy as np
 
 from .device import CPU, NO_CUDA
-from .dtypes import to_dtype
+from .dtypes import from_legacy_name, to_dtype
 from .errors import scalar_type_name
 from .grad_mode import STATE
-from .node import AccumulateGrad
+from .node import AccumulateGrad, RemovableHandle
+from .printing import tensor_repr
 
-__all__ = ["Tensor", "Size", "make", "init_slots", "check_inplace", "rebase"]
+__all__ = ["Tensor", "Size", "RemovableHandle", "make", "init_slots", "check_inplace", "rebase"]
 
 _object_new = object.__new__
 
@@ -117,7 +118,6 @@ class Tensor:
         if dtype is None:
             return f"torch.{self.dtype.legacy}"
         if isinstance(dtype, str):
-            from .dtypes import from_legacy_name
             dtype = from_legacy_name(dtype)
         return self.to(dtype)
 
@@ -203,11 +203,6 @@ class Tensor:
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
-        """Gradients of this tensor w.r.t. the leaves, accumulated into their ``.grad``."""
-        (_BACKWARD or _autograd_backward())(self, gradient, retain_graph, create_graph,
-                                            inputs=inputs)
-
     def __deepcopy__(self, memo: dict) -> "Tensor":
         """A leaf with its own copy of the data (and of ``.grad``), as PyTorch's deepcopy."""
         if self.grad_fn is not None:
@@ -274,36 +269,10 @@ class Tensor:
         return format(self.item(), spec) if self._data.ndim == 0 and spec else repr(self)
 
     def __repr__(self) -> str:
-        from .printing import tensor_repr
         return tensor_repr(self)
 
     __str__ = __repr__
     __hash__ = object.__hash__
-
-
-class RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook."""
-
-    __slots__ = ("_hooks", "_hook")
-
-    def __init__(self, hooks: list, hook):
-        self._hooks, self._hook = hooks, hook
-
-    def remove(self) -> None:
-        if self._hook in self._hooks:
-            self._hooks.remove(self._hook)
-
-
-_BACKWARD = None
-
-
-def _autograd_backward():
-    """``autograd.backward``, imported on the first ``.backward()`` (autograd imports this
-    module) and kept: an import statement per call costs ~1 us."""
-    global _BACKWARD
-    from .autograd import backward
-    _BACKWARD = backward
-    return backward
 
 
 def init_slots(t: Tensor, data: np.ndarray, rg: bool, grad_fn) -> None:

@@ -6,6 +6,8 @@ from comparisons import tf1_programs as P
 
 @pytest.mark.parametrize("name", P.PROGRAMS)
 def test_the_program_prints_what_tf_printed(name):
+    if name in P.REQUIRES:
+        pytest.importorskip(P.REQUIRES[name], reason=f"{name} needs the optional {P.REQUIRES[name]!r} package")
     got, want = P.run(name), P.expected(name)
     assert len(got) == len(want), "\n".join(got)
     known = P.KNOWN_DIFFERENCES.get(name, {})

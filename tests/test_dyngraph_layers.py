@@ -80,6 +80,9 @@ def test_conv_transpose_is_the_input_gradient_of_conv():
     (lambda: F.conv2d(torch.zeros(2, 3, 5, 5), torch.zeros(4, 1, 3, 3)), RuntimeError,
      r"Given groups=1, weight of size \[4, 1, 3, 3\], expected input\[2, 3, 5, 5\] to have 1 "
      r"channels, but got 3 channels instead"),
+    (lambda: F.conv2d(torch.zeros(3, 5, 5), torch.zeros(4, 1, 3, 3)), RuntimeError,   # unbatched:
+     r"^Given groups=1, weight of size \[4, 1, 3, 3\], expected input\[1, 3, 5, 5\] to have 1 "  # named
+     r"channels, but got 3 channels instead$"),                                            # batched
     (lambda: F.conv2d(torch.zeros(2, 3, 5, 5), torch.zeros(4, 3, 3, 3), stride=2, padding="same"),
      RuntimeError, "padding='same' is not supported for strided convolutions"),
     (lambda: F.conv2d(torch.zeros(3, 5), torch.zeros(4, 3, 7, 7)), RuntimeError,
@@ -100,6 +103,13 @@ def test_conv_transpose_is_the_input_gradient_of_conv():
 def test_errors_use_pytorch_wording(call, exc, msg):
     with pytest.raises(exc, match=msg):
         call()
+
+
+def test_conv2d_of_integers_stays_integer():
+    """PyTorch 2.13 convolves int32 and int64 tensors (ones * ones over 2 channels, 3x3: 18)."""
+    for dtype in (torch.int32, torch.int64):
+        y = F.conv2d(torch.ones(1, 2, 4, 4, dtype=dtype), torch.ones(3, 2, 3, 3, dtype=dtype))
+        assert y.dtype == dtype and y.shape == (1, 3, 2, 2) and y.numpy().ravel().tolist() == [18] * 12
 
 
 def naive_pool(x, k, s, reduce):

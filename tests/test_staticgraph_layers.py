@@ -98,7 +98,9 @@ def test_dropout_draws_fresh_masks_and_scales():
     (lambda x: tf.nn.max_pool(x, ksize=2, strides=2, padding="VALD"),
      "Attr 'padding' of 'MaxPool' Op passed string 'VALD' not in: \"SAME\", \"VALID\", \"EXPLICIT\"."),
     (lambda x: tf.nn.conv2d(x, tf.zeros((3, 3, 2, 4)), strides=1, padding="SAME"),
-     r"Depth of input \(1\) is not a multiple of input depth of filter \(2\)"),
+     r"^Depth of input \(1\) is not a multiple of input depth of filter \(2\) for "
+     r"'\{\{node Conv2D\}\} = Conv2D\[T=DT_FLOAT\]\(Placeholder, zeros\)' with input shapes: "
+     r"\[\?,28,28,1\], \[3,3,2,4\]\."),
     (lambda x: tf.nn.conv2d(x, tf.zeros((3, 3, 1, 4)), strides=1, padding="same"),
      "Attr 'padding' of 'Conv2D' Op passed string 'same'"),
     (lambda x: tf.nn.bias_add(x, tf.zeros(3)), "Dimensions must be equal, but are 1 and 3"),
@@ -107,6 +109,34 @@ def test_errors_use_tf_wording(call, msg):
     x = tf.placeholder(tf.float32, (None, 28, 28, 1))
     with pytest.raises(ValueError, match=msg):
         call(x)
+
+
+def test_conv2d_takes_the_dtypes_tf_takes():
+    """TF 2.21 (graph mode) builds and runs an int32 conv2d, its sums wrapping in int32 (these
+    six numbers are what it printed); int64 and bool it refuses while building, in these words."""
+    x = tf.constant(np.arange(32).reshape(1, 4, 4, 2), tf.int32)
+    w = tf.constant(np.arange(54).reshape(3, 3, 2, 3) * 1000000, tf.int32)
+    y = tf.nn.conv2d(x, w, strides=1, padding="VALID")
+    assert y.dtype == tf.int32
+    assert run(y).ravel()[:6].tolist() == [-1884934592, -1695934592, -1506934592, -966934592,
+                                           -741934592, -516934592]
+    for dtype in (tf.int64, tf.bool):
+        with pytest.raises(TypeError, match=f"^Value passed to parameter 'input' has DataType "
+                                            f"{dtype.name} not in list of allowed values: float16, "
+                                            f"bfloat16, float32, float64, int32$"):
+            tf.nn.conv2d(tf.zeros((1, 4, 4, 2), dtype), tf.zeros((3, 3, 2, 3), dtype), strides=1,
+                         padding="VALID")
+
+
+@pytest.mark.parametrize("op,dtype", [(lambda x: tf.nn.max_pool(x, 2, 2, "VALID"), tf.bool),
+                                      (lambda x: tf.nn.avg_pool(x, 2, 2, "VALID"), tf.int32),
+                                      (tf.nn.log_softmax, tf.bool), (tf.negative, tf.bool),
+                                      (tf.sign, tf.bool)])
+def test_dtypes_the_forward_refuses_are_refused_while_building(op, dtype):
+    """TF 2.21 refuses these at build time with a TypeError; so does the op's shape rule here
+    (before, the graph built and failed when it ran)."""
+    with pytest.raises(TypeError, match="is not implemented for"):
+        op(tf.zeros((1, 4, 4, 2), dtype))
 
 
 def test_moments_and_batch_normalization():

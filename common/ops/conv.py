@@ -29,12 +29,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..errors import DTypeError, ShapeError
+from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
-from ..shapes import fmt_shape, result_dtype
+from ..shapes import fmt_shape, require_kind, result_dtype
 
-__all__ = ["resolve_padding", "output_size", "spatial", "channels_last", "from_channels_last"]
+__all__ = ["resolve_padding", "output_size", "spatial", "channels_last", "from_channels_last",
+           "check_channels"]
 
 
 # --- geometry -------------------------------------------------------------------------
@@ -87,10 +88,15 @@ def _pads(hw, khw, strides, dilations, padding):
     return tuple(resolve_padding(hw[i], khw[i], strides[i], dilations[i], padding, i) for i in (0, 1))
 
 
-def _check_float(*arrays):
-    for a in arrays:
-        if a.dtype.kind != "f":
-            raise DTypeError(f"convolution is not implemented for {a.dtype} tensors (floats only)")
+def _check_numbers(*tensors):
+    """Convolution takes numbers, not bools (arrays or Specs: impl and infer refuse alike).
+
+    Integers are convolved as both frameworks do (TF 2.21 builds and runs an ``int32``
+    ``tf.nn.conv2d`` in graph mode, PyTorch 2.13 an ``int32``/``int64`` ``F.conv2d``), the
+    sums wrapping around in the integer dtype as theirs do; both refuse ``bool``.  TF's own
+    narrower list (no ``int64``) is its surface's check (``staticgraph.ops.nn_layers.conv2d``).
+    """
+    require_kind("convolution", "fiu", *tensors)
 
 
 # --- the three kernels (channels-last, HWIO) ---------------------------------------------
@@ -166,7 +172,7 @@ def conv_filter_grad_nhwc(x, g, khw, strides, padding, dilations, groups):
 def _conv2d(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
             data_format="NHWC", filter_format="HWIO"):
     """2-d cross-correlation (what both frameworks call convolution)."""
-    _check_float(x, w)
+    _check_numbers(x, w)
     y = conv_nhwc(channels_last(x, data_format), _hwio(w, filter_format), strides, padding,
                   dilations, groups)
     return from_channels_last(y, data_format)
@@ -178,7 +184,7 @@ def _conv2d_input_grad(g, w, ref, strides=(1, 1), padding="VALID", dilations=(1,
 
     Also the transposed convolution of ``g`` by ``w`` (``ref`` then gives the output size).
     """
-    _check_float(g, w)
+    _check_numbers(g, w)
     dx = conv_input_grad_nhwc(channels_last(g, data_format), _hwio(w, filter_format),
                               spatial(ref.shape, data_format),
                               strides, padding, dilations, groups)
@@ -188,7 +194,7 @@ def _conv2d_input_grad(g, w, ref, strides=(1, 1), padding="VALID", dilations=(1,
 def _conv2d_filter_grad(x, g, ref, strides=(1, 1), padding="VALID", dilations=(1, 1),
                         groups=1, data_format="NHWC", filter_format="HWIO"):
     """The gradient of conv2d for a filter shaped like ``ref``."""
-    _check_float(x, g)
+    _check_numbers(x, g)
     dw = conv_filter_grad_nhwc(channels_last(x, data_format), channels_last(g, data_format),
                                _filter_hw(ref.shape, filter_format), strides, padding, dilations, groups)
     return _from_hwio(dw, filter_format)
@@ -214,22 +220,38 @@ def _check_rank(name, spec, rank=4):
         raise ShapeError(f"{name} must be {rank}-dimensional, got shape {fmt_shape(spec.shape)}")
 
 
-def _check_channels(c, cg, groups, what="input"):
-    if c is not None and cg is not None and c != cg * groups:
-        raise ShapeError(f"Given groups={groups}, weight of {cg} channels per group expects "
-                         f"{cg * groups} {what} channels, but got {c} channels instead")
+def check_channels(c, cg, groups: int, x_shape, w_shape) -> None:
+    """A convolution's one channel check: ``c`` input channels must be ``groups`` times the
+    filter's ``cg`` channels per group (unknown dims pass).
+
+    Conv2D's shape rule calls it (the static engine, at build time), and so does dyngraph's
+    ``F.conv2d``/``F.conv1d`` before it computes (the eager engine runs no shape rules); the
+    :class:`ShapeError` carries each framework's wording and the caller's surface picks one:
+    ``tf`` (TF 2.21: "Depth of input (3) is not a multiple of input depth of filter (2)",
+    followed by the node), ``torch`` (PyTorch 2.13's whole sentence, which names the shapes
+    as the user passed them: ``x_shape`` batched, ``w_shape`` OIHW).
+    """
+    if c is None or cg is None or c == cg * groups:
+        return
+    raise ShapeError(
+        f"Given groups={groups}, weight of {cg} channels per group expects {cg * groups} "
+        f"input channels, but got {c} channels instead",
+        tf=f"Depth of input ({c}) is not a multiple of input depth of filter ({cg})",
+        torch=f"Given groups={groups}, weight of size {list(w_shape)}, expected input"
+              f"{list(x_shape)} to have {cg * groups} channels, but got {c} channels instead")
 
 
 def _conv2d_infer(x: Spec, w: Spec, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
                   data_format="NHWC", filter_format="HWIO") -> Spec:
     _check_rank("input", x)
     _check_rank("filter", w)
+    _check_numbers(x, w)
     dtype = result_dtype(x.dtype, w.dtype)
     kh, kw, cg, o = _filter_dims(w.shape, filter_format)
     if x.shape is None:
         return Spec(None, dtype)
     n, h, wd, c = _nhwc(x.shape, data_format)
-    _check_channels(c, cg, groups)
+    check_channels(c, cg, groups, x.shape, w.shape)
     out = []
     for i, (size, k) in enumerate(((h, kh), (wd, kw))):
         size = None if k is None else output_size(size, k, strides[i], dilations[i], padding, i)
@@ -244,6 +266,7 @@ def _input_grad_infer(g: Spec, w: Spec, ref: Spec, strides=(1, 1), padding="VALI
                       groups=1, data_format="NHWC", filter_format="HWIO") -> Spec:
     _check_rank("out_backprop", g)
     _check_rank("filter", w)
+    _check_numbers(g, w)
     kh, kw, cg, _ = _filter_dims(w.shape, filter_format)
     n = None if g.shape is None else g.shape[0]
     c = None if cg is None else cg * groups
@@ -256,6 +279,7 @@ def _filter_grad_infer(x: Spec, g: Spec, ref: Spec, strides=(1, 1), padding="VAL
                        dilations=(1, 1), groups=1, data_format="NHWC", filter_format="HWIO") -> Spec:
     _check_rank("input", x)
     _check_rank("out_backprop", g)
+    _check_numbers(x, g)
     c = None if x.shape is None else _nhwc(x.shape, data_format)[3]
     o = None if g.shape is None else _nhwc(g.shape, data_format)[3]
     cg = None if c is None else c // groups

@@ -12,8 +12,8 @@ import numpy as np
 from ..examples import Example as E, pos
 from ..registry import Algebra, Spec, defop
 from ..errors import DTypeError, ShapeError
-from ..shapes import (broadcast_shapes, fmt_shape, is_compatible, merge, result_dtype,
-                      unbroadcast as ub)
+from ..shapes import (broadcast_shapes, fmt_shape, is_compatible, merge, require_kind,
+                      result_dtype, unbroadcast as ub)
 
 BOOL = np.dtype(bool)
 
@@ -34,6 +34,15 @@ def true_divide(a: Spec, b: Spec) -> Spec:
 
 def same(x: Spec, **_) -> Spec:
     return x
+
+
+def numbers(what: str, rule):
+    """``rule`` for an op numpy refuses on bools (``-`` of a bool, ``np.sign`` of one): the
+    shape rule refuses them too, so a graph fails where it is built, not where it runs."""
+    def infer(*specs: Spec, **attrs) -> Spec:
+        require_kind(what, "fiu", *specs)
+        return rule(*specs, **attrs)
+    return infer
 
 
 def with_scalars(*scalar_attrs):
@@ -123,7 +132,7 @@ defop("AddN", _add_n, _add_n_infer, inputs=("*xs",), fname="add_n", torch_name="
       grads=(lambda F, g: g,))
 
 
-defop("Sub", np.subtract, binary, inputs=("a", "b"), fname="sub", examples=BINARY,
+defop("Sub", np.subtract, numbers("subtraction", binary), inputs=("a", "b"), fname="sub", examples=BINARY,
       algebra=Algebra(neutral=(None, 0.0)),
       grads=(lambda F, g, a_shape: ub(F, g, a_shape),
              lambda F, g, b_shape: ub(F, F.neg(g), b_shape)))
@@ -223,7 +232,7 @@ defop("ClipByValue", _clip, with_scalars("lo", "hi"), inputs=("x",), fname="clip
 
 # --- unary math -----------------------------------------------------------------
 
-defop("Neg", np.negative, same, inputs=("x",), fname="neg", examples=UNARY,
+defop("Neg", np.negative, numbers("negation", same), inputs=("x",), fname="neg", examples=UNARY,
       algebra=Algebra(involution=True),
       grads=(lambda F, g: F.neg(g),))
 defop("Exp", np.exp, floating, inputs=("x",), fname="exp", examples=UNARY,
@@ -234,7 +243,7 @@ defop("Sqrt", np.sqrt, floating, inputs=("x",), fname="sqrt", examples=POSITIVE,
       grads=(lambda F, g, out: F.div(g, F.mul(out, 2.0)),))
 defop("Abs", np.abs, same, inputs=("x",), fname="abs", examples=UNARY,
       grads=(lambda F, g, x: F.mul(g, F.sign(x)),))
-defop("Sign", np.sign, same, inputs=("x",), fname="sign", examples=UNARY,
+defop("Sign", np.sign, numbers("sign", same), inputs=("x",), fname="sign", examples=UNARY,
       grads=(lambda F, g: F.zeros_like(g),))
 defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
       grads=(lambda F, g, out: F.mul(g, F.sub(1.0, F.mul(out, out))),))
@@ -255,7 +264,7 @@ def _relu(x):
     return np.maximum(x, 0)
 
 
-defop("Sigmoid", _sigmoid, floating, inputs=("x",), fname="sigmoid", examples=UNARY,
+defop("Sigmoid", _sigmoid, numbers("sigmoid", floating), inputs=("x",), fname="sigmoid", examples=UNARY,
       grads=(lambda F, g, out: F.mul(g, F.mul(out, F.sub(1.0, out))),))
 defop("Relu", _relu, lambda x: Spec(x.shape, np.result_type(x.dtype, 0)), inputs=("x",), fname="relu", examples=UNARY,
       grads=(lambda F, g, out: F.where(F.gt(out, 0.0), g, 0.0),))

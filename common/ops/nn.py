@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..examples import Example as E, ints
 from ..registry import Spec, defop
-from ..shapes import fmt_shape, normalize_axes
+from ..shapes import fmt_shape, normalize_axes, require_kind
 from .elementwise import floating
 
 
@@ -46,6 +46,7 @@ def _log_softmax(x, axis=-1):
 
 
 def _softmax_infer(x: Spec, axis=-1) -> Spec:
+    require_kind("softmax", "fiu", x)         # the max-shift subtracts: numpy refuses bools
     if x.shape is not None:
         normalize_axes(axis, len(x.shape))
     return floating(x)
@@ -88,6 +89,7 @@ def _xent(logits, labels):
 
 
 def _xent_infer(logits: Spec, labels: Spec) -> Spec:
+    require_kind("softmax", "fiu", logits)
     if not np.issubdtype(labels.dtype, np.integer):
         raise ShapeError(f"labels must be integers, not {labels.dtype}")
     if logits.shape is not None and labels.shape is not None:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DTypeError, ShapeError
+from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
-from ..shapes import fmt_shape
+from ..shapes import fmt_shape, require_kind
 from .conv import channels_last, from_channels_last, output_size, resolve_padding, spatial
 
 __all__ = ["pool_output_shape"]
@@ -49,9 +49,9 @@ def _geometry(x, ksize, strides, padding):
     return pads, out
 
 
-def _check_float(x):
-    if x.dtype.kind != "f":
-        raise DTypeError(f"pooling is not implemented for {x.dtype} tensors (floats only)")
+def _check_float(*tensors):
+    """Pooling takes floats only (arrays or Specs): impl and infer refuse alike."""
+    require_kind("pooling", "f", *tensors)
 
 
 def _padded(x, pads, value):
@@ -188,14 +188,17 @@ def pool_output_shape(shape, ksize, strides, padding, data_format) -> tuple | No
 
 
 def _pool_infer(x: Spec, ksize=(2, 2), strides=(2, 2), padding="VALID", data_format="NHWC", **_) -> Spec:
+    _check_float(x)
     return Spec(pool_output_shape(x.shape, ksize, strides, padding, data_format), x.dtype)
 
 
 def _like_first(x: Spec, other: Spec, **_) -> Spec:
+    _check_float(x)
     return Spec(x.shape, np.result_type(x.dtype, other.dtype))
 
 
 def _like_ref(g: Spec, ref: Spec, data_format="NHWC", **_) -> Spec:
+    _check_float(g)
     if ref.shape is None or g.shape is None:
         return Spec(ref.shape, g.dtype)
     n, c = (g.shape[0], g.shape[3]) if data_format == "NHWC" else (g.shape[0], g.shape[1])
@@ -204,6 +207,7 @@ def _like_ref(g: Spec, ref: Spec, data_format="NHWC", **_) -> Spec:
 
 
 def _max_grad_infer(x: Spec, h: Spec, ksize=(2, 2), strides=(2, 2), padding="VALID", data_format="NHWC"):
+    _check_float(x)
     return Spec(pool_output_shape(x.shape, ksize, strides, padding, data_format),
                 np.result_type(x.dtype, h.dtype))
 

@@ -37,6 +37,7 @@ from ..errors import ShapeError
 from ..examples import Example as E, ints
 from ..philox import GuardedPhiloxRandom
 from ..registry import Spec, defop
+from ..shapes import require_kind
 
 __all__ = ["DEFAULT_GRAPH_SEED", "stream"]
 
@@ -112,6 +113,7 @@ def _multinomial(logits, num_samples, dtype, seed=None, seed2=None, rng=None):
     stream from ``start_row * (num_samples + 3) / 4`` blocks on, so the draws depend on the
     split: :func:`~common.philox.shard_blocks` reproduces it for ``rng.threads``."""
     logits = np.asarray(logits)
+    require_kind("multinomial", "f", logits)   # (numpy's finfo below would say "not inexact")
     batch, classes = logits.shape
     out = np.empty((batch, int(num_samples)), dtype)
     if out.size == 0:
@@ -133,6 +135,10 @@ def _multinomial(logits, num_samples, dtype, seed=None, seed2=None, rng=None):
 
 
 def _multinomial_infer(logits: Spec, num_samples, dtype, **_) -> Spec:
+    """Float logits only: PyTorch 2.13 refuses others ("multinomial only supports floating-point
+    dtypes"), TF 2.21 builds the node and fails when it runs (no int kernel); refused here at
+    build time, the earlier of the two."""
+    require_kind("multinomial", "f", logits)
     if logits.shape is not None and len(logits.shape) != 2:
         raise ShapeError(f"logits should be a matrix, got shape {list(logits.shape)}")
     batch = None if logits.shape is None else logits.shape[0]

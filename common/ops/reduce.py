@@ -68,7 +68,15 @@ def _extreme_grad(F, g, x, out, axis, keepdims):
 
 def _sum(x, axis=None, keepdims=False):
     """``np.sum`` without its Python-level dispatch (it calls exactly this): same bits, ~2x less
-    overhead; arguments by position (``axis, dtype, out, keepdims``), cheaper than keywords."""
+    overhead; arguments by position (``axis, dtype, out, keepdims``), cheaper than keywords.
+
+    The result dtype is numpy's (:func:`_sum_dtype`: an int32 or bool sum is int64), which is
+    PyTorch's (``torch.sum`` of int32 is int64).  TF keeps the integer dtype; that stays a
+    surface choice, made where ``tf.reduce_sum``/``reduce_mean`` build the op
+    (``staticgraph.ops.core_ops._reduce`` casts the result back, inside the op's scope), because the two
+    frameworks disagree on one op: declaring it here would take an attribute (``dtype``) that
+    only one surface sets, for the same values -- integer sums wrap the same way whether cast
+    before or after adding (arithmetic modulo 2**32 commutes with the cast)."""
     return np.add.reduce(x, axis, None, None, keepdims)
 
 

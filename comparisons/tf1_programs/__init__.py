@@ -21,7 +21,7 @@ import contextlib
 import io
 import pathlib
 
-__all__ = ["PROGRAMS", "KNOWN_DIFFERENCES", "run", "expected"]
+__all__ = ["PROGRAMS", "KNOWN_DIFFERENCES", "REQUIRES", "run", "expected"]
 
 HERE = pathlib.Path(__file__).parent
 PROGRAMS = ("cnn", "charrnn", "linreg", "evaluate", "seeded_mlp")
@@ -32,6 +32,10 @@ KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {
     "linreg": {11: "gradient tensor names: TF ends with a tuple/control_dependency identity"},
 }
 """Per program: line index (0-based) of ``expected`` -> why staticgraph prints it differently."""
+
+REQUIRES: dict[str, str] = {"linreg": "tensorboard"}
+"""Per program: the optional package it needs (``tf.summary`` writes with tensorboard's own
+protos, the ``[tensorboard]`` extra); without it the program cannot run, so a test skips it."""
 
 
 def source(name: str) -> str:

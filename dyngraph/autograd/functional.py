@@ -1,7 +1,7 @@
 """``torch.autograd.functional``: jacobian, hessian, vjp, jvp, hvp, vhp of a Python function.
 
-All are built on :func:`dyngraph.autograd.grad`.  Reverse mode gives a
-vector-Jacobian product directly; ``jvp`` uses the double-vjp trick (the vjp
+All are built on :func:`dyngraph.autograd.grad` (from :mod:`dyngraph.autograd.engine`).
+Reverse mode gives a vector-Jacobian product directly; ``jvp`` uses the double-vjp trick (the vjp
 is linear in its vector ``u``, so differentiating ``u -> vjp(u)`` against
 ``v`` gives ``J v``).  Inputs are detached copies that require grad, so the
 caller's tensors are never part of the graphs built here.
@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..functions import reshape, stack
 from ..grad_mode import enable_grad
 from ..tensor import Tensor, make
+from .engine import grad
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
@@ -40,7 +42,6 @@ def _prepare(inputs: tuple, create_graph: bool) -> tuple:
 
 def _grads(outputs, inputs, grad_outputs, create_graph: bool) -> tuple:
     """Like ``grad`` but zeros (not errors) for inputs the outputs do not depend on."""
-    from . import grad  # the walk is the package's, and the package imports this module
     outs = [o for o in outputs if o.requires_grad]
     gos = [g for o, g in zip(outputs, grad_outputs) if o.requires_grad]
     if not outs:
@@ -113,7 +114,6 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False,
                         for oo in outs]
                 for j, g in enumerate(_grads(outs, xs, seed, create_graph)):
                     rows[j].append(g)
-            from ..functions import reshape, stack
             blocks = tuple(reshape(stack(r) if r else make(np.zeros((0,) + x._data.shape,
                                                                     x._data.dtype)),
                                    o._data.shape + x._data.shape) for r, x in zip(rows, xs))

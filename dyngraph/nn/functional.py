@@ -22,7 +22,8 @@ from .. import functions as _f
 from .. import pointwise as _pw
 from .. import reductions as _reductions
 from ..engine import apply
-from ..functions import OPS, _names, _t, where
+from ..functions import OPS, _names, _t
+from ..selection import where
 from ..node import Node, node_class
 from ..tensor import make
 from .functional_layers import *  # noqa: F403  (the layer functions live there)

@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from common import REGISTRY, ShapeRef, layers
+from common import REGISTRY, ShapeError, ShapeRef, layers
+from common.ops.conv import check_channels
 
 from .. import creation
 from ..random import default_generator
 from ..random_kernels import bernoulli_scalar
 from ..engine import apply
-from ..functions import OPS, squeeze, unsqueeze, where
+from ..errors import SizeMismatchError
+from ..functions import OPS, squeeze, unsqueeze
+from ..selection import where
 from ..grad_mode import no_grad
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
@@ -61,11 +64,11 @@ def _check_conv_input(input, weight, groups, name, rank):
     if input.dim() not in (rank - 1, rank):
         raise RuntimeError(f"Expected {rank - 1}D (unbatched) or {rank}D (batched) input to {name}, "
                            f"but got input of size: {list(shape)}")
-    c = shape[1] if input.dim() == rank else shape[0]
-    if c != weight.shape[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-                           f"input{list(shape)} to have {weight.shape[1] * groups} channels, but got "
-                           f"{c} channels instead")
+    batched = list(shape) if input.dim() == rank else [1, *shape]   # PyTorch names it batched
+    try:
+        check_channels(batched[1], weight.shape[1], groups, batched, weight.shape)
+    except ShapeError as e:
+        raise SizeMismatchError(e.torch) from None
 
 
 def _add_bias(y, bias):

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Callable, Iterator
+from collections.abc import Mapping
+from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 
 from ..device import check_device
 from ..dtypes import np_dtype_of
 from ..grad_mode import no_grad
-from ..printing import tensor_repr
-from ..tensor import RemovableHandle, Tensor, init_slots, make
+from ..node import RemovableHandle
+from ..tensor import Tensor, make
 from . import functional as F
 from . import init
+from .parameter import Parameter
 
 __all__ = ["Parameter", "Module", "Linear", "Identity", "Unflatten"]  # Flatten: nn/layers.py
 
@@ -30,29 +32,17 @@ def _typename(value) -> str:
     return f"torch.{value.dtype.legacy}" if isinstance(value, Tensor) else type(value).__name__
 
 
-class Parameter(Tensor):
-    """A leaf tensor a Module registers as one of its parameters (requires grad by default)."""
+class IncompatibleKeys(NamedTuple):
+    """What ``load_state_dict`` returns (non-strict loads report what did not match)."""
 
-    __slots__ = ()
-
-    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
-        t = object.__new__(cls)
-        init_slots(t, np.zeros(0, np.float32) if data is None else data._data, False, None)
-        t.requires_grad = requires_grad
-        return t
-
-    def __init__(self, data=None, requires_grad: bool = True):
-        pass
-
-    def __deepcopy__(self, memo: dict) -> "Parameter":
-        """A new Parameter over a copy of the data (its ``.grad`` is not copied, as PyTorch)."""
-        new = memo[id(self)] = Parameter(make(self._data.copy()), self.requires_grad)
-        return new
+    missing_keys: list
+    unexpected_keys: list
 
     def __repr__(self) -> str:
-        return "Parameter containing:\n" + tensor_repr(self)
-
-    __str__ = __repr__
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+                f"unexpected_keys={self.unexpected_keys})")
 
 
 class Module:
@@ -246,10 +236,49 @@ class Module:
                 m.state_dict(out, prefix + name + ".", keep_vars)
         return out
 
-    def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False):
-        """Copy ``state_dict`` into parameters and buffers: all of them or, on any error, none."""
-        from ..serialization import load_state_dict
-        return load_state_dict(self, state_dict, strict)
+    def load_state_dict(self, state_dict: dict, strict: bool = True,
+                        assign: bool = False) -> IncompatibleKeys:
+        """Copy ``state_dict``'s values into this module's parameters -- all of them or none.
+
+        PyTorch's checks and wording (missing/unexpected keys when ``strict``, size
+        mismatches always), but every check runs before the first copy, so a
+        refused state dict leaves the module exactly as it was (PyTorch may have
+        copied some parameters by the time it raises).
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = self.state_dict(keep_vars=True)  # parameters and persistent buffers
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict and missing:
+            errors.append("Missing key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if strict and unexpected:
+            errors.append("Unexpected key(s) in state_dict: "
+                          + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+        for name, p in own.items():
+            value = state_dict.get(name)
+            if name not in state_dict:
+                continue
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{name}", expected '
+                              "torch.Tensor or Tensor-like object from checkpoint but received "
+                              f"{type(value)}")
+            elif value.shape != p.shape:
+                errors.append(f"size mismatch for {name}: copying a param with shape {value.shape} "
+                              f"from checkpoint, the shape in current model is {p.shape}.")
+            elif not np.can_cast(value.np_dtype, p.np_dtype, "same_kind"):
+                errors.append(f"dtype mismatch for {name}: cannot copy a {value.dtype} param from "
+                              f"checkpoint into the {p.dtype} param of the current model.")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                               + "\n\t".join(errors))
+        with no_grad():
+            for name, p in own.items():
+                if name in state_dict:
+                    p.copy_(state_dict[name])
+        return IncompatibleKeys(missing, unexpected)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         for p in self.parameters():

@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ..grad_mode import no_grad
+from ..grad_mode import enable_grad, no_grad
 from ..tensor import Tensor, make
 
 __all__ = ["Optimizer", "required"]
@@ -127,7 +127,6 @@ class Optimizer:
         optimizer's state as they were.  A parameter listed twice is updated twice."""
         loss = None
         if closure is not None:
-            from ..grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
         for p, (data, changes, count) in self._new_values().items():   # then write them all

@@ -31,6 +31,7 @@ __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "max_pool
 
 _R = REGISTRY
 _PADDINGS = ("SAME", "VALID")
+_CONV_DTYPES = ("float16", "bfloat16", "float32", "float64", "int32")
 
 
 def _spatial_pair(v, data_format: str, what: str) -> tuple[int, int]:
@@ -69,11 +70,11 @@ def conv2d(input=None, filter=None, strides=None, padding=None, use_cudnn_on_gpu
     """2-d convolution of ``input`` by ``filter`` ``[kh, kw, in, out]`` (TF1 signature)."""
     x = convert_to_tensor(input)
     w = convert_to_tensor(filter if filter is not None else filters)
+    if x.dtype.name not in _CONV_DTYPES:   # TF's list; the registry's Conv2D takes int64 too (PyTorch does)
+        raise TypeError(f"Value passed to parameter 'input' has DataType {x.dtype.name} not in list of "
+                        f"allowed values: {', '.join(_CONV_DTYPES)}")
     c, fc = _channels(x, data_format), (None if w._shape is None else w._shape[2])
-    if c is not None and fc is not None and c % fc:
-        raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter ({fc}) "
-                         f"for '{name or 'Conv2D'}' with input shapes: {_shapes(x, w)}.")
-    groups = 1 if c is None or fc is None else c // fc
+    groups = 1 if c is None or fc is None else max(c // fc, 1)   # Conv2D's rule checks c == fc * groups
     attrs = dict(strides=_spatial_pair(strides, data_format, "strides"),
                  padding=_padding(padding, data_format, "Conv2D"),
                  dilations=_spatial_pair(dilations, data_format, "dilations"), groups=groups,
@@ -93,10 +94,6 @@ def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data
                  data_format=fmt, filter_format="HWIO")
     with get_default_graph().name_scope(name or "depthwise") as scope:  # the reshape inside it
         return apply(_R["Conv2D"], (x, reshape(w, (kh, kw, 1, c * m))), attrs, name=scope)
-
-
-def _shapes(*ts) -> str:
-    return ", ".join("[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]" for t in ts)
 
 
 def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,

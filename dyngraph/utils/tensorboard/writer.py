@@ -26,6 +26,8 @@ import numpy as np
 
 from common import tensorboard as tb
 
+from ... import jit
+
 __all__ = ["SummaryWriter", "FileWriter"]
 
 
@@ -147,7 +149,6 @@ class SummaryWriter:
         The traced graph is a staticgraph graph (the jit bridge), written as a
         TF ``GraphDef`` by ``staticgraph.interop.graph_def``.
         """
-        from ... import jit
         from staticgraph.interop.graph_def import as_graph_def   # the jit bridge's graph, not the engine
         args = input_to_model if isinstance(input_to_model, tuple) else (
             tuple(input_to_model) if isinstance(input_to_model, list) else (input_to_model,))
@@ -156,7 +157,7 @@ class SummaryWriter:
         if verbose:
             print(traced.graph)
         tb.require()
-        from tensorboard.compat.proto import config_pb2, step_stats_pb2
+        from tensorboard.compat.proto import config_pb2, step_stats_pb2  # optional (tb.require)
         stats = config_pb2.RunMetadata(step_stats=step_stats_pb2.StepStats(
             dev_stats=[step_stats_pb2.DeviceStepStats(device="/device:CPU:0")]))
         self._get_file_writer().add_graph((graph_def, stats))
