@@ -8,8 +8,9 @@ plan for every ``feed_dict``.
 The package root holds only TF's public namespaces (``nn``, ``train``, ``layers``, ``losses``,
 ``metrics``, ``summary``, ``data``, ``gfile``, ``io``, ``random``, ``math``, ``initializers``,
 ``keras``, ``compat``, ``errors``, ``dtypes``, ``nest``, ``debugging``, ``autograph``, ``logging``);
-the engine lives in subpackages laid out like TensorFlow's own ``python/`` tree, in the order data
-flows through them::
+``nn``, ``train``, ``metrics``, ``summary`` and ``initializers`` only re-export.  The engine lives
+in subpackages laid out like TensorFlow's own ``python/`` tree, in the order data flows through
+them::
 
     framework/   graph (Graph, Operation, Tensor, name scopes, regions), build (apply(): the one
                  way a registry op becomes a node), kinds (the engine's own node kinds: lowering,
@@ -23,8 +24,8 @@ flows through them::
     compiler/    prune, order (with read/write hazards), passes, liveness, emit
     client/      session (compile once per signature, then run generated code); distributed/
                  (Session(target=<dask>), an optional extra imported only when asked for)
-    training/    variables, variable_scope, moving_averages, learning_rate_decay, saver,
-                 checkpoint_state
+    training/    variables, variable_scope, initializers, optimizers, learning_rate_decay,
+                 moving_averages, saver, checkpoint_state, metrics, summary
     interop/     serialize (the graph as JSON, checked by graph_schema), graph_def, onnx/
 """
 from __future__ import annotations

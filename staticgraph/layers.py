@@ -35,7 +35,7 @@ from .framework.build import F, constant, convert_to_tensor
 from .control.control_flow import cond
 from .framework.graph import Tensor, get_default_graph
 from .framework.graph_keys import GraphKeys
-from .initializers import Ones, Zeros
+from .training.initializers import Ones, Zeros
 from .keras import regularizers
 from .ops.core_ops import identity, matmul, multiply, reshape, subtract, where
 from .training.variable_scope import get_variable, variable_scope

@@ -32,7 +32,7 @@ from .. import dtypes as _dtypes
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.graph_keys import GraphKeys
-from ..initializers import Zeros
+from .initializers import Zeros
 from ..ops.core_ops import cast, minimum, multiply, pow as _pow, subtract, truediv
 from ..framework.sources import group
 from .variable_scope import get_variable, get_variable_scope, variable_scope

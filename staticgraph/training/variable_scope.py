@@ -27,7 +27,7 @@ import enum
 from .. import dtypes as _dtypes
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
-from ..initializers import GlorotUniform, Zeros
+from .initializers import GlorotUniform, Zeros
 from ..framework.shape import TensorShape
 from .variables import Variable, _root
 
