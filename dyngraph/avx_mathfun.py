@@ -42,6 +42,7 @@ _SIN_COS = np.array([[-1.9515295891E-4, 8.3321608736E-3, -1.6666654611E-1],    #
 """The octant polynomials' coefficients, sin's and cos's side by side, evaluated together."""
 _FOPI = f32(1.27323954473516)  # 4 / pi
 _EXPONENT = np.int32(0x7F800000)
+_SIGN = np.int32(-0x80000000)
 
 
 def log256_ps(x: np.ndarray) -> np.ndarray:
@@ -65,21 +66,29 @@ def sincos256_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``sincos256_ps`` computes them: reduce by pi/4 in three FMA steps, then the Cephes
     polynomial for each octant (both are evaluated, as in the kernel, here side by side)."""
     x = np.asarray(x, f32)
-    sin_negative = np.signbit(x)
+    sin_sign = x.view(np.int32) & _SIGN                 # signs as sign bits, applied by xor
     x = np.abs(x)
-    j = (np.trunc(x * _FOPI).astype(np.int32) + 1) & ~1     # j = (j + 1) & ~1
+    j = (x * _FOPI).astype(np.int32)                    # x >= 0: the cast truncates
+    j += 1
+    j &= ~1                                             # j = (j + 1) & ~1
     y = j.astype(f32)
-    sin_negative ^= (j & 4) != 0
-    cos_negative = (~(j - 2) & 4) != 0
+    sin_sign ^= (j << 29) & _SIGN                       # j & 4: sin changes sign
+    cos_sign = ~((j - 2) << 29) & _SIGN                 # ~(j - 2) & 4: cos is negative
     use_sin_poly = (j & 2) == 0    # for sin; cos takes the other polynomial
     x = (x + y * _MINUS_DP[0]) + y * _MINUS_DP[1]   # x = ((x - y*DP1) - y*DP2) - y*DP3, fused;
     x = _fma(y, _MINUS_DP[2], x)                   # DP1, DP2 are short: y * DP exact
     z = x * x
     side_by_side = _SIN_COS.reshape((3, 2) + (1,) * z.ndim)
-    poly = _horner(side_by_side, z.astype(np.float64)) * z            # [sin's, cos's] polynomial in z, times z
+    poly = _horner(side_by_side, z.astype(np.float64))
+    poly *= z                                      # [sin's, cos's] polynomial in z, times z
     # sin: poly * x + x;  cos: poly * z - z * 0.5, then + 1 (GCC fused the first product)
-    ys, yc = _fma(poly, np.stack([x, z]), np.stack([x, -(z * _HALF)]))
-    yc = yc + _ONE
+    factor, addend = np.empty_like(poly), np.empty_like(poly)
+    factor[0], factor[1], addend[0] = x, z, x
+    np.multiply(z, -_HALF, out=addend[1])
+    ys, yc = _fma(poly, factor, addend)
+    yc += _ONE
     s = np.where(use_sin_poly, ys, yc)
     c = np.where(use_sin_poly, yc, ys)
-    return np.where(sin_negative, -s, s), np.where(cos_negative, -c, c)
+    s.view(np.int32)[...] ^= sin_sign
+    c.view(np.int32)[...] ^= cos_sign
+    return s, c
