@@ -50,23 +50,28 @@ def fma32(a, b, c) -> np.ndarray:
 def fma32_unchecked(a, b, c) -> np.ndarray:
     """``a * b + c`` (float32 operands) through one float64 multiply-add, cast to float32.
 
-    This is :func:`fma32` without the tie repair, in three numpy calls: it rounds once,
-    as an FMA does, wherever the float64 sum is exact or does not land halfway between two
-    float32s.  Only for inputs from a finite set checked exhaustively against
-    :func:`fma32` (the AVX2 polynomials on every uniform float32 PyTorch can draw)."""
-    s = np.multiply(a, b, dtype=np.float64)   # exact: 24 + 24 bits
-    s += c
+    This is :func:`fma32` without the tie repair: it rounds once, as an FMA does, wherever
+    the float64 sum is exact or does not land halfway between two float32s.  Only for
+    inputs from a finite set checked exhaustively against :func:`fma32` (the AVX2
+    polynomials on every uniform float32 PyTorch can draw)."""
+    s = _f64(a) * _f64(b)                 # exact: 24 + 24 bits (same-dtype ufuncs: the
+    s += _f64(c)                          # cheapest calls numpy has, for short arrays)
     return s.astype(np.float32)
 
 
 def horner32_unchecked(coefs, x) -> np.ndarray:
     """``((c0 * x + c1) * x + c2) ...`` in float32, each step one :func:`fma32_unchecked`
-    (as GCC compiles it: one FMA per step); ``x`` an array, float32 or float64 holding
-    float32 values (then it is converted once, not per step)."""
+    (as GCC compiles it: one FMA per step); ``x`` an array.  The steps stay in float64,
+    each rounded to float32 and back, so no call mixes dtypes."""
+    coefs, x = np.asarray(coefs, np.float64), np.asarray(x, np.float64)
     y = coefs[0]
-    for c in coefs[1:]:
-        y = fma32_unchecked(y, x, c)
-    return y
+    for c in coefs[1:-1]:
+        s = y * x
+        s += c
+        y = s.astype(np.float32).astype(np.float64)
+    s = y * x
+    s += coefs[-1]
+    return s.astype(np.float32)
 
 
 def _fma32(a, b, c) -> np.ndarray:
