@@ -62,16 +62,20 @@ def fma32_unchecked(a, b, c) -> np.ndarray:
 def horner32_unchecked(coefs, x) -> np.ndarray:
     """``((c0 * x + c1) * x + c2) ...`` in float32, each step one :func:`fma32_unchecked`
     (as GCC compiles it: one FMA per step); ``x`` an array.  The steps stay in float64,
-    each rounded to float32 and back, so no call mixes dtypes."""
+    each rounded to float32 and back, in two buffers: no call mixes dtypes (slow on short
+    arrays) or allocates (slow on long ones)."""
     coefs, x = np.asarray(coefs, np.float64), np.asarray(x, np.float64)
-    y = coefs[0]
+    shape = np.broadcast_shapes(coefs.shape[1:], x.shape)
+    y, rounded = np.empty(shape), np.empty(shape, np.float32)   # one buffer each, reused
+    np.multiply(coefs[0], x, out=y)
     for c in coefs[1:-1]:
-        s = y * x
-        s += c
-        y = s.astype(np.float32).astype(np.float64)
-    s = y * x
-    s += coefs[-1]
-    return s.astype(np.float32)
+        y += c
+        rounded[...] = y                  # each step rounded to float32 (and back, exactly)
+        y[...] = rounded
+        y *= x
+    y += coefs[-1]
+    rounded[...] = y
+    return rounded
 
 
 def _fma32(a, b, c) -> np.ndarray:
