@@ -50,10 +50,16 @@ def log256_ps(x: np.ndarray) -> np.ndarray:
     kernel's clamps for zero, negative and denormal input are left out), as ``log256_ps``
     computes it."""
     bits = np.asarray(x, f32).view(np.int32)
-    x = ((bits & ~_EXPONENT) | _HALF.view(np.int32)).view(f32)  # mantissa in [0.5, 1)
-    small = x < _SQRTHF            # then e -= 1 and x = x + x - 1, else x = x - 1
-    e = ((bits >> 23) - 126 - small).astype(f32)              # exponent, exact as a float
-    x = (x - _ONE) + np.where(small, x, f32(0))
+    m = bits & ~_EXPONENT
+    m |= _HALF.view(np.int32)      # x's bits with the exponent of [0.5, 1)
+    small = m - _SQRTHF.view(np.int32)
+    small >>= 31                   # -1 (all bits) where x < sqrt(1/2): then e -= 1 and
+    e = bits >> 23                 # x = x + x - 1, else x = x - 1 (masks, not np.where,
+    e -= 126                       # which is slow on a random condition)
+    e += small
+    e = e.astype(f32)              # exponent, exact as a float
+    x = m.view(f32)
+    x = (x - _ONE) + (m & small).view(f32)
     z = x * x
     y = _horner(_LOG_P, x.astype(np.float64)) * x
     y = _fma(y, z, e * _LOG_Q1)   # y * z + e * q1: GCC fused the first product
@@ -74,7 +80,9 @@ def sincos256_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     y = j.astype(f32)
     sin_sign ^= (j << 29) & _SIGN                       # j & 4: sin changes sign
     cos_sign = ~((j - 2) << 29) & _SIGN                 # ~(j - 2) & 4: cos is negative
-    use_sin_poly = (j & 2) == 0    # for sin; cos takes the other polynomial
+    use_sin_poly = j & 2           # 0: sin takes the sin polynomial, cos the cos one;
+    use_sin_poly >>= 1             # as a mask (all bits where 0), to swap them by xor
+    use_sin_poly -= 1
     x = (x + y * _MINUS_DP[0]) + y * _MINUS_DP[1]   # x = ((x - y*DP1) - y*DP2) - y*DP3, fused;
     x = _fma(y, _MINUS_DP[2], x)                   # DP1, DP2 are short: y * DP exact
     z = x * x
@@ -87,8 +95,11 @@ def sincos256_ps(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     np.multiply(z, -_HALF, out=addend[1])
     ys, yc = _fma(poly, factor, addend)
     yc += _ONE
-    s = np.where(use_sin_poly, ys, yc)
-    c = np.where(use_sin_poly, yc, ys)
-    s.view(np.int32)[...] ^= sin_sign
-    c.view(np.int32)[...] ^= cos_sign
-    return s, c
+    ys, yc = ys.view(np.int32), yc.view(np.int32)
+    swap = ys ^ yc
+    swap &= use_sin_poly
+    sin_sign ^= yc                 # s = where(use_sin_poly, ys, yc), sign applied
+    sin_sign ^= swap
+    cos_sign ^= ys                 # c = where(use_sin_poly, yc, ys), sign applied
+    cos_sign ^= swap
+    return sin_sign.view(f32), cos_sign.view(f32)
