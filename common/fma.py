@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["fma32", "fma64", "horner32"]
+__all__ = ["fma32", "fma32_unchecked", "fma64", "horner32_unchecked"]
 
 _HALF_ULP32 = np.uint64(1 << 28)   # the 29 bits a float64 -> float32 cast drops, at a tie
 _DROPPED32 = np.uint64((1 << 29) - 1)
@@ -47,13 +47,35 @@ def fma32(a, b, c) -> np.ndarray:
     return _fma32(*(np.atleast_1d(_f64(x)) for x in (a, b, c))).reshape(shape)
 
 
-def horner32(coefs, x) -> np.ndarray:
-    """``((c0 * x + c1) * x + c2) ...`` in float32, each step one FMA (as GCC compiles it);
-    ``x`` an array."""
-    x, y = _f64(x), coefs[0]
-    for c in coefs[1:]:
-        y = _fma32(_f64(y), x, _f64(c))
-    return y
+def fma32_unchecked(a, b, c) -> np.ndarray:
+    """``a * b + c`` (float32 operands) through one float64 multiply-add, cast to float32.
+
+    This is :func:`fma32` without the tie repair: it rounds once, as an FMA does, wherever
+    the float64 sum is exact or does not land halfway between two float32s.  Only for
+    inputs from a finite set checked exhaustively against :func:`fma32` (the AVX2
+    polynomials on every uniform float32 PyTorch can draw)."""
+    s = _f64(a) * _f64(b)                 # exact: 24 + 24 bits (same-dtype ufuncs: the
+    s += _f64(c)                          # cheapest calls numpy has, for short arrays)
+    return s.astype(np.float32)
+
+
+def horner32_unchecked(coefs, x) -> np.ndarray:
+    """``((c0 * x + c1) * x + c2) ...`` in float32, each step one :func:`fma32_unchecked`
+    (as GCC compiles it: one FMA per step); ``x`` an array.  The steps stay in float64,
+    each rounded to float32 and back, in two buffers: no call mixes dtypes (slow on short
+    arrays) or allocates (slow on long ones)."""
+    coefs, x = np.asarray(coefs, np.float64), np.asarray(x, np.float64)
+    shape = np.broadcast_shapes(coefs.shape[1:], x.shape)
+    y, rounded = np.empty(shape), np.empty(shape, np.float32)   # one buffer each, reused
+    np.multiply(coefs[0], x, out=y)
+    for c in coefs[1:-1]:
+        y += c
+        rounded[...] = y                  # each step rounded to float32 (and back, exactly)
+        y[...] = rounded
+        y *= x
+    y += coefs[-1]
+    rounded[...] = y
+    return rounded
 
 
 def _fma32(a, b, c) -> np.ndarray:

@@ -212,8 +212,10 @@ def randperm(gen, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
     if n >= (1 << 32) // 20:
         return _randperm_inside_out(gen, n)
-    steps = np.arange(n - 1, dtype=np.int64)
-    targets = steps + (gen.words(n - 1) % (n - steps).astype(np.uint64)).astype(np.int64)
+    offsets = gen.words(n - 1).astype(np.uint32)      # words and spans n - i fit 32 bits,
+    offsets %= np.arange(n, 1, -1, dtype=np.uint32)    # where numpy divides fastest
+    targets = np.arange(n - 1, dtype=np.int64)
+    targets += offsets
     if n > _SWAP_LOOP_MAX:
         return _apply_forward_swaps(targets, n)
     a = list(range(n))
@@ -239,14 +241,20 @@ def _apply_forward_swaps(targets: np.ndarray, n: int) -> np.ndarray:
     step before i that picked ``t[i]``, or ``t[i]`` itself.
     """
     m, positions = len(targets), np.arange(n)
-    # the steps grouped by target, in step order within a group (one sort of unique keys)
-    by_target, order = np.divmod(np.sort(targets * m + np.arange(m)), m)
-    repeat = np.r_[False, by_target[1:] == by_target[:-1]]
+    # the steps grouped by target, in step order within a group: one sort of unique keys
+    # (target, step), packed as target << b | step (shifts and masks, not a division)
+    b = max(m - 1, 1).bit_length()
+    keys = targets << b
+    keys |= positions[:m]
+    keys.sort()
+    by_target, order = keys >> b, keys & ((1 << b) - 1)
+    repeat = by_target[1:] == by_target[:-1]             # sorted p + 1 has p's target
     prev_same = np.full(m, -1, np.int64)                 # previous step with the same target
-    prev_same[order[repeat]] = order[np.nonzero(repeat)[0] - 1]
-    counts = np.bincount(targets, minlength=n)
-    ends = np.cumsum(counts) - 1                         # each target's last step, if any
-    last = np.where(counts > 0, order[np.maximum(ends, 0)], -1)
+    prev_same[order[1:][repeat]] = order[:-1][repeat]
+    group_end = np.ones(m, bool)
+    np.logical_not(repeat, out=group_end[:-1])
+    last = np.full(n, -1, np.int64)                      # each target's last step, if any
+    last[by_target[group_end]] = order[group_end]
     own = np.nonzero(last[:m] == positions[:m])[0]       # t[p] == p: step p is no earlier step
     last[own] = prev_same[own]
     held = np.where(last >= 0, last, positions)          # pointer doubling to the chain's end

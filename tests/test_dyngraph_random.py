@@ -229,3 +229,27 @@ def test_what_is_not_reproduced_still_has_the_right_distribution():
     np.testing.assert_allclose((w @ w.T).numpy(), np.eye(64), atol=2e-6)
     keep = torch.nn.functional.dropout(torch.ones(400, 500), 0.3) != 0
     assert abs(keep.float().mean().item() - 0.7) < 0.005
+
+
+def test_avx_polynomials_unchecked_fma_is_exact_on_every_uniform(monkeypatch):
+    """``avx_mathfun`` skips ``fma32``'s tie repair (a third of the numpy calls): sound
+    because ``normal_fill`` feeds it only ``1 - u`` and ``2 pi u`` for the 2**24 float32
+    uniforms ``u = k * 2**-24``, and on all of them it equals the checked FMA, bit for bit."""
+    from functools import reduce
+
+    from common.fma import fma32
+    from dyngraph import avx_mathfun as avx
+    k = np.arange(1 << 24, dtype=np.float32) * np.float32(2.0 ** -24)
+
+    def run(chunk):
+        return [avx.log256_ps(np.float32(1.0) - chunk).view(np.int32),
+                *(v.view(np.int32) for v in avx.sincos256_ps(np.float32(2 * np.pi) * chunk))]
+
+    checked_horner = lambda coefs, x: reduce(lambda y, c: fma32(y, x, c), coefs[1:], coefs[0])
+    for i in range(0, 1 << 24, 1 << 21):
+        fast = run(k[i:i + (1 << 21)])
+        with monkeypatch.context() as m:
+            m.setattr(avx, "_fma", fma32)
+            m.setattr(avx, "_horner", checked_horner)
+            for a, b in zip(fast, run(k[i:i + (1 << 21)])):
+                np.testing.assert_array_equal(a, b)
