@@ -175,6 +175,10 @@ def _loop(doc):
     return next(op for op in doc["ops"] if op["type"] == "StatelessWhile")
 
 
+def _rename(attrs: dict, old: str, new: str) -> None:
+    attrs[new] = attrs.pop(old)
+
+
 def _set(path, value):
     def change(doc):
         *where, last = path(doc)
@@ -197,6 +201,10 @@ FIELDS = [
     (lambda d: _op(d, "Tanh")["inputs"].append("x:0"), r"Tanh takes 1 inputs \(x\), not 2"),
     (lambda d: _op(d, "Tanh")["outputs"].append({"shape": None, "dtype": "<f4"}), r"Tanh has 1 output, not 2"),
     (lambda d: _op(d, "Tanh")["attrs"].update(axis=1), r"Tanh has no attribute 'axis'"),
+    (lambda d: _rename(_op(d, "w/Initializer/initial_value")["attrs"], "value", "values"), r"node 'w/Initializer/initial_value' at ops\[\d+\]: Const has no attribute 'values'"),
+    (lambda d: _op(d, "w/Initializer/initial_value")["attrs"].pop("value"), r"node 'w/Initializer/initial_value' at ops\[\d+\]: Const is missing attribute 'value'"),
+    (lambda d: _rename(_op(d, "w")["attrs"], "shared_name", "name"), r"node 'w' at ops\[\d+\]: VarHandleOp has no attribute 'name'"),
+    (lambda d: _op(d, "w")["attrs"].pop("shared_name"), r"node 'w' at ops\[\d+\]: VarHandleOp is missing attribute 'shared_name'"),
     (lambda d: _op(d, "Tanh")["inputs"].__setitem__(0, "nosuch:0"), r"Node 'Tanh': Unknown input node 'nosuch'"),
     (lambda d: _op(d, "Tanh")["inputs"].__setitem__(0, "MatMul:3"), r"Node 'Tanh': Connecting to invalid output 3 of source node MatMul which has 1 outputs."),
     (lambda d: _op(d, "x")["inputs"].append("Tanh:0"), r"Node 'x': Unknown input node 'Tanh' \(a node may only use nodes listed before it\)"),
@@ -226,6 +234,45 @@ def test_each_field_of_a_file_is_checked_and_the_error_names_file_node_and_field
     doc = _dense_doc()
     change(doc)
     _refused(_saved(tmp_path, json.dumps(doc)), message)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda a: _rename(a, "body", "bodies"), r"StatelessWhile has no attribute 'bodies'"),
+    (lambda a: a.pop("n_vars"), r"StatelessWhile is missing attribute 'n_vars'"),
+])
+def test_a_loops_attributes_are_those_its_kind_declares(change, message):
+    """A While's lowering reads its attributes by name: a file that renamed or dropped one
+    used to load and fail at Session.run with a bare KeyError (issue #26)."""
+    doc = json.loads(tf.to_json(graphfuzz.GRAPHS["loops"]()))
+    loop = _loop(doc)
+    change(loop["attrs"])
+    with pytest.raises(tf.errors.DataLossError, match=r"Cannot parse the JSON graph: node "
+                       rf"{re.escape(repr(loop['name']))} at ops\[\d+\]: {message}$"):
+        tf.from_json(json.dumps(doc))
+
+
+def test_every_node_kind_declares_the_attributes_its_builders_write():
+    """Every graph graphfuzz builds has, in each node of an engine kind, exactly the attributes
+    that kind declares (required ones all there, no other): the declarations match the builders."""
+    from staticgraph.framework.kinds import KINDS
+
+    def nodes(ops):
+        for op in ops:
+            yield op
+            for v in op["attrs"].values():
+                if isinstance(v, dict) and "__region__" in v:
+                    yield from nodes(v["__region__"]["ops"])
+                for r in v.get("__tuple__", []) if isinstance(v, dict) else []:
+                    if isinstance(r, dict) and "__region__" in r:
+                        yield from nodes(r["__region__"]["ops"])
+    seen = set()
+    for build in graphfuzz.GRAPHS.values():
+        for op in nodes(json.loads(tf.to_json(build()))["ops"]):
+            kind = KINDS.get(op["kind"])
+            if kind is not None:
+                seen.add(kind.name)
+                assert kind.attrs <= set(op["attrs"]) <= kind.attrs | kind.optional_attrs, op["name"]
+    assert {"Const", "Placeholder", "VarHandleOp", "ReadVariableOp", "StatelessWhile"} <= seen
 
 
 def test_a_body_is_checked_as_the_graph_is(tmp_path):

@@ -528,4 +528,4 @@ def _lower_case_check(op, ctx: LowerContext) -> Callable:
     return check
 
 
-defkind("CaseCheck", _lower_case_check, stateful=True)
+defkind("CaseCheck", _lower_case_check, stateful=True, attrs=("exclusive", "last_is_default"))

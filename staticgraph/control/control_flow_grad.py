@@ -262,8 +262,13 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
 # --- the kinds, each declared once (a loop's and a cond's two TF type names share one) --------
 
 for _type in LOOP_TYPES:
-    defkind(_type, lower_while, gradient=_while_grad, effects=region_effects, narrow=narrow_while)
+    defkind(_type, lower_while, gradient=_while_grad, effects=region_effects, narrow=narrow_while,
+            attrs=("cond", "body", "n_vars", "captured", "max_iter", "back_prop"),
+            optional_attrs=("computed",))   # a narrowed clone's (see control_flow_prune)
 for _type in BRANCH_TYPES:
-    defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects, narrow=narrow_cond)
-defkind("WhileGrad", _lower_while_grad, gradient=_no_second_order, stateful=True)
-defkind("CondGrad", _lower_cond_grad, gradient=_no_second_order, stateful=True)
+    defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects, narrow=narrow_cond,
+            attrs=("branches", "captured"), optional_attrs=("computed",))
+defkind("WhileGrad", _lower_while_grad, gradient=_no_second_order, stateful=True,
+        attrs=("forward", "n_grads", "fcaps"))
+defkind("CondGrad", _lower_cond_grad, gradient=_no_second_order, stateful=True,
+        attrs=("forward", "n_dys", "fcaps"))

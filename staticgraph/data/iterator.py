@@ -113,10 +113,10 @@ def _lower_get_next(op: Operation, ctx):
     return get_next
 
 
-defkind("OneShotIterator", lambda op, ctx: None, stateful=True)
-defkind("Iterator", lambda op, ctx: None, stateful=True)
-defkind("MakeIterator", _lower_make, effects=_effects)
-defkind("IteratorGetNext", _lower_get_next, effects=_effects)
+defkind("OneShotIterator", lambda op, ctx: None, stateful=True, attrs=("dataset",))
+defkind("Iterator", lambda op, ctx: None, stateful=True, attrs=("dataset",))
+defkind("MakeIterator", _lower_make, effects=_effects, attrs=("dataset", "resource"))
+defkind("IteratorGetNext", _lower_get_next, effects=_effects, attrs=("dataset", "resource", "one_shot"))
 
 
 def make_one_shot_iterator(dataset: Dataset) -> Iterator:

@@ -20,7 +20,11 @@ NoOp, Print, and control flow (``While``/``If`` and their ``Stateless`` forms, d
 * ``returns_state``: its result is a variable's stored array (fetching it copies);
 * ``narrow(op, outs)``: for a node with several outputs that computes each one separately
   (a ``while_loop``'s variables, a ``cond``'s results), a detached clone computing only
-  outputs ``outs`` and reading only the inputs those need (see :func:`.compiler.prune.narrowed`).
+  outputs ``outs`` and reading only the inputs those need (see :func:`.compiler.prune.narrowed`);
+* ``attrs`` / ``optional_attrs``: the attribute names its builder writes and its lowering,
+  gradient and effects read -- always, or only sometimes.  A graph file is checked against
+  them (:mod:`.interop.graph_schema`), so a renamed or missing attribute is refused at load
+  with a DataLossError instead of a bare KeyError at ``Session.run``.
 
 Variables follow TF 2's resource model (what ``tf.compat.v1`` graph mode builds)::
 
@@ -36,7 +40,7 @@ import functools
 import sys
 import threading
 import warnings
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 import numpy as np
 
@@ -125,6 +129,8 @@ class Kind(NamedTuple):
     stateful: bool = False
     returns_state: bool = False
     narrow: Callable[[Operation, frozenset], Operation] | None = None
+    attrs: frozenset[str] = frozenset()
+    optional_attrs: frozenset[str] = frozenset()
 
 
 KINDS: dict[str, Kind] = {}
@@ -133,16 +139,22 @@ KINDS: dict[str, Kind] = {}
 def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
             effects: Callable[[Operation], Effects] | None = None, pure: bool = False,
             stateful: bool = False, returns_state: bool = False,
-            narrow: Callable[[Operation, frozenset], Operation] | None = None) -> Kind:
+            narrow: Callable[[Operation, frozenset], Operation] | None = None,
+            attrs: Iterable[str] = (), optional_attrs: Iterable[str] = ()) -> Kind:
     """Declare a structural node type once: its lowering, gradient, effects and properties.
 
-    >>> defkind("MyNoOp", lambda op, ctx: None)  # doctest: +SKIP
+    ``attrs``: every attribute a node of this kind always has; ``optional_attrs``: those it
+    may have.  A node read from a graph file with any other attribute, or without one of
+    ``attrs``, is refused (:mod:`.interop.graph_schema`): the lowering can rely on them.
+
+    >>> defkind("MyPrint", _print, attrs=("message", "first_n"))  # doctest: +SKIP
     """
     if name in KINDS or name in REGISTRY:
         raise ValueError(f"node kind {name!r} is already declared (as a kind or a registry op): "
                          f"a node's type names one declaration")
     kind = KINDS[name] = Kind(name, lower, gradient, effects, pure,
-                              stateful or effects is not None, returns_state, narrow)
+                              stateful or effects is not None, returns_state, narrow,
+                              frozenset(attrs), frozenset(optional_attrs))
     return kind
 
 
@@ -196,7 +208,8 @@ def _pass_through(op: Operation, out_grads: list, wanted: list[bool]) -> list:
 
 # --- sources -------------------------------------------------------------------------
 
-defkind("Const", lambda op, ctx: Constant(op.attrs["value"]), pure=True)
+defkind("Const", lambda op, ctx: Constant(op.attrs["value"]), pure=True, attrs=("value",),
+        optional_attrs=("dtype",))
 
 
 def _placeholder(op, ctx):
@@ -217,8 +230,9 @@ def _identity(x):
     return x
 
 
-defkind("Placeholder", _placeholder)
-defkind("PlaceholderWithDefault", lambda op, ctx: _identity, gradient=_pass_through)
+defkind("Placeholder", _placeholder, attrs=("dtype", "shape"))
+defkind("PlaceholderWithDefault", lambda op, ctx: _identity, gradient=_pass_through,
+        attrs=("shape",))
 defkind("NoOp", lambda op, ctx: None)
 
 
@@ -443,12 +457,13 @@ def _is_initialized(op, ctx):
 
 defkind("VarHandleOp",
         lambda op, ctx: Constant(VariableHandle(op.attrs["shared_name"], ctx.state.variables)),
-        pure=True)
-defkind("ReadVariableOp", _read, gradient=_pass_through, effects=_reads, returns_state=True)
-defkind("AssignVariableOp", _assign, effects=_writes)
-defkind("AssignAddVariableOp", _update(np.add), effects=_reads_writes)
-defkind("AssignSubVariableOp", _update(np.subtract), effects=_reads_writes)
-defkind("VarIsInitializedOp", _is_initialized, effects=_reads)
+        pure=True, attrs=("shape", "dtype", "shared_name"))
+defkind("ReadVariableOp", _read, gradient=_pass_through, effects=_reads, returns_state=True,
+        attrs=("var", "dtype"))
+defkind("AssignVariableOp", _assign, effects=_writes, attrs=("var", "dtype"))
+defkind("AssignAddVariableOp", _update(np.add), effects=_reads_writes, attrs=("var", "dtype"))
+defkind("AssignSubVariableOp", _update(np.subtract), effects=_reads_writes, attrs=("var", "dtype"))
+defkind("VarIsInitializedOp", _is_initialized, effects=_reads, attrs=("var",))
 
 
 # --- printing ----------------------------------------------------------------------
@@ -545,5 +560,6 @@ def format_v2(value, summarize: int | None = 3) -> str:
     return dim_text(a, 0)
 
 
-defkind("Print", _print, gradient=_pass_through, stateful=True)
-defkind("PrintV2", _print_v2, stateful=True)
+defkind("Print", _print, gradient=_pass_through, stateful=True,
+        attrs=("message", "first_n", "summarize"))
+defkind("PrintV2", _print_v2, stateful=True, attrs=("template", "output_stream", "end", "summarize"))

@@ -8,10 +8,11 @@ Dask worker -- may come from anyone, so nothing in it is trusted::
              DataLossError: "Cannot parse <source>: <where>: <problem>"
 
 ``check`` walks the whole document once: each field's JSON type; node names (TF's pattern,
-unique), op types (an identifier), kinds (registry ops and the engine's node kinds), a registry op's arity, outputs and attribute names; dtype names from a
-closed list; shapes of non-negative ints; every reference to a node or tensor (an earlier
-one, as the graph is built in order); loop/branch bodies, datasets and collections; and
-how deep anything nests.  The error names the source, the node and where in the document.
+unique), op types (an identifier), kinds (registry ops and the engine's node kinds), a registry
+op's arity, outputs and attribute names, a node kind's attribute names (as its ``defkind``
+declares them); dtype names from a closed list; shapes of non-negative ints; every reference
+to a node or tensor (an earlier one, as the graph is built in order); loop/branch bodies,
+datasets and collections; and how deep anything nests.  The error names the source, the node and where in the document.
 
 Why so strict: the compiler writes each node's type, name and creation site into the Python
 source it compiles.  Those strings go through ``repr()`` there (:func:`.compiler.emit.comment`),
@@ -219,6 +220,7 @@ class _Checker:
             self.path.pop()
         self.attrs(self.want(d["attrs"], (dict,), "'attrs'"), names)
         self.registry_op(kind, d)
+        self.kind_attrs(kind, d["attrs"])
         names[name] = (kind, len(outputs))
         self.node = outer_node
 
@@ -233,9 +235,24 @@ class _Checker:
         if op.outputs is None and len(d["outputs"]) != 1:
             self.fail(f"{kind} has 1 output, not {len(d['outputs'])}")
         allowed = _attribute_names(op)
-        unknown = set() if allowed is None else set(d["attrs"]) - allowed
+        if allowed is not None:
+            self.attribute_names(kind, d["attrs"], allowed)
+
+    def kind_attrs(self, kind: str, attrs: dict) -> None:
+        """An engine node kind's attributes are those its ``defkind`` declares: its lowering
+        reads them by name, so a renamed or missing one fails here, not at ``Session.run``."""
+        decl = KINDS.get(kind)
+        if decl is not None:
+            self.attribute_names(kind, attrs, decl.attrs | decl.optional_attrs, decl.attrs)
+
+    def attribute_names(self, kind: str, attrs: dict, allowed: frozenset,
+                        required: frozenset = frozenset()) -> None:
+        unknown = set(attrs) - allowed
         if unknown:
             self.fail(f"{kind} has no attribute {sorted(unknown)[0]!r}")
+        missing = required - set(attrs)
+        if missing:
+            self.fail(f"{kind} is missing attribute {sorted(missing)[0]!r}")
 
     def shape(self, shape: Any) -> None:
         if shape is None:

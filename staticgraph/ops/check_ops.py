@@ -79,7 +79,7 @@ def _lower_assert(op: Operation, ctx):
     return kernel
 
 
-defkind("Assert", _lower_assert, stateful=True)
+defkind("Assert", _lower_assert, stateful=True, attrs=("template", "summarize"))
 
 
 def _binary_assert(default: str, compare, symbol: str, x, y, data, summarize, message, name):
@@ -225,4 +225,5 @@ def _lower_check_numerics(op: Operation, ctx):
     return kernel
 
 
-defkind("CheckNumerics", _lower_check_numerics, gradient=_pass_through, stateful=True)
+defkind("CheckNumerics", _lower_check_numerics, gradient=_pass_through, stateful=True,
+        attrs=("message",))

@@ -75,8 +75,9 @@ def _not_differentiable(op: Operation, out_grads: list, wanted: list[bool]) -> l
     return [None] * len(op.inputs)
 
 
-defkind("PyFunc", _lower, gradient=_not_differentiable, stateful=True)
-defkind("PyFuncStateless", _lower, gradient=_not_differentiable, stateful=True)
+defkind("PyFunc", _lower, gradient=_not_differentiable, stateful=True, attrs=("func", "token"))
+defkind("PyFuncStateless", _lower, gradient=_not_differentiable, stateful=True,
+        attrs=("func", "token"))
 
 
 def py_func(func: Callable, inp, Tout, stateful: bool = True, name: str | None = None):  # noqa: N803
