@@ -34,6 +34,7 @@ from ..control.control_flow import BRANCH_TYPES, LOOP_TYPES
 from ..data.graph_form import FORMS
 from ..errors import DataLossError
 from ..framework.kinds import KINDS
+from ..framework.graph import VALID_OP_NAME, VALID_SCOPE_NAME
 
 __all__ = ["parse", "check", "DTYPE_NAMES", "MAX_DEPTH"]
 
@@ -48,7 +49,7 @@ DTYPE_NAMES = frozenset(np.dtype(t).str for t in (
     np.uint16, np.uint32, np.uint64, np.bool_, np.object_)) | {"resource"}
 """Every dtype a graph may name (``to_json`` writes numpy's ``dtype.str``; ``|O`` is tf.string)."""
 
-_NODE_NAME = re.compile(r"[A-Za-z0-9._][A-Za-z0-9_.\\/>-]*")
+_NODE_NAME = re.compile(f"{VALID_OP_NAME.pattern}|_{VALID_SCOPE_NAME.pattern}")
 """TF's node name pattern (``tf.Graph`` refuses others at creation), with a leading ``_`` as
 TF's graph constructor allows it for internal nodes: a distributed partition names the
 placeholders it receives into ``_recv/...``, where no user's name can be."""
