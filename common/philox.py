@@ -143,9 +143,11 @@ class GuardedPhiloxRandom:
 
     Seeds ``(0, 0)`` (or ``None``) mean "unseeded": fresh random seeds, as TF's ``New64()``.
     ``threads`` is the intra-op thread count of the Session, which decides how TF splits the
-    few kernels whose draws depend on the split (:func:`shard_blocks`)."""
+    few kernels whose draws depend on the split (:func:`shard_blocks`).  ``kept`` is what
+    else the kernel keeps for the Session's life with its stream (a candidate sampler's
+    learned counts or alias table), None until the kernel sets it."""
 
-    __slots__ = ("gen", "threads")
+    __slots__ = ("gen", "threads", "kept")
 
     def __init__(self, seed: int | None, seed2: int | None, threads: int | None = None):
         seed, seed2 = seed or 0, seed2 or 0
@@ -153,6 +155,7 @@ class GuardedPhiloxRandom:
             seed, seed2 = secrets.randbits(64), secrets.randbits(64)
         self.gen = PhiloxRandom.from_seeds(seed, seed2)
         self.threads = default_threads() if threads is None else threads
+        self.kept = None
 
     def reserve_samples128(self, blocks: int) -> PhiloxRandom:
         """The stream from here; the op's next reservation starts ``blocks`` later."""

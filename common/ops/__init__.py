@@ -10,8 +10,10 @@
     conv, pool       convolution and its gradients; max/average pooling and padding
     sequence         ops over a sequence axis (ReverseV2, ReverseSequence)
     random           draws from a generator the engine owns
+    candidate        candidate samplers of sampled losses (TF's draws), accidental hits
     special          inverse trig/hyperbolic, atan2, lgamma/digamma/polygamma, xlogy/xdivy
 """
 from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
                sequence, shape, special)
 from . import dynamic_shape  # noqa: F401,E402  (registered after shape, whose tile-sum it reuses)
+from . import candidate  # noqa: F401,E402

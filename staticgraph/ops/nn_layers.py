@@ -20,9 +20,9 @@ import numpy as np
 
 from common import REGISTRY, layers
 
-from ..framework.build import F, F_OPERATORS, apply, convert_to_tensor, is_tensor
+from ..framework.build import F, F_OPERATORS, apply, constant, convert_to_tensor, is_tensor
 from ..framework.graph import Tensor, get_default_graph
-from .core_ops import (expand_dims, gather_index, greater_equal, identity, multiply, realdiv, reduce_mean,
+from .core_ops import (concat, expand_dims, gather_index, greater_equal, identity, multiply, realdiv, reduce_mean,
                        reshape, squeeze, stop_gradient, subtract, where)
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
@@ -268,17 +268,49 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
 def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_indices=True,
                      max_norm=None):
-    """Rows of ``params`` at ``ids``; the gradient scatter-adds (repeated ids accumulate)."""
-    if isinstance(params, (list, tuple)):
-        if len(params) != 1:
-            raise ValueError("embedding_lookup over several partitioned tensors is not supported here")
-        params = params[0]
+    """Rows of ``params`` at ``ids``; the gradient scatter-adds (repeated ids accumulate).
+
+    ``params`` may be a list of shards of one table (TF's partitioned embeddings): with
+    ``partition_strategy="mod"`` shard ``p`` of ``P`` holds ids ``p, p + P, ...``; with
+    ``"div"`` the shards hold consecutive runs of ids, the first ``total % P`` one id more.
+    The lookup reads the shards stacked in order, at each id's row there (a constant table
+    maps id to row), which picks the rows TF's per-shard gathers pick; each shard gets the
+    gradient of its own rows."""
+    shards = list(params) if isinstance(params, (list, tuple)) else [params]
+    if not shards:
+        raise ValueError("Need at least one param")
     with get_default_graph().name_scope(name or "embedding_lookup"):
         ids = convert_to_tensor(ids)
         if not ids.dtype.is_integer:
             raise TypeError(f"Value passed to parameter 'indices' has DataType {ids.dtype.name} not "
                             f"in list of allowed values: int32, int64")
-        return identity(layers.embedding(F, convert_to_tensor(params), ids), name="Identity")
+        shards = [convert_to_tensor(p) for p in shards]
+        if len(shards) == 1:
+            return identity(layers.embedding(F, shards[0], ids), name="Identity")
+        rows = constant(_shard_rows([p._shape[0] if p._shape else None for p in shards],
+                                    partition_strategy), name="shard_rows")
+        table = concat(shards, 0, name="shards")
+        return identity(layers.embedding(F, table, layers.embedding(F, rows, ids)), name="Identity")
+
+
+def _shard_rows(sizes: list, partition_strategy: str) -> np.ndarray:
+    """For each id of a table split into shards of ``sizes`` rows, its row in the shards
+    stacked in order (TF's ``mod`` / ``div`` assignment of ids to shards)."""
+    if partition_strategy not in ("mod", "div"):
+        raise ValueError(f"Unrecognized partition strategy: {partition_strategy}")
+    if any(n is None for n in sizes):
+        raise ValueError("embedding_lookup over several shards needs each shard's first "
+                         "dimension known when the graph is built")
+    n_shards, total = len(sizes), sum(sizes)
+    ids = np.arange(total, dtype=np.int64)
+    if partition_strategy == "mod":
+        shard, local = ids % n_shards, ids // n_shards
+    else:
+        per, extras = divmod(total, n_shards)
+        shard = np.maximum(ids // (per + 1), (ids - extras) // max(per, 1))
+        local = np.where(shard < extras, ids % (per + 1), (ids - extras) % max(per, 1))
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    return starts[shard] + local
 
 
 def bias_add(value, bias, data_format=None, name=None):
