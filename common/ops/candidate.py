@@ -35,6 +35,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..errors import DTypeError
 from ..examples import Example as E, ints
 from ..philox import GuardedPhiloxRandom, PhiloxRandom
 from ..registry import Spec, defop
@@ -46,6 +47,13 @@ __all__ = ["SimplePhilox", "expected_count", "alias_table"]
 _M32, _M64 = 0xFFFFFFFF, (1 << 64) - 1
 _F32 = np.float32
 _INT32_MAX = 2**31 - 1
+
+
+def _invalid(message: str) -> ValueError:
+    """A run-time refusal in TF's words (the engine puts ``tf`` first, as TF's kernels say it)."""
+    err = ValueError(message)
+    err.tf = message
+    return err
 
 
 class SimplePhilox:
@@ -199,23 +207,24 @@ class _Learned(_Sampler):
 class _Fixed(_Sampler):
     """Given unigram weights (``unigrams`` or the last field of each line of ``vocab_file``),
     raised to ``distortion``, after ``num_reserved_ids`` ids of weight 0; of every
-    ``num_shards`` ids only those with ``id % num_shards == shard`` are kept."""
+    ``num_shards`` ids only those with ``id % num_shards == shard`` are kept.  As TF, the
+    word ids go on from the number of reserved ids *kept*, not from ``num_reserved_ids``."""
 
     def __init__(self, range_max, vocab_file, distortion, num_reserved_ids, num_shards, shard,
                  unigrams):
         if not vocab_file and not len(unigrams):
-            raise ValueError("Must provide either vocab_file or unigrams.")
+            raise _invalid("Must provide either vocab_file or unigrams.")
         if vocab_file and len(unigrams):
-            raise ValueError("Must only provide one of vocab_file and unigrams.")
+            raise _invalid("Must only provide one of vocab_file and unigrams.")
         self.range_max = range_max
         reserved = sum(1 for i in range(num_reserved_ids) if i % num_shards == shard)
         raw = _vocab_weights(vocab_file) if vocab_file else [float(w) for w in unigrams]
-        word_ids = range(num_reserved_ids, num_reserved_ids + len(raw))
+        word_ids = range(reserved, reserved + len(raw))   # TF counts on from what it kept
         kept = np.array([w for i, w in zip(word_ids, raw) if i % num_shards == shard], _F32)
         kept = np.power(kept, _F32(distortion), dtype=_F32)
         self.weights = np.concatenate([np.zeros(reserved, _F32), kept])
         if len(self.weights) != range_max:
-            raise ValueError(f"range is {range_max} must be equal to weights size  "
+            raise _invalid(f"range is {range_max} must be equal to weights size  "
                              f"{len(self.weights)}")
         self.total = _F32(0)
         for w in kept:                  # TF's running float sum, in order
@@ -242,7 +251,7 @@ def _vocab_weights(path: str) -> list[float]:
             try:
                 weights.append(float(field))
             except ValueError:
-                raise ValueError(f"Wrong vocabulary format at line: {line}") from None
+                raise _invalid(f"Wrong vocabulary format at line: {line}") from None
     return weights
 
 
@@ -251,13 +260,13 @@ def _vocab_weights(path: str) -> list[float]:
 def _check_true(true_classes, num_true: int, range_max: int) -> np.ndarray:
     true_classes = np.asarray(true_classes)
     if true_classes.ndim != 2:
-        raise ValueError("true_classes must be a matrix")
+        raise _invalid("true_classes must be a matrix")
     if true_classes.shape[1] != num_true:
-        raise ValueError(f"true_classes must have num_true columns, expected: "
+        raise _invalid(f"true_classes must have num_true columns, expected: "
                          f"{true_classes.shape[1]} was: {num_true}")
     bad = (true_classes < 0) | (true_classes >= range_max)
     if bad.any():
-        raise ValueError(f"`true_candidate` out of range [0, {range_max}), received "
+        raise _invalid(f"`true_candidate` out of range [0, {range_max}), received "
                          f"{true_classes[bad][0]}")
     return true_classes
 
@@ -268,7 +277,7 @@ def _draw(sampler: _Sampler, gen: GuardedPhiloxRandom, true_classes, num_true: i
     expected counts, the sampled ids' expected counts; then the sampler learns (if it does)."""
     true_classes = _check_true(true_classes, num_true, sampler.range_max)
     if unique and num_sampled > sampler.range_max:
-        raise ValueError("Sampler's range is too small.")
+        raise _invalid("Sampler's range is too small.")
     rnd = SimplePhilox(gen.reserve_samples32(2048 * num_sampled))
     if unique:
         picked: dict[int, None] = {}
@@ -294,7 +303,7 @@ def _kernel(make: Callable[..., _Sampler], doc: str):
         gen = stream(rng, seed, seed2)
         if gen.kept is None:
             if range_max <= 0:
-                raise ValueError("range_max must be positive")
+                raise _invalid("range_max must be positive")
             gen.kept = make(int(range_max), **config)
         return _draw(gen.kept, gen, true_classes, int(num_true), int(num_sampled), bool(unique))
     impl.__doc__ = doc
@@ -303,8 +312,8 @@ def _kernel(make: Callable[..., _Sampler], doc: str):
 
 def _infer(true_classes: Spec, num_true, num_sampled, unique, range_max, **_) -> tuple:
     if true_classes.dtype != np.int64:
-        raise TypeError(f"Input 'true_classes' has type {true_classes.dtype} that does not match "
-                        f"expected type of int64.")
+        raise DTypeError(f"Input 'true_classes' has type {true_classes.dtype} that does not "
+                         f"match expected type of int64.")
     shape = true_classes.shape
     if shape is not None and len(shape) != 2:
         raise ShapeError(f"Shape must be rank 2 but is rank {len(shape)}")
@@ -316,7 +325,7 @@ def _infer(true_classes: Spec, num_true, num_sampled, unique, range_max, **_) ->
 
 def _unigram_sampler(range_max: int) -> _Learned:
     if range_max >= _INT32_MAX:
-        raise ValueError(f"range_max must be less than {_INT32_MAX} for unigram samplers, "
+        raise _invalid(f"range_max must be less than {_INT32_MAX} for unigram samplers, "
                          f"got {range_max}")
     return _Learned(range_max)
 
@@ -348,10 +357,10 @@ def _accidental_hits(true_classes, sampled_candidates, num_true, seed=None, seed
     sample int64, -FLT_MAX float32)``, rows in order (a repeated sampled id: its last place)."""
     true_classes = np.asarray(true_classes)
     if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
-        raise ValueError("true_candidates must be a batch_size * num_true matrix")
+        raise _invalid("true_candidates must be a batch_size * num_true matrix")
     sampled = np.asarray(sampled_candidates)
     if sampled.ndim != 1:
-        raise ValueError("sampled_candidates must be a vector, which is typically an output "
+        raise _invalid("sampled_candidates must be a vector, which is typically an output "
                          "from CandidateSampler")
     position = {int(c): i for i, c in enumerate(sampled.tolist())}
     hits = [(row, position[c]) for row, cs in enumerate(true_classes.tolist()) for c in cs
@@ -362,6 +371,9 @@ def _accidental_hits(true_classes, sampled_candidates, num_true, seed=None, seed
 
 
 def _accidental_hits_infer(true_classes: Spec, sampled_candidates: Spec, num_true, **_) -> tuple:
+    for spec, rank in ((true_classes, 2), (sampled_candidates, 1)):
+        if spec.shape is not None and len(spec.shape) != rank:
+            raise ShapeError(f"Shape must be rank {rank} but is rank {len(spec.shape)}")
     return (Spec((None,), np.dtype(np.int32)), Spec((None,), np.dtype(np.int64)),
             Spec((None,), np.dtype(_F32)))
 

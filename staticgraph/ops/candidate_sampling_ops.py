@@ -32,7 +32,7 @@ from common import REGISTRY
 from common.indexing import ARRAY
 
 from .. import dtypes as _dtypes
-from ..framework.build import apply, convert_to_tensor
+from ..framework.build import apply, checked_array, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from .core_ops import (add, cast, concat, expand_dims, log, matmul, minimum, multiply, ones_like,
                        realdiv, reshape, stop_gradient, subtract, zeros_like)
@@ -46,36 +46,46 @@ __all__ = ["uniform_candidate_sampler", "log_uniform_candidate_sampler",
 
 _MAXINT32 = 2**31 - 1
 
-CandidateSample = namedtuple("CandidateSample",
-                             ["sampled_candidates", "true_expected_count", "sampled_expected_count"])
-"""What a sampler returns (TF's op output tuple): ``(sampled_candidates, true_expected_count,
-sampled_expected_count)``."""
+_SAMPLED = ["sampled_candidates", "true_expected_count", "sampled_expected_count"]
+_OUTPUTS = {op: namedtuple(op, _SAMPLED) for op in (
+    "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+    "FixedUnigramCandidateSampler")}
+"""What a sampler returns, as TF's op output tuple named after the op:
+``LogUniformCandidateSampler(sampled_candidates=..., true_expected_count=..., ...)``."""
 
-AccidentalHits = namedtuple("AccidentalHits", ["indices", "ids", "weights"])
+AccidentalHits = namedtuple("ComputeAccidentalHits", ["indices", "ids", "weights"])
 """What ``compute_accidental_hits`` returns: rows, positions in the sample, ``-FLT_MAX``s."""
 
 
 def _sampler(op_type: str, true_classes, num_true, num_sampled, unique, range_max, seed, name,
-             **config) -> CandidateSample:
+             **config) -> tuple:
     """One sampler node: TF asks for its seeds before building it (so an unseeded sampler
     counts in ``tf.set_random_seed``'s sequence like every random op)."""
     s1, s2 = get_seed(seed)
+    if int(range_max) < 1:
+        raise ValueError(f"Attr 'range_max' of '{op_type}' Op passed {range_max} less than "
+                         f"minimum 1.")
     attrs = {"num_true": int(num_true), "num_sampled": int(num_sampled), "unique": bool(unique),
              "range_max": int(range_max), "seed": s1, "seed2": s2, **config}
-    outs = apply(REGISTRY[op_type], (convert_to_tensor(true_classes),), attrs,
-                 name=name or op_type)
-    return CandidateSample(*outs)
+    outs = apply(REGISTRY[op_type], (_int64(true_classes),), attrs, name=name or op_type)
+    return _OUTPUTS[op_type](*outs)
+
+
+def _int64(value):
+    """Ids for an int64 op input: a Python or numpy value as int64 (its Const named after the
+    input, ``LogUniformCandidateSampler/true_classes``); a tensor must be int64 already."""
+    return value if isinstance(value, Tensor) else checked_array(value, np.dtype(np.int64))
 
 
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None,
-                              name=None) -> CandidateSample:
+                              name=None) -> tuple:
     """``num_sampled`` ids uniform over ``[0, range_max)`` (distinct ones if ``unique``)."""
     return _sampler("UniformCandidateSampler", true_classes, num_true, num_sampled, unique,
                     range_max, seed, name)
 
 
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
-                                  seed=None, name=None) -> CandidateSample:
+                                  seed=None, name=None) -> tuple:
     """``num_sampled`` ids with P(k) = log((k + 2) / (k + 1)) / log(range_max + 1): for ids
     sorted by decreasing frequency (Zipf's law), the sampler of ``nce_loss``."""
     return _sampler("LogUniformCandidateSampler", true_classes, num_true, num_sampled, unique,
@@ -83,7 +93,7 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
 
 
 def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
-                                      seed=None, name=None) -> CandidateSample:
+                                      seed=None, name=None) -> tuple:
     """``num_sampled`` ids drawn by how often each was a true class in this Session so far."""
     if range_max > _MAXINT32:
         raise ValueError(f"Value of range_max:{range_max} is too large to handle")
@@ -93,7 +103,7 @@ def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, uniqu
 
 def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max,
                                     vocab_file="", distortion=1.0, num_reserved_ids=0, num_shards=1,
-                                    shard=0, unigrams=(), seed=None, name=None) -> CandidateSample:
+                                    shard=0, unigrams=(), seed=None, name=None) -> tuple:
     """``num_sampled`` ids drawn by given weights (``unigrams``, or the last comma-separated
     field of each line of ``vocab_file``) to the power ``distortion``; ids below
     ``num_reserved_ids`` have weight 0; ``num_shards``/``shard`` keep one shard's ids."""
@@ -109,7 +119,7 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
     though nothing is drawn: it counts in the graph's seed sequence)."""
     s1, s2 = get_seed(seed)
     outs = apply(REGISTRY["ComputeAccidentalHits"],
-                 (convert_to_tensor(true_classes), convert_to_tensor(sampled_candidates)),
+                 (_int64(true_classes), _int64(sampled_candidates)),
                  {"num_true": int(num_true), "seed": s1, "seed2": s2},
                  name=name or "ComputeAccidentalHits")
     return AccidentalHits(*outs)
