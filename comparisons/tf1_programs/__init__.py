@@ -14,6 +14,9 @@ compare the two line by line.  The few lines that still differ are listed in
                 recall, auc, mean) in an eval loop, restoring the averages with a Saver
     seeded_mlp.py  tf.set_random_seed, random data and initial weights, dropout, GradientDescent:
                 TF's random numbers, so TF's losses (``python -m comparisons.seeded_tf``)
+    word2vec.py word2vec_basic's skip-gram on a small synthetic corpus: embeddings,
+                tf.nn.nce_loss (TF's log-uniform negative samples from the same seeds),
+                GradientDescent, cosine similarity of the normalized embeddings
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ import pathlib
 __all__ = ["PROGRAMS", "KNOWN_DIFFERENCES", "REQUIRES", "run", "expected"]
 
 HERE = pathlib.Path(__file__).parent
-PROGRAMS = ("cnn", "charrnn", "linreg", "evaluate", "seeded_mlp")
+PROGRAMS = ("cnn", "charrnn", "linreg", "evaluate", "seeded_mlp", "word2vec")
 
 KNOWN_DIFFERENCES: dict[str, dict[int, str]] = {
     "charrnn": {8: "TF's sparse softmax cross-entropy of rank-3 logits reshapes to 2-D and back "
