@@ -1,4 +1,5 @@
-"""glibc's single-precision ``logf`` and ``sincosf``, bit for bit, on numpy arrays.
+"""glibc's single-precision ``logf`` and ``sincosf`` (and ``log1pf``, ``expm1f``, at the end),
+bit for bit, on numpy arrays.
 
 TensorFlow turns Philox bits into normal samples with the Box-Muller transform written in
 ``float``: ``sqrt(-2 * logf(u1))`` times ``sincosf(2 * pi * u2)``.  Those two calls go to the
@@ -37,7 +38,7 @@ import numpy as np
 
 from .fma import fma64
 
-__all__ = ["logf", "sincosf", "logf_reference", "sincosf_reference"]
+__all__ = ["logf", "sincosf", "logf_reference", "sincosf_reference", "log1pf", "expm1f"]
 
 
 def _f32(x) -> np.ndarray:
@@ -235,3 +236,122 @@ def sincosf(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 
+
+
+# --- log1pf and expm1f: fdlibm's float code, glibc's before 2.41 ------------------------------
+# Unlike logf, these are float arithmetic throughout (Sun's fdlibm, converted to float by
+# Cygnus): each C ``float`` operation is one numpy float32 operation, rounded the same way,
+# and no step is fused in glibc's build.  Both are off by up to ~1 ulp, so rounding the
+# float64 answer gives another float for a few percent of arguments.  (glibc 2.41 replaced
+# both with correctly rounded CORE-MATH code; a TF on such a system computes those.)
+
+_F = np.float32
+_LN2_HI, _LN2_LO = _F(6.9313812256e-01), _F(9.0580006145e-06)
+_LP = [_F(v) for v in (6.6666668653e-01, 4.0000000596e-01, 2.8571429849e-01, 2.2222198546e-01,
+                       1.8183572590e-01, 1.5313838422e-01, 1.4798198640e-01)]
+_Q = [_F(v) for v in (-3.3333335072e-02, 1.5873016091e-03, -7.9365076090e-05, 4.0082177293e-06,
+                      -2.0109921195e-07)]
+
+
+def _float_of_bits(bits: np.ndarray) -> np.ndarray:
+    return np.asarray(bits, np.int32).view(np.float32)
+
+
+def log1pf(x: np.ndarray) -> np.ndarray:
+    """glibc's (fdlibm's) ``log1pf`` of an array of floats, bit for bit."""
+    x = np.atleast_1d(_f32(x))
+    hx = x.view(np.int32)
+    ax = hx & 0x7FFFFFFF
+    one, half = _F(1), _F(0.5)
+    with np.errstate(all="ignore"):
+        # k = 0: -0.2929 < x < 0.41422, f = x (hu = 1 stands for "not tiny")
+        near = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= np.int32(-0x416A09E1)))
+        # otherwise reduce 1 + x = 2**k * (1 + f), with c the rounding error of 1 + x
+        big = hx >= 0x5A000000
+        u = np.where(big, x, one + x)
+        hu = u.view(np.int32)
+        k = (hu >> 23) - 127
+        c = np.where(big, _F(0), np.where(k > 0, one - (u - x), x - (u - one)) / u)
+        hu = hu & 0x007FFFFF
+        low = hu < 0x3504F7
+        k = np.where(low, k, k + 1)
+        u = _float_of_bits(np.where(low, hu | 0x3F800000, hu | 0x3F000000))
+        hu = np.where(low, hu, (0x00800000 - hu) >> 2)
+        f = u - one
+        k = np.where(near, 0, k)
+        f = np.where(near, x, f)
+        hu = np.where(near, 1, hu)
+        c = np.where(near, _F(0), c)
+        kf = k.astype(np.float32)
+        hfsq = half * f * f
+        # |f| < 2**-20 (hu == 0): a short series
+        r_small = hfsq * (one - _F(0.66666666666666666) * f)
+        tiny_out = np.where(k == 0, f - r_small, kf * _LN2_HI - ((r_small - (kf * _LN2_LO + c)) - f))
+        zero_out = np.where(k == 0, _F(0), kf * _LN2_HI + (c + kf * _LN2_LO))
+        tiny_out = np.where(f == 0, zero_out, tiny_out)
+        s = f / (_F(2) + f)
+        z = s * s
+        r = _LP[6]
+        for coefficient in _LP[5::-1]:
+            r = coefficient + z * r
+        r = z * r
+        out = np.where(k == 0, f - (hfsq - s * (hfsq + r)),
+                       kf * _LN2_HI - ((hfsq - (s * (hfsq + r) + (kf * _LN2_LO + c))) - f))
+        out = np.where(hu == 0, tiny_out, out)
+        # the special arguments
+        out = np.where(ax < 0x31000000, np.where(ax < 0x24800000, x, x - x * x * half), out)
+        out = np.where(hx >= 0x7F800000, x + x, out)
+        out = np.where(x == -1, _F(-np.inf), np.where(x < -1, _F(np.nan), out))
+    return out.astype(np.float32)
+
+
+def expm1f(x: np.ndarray) -> np.ndarray:
+    """glibc's (fdlibm's) ``expm1f`` of an array of floats, bit for bit."""
+    x = np.atleast_1d(_f32(x))
+    bits = x.view(np.int32)
+    negative = bits < 0
+    hx = bits & 0x7FFFFFFF
+    one, half = _F(1), _F(0.5)
+    with np.errstate(all="ignore"):
+        # argument reduction: x = k ln2 + r, r = hi - lo, c its rounding error
+        near = hx < 0x3F851592                                   # |x| < 1.5 ln2: k = +-1
+        kn = (_F(1.4426950216e+00) * x + np.where(negative, -half, half)).astype(np.int32)
+        k = np.where(near, np.where(negative, -1, 1), kn)
+        t = k.astype(np.float32)
+        hi = x - t * _LN2_HI                                    # exact
+        lo = t * _LN2_LO
+        reduced = hi - lo
+        c = (hi - reduced) - lo
+        reduce = hx > 0x3EB17218                                 # |x| > 0.5 ln2
+        k = np.where(reduce, k, 0)
+        r = np.where(reduce, reduced, x)
+        c = np.where(reduce, c, _F(0))
+        hfx = half * r
+        hxs = r * hfx
+        p = _Q[4]
+        for coefficient in _Q[3::-1]:
+            p = coefficient + hxs * p
+        r1 = one + hxs * p
+        t = _F(3) - r1 * hfx
+        e = hxs * ((r1 - t) / (_F(6) - r * t))
+        out = r - (r * e - hxs)                                  # k == 0
+        e = r * (e - c) - c
+        e = e - hxs
+        minus_one = half * (r - e) - half
+        plus_one = np.where(r < _F(-0.25), -_F(2) * (e - (r + half)), one + _F(2) * (r - e))
+        shift = (np.clip(k, -200, 200) << 23).astype(np.int32)
+        far = _float_of_bits((one - (e - r)).view(np.int32) + shift) - one
+        kk = np.clip(k, 0, 22)
+        t_mid = _float_of_bits(0x3F800000 - (0x1000000 >> kk))
+        mid = _float_of_bits((t_mid - (e - r)).view(np.int32) + shift)
+        t_high = _float_of_bits((0x7F - np.clip(k, 23, 56)) << 23)
+        high = _float_of_bits(((r - (e + t_high)) + one).view(np.int32) + shift)
+        out = np.select([k == 0, k == -1, k == 1, (k <= -2) | (k > 56), k < 23],
+                        [out, minus_one, plus_one, far, mid], high)
+        # the special arguments
+        out = np.where(hx < 0x33000000, x, out)                  # |x| < 2**-25: x
+        out = np.where((hx >= 0x4195B844) & negative, _F(-1), out)
+        out = np.where(hx >= 0x42B17218, np.where(x > _F(8.8721679688e+01), _F(np.inf), out), out)
+        out = np.where(np.isinf(x), np.where(negative, _F(-1), x), out)
+        out = np.where(np.isnan(x), x + x, out)
+    return out.astype(np.float32)

@@ -150,3 +150,44 @@ def test_shards_follow_eigens_parallel_for():
         shards = philox.shard_blocks(total, cost, threads)
         assert shards[0][0] == 0 and shards[-1][1] == total
         assert all(a[1] == b[0] for a, b in zip(shards, shards[1:]))
+
+
+# glibc 2.36's answers (x86-64), as float bits, where rounding the float64 answer gives another
+# float: TF's expected counts of a unique candidate draw go through these two functions.
+_LOG1PF = [(0xbf4ed535, 0xbfd3319c), (0xbf7fca02, 0xc0e33f9e), (0xbeed7a63, 0xbf1f902a),
+           (0xbec7ea3b, 0xbefd770e), (0xbf4f1063, 0xbfd3cc0a), (0xbf7561c3, 0xc04baffa)]
+_EXPM1F = [(0xbf999e22, 0xbf32e7aa), (0xc0beaac0, 0xbf7f56a4), (0xbfc17489, 0xbf478640),
+           (0xbfd2a549, 0xbf4e9f30), (0xbeba4c75, 0xbe9c2ae2), (0xc05f8fcc, 0xbf783762)]
+
+
+@pytest.mark.parametrize("fn,table,reference", [(libm.log1pf, _LOG1PF, np.log1p),
+                                                (libm.expm1f, _EXPM1F, np.expm1)])
+def test_log1pf_and_expm1f_give_glibcs_floats(fn, table, reference):
+    x = np.array([a for a, _ in table], np.uint32).view(np.float32)
+    want = np.array([b for _, b in table], np.uint32)
+    assert fn(x).view(np.uint32).tolist() == want.tolist()
+    assert (reference(x.astype(np.float64)).astype(np.float32).view(np.uint32) != want).all()
+
+
+def _glibc_fdlibm():
+    """This machine's libm, if it is a glibc whose log1pf/expm1f are fdlibm's (before 2.41)."""
+    name, version = platform.libc_ver()
+    if name != "glibc" or not (2, 17) <= tuple(map(int, version.split(".")[:2])) < (2, 41):
+        return None
+    m = ctypes.CDLL(ctypes.util.find_library("m"))
+    for f in (m.log1pf, m.expm1f):
+        f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float]
+    return m
+
+
+@pytest.mark.skipif(_glibc_fdlibm() is None, reason="not a glibc with fdlibm's log1pf/expm1f")
+def test_log1pf_and_expm1f_are_this_machines_glibc():
+    m = _glibc_fdlibm()
+    rng = np.random.default_rng(1)
+    specials = [0.0, -0.0, -1.0, -2.0, 1e-30, -1e-30, 1e-8, 88.0, 89.0, -89.0, 40.0, 16.0,
+                np.inf, -np.inf]
+    x = np.concatenate([-rng.random(3000), rng.standard_normal(3000) * 10,
+                        rng.standard_normal(500) * 1e-6, specials]).astype(np.float32)
+    for ours, theirs in ((libm.log1pf, m.log1pf), (libm.expm1f, m.expm1f)):
+        want = np.array([theirs(v) for v in x.tolist()], np.float32)
+        np.testing.assert_array_equal(ours(x), want)

@@ -35,6 +35,7 @@ from typing import Callable
 
 import numpy as np
 
+from .. import libm
 from ..errors import DTypeError
 from ..examples import Example as E, ints
 from ..philox import GuardedPhiloxRandom, PhiloxRandom
@@ -107,12 +108,11 @@ class SimplePhilox:
 def expected_count(p: np.ndarray, num_sampled: int, tries: int) -> np.ndarray:
     """How often each id of probability ``p`` (float32) is expected among the draws:
     ``p * num_sampled`` when every try was kept, else ``1 - (1 - p)**tries`` -- TF's float
-    ``-expm1(tries * log1p(-p))``, each step rounded to float32 as the C++ ``float`` is."""
+    ``-expm1f(tries * log1pf(-p))``, with glibc's two functions (:mod:`common.libm`)."""
     p = np.asarray(p, _F32)
     if tries == num_sampled:
         return p * _F32(num_sampled)
-    log_miss = np.log1p(-p.astype(np.float64)).astype(_F32)
-    return (-np.expm1((_F32(tries) * log_miss).astype(np.float64))).astype(_F32)
+    return -libm.expm1f(_F32(tries) * libm.log1pf(-p))
 
 
 def alias_table(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
