@@ -289,10 +289,10 @@ def _draw(sampler: _Sampler, gen: GuardedPhiloxRandom, true_classes, num_true: i
     else:
         sampled = np.array([sampler.sample(rnd) for _ in range(num_sampled)], np.int64)
         tries = num_sampled
-    true_count = expected_count(sampler.probability(true_classes), num_sampled, tries)
-    sampled_count = expected_count(sampler.probability(sampled), num_sampled, tries)
+    ids = np.concatenate([true_classes.reshape(-1), sampled])      # one pass for both
+    counts = expected_count(sampler.probability(ids), num_sampled, tries)
     sampler.update(true_classes)
-    return sampled, true_count, sampled_count
+    return sampled, counts[:true_classes.size].reshape(true_classes.shape), counts[true_classes.size:]
 
 
 def _kernel(make: Callable[..., _Sampler], doc: str):
