@@ -202,3 +202,14 @@ def test_bad_vocabulary_line_is_tfs_error(tmp_path):
 def test_build_time_errors_are_tfs(build, error, message):
     with pytest.raises(error, match=re.escape(message)):
         build()
+
+
+def test_losses_with_dimensions_known_only_at_run_time():
+    w = tf.placeholder(tf.float32, [None, None])
+    b = tf.placeholder(tf.float32, [None])
+    x = tf.placeholder(tf.float32, [None, None])
+    nce = tf.nn.nce_loss(w, b, tf.constant([[1, 2], [3, 0]]), x, 3, 6, num_true=2)
+    softmax = tf.nn.sampled_softmax_loss(w, b, tf.constant([[1], [3]]), x, 3, 6)
+    with tf.Session() as sess:
+        got = sess.run([nce, softmax], {w: np.ones((6, 2)), b: np.zeros(6), x: np.ones((2, 2))})
+    assert [g.shape for g in got] == [(2,), (2,)] and all(np.isfinite(g).all() for g in got)

@@ -36,6 +36,7 @@ from ..framework.build import apply, checked_array, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from .core_ops import (add, cast, concat, expand_dims, log, matmul, minimum, multiply, ones_like,
                        realdiv, reshape, stop_gradient, subtract, zeros_like)
+from .array_ops import shape
 from .nn_layers import embedding_lookup
 from .nn_ops import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2
 from .random_ops import get_seed
@@ -158,8 +159,10 @@ def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_cl
         true_b, sampled_b = lookup(biases, labels_flat), lookup(biases, sampled)
         sampled_logits = add(matmul(inputs, sampled_w, transpose_b=True), sampled_b)
         dim = inputs.shape[-1] if inputs.shape.rank else None
-        row_dots = multiply(expand_dims(inputs, 1), reshape(true_w, [-1, num_true, dim or -1]))
-        true_logits = add(reshape(_sum_rows(reshape(row_dots, [-1, dim or -1])), [-1, num_true]),
+        if dim is None:                       # known only at run time: TF's shape(true_w)[1]
+            dim = shape(true_w)[1]
+        row_dots = multiply(expand_dims(inputs, 1), reshape(true_w, [-1, num_true, dim]))
+        true_logits = add(reshape(_sum_rows(reshape(row_dots, [-1, dim])), [-1, num_true]),
                           reshape(true_b, [-1, num_true]))
         if remove_accidental_hits:
             hits = compute_accidental_hits(labels, sampled, num_true=num_true)
