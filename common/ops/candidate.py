@@ -225,7 +225,7 @@ class _Fixed(_Sampler):
         self.weights = np.concatenate([np.zeros(reserved, _F32), kept])
         if len(self.weights) != range_max:
             raise _invalid(f"range is {range_max} must be equal to weights size  "
-                             f"{len(self.weights)}")
+                         f"{len(self.weights)}")
         self.total = _F32(0)
         for w in kept:                  # TF's running float sum, in order
             self.total = _F32(self.total + w)
@@ -257,17 +257,13 @@ def _vocab_weights(path: str) -> list[float]:
 
 # --- the kernel ------------------------------------------------------------------------------
 
-def _check_true(true_classes, num_true: int, range_max: int) -> np.ndarray:
+def _check_true(true_classes, num_true: int) -> np.ndarray:
     true_classes = np.asarray(true_classes)
     if true_classes.ndim != 2:
         raise _invalid("true_classes must be a matrix")
     if true_classes.shape[1] != num_true:
         raise _invalid(f"true_classes must have num_true columns, expected: "
-                         f"{true_classes.shape[1]} was: {num_true}")
-    bad = (true_classes < 0) | (true_classes >= range_max)
-    if bad.any():
-        raise _invalid(f"`true_candidate` out of range [0, {range_max}), received "
-                         f"{true_classes[bad][0]}")
+                       f"{true_classes.shape[1]} was: {num_true}")
     return true_classes
 
 
@@ -275,9 +271,13 @@ def _draw(sampler: _Sampler, gen: GuardedPhiloxRandom, true_classes, num_true: i
           num_sampled: int, unique: bool):
     """One run of TF's ``BaseCandidateSamplerOp``: the sampled ids, the true classes'
     expected counts, the sampled ids' expected counts; then the sampler learns (if it does)."""
-    true_classes = _check_true(true_classes, num_true, sampler.range_max)
+    true_classes = _check_true(true_classes, num_true)       # in TF's order of checks
     if unique and num_sampled > sampler.range_max:
         raise _invalid("Sampler's range is too small.")
+    bad = (true_classes < 0) | (true_classes >= sampler.range_max)
+    if bad.any():
+        raise _invalid(f"`true_candidate` out of range [0, {sampler.range_max}), received "
+                       f"{true_classes[bad][0]}")
     rnd = SimplePhilox(gen.reserve_samples32(2048 * num_sampled))
     if unique:
         picked: dict[int, None] = {}
@@ -326,7 +326,7 @@ def _infer(true_classes: Spec, num_true, num_sampled, unique, range_max, **_) ->
 def _unigram_sampler(range_max: int) -> _Learned:
     if range_max >= _INT32_MAX:
         raise _invalid(f"range_max must be less than {_INT32_MAX} for unigram samplers, "
-                         f"got {range_max}")
+                     f"got {range_max}")
     return _Learned(range_max)
 
 
@@ -361,7 +361,7 @@ def _accidental_hits(true_classes, sampled_candidates, num_true, seed=None, seed
     sampled = np.asarray(sampled_candidates)
     if sampled.ndim != 1:
         raise _invalid("sampled_candidates must be a vector, which is typically an output "
-                         "from CandidateSampler")
+                     "from CandidateSampler")
     position = {int(c): i for i, c in enumerate(sampled.tolist())}
     hits = [(row, position[c]) for row, cs in enumerate(true_classes.tolist()) for c in cs
             if c in position]
