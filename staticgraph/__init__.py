@@ -40,6 +40,7 @@ from . import autograph
 from .control.function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
+from .control.gradient_tape import GradientTape
 from .control.gradients import UnconnectedGradients, gradients
 from .framework.device import DeviceSpec
 from .framework.graph import (Graph, Operation, Tensor, colocate_with, control_dependencies, device,
@@ -90,7 +91,7 @@ from .training.moving_averages import moving_average_variables
 
 __all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
-           "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
+           "int64", "string", "uint8", "gradients", "GradientTape", "Graph", "Operation", "Tensor",
            "control_dependencies", "device", "colocate_with", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",
            "Session", "InteractiveSession", "get_default_session", "TensorShape", "Print",
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",
