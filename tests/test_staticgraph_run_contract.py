@@ -143,3 +143,33 @@ def test_losses_compute_in_float32_as_tf(fn):
             got = sess.run(loss)
         assert got.dtype == np.dtype(dtype)
         assert got == np.array(value, dtype)   # float32 arithmetic: TF's very bits
+
+
+def test_slice_with_a_begin_known_at_run_time():
+    """TF 2.21: shapes (2, 3) and (None, 2), values, gradient and the kernel's words."""
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(24.0).reshape(4, 6))
+        b = tf.placeholder(tf.int32, [2])
+        s, s2 = tf.slice(x, b, [2, 3]), tf.slice(x, b, [-1, 2])
+        assert (s.shape.as_list(), s2.shape.as_list(), s.op.type) == ([2, 3], [None, 2], "Slice")
+        g = tf.gradients(tf.reduce_sum(s * s), x)[0]
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(s2, {b: [1, 2]}), [[8, 9], [14, 15], [20, 21]])
+            want = np.zeros((4, 6))
+            want[1:3, 2:5] = 2 * np.arange(24.0).reshape(4, 6)[1:3, 2:5]
+            np.testing.assert_array_equal(sess.run(g, {b: [1, 2]}), want)
+            for begin, words in (([3, 2], r"Expected size\[0\] in \[0, 1\], but got 2"),
+                                 ([5, 0], r"Expected begin\[0\] in \[0, 4\], but got 5"),
+                                 ([-1, 0], r"Expected begin\[0\] in \[0, 4\], but got -1")):
+                with pytest.raises(tf.errors.InvalidArgumentError, match=words):
+                    sess.run(s, {b: begin})
+            np.testing.assert_array_equal(sess.run(s, {b: [0, 0]}), [[0, 1, 2], [6, 7, 8]])
+
+
+def test_gather_axis_as_a_constant_tensor():
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(24.0).reshape(4, 6))
+        g = tf.gather(x, [0, 2], axis=tf.constant(1))
+        assert g.shape.as_list() == [4, 2]
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(g)[:, 1], [2, 8, 14, 20])

@@ -88,3 +88,19 @@ def test_dtype_facts_as_tf(name):
     else:
         assert (d.min, d.max) == (lo, hi) and type(d.min) is type(d.max)
         assert type(d.min) is (int if d.is_integer else d.as_numpy_dtype)
+
+
+def test_run_options_and_metadata_print_and_carry_fields_as_tf():
+    import staticgraph as tf
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    assert str(opts) == "trace_level: FULL_TRACE\n" and opts.trace_level == 3     # TF 2.21
+    assert str(tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)) == "opt_level: L0\n"
+    assert str(tf.GraphOptions(optimizer_options=tf.OptimizerOptions(
+        opt_level=tf.OptimizerOptions.L0))) == "optimizer_options {\n  opt_level: L0\n}\n"
+    md = tf.RunMetadata()
+    assert type(md.step_stats).__name__ == "StepStats" and md.partition_graphs == []
+    assert str(md) == ""
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        with tf.Session() as sess:
+            assert sess.run(x[0], options=opts, run_metadata=md) == 1.0

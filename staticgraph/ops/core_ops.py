@@ -235,7 +235,9 @@ def _axes(axis):
     return tuple(int(a) for a in axis) if isinstance(axis, (list, tuple, np.ndarray)) else axis
 
 
-def transpose(a, perm=None, name=None):
+def transpose(a, perm=None, name=None, conjugate=False):
+    """``a`` with its dims permuted (reversed by default); ``conjugate`` conjugates complex
+    values, a no-op for the real dtypes here."""
     return apply(_R["Transpose"], (convert_to_tensor(a),),
                  {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")
 
