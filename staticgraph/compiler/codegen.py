@@ -82,8 +82,11 @@ def scalarize(v):
 
 
 def own_result(v):
-    """``v`` as a fresh fetch: itself when writable and C-contiguous, else a C-order copy."""
-    if getattr(v, "ndim", 1) == 0:
+    """``v`` as a fresh fetch: itself when writable and C-contiguous, else a C-order copy
+    (a value that is no array -- a loop's trace, a resource -- as it is)."""
+    if not isinstance(v, np.ndarray):
+        return v
+    if v.ndim == 0:
         return v[()]
     flags = v.flags
     return v if flags.writeable and flags.c_contiguous else v.copy()
