@@ -43,7 +43,7 @@ import numpy as np
 from common.checkpoint import (CheckpointError, read_arrays, remove_stale_temps, source_name,
                                write_arrays)
 
-from .device import NO_CUDA, device
+from .device import device
 from .dtypes import dtype, lookup, to_dtype
 from .nn.modules import Module
 from .nn.parameter import Parameter
@@ -406,17 +406,14 @@ def _mapped(map_location, t: Tensor) -> Tensor:
 
 
 def _check_location(location: str) -> None:
-    """Refuse a target but the CPU with PyTorch's errors for a CPU-only machine."""
-    try:
-        kind = device(location).type
-    except (RuntimeError, ValueError):
-        kind = None
-    if kind == "cuda":
+    """Refuse a target but ``"cpu"`` with PyTorch's errors for a CPU-only machine (torch
+    restores exactly ``"cpu"`` there: ``"cpu:0"`` is refused too)."""
+    if location == "cpu":
+        return
+    if location.startswith("cuda"):
         raise RuntimeError(_CUDA_ON_CPU)
-    if kind != "cpu":
-        raise RuntimeError(f"don't know how to restore data location of "
-                           f"torch.storage.UntypedStorage (tagged with {location})"
-                           + ("" if kind is None else f"; dyngraph computes on the CPU only ({NO_CUDA})"))
+    raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage "
+                       f"(tagged with {location}) (dyngraph computes on the CPU only)")
 
 
 # --- weights_only and safe globals ----------------------------------------------------------
