@@ -192,10 +192,12 @@ def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None 
     ``UnpicklingError``; ``weights_only=False`` allows ``nn.Module`` classes of
     modules already imported (see the module docstring).  Nothing is ever unpickled.
 
-    Raises the ``OSError`` of opening ``f`` (``FileNotFoundError``, worded as PyTorch's)
-    and :class:`CheckpointError` (a ``RuntimeError``, as PyTorch raises for a damaged
-    file) for everything else: a truncated or corrupted file, or one that is not a
-    dyngraph checkpoint -- whatever its manifest holds, nothing else escapes.
+    Raises the ``OSError`` of opening ``f`` (``FileNotFoundError``, worded as PyTorch's),
+    PyTorch's ``UnpicklingError`` for a module class ``weights_only`` does not allow, the
+    errors ``map_location`` raises, and :class:`CheckpointError` (a ``RuntimeError``, as
+    PyTorch raises for a damaged file) for everything else: a truncated or corrupted file,
+    or one that is not a dyngraph checkpoint -- whatever its manifest holds, nothing else
+    escapes.
     """
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "seek"):
         raise AttributeError(f"'{type(f).__name__}' object has no attribute 'seek'. You can "
