@@ -49,7 +49,7 @@ from .nn.modules import Module
 from .nn.parameter import Parameter
 from .tensor import Tensor, make
 
-__all__ = ["save", "load", "load_state_dict", "CheckpointError", "add_safe_globals",
+__all__ = ["save", "load", "CheckpointError", "add_safe_globals",
            "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
 FORMAT = "dyngraph/1"
