@@ -326,3 +326,21 @@ def test_map_location_errors_are_torchs(map_location, error, message):
     with pytest.raises(error) as e:
         torch.load(_saved({"w": torch.ones(1)}), map_location=map_location)
     assert str(e.value).startswith(message)
+
+
+def test_a_scripts_own_classes_load_in_that_script_as_torch_finds_them_in_main(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import dyngraph as torch\n"
+        "class Tagger(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(2, 3)\n"
+        f"torch.save(Tagger(), {str(tmp_path / 'm.pt')!r})\n"
+        f"model = torch.load({str(tmp_path / 'm.pt')!r}, weights_only=False)\n")
+    import runpy
+    ran = runpy.run_path(str(script), run_name="__main__")
+    assert type(ran["model"]) is ran["Tagger"] and ran["model"].fc.out_features == 3
+    with pytest.raises(CheckpointError, match=r"it names class '__main__.Tagger', but '__main__' "
+                                              r"has no 'Tagger'"):
+        torch.load(tmp_path / "m.pt", weights_only=False)   # another program: as torch, not found
