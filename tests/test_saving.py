@@ -83,10 +83,7 @@ def test_nested_checkpoint_with_numbers_and_shared_tensor(tmp_path):
 
 
 def test_save_refuses_objects_that_would_need_pickle(tmp_path):
-    with pytest.raises(TypeError, match=r"cannot store a Sequential \(save module.state_dict\(\) "
-                                        r"instead\)"):
-        torch.save(_model(), tmp_path / "m.pt")
-    with pytest.raises(TypeError, match="cannot store a set"):
+    with pytest.raises(TypeError, match=r"cannot store obj\['x'\], a set: only tensors"):
         torch.save({"x": {1, 2}}, tmp_path / "m.pt")
     assert os.listdir(tmp_path) == []  # nothing written, no temp file left
 
