@@ -44,6 +44,11 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 def _check_sdpa(query, key, value, attn_mask, dropout_p) -> None:
     """PyTorch's checks before any arithmetic, in its order and words."""
+    for position, (name, arg) in enumerate((("query", query), ("key", key), ("value", value),
+                                            ("attn_mask", attn_mask)), 1):
+        if not isinstance(arg, Tensor) and not (arg is None and name == "attn_mask"):
+            raise TypeError(f"scaled_dot_product_attention(): argument '{name}' (position "
+                            f"{position}) must be Tensor, not {type(arg).__name__}")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but "
                            f"got query.dim: {query.dim()} key.dim: {key.dim()} and value.dim: "
