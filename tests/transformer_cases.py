@@ -255,12 +255,12 @@ def transformer_full_train_dropout(torch):
 
 CASES = {f.__name__: f for f in (
     sdpa_plain, sdpa_bool_mask_dead_row, sdpa_float_mask_scale, sdpa_causal_negative_scale,
-    sdpa_causal_and_mask, sdpa_gqa, sdpa_dropout, dropout_transposed, mha_self_weights, mha_cross_masks,
-    mha_float_3d_mask_no_weights, mha_kdim_vdim_bias_kv_zero_attn, mha_no_bias_unbatched_causal,
-    mha_train_dropout, mha_train_dropout_no_weights, encoder_layer_eval,
-    encoder_layer_gelu_norm_first_train, encoder_layer_train_dropout, encoder_stack_norm,
-    encoder_stack_nested_eval, decoder_stack, decoder_layer_norm_first_dropout, transformer_full,
-    transformer_full_train_dropout)}
+    sdpa_causal_and_mask, sdpa_gqa, sdpa_dropout, dropout_transposed, mha_self_weights,
+    mha_cross_masks, mha_float_3d_mask_no_weights, mha_kdim_vdim_bias_kv_zero_attn,
+    mha_no_bias_unbatched_causal, mha_train_dropout, mha_train_dropout_no_weights,
+    encoder_layer_eval, encoder_layer_gelu_norm_first_train, encoder_layer_train_dropout,
+    encoder_stack_norm, encoder_stack_nested_eval, decoder_stack, decoder_layer_norm_first_dropout,
+    transformer_full, transformer_full_train_dropout)}
 
 
 def _noisy(state: dict, seed: int) -> dict:

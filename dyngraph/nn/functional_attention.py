@@ -106,6 +106,21 @@ def _repeat_heads(key, value, query):
     return key, index_select(value, -3, creation.as_tensor(np.repeat(np.arange(hv), hq // hv)))
 
 
+def _dead_rows(bias, scores_shape: tuple) -> np.ndarray | None:
+    """The query rows whose every key is masked (``[..., L, 1]``), or None; first the mask must
+    fit the scores it is added to in place (PyTorch's ``add_``: no growing them)."""
+    data = bias._data if isinstance(bias, Tensor) else bias
+    message = _broadcast_message([scores_shape, data.shape])
+    if message:
+        raise RuntimeError(message)
+    full = tuple(np.broadcast_shapes(scores_shape, data.shape))
+    if full != scores_shape:
+        raise RuntimeError(f"output with shape {list(scores_shape)} doesn't match the broadcast "
+                           f"shape {list(full)}")
+    dead = np.isneginf(data).all(axis=-1, keepdims=True)
+    return dead if dead.any() else None
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False):
@@ -130,15 +145,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     scores_shape = tuple(np.broadcast_shapes(query.shape[:-2], key.shape[:-2])) + (L, S)
     dtype = query.np_dtype
     bias = _attn_bias(attn_mask, is_causal, L, S, dtype)
-    dead_rows = None
-    if bias is not None:
-        bias_data = bias._data if isinstance(bias, Tensor) else bias
-        message = _broadcast_message([scores_shape, bias_data.shape])
-        if message or len(bias_data.shape) > len(scores_shape):
-            raise RuntimeError(message or f"output with shape {list(scores_shape)} doesn't match "
-                               f"the broadcast shape {list(np.broadcast_shapes(scores_shape, bias_data.shape))}")
-        dead = np.isneginf(bias_data).all(axis=-1, keepdims=True)
-        dead_rows = dead if dead.any() else None
+    dead_rows = None if bias is None else _dead_rows(bias, scores_shape)
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
     keep = dropout_mask(scores_shape, dropout_p, dtype) if dropout_p > 0.0 else None
@@ -200,16 +207,21 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads: 
     return batched
 
 
+def _split_packed(proj, n: int, E: int):
+    """``[..., n*E]`` as ``[n, ..., E]`` (PyTorch's unflatten/unsqueeze/transpose/squeeze)."""
+    return proj.unflatten(-1, (n, E)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+
+
 def _in_projection_packed(q, k, v, w, b=None):
     """q, k, v through one packed ``(3E, E)`` weight (split where q/k/v differ), as PyTorch."""
     E = q.shape[-1]
     if k is v and q is k:
-        proj = _linear(q, w, b).unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+        proj = _split_packed(_linear(q, w, b), 3, E)
         return proj[0], proj[1], proj[2]
     if k is v:
         w_q, w_kv = w.split([E, E * 2])
         b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
-        kv = _linear(k, w_kv, b_kv).unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2)
+        kv = _split_packed(_linear(k, w_kv, b_kv), 2, E)
         return _linear(q, w_q, b_q), kv[0], kv[1]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None,) * 3 if b is None else b.chunk(3)
@@ -326,9 +338,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num
     if need_weights:
         out, weights = _attention_with_weights(q, k, v, attn_mask, dropout_p)
     else:
-        out, weights = _attention_sdpa(q, k, v, attn_mask, dropout_p, is_causal, bsz, num_heads), None
+        weights = None
+        out = _attention_sdpa(q, k, v, attn_mask, dropout_p, is_causal, bsz, num_heads)
     out = out.reshape(tgt_len * bsz, embed_dim)
-    out = _linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, out_proj_weight.shape[0])
+    out = _linear(out, out_proj_weight, out_proj_bias)
+    out = out.reshape(tgt_len, bsz, out_proj_weight.shape[0])
     if weights is not None:
         weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:

@@ -79,32 +79,57 @@ def _get_clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
-class TransformerEncoderLayer(Module):
-    """Self-attention then a feed-forward block, each with a residual connection and a norm."""
+class _TransformerLayer(Module):
+    """What both layer kinds share, created in PyTorch's order (so init draws match): the
+    attentions, ``linear1``, ``dropout``, ``linear2``, then ``norm1..n`` and ``dropout1..n``
+    (one per residual block: each attention and the feed-forward block)."""
+
+    _attentions: tuple = ("self_attn",)
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str | Callable = F.relu, layer_norm_eps: float = 1e-5,
                  batch_first: bool = False, norm_first: bool = False, bias: bool = True,
                  device=None, dtype=None):
         super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, **kw)
-        _feed_forward(self, d_model, dim_feedforward, dropout, bias, kw)
+        for name in self._attentions:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                   batch_first=batch_first, device=device,
+                                                   dtype=dtype))
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        blocks = len(self._attentions) + 1
+        for i in range(1, blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
+        self.activation = activation
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                           need_weights=False, is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        last_dropout = getattr(self, f"dropout{len(self._attentions) + 1}")
+        return last_dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """Self-attention then a feed-forward block, each with a residual connection and a norm."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        activation = self.activation
         if activation is F.relu or isinstance(activation, ReLU):
             self.activation_relu_or_gelu = 1
         elif activation is F.gelu or isinstance(activation, GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0
-        self.activation = activation
 
     def forward(self, src: Tensor, src_mask=None, src_key_padding_mask=None,
                 is_causal: bool = False) -> Tensor:
@@ -118,49 +143,11 @@ class TransformerEncoderLayer(Module):
         x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
         return self.norm2(x + self._ff_block(x))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return _ff_block(self, x, self.dropout2)
-
-
-def _feed_forward(layer: Module, d_model: int, dim_feedforward: int, dropout: float, bias: bool,
-                  kw: dict) -> None:
-    """``linear1``, ``dropout``, ``linear2``: created in PyTorch's order (their init draws)."""
-    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-    layer.dropout = Dropout(dropout)
-    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-
-
-def _ff_block(layer: Module, x: Tensor, last_dropout: Dropout) -> Tensor:
-    return last_dropout(layer.linear2(layer.dropout(layer.activation(layer.linear1(x)))))
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over the encoder's memory, then a feed-forward block."""
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
-                 activation: str | Callable = F.relu, layer_norm_eps: float = 1e-5,
-                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
-                 device=None, dtype=None):
-        super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                            batch_first=batch_first, bias=bias, **kw)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
-                                                 batch_first=batch_first, bias=bias, **kw)
-        _feed_forward(self, d_model, dim_feedforward, dropout, bias, kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
+    _attentions = ("self_attn", "multihead_attn")
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask=None, memory_mask=None,
                 tgt_key_padding_mask=None, memory_key_padding_mask=None,
@@ -176,18 +163,10 @@ class TransformerDecoderLayer(Module):
                                            memory_is_causal))
         return self.norm3(x + self._ff_block(x))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal, need_weights=False)[0]
-        return self.dropout1(x)
-
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal: bool = False) -> Tensor:
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                                 is_causal=is_causal, need_weights=False)[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return _ff_block(self, x, self.dropout3)
 
 
 def _why_not_nested(layer: Module) -> str:
@@ -339,7 +318,7 @@ class Transformer(Module):
 
     @staticmethod
     def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
-        """The causal mask for a sequence of ``sz``: ``-inf`` above the diagonal, ``0`` elsewhere."""
+        """The causal mask of a length-``sz`` sequence: ``-inf`` above the diagonal, else ``0``."""
         return _generate_square_subsequent_mask(sz, device=device, dtype=dtype)
 
     def _reset_parameters(self) -> None:

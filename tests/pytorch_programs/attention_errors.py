@@ -9,7 +9,10 @@ def e(f):
     """The builtin exception class and the message (dyngraph may append the user's file:line)."""
     try:
         r = f()
-        print("OK", tuple(r.shape) if hasattr(r, "shape") else [None if t is None else tuple(t.shape) for t in r])
+        if isinstance(r, tuple):
+            print("OK", [None if t is None else tuple(t.shape) for t in r])
+        else:
+            print("OK", tuple(r.shape))
     except Exception as ex:
         kind = next(c.__name__ for c in type(ex).__mro__ if c.__module__ == "builtins")
         print(kind, str(ex).split(" (in ")[0])
@@ -57,22 +60,28 @@ e(lambda: sdpa(q[0], k[0], v[0], attn_mask=torch.ones(4, 5, dtype=torch.bool), i
 e(lambda: sdpa(q, k, v, attn_mask=torch.ones(4, 5, dtype=torch.bool), is_causal=True))
 e(lambda: sdpa(q, k, v, attn_mask=torch.ones(3, 5, dtype=torch.bool)))
 e(lambda: sdpa(q, k, v, attn_mask=torch.zeros(3, 4, 4, 5)))
+e(lambda: sdpa(q[:1], k[:1], v[:1], attn_mask=torch.zeros(2, 3, 4, 5)))
+e(lambda: sdpa(q[0], k[0], v[0], attn_mask=torch.zeros(2, 3, 4, 5)))
 e(lambda: sdpa(q[0], k[0, :2], v[0, :2]))
 e(lambda: sdpa(q, k, v, 0.5))
 e(lambda: sdpa(q.long(), k.long(), v.long()))
 e(lambda: sdpa(q, k[:, :1], v[:, :1]))
 e(lambda: sdpa(q, k, v, scale=0.0))
-print(sdpa(torch.ones(1, 2, 4), torch.ones(1, 3, 4), torch.arange(6.).reshape(1, 3, 2),
+ones = torch.ones(1, 3, 4)
+print(sdpa(ones[:, :2], ones, torch.arange(6.).reshape(1, 3, 2),
            attn_mask=torch.tensor([True, False, True])))
 
 print(nn.Transformer.generate_square_subsequent_mask(3))
 print(nn.Transformer.generate_square_subsequent_mask(2, dtype=torch.float64))
-t = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)
+t = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                   dim_feedforward=16)
 e(lambda: t(torch.randn(5, 2, 8), torch.randn(4, 3, 8)))
 e(lambda: t(torch.randn(5, 2, 8), torch.randn(4, 2, 6)))
 e(lambda: t(torch.randn(5, 2, 8), torch.randn(4, 2, 8)))
 print(t.encoder.layers[0])
 print([n for n, _ in t.named_parameters()][:12])
 print(len(t.state_dict()), t.decoder.num_layers, t.encoder.use_nested_tensor)
-enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2, enable_nested_tensor=False)
-print(enc.use_nested_tensor, enc.layers[0].self_attn.batch_first, enc.layers[1].activation_relu_or_gelu)
+enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2,
+                            enable_nested_tensor=False)
+print(enc.use_nested_tensor, enc.layers[0].self_attn.batch_first,
+      enc.layers[1].activation_relu_or_gelu)
