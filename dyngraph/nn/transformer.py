@@ -32,7 +32,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import creation
+from .. import backends, creation
 from ..grad_mode import is_grad_enabled
 from ..selection import triu
 from ..tensor import Tensor
@@ -101,7 +101,8 @@ class _TransformerLayer(Module):
         self.norm_first = norm_first
         blocks = len(self._attentions) + 1
         for i in range(1, blocks + 1):
-            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
+                                                device=device, dtype=dtype))
         for i in range(1, blocks + 1):
             setattr(self, f"dropout{i}", Dropout(dropout))
         if isinstance(activation, str):
@@ -231,10 +232,11 @@ class TransformerEncoder(Module):
         tensors (eval, no autograd, batch-first, a left-aligned padding mask, no other mask):
         its output is zero there.  ``None`` otherwise."""
         first = self.layers[0]
-        if (not self.use_nested_tensor or first.training or src.dim() != 3
+        if (not backends.mha.get_fastpath_enabled() or not self.use_nested_tensor
+                or first.training or src.dim() != 3
                 or key_padding_mask is None or mask is not None):
             return None
-        padded = np.isneginf(key_padding_mask._data)
+        padded = key_padding_mask._data != 0      # PyTorch: mask.logical_not() marks tokens
         lengths = (~padded).sum(axis=1)
         left_aligned = np.array_equal(~padded, np.arange(padded.shape[1]) < lengths[:, None])
         if self.mask_check and not left_aligned:
@@ -286,16 +288,18 @@ class Transformer(Module):
         super().__init__()
         args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
                 norm_first, bias, device, dtype)
+        norm = lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias,  # noqa: E731
+                                 device=device, dtype=dtype)
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
             self.encoder = TransformerEncoder(TransformerEncoderLayer(*args), num_encoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+                                              norm())
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             self.decoder = TransformerDecoder(TransformerDecoderLayer(*args), num_decoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias))
+                                              norm())
         self._reset_parameters()
         self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
 

@@ -85,3 +85,22 @@ enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=Tru
                             enable_nested_tensor=False)
 print(enc.use_nested_tensor, enc.layers[0].self_attn.batch_first,
       enc.layers[1].activation_relu_or_gelu)
+
+# eval without autograd, batch-first, padding mask: PyTorch's nested-tensor path (zeros at pads)
+torch.manual_seed(0)
+enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 1).eval()
+x = torch.randn(2, 3, 8)
+kpm = torch.tensor([[False, False, True], [False, False, False]])
+torch.backends.mha.set_fastpath_enabled(False)
+with torch.no_grad():
+    print(enc(x, src_key_padding_mask=kpm)[0, 2].abs().sum() > 0)
+torch.backends.mha.set_fastpath_enabled(True)
+with torch.no_grad():
+    print(enc(x, src_key_padding_mask=kpm)[0, 2], torch.backends.mha.get_fastpath_enabled())
+    print(enc(x, src_key_padding_mask=torch.tensor([[0., 0., -1e9], [0., 0., 0.]]))[0, 2])
+print(enc(x, src_key_padding_mask=kpm)[0, 2].abs().sum() > 0)
+enc.layers[0].train()
+with torch.no_grad():
+    print(enc(x, src_key_padding_mask=kpm)[0, 2].abs().sum() > 0)
+layer = nn.TransformerEncoderLayer(8, 2, 16, dtype=torch.float64)
+print(layer.norm1.weight.dtype, layer.linear1.weight.dtype, layer.self_attn.in_proj_weight.dtype)
