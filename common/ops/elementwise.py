@@ -150,6 +150,13 @@ defop("RealDiv", np.true_divide, true_divide, inputs=("a", "b"), fname="div",
              lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, out), b)), b_shape)))
 
 
+def _minus_one(F, b):
+    """``b - 1``; a Python number stays one (the eager engine passes ``x ** 2``'s exponent as
+    the number): numpy would make it a float64 scalar, which turns ``a ** (b - 1)`` of a
+    float32 ``a`` into float64 and every product after it into numpy's slow mixed path."""
+    return b - 1.0 if isinstance(b, (int, float)) else F.sub(b, 1.0)
+
+
 def _pow_grad_exponent(F, g, a, out, b_shape):
     """d(a**b)/db = a**b * log(a); 0 where a == 0 and b >= 0 (as PyTorch)."""
     return ub(F, F.mul(g, F.mul(out, F.log(F.where(F.eq(a, 0.0), 1.0, a)))), b_shape)
@@ -157,7 +164,7 @@ def _pow_grad_exponent(F, g, a, out, b_shape):
 
 defop("Pow", np.power, power, inputs=("a", "b"), fname="pow",
       examples=(E((pos((3,)), (3,))), E((pos((2, 3)), (3,))), E((pos((2, 3)), ()))),
-      grads=(lambda F, g, a, b, a_shape: ub(F, F.mul(F.mul(g, b), F.pow(a, F.sub(b, 1.0))), a_shape),
+      grads=(lambda F, g, a, b, a_shape: ub(F, F.mul(F.mul(g, b), F.pow(a, _minus_one(F, b))), a_shape),
              _pow_grad_exponent))
 
 
