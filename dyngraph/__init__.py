@@ -43,6 +43,8 @@ from .creation import __all__ as _creation_all
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .graph import graph_of
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor, tensortype)
 from .device import accelerator, cuda, device
 from .pointwise import *  # noqa: F403
 from .pointwise import __all__ as _pointwise_all
@@ -64,7 +66,8 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onn
             "is_grad_enabled", "graph_of", "set_printoptions", "SizeMismatchError", "save", "load",
             "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8", "device",
-            "cuda", "accelerator"]
+            "cuda", "accelerator", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
+            "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all)
 
