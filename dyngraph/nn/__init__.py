@@ -8,9 +8,10 @@ from .layers import (AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, Batch
                      MaxPool2d)
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
-from .modules import Identity, Linear, Module, Unflatten
+from .module import Identity, Linear, Module, Unflatten
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from . import modules, parameter  # torch.nn.modules.rnn & co., torch.nn.parameter.Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", "Sequential",
            "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU", "ReLU6",
@@ -20,4 +21,4 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", 
            "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
            "Flatten", "functional", "init", "utils", "RNNCellBase", "RNNCell", "LSTMCell",
-           "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
+           "GRUCell", "RNNBase", "RNN", "LSTM", "GRU", "modules", "parameter"]

@@ -1,7 +1,7 @@
 """Activation modules: each holds its options and calls the function in ``nn.functional``."""
 from __future__ import annotations
 
-from .modules import Module
+from .module import Module
 from . import functional as F
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "ELU", "Softplus", "SiLU", "Hardtanh", "Tanh",

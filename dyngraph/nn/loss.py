@@ -1,7 +1,7 @@
 """Loss modules: each stores its options (``reduction=``...) and calls ``nn.functional``."""
 from __future__ import annotations
 
-from .modules import Module
+from .module import Module
 from . import functional as F
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss",

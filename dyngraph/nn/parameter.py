@@ -1,6 +1,6 @@
 """``torch.nn.parameter``: Parameter, the tensor a Module registers as one of its weights.
 
-Its own module, as in PyTorch, below both its users: :mod:`dyngraph.nn.modules`
+Its own module, as in PyTorch, below both its users: :mod:`dyngraph.nn.module`
 (assigning one registers it) and :mod:`dyngraph.serialization` (``load``
 rebuilds the Parameters ``save`` wrote).
 """

@@ -1,0 +1,4 @@
+"""``torch.nn.modules.linear``: Linear and Identity."""
+from ..module import Identity, Linear
+
+__all__ = ["Identity", "Linear"]
