@@ -1,4 +1,4 @@
-"""The legacy tensor API years of tutorials use: ``torch.FloatTensor(2, 3)``, ``torch.Tensor([1, 2])``.
+"""The legacy tensor API of years of tutorials: ``torch.FloatTensor(2, 3)``, ``torch.Tensor([1])``.
 
 PyTorch 2 keeps these names working without keeping separate classes:
 ``torch.FloatTensor`` is an instance of the metaclass ``torch.tensortype``, not a
@@ -69,11 +69,13 @@ def _invalid_combination(args: tuple, kwargs: dict) -> TypeError:
     got = [("torch.Size" if isinstance(a, Size) else _describe(a).split(" of ")[0]) for a in args]
     got += [f"{k}={_describe(v)}" for k, v in kwargs.items()]
     if kwargs.keys() - {"device"}:
-        why = "some of the keywords were incorrect: " + ", ".join(sorted(kwargs.keys() - {"device"}))
+        why = "some of the keywords were incorrect: " + ", ".join(
+            sorted(kwargs.keys() - {"device"}))
     else:
         why = "some of the arguments have invalid types: (" + ", ".join(
             f"!{_describe(a)}!" for a in args) + ")"
-    return TypeError(f"new() received an invalid combination of arguments - got ({', '.join(got)}), "
+    return TypeError("new() received an invalid combination of arguments - got "
+                     f"({', '.join(got)}), "
                      f"but expected one of:\n"
                      + _SIGNATURES.format(why=f"      didn't match because {why}\n"))
 
@@ -126,7 +128,8 @@ def legacy_new(dtype: dtypes.dtype | None, args: tuple, kwargs: dict) -> np.ndar
         raise TypeError("new(): invalid data type 'str'")
     if not isinstance(first, (list, tuple)):
         kind = type(first)
-        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        name = (kind.__name__ if kind.__module__ == "builtins"
+                else f"{kind.__module__}.{kind.__name__}")
         raise TypeError(f"new(): data must be a sequence (got {name})")
     return _infer_array(first, target)
 

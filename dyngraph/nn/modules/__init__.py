@@ -1,4 +1,4 @@
-"""``torch.nn.modules``: the module paths programs import (``from torch.nn.modules.rnn import LSTM``).
+"""``torch.nn.modules``: the paths programs import from (``from torch.nn.modules.rnn import LSTM``).
 
 Each submodule here is a thin re-export, named as PyTorch names the file that defines the
 class; the classes themselves live in :mod:`dyngraph.nn` (``module.py``, ``layers.py``,
