@@ -37,7 +37,8 @@ from .engine import apply
 from .tensor import Size, Tensor, init_slots
 
 __all__ = ["tensortype", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
-           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensor_init", "legacy_new"]
+           "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensor_init", "tensor_new",
+           "legacy_new"]
 
 _ALIAS = REGISTRY["Identity"]  # recorded as AliasBackward0, as PyTorch's alias()
 
@@ -142,6 +143,13 @@ def tensor_init(self: Tensor, *args, **kwargs) -> None:
             setattr(self, slot, getattr(made, slot))
     else:
         init_slots(self, made, False, None)
+
+
+def tensor_new(self: Tensor, *args, **kwargs) -> Tensor:
+    """``x.new(...)``: the legacy constructor with ``x``'s dtype (``x.new(2, 3)``, ``x.new([1])``),
+    as pre-0.4 programs make noise of a tensor's type (``std.data.new(std.size()).normal_()``)."""
+    made = legacy_new(self.dtype, args, kwargs)
+    return made if isinstance(made, Tensor) else _wrap(made)
 
 
 class tensortype(type):

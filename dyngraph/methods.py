@@ -182,4 +182,4 @@ def attach(cls: type = Tensor) -> None:
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
     cls.T = property(functions.permute_all)
-    cls.__init__ = legacy.tensor_init
+    cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new

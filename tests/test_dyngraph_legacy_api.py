@@ -203,3 +203,19 @@ def test_variable_volatile_warns_and_bad_calls_raise():
         Variable(torch.zeros(1), True, True)
     with pytest.raises(TypeError, match=r"^'foo' is an invalid keyword argument for this function$"):
         Variable(torch.zeros(1), requires_grad=True, foo=1)
+
+
+def test_tensor_new_is_the_legacy_constructor_with_the_tensors_dtype():
+    x = torch.zeros(2, dtype=torch.float64)
+    assert x.new(2, 3).dtype is torch.float64 and x.new(2, 3).shape == (2, 3)
+    assert repr(x.new([1, 2])) == "tensor([1., 2.], dtype=torch.float64)"
+    assert repr(x.new()) == "tensor([], dtype=torch.float64)"
+    assert x.new(torch.Size([2])).shape == (2,)
+    alias = x.new(x)
+    assert alias is not x and np.shares_memory(alias.numpy(), x.numpy())
+    with pytest.raises(TypeError) as info:
+        x.new(torch.tensor([1, 2]))
+    assert str(info.value) == f"expected {_options('double')} (got {_options('long int')})"
+    with pytest.raises(TypeError, match=r"^new\(\) received an invalid combination of arguments - "
+                                        r"got \(list, dtype=torch\.dtype\)"):
+        x.new([1], dtype=torch.float32)
