@@ -53,19 +53,22 @@ def _inputs() -> dict:
             "kl_div": (F.log_softmax(logits, 1), F.softmax(p, 1))}
 
 
-def _legacy_warnings(caught) -> list[str]:
-    return [str(w.message) for w in caught if "size_average" in str(w.message)]
+def _check(call, name: str, reduction: str, warns: bool):
+    """Run ``call()``; its legacy warnings and summed loss must be PyTorch's.  Returns the loss."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = call()
+    legacy = [str(w.message) for w in caught if "size_average" in str(w.message)]
+    assert legacy == ([WARNING.format(reduction)] if warns else [])
+    assert round(out.sum().item(), 4) == pytest.approx(TORCH_SUMS[name][reduction], abs=1e-4)
+    return out
 
 
 @pytest.mark.parametrize("name", sorted(TORCH_SUMS))
 @pytest.mark.parametrize("keywords, reduction, warns", LEGACY)
 def test_functional_losses_resolve_legacy_keywords(name, keywords, reduction, warns):
     args = _inputs()[name]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        out = getattr(F, name)(*args, **keywords)
-    assert _legacy_warnings(caught) == ([WARNING.format(reduction)] if warns else [])
-    assert round(out.sum().item(), 4) == pytest.approx(TORCH_SUMS[name][reduction], abs=1e-4)
+    out = _check(lambda: getattr(F, name)(*args, **keywords), name, reduction, warns)
     per_element = 1 if name in ("cross_entropy", "nll_loss") else 2   # 'none': one per target
     assert out.dim() == (per_element if reduction == "none" else 0)
 
@@ -74,13 +77,14 @@ def test_functional_losses_resolve_legacy_keywords(name, keywords, reduction, wa
 @pytest.mark.parametrize("keywords, reduction, warns", LEGACY)
 def test_loss_modules_resolve_legacy_keywords(name, keywords, reduction, warns):
     args = _inputs()[name]
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module = getattr(nn, MODULE_OF[name])(**keywords)
-        out = module(*args)
-    assert module.reduction == reduction
-    assert _legacy_warnings(caught) == ([WARNING.format(reduction)] if warns else [])
-    assert round(out.sum().item(), 4) == pytest.approx(TORCH_SUMS[name][reduction], abs=1e-4)
+    made = []
+
+    def construct_and_call():  # the warning comes from the constructor
+        made.append(getattr(nn, MODULE_OF[name])(**keywords))
+        return made[0](*args)
+
+    _check(construct_and_call, name, reduction, warns)
+    assert made[0].reduction == reduction
 
 
 def test_positional_legacy_arguments_in_pytorchs_order():
