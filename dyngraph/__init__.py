@@ -45,7 +45,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from .graph import graph_of
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
-                     IntTensor, LongTensor, ShortTensor, tensortype)
+                     IntTensor, LongTensor, ShortTensor, set_default_tensor_type, tensortype)
 from .device import accelerator, cuda, device
 from .pointwise import *  # noqa: F403
 from .pointwise import __all__ as _pointwise_all
@@ -69,7 +69,8 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onn
             "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8", "device",
             "cuda", "accelerator", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
-            "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype"]
+            "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype",
+            "set_default_tensor_type"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all)
 

@@ -25,6 +25,7 @@ it takes a tensor of any dtype.  Anything else is refused with PyTorch's words.
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from .tensor import Size, Tensor, init_slots
 
 __all__ = ["tensortype", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor",
            "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensor_init", "tensor_new",
-           "legacy_new"]
+           "legacy_new", "set_default_tensor_type"]
 
 _ALIAS = REGISTRY["Identity"]  # recorded as AliasBackward0, as PyTorch's alias()
 
@@ -184,3 +185,27 @@ def _legacy_type(d: dtypes.dtype) -> tensortype:
  BoolTensor) = LEGACY_TYPES = tuple(_legacy_type(d) for d in (
     dtypes.float32, dtypes.float64, dtypes.float16, dtypes.int64, dtypes.int32, dtypes.int16,
     dtypes.int8, dtypes.uint8, dtypes.bool_))
+
+
+_DEPRECATED = ("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+               "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+_warned: list[bool] = []
+
+
+def set_default_tensor_type(t: tensortype | str) -> None:
+    """``torch.set_default_tensor_type(torch.DoubleTensor)`` (or its name): the pre-2.1 spelling
+    of ``set_default_dtype``, warning once per process as PyTorch does."""
+    if not _warned:
+        _warned.append(True)
+        warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module != "torch":
+            raise ModuleNotFoundError(f"No module named '{module or name}'")
+        t = {cls.__name__: cls for cls in LEGACY_TYPES}.get(name)
+        if t is None:
+            raise AttributeError(f"module 'torch' has no attribute '{name}'")
+    if not isinstance(t, tensortype):
+        raise TypeError("invalid type object: only floating-point types are supported as the "
+                        "default type")
+    dtypes.set_default_dtype(t.dtype)

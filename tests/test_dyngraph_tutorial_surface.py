@@ -328,3 +328,31 @@ def test_set_default_dtype_reaches_factories_layers_promotion_and_printing():
                                         "supported as the default type$"):
         torch.set_default_dtype("float64")
     assert torch.get_default_dtype() is torch.float32
+
+
+def test_set_default_tensor_type_is_the_old_spelling(monkeypatch):
+    """PyTorch's warning (once per process) ends with "(Triggered internally at <its build
+    path>)"; the rest is its text."""
+    from dyngraph import legacy
+    monkeypatch.setattr(legacy, "_warned", [])
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.set_default_tensor_type(torch.DoubleTensor)
+            assert torch.tensor([1.]).dtype is torch.float64 and torch.Tensor([1]).dtype is torch.float64
+            torch.set_default_tensor_type("torch.FloatTensor")
+        assert [str(w.message) for w in caught] == [
+            "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+            "torch.set_default_dtype() and torch.set_default_device() as alternatives."]
+        for bad, kind, message in [
+                ("torch.LongTensor", TypeError, "only floating-point types are supported as the default type"),
+                (torch.LongTensor, TypeError, "only floating-point types are supported as the default type"),
+                (3, TypeError, "invalid type object: only floating-point types are supported as the default type"),
+                ("foo", ModuleNotFoundError, "No module named 'foo'"),
+                ("torch.FooTensor", AttributeError, "module 'torch' has no attribute 'FooTensor'")]:
+            with pytest.raises(kind) as info:
+                torch.set_default_tensor_type(bad)
+            assert str(info.value) == message
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert torch.get_default_dtype() is torch.float32
