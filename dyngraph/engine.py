@@ -31,6 +31,7 @@ import numpy as np
 from common import REGISTRY, ShapeRef
 
 from .creation import as_tensor
+from .dtypes import get_default_dtype
 from .errors import explain
 from .anomaly import STATE as ANOMALY, remember_forward
 from .grad_mode import STATE
@@ -333,7 +334,7 @@ def _torch_dtype(out: np.ndarray, inputs) -> np.ndarray:
     PyTorch ranks operands: tensors with dims, then 0-dim tensors, then Python
     numbers, each only counting when it raises the category (int < float).
     So ``float32[3] + float64 0-dim`` is float32 and ``int + 1.5`` is the
-    default float32, where numpy says float64.
+    default dtype (float32 unless changed), where numpy says float64.
     """
     dims, zero = [], []
     for x in inputs:
@@ -341,7 +342,8 @@ def _torch_dtype(out: np.ndarray, inputs) -> np.ndarray:
         dt = getattr(d, "dtype", None)
         if dt is not None and dt.kind == "f":
             (dims if d.ndim else zero).append(dt)
-    target = np.result_type(*dims) if dims else (np.result_type(*zero) if zero else np.float32)
+    target = (np.result_type(*dims) if dims else np.result_type(*zero) if zero
+              else get_default_dtype().np)
     return out if target == out.dtype else out.astype(target)
 
 

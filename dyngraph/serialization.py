@@ -45,7 +45,7 @@ from common.checkpoint import (CheckpointError, read_arrays, remove_stale_temps,
 
 from .device import device
 from .dtypes import dtype, lookup, to_dtype
-from .nn.modules import Module
+from .nn.module import Module
 from .nn.parameter import Parameter
 from .tensor import Tensor, make
 
@@ -156,7 +156,7 @@ class _Encoder:
         return {"module": cls.__module__, "class": cls.__qualname__, "training": m.training,
                 "parameters": self.named(m._parameters, where, depth),
                 "buffers": self.named(m._buffers, where, depth),
-                "non_persistent": sorted(m._non_persistent),
+                "non_persistent": sorted(m._non_persistent_buffers_set),
                 "modules": self.named(m._modules, where, depth),
                 "attributes": self.named(dict(attributes), where, depth)}
 
@@ -309,7 +309,7 @@ class _Decoder:
         non_persistent = node.get("non_persistent")
         if not isinstance(non_persistent, list) or not set(non_persistent) <= set(m._buffers):
             raise ValueError(f"{cls.__qualname__}'s non_persistent must list some of its buffers")
-        m._non_persistent.update(non_persistent)
+        m._non_persistent_buffers_set.update(non_persistent)
         for name, entry in _pairs(node.get("attributes"), (str,)):
             if name in _MODULE_INTERNALS or name in vars(m):
                 raise ValueError(f"{cls.__qualname__}'s attribute {name!r} is one it has already")

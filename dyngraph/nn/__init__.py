@@ -8,11 +8,12 @@ from .layers import (AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, Batch
                      MaxPool2d)
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
-from .modules import Identity, Linear, Module, NonDynamicallyQuantizableLinear, Unflatten
+from .module import Identity, Linear, Module, NonDynamicallyQuantizableLinear, Unflatten
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
+from . import modules, parameter  # torch.nn.modules.rnn & co., torch.nn.parameter.Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", "Sequential",
            "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU", "ReLU6",
@@ -24,4 +25,5 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", 
            "Flatten", "functional", "init", "utils", "RNNCellBase", "RNNCell", "LSTMCell",
            "GRUCell", "RNNBase", "RNN", "LSTM", "GRU", "MultiheadAttention",
            "NonDynamicallyQuantizableLinear", "Transformer", "TransformerEncoder",
-           "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer"]
+           "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer", "modules",
+           "parameter"]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import creation
-from .modules import Module, NonDynamicallyQuantizableLinear, Parameter
+from .module import Module, NonDynamicallyQuantizableLinear, Parameter
 from . import functional as F
 from . import init
 

@@ -28,6 +28,7 @@ from ..node import Node, node_class
 from ..tensor import make
 from .functional_attention import (_canonical_mask, _none_or_dtype,  # noqa: F401 (torch's names)
                                    multi_head_attention_forward, scaled_dot_product_attention)
+from . import _reduction
 from .functional_layers import *  # noqa: F403  (the layer functions live there)
 from .functional_layers import __all__ as _layers_all
 
@@ -217,8 +218,11 @@ def _check_targets(input, target, fname: str) -> None:
                          f"batch_size ({target.shape[0]}).")
 
 
-def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean"):
     """``-input[i, target[i]]`` (times ``weight[target[i]]``); ``mean`` divides by the weights' sum."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _check_targets(input, target, "nll_loss")
     logp = _class_dim_last(input)
@@ -256,10 +260,12 @@ def _holds(labels: np.ndarray, value: int, lo, hi) -> bool:
     return lo <= value <= hi and bool((labels == value).any())
 
 
-def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
-                  label_smoothing: float = 0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
+                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
     """``nll_loss(log_softmax(input))`` for class indices, ``-sum(p * log_softmax)`` for
     probabilities (``weight``, ``ignore_index`` and ``label_smoothing`` as PyTorch)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     fast = (weight is None and not label_smoothing and input.dim() == 2 and target.dim() == 1
             and target._data.dtype == np.int64 and input._data.shape[0] == target._data.shape[0])
@@ -285,7 +291,7 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
     if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
-    hard = nll_loss(logp, target, weight, ignore_index, reduction)
+    hard = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return hard
     # the smoothing term: -sum_c w_c * logp_c / C per element (ignored targets contribute 0)
@@ -332,7 +338,9 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, classe
     return _reduce(losses, reduction)
 
 
-def mse_loss(input, target, reduction: str = "mean"):
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _size_warning(input, target)
     if reduction == "mean" and target.shape == input.shape:
@@ -341,7 +349,9 @@ def mse_loss(input, target, reduction: str = "mean"):
     return _named(_reduce(_f.mul(d, d), reduction), "MseLossBackward0")
 
 
-def l1_loss(input, target, reduction: str = "mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _size_warning(input, target)
     return _reduce(_f.abs(_f.sub(input, target)), reduction)
@@ -352,8 +362,11 @@ def _same_size(input, target, message: str) -> None:
         raise ValueError(message.format(t=target.shape, i=input.shape))
 
 
-def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction: str = "mean"):
     """``-(t log p + (1-t) log(1-p))``, each log clamped at -100 as PyTorch does."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _same_size(input, target, "Using a target size ({t}) that is different to the input size "
                               "({i}) is deprecated. Please ensure they have the same size.")
@@ -367,9 +380,11 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     return _named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
-                                     pos_weight=None):
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
     """``pos_weight * t * softplus(-x) + (1 - t) * softplus(x)``: BCE(sigmoid(x)), stably."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _same_size(input, target, "Target size ({t}) must be the same as input size ({i})")
     pos = _softplus_stable(_f.neg(input))
@@ -383,8 +398,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
-def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _size_warning(input, target)
     d = _f.abs(_f.sub(input, target))
@@ -403,11 +421,14 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     return _named(_reduce(loss, reduction), "HuberLossBackward0")
 
 
-def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
+def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean",
+           log_target: bool = False):
     """Pointwise ``target * (log target - input)`` (``input`` holds log-probabilities)."""
-    if reduction not in _REDUCTIONS + ("batchmean",):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    elif reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if reduction == "mean":
+    elif reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "

@@ -18,7 +18,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional_layers as FL
 from . import init
-from .modules import Module, Parameter
+from .module import Module, Parameter
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",

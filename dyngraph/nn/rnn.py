@@ -38,7 +38,7 @@ from ..selection import split
 from ..tensor import Tensor
 from . import init
 from .functional_layers import dropout
-from .modules import Module, Parameter
+from .module import Module, Parameter
 from .utils.rnn import PackedSequence
 
 __all__ = ["RNNCellBase", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]

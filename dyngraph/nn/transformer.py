@@ -40,7 +40,7 @@ from . import functional as F
 from .activation import GELU, MultiheadAttention, ReLU
 from .containers import ModuleList
 from .layers import Dropout, LayerNorm
-from .modules import Linear, Module
+from .module import Linear, Module
 from . import init
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
