@@ -30,8 +30,7 @@ them::
 """
 from __future__ import annotations
 
-from . import compat, debugging, dtypes, errors, nest, nn, train
-from . import tf_logging as logging  # (tf.logging)
+from . import compat, debugging, dtypes, errors, logging, nest, nn, train
 from .framework.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .framework.build import constant, convert_to_tensor, is_tensor
 from .control.control_flow import case, cond, while_loop

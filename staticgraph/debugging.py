@@ -20,7 +20,7 @@ import numpy as np
 
 from common import numerics
 
-from .errors import InvalidArgumentError
+from .framework.errors import InvalidArgumentError
 from .framework.graph import Operation, get_default_graph
 
 __all__ = ["enable_check_numerics", "disable_check_numerics", "Assert", "assert_equal",

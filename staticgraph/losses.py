@@ -19,7 +19,7 @@ regularization losses.
 """
 from __future__ import annotations
 
-from . import dtypes as _dtypes
+from .framework import dtypes as _dtypes
 from .framework.build import F, constant, convert_to_tensor
 from .framework.graph import get_default_graph, name_scope
 from .framework.graph_keys import GraphKeys

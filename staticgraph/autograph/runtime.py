@@ -27,7 +27,7 @@ import numpy as np
 
 from common import REGISTRY
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, convert_to_tensor
 from ..control.control_flow import cond, while_loop
 from ..framework.graph import SubGraph, Tensor, get_default_graph

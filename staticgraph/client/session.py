@@ -23,7 +23,7 @@ import numpy as np
 from ..compiler import Executable, PassConfig, compile_plan
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph
 from ..framework.kinds import SessionState, intra_op_threads
-from ..nest import flatten_with_rebuild
+from ..util.nest import flatten_with_rebuild
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "default_session"]
 

@@ -26,7 +26,7 @@ import threading
 import weakref
 from typing import Callable, Sequence
 
-from ..errors import OpError, graph_execution_error
+from ..framework.errors import OpError, graph_execution_error
 from ..framework.graph import Operation, Tensor
 from ..framework.kinds import SessionState, kind_of
 from ..framework.printing import format_kernels

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
 from .emit import explain
 from .plan import Plan
 

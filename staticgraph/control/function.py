@@ -41,13 +41,13 @@ import numpy as np
 
 from common.shapes import fmt_shape
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import constant
 from ..compiler import Executable, compile_plan
 from .gradients import gradients
 from ..framework.graph import Graph, Tensor, get_default_graph
 from ..framework.kinds import SessionState
-from ..nest import LITERAL, flatten_with_rebuild
+from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
 

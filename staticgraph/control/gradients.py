@@ -28,7 +28,7 @@ import operator
 
 from typing import Any
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import F, convert_to_tensor
 from ..framework.graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
 from ..framework.kinds import handle_op, kind_of

@@ -32,7 +32,7 @@ import numpy as np
 
 from common.philox import PhiloxRandom
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import convert_to_tensor
 from ..framework.graph import SubGraph, Tensor, creation_site, get_default_graph
 from ..ops.random_ops import get_seed

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import FailedPreconditionError, OutOfRangeError
+from ..framework.errors import FailedPreconditionError, OutOfRangeError
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import Effects, defkind
 from .dataset import Dataset

@@ -27,8 +27,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from . import device as _device
-from .. import dtypes as _dtypes
-from ..errors import OperatorNotAllowedInGraphError
+from . import dtypes as _dtypes
+from .errors import OperatorNotAllowedInGraphError
 from .shape import TensorShape
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",

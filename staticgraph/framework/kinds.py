@@ -47,7 +47,7 @@ import numpy as np
 from common import REGISTRY, numerics
 from common.philox import GuardedPhiloxRandom, default_threads
 
-from ..errors import FailedPreconditionError, InvalidArgumentError
+from .errors import FailedPreconditionError, InvalidArgumentError
 from ..debugging import finite_check
 from .graph import Operation
 

@@ -30,7 +30,7 @@ import numpy as np
 from common.tensorboard import data_type, require, tensor_proto, tensor_shape_proto
 
 from ..control.control_flow import CONTROL_FLOW_TYPES, regions_of
-from ..dtypes import DType
+from ..framework.dtypes import DType
 from ..framework.graph import Graph, Operation, Tensor
 
 __all__ = ["as_graph_def"]

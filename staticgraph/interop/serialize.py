@@ -31,13 +31,13 @@ import numpy as np
 from common import REGISTRY
 from common.indexing import ARRAY, Slice
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..control.control_flow import LOOP_TYPES, Region, regions_of
 from ..control.control_flow_grad import GradProgram
 from ..data.dataset import Dataset
 from ..data.graph_form import describe, rebuild
-from ..dtypes import DType
-from ..errors import DataLossError
+from ..framework.dtypes import DType
+from ..framework.errors import DataLossError
 from ..framework.graph import Graph, Operation, SubGraph, Tensor
 from .graph_schema import FORMAT, check, parse
 from ..training.variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable

@@ -27,7 +27,7 @@ from common import REGISTRY
 from common.indexing import ARRAY, Slice
 from common.ops.shape import range_length
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from ..framework.shape_values import (constant_value, constant_value_as_shape, is_runtime_shape, shape_tensor,

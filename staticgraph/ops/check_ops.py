@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.build import convert_to_tensor
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.kinds import _pass_through, _summary, defkind
 from .core_ops import cast, equal, greater, greater_equal, less, less_equal, logical_not, not_equal, \
@@ -180,7 +180,7 @@ def assert_rank(x, rank, message=None, name=None) -> Operation:
 
 def assert_type(tensor, tf_type, message=None, name=None):
     """``tensor``'s dtype is ``tf_type`` (a build-time check: TypeError otherwise)."""
-    from .. import dtypes as _dtypes  # noqa: PLC0415
+    from ..framework import dtypes as _dtypes  # noqa: PLC0415
     from ..framework.sources import no_op  # noqa: PLC0415
     t = convert_to_tensor(tensor)
     want = _dtypes.as_dtype(tf_type)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 from ..framework.build import convert_to_tensor
 from ..control.control_flow import while_loop
 from ..framework.graph import Tensor, name_scope
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from .tensor_array import TensorArray
 
 __all__ = ["map_fn", "scan", "foldl", "foldr"]

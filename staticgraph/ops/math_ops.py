@@ -18,7 +18,7 @@ import numpy as np
 from common import REGISTRY
 from common.ops.linalg import einsum_equation
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope, tensor_of
 from .core_ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004

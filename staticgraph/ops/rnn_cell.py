@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import collections
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph, name_scope
 from ..training.initializers import Constant, Zeros
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from .array_ops import split
 from .core_ops import add, clip_by_value, concat, matmul, multiply, sigmoid, subtract, tanh, zeros
 from ..training.variable_scope import get_variable, variable_scope

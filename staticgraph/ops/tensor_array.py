@@ -32,7 +32,7 @@ import numpy as np
 from common import REGISTRY
 from common.indexing import ARRAY
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from ..framework.shape import TensorShape, as_shape_tuple

@@ -12,7 +12,7 @@ Each is a tensor of the global step, recomputed every run::
 """
 from __future__ import annotations
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..ops import core_ops as ops
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Tensor, name_scope

@@ -21,7 +21,7 @@ import numpy as np
 from common import tensorboard as tb
 
 from ..framework.build import convert_to_tensor
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph
 from ..framework.kinds import defkind
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import enum
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
 from .initializers import GlorotUniform, Zeros

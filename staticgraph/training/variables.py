@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import F, convert_to_tensor
 from ..framework.graph import Operation, Tensor, creation_site, get_default_graph
 from ..framework.kinds import handle_op

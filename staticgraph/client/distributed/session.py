@@ -22,9 +22,9 @@ from typing import Any
 
 from distributed import Client, KilledWorker
 
-from ...errors import FailedPreconditionError, UnavailableError
+from ...framework.errors import FailedPreconditionError, UnavailableError
 from ...framework.graph import Graph
-from ...nest import flatten_with_rebuild
+from ...util.nest import flatten_with_rebuild
 from ..session import Session, _Feed, _run_key
 from . import batch as _batch
 from .partition import Layout, partition_run
