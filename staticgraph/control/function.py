@@ -50,6 +50,7 @@ from ..framework.kinds import SessionState
 from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
+from ..autograph import convert
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec", "RetracingWarning"]
 
@@ -455,7 +456,6 @@ class Function:
     def _convert(self) -> Callable:
         if not self.autograph:
             return self.python_function
-        from ..autograph import convert
         fn = self.python_function
         if isinstance(fn, types.MethodType):              # a bound method: convert its function
             return types.MethodType(convert(fn.__func__), fn.__self__)

@@ -39,6 +39,9 @@ from ..ops.random_ops import get_seed
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
 from .structure import flatten, pack_as
+from ..compiler import compile_plan
+from ..framework.kinds import SessionState
+from ..control.function import TensorSpec
 
 __all__ = ["Dataset"]
 
@@ -311,12 +314,10 @@ class Dataset:
 
     @property
     def output_classes(self):
-        from ..framework.graph import Tensor  # noqa: PLC0415
         return pack_as(self._structure, [Tensor for _ in self._specs])
 
     @property
     def element_spec(self):
-        from ..control.function import TensorSpec  # noqa: PLC0415
         return pack_as(self._structure, [TensorSpec(s, _dtypes.as_dtype(d)) for s, d in self._specs])
 
     def make_one_shot_iterator(self):
@@ -458,8 +459,6 @@ def _trace(fn, structure: Any, specs: list[tuple]):
 
 
 def _plan(sub: SubGraph, outs: list[Tensor], feeds: list[Tensor]):
-    from ..compiler import compile_plan  # noqa: PLC0415
-    from ..framework.kinds import SessionState  # noqa: PLC0415
     exe = compile_plan(outs, feeds, SessionState(), "list")
     return exe.fn
 

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from common.shapes import fmt_shape
+from ..compiler.order import topological_order
 
 __all__ = ["format_graph", "format_op", "format_kernels"]
 
@@ -91,7 +92,6 @@ def _region_lines(region, depth: int) -> list[str]:
 
 
 def _graph_lines(graph, depth: int, hidden: set = frozenset()) -> list[str]:
-    from ..compiler.order import topological_order
     lines = []
     for op in topological_order(set(graph._ops)):
         if op in hidden:

@@ -192,7 +192,6 @@ def _collections(graph: Graph) -> dict:
     """The named collections' ops, tensors and (global) variables, by name -- as a MetaGraph
     keeps them, so ``get_collection("train_op")`` works after ``import_meta_graph``. Other
     Python objects in a collection are not kept."""
-    from ..framework.graph import Operation, Tensor  # noqa: PLC0415
     global_ops = {v.op.name for v in graph.get_collection(GLOBAL_VARIABLES)}
     out = {}
     for key in graph.get_all_collection_keys():

@@ -21,9 +21,9 @@ from common.ops.linalg import einsum_equation
 from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope, tensor_of
-from .core_ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
-                       logical_and, maximum, minimum, multiply, negative, not_equal, ones_like, realdiv,
-                       reduce_sum, subtract, where, zeros_like)
+from .core_ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,
+                       logical_and, maximum, minimum, multiply, negative, not_equal, one_hot,
+                       ones_like, realdiv, reduce_sum, subtract, where, zeros_like)
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "round", "erf",
            "floordiv", "floor_div", "floormod", "mod", "truncatemod", "cumsum", "reduce_prod",
@@ -298,7 +298,6 @@ def div(x, y, name=None):
 def in_top_k(predictions=None, targets=None, k=None, name=None):
     """Whether each row's ``targets`` entry is among its ``k`` largest ``predictions`` (ties
     count in its favour, as TF; a row with a non-finite prediction gives False)."""
-    from .core_ops import one_hot  # noqa: PLC0415
     with name_scope(name, "in_top_k"):        # TF's result: ``in_top_k/InTopKV2:0``
         p = convert_to_tensor(predictions)
         t = convert_to_tensor(targets)

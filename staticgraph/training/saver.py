@@ -46,6 +46,7 @@ from ..framework.graph import get_default_graph
 from ..framework.kinds import uninitialized_message
 from ..interop.serialize import from_json, to_json
 from .variables import Variable, global_variables
+from ..framework.dtypes import as_dtype
 
 __all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
            "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
@@ -284,7 +285,6 @@ class CheckpointReader:
         return {k: list(v.shape) for k, v in self._arrays.items()}
 
     def get_variable_to_dtype_map(self) -> dict:
-        from ..framework.dtypes import as_dtype  # noqa: PLC0415
         return {k: as_dtype(v.dtype) for k, v in self._arrays.items()}
 
     def has_tensor(self, name: str) -> bool:
@@ -296,7 +296,6 @@ class CheckpointReader:
         return self._arrays[name]
 
     def debug_string(self) -> bytes:
-        from ..framework.dtypes import as_dtype  # noqa: PLC0415
         return "".join(f"{k} (DT_{as_dtype(v.dtype).tf_name.upper()}) {list(v.shape)}\n"
                        for k, v in sorted(self._arrays.items())).encode()
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...framework.graph import Operation, Tensor
 from ...framework.kinds import kind_of
+from common import REGISTRY
 
 __all__ = ["Program", "clone", "new_op", "is_pure"]
 
@@ -43,7 +44,6 @@ def clone(op: Operation, inputs: Iterable[Tensor] | None = None, attrs: dict | N
 def new_op(like: Operation, type_: str, inputs: tuple, attrs: dict, spec: tuple,
            suffix: str) -> Operation:
     """A detached op standing in for ``like`` (same graph, site; name ``like.name/suffix``)."""
-    from common import REGISTRY  # noqa: PLC0415  (registry lookup only for registry types)
     return Operation(like.graph, f"{like.name}/{suffix}", type_, REGISTRY.get(type_), inputs,
                      attrs, [spec], (), like.site, like.index)
 

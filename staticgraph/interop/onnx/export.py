@@ -31,6 +31,7 @@ from ...framework.graph import Operation, Tensor
 from ...compiler import topological_order
 from ...control.control_flow import BRANCH_TYPES, CONTROL_FLOW_TYPES, LOOP_TYPES, regions_of
 from .rules import RULES, NOT_EXPORTABLE, ExportError
+from ... import compiler
 
 __all__ = ["export", "to_model", "DEFAULT_OPSET", "ExportError"]
 
@@ -215,7 +216,6 @@ class _Exporter:
     # --- control flow ------------------------------------------------------------------------
     def region(self, parent: Scope, region, prefix: str, args: list[str]) -> tuple[Scope, list[str]]:
         """Write ``region``'s ops into a new sub-graph scope; its results' names."""
-        from ... import compiler
         sub = Scope(self, parent, prefix)
         for a, n in zip(region.args, args):
             sub.names[a] = n
