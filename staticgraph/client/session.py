@@ -21,25 +21,12 @@ from typing import Any
 import numpy as np
 
 from ..compiler import Executable, PassConfig, compile_plan
-from ..framework.graph import Graph, Operation, Tensor, get_default_graph
+from ..framework.graph import (Graph, Operation, Tensor, default_session, get_default_graph,
+                               get_default_session, session_stack as _session_stack)
 from ..framework.kinds import SessionState, intra_op_threads
 from ..util.nest import flatten_with_rebuild
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "default_session"]
-
-_session_stack: list["Session"] = []
-
-
-def get_default_session() -> "Session | None":
-    return _session_stack[-1] if _session_stack else None
-
-
-def default_session() -> "Session":
-    if not _session_stack:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
-                         "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
-    return _session_stack[-1]
-
 
 def _fetch_key(fetches: Any) -> Any:
     """A hashable image of the fetch structure (tensors/ops by identity)."""

@@ -33,7 +33,8 @@ from .shape import TensorShape
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "name_scope", "control_dependencies", "device", "colocate_with", "creation_site",
-           "pinned_site", "tensor_of", "check_name"]
+           "pinned_site", "tensor_of", "check_name", "session_stack", "get_default_session",
+           "default_session"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (os.path.join(os.path.dirname(__file__), "..", "x"),
@@ -170,7 +171,6 @@ class Tensor:
         return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
 
     def eval(self, feed_dict: dict | None = None, session=None):
-        from ..client.session import default_session
         return (session or default_session()).run(self, feed_dict)
 
     # --- Python protocol: a symbolic tensor has no value ----------------------------
@@ -244,7 +244,6 @@ class Operation:
         return self.attrs[name]
 
     def run(self, feed_dict: dict | None = None, session=None) -> None:
-        from ..client.session import default_session
         (session or default_session()).run(self, feed_dict)
 
     def __repr__(self) -> str:
@@ -632,6 +631,26 @@ def reset_default_graph() -> None:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If "
                              "you need a cleared graph, exit the nesting and create a new graph.")
     _global_graph = Graph()
+
+
+# --- the default session (here, as in TF's framework/ops.py: Tensor.eval and Operation.run
+# need it, and the Session class, which builds on graphs, cannot be imported by them) ----------
+
+session_stack: list = []
+"""The sessions made default, innermost last: ``with sess:``, ``sess.as_default()`` and an
+``InteractiveSession`` push onto it (``client/session.py``)."""
+
+
+def get_default_session():
+    return session_stack[-1] if session_stack else None
+
+
+def default_session():
+    """The default session, for ``Tensor.eval()`` / ``Operation.run()`` without ``session=``."""
+    if not session_stack:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
+                         "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    return session_stack[-1]
 
 
 def name_scope(name: str | None, default_name: str | None = None, values=None):

@@ -29,7 +29,7 @@ import numpy as np
 
 from ..framework import dtypes as _dtypes
 from ..framework.build import F, convert_to_tensor
-from ..framework.graph import Operation, Tensor, creation_site, get_default_graph
+from ..framework.graph import Operation, Tensor, creation_site, default_session, get_default_graph
 from ..framework.kinds import handle_op
 from ..framework.sources import group
 from ..framework.shape import TensorShape, as_shape_tuple
@@ -168,12 +168,10 @@ class Variable:
         return self._is_initialized
 
     def eval(self, session=None):
-        from ..client.session import default_session  # noqa: PLC0415  (sessions run graphs of variables)
         return (session or default_session()).run(self)
 
     def load(self, value: Any, session=None) -> None:
         """Store ``value`` in the variable (TF's ``Variable.load``: no new graph nodes per call)."""
-        from ..client.session import default_session  # noqa: PLC0415
         (session or default_session()).run(self.initializer, {self._initial_value: value})
 
     # --- static facts ------------------------------------------------------------------
