@@ -50,6 +50,8 @@ from .ops.math_ops import __all__ as _math_all
 from . import math
 from .ops.overloads import install as _install
 from .interop.serialize import from_json, to_json, to_networkx
+from .framework import printing as _printing  # noqa: F401  (registers str(graph))
+from .interop import graph_def as _graph_def  # noqa: F401  (registers Graph.as_graph_def)
 from .client.session import InteractiveSession, Session, get_default_session
 from .framework.shape import TensorShape
 from .framework.sources import Print, group, no_op, placeholder, placeholder_with_default

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..compiler import Executable, PassConfig, compile_plan
+from ..compiler.passes import PassConfig
+from ..compiler.pipeline import Executable, compile_plan
 from ..framework.graph import (Graph, Operation, Tensor, default_session, get_default_graph,
                                get_default_session, session_stack as _session_stack)
 from ..framework.kinds import SessionState, intra_op_threads

@@ -24,11 +24,10 @@ import numpy as np
 from common.shapes import most_specific_compatible, refines
 
 from ..framework.build import convert_to_tensor
-from ..compiler import lower_plan
 from ..compiler.prune import pruned_order
 from ..compiler.passes import PassReport, run_passes
 from ..compiler.passes.carry import CarriedWrites, carried_writes
-from ..compiler.plan import Plan
+from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph

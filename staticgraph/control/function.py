@@ -43,7 +43,7 @@ from common.shapes import fmt_shape
 
 from ..framework import dtypes as _dtypes
 from ..framework.build import constant
-from ..compiler import Executable, compile_plan
+from ..compiler.pipeline import Executable, compile_plan
 from .gradients import gradients
 from ..framework.graph import Graph, Tensor, get_default_graph
 from ..framework.kinds import SessionState

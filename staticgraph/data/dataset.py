@@ -39,7 +39,7 @@ from ..ops.random_ops import get_seed
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
 from .structure import flatten, pack_as
-from ..compiler import compile_plan
+from ..compiler.pipeline import compile_plan
 from ..framework.kinds import SessionState
 from ..control.function import TensorSpec
 

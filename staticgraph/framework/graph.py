@@ -22,7 +22,7 @@ import os
 import re
 import sys
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -46,6 +46,13 @@ _USER_FILES: set[str] = set()     # ... and user files (a set test per frame: th
 _DTYPES = _dtypes.DType._cache   # numpy dtype -> its interned DType (filled by as_dtype)
 _DType = _dtypes.DType           # (looking a DType up among numpy dtypes is slow: numpy converts it)
 
+
+GRAPH_WRITERS: dict[str, Callable[["Graph"], Any]] = {}
+"""How a whole graph is written out, by the module that knows how, registered when it loads:
+``"text"`` (``str(graph)``: ``framework/printing.py``) and ``"graph_def"``
+(``Graph.as_graph_def``: ``interop/graph_def.py``).  Both read control-flow regions and the
+compiler's order, which build on this module, so it cannot import them; the package imports
+both before any graph can be printed."""
 
 _pinned = threading.local()   # .site: the site every node made now gets (see pinned_site)
 
@@ -505,12 +512,11 @@ class Graph:
 
     def as_graph_def(self, add_shapes: bool = True):
         """TF's ``GraphDef`` proto of this graph (needs ``tensorboard``; see ``graph_def.py``)."""
-        from ..interop.graph_def import as_graph_def
-        return as_graph_def(self)
+        return GRAPH_WRITERS["graph_def"](self)
 
     def __str__(self) -> str:
-        from .printing import format_graph
-        return format_graph(self)
+        """One node per line in topological order, sub-graphs nested (``printing.py``)."""
+        return GRAPH_WRITERS["text"](self)
 
 
 class _NameScope:

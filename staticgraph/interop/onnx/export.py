@@ -28,10 +28,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from ...framework.graph import Operation, Tensor
-from ...compiler import topological_order
+from ...compiler.order import topological_order
 from ...control.control_flow import BRANCH_TYPES, CONTROL_FLOW_TYPES, LOOP_TYPES, regions_of
 from .rules import RULES, NOT_EXPORTABLE, ExportError
-from ... import compiler
 
 __all__ = ["export", "to_model", "DEFAULT_OPSET", "ExportError"]
 
@@ -222,7 +221,7 @@ class _Exporter:
         for ph, t in zip(region.placeholders, region.captured):
             sub.names[ph] = parent.name(t)
         fed = set(region.args) | set(region.placeholders)
-        sub.emit(compiler.topological_order(_data_prune(region.outs, fed)))
+        sub.emit(topological_order(_data_prune(region.outs, fed)))
         return sub, [sub.name(t) for t in region.outs]
 
     def inline(self, scope: Scope, region, prefix: str, args: list[str]) -> list[str]:
