@@ -50,7 +50,7 @@ from ..framework.kinds import SessionState
 from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
-from ..autograph import convert
+from ..autograph.conversion import convert
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec", "RetracingWarning"]
 
