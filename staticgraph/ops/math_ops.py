@@ -254,9 +254,14 @@ def saturate_cast(value, dtype, name=None):
         return cast(x, dt, name=scope)
 
 
+def softplus(features, name=None):
+    """``log(1 + exp(x))``, stable, with gradient ``sigmoid(x)`` (the registry's Softplus);
+    ``tf.nn.softplus`` and ``tf.math.softplus``, here for :func:`log_sigmoid`."""
+    return apply(REGISTRY["Softplus"], (convert_to_tensor(features),), {}, name=name or "Softplus")
+
+
 def log_sigmoid(x, name=None):
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
-    from ..nn import softplus  # noqa: PLC0415  (nn imports this module)
     with name_scope(name, "LogSigmoid") as scope:
         x = convert_to_tensor(x)
         return negative(softplus(negative(x)), name=scope)

@@ -10,7 +10,7 @@ from common import REGISTRY
 from . import rnn_cell
 from ..framework.build import apply, convert_to_tensor
 from ..framework.graph import name_scope
-from .math_ops import in_top_k, log_sigmoid, top_k
+from .math_ops import in_top_k, log_sigmoid, softplus, top_k
 from .nn_layers import *  # noqa: F403  (the layer functions live there)
 from .nn_layers import __all__ as _layers_all
 from .core_ops import (abs as _abs, add, exp, greater, log, matmul, maximum, minimum,
@@ -132,11 +132,6 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         if not x.shape.is_compatible_with(z.shape):
             raise ValueError(f"logits and labels must have the same shape ({x.shape} vs {z.shape})")
         return add(negative(multiply(x, z)), softplus(x), name=scope)
-
-
-def softplus(features, name=None):
-    """``log(1 + exp(x))``, stable, with gradient ``sigmoid(x)`` (the registry's Softplus)."""
-    return apply(REGISTRY["Softplus"], (convert_to_tensor(features),), {}, name=name or "Softplus")
 
 
 def elu(features, name=None):

@@ -32,6 +32,7 @@ from ..training.initializers import Constant, Zeros
 from ..util.nest import flatten, pack_sequence_as
 from .array_ops import split
 from .core_ops import add, clip_by_value, concat, matmul, multiply, sigmoid, subtract, tanh, zeros
+from .nn_layers import dropout as _dropout  # (private: this module is tf.nn.rnn_cell)
 from ..training.variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
@@ -352,8 +353,7 @@ class DropoutWrapper(RNNCell):
     def _drop(self, x, keep):
         if isinstance(keep, (int, float)) and keep == 1:
             return x
-        from ..nn import dropout  # noqa: PLC0415  (nn imports this module)
-        return dropout(x, keep_prob=keep, seed=self._seed)
+        return _dropout(x, keep_prob=keep, seed=self._seed)
 
     def __call__(self, inputs, state, scope=None):
         inputs = self._drop(convert_to_tensor(inputs), self._keep[0])
