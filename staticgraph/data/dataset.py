@@ -38,12 +38,14 @@ from ..framework.graph import SubGraph, Tensor, creation_site, get_default_graph
 from ..ops.random_ops import get_seed
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
+from . import iterator
 from .structure import flatten, pack_as
 from ..compiler.pipeline import compile_plan
 from ..framework.kinds import SessionState
 from ..control.function import TensorSpec
 
-__all__ = ["Dataset"]
+__all__ = ["Dataset", "experimental", "AUTOTUNE", "get_output_types", "get_output_shapes",
+           "get_output_classes"]
 
 Make = Callable[[list, dict], Iterator[tuple]]
 """(input values, per-initialization context) -> elements as flat tuples of arrays."""
@@ -323,13 +325,11 @@ class Dataset:
     def make_one_shot_iterator(self):
         """An iterator initialised on first use.  TF takes an op seed here (for the graph seed
         of the function it wraps the dataset in): the seeds of later random ops count it."""
-        from .iterator import Iterator  # noqa: PLC0415
         get_seed(None)
-        return Iterator(self, one_shot=True)
+        return iterator.Iterator(self, one_shot=True)
 
     def make_initializable_iterator(self, shared_name=None):
-        from .iterator import Iterator  # noqa: PLC0415
-        return Iterator(self, one_shot=False)
+        return iterator.Iterator(self, one_shot=False)
 
     def __iter__(self):
         raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode "
@@ -468,3 +468,23 @@ def _common_shape(a, b):
     if a is None or b is None or len(a) != len(b):
         return None
     return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+class experimental:  # noqa: N801  (tf.data.experimental)
+    AUTOTUNE = -1
+
+
+AUTOTUNE = experimental.AUTOTUNE
+
+
+def get_output_types(dataset_or_iterator):
+    """``tf.data.get_output_types(ds)``: ``ds.output_types`` (TF1's accessor)."""
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes
