@@ -53,6 +53,7 @@ from .interop.serialize import from_json, to_json, to_networkx
 from .framework import printing as _printing  # noqa: F401  (registers str(graph))
 from .interop import graph_def as _graph_def  # noqa: F401  (registers Graph.as_graph_def)
 from .client.session import InteractiveSession, Session, get_default_session
+from .client import targets as _targets  # noqa: F401  (Session(target=<dask>))
 from .framework.shape import TensorShape
 from .framework.sources import Print, group, no_op, placeholder, placeholder_with_default
 from .framework.sources import print_op as print  # noqa: A004  (tf.print)
