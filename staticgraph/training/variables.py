@@ -28,11 +28,14 @@ from typing import Any
 import numpy as np
 
 from ..framework import dtypes as _dtypes
-from ..framework.build import F, convert_to_tensor
+from ..framework.build import F, constant, convert_to_tensor
 from ..framework.graph import Operation, Tensor, creation_site, default_session, get_default_graph
 from ..framework.kinds import handle_op
 from ..framework.sources import group
 from ..framework.shape import TensorShape, as_shape_tuple
+from ..ops.array_ops import boolean_mask
+from ..ops.core_ops import logical_not, stack
+from ..control.control_flow import cond
 
 __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
@@ -161,7 +164,6 @@ class Variable:
 
     def initialized_value(self) -> Tensor:
         """The initial value if the variable is uninitialized when this runs, else its value."""
-        from ..control.control_flow import cond  # noqa: PLC0415  (control flow builds on variables)
         return cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
 
     def is_initialized(self, name: str | None = None) -> Tensor:
@@ -322,9 +324,6 @@ def report_uninitialized_variables(var_list=None, name: str = "report_uninitiali
     >>> with tf.Session() as s: print(s.run(tf.report_uninitialized_variables()))
     [b'v']
     """
-    from ..ops.array_ops import boolean_mask
-    from ..framework.build import constant
-    from ..ops.core_ops import logical_not, stack
     graph = get_default_graph()
     if var_list is None:
         var_list = [*global_variables(), *local_variables()]
