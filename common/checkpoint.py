@@ -27,6 +27,10 @@ from __future__ import annotations
 import math
 import os
 import re
+import struct
+import tempfile
+import tokenize
+import zipfile
 from typing import BinaryIO, Callable
 
 import numpy as np
@@ -60,7 +64,6 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
     """``write(f)`` into a temp file beside ``path``, fsync it, then rename it over ``path``."""
-    import tempfile  # here, not at import: it pulls in random, shutil, bz2, lzma (~10 ms)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp",
@@ -150,8 +153,6 @@ def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     what is wrong) for anything that is not an intact checkpoint.  Nothing beyond
     the file's own size is allocated, whatever its headers declare.
     """
-    import struct   # here, not at import (zipfile imports it anyway)
-    import zipfile
     path = os.fspath(path)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
@@ -206,7 +207,6 @@ def _damaged(path: str, reason: str) -> CheckpointError:
 def _read_member(z, info, path: str) -> np.ndarray:
     """The member's array, in native byte order -- refused before anything is allocated if
     its .npy header declares an object dtype, or more (or fewer) bytes than it holds."""
-    import tokenize   # here, not at import (numpy's header parsing imports it anyway)
     fmt = np.lib.format
     with z.open(info) as m:
         version = fmt.read_magic(m)
