@@ -54,7 +54,7 @@ def to_networkx(graph: Graph) -> nx.MultiDiGraph:
     A MultiDiGraph (a DiGraph with parallel edges), so ``x * x`` keeps both edges.
     Control dependencies are edges with ``control=True``.
     """
-    import networkx as nx  # noqa: PLC0415  (~90 ms: imported by the one function using it)
+    import networkx as nx  # ~0.5 s to import: only when a graph is exported to it
     g = nx.MultiDiGraph()
     for op in graph._ops:
         g.add_node(op.name, type=op.type, site=op.site, device=op.device)
