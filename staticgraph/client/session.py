@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..compiler.passes import PassConfig
+from ..compiler.passes.manager import PassConfig
 from ..compiler.pipeline import Executable, compile_plan
 from ..framework.graph import (Graph, Operation, Tensor, default_session, get_default_graph,
                                get_default_session, session_stack as _session_stack)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .codegen import generate
 from .order import topological_order
-from .passes import PassConfig
+from .passes.manager import PassConfig
 from .pipeline import Executable, compile_plan
 from .plan import Plan, Step, lower_plan
 from .prune import prune

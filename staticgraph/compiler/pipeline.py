@@ -36,7 +36,8 @@ from .interpret import failure as interpreted_failure
 from .interpret import prepare as prepare_interpreted
 from .interpret import run as run_interpreted
 from .order import topological_order
-from .passes import PassConfig, PassReport, current, run_passes
+from .passes.manager import PassConfig, current, run_passes
+from .passes.report import PassReport
 from .passes.liveness import Allocation, allocate
 from .plan import Plan, Step, lower_plan
 from .prune import prune, pruned_order

@@ -25,7 +25,8 @@ from common.shapes import most_specific_compatible, refines
 
 from ..framework.build import convert_to_tensor
 from ..compiler.prune import pruned_order
-from ..compiler.passes import PassReport, run_passes
+from ..compiler.passes.manager import run_passes
+from ..compiler.passes.report import PassReport
 from ..compiler.passes.carry import CarriedWrites, carried_writes
 from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
