@@ -7,23 +7,25 @@ plan for every ``feed_dict``.
 
 The package root holds only TF's public namespaces (``nn``, ``train``, ``layers``, ``losses``,
 ``metrics``, ``summary``, ``data``, ``gfile``, ``io``, ``random``, ``math``, ``initializers``,
-``keras``, ``compat``, ``errors``, ``dtypes``, ``nest``, ``debugging``, ``autograph``, ``logging``);
-``nn``, ``train``, ``metrics``, ``summary`` and ``initializers`` only re-export.  The engine lives
-in subpackages laid out like TensorFlow's own ``python/`` tree, in the order data flows through
-them::
+``keras``, ``compat``, ``errors``, ``dtypes``, ``nest``, ``debugging``, ``autograph``, ``logging``),
+each only re-exporting.  The engine lives in subpackages laid out like TensorFlow's own
+``python/`` tree, in the order data flows through them::
 
-    framework/   graph (Graph, Operation, Tensor, name scopes, regions), build (apply(): the one
-                 way a registry op becomes a node), kinds (the engine's own node kinds: lowering,
-                 gradient, effects), shape, shape_values, device, config, graph_keys (collections),
-                 sources (placeholders, constants, groups, prints), printing
+    framework/   graph (Graph, Operation, Tensor, name scopes, the default session), build
+                 (apply(): the one way a registry op becomes a node), kinds (the engine's own
+                 node kinds: lowering, gradient, effects), dtypes, errors, shape, shape_values,
+                 device, config, graph_keys (collections), sources (placeholders, constants,
+                 groups, prints), printing, check_numerics;  util/ (nest), platform/ (gfile,
+                 tf_logging)
     ops/         the TF-named builders over ``build``: core_ops, array, math, nn_ops, nn_layers,
-                 random, rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence;
-                 overloads
+                 random, rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence,
+                 losses; overloads;  layers/core (tf.layers)
     control/     control_flow (while_loop, cond, case: regions), its gradients, codegen and
                  pruning; gradients (tf.gradients); function (tf.function, with autograph/)
-    compiler/    prune, order (with read/write hazards), passes, liveness, emit
-    client/      session (compile once per signature, then run generated code); distributed/
-                 (Session(target=<dask>), an optional extra imported only when asked for)
+    compiler/    pipeline (compile_plan, Executable), prune, order (with read/write hazards),
+                 passes/ (manager: the switches), liveness, emit
+    client/      session (compile once per signature, then run generated code); targets +
+                 distributed/ (Session(target=<dask>): an optional extra, imported when asked for)
     training/    variables, variable_scope, initializers, optimizers, learning_rate_decay,
                  moving_averages, saver, checkpoint_state, metrics, summary
     interop/     serialize (the graph as JSON, checked by graph_schema), graph_def, onnx/
