@@ -15,7 +15,7 @@ the other loaded first), only hidden until the call.  So in a checked package
 no cycle runs through function-body imports either (only ``if TYPE_CHECKING:``
 imports, which never run, are left out), and an import runs later than at
 module level only when it must: an optional dependency, or a module that
-imports one, or networkx (see :data:`LAZY`); each says why on its line.
+imports one, or networkx (see :data:`LAZY`); each says why on (or just above) its line.
 
 The engines never import each other at module level.  ``dyngraph.jit`` is the
 one bridge (it turns a trace into a staticgraph graph); it too imports
