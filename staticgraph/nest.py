@@ -6,4 +6,4 @@ from .util.nest import *  # noqa: F403
 
 __all__ = ["is_nested", "is_namedtuple", "flatten", "flatten_up_to", "pack_sequence_as",
            "map_structure", "assert_same_structure", "first_difference", "describe",
-           "flatten_with_rebuild", "LITERAL"]
+           "flatten_with_rebuild", "flatten_dict_items", "LITERAL"]

@@ -25,7 +25,7 @@ from ..compiler.pipeline import Executable, compile_plan
 from ..framework.graph import (Graph, Operation, Tensor, default_session, get_default_graph,
                                get_default_session, session_stack as _session_stack)
 from ..framework.kinds import SessionState, intra_op_threads
-from ..util.nest import flatten_with_rebuild
+from ..util.nest import flatten_dict_items, flatten_with_rebuild
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "default_session",
            "register_target", "SCHEDULER_SCHEMES"]
@@ -200,6 +200,8 @@ class Session:
             self._cache.clear()
             self._fast.clear()
             self._version = self.graph.version
+        if feed_dict and any(k.__class__ is not Tensor and isinstance(k, tuple) for k in feed_dict):
+            feed_dict = flatten_dict_items(feed_dict)   # keyed by a structure of tensors
         key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key)
         if c is None:
