@@ -27,6 +27,10 @@ from __future__ import annotations
 import math
 import os
 import re
+import struct
+import tempfile
+import tokenize
+import zipfile
 from typing import BinaryIO, Callable
 
 import numpy as np
@@ -60,7 +64,6 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
     """``write(f)`` into a temp file beside ``path``, fsync it, then rename it over ``path``."""
-    import tempfile  # here, not at import: it pulls in random, shutil, bz2, lzma (~10 ms)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp",
@@ -170,8 +173,6 @@ def source_name(f: str | os.PathLike | BinaryIO) -> str:
 
 def _read_archive(f: BinaryIO, path: str) -> dict[str, np.ndarray]:
     """:func:`read_arrays` of the archive from ``f``'s position on (``path`` names it)."""
-    import struct   # here, not at import (zipfile imports it anyway)
-    import zipfile
     start = f.tell()
     size = f.seek(0, os.SEEK_END) - start
     f.seek(start)
@@ -226,7 +227,6 @@ def _damaged(path: str, reason: str) -> CheckpointError:
 def _read_member(z, info, path: str) -> np.ndarray:
     """The member's array, in native byte order -- refused before anything is allocated if
     its .npy header declares an object dtype, or more (or fewer) bytes than it holds."""
-    import tokenize   # here, not at import (numpy's header parsing imports it anyway)
     fmt = np.lib.format
     with z.open(info) as m:
         version = fmt.read_magic(m)

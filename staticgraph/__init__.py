@@ -7,31 +7,32 @@ plan for every ``feed_dict``.
 
 The package root holds only TF's public namespaces (``nn``, ``train``, ``layers``, ``losses``,
 ``metrics``, ``summary``, ``data``, ``gfile``, ``io``, ``random``, ``math``, ``initializers``,
-``keras``, ``compat``, ``errors``, ``dtypes``, ``nest``, ``debugging``, ``autograph``, ``logging``);
-``nn``, ``train``, ``metrics``, ``summary`` and ``initializers`` only re-export.  The engine lives
-in subpackages laid out like TensorFlow's own ``python/`` tree, in the order data flows through
-them::
+``keras``, ``compat``, ``errors``, ``dtypes``, ``nest``, ``debugging``, ``autograph``, ``logging``),
+each only re-exporting.  The engine lives in subpackages laid out like TensorFlow's own
+``python/`` tree, in the order data flows through them::
 
-    framework/   graph (Graph, Operation, Tensor, name scopes, regions), build (apply(): the one
-                 way a registry op becomes a node), kinds (the engine's own node kinds: lowering,
-                 gradient, effects), shape, shape_values, device, config, graph_keys (collections),
-                 sources (placeholders, constants, groups, prints), printing
+    framework/   graph (Graph, Operation, Tensor, name scopes, the default session), build
+                 (apply(): the one way a registry op becomes a node), kinds (the engine's own
+                 node kinds: lowering, gradient, effects), dtypes, errors, shape, shape_values,
+                 device, config, graph_keys (collections), sources (placeholders, constants,
+                 groups, prints), printing, check_numerics;  util/ (nest), platform/ (gfile,
+                 tf_logging)
     ops/         the TF-named builders over ``build``: core_ops, array, math, nn_ops, nn_layers,
-                 random, rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence;
-                 overloads
+                 random, rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence,
+                 losses; overloads;  layers/core (tf.layers)
     control/     control_flow (while_loop, cond, case: regions), its gradients, codegen and
                  pruning; gradients (tf.gradients); function (tf.function, with autograph/)
-    compiler/    prune, order (with read/write hazards), passes, liveness, emit
-    client/      session (compile once per signature, then run generated code); distributed/
-                 (Session(target=<dask>), an optional extra imported only when asked for)
+    compiler/    pipeline (compile_plan, Executable), prune, order (with read/write hazards),
+                 passes/ (manager: the switches), liveness, emit
+    client/      session (compile once per signature, then run generated code); targets +
+                 distributed/ (Session(target=<dask>): an optional extra, imported when asked for)
     training/    variables, variable_scope, initializers, optimizers, learning_rate_decay,
                  moving_averages, saver, checkpoint_state, metrics, summary
     interop/     serialize (the graph as JSON, checked by graph_schema), graph_def, onnx/
 """
 from __future__ import annotations
 
-from . import compat, debugging, dtypes, errors, nest, nn, train
-from . import tf_logging as logging  # (tf.logging)
+from . import compat, debugging, dtypes, errors, logging, nest, nn, train
 from .framework.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .framework.build import constant, convert_to_tensor, is_tensor
 from .control.control_flow import case, cond, while_loop
@@ -57,7 +58,10 @@ from .ops.math_ops import __all__ as _math_all
 from . import math
 from .ops.overloads import install as _install
 from .interop.serialize import from_json, to_json, to_networkx
+from .framework import printing as _printing  # noqa: F401  (registers str(graph))
+from .interop import graph_def as _graph_def  # noqa: F401  (registers Graph.as_graph_def)
 from .client.session import InteractiveSession, Session, get_default_session
+from .client import targets as _targets  # noqa: F401  (Session(target=<dask>))
 from .framework.shape import TensorShape
 from .framework.sources import Print, group, no_op, placeholder, placeholder_with_default
 from .framework.sources import print_op as print  # noqa: A004  (tf.print)

@@ -61,7 +61,7 @@ class Generated:
 def _result(name: str | None, rank: int | None, mode: str | None) -> str:
     """A fetched value as TF returns it: 0-d results become numpy scalars; what may be state,
     a constant or a fed array is copied, a possible view made a fresh array (``mode``: see
-    ``compiler._fetch_mode``)."""
+    ``compiler.pipeline._fetch_mode``)."""
     if name is None:
         return "None"
     if rank == 0:
@@ -131,8 +131,8 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
 
     ``container``: ``"single"`` returns the one fetched value, ``"list"``/``"tuple"``
     return the values in that container.  ``copies`` says per fetch how the caller gets it
-    (``compiler._fetch_mode``: ``"copy"`` for state, constants and fed arrays, ``"own"`` for
-    possible views), so mutating it cannot change a variable, a constant or a later run.  ``guards`` (one converter per feed, with
+    (``compiler.pipeline._fetch_mode``: ``"copy"`` for state, constants and fed arrays,
+    ``"own"`` for possible views), so mutating it cannot change a variable, a constant or a later run.  ``guards`` (one converter per feed, with
     ``.dtype``/``.shape``) validate fed values inline (see :func:`_guard`).
     ``alloc`` (from :func:`~.passes.liveness.allocate`) names, reuses and releases locals.
     ``rollback`` (a plan that writes variables): a run that raises puts them back.

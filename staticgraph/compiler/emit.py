@@ -25,7 +25,7 @@ import numpy as np
 
 from common.shapes import fmt_shape
 
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, OpError
 from ..framework.graph import Operation
 from .rollback import Rollback
 
@@ -98,7 +98,6 @@ class Emitter:
         source = "\n".join(t for t, _ in final) + "\n"
         env = dict(self.env)
         if guarded:
-            from ..errors import OpError  # noqa: PLC0415  (only guarded kernels name it)
             env["_OpError"] = OpError
             env["_fail"] = _Fail(filename, line_step, env, inside)
         exec(compile(source, filename, "exec"), env)

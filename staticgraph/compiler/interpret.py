@@ -18,12 +18,12 @@ must match bit for bit), in the same order, with the same feed checks, fetch cop
 error messages; it only never writes a buffer in place.
 
     >>> import numpy as np, staticgraph as tf, staticgraph.compiler
-    >>> staticgraph.compiler.COMPILE_AFTER = 2
+    >>> staticgraph.compiler.pipeline.COMPILE_AFTER = 2
     >>> x = tf.placeholder(tf.float32, shape=(2,))
     >>> with tf.Session() as s:
     ...     s.run(x * 2.0, {x: np.ones(2, np.float32)})     # interpreted
     array([2., 2.], dtype=float32)
-    >>> staticgraph.compiler.COMPILE_AFTER = 0
+    >>> staticgraph.compiler.pipeline.COMPILE_AFTER = 0
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
 from .codegen import own_result, scalarize
 from .emit import explain
 from .plan import Plan

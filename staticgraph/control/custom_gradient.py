@@ -27,7 +27,7 @@ from typing import Callable
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import defkind
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from .gradient_tape import GradientTape
 from .gradients import RegisterGradient
 

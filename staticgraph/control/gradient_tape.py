@@ -27,7 +27,7 @@ from typing import Any
 
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Operation, Tensor, get_default_graph
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from ..ops.core_ops import reshape, stack, zeros, zeros_like
 from .gradients import UnconnectedGradients, gradients
 

@@ -28,11 +28,11 @@ import operator
 
 from typing import Any
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import F, convert_to_tensor
 from ..framework.graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
 from ..framework.kinds import handle_op, kind_of
-from ..ops.core_ops import add_n, ones_like, reshape, stack, zeros_like
+from ..ops.core_ops import add_n, ones_like, reshape, stack, zeros, zeros_like
 
 __all__ = ["gradients", "differentiable", "UnconnectedGradients", "RegisterGradient",
            "NotDifferentiable", "no_gradient", "hessians"]
@@ -234,7 +234,6 @@ def _overridden(op: Operation, name: str, out_grads: list) -> list:
 
 def _zeros_for(x: Tensor, original) -> Tensor:
     """Zeros shaped like ``x`` (TF's names: ``zeros_like``; ``zeros`` for a variable)."""
-    from ..ops.core_ops import zeros, zeros_like  # noqa: PLC0415
     if x.dtype == _dtypes.resource:
         value = convert_to_tensor(original)
         return zeros(value.shape.as_list(), value.dtype, name="zeros")

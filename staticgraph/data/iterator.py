@@ -15,13 +15,17 @@ orders them like variable reads and writes.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..errors import FailedPreconditionError, OutOfRangeError
+from ..framework.errors import FailedPreconditionError, OutOfRangeError
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import Effects, defkind
-from .dataset import Dataset
 from .structure import pack_as
+
+if TYPE_CHECKING:                     # (only named in annotations: dataset.py imports this module)
+    from .dataset import Dataset
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator", "get_next"]
 

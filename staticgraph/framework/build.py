@@ -24,8 +24,8 @@ import numpy as np
 from common import DTypeError, Namespace, OpDef, ShapeError, Spec
 from common.shapes import fmt_shape
 
-from .. import dtypes as _dtypes
-from ..errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
+from . import dtypes as _dtypes
+from .errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
 from .graph import Tensor, creation_site, get_default_graph, tensor_of
 from .shape import as_shape_tuple
 

@@ -47,8 +47,8 @@ import numpy as np
 from common import REGISTRY, numerics
 from common.philox import GuardedPhiloxRandom, default_threads
 
-from ..errors import FailedPreconditionError, InvalidArgumentError
-from ..debugging import finite_check
+from .errors import FailedPreconditionError, InvalidArgumentError
+from .check_numerics import finite_check
 from .graph import Operation
 
 __all__ = ["intra_op_threads", "defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "SessionState",

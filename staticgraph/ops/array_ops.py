@@ -27,13 +27,13 @@ from common import REGISTRY
 from common.indexing import ARRAY, Slice
 from common.ops.shape import range_length
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from ..framework.shape_values import (constant_value, constant_value_as_shape, is_runtime_shape, shape_tensor,
                                       stack_or_none, static_value)
 from .core_ops import (cast, expand_dims, gather_index, less, logical_and, logical_not, logical_or,
-                       matmul, reshape, square, subtract, transpose, zeros)
+                       matmul, maximum, reshape, square, squeeze, subtract, transpose, where, zeros)
 
 __all__ = ["constant_value", "shape", "size", "rank", "argmax", "argmin", "gather", "gather_nd",
            "scatter_nd", "tile", "pad", "slice", "strided_slice", "split", "range",
@@ -337,7 +337,6 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # no
 def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None) -> Tensor:
     """``mask[..., j] = j < lengths[...]``: ``[..., maxlen]`` (maxlen default: max of lengths,
     computed when the graph runs unless the graph fixes the lengths)."""
-    from .core_ops import maximum  # noqa: PLC0415  (ops imports this module's names late)
     with name_scope(name, "SequenceMask"):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
@@ -423,7 +422,6 @@ def logical_xor(x, y, name="LogicalXor") -> Tensor:
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None) -> Tensor:
     """The elements (or slices) of ``tensor`` where the K-d ``mask`` is true, the masked dims
     flattened into one of unknown size: ``tensor[mask]`` (TF's ``boolean_mask``)."""
-    from .core_ops import squeeze, where  # noqa: PLC0415  (ops imports this module's names late)
     with name_scope(name):
         tensor, mask = convert_to_tensor(tensor), convert_to_tensor(mask)
         axis = 0 if axis is None else int(axis)

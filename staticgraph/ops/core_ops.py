@@ -16,7 +16,7 @@ from common import REGISTRY
 from common.indexing import encode_index
 from common.shapes import is_compatible
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
 from ..framework.graph import Tensor, name_scope, tensor_of
 from ..framework.shape import as_shape_tuple

@@ -25,6 +25,8 @@ from ..framework.graph import Tensor, get_default_graph
 from ..framework.shape_values import static_value
 from .core_ops import (expand_dims, gather_index, greater_equal, identity, multiply, realdiv, reduce_mean,
                        reshape, squeeze, stop_gradient, subtract, where)
+from .array_ops import shape as shape_of
+from .random_ops import get_seed, random_uniform
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "conv2d_backprop_input", "conv2d_backprop_filter",
            "convolution", "depthwise_conv2d", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
@@ -259,8 +261,6 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 def _uniform_like(x: Tensor, seed) -> Tensor:
     """U[0, 1) shaped like ``x`` (at run time, if its shape is not fully known), drawn by
     ``tf.random_uniform`` -- seeded by ``tf.set_random_seed`` and ``seed`` as TF seeds it."""
-    from .array_ops import shape as shape_of  # noqa: PLC0415  (array ops build on nn)
-    from .random_ops import random_uniform  # noqa: PLC0415
     shape = x.shape.as_list() if x.shape.is_fully_defined() else shape_of(x)
     return random_uniform(shape, dtype=x.dtype, seed=seed)
 
@@ -296,7 +296,6 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
                              f"Received: rate={rate}")
     x = convert_to_tensor(x)
     if not symbolic and rate == 0:   # TF returns x, but still takes an op seed: the seeds of
-        from .random_ops import get_seed  # noqa: PLC0415      the ops after it do not move
         get_seed(seed)
         return x
     with get_default_graph().name_scope(name or "dropout"):

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import collections
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph, name_scope
 from ..training.initializers import Constant, Zeros
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from .array_ops import split
 from .core_ops import add, clip_by_value, concat, matmul, multiply, sigmoid, subtract, tanh, zeros
+from .nn_layers import dropout as _dropout  # (private: this module is tf.nn.rnn_cell)
 from ..training.variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
@@ -352,8 +353,7 @@ class DropoutWrapper(RNNCell):
     def _drop(self, x, keep):
         if isinstance(keep, (int, float)) and keep == 1:
             return x
-        from ..nn import dropout  # noqa: PLC0415  (nn imports this module)
-        return dropout(x, keep_prob=keep, seed=self._seed)
+        return _dropout(x, keep_prob=keep, seed=self._seed)
 
     def __call__(self, inputs, state, scope=None):
         inputs = self._drop(convert_to_tensor(inputs), self._keep[0])

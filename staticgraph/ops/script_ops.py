@@ -24,8 +24,8 @@ from typing import Callable
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from .. import errors
+from ..framework import dtypes as _dtypes
+from ..framework import errors
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import defkind

@@ -21,7 +21,7 @@ import numpy as np
 
 from common import numerics
 
-from .. import debugging
+from ..framework.check_numerics import finite_check
 from ..framework.build import constant, convert_to_tensor
 from ..framework.graph import get_default_graph
 from ..framework.kinds import _reads_writes, _uninitialized, defkind, handle_op
@@ -45,7 +45,7 @@ def _scatter_lowering(combine: Callable, nd: bool):
     """The kernel of one scatter kind: a new array with ``updates`` combined in at ``indices``
     (rows for ``scatter_*``, index tuples along the last axis for ``scatter_nd_*``)."""
     def lowering(op, ctx):
-        check = debugging.finite_check(op, handle_op(op.inputs[0]).site) if numerics.enabled() else None
+        check = finite_check(op, handle_op(op.inputs[0]).site) if numerics.enabled() else None
 
         def scatter(handle, indices, updates):
             try:

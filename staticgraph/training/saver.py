@@ -41,11 +41,12 @@ from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, 
 
 from .checkpoint_state import (STATE_FILE, CheckpointState, checkpoint_exists, data_path,
                                get_checkpoint_state, index_path, latest_checkpoint, write_state)
-from ..errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from ..framework.errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
 from ..framework.graph import get_default_graph
 from ..framework.kinds import uninitialized_message
 from ..interop.serialize import from_json, to_json
 from .variables import Variable, global_variables
+from ..framework.dtypes import as_dtype
 
 __all__ = ["Saver", "import_meta_graph", "export_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
            "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
@@ -302,7 +303,6 @@ class CheckpointReader:
         return {k: list(v.shape) for k, v in self._arrays.items()}
 
     def get_variable_to_dtype_map(self) -> dict:
-        from ..dtypes import as_dtype  # noqa: PLC0415
         return {k: as_dtype(v.dtype) for k, v in self._arrays.items()}
 
     def has_tensor(self, name: str) -> bool:
@@ -314,7 +314,6 @@ class CheckpointReader:
         return self._arrays[name]
 
     def debug_string(self) -> bytes:
-        from ..dtypes import as_dtype  # noqa: PLC0415
         return "".join(f"{k} (DT_{as_dtype(v.dtype).tf_name.upper()}) {list(v.shape)}\n"
                        for k, v in sorted(self._arrays.items())).encode()
 

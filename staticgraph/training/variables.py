@@ -27,14 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..framework.build import F, convert_to_tensor
-from ..framework.graph import Operation, Tensor, creation_site, get_default_graph
+from ..framework import dtypes as _dtypes
+from ..framework.build import F, constant, convert_to_tensor
+from ..framework.graph import Operation, Tensor, creation_site, default_session, get_default_graph
 from ..framework.kinds import handle_op
 from ..framework.sources import group
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.shape import TensorShape, as_shape_tuple
+from ..ops.array_ops import boolean_mask
+from ..ops.core_ops import logical_not, stack
 from ..ops.state_ops import batch_scatter_update, scatter_node
+from ..control.control_flow import cond
 
 __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
@@ -163,19 +166,16 @@ class Variable:
 
     def initialized_value(self) -> Tensor:
         """The initial value if the variable is uninitialized when this runs, else its value."""
-        from ..control.control_flow import cond  # noqa: PLC0415  (control flow builds on variables)
         return cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
 
     def is_initialized(self, name: str | None = None) -> Tensor:
         return self._is_initialized
 
     def eval(self, session=None):
-        from ..client.session import default_session  # noqa: PLC0415  (sessions run graphs of variables)
         return (session or default_session()).run(self)
 
     def load(self, value: Any, session=None) -> None:
         """Store ``value`` in the variable (TF's ``Variable.load``: no new graph nodes per call)."""
-        from ..client.session import default_session  # noqa: PLC0415
         (session or default_session()).run(self.initializer, {self._initial_value: value})
 
     # --- static facts ------------------------------------------------------------------
@@ -372,9 +372,6 @@ def report_uninitialized_variables(var_list=None, name: str = "report_uninitiali
     >>> with tf.Session() as s: print(s.run(tf.report_uninitialized_variables()))
     [b'v']
     """
-    from ..ops.array_ops import boolean_mask
-    from ..framework.build import constant
-    from ..ops.core_ops import logical_not, stack
     graph = get_default_graph()
     if var_list is None:
         var_list = [*global_variables(), *local_variables()]
