@@ -21,7 +21,7 @@ import numpy as np
 from common import numerics
 
 from .errors import InvalidArgumentError
-from .framework.error_text import at_node
+from .framework.error_text import at_node as _at_node
 from .framework.graph import Operation, get_default_graph
 
 __all__ = ["enable_check_numerics", "disable_check_numerics", "Assert", "assert_equal",
@@ -73,7 +73,7 @@ def _non_finite_write(op: Operation, var: str, made_at: str, value: np.ndarray) 
     what = found[0] if len(found) == 1 else (
         " and ".join(found) if len(found) == 2 else f"{found[0]}, {found[1]}, and {found[2]}")
     inputs = "".join(f"         {i}: {t}\n" for i, t in enumerate(op.inputs))
-    tf_sentence = at_node(f" : Tensor had {what} values", op.name)
+    tf_sentence = _at_node(f" : Tensor had {what} values", op.name)
     return (f"\n\n!!! Detected Infinity or NaN in the value written to variable \"{var}\" by "
             f"graph op \"{op.type}\" !!!\n  dtype: <dtype: '{value.dtype.name}'>\n"
             f"  shape: {tuple(value.shape)}\n\n  Input tensors ({len(op.inputs)}):\n{inputs}\n"

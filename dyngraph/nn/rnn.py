@@ -32,8 +32,11 @@ import warnings
 
 import numpy as np
 
+from common import layers
+
 from .. import creation
 from .. import functions as _f
+from ..functions import OPS
 from ..selection import split
 from ..tensor import Tensor
 from . import init
@@ -63,26 +66,22 @@ def _rnn_step(act):
 
 
 def _lstm_step(gx, state, wh, bh):
-    """Gates in PyTorch's order i, f, g, o (one sigmoid over all four, tanh over g)."""
+    """Gates in PyTorch's order i, f, g, o; the cell's maths is ``common.layers.lstm_cell``,
+    which TF's cells share."""
     h, c = state
-    gates = gx + h.matmul(wh)
-    n = h.shape[-1]
-    act = gates.sigmoid()
-    c = act[..., n:2 * n] * c + act[..., :n] * gates[..., 2 * n:3 * n].tanh()
-    return (act[..., 3 * n:] * c.tanh(), c)
+    return layers.lstm_cell(OPS, gx + h.matmul(wh), c, layers.TORCH_LSTM_GATES)
 
 
 def _gru_step(gi, state, wh, bh):
-    """Gates in PyTorch's order r, z, n; ``b_hn`` stays inside ``r * (...)`` as PyTorch's."""
+    """Gates in PyTorch's order r, z, n; ``b_hn`` stays inside ``r * (...)`` as PyTorch's
+    (the cell's maths is ``common.layers.gru_cell``, which TF's ``GRUCell`` shares)."""
     h = state[0]
     gh = h.matmul(wh)
     if bh is not None:
         gh = gh + bh
     n = h.shape[-1]
-    rz = (gi[..., :2 * n] + gh[..., :2 * n]).sigmoid()
-    z = rz[..., n:]
-    cand = (gi[..., 2 * n:] + rz[..., :n] * gh[..., 2 * n:]).tanh()
-    return ((1 - z) * cand + z * h,)
+    return (layers.gru_cell(OPS, h, gi[..., :2 * n] + gh[..., :2 * n],
+                            lambda r: gi[..., 2 * n:] + r * gh[..., 2 * n:]),)
 
 
 def _step_for(mode: str):
