@@ -23,6 +23,7 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from common.ops.shape import reshape_size_words
 from common.shapes import fmt_shape
 
 from ..errors import InvalidArgumentError
@@ -168,11 +169,7 @@ def _tf_words(err: BaseException, op_type: str, inputs: list) -> str:
         dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
         known = [int(d) for d in dims if d.lstrip("-").isdigit() and int(d) >= 0]
         wanted = int(np.prod(known)) if known else 1
-        if len(known) < len(dims):
-            return (f"Input to reshape is a tensor with {m.group(1)} values, but the requested "
-                    f"shape requires a multiple of {wanted}")
-        return (f"Input to reshape is a tensor with {m.group(1)} values, but the requested shape "
-                f"has {wanted}")
+        return reshape_size_words(int(m.group(1)), wanted, len(known) < len(dims))
     return ""
 
 
