@@ -112,3 +112,28 @@ def test_run_time_add_and_reshape_read_like_tf(tier):
     assert _run_error(lambda x: tf.reshape(x, [2, 2]), ([None], np.ones(3))).startswith(
         "Input to reshape is a tensor with 3 values, but the requested shape has 4\n"
         "\t [[{{node Reshape}}]]\n")
+
+
+def test_build_time_scatter_and_parallel_stack_use_tfs_node_summary():
+    # TF 2.21: "Dimension 1 in both shapes must be equal, but are 2 and 3. Shapes are [2,2] and
+    # [2,3]. for '{{node ResourceScatterAdd}} = ResourceScatterAdd[Tindices=DT_INT32,
+    # dtype=DT_FLOAT](Variable, ResourceScatterAdd/indices, Const)' with input shapes: [], [2],
+    # [2,2]." (this engine names the converted constants Const, Const_1).
+    v = tf.Variable(np.zeros((4, 3), np.float32))
+    with pytest.raises(ValueError) as info:
+        tf.scatter_add(v, [0, 1], np.ones((2, 2), np.float32))
+    assert str(info.value) == (
+        "Dimension 1 in both shapes must be equal, but are 2 and 3. Shapes are [2,2] and [2,3]. "
+        "for '{{node ResourceScatterAdd}} = ResourceScatterAdd[Tindices=DT_INT32, dtype=DT_FLOAT]"
+        "(Variable, Const, Const_1)' with input shapes: [], [2], [2,2].")
+    # TF 2.21: "shape attr must be fully defined. for '{{node parallel_stack/ParallelConcat}} =
+    # ParallelConcat[N=2, T=DT_FLOAT, shape=[2,?]](parallel_stack/ExpandDims,
+    # parallel_stack/ExpandDims_1)' with input shapes: [1,?], [1,?]." (TF's inputs are its
+    # ExpandDims nodes; this engine's are the values themselves).
+    a, b = tf.placeholder(tf.float32, [None]), tf.placeholder(tf.float32, [None])
+    with pytest.raises(ValueError) as info:
+        tf.parallel_stack([a, b])
+    assert str(info.value) == (
+        "shape attr must be fully defined. for '{{node parallel_stack/ParallelConcat}} = "
+        "ParallelConcat[N=2, T=DT_FLOAT, shape=[2,?]](Placeholder, Placeholder_1)' with input "
+        "shapes: [?], [?].")

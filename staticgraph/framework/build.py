@@ -26,7 +26,7 @@ from common.shapes import fmt_shape
 
 from .. import dtypes as _dtypes
 from ..errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
-from .error_text import shape_inference_error
+from .error_text import input_names, shape_inference_error
 from .graph import Tensor, creation_site, get_default_graph, tensor_of
 from .shape import as_shape_tuple
 
@@ -261,8 +261,7 @@ def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str,
     # Only TF's "T": the registry does not declare each op's other TF attributes (MatMul's
     # transpose_a, ...), so the summary names the op, its type and its inputs, not every attr.
     attrs = {"T": tensors[0].dtype if tensors else _dtypes.float32}
-    args = [t.op.name if t.value_index == 0 else t.name for t in tensors]
-    return (shape_inference_error(reason, name, tf_type or op.tf_type, attrs, args,
+    return (shape_inference_error(reason, name, tf_type or op.tf_type, attrs, input_names(tensors),
                                   [t._shape for t in tensors]) + f"\n{ours}")
 
 

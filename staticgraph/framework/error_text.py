@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["node_tag", "at_node", "dt_name", "tf_shape", "node_summary", "shape_inference_error"]
+__all__ = ["node_tag", "at_node", "dt_name", "tf_shape", "ShapeAttr", "input_names", "node_summary",
+           "shape_inference_error"]
 
 
 def node_tag(name: str) -> str:
@@ -52,10 +53,23 @@ def tf_shape(shape: Sequence[int | None] | None) -> str:
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
+class ShapeAttr(tuple):
+    """A ``shape`` attribute's value: TF prints it as a shape (``shape=[2,?]``), not as a list
+    of ints (``[1, 2]``)."""
+
+
+def input_names(tensors: Iterable[Any]) -> list[str]:
+    """A node's inputs as TF lists them: the producing op's name for output 0 (``Const``),
+    ``op:i`` for another output (``split:1``)."""
+    return [t.op.name if t.value_index == 0 else t.name for t in tensors]
+
+
 def _attr_value(value: Any) -> str:
     """One attribute value in TF's summary spelling."""
     if hasattr(value, "tf_name"):
         return dt_name(value)
+    if isinstance(value, ShapeAttr):
+        return tf_shape(value)
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, str):
