@@ -63,8 +63,9 @@ def test_scatter_errors_have_tf_words_and_keep_the_variable():
         bad = tf.scatter_add(v, [5], [[1.0, 1.0]])
         with pytest.raises(ValueError, match=r"^Dimension 1 in both shapes must be equal, but are 3 "
                                              r"and 2\. Shapes are \[1,3\] and \[1,2\]\. for "
-                                             r"'\{\{node ResourceScatterAdd_1\}\}' with input "
-                                             r"shapes: \[\], \[1\], \[1,3\]\.$"):
+                                             r"'\{\{node ResourceScatterAdd_1\}\} = ResourceScatterAdd"
+                                             r"\[Tindices=DT_INT32, dtype=DT_FLOAT\]\(v, Const_2, "
+                                             r"Const_3\)' with input shapes: \[\], \[1\], \[1,3\]\.$"):
             tf.scatter_add(v, [0], [[1.0, 1.0, 1.0]])
         with pytest.raises(TypeError, match="sparse_delta is not IndexedSlices"):
             v.scatter_add([[1.0, 1.0]])

@@ -66,6 +66,15 @@ defop("ReshapeLike", _reshape_like, _like, inputs=("x", "ref"), fname="reshape_l
 # --- reshape family ---------------------------------------------------------------
 
 
+def reshape_size_words(size: int, known: int, inferred: bool) -> str:
+    """TF's sentence for a reshape whose sizes disagree (run time, and build time with a -1):
+    ``size`` values in, ``known`` the product of the requested dims other than -1, ``inferred``
+    whether one dim is -1.  One place for the words the static reshape (its shape rule, the
+    compiler's translation of numpy's error) and ``ReshapeDynamic`` all report."""
+    return (f"Input to reshape is a tensor with {size} values, but the requested shape "
+            + (f"requires a multiple of {known}" if inferred else f"has {known}"))
+
+
 def _reshape_infer(x: Spec, shape) -> Spec:
     shape = tuple(shape)
     if shape.count(-1) > 1:
@@ -79,8 +88,7 @@ def _reshape_infer(x: Spec, shape) -> Spec:
                                  f"into {list(shape)}",
                                  tf="Reshape cannot infer the missing input size for an empty "
                                     "tensor unless all specified input sizes are non-zero"
-                                 if known == 0 else f"Input to reshape is a tensor with {size} "
-                                 f"values, but the requested shape requires a multiple of {known}")
+                                 if known == 0 else reshape_size_words(size, known, True))
             shape = tuple(size // known if d == -1 else d for d in shape)
         elif known != size:
             raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "

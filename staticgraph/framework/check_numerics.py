@@ -22,6 +22,7 @@ import numpy as np
 from common import numerics
 
 from .errors import InvalidArgumentError
+from .error_text import at_node as _at_node
 from .graph import Operation, get_default_graph
 
 __all__ = ["enable_check_numerics", "disable_check_numerics", "finite_check"]
@@ -60,9 +61,10 @@ def _non_finite_write(op: Operation, var: str, made_at: str, value: np.ndarray) 
     what = found[0] if len(found) == 1 else (
         " and ".join(found) if len(found) == 2 else f"{found[0]}, {found[1]}, and {found[2]}")
     inputs = "".join(f"         {i}: {t}\n" for i, t in enumerate(op.inputs))
+    tf_sentence = _at_node(f" : Tensor had {what} values", op.name)
     return (f"\n\n!!! Detected Infinity or NaN in the value written to variable \"{var}\" by "
             f"graph op \"{op.type}\" !!!\n  dtype: <dtype: '{value.dtype.name}'>\n"
             f"  shape: {tuple(value.shape)}\n\n  Input tensors ({len(op.inputs)}):\n{inputs}\n"
-            f" : Tensor had {what} values\n\t [[{{{{node {op.name}}}}}]]\n"
+            f"{tf_sentence}\n"
             f"  the run is undone: '{var}' and every other variable keep their values\n"
             f"  variable created at {made_at}\n  node created at {op.site}")

@@ -29,6 +29,7 @@ from common.ops.shape import range_length
 
 from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
+from ..framework.error_text import shape_inference_error, tf_shape
 from ..framework.graph import Tensor, name_scope
 from ..framework.shape_values import (constant_value, constant_value_as_shape, is_runtime_shape, shape_tensor,
                                       stack_or_none, static_value)
@@ -269,12 +270,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
         n = int(num_or_size_splits)
         if dim is not None and dim % n:
             node = value.graph.unique_name(name or "split", mark_as_used=False)
-            raise ValueError(
+            raise ValueError(shape_inference_error(
                 f"Dimension size must be evenly divisible by {n} but is {dim}\n\tNumber of ways to "
-                f"split should evenly divide the split dimension for '{{{{node {node}}}}} = Split[T=DT_"
-                f"{value.dtype.tf_name.upper()}, num_split={n}]({node}/split_dim, {value.op.name})' "
-                f"with input shapes: [], {_dims(value)} and with computed input tensors: "
-                f"input[0] = <{axis}>.")
+                f"split should evenly divide the split dimension", node, "Split",
+                {"T": value.dtype, "num_split": n}, [f"{node}/split_dim", value.op.name],
+                [(), value._shape], {0: axis}))
         return list(apply(REGISTRY["Split"], (value,), {"num_split": n, "axis": axis},
                           name=name or "split"))
     sizes = _int_list(num_or_size_splits, "size_splits")
@@ -284,18 +284,13 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
         sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
     if dim is not None and sum(sizes) != dim:
         node = value.graph.unique_name(name or "split", mark_as_used=False)
-        raise ValueError(
-            f"can't split axis of size {dim} into pieces of size [{','.join(map(str, sizes))}] for "
-            f"'{{{{node {node}}}}} = SplitV[T=DT_{value.dtype.tf_name.upper()}, Tlen=DT_INT32, "
-            f"num_split={len(sizes)}]({value.op.name}, Const, {node}/split_dim)' with input "
-            f"shapes: {_dims(value)}, [{len(sizes)}], [] and with computed input tensors: "
-            f"input[1] = <{' '.join(map(str, sizes))}>, input[2] = <{axis}>.")
+        raise ValueError(shape_inference_error(
+            f"can't split axis of size {dim} into pieces of size [{','.join(map(str, sizes))}]",
+            node, "SplitV", {"T": value.dtype, "Tlen": _dtypes.int32, "num_split": len(sizes)},
+            [value.op.name, "Const", f"{node}/split_dim"], [value._shape, (len(sizes),), ()],
+            {1: sizes, 2: axis}))
     return list(apply(REGISTRY["SplitV"], (value,), {"sizes": tuple(sizes), "axis": axis},
                       name=name or "split"))
-
-
-def _dims(t: Tensor) -> str:
-    return "?" if t._shape is None else "[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]"
 
 
 _RANGE_DTYPES = [np.dtype(t) for t in (np.int32, np.int64, np.float16, np.float32, np.float64)]
@@ -323,11 +318,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # no
                 n = range_length(*(v.item() for v in values))
             except ValueError as e:
                 node = scope[:-1]
-                raise ValueError(
-                    f"{e} for '{{{{node {node}}}}} = Range[Tidx=DT_{_dtypes.as_dtype(dt).tf_name.upper()}]"
-                    f"({', '.join(b.op.name for b in bounds)})' with input shapes: [], [], [] and "
-                    f"with computed input tensors: input[0] = <{values[0]}>, input[1] = "
-                    f"<{values[1]}>, input[2] = <{values[2]}>.") from None
+                raise ValueError(shape_inference_error(
+                    str(e), node, "Range", {"Tidx": _dtypes.as_dtype(dt)},
+                    [b.op.name for b in bounds], [()] * 3, dict(enumerate(values)))) from None
         out = apply(_R["Range"], tuple(bounds), {}, name=scope[:-1] + "/")
     if n is not None:
         out.set_shape((n,))
@@ -394,7 +387,7 @@ def tensordot(a, b, axes, name=None) -> Tensor:
     if None in dims_a and None in dims_b or any(
             x is not None and y is not None and x != y for x, y in zip(dims_a, dims_b)):
         raise ValueError(f"Dimensions must be equal, but are {dims_a} and {dims_b} for tensordot "
-                         f"of shapes {_dims(a)} and {_dims(b)}")
+                         f"of shapes {tf_shape(a._shape)} and {tf_shape(b._shape)}")
     k = int(np.prod([x if x is not None else y for x, y in zip(dims_a, dims_b)]))
     free_a = [i for i in builtins.range(a.ndim) if i not in axes_a]
     free_b = [i for i in builtins.range(b.ndim) if i not in axes_b]

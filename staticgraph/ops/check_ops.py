@@ -22,6 +22,7 @@ import numpy as np
 
 from ..framework.build import convert_to_tensor
 from ..framework.errors import InvalidArgumentError
+from ..framework.error_text import at_node
 from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.kinds import _pass_through, _summary, defkind
 from .core_ops import cast, equal, greater, greater_equal, less, less_equal, logical_not, not_equal, \
@@ -77,8 +78,8 @@ def _lower_assert(op: Operation, ctx):
             parts = iter(values)
             items = " ".join(f"[{t}]" if t is not None else _summary(next(parts), summarize)
                              for t in template)
-            raise InvalidArgumentError(None, op, f"assertion failed: {items}\n\t [[{{{{node "
-                                                 f"{op.name}}}}}]]\n  created at {op.site}")
+            raise InvalidArgumentError(None, op, at_node(f"assertion failed: {items}", op.name)
+                                       + f"\n  created at {op.site}")
     return kernel
 
 
@@ -217,8 +218,8 @@ def _lower_check_numerics(op: Operation, ctx):
     def kernel(x):
         if x.dtype.kind == "f" and not np.isfinite(x).all():
             what = "NaN" if np.isnan(x).any() else "Inf"
-            raise InvalidArgumentError(None, op, f"{message} : Tensor had {what} values\n\t [[{{{{node "
-                                                 f"{op.name}}}}}]]\n  created at {op.site}")
+            raise InvalidArgumentError(None, op, at_node(f"{message} : Tensor had {what} values",
+                                                         op.name) + f"\n  created at {op.site}")
         return x
     return kernel
 

@@ -18,6 +18,7 @@ from common.shapes import is_compatible
 
 from ..framework import dtypes as _dtypes
 from ..framework.build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
+from ..framework.error_text import ShapeAttr, input_names, shape_inference_error
 from ..framework.graph import Tensor, name_scope, tensor_of
 from ..framework.shape import as_shape_tuple
 from ..framework.shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
@@ -320,11 +321,10 @@ def parallel_stack(values, name="parallel_stack"):
     with name_scope(name) as scope:
         for v in values:
             if v._shape is None or None in v._shape:
-                dims = ",".join("?" if d is None else str(d) for d in (len(values), *(v._shape or ())))
-                raise ValueError(f"shape attr must be fully defined. for '{{{{node {scope}"
-                                 f"ParallelConcat}}}} = ParallelConcat[N={len(values)}, "
-                                 f"T=DT_{v.dtype.tf_name.upper()}, shape=[{dims}]]' with input "
-                                 f"shapes: [{dims}].")
+                raise ValueError(shape_inference_error(
+                    "shape attr must be fully defined.", f"{scope}ParallelConcat", "ParallelConcat",
+                    {"N": len(values), "T": v.dtype, "shape": ShapeAttr((len(values), *(v._shape or ())))},
+                    input_names(values), [x._shape for x in values]))
         return apply(_R["Pack"], values, {"axis": 0}, name="ParallelConcat", tf_type="ParallelConcat")
 
 

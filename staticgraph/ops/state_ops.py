@@ -23,6 +23,7 @@ from common import numerics
 
 from ..framework.check_numerics import finite_check
 from ..framework.build import constant, convert_to_tensor
+from ..framework.error_text import input_names, shape_inference_error, tf_shape
 from ..framework.graph import get_default_graph
 from ..framework.kinds import _reads_writes, _uninitialized, defkind, handle_op
 from .core_ops import concat, expand_dims
@@ -127,17 +128,16 @@ def _check_shapes(kind: str, ref, indices, updates, name: str) -> None:
     else:
         want = idx + var[1:]
     node = get_default_graph().unique_name(name, mark_as_used=False)
-    where = f" for '{{{{node {node}}}}}' with input shapes: [], {_dims(idx)}, {_dims(upd)}."
+    def fail(reason: str) -> ValueError:
+        return ValueError(shape_inference_error(
+            reason, node, kind, {"Tindices": indices.dtype, "dtype": ref.dtype},
+            input_names((ref.handle, indices, updates)), [(), idx, upd]))
     if len(want) != len(upd):
-        raise ValueError(f"Shapes must be equal rank, but are {len(upd)} and {len(want)}{where}")
+        raise fail(f"Shapes must be equal rank, but are {len(upd)} and {len(want)}")
     for axis, (a, b) in enumerate(zip(upd, want)):
         if a is not None and b is not None and a != b:
-            raise ValueError(f"Dimension {axis} in both shapes must be equal, but are {a} and "
-                             f"{b}. Shapes are {_dims(upd)} and {_dims(want)}.{where}")
-
-
-def _dims(shape: list) -> str:
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+            raise fail(f"Dimension {axis} in both shapes must be equal, but are {a} and {b}. "
+                       f"Shapes are {tf_shape(upd)} and {tf_shape(want)}.")
 
 
 def scatter_add(ref, indices, updates, use_locking=False, name=None):

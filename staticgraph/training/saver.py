@@ -42,6 +42,7 @@ from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, 
 from .checkpoint_state import (STATE_FILE, CheckpointState, checkpoint_exists, data_path,
                                get_checkpoint_state, index_path, latest_checkpoint, write_state)
 from ..framework.errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from ..framework.error_text import dt_name
 from ..framework.graph import get_default_graph
 from ..framework.kinds import uninitialized_message
 from ..interop.serialize import from_json, to_json
@@ -314,7 +315,7 @@ class CheckpointReader:
         return self._arrays[name]
 
     def debug_string(self) -> bytes:
-        return "".join(f"{k} (DT_{as_dtype(v.dtype).tf_name.upper()}) {list(v.shape)}\n"
+        return "".join(f"{k} ({dt_name(as_dtype(v.dtype))}) {list(v.shape)}\n"
                        for k, v in sorted(self._arrays.items())).encode()
 
 

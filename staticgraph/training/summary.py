@@ -23,6 +23,7 @@ from common import tensorboard as tb
 
 from ..framework.build import convert_to_tensor
 from ..framework.errors import InvalidArgumentError
+from ..framework.error_text import at_node, tf_shape
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph
 from ..framework.kinds import defkind
 from ..interop.graph_def import as_graph_def
@@ -118,9 +119,8 @@ def _lower_scalar(op: Operation, ctx) -> Any:
     def kernel(tag, value):
         if np.ndim(value) != 0:
             raise InvalidArgumentError(
-                None, op, f"tags and values are not the same shape: [] != "
-                          f"[{','.join(map(str, np.shape(value)))}] (tag '{_tag(tag)}')\n"
-                          f"\t [[{{{{node {op.name}}}}}]]")
+                None, op, at_node(f"tags and values are not the same shape: [] != "
+                                  f"{tf_shape(np.shape(value))} (tag '{_tag(tag)}')", op.name))
         return _value(tb.scalar_summary(_tag(tag), value))
     return kernel
 
@@ -131,7 +131,7 @@ def _lower_histogram(op: Operation, ctx) -> Any:
         if not np.all(np.isfinite(values)):
             what = ("Nan in summary histogram for" if np.any(np.isnan(values))
                     else "Infinity in Histogram for")
-            raise InvalidArgumentError(None, op, f"{what}: {tag}\n\t [[{{{{node {op.name}}}}}]]")
+            raise InvalidArgumentError(None, op, at_node(f"{what}: {tag}", op.name))
         return _value(tb.tf_histogram_summary(tag, values))
     return kernel
 
