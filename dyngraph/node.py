@@ -18,8 +18,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "node_class", "next_seq", "POST_HOOKS",
-           "POST_HOOKS_USED"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "node_class", "torch_node", "next_seq",
+           "POST_HOOKS", "POST_HOOKS_USED"]
 
 POST_HOOKS: "weakref.WeakKeyDictionary[Node, list]" = weakref.WeakKeyDictionary()
 """``grad_fn.register_hook`` hooks, by node (rare: backward looks here only once one exists)."""
@@ -98,6 +98,27 @@ def node_class(name: str) -> type:
     if cls is None:
         cls = _CLASSES[name] = type(name, (Node,), {"__slots__": ()})
     return cls
+
+
+def torch_node(name: str | None = None, **forms: str):
+    """Declare the ``grad_fn`` name PyTorch prints for a composite eager function.
+
+    A registry op declares its own names (``defop(torch_name=..., torch_names=...)``); a
+    function made of several ops whose last node PyTorch names after the whole function
+    (``mse_loss`` -> ``MseLossBackward0``) declares that name here, once, on its ``def``::
+
+        @torch_node("MseLossBackward0")
+        def mse_loss(input, target, reduction="mean"): ...  # records its last node as mse_loss.node
+
+    ``fn.node`` is the class for ``name``; ``fn.nodes[form]`` the one for each call form
+    (``@torch_node(mv="MvBackward0", dot="DotBackward0")``).  Classes are made here, at import,
+    so the function pays an attribute read per call, never a name lookup.
+    """
+    def declare(fn):
+        fn.node = None if name is None else node_class(name)
+        fn.nodes = {form: node_class(n) for form, n in forms.items()}
+        return fn
+    return declare
 
 
 class AccumulateGrad:

@@ -21,10 +21,10 @@ from common import REGISTRY, composites
 from .. import functions as _f
 from .. import pointwise as _pw
 from .. import reductions as _reductions
-from ..engine import apply
-from ..functions import OPS, _names, _t
+from ..engine import apply, node_class_for
+from ..functions import OPS, _t
 from ..selection import where
-from ..node import Node, node_class
+from ..node import Node, torch_node
 from ..tensor import make
 from .functional_layers import *  # noqa: F403  (the layer functions live there)
 from .functional_layers import __all__ as _layers_all
@@ -66,33 +66,36 @@ def log_softmax(input, dim=None, dtype=None):
     return _f.log_softmax(x, -1 if dim is None else dim)
 
 
+@torch_node("LeakyReluBackward0")
 def _leaky(input, negative_slope):
     return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(input, negative_slope)),
-                 cls=_names("LeakyReluBackward0"))
+                 cls=_leaky.node)
 
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     return _maybe_inplace(_leaky, input, inplace, negative_slope)
 
 
+@torch_node("EluBackward0")
 def _elu(input, alpha):
     return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(_pw.expm1(input), alpha)),
-                 cls=_names("EluBackward0"))
+                 cls=_elu.node)
 
 
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     return _maybe_inplace(_elu, input, inplace, alpha)
 
 
+@torch_node("GeluBackward0")
 def gelu(input, approximate: str = "none"):
     """``x * Phi(x)`` (erf form) or PyTorch's tanh approximation."""
     if approximate == "tanh":
         inner = _f.mul(_f.add(input, _f.mul(_f.pow(input, 3), 0.044715)), math.sqrt(2 / math.pi))
-        return _f.mul(_f.mul(input, 0.5), _f.add(_f.tanh(inner), 1.0))
+        return apply(_R["Mul"], (_f.mul(input, 0.5), _f.add(_f.tanh(inner), 1.0)), cls=gelu.node)
     if approximate != "none":
         raise RuntimeError("approximate argument must be either none or tanh.")
     cdf = _f.mul(_f.add(_pw.erf(_f.mul(input, 1 / math.sqrt(2))), 1.0), 0.5)
-    return apply(_R["Mul"], (input, cdf), cls=_names("GeluBackward0"))
+    return apply(_R["Mul"], (input, cdf), cls=gelu.node)
 
 
 def _softplus_stable(x):
@@ -100,21 +103,33 @@ def _softplus_stable(x):
     return apply(_R["Softplus"], (x,))
 
 
+@torch_node("SoftplusBackward0")
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """``log(1 + exp(beta*x)) / beta``, linear above ``threshold`` (as PyTorch)."""
     bx = _f.mul(input, beta)
     smooth = _f.div(_softplus_stable(bx), beta)
     return apply(_R["Select"], (_f.gt(bx, threshold), input, smooth),
-                 cls=_names("SoftplusBackward0"))
+                 cls=softplus.node)
+
+
+@torch_node("SiluBackward0")
+def _silu(input):
+    return apply(_R["Mul"], (input, _f.sigmoid(input)), cls=_silu.node)
 
 
 def silu(input, inplace: bool = False):
-    return _maybe_inplace(lambda x: apply(_R["Mul"], (x, _f.sigmoid(x)),
-                                          cls=_names("SiluBackward0")), input, inplace)
+    return _maybe_inplace(_silu, input, inplace)
+
+
+_HARDTANH = node_class_for(_R["ClipByValue"], "hardtanh")
+
+
+def _hardtanh(input, min_val: float, max_val: float):
+    return apply(_R["ClipByValue"], (input,), {"lo": min_val, "hi": max_val}, cls=_HARDTANH)
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
-    return _maybe_inplace(_f.clamp, input, inplace, min_val, max_val)
+    return _maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
 
 
 def relu6(input, inplace: bool = False):
@@ -154,7 +169,7 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
 # --- losses -------------------------------------------------------------------------------------
 
 
-def _named(loss, name: str):
+def _named(loss, cls: type):
     """Name the loss's last node as PyTorch names the whole loss (``MseLossBackward0``...).
 
     A loss here is several registry ops; its last node computes the last step
@@ -162,7 +177,7 @@ def _named(loss, name: str):
     """
     fn = loss.grad_fn
     if isinstance(fn, Node):
-        fn.__class__ = node_class(name)
+        fn.__class__ = cls
     return loss
 
 
@@ -215,6 +230,7 @@ def _check_targets(input, target, fname: str) -> None:
                          f"batch_size ({target.shape[0]}).")
 
 
+@torch_node("NllLossBackward0", nd="NllLoss2DBackward0")
 def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
     """``-input[i, target[i]]`` (times ``weight[target[i]]``); ``mean`` divides by the weights' sum."""
     _check_reduction(reduction)
@@ -233,11 +249,11 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
     w = np.ones(classes, logp._data.dtype) if weight is None else weight._data
     wt = make((w[safe._data] * keep).astype(logp._data.dtype))
     losses = _f.mul(picked, wt)
+    cls = nll_loss.nodes["nd"] if input.dim() == 4 else nll_loss.node  # PyTorch's nll_loss2d
     if reduction == "none":
-        return _named(_f.reshape(losses, target.shape), "NllLossBackward0")
+        return _named(_f.reshape(losses, target.shape), cls)
     total = _f.sum(losses)
-    return _named(_f.div(total, float(wt._data.sum())) if reduction == "mean" else total,
-                  "NllLossBackward0")
+    return _named(_f.div(total, float(wt._data.sum())) if reduction == "mean" else total, cls)
 
 
 # ndarray.min()/max() call exactly these reductions, after a Python-level dispatch
@@ -270,9 +286,9 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
             bad = labels[(labels < 0) | (labels >= input._data.shape[1])][0]
             raise IndexError(f"Target {bad} is out of bounds.")
         if reduction == "mean":  # the fused op: one softmax, a short gradient (the common case)
-            return _named(composites.cross_entropy(OPS, input, target), "NllLossBackward0")
+            return _named(composites.cross_entropy(OPS, input, target), nll_loss.node)
         return _named(_reduce(OPS.sparse_softmax_cross_entropy(input, target), reduction),
-                      "NllLossBackward0")
+                      nll_loss.node)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     logp = log_softmax(input, 1 if input.dim() > 1 else 0)
@@ -330,13 +346,14 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, classe
     return _reduce(losses, reduction)
 
 
+@torch_node("MseLossBackward0")
 def mse_loss(input, target, reduction: str = "mean"):
     _check_reduction(reduction)
     _size_warning(input, target)
     if reduction == "mean" and target.shape == input.shape:
-        return _named(composites.mse_loss(OPS, input, target), "MseLossBackward0")
+        return _named(composites.mse_loss(OPS, input, target), mse_loss.node)
     d = _f.sub(input, target)
-    return _named(_reduce(_f.mul(d, d), reduction), "MseLossBackward0")
+    return _named(_reduce(_f.mul(d, d), reduction), mse_loss.node)
 
 
 def l1_loss(input, target, reduction: str = "mean"):
@@ -350,6 +367,7 @@ def _same_size(input, target, message: str) -> None:
         raise ValueError(message.format(t=target.shape, i=input.shape))
 
 
+@torch_node("BinaryCrossEntropyBackward0")
 def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     """``-(t log p + (1-t) log(1-p))``, each log clamped at -100 as PyTorch does."""
     _check_reduction(reduction)
@@ -362,9 +380,10 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     loss = _f.neg(_f.add(_f.mul(target, log_p), _f.mul(_f.rsub(target, 1.0), log_q)))
     if weight is not None:
         loss = _f.mul(loss, weight)
-    return _named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
+    return _named(_reduce(loss, reduction), binary_cross_entropy.node)
 
 
+@torch_node("BinaryCrossEntropyWithLogitsBackward0")
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
                                      pos_weight=None):
     """``pos_weight * t * softplus(-x) + (1 - t) * softplus(x)``: BCE(sigmoid(x)), stably."""
@@ -378,9 +397,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     loss = _f.add(pos_term, _f.mul(_f.rsub(target, 1.0), neg))
     if weight is not None:
         loss = _f.mul(loss, weight)
-    return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
+    return _named(_reduce(loss, reduction), binary_cross_entropy_with_logits.node)
 
 
+@torch_node("SmoothL1LossBackward0")
 def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
     _check_reduction(reduction)
@@ -389,16 +409,17 @@ def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     if beta == 0:
         return _reduce(d, reduction)
     loss = where(_f.lt(d, beta), _f.div(_f.mul(_f.mul(d, d), 0.5), beta), _f.sub(d, 0.5 * beta))
-    return _named(_reduce(loss, reduction), "SmoothL1LossBackward0")
+    return _named(_reduce(loss, reduction), smooth_l1_loss.node)
 
 
+@torch_node("HuberLossBackward0")
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
     _check_reduction(reduction)
     _size_warning(input, target)
     d = _f.abs(_f.sub(input, target))
     loss = where(_f.le(d, delta), _f.mul(_f.mul(d, d), 0.5), _f.mul(_f.sub(d, 0.5 * delta), delta))
-    return _named(_reduce(loss, reduction), "HuberLossBackward0")
+    return _named(_reduce(loss, reduction), huber_loss.node)
 
 
 def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
