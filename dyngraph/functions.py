@@ -187,6 +187,7 @@ def _same_dtype(a, b) -> None:
 
 
 _MATMUL = _R["MatMul"]
+_BATCHED = node_class_for(_MATMUL, "batched")
 
 
 def mm(input, mat2):
@@ -207,8 +208,8 @@ def matmul(input, other):
     """numpy/PyTorch matmul: 1-D operands become matrices for the product, then lose that dim."""
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         a, b = input._data, other._data
-        if a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype:
-            return binary(_MATMUL, input, other)   # the usual case: the operators' short path
+        if a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype:   # the operators' short path
+            return binary(_MATMUL, input, other, _BATCHED if a.ndim > 2 else None)
     input, other = _t(input), _t(other)
     _same_dtype(input, other)
     a1, b1 = input.dim() == 1, other.dim() == 1

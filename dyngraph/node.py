@@ -18,7 +18,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "node_class", "torch_node", "next_seq",
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "node_class", "torch_node", "renamed", "next_seq",
            "POST_HOOKS", "POST_HOOKS_USED"]
 
 POST_HOOKS: "weakref.WeakKeyDictionary[Node, list]" = weakref.WeakKeyDictionary()
@@ -60,9 +60,10 @@ class Node:
                  "hooks", "retained", "__weakref__")
 
     def name(self) -> str:
-        """``MulBackward0``; PyTorch's hand-written C++ nodes carry their namespace."""
+        """``MulBackward0``; PyTorch's hand-written C++ nodes (``CopySlices``: the only
+        generated names without ``Backward``) carry their namespace."""
         n = type(self).__name__
-        return "torch::autograd::" + n if n == "CopySlices" else n
+        return n if "Backward" in n else "torch::autograd::" + n
 
     @property
     def next_functions(self) -> tuple:
@@ -119,6 +120,16 @@ def torch_node(name: str | None = None, **forms: str):
         fn.nodes = {form: node_class(n) for form, n in forms.items()}
         return fn
     return declare
+
+
+def renamed(result, cls: type):
+    """``result`` with its last node given class ``cls``: a composite's last node computes
+    its last step and is named after the whole function, as PyTorch names it (node classes
+    differ only by name).  A result with no recorded node is returned as it is."""
+    fn = result.grad_fn
+    if isinstance(fn, Node):
+        fn.__class__ = cls
+    return result
 
 
 class AccumulateGrad:

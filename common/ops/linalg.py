@@ -55,7 +55,7 @@ defop("SwapLastAxes", lambda x: np.swapaxes(x, -1, -2), _swap_last_axes_infer, i
 
 
 defop("MatMul", np.matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
-      torch_names={"bmm": "BmmBackward0"},
+      torch_names={"bmm": "BmmBackward0", "batched": "UnsafeViewBackward0"},
       torch_name="MmBackward0",
       examples=(E(((2, 3), (3, 4))), E(((5, 2, 3), (3, 4))), E(((5, 2, 3), (5, 3, 1))),
                 E(((1, 2, 3), (4, 3, 2)))),

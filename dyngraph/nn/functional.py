@@ -21,10 +21,11 @@ from common import REGISTRY, composites
 from .. import functions as _f
 from .. import pointwise as _pw
 from .. import reductions as _reductions
-from ..engine import apply, node_class_for
+from ..engine import apply, node_class_for as _node_class_for
 from ..functions import OPS, _t
 from ..selection import where
-from ..node import Node, torch_node
+from ..node import Node, node_class  # noqa: F401  (public names of this module since before)
+from ..node import renamed as _named, torch_node as _torch_node
 from ..tensor import make
 from .functional_layers import *  # noqa: F403  (the layer functions live there)
 from .functional_layers import __all__ as _layers_all
@@ -66,7 +67,7 @@ def log_softmax(input, dim=None, dtype=None):
     return _f.log_softmax(x, -1 if dim is None else dim)
 
 
-@torch_node("LeakyReluBackward0")
+@_torch_node("LeakyReluBackward0")
 def _leaky(input, negative_slope):
     return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(input, negative_slope)),
                  cls=_leaky.node)
@@ -76,7 +77,7 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     return _maybe_inplace(_leaky, input, inplace, negative_slope)
 
 
-@torch_node("EluBackward0")
+@_torch_node("EluBackward0")
 def _elu(input, alpha):
     return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(_pw.expm1(input), alpha)),
                  cls=_elu.node)
@@ -86,7 +87,7 @@ def elu(input, alpha: float = 1.0, inplace: bool = False):
     return _maybe_inplace(_elu, input, inplace, alpha)
 
 
-@torch_node("GeluBackward0")
+@_torch_node("GeluBackward0")
 def gelu(input, approximate: str = "none"):
     """``x * Phi(x)`` (erf form) or PyTorch's tanh approximation."""
     if approximate == "tanh":
@@ -103,7 +104,7 @@ def _softplus_stable(x):
     return apply(_R["Softplus"], (x,))
 
 
-@torch_node("SoftplusBackward0")
+@_torch_node("SoftplusBackward0")
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """``log(1 + exp(beta*x)) / beta``, linear above ``threshold`` (as PyTorch)."""
     bx = _f.mul(input, beta)
@@ -112,7 +113,7 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0):
                  cls=softplus.node)
 
 
-@torch_node("SiluBackward0")
+@_torch_node("SiluBackward0")
 def _silu(input):
     return apply(_R["Mul"], (input, _f.sigmoid(input)), cls=_silu.node)
 
@@ -121,7 +122,7 @@ def silu(input, inplace: bool = False):
     return _maybe_inplace(_silu, input, inplace)
 
 
-_HARDTANH = node_class_for(_R["ClipByValue"], "hardtanh")
+_HARDTANH = _node_class_for(_R["ClipByValue"], "hardtanh")
 
 
 def _hardtanh(input, min_val: float, max_val: float):
@@ -136,8 +137,13 @@ def relu6(input, inplace: bool = False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_torch_node(addmm="AddmmBackward0", view="ViewBackward0")
 def linear(input, weight, bias=None):
-    return composites.linear(OPS, input, weight, bias)
+    """PyTorch runs a 2-D input with a bias as one ``addmm``, any other rank as that on the
+    flattened rows and a view back: the last node is named for it (without a bias, the matmul
+    names its own node)."""
+    y = composites.linear(OPS, input, weight, bias)
+    return y if bias is None else _named(y, linear.nodes["addmm" if input.dim() == 2 else "view"])
 
 
 def one_hot(tensor, num_classes: int = -1):
@@ -167,18 +173,6 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
 
 
 # --- losses -------------------------------------------------------------------------------------
-
-
-def _named(loss, cls: type):
-    """Name the loss's last node as PyTorch names the whole loss (``MseLossBackward0``...).
-
-    A loss here is several registry ops; its last node computes the last step
-    and is renamed in place (node classes differ only by name).
-    """
-    fn = loss.grad_fn
-    if isinstance(fn, Node):
-        fn.__class__ = cls
-    return loss
 
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -230,7 +224,7 @@ def _check_targets(input, target, fname: str) -> None:
                          f"batch_size ({target.shape[0]}).")
 
 
-@torch_node("NllLossBackward0", nd="NllLoss2DBackward0")
+@_torch_node("NllLossBackward0", nd="NllLoss2DBackward0")
 def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
     """``-input[i, target[i]]`` (times ``weight[target[i]]``); ``mean`` divides by the weights' sum."""
     _check_reduction(reduction)
@@ -339,14 +333,19 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, classe
         shape = [1] * logp.dim()
         shape[1 if logp.dim() > 1 else 0] = classes
         terms = _f.mul(terms, weight.reshape(shape))
-    losses = _f.neg(_f.sum(terms, 1 if logp.dim() > 1 else 0))
-    if reduction == "mean":
-        n = logp.numel() // classes
-        return _f.div(_f.sum(losses), float(n))
-    return _reduce(losses, reduction)
+    # as PyTorch: the sum negated last, then (mean) divided by the row count as a number
+    if reduction == "none":
+        return _f.neg(_f.sum(terms, 1 if logp.dim() > 1 else 0))
+    total = _f.neg(_f.sum(terms))
+    if reduction == "sum":
+        return total
+    return apply(_R["RealDiv"], (total, float(logp.numel() // classes)), cls=_DIV_BY_NUMBER)
 
 
-@torch_node("MseLossBackward0")
+_DIV_BY_NUMBER = _node_class_for(_R["RealDiv"], "scalar")
+
+
+@_torch_node("MseLossBackward0")
 def mse_loss(input, target, reduction: str = "mean"):
     _check_reduction(reduction)
     _size_warning(input, target)
@@ -367,7 +366,7 @@ def _same_size(input, target, message: str) -> None:
         raise ValueError(message.format(t=target.shape, i=input.shape))
 
 
-@torch_node("BinaryCrossEntropyBackward0")
+@_torch_node("BinaryCrossEntropyBackward0")
 def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     """``-(t log p + (1-t) log(1-p))``, each log clamped at -100 as PyTorch does."""
     _check_reduction(reduction)
@@ -383,7 +382,7 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     return _named(_reduce(loss, reduction), binary_cross_entropy.node)
 
 
-@torch_node("BinaryCrossEntropyWithLogitsBackward0")
+@_torch_node("BinaryCrossEntropyWithLogitsBackward0")
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
                                      pos_weight=None):
     """``pos_weight * t * softplus(-x) + (1 - t) * softplus(x)``: BCE(sigmoid(x)), stably."""
@@ -400,7 +399,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     return _named(_reduce(loss, reduction), binary_cross_entropy_with_logits.node)
 
 
-@torch_node("SmoothL1LossBackward0")
+@_torch_node("SmoothL1LossBackward0")
 def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
     _check_reduction(reduction)
@@ -412,7 +411,7 @@ def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     return _named(_reduce(loss, reduction), smooth_l1_loss.node)
 
 
-@torch_node("HuberLossBackward0")
+@_torch_node("HuberLossBackward0")
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
     _check_reduction(reduction)
@@ -433,10 +432,9 @@ def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
                       "'batchmean' in the next major release.", UserWarning, stacklevel=2)
     if log_target:
         loss = _f.mul(_f.exp(target), _f.sub(target, input))
-    else:
+    else:  # PyTorch's ``xlogy(t, t) - t * input``: 0 where t == 0
         t = _t(target)
-        safe_log = _f.log(where(_f.gt(t, 0), t, 1.0))
-        loss = where(_f.gt(t, 0), _f.mul(t, _f.sub(safe_log, input)), 0.0)
+        loss = _f.sub(_pw.xlogy(t, t), _f.mul(t, input))
     if reduction == "batchmean":
         return _f.div(_f.sum(loss), float(input.shape[0]) if input.dim() else 1.0)
     return _reduce(loss, reduction)
