@@ -67,8 +67,11 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        """``((parent_node_or_None, 0), ...)`` one entry per input, as PyTorch."""
-        return tuple((p, 0) for p in self.parents)
+        """``((parent_node_or_None, 0), ...)``: one entry per input the op differentiates, as
+        PyTorch lists them (an index, mask or condition input has no entry; a constant or an
+        input that needs no gradient has ``None``)."""
+        wanted = getattr(self.op, "input_differentiable", None)
+        return tuple((p, 0) for i, p in enumerate(self.parents) if wanted is None or wanted(i))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"

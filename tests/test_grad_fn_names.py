@@ -41,7 +41,7 @@ NEXT_FOLLOWS_TORCH = (
     "GRU", "Hardtanh", "LogSoftmax", "MaxPool1d", "MaxPool2d", "RNN", "RNNCell", "ReLU", "ReLU6",
     "Sigmoid", "Softmax", "T", "Tanh", "abs", "add_", "amax", "bmm", "cat", "ceil", "clamp",
     "clamp(min)", "clamp_min", "clone", "contiguous_t", "cos", "cumprod", "cumsum", "detach_mul",
-    "double", "erf", "exp", "expand", "expand_as", "expm1", "flatten", "flip", "floor", "log",
+    "double", "erf", "exp", "gather", "where", "sort", "topk", "expand", "expand_as", "expm1", "flatten", "flip", "floor", "log",
     "log1p", "log_softmax", "logsumexp", "matmul", "matmul[1d@2d]", "max", "max(dim)", "maximum",
     "mean", "mean(dim)", "min", "min(dim)", "mm", "mul_", "narrow", "neg", "nn.KLDivLoss[mean]",
     "nn.KLDivLoss[none]", "nn.KLDivLoss[sum]", "nn.L1Loss[mean]", "nn.L1Loss[none]",

@@ -145,9 +145,9 @@ defop("Mul", np.multiply, binary, inputs=("a", "b"), fname="mul", examples=BINAR
              lambda F, g, a, b_shape: ub(F, F.mul(g, a), b_shape)))
 
 defop("RealDiv", np.true_divide, true_divide, inputs=("a", "b"), fname="div",
-      torch_names={"reciprocal": "ReciprocalBackward0", "scalar": "DivBackward1"},
       algebra=Algebra(neutral=(None, 1)),
       torch_name="DivBackward0",
+      torch_names={"reciprocal": "ReciprocalBackward0", "scalar": "DivBackward1"},
       examples=(E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4))))),
       grads=(lambda F, g, b, a_shape: ub(F, F.div(g, b), a_shape),
              lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, out), b)), b_shape)))
@@ -208,9 +208,9 @@ def _plus_zero_of(zero, keep: np.ndarray) -> bool:
 
 
 defop("Select", _select, select, inputs=("cond", "a", "b"), fname="where",
+      torch_name="WhereBackward0",
       torch_names={"masked_fill": "MaskedFillBackward0", "tril": "TrilBackward0",
                    "triu": "TriuBackward0"},
-      torch_name="WhereBackward0",
       examples=(E((np.array([True, False, True]), (3,), (3,))),
                 E((np.array([[True], [False]]), (2, 3), (3,)))),
       grads=(None,

@@ -55,8 +55,8 @@ defop("SwapLastAxes", lambda x: np.swapaxes(x, -1, -2), _swap_last_axes_infer, i
 
 
 defop("MatMul", np.matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
-      torch_names={"bmm": "BmmBackward0", "batched": "UnsafeViewBackward0"},
       torch_name="MmBackward0",
+      torch_names={"bmm": "BmmBackward0", "batched": "UnsafeViewBackward0"},
       examples=(E(((2, 3), (3, 4))), E(((5, 2, 3), (3, 4))), E(((5, 2, 3), (5, 3, 1))),
                 E(((1, 2, 3), (4, 3, 2)))),
       grads=(lambda F, g, b, a_shape: ub(F, F.matmul(g, matrix_transpose(F, b)), a_shape),
