@@ -146,3 +146,16 @@ def test_embedding_prints_torchs_name():
     assert repr(out).endswith("grad_fn=<EmbeddingBackward0>)")
     out.sum().backward()
     assert emb.weight.grad[1].tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("layer, shape", [("Conv2d", (1, 2, 5, 5)), ("Conv1d", (1, 2, 5)),
+                                          ("ConvTranspose2d", (1, 2, 5, 5))])
+def test_a_frozen_convolution_with_a_trainable_bias_is_one_convolution_node(layer, shape):
+    """The bias is part of PyTorch's convolution node, even when only the bias needs a
+    gradient (the convolution itself then records nothing to take the name from)."""
+    conv = getattr(dyngraph.nn, layer)(2, 3, 3)
+    conv.weight.requires_grad_(False)
+    y = conv(dyngraph.ones(*shape))
+    assert type(y.grad_fn).__name__ == "ConvolutionBackward0"
+    y.sum().backward()
+    assert conv.bias.grad.tolist() == [float(y[0, 0].numel())] * 3

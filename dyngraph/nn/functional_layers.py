@@ -72,12 +72,15 @@ def _check_conv_input(input, weight, groups, name, rank):
         raise SizeMismatchError(e.torch) from None
 
 
+_CONVOLUTION = node_class_for(_R["Conv2D"])
+
+
 def _add_bias(y, bias):
     """``y`` plus the per-channel bias: part of the convolution's own node in PyTorch, so the
     addition's node takes the convolution's name (``ConvolutionBackward0``)."""
     if bias is None:
         return y
-    return renamed(y + bias.reshape((1, -1) + (1,) * (y.dim() - 2)), type(y.grad_fn))
+    return renamed(y + bias.reshape((1, -1) + (1,) * (y.dim() - 2)), _CONVOLUTION)
 
 
 def _batched(fn, input, rank):
@@ -103,7 +106,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     def run(x):  # a conv2d over a height of 1: one convolution node in PyTorch
         y = conv2d(unsqueeze(x, 2), unsqueeze(weight, 2), bias, (1, _pair(stride)[0]), pad,
                    (1, _pair(dilation)[0]), groups)
-        return renamed(squeeze(y, 2), type(y.grad_fn))
+        return renamed(squeeze(y, 2), _CONVOLUTION)
     return _batched(run, input, 3)
 
 
