@@ -64,6 +64,18 @@ def cases(torch) -> dict[str, Callable[[], Any]]:
     c["Softmax"] = lambda: nn.Softmax(dim=1)(x(3, 4))
     c["LogSoftmax"] = lambda: nn.LogSoftmax(dim=1)(x(3, 4))
 
+    q = lambda: _x(torch, 2, 5, 8)  # noqa: E731
+    c["MultiheadAttention"] = lambda: nn.MultiheadAttention(8, 2, batch_first=True)(q(), q(), q())[0]
+    c["MultiheadAttention[weights]"] = lambda: nn.MultiheadAttention(8, 2, batch_first=True)(
+        q(), q(), q())[1]
+    c["F.scaled_dot_product_attention"] = lambda: F.scaled_dot_product_attention(q(), q(), q())
+    c["F.scaled_dot_product_attention[causal]"] = lambda: F.scaled_dot_product_attention(
+        q(), q(), q(), is_causal=True)
+    c["TransformerEncoderLayer"] = lambda: nn.TransformerEncoderLayer(
+        8, 2, 16, dropout=0.0, batch_first=True)(q())
+    c["TransformerDecoderLayer"] = lambda: nn.TransformerDecoderLayer(
+        8, 2, 16, dropout=0.0, batch_first=True)(q(), q())
+
     # --- losses: functional and module, each reduction ------------------------------------------
     losses = {
         "cross_entropy": (F.cross_entropy, nn.CrossEntropyLoss, lambda: (x(3, 4), labels())),
