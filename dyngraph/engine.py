@@ -86,8 +86,11 @@ OP_INFO = _INFO
 """Per-op engine data by OpDef (backward reads ``rules`` and ``values``)."""
 
 
-def node_class_for(op):
-    return _INFO[op].cls
+def node_class_for(op, form: str | None = None) -> type:
+    """The node class of ``op`` recorded in call form ``form`` (the op's declared
+    ``torch_names``; None: its usual ``torch_name``).  Eager functions call it once, at
+    import, and pass the class to ``apply(..., cls=)``: no per-op name lookup."""
+    return _INFO[op].cls if form is None else node_class(op.grad_fn_name(form))
 
 
 class SavePlan:

@@ -75,7 +75,7 @@ class _EngineMethods:
         return functions.rsub(self, other)
 
     def __rtruediv__(self, other):
-        return functions.div(other, self)
+        return functions.mul(pointwise.reciprocal(self), other)  # PyTorch's ``2 / x``
 
     def __pow__(self, exponent):
         return functions.pow(self, exponent)

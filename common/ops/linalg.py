@@ -66,6 +66,7 @@ def _matmul(a, b):
 
 defop("MatMul", _matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
       torch_name="MmBackward0",
+      torch_names={"bmm": "BmmBackward0", "batched": "UnsafeViewBackward0"},
       examples=(E(((2, 3), (3, 4))), E(((5, 2, 3), (3, 4))), E(((5, 2, 3), (5, 3, 1))),
                 E(((1, 2, 3), (4, 3, 2)))),
       grads=(lambda F, g, b, a_shape: ub(F, F.matmul(g, matrix_transpose(F, b)), a_shape),

@@ -160,6 +160,7 @@ defop("ExpandDims", _expand_dims, _expand_dims_infer, inputs=("x",), fname="expa
 defop("Squeeze", _squeeze, _squeeze_infer, inputs=("x",), fname="squeeze",
       aliases=(0,), algebra=Algebra(reshape=True, same_shape_noop=True),
       torch_name="SqueezeBackward0",
+      torch_names={"dim": "SqueezeBackward1"},
       examples=(E(((1, 3),), {"axis": 0}), E(((2, 1, 3, 1),),), E(((2, 1),), {"axis": -1})),
       grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape),))
 
@@ -215,6 +216,7 @@ def _transpose_expr(x: str, perm=None) -> str:
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
       aliases=(0,), algebra=Algebra(permutes=True), expr=_transpose_expr,
       torch_name="PermuteBackward0",
+      torch_names={"t": "TBackward0", "transpose": "TransposeBackward0"},
       examples=(E(((2, 3),),), E(((2, 3, 4),), {"perm": (1, 2, 0)})),
       grads=(lambda F, g, perm: F.transpose(g, perm=_inverse(perm)),))
 
@@ -364,6 +366,7 @@ defop("Split", _split, _split_infer, inputs=("x",), fname="split", aliases=(0,),
       grads=(lambda F, g, axis: F.concat(*g, axis=axis),))
 defop("SplitV", _split_v, _split_v_infer, inputs=("x",), fname="split_v", aliases=(0,),
       outputs=lambda attrs: len(attrs["sizes"]), torch_name="SplitWithSizesBackward0",
+      torch_names={"split": "SplitBackward0"},
       examples=(E(((4, 3),), {"sizes": (1, 3)}), E(((2, 6),), {"sizes": (2, 0, 4), "axis": 1})),
       grads=(lambda F, g, axis: F.concat(*g, axis=axis),))
 defop("Unpack", _unstack, _unstack_infer, inputs=("x",), fname="unstack", aliases=(0,),
@@ -431,6 +434,12 @@ def _getitem_expr(x: str, *arrays: str, key) -> str | None:
 defop("GetItem", _getitem, _getitem_infer, inputs=("*xs",), fname="getitem",
       aliases=(0,), expr=_getitem_expr,
       torch_name="IndexBackward0",
+      torch_names={"select": "SelectBackward0", "slice": "SliceBackward0",
+                   "unsqueeze": "UnsqueezeBackward0", "alias": "AliasBackward0",
+                   "embedding": "EmbeddingBackward0", "flip": "FlipBackward0",
+                   "index_select": "IndexSelectBackward0",
+                   "masked_select": "MaskedSelectBackward0", "diagonal": "DiagonalBackward0",
+                   "diag": "DiagonalBackward0_copy"},
       examples=(E(((4, 3),), {"key": (1,)}), E(((4, 3),), {"key": (Slice(1, None, 2), -1)}),
                 E(((4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
                 E(((4, 3), ints((2,), 3)), {"key": (FULL, ARRAY)}),

@@ -28,12 +28,14 @@ import warnings
 
 import numpy as np
 
-from common import composites, layers
+from common import REGISTRY, composites, layers
 
 from .. import creation
+from ..engine import node_class_for
 from ..errors import _broadcast_message, c_type_name
 from ..functions import OPS, cat
 from ..selection import index_select
+from ..node import renamed
 from ..tensor import Tensor
 from .functional_layers import dropout, dropout_mask, pad
 
@@ -150,7 +152,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         scale = 1.0 / math.sqrt(query.shape[-1])
     keep = dropout_mask(scores_shape, dropout_p, dtype) if dropout_p > 0.0 else None
     out, _ = layers.attention(OPS, query, key, value, bias, scale, keep, dead_rows)
-    return out
+    # PyTorch's math kernel ends in a batched matmul, whose result is an UnsafeView
+    return out if query.dim() <= 2 else renamed(out, _BATCHED_MATMUL)
+
+
+_BATCHED_MATMUL = node_class_for(REGISTRY["MatMul"], "batched")
 
 
 # --- multi-head attention -----------------------------------------------------------------------
