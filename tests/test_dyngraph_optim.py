@@ -1,22 +1,28 @@
-"""dyngraph's optimizers against PyTorch 2.13's, step for step (issue #29, item 2).
+"""dyngraph's optimizers and schedulers against PyTorch 2.13's, step for step (issue #29,
+item 2).
 
 ``tests/fixtures/torch_optim.npz`` holds what ``tests/fixtures/record_torch_optim.py`` saw
 PyTorch do (cases in ``tests/torch_optim_cases.py``): for the gradient-driven optimizers the
 gradient and the parameters at every step, and the ``state_dict()`` halfway; for LBFGS the
-loss and parameters after each closure-driven step on a smooth function.  Constructor
-defaults, refusals and their messages are PyTorch's, recorded below as literals.
+loss and parameters after each closure-driven step on a smooth function; for the schedulers
+(``tests/fixtures/torch_schedulers.json``) each step's rates and momenta and the final state
+dict.  Constructor defaults, refusals, warnings and their messages are PyTorch's, recorded
+below as literals.
 """
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import dyngraph as torch
-from tests.torch_optim_cases import (CASES, LBFGS_CASES, LBFGS_STEPS, SAVE_AT, STEPS, data,
-                                     bowl_closure, lbfgs_start)
+from tests.torch_optim_cases import (CASES, LBFGS_CASES, LBFGS_STEPS, SAVE_AT,
+                                     SCHEDULER_CASES, SCHEDULER_SAVE_AT, SCHEDULER_STEPS, STEPS,
+                                     _sgd, bowl_closure, data, lbfgs_start, render,
+                                     run_scheduler)
 
 FIXTURE = np.load(Path(__file__).parent / "fixtures" / "torch_optim.npz")
 TOL = dict(rtol=1e-6, atol=1e-6)
@@ -315,6 +321,8 @@ STEP_REFUSED = [   # what PyTorch 2.13's CPU step does with these flags
 
 @pytest.mark.parametrize("cls, flag, error, message", STEP_REFUSED)
 def test_step_refuses_cpu_flags_as_pytorch_and_changes_nothing(cls, flag, error, message):
+    """PyTorch's exception and words; beyond PyTorch (which has created the state by then),
+    the refused step leaves no state behind."""
     (w,) = _params([np.ones(2, np.float32)])
     opt = getattr(torch.optim, cls)([w], **{flag: True})
     opt.step()                                        # no gradient yet: nothing to refuse
@@ -353,3 +361,138 @@ def test_lbfgs_closure_may_return_a_python_number():
 
     assert opt.step(closure) == 4.0
     assert abs(w.item() - 1.0) < 1e-6
+
+
+# --- schedulers -----------------------------------------------------------------------------
+
+SCHEDULES = json.loads((Path(__file__).parent / "fixtures" / "torch_schedulers.json").read_text())
+
+
+def _two_params() -> list:
+    return [torch.nn.Parameter(torch.ones(2)), torch.nn.Parameter(torch.ones(1))]
+
+
+@pytest.mark.parametrize("name", SCHEDULER_CASES)
+def test_schedule_is_pytorchs_step_for_step(name):
+    """Every group's lr and momentum (or beta1) and ``get_last_lr()`` after each step, then
+    the state dict: PyTorch's keys, PyTorch's values."""
+    _, sched, rows = run_scheduler(name, torch.optim, _two_params())
+    assert rows == SCHEDULES[name]["rows"]
+    assert render(sched.state_dict()) == SCHEDULES[name]["state_dict"]
+
+
+@pytest.mark.parametrize("name", SCHEDULER_CASES)
+def test_schedule_resumes_from_a_saved_state_dict(name, tmp_path):
+    """Optimizer and scheduler saved halfway with ``torch.save`` and loaded into new ones
+    (built as at the start, as a resuming program builds them) go on as the first run did."""
+    opt, sched, _ = run_scheduler(name, torch.optim, _two_params(),
+                                  steps=range(SCHEDULER_SAVE_AT))
+    torch.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()},
+               tmp_path / "ckpt.pt")
+    make_opt, make_sched, _ = SCHEDULER_CASES[name]
+    opt2 = make_opt(torch.optim, _two_params())
+    sched2 = make_sched(torch.optim.lr_scheduler, opt2)
+    checkpoint = torch.load(tmp_path / "ckpt.pt")
+    opt2.load_state_dict(checkpoint["optimizer"])
+    sched2.load_state_dict(checkpoint["scheduler"])
+    _, _, rows = run_scheduler(name, torch.optim, None,
+                               steps=range(SCHEDULER_SAVE_AT, SCHEDULER_STEPS),
+                               made=(opt2, sched2))
+    assert rows == SCHEDULES[name]["rows"][SCHEDULER_SAVE_AT:]
+
+
+def _warnings_of(action) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        action()
+    return [str(w.message) for w in caught]
+
+
+ORDER_WARNING = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+    "later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+    "value of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+
+
+def test_scheduler_step_before_optimizer_step_warns_as_pytorch_once():
+    opt = torch.optim.SGD(_two_params(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 2)
+    assert _warnings_of(sched.step) == [ORDER_WARNING]
+    assert _warnings_of(sched.step) == []              # only the first step is checked
+    opt2 = torch.optim.SGD(_two_params(), lr=0.1)
+    sched2 = torch.optim.lr_scheduler.ExponentialLR(opt2, 0.5)
+    assert _warnings_of(lambda: (opt2.step(), sched2.step())) == []
+
+
+def test_an_optimizer_step_replaced_after_the_scheduler_is_warned_about():
+    opt = torch.optim.SGD(_two_params(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 2)
+    opt.step = lambda closure=None: None
+    assert _warnings_of(sched.step) == [
+        "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+        "initialization. Please, make sure to call `optimizer.step()` before "
+        "`lr_scheduler.step()`. See more details at "
+        "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"]
+
+
+def test_step_with_an_epoch_and_get_lr_outside_step_warn_as_pytorch():
+    opt = torch.optim.SGD(_two_params(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 2, 0.5)
+    opt.step()
+    messages = _warnings_of(lambda: sched.step(5))
+    assert len(messages) == 1 and messages[0].startswith(
+        "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated")
+    assert sched.get_last_lr() == [0.025]        # the closed form at epoch 5
+    assert _warnings_of(sched.get_lr) == [
+        "To get the last learning rate computed by the scheduler, please use `get_last_lr()`."]
+
+
+SCHEDULER_REFUSED = [   # (scheduler call, exception type, PyTorch 2.13's message)
+    (lambda s, o: s.ConstantLR(o, factor=1.5), ValueError,
+     "Constant multiplicative factor expected to be between 0 and 1."),
+    (lambda s, o: s.LinearLR(o, end_factor=1.5), ValueError,
+     "Ending multiplicative factor expected to be between 0 and 1."),
+    (lambda s, o: s.MultiplicativeLR(o, 0.9), TypeError,
+     "lr_lambda should be a function, but got float"),
+    (lambda s, o: s.CyclicLR(o, 0.01, 0.1, mode="sawtooth"), ValueError,
+     "mode is invalid and scale_fn is None"),
+    (lambda s, o: s.CyclicLR(o, [0.01], 0.1), ValueError,
+     "base_lr must have the same length as optimizer.param_groups. base_lr has 1 values, "
+     "param_groups has 2."),
+    (lambda s, o: s.CyclicLR(s_adagrad(o), 0.01, 0.1), ValueError,
+     "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"),
+    (lambda s, o: s.ChainedScheduler([]), ValueError,
+     "ChainedScheduler expects at least one scheduler to be chained, but got no scheduler."),
+    (lambda s, o: s.SequentialLR(o, [s.ReduceLROnPlateau(o)], []), ValueError,
+     "SequentialLR does not support `ReduceLROnPlateau` scheduler as it requires additional "
+     "kwargs to be specified when calling `step`, but got one at index 0 in the given "
+     "schedulers sequence."),
+    (lambda s, o: s.OneCycleLR(o, 1.0, total_steps=10, pct_start=1), ValueError,
+     "Expected float between 0 and 1 pct_start, but got 1"),
+    (lambda s, o: s.OneCycleLR(o, 1.0, epochs=0, steps_per_epoch=3), ValueError,
+     "Expected positive integer epochs, but got 0"),
+    (lambda s, o: s.CosineAnnealingWarmRestarts(o, 2, eta_min="0"), ValueError,
+     "Expected float or int eta_min, but got 0 of type <class 'str'>"),
+    (lambda s, o: s.ReduceLROnPlateau(o, min_lr=[0.1]), ValueError, "expected 2 min_lrs, got 1"),
+]
+
+
+def s_adagrad(opt):
+    return torch.optim.Adagrad(opt.param_groups[0]["params"])
+
+
+@pytest.mark.parametrize("make, error, message", SCHEDULER_REFUSED)
+def test_scheduler_refusals_are_pytorchs(make, error, message):
+    opt = _sgd(torch.optim, _two_params())
+    with pytest.raises(error) as info:
+        make(torch.optim.lr_scheduler, opt)
+    assert str(info.value) == message
+
+
+def test_warm_restarts_refuse_a_negative_epoch():
+    sched = torch.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        _sgd(torch.optim, _two_params()), 2)
+    with pytest.raises(ValueError, match=r"^Expected non-negative epoch, but got -1$"):
+        sched.step(-1)
