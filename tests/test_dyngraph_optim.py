@@ -496,3 +496,48 @@ def test_warm_restarts_refuse_a_negative_epoch():
         _sgd(torch.optim, _two_params()), 2)
     with pytest.raises(ValueError, match=r"^Expected non-negative epoch, but got -1$"):
         sched.step(-1)
+
+
+def test_named_parameters_give_param_names_as_in_pytorch():
+    m = torch.nn.Linear(2, 1)
+    opt = torch.optim.SGD(m.named_parameters(), lr=0.1)
+    assert opt.state_dict()["param_groups"] == [
+        {"param_names": ["weight", "bias"], "lr": 0.1, "momentum": 0, "dampening": 0,
+         "weight_decay": 0, "nesterov": False, "maximize": False, "foreach": None,
+         "differentiable": False, "fused": None, "params": [0, 1]}]
+    assert list(opt.param_groups[0])[:2] == ["params", "param_names"]
+    with pytest.raises(ValueError, match=r"^all optimizer param groups should be with/without "
+                                         r"names. cannot add param group without names to the "
+                                         r"optimizer$"):
+        opt.add_param_group({"params": [torch.nn.Parameter(torch.ones(1))]})
+    with pytest.raises(ValueError, match=r"^all optimizer params should be with/without names. "
+                                         r"Some param names are missing$"):
+        torch.optim.SGD([("w", m.weight), m.bias])
+    with pytest.raises(TypeError, match=r"^optimizer parameters need to be organized in ordered "
+                                        r"collections"):
+        torch.optim.SGD([{"params": {m.weight}}])
+
+
+def test_resumed_schedules_do_not_change_the_rate_when_built_as_pytorch():
+    """Built with ``last_epoch >= 0`` (resuming), a schedule's first step is PyTorch's
+    "initial" one: recorded under PyTorch 2.13, lr after construction then four steps."""
+    S = torch.optim.lr_scheduler
+    cases = [(lambda o: S.ExponentialLR(o, 0.9, last_epoch=3), [0.3, 0.27, 0.243, 0.2187, 0.19683]),
+             (lambda o: S.LinearLR(o, 0.5, total_iters=4, last_epoch=2),
+              [0.3, 0.3428571429, 0.3428571429, 0.3428571429, 0.3428571429]),
+             (lambda o: S.CosineAnnealingLR(o, 5, last_epoch=2),
+              [0.3, 0.0829179607, 0.0, 0.0954915028, 0.3454915028]),
+             (lambda o: S.PolynomialLR(o, 6, last_epoch=1), [0.3, 0.225, 0.15, 0.075, 0.0]),
+             (lambda o: S.StepLR(o, 2, last_epoch=3), [0.03, 0.03, 0.003, 0.003, 0.0003]),
+             (lambda o: S.MultiplicativeLR(o, lambda e: 0.5, last_epoch=1),
+              [0.3, 0.15, 0.075, 0.0375, 0.01875])]
+    for make, expected in cases:
+        opt = torch.optim.SGD([{"params": [torch.nn.Parameter(torch.ones(1))],
+                                "initial_lr": 1.0}], lr=0.3)
+        sched = make(opt)
+        lrs = [opt.param_groups[0]["lr"]]
+        for _ in range(4):
+            opt.step()
+            sched.step()
+            lrs.append(round(sched.get_last_lr()[0], 10))
+        assert lrs == expected, type(sched).__name__

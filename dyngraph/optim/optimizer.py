@@ -91,11 +91,29 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict) -> None:
-        """Add a group; options it does not set come from the optimizer's defaults."""
+        """Add a group; options it does not set come from the optimizer's defaults.
+
+        Its parameters may come with names (``model.named_parameters()``, PyTorch 2.6+): then
+        the group keeps them as ``param_names``, and every group must have them."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         params = param_group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
         params = [params] if isinstance(params, Tensor) else list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            params = [p[1] for p in params]
+        for group in self.param_groups:
+            if ("param_names" in group) != bool(names):
+                raise ValueError(f"all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {'with' if names else 'without'} names "
+                                 f"to the optimizer")
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
@@ -107,6 +125,8 @@ class Optimizer:
                           "future, this will cause an error; see github.com/pytorch/pytorch/issues/"
                           "40967 for more information", UserWarning, stacklevel=3)
         group = dict(param_group, params=params)  # the group's own options first, as PyTorch
+        if names:
+            group["param_names"] = names
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required "
