@@ -35,10 +35,14 @@ def _check_fused(fused, foreach, differentiable) -> None:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
-def _check_betas(betas) -> None:
+def _check_adam_options(lr: float, eps: float, betas, weight_decay: float) -> None:
+    """The Adam family's checks, in PyTorch's order and words."""
+    check(lr, "learning rate")
+    check(eps, "epsilon value")
     for i, b in enumerate(betas):
         if not 0.0 <= b < 1.0:
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+    check(weight_decay, "weight_decay value")
 
 
 def _minus(data: np.ndarray, delta) -> np.ndarray:
@@ -62,6 +66,26 @@ def _next_step(state: dict):
     """The step counter after this step (float32, as PyTorch keeps it)."""
     t = state.get("step")
     return (np.array(0.0, np.float32) if t is None else t._data) + np.float32(1)
+
+
+def _decayed(data: np.ndarray, g: np.ndarray, group: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Weight decay of the Adam family: ``p *= 1 - lr*wd`` when decoupled (AdamW's), else
+    ``g += wd*p``; returns the (new) ``data`` and ``g``."""
+    wd = group["weight_decay"]
+    if wd and group["decoupled_weight_decay"]:
+        return data * np.asarray(1 - group["lr"] * wd, dtype=data.dtype), g
+    return data, (g + wd * data if wd else g)
+
+
+def _moments(state: dict, data: np.ndarray, g: np.ndarray, betas) -> tuple:
+    """Adam's running averages, ``m = lerp(m, g, 1-beta1)`` and ``v = beta2*v + (1-beta2)*g^2``
+    (PyTorch's ``lerp_`` and ``mul_().addcmul_()``), as new arrays."""
+    b1, b2 = betas
+    m = _array(state, "exp_avg", data)
+    m = m + (1 - b1) * (g - m)
+    v = _array(state, "exp_avg_sq", data) * b2
+    v += (1 - b2) * g * g
+    return m, v
 
 
 class SGD(Optimizer):
@@ -113,10 +137,7 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False):
-        check(lr, "learning rate")
-        check(eps, "epsilon value")
-        _check_betas(betas)
-        check(weight_decay, "weight_decay value")
+        _check_adam_options(lr, eps, betas, weight_decay)
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
                                       weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
@@ -125,17 +146,11 @@ class Adam(Optimizer):
         _check_fused(fused, foreach, differentiable)
 
     def _update(self, data, g, state, group):
-        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
-        if wd and group["decoupled_weight_decay"]:
-            data = data * np.asarray(1 - lr * wd, dtype=data.dtype)
-        elif wd:
-            g = g + wd * data
+        lr, (b1, b2) = group["lr"], group["betas"]
+        data, g = _decayed(data, g, group)
         step = _next_step(state)
         t = int(step)
-        m, v = _array(state, "exp_avg", data), _array(state, "exp_avg_sq", data)
-        m = m + (1 - b1) * (g - m)
-        v = v * b2
-        v += (1 - b2) * g * g
+        m, v = _moments(state, data, g, group["betas"])
         changes = {"step": step, "exp_avg": m, "exp_avg_sq": v}
         if group["amsgrad"]:
             v = changes["max_exp_avg_sq"] = np.maximum(_array(state, "max_exp_avg_sq", data), v)
@@ -267,10 +282,7 @@ class Adamax(Optimizer):
     def __init__(self, params, lr: float = 2e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, capturable: bool = False):
-        check(lr, "learning rate")
-        check(eps, "epsilon value")
-        _check_betas(betas)
-        check(weight_decay, "weight_decay value")
+        _check_adam_options(lr, eps, betas, weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       foreach=foreach, maximize=maximize,
                                       differentiable=differentiable, capturable=capturable))
@@ -298,10 +310,7 @@ class NAdam(Optimizer):
                  weight_decay: float = 0, momentum_decay: float = 4e-3,
                  decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False):
-        check(lr, "learning rate")
-        check(eps, "epsilon value")
-        _check_betas(betas)
-        check(weight_decay, "weight_decay value")
+        _check_adam_options(lr, eps, betas, weight_decay)
         check(momentum_decay, "momentum_decay value")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay,
@@ -310,21 +319,15 @@ class NAdam(Optimizer):
                                       differentiable=differentiable))
 
     def _update(self, data, g, state, group):
-        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        lr, (b1, b2) = group["lr"], group["betas"]
         step = _next_step(state)
         t = float(step)
-        if wd and group["decoupled_weight_decay"]:
-            data = data * np.asarray(1 - lr * wd, dtype=data.dtype)
-        elif wd:
-            g = g + wd * data
+        data, g = _decayed(data, g, group)
         mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
         mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
         t_mu = state.get("mu_product")
         mu_product = (np.array(1.0, np.float32) if t_mu is None else t_mu._data) * np.float32(mu)
-        m = _array(state, "exp_avg", data)
-        m = m + (1 - b1) * (g - m)
-        v = _array(state, "exp_avg_sq", data) * b2
-        v += (1 - b2) * g * g
+        m, v = _moments(state, data, g, group["betas"])
         denom = np.sqrt(v / (1 - b2 ** t)) + group["eps"]
         product = float(mu_product)
         new = data + (-lr * (1.0 - mu) / (1.0 - product)) * g / denom
@@ -341,27 +344,18 @@ class RAdam(Optimizer):
                  weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
                  foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False):
-        check(lr, "learning rate")
-        check(eps, "epsilon value")
-        _check_betas(betas)
-        check(weight_decay, "weight_decay value")
+        _check_adam_options(lr, eps, betas, weight_decay)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
                                       decoupled_weight_decay=decoupled_weight_decay,
                                       differentiable=differentiable))
 
     def _update(self, data, g, state, group):
-        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
+        lr, (b1, b2) = group["lr"], group["betas"]
         step = _next_step(state)
         t = float(step)
-        if wd and group["decoupled_weight_decay"]:
-            data = data * np.asarray(1 - lr * wd, dtype=data.dtype)
-        elif wd:
-            g = g + wd * data
-        m = _array(state, "exp_avg", data)
-        m = m + (1 - b1) * (g - m)
-        v = _array(state, "exp_avg_sq", data) * b2
-        v += (1 - b2) * g * g
+        data, g = _decayed(data, g, group)
+        m, v = _moments(state, data, g, group["betas"])
         changes = {"step": step, "exp_avg": m, "exp_avg_sq": v}
         bias_correction2 = 1 - b2 ** t
         corrected = m / (1 - b1 ** t)
