@@ -541,3 +541,17 @@ def test_resumed_schedules_do_not_change_the_rate_when_built_as_pytorch():
             sched.step()
             lrs.append(round(sched.get_last_lr()[0], 10))
         assert lrs == expected, type(sched).__name__
+
+
+def test_a_custom_scheduler_on_the_old_base_class_runs():
+    """Older programs subclass ``_LRScheduler`` and read ``base_lrs``/``last_epoch``."""
+    class Halving(torch.optim.lr_scheduler._LRScheduler):
+        def get_lr(self):
+            return [base / 2 ** self.last_epoch for base in self.base_lrs]
+
+    opt = torch.optim.SGD(_two_params(), lr=0.8)
+    sched = Halving(opt)
+    for _ in range(3):
+        opt.step()
+        sched.step()
+    assert sched.get_last_lr() == [0.1] and isinstance(sched, torch.optim.lr_scheduler.LRScheduler)

@@ -163,6 +163,11 @@ class LRScheduler:
         self.__dict__.update(state_dict)
 
 
+class _LRScheduler(LRScheduler):
+    """The old name of :class:`LRScheduler`, which custom schedulers in older programs
+    subclass (PyTorch keeps it too)."""
+
+
 class _LambdaState:
     """``state_dict``/``load_state_dict`` of the schedules holding functions: a plain
     function is stored as None, a callable object by its ``__dict__`` (PyTorch's rule)."""

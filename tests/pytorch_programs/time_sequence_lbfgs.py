@@ -7,7 +7,7 @@ import torch
 import torch.nn as nn
 import torch.optim as optim
 
-HIDDEN = 12
+HIDDEN = 10
 
 
 class Sequence(nn.Module):
@@ -38,7 +38,7 @@ class Sequence(nn.Module):
         return outputs
 
 
-def waves(T=5, L=24, N=10):
+def waves(T=4, L=16, N=8):
     np.random.seed(2)
     x = np.empty((N, L), 'int64')
     x[:] = np.array(range(L)) + np.random.randint(-4 * T, 4 * T, N).reshape(N, 1)
