@@ -15,6 +15,7 @@ a pure function and one definition serves eager, ``create_graph`` and static gra
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from .indexing import ARRAY
 
 __all__ = ["dropout", "moments", "normalize", "batch_norm_train", "layer_norm", "embedding",
-           "adaptive_avg_pool2d", "adaptive_pool_matrix", "flatten"]
+           "adaptive_avg_pool2d", "adaptive_pool_matrix", "flatten", "attention"]
 
 
 def dropout(F, x, scaled_keep_mask):
@@ -128,3 +129,31 @@ def flatten(F, x, start: int = 1):
     shape = F.shape(x)
     rest = int(np.prod(shape[start:]))
     return F.reshape(x, shape=((-1,) + tuple(shape[1:start]) if start else ()) + (rest,))
+
+
+def attention(F, q, k, v, bias=None, scale: float = 1.0, keep_mask=None, dead_rows=None):
+    """Scaled dot-product attention: ``softmax(q @ k^T * scale + bias) @ v``; also the weights.
+
+    Written as PyTorch's math path writes it: both factors are scaled by ``sqrt(|scale|)``
+    before the product (the query carries a negative scale's sign), which keeps the scores'
+    magnitude down in low precision.  ``bias`` is the additive mask (``-inf`` where a key
+    may not be attended to); ``dead_rows`` (bool, ``[..., L, 1]``) marks query rows whose
+    every key is masked: their weights are zero instead of ``0/0`` (PyTorch's
+    ``_safe_softmax``), and their scores are replaced before the softmax so that no NaN
+    reaches the gradient either.  ``keep_mask`` is dropout's scaled mask, drawn by the
+    engine, applied to the weights.
+    """
+    root = math.sqrt(abs(scale))
+    rank = F.rank(k)
+    k_t = F.transpose(k, perm=tuple(range(rank - 2)) + (rank - 1, rank - 2))
+    scores = F.matmul(F.mul(q, -root if scale < 0 else root), F.mul(k_t, root))
+    if bias is not None:
+        scores = F.add(scores, bias)
+    if dead_rows is not None:
+        scores = F.where(dead_rows, 0.0, scores)
+    weights = F.softmax(scores, axis=-1)
+    if dead_rows is not None:
+        weights = F.where(dead_rows, 0.0, weights)
+    if keep_mask is not None:
+        weights = dropout(F, weights, keep_mask)
+    return F.matmul(weights, v), weights

@@ -40,7 +40,13 @@ from . import autograph
 from .control.function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
-from .control.gradients import UnconnectedGradients, gradients
+from .control.custom_gradient import custom_gradient, identity_n
+from .framework.indexed_slices import IndexedSlices
+from .ops.state_ops import *  # noqa: F403
+from .ops.state_ops import __all__ as _state_ops_all
+from .control.gradient_tape import GradientTape
+from .control.gradients import (NotDifferentiable, RegisterGradient, UnconnectedGradients,
+                                gradients, hessians, no_gradient)
 from .framework.device import DeviceSpec
 from .framework.graph import (Graph, Operation, Tensor, colocate_with, control_dependencies, device,
                               get_default_graph, name_scope, reset_default_graph)
@@ -88,9 +94,10 @@ from .training.variable_scope import (AUTO_REUSE, VariableScope, get_local_varia
 from .training.variables import local_variables
 from .training.moving_averages import moving_average_variables
 
-__all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
+__all__ = [*_ops_all, *_state_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
-           "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
+           "int64", "string", "uint8", "gradients", "GradientTape", "custom_gradient", "identity_n",
+           "RegisterGradient", "NotDifferentiable", "no_gradient", "hessians", "IndexedSlices", "Graph", "Operation", "Tensor",
            "control_dependencies", "device", "colocate_with", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",
            "Session", "InteractiveSession", "get_default_session", "TensorShape", "Print",
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",

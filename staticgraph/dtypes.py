@@ -56,6 +56,62 @@ class DType:
         return self._np == np.bool_
 
     @property
+    def is_complex(self) -> _builtin_bool:
+        return self._np.kind == "c"
+
+    @property
+    def is_unsigned(self) -> _builtin_bool:
+        return self._np.kind == "u"
+
+    @property
+    def is_quantized(self) -> _builtin_bool:
+        return False                   # no qint8/quint8 tensors here
+
+    @property
+    def is_numpy_compatible(self) -> _builtin_bool:
+        return True
+
+    @property
+    def real_dtype(self) -> "DType":
+        """The dtype of a value's real part (itself for a real dtype)."""
+        return DType(np.empty((), self._np).real.dtype) if self._np.kind == "c" else self
+
+    @property
+    def size(self) -> int:
+        """Bytes per element (0 for strings, as TF)."""
+        return 0 if self._np.kind in "SUO" else self._np.itemsize
+
+    @property
+    def as_datatype_enum(self) -> int:
+        """TF's ``DataType`` proto number (DT_FLOAT = 1, ...)."""
+        return _DATATYPE_ENUM[self.name]
+
+    @property
+    def min(self):
+        """The lowest finite value (a numpy scalar for floats, an int for integers)."""
+        return self._limit("minimum", lambda i: i.min)
+
+    @property
+    def max(self):
+        """The highest finite value."""
+        return self._limit("maximum", lambda i: i.max)
+
+    def _limit(self, which: str, pick):
+        kind = self._np.kind
+        if kind == "f":
+            return self._np.type(pick(np.finfo(self._np)))
+        if kind in "iu":
+            return int(pick(np.iinfo(self._np)))
+        raise TypeError(f"Cannot find {which} value of {self} with type {self}.")
+
+    def is_compatible_with(self, other: Any) -> _builtin_bool:
+        """Same dtype (a reference dtype would match its base; there are none here)."""
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+
+    @property
     def tf_name(self) -> str:
         """The name TF's runtime errors use (``float`` for float32, ``double`` for float64)."""
         return _TF_NAMES.get(self._np.name, self.name)
@@ -82,6 +138,10 @@ class DType:
 
 
 _TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+# TF's types.proto DataType numbers
+_DATATYPE_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
+                  "string": 7, "complex64": 8, "int64": 9, "bool": 10, "float16": 19,
+                  "complex128": 18, "resource": 20}
 
 
 def as_dtype(value: Any) -> DType:
@@ -92,6 +152,8 @@ def as_dtype(value: Any) -> DType:
         raise TypeError("cannot convert None to a dtype")
     if isinstance(value, str) and value == "resource":
         return resource
+    if isinstance(value, str) and value == "string":
+        return string
     if isinstance(value, str) and value in ("float", "double", "half"):
         value = {"float": "float32", "double": "float64", "half": "float16"}[value]
     try:

@@ -64,11 +64,11 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
     """``losses`` weighted and reduced (module docstring), added to ``loss_collection``."""
     Reduction.validate(reduction)
     with name_scope(scope, "weighted_loss"):
+        # as TF: computed in float32 whatever the losses' dtype, the result cast back to it
         losses = convert_to_tensor(losses)
         dtype = losses.dtype
-        if not dtype.is_floating:
-            losses = cast(losses, _dtypes.float32)
-        weights = cast(convert_to_tensor(weights), losses.dtype)
+        losses = cast(losses, _dtypes.float32)
+        weights = cast(convert_to_tensor(weights), _dtypes.float32)
         weighted = multiply(losses, weights, name="Mul")
         if reduction == Reduction.NONE:
             loss = weighted
@@ -85,8 +85,7 @@ def compute_weighted_loss(losses, weights=1.0, scope=None, loss_collection=Graph
                 else:
                     den = reduce_sum(cast(not_equal(wb, 0.0), losses.dtype), name="num_present")
                 loss = _div_no_nan(total, den, name="value")
-        if loss.dtype != dtype and dtype.is_floating:
-            loss = cast(loss, dtype)
+        loss = cast(loss, dtype)
         if loss_collection:
             get_default_graph().add_to_collection(loss_collection, loss)
         return loss
@@ -139,12 +138,9 @@ def log_loss(labels, predictions, weights=1.0, epsilon=1e-7, scope=None,
 
 
 def _floats(predictions, labels):
-    p = convert_to_tensor(predictions)
-    lab = convert_to_tensor(labels)
-    if not p.dtype.is_floating:
-        p = cast(p, _dtypes.float32)
-    if lab.dtype != p.dtype:
-        lab = cast(lab, p.dtype)
+    """Both in float32, as TF's regression losses take them (a float64 pair too)."""
+    p = cast(convert_to_tensor(predictions), _dtypes.float32)
+    lab = cast(convert_to_tensor(labels), _dtypes.float32)
     if p.shape.rank is not None and lab.shape.rank is not None and \
             not p.shape.is_compatible_with(lab.shape):
         raise ValueError(f"Shapes {p.shape} and {lab.shape} are incompatible")

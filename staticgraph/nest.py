@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 
 __all__ = ["is_nested", "is_namedtuple", "flatten", "flatten_up_to", "pack_sequence_as",
            "map_structure", "assert_same_structure", "first_difference", "describe",
-           "flatten_with_rebuild", "LITERAL"]
+           "flatten_with_rebuild", "flatten_dict_items", "LITERAL"]
 
 
 def is_namedtuple(s: Any) -> bool:
@@ -45,6 +45,32 @@ def flatten_up_to(template: Any, s: Any) -> list:
     if isinstance(template, (list, tuple)):
         return [leaf for t, v in zip(template, s, strict=True) for leaf in flatten_up_to(t, v)]
     return [s]
+
+
+def flatten_dict_items(dictionary: dict) -> dict:
+    """A dict whose nested keys (tuples, namedtuples) are split into their leaves, each paired
+    with the matching leaf of its value -- how TF reads a ``feed_dict`` keyed by an
+    ``LSTMStateTuple`` of placeholders.  Words as TF's ``nest.flatten_dict_items``.
+
+    >>> flatten_dict_items({("a", ("b", "c")): (1, (2, 3)), "d": 4})
+    {'a': 1, 'b': 2, 'c': 3, 'd': 4}
+    """
+    flat: dict = {}
+    for key, value in dictionary.items():
+        if not is_nested(key):
+            pairs = [(key, value)]
+        else:
+            keys, values = flatten(key), flatten(value) if is_nested(value) else [value]
+            if len(keys) != len(values):
+                raise ValueError(f"Could not flatten dictionary. Key had {len(keys)} elements, "
+                                 f"but value had {len(values)} elements. Key: {keys}, value: "
+                                 f"{values}.")
+            pairs = zip(keys, values)
+        for k, v in pairs:
+            if k in flat:
+                raise ValueError(f"Cannot flatten dict because this key is not unique: {k}")
+            flat[k] = v
+    return flat
 
 
 def _pack(template: Any, leaves: Iterator) -> Any:

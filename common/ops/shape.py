@@ -740,3 +740,63 @@ defop("Where", _where_indices, _where_indices_infer, inputs=("condition",), fnam
       sized_by_values=True,
       examples=(E((np.array([[True, False, True], [False, True, False]]),)),
                 E((np.array([0.0, 1.5, 0.0, -2.0]),))))
+
+
+# --- tf.slice with a begin known only at run time --------------------------------------
+
+def _slice_key(x, begin, size) -> tuple:
+    """The window ``begin[i] : begin[i] + size[i]`` per dim, checked as TF's Slice kernel
+    checks it (``size[i] = -1``: to the end)."""
+    begin = [int(b) for b in np.reshape(begin, -1)]
+    key = []
+    for i, (b, n, dim) in enumerate(zip(begin, size, x.shape)):
+        if not 0 <= b <= dim:
+            raise ShapeError(f"slice begin {begin} is out of range for shape {list(x.shape)}",
+                             tf=f"Expected begin[{i}] in [0, {dim}], but got {b}")
+        n = dim - b if n == -1 else n
+        if not 0 <= n <= dim - b:
+            raise ShapeError(f"slice size {list(size)} at begin {begin} is out of range for "
+                             f"shape {list(x.shape)}",
+                             tf=f"Expected size[{i}] in [0, {dim - b}], but got {n}")
+        key.append(slice(b, b + n))
+    return tuple(key)
+
+
+def _slice_dynamic(x, begin, size):
+    return x[_slice_key(x, begin, size)]
+
+
+def _slice_dynamic_infer(x: Spec, begin: Spec, size) -> Spec:
+    if begin.dtype.kind not in "iu":
+        raise ShapeError(f"slice begin must be integers, got {begin.dtype}")
+    if x.shape is not None and len(size) != len(x.shape):
+        raise ShapeError(f"slice size {list(size)} has {len(size)} entries for a rank-"
+                         f"{len(x.shape)} input", tf=f"Expected size to be a vector of length "
+                         f"{len(x.shape)}, but got {len(size)}")
+    return Spec(tuple(None if n == -1 else int(n) for n in size), x.dtype)
+
+
+def _slice_dynamic_grad_impl(g, x, begin, size):
+    """``g`` placed at the window of a zero array shaped like ``x``."""
+    out = np.zeros(x.shape, g.dtype)
+    out[_slice_key(x, begin, size)] = g
+    return out
+
+
+def _slice_dynamic_grad_infer(g: Spec, x: Spec, begin: Spec, size) -> Spec:
+    return Spec(x.shape, g.dtype)
+
+
+defop("SliceDynamic", _slice_dynamic, _slice_dynamic_infer, inputs=("x", "begin"),
+      fname="slice_dynamic", aliases=(0,), tf_type="Slice", torch_name="SliceBackward0",
+      sized_by_values=True,   # a size of -1 runs to the end: how far depends on begin
+      doc="``x[begin[i] : begin[i] + size[i]]`` per dim, ``begin`` a tensor (TF's Slice).",
+      examples=(E(((4, 6), ints((2,), 2)), {"size": (2, -1)}),
+                E(((4, 6), ints((2,), 2)), {"size": (-1, 2)})),
+      grads=(lambda F, g, x_shape, begin, size: F.slice_dynamic_grad(g, x_shape, begin, size=size),
+             None))
+defop("SliceDynamicGrad", _slice_dynamic_grad_impl, _slice_dynamic_grad_infer,
+      inputs=("g", "x", "begin"), fname="slice_dynamic_grad", shape_only=(1,),
+      doc="The gradient of SliceDynamic: ``g`` in a zero array shaped like ``x``.",
+      examples=(E(((2, 3), (4, 6), ints((2,), 2)), {"size": (2, 3)}),),
+      grads=(lambda F, g, begin, size: F.slice_dynamic(g, begin, size=size), None, None))

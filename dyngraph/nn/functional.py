@@ -26,6 +26,8 @@ from ..functions import OPS, _names, _t
 from ..selection import where
 from ..node import Node, node_class
 from ..tensor import make
+from .functional_attention import (_canonical_mask, _none_or_dtype,  # noqa: F401 (torch's names)
+                                   multi_head_attention_forward, scaled_dot_product_attention)
 from .functional_layers import *  # noqa: F403  (the layer functions live there)
 from .functional_layers import __all__ as _layers_all
 
@@ -34,7 +36,7 @@ __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax"
            "cosine_similarity",
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
-           *_layers_all]
+           "scaled_dot_product_attention", "multi_head_attention_forward", *_layers_all]
 
 _R = REGISTRY
 

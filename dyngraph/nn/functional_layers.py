@@ -188,17 +188,35 @@ def adaptive_avg_pool2d(input, output_size):
 
 # --- dropout ----------------------------------------------------------------------------------
 
-def dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
+def dropout_mask(shape: tuple, p: float, dtype, like: np.ndarray | None = None) -> np.ndarray:
     """The engine's one random draw for dropout: ``0`` with probability ``p``, else ``1/(1-p)``.
 
     PyTorch's ``noise = empty_like(input).bernoulli_(1 - p); noise.div_(1 - p)`` on the
     default generator (``torch.manual_seed`` seeds it; ``dyngraph.random``); ``p == 1``
-    draws nothing.
+    draws nothing.  ``empty_like`` keeps the layout of a dense input whose dims are permuted
+    (a transposed view), and ``bernoulli_`` fills memory in order: so the draws land in
+    ``like``'s memory order, not in its index order.
     """
     if p == 1:
         return np.zeros(shape, dtype)
-    keep = bernoulli_scalar(default_generator, int(np.prod(shape)), 1 - p).reshape(shape)
+    perm = _memory_order(like) if like is not None else None
+    if perm is None:
+        keep = bernoulli_scalar(default_generator, int(np.prod(shape)), 1 - p).reshape(shape)
+    else:
+        stored = tuple(shape[i] for i in perm)
+        keep = bernoulli_scalar(default_generator, int(np.prod(shape)), 1 - p).reshape(stored)
+        keep = keep.transpose(np.argsort(perm))
     return keep.astype(dtype) / np.asarray(1 - p, dtype)
+
+
+def _memory_order(a: np.ndarray) -> list[int] | None:
+    """The dims of ``a`` from outermost to innermost in memory, when ``a`` is a dense array
+    with permuted dims (not C-contiguous); ``None`` when index order is memory order or
+    ``a`` is not dense (a slice: PyTorch then allocates contiguously)."""
+    if a.flags.c_contiguous or a.ndim < 2:
+        return None
+    perm = sorted(range(a.ndim), key=lambda i: -a.strides[i])
+    return perm if a.transpose(perm).flags.c_contiguous else None
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -207,7 +225,7 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    mask = dropout_mask(input.shape, p, input.np_dtype)
+    mask = dropout_mask(input.shape, p, input.np_dtype, input._data)
     if inplace:
         return input.mul_(creation.as_tensor(mask))
     return layers.dropout(OPS, input, mask)

@@ -24,7 +24,8 @@ from . import functional as F
 from . import init
 from .parameter import Parameter
 
-__all__ = ["Parameter", "Module", "Linear", "Identity", "Unflatten"]  # Flatten: nn/layers.py
+__all__ = ["Parameter", "Module", "Linear", "NonDynamicallyQuantizableLinear", "Identity",
+           "Unflatten"]  # Flatten: nn/layers.py
 
 
 def _typename(value) -> str:
@@ -393,6 +394,11 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """``Linear`` under another name: ``MultiheadAttention.out_proj`` (PyTorch keeps the class
+    so that dynamic quantization leaves the projection alone; here only the name matters)."""
 
 
 class Identity(Module):

@@ -267,6 +267,10 @@ class RNNBase(Module):
                     setattr(self, name + sfx, _uniform(shape, k))
                     self._flat_weights_names.append(name + sfx)
 
+    def flatten_parameters(self) -> None:
+        """Nothing to do: PyTorch packs the weights into one cuDNN buffer here (a no-op on
+        the CPU too); the word-language-model example calls it after loading a model."""
+
     @property
     def all_weights(self) -> list[list[Parameter]]:
         per = 4 if self.bias else 2

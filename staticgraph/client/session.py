@@ -23,7 +23,7 @@ import numpy as np
 from ..compiler import Executable, PassConfig, compile_plan
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph
 from ..framework.kinds import SessionState, intra_op_threads
-from ..nest import flatten_with_rebuild
+from ..nest import flatten_dict_items, flatten_with_rebuild
 
 __all__ = ["Session", "InteractiveSession", "get_default_session", "default_session"]
 
@@ -195,6 +195,8 @@ class Session:
             self._cache.clear()
             self._fast.clear()
             self._version = self.graph.version
+        if feed_dict and any(k.__class__ is not Tensor and isinstance(k, tuple) for k in feed_dict):
+            feed_dict = flatten_dict_items(feed_dict)   # keyed by a structure of tensors
         key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key)
         if c is None:

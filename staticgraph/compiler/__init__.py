@@ -185,7 +185,7 @@ class _Job:
         """Tier 0: the unoptimised plan, laid out for the interpreter."""
         fetches, fed = self.fetches, set(self.feeds)
         plan = lower_plan(self.order, self.feeds, fetches, self.state, self.config, self.kernels)
-        copies = [_copied(f, f, fed) for f in fetches]
+        copies = [_fetch_mode(f, f, fed) for f in fetches]
         return plan, prepare_interpreted(plan, self.ranks(), self.container, copies, self.guards)
 
     def compile(self) -> tuple[Plan, Generated, PassReport, Allocation | None]:
@@ -198,7 +198,8 @@ class _Job:
         for p in self.passes:
             order = p(order)
         plan = lower_plan(order, feeds, prog.fetches, self.state, config, self.kernels)
-        copies = [_copied(f, r, fed) or _merged(k, f, r, fetches, prog.fetches)
+        copies = [_fetch_mode(f, r, fed) or ("copy" if _merged(k, f, r, fetches, prog.fetches)
+                                               else None)
                   for k, (f, r) in enumerate(zip(fetches, prog.fetches))]
         alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
         gen = generate(plan, self.ranks(), self.container, copies, self.guards, alloc,
@@ -288,14 +289,42 @@ def _merged(k: int, fetch, resolved, fetches: Sequence, resolved_all: list) -> b
         r is resolved for r in resolved_all[:k])
 
 
-def _copied(fetch, resolved, fed: set) -> bool:
-    """Does the caller get a copy?  A variable's array always (state never leaks), and a
-    fed array or a constant that a pass substituted for a computed fetch (as unoptimised)."""
+def _fetch_mode(fetch, resolved, fed: set) -> str | None:
+    """How the caller gets fetch's value.  TF hands every ``run`` a fresh, writable,
+    C-contiguous array, so no fetched value may be the graph's or the feeder's memory:
+
+    * ``"copy"``: a variable's array, or a value that may be a constant's (read-only, and the
+      same array every run) or a fed array (the user's buffer) -- itself after a pass
+      substituted it for a computed fetch, or through ops that may return a view of their
+      input (``reshape(placeholder)``, ``broadcast_to(const)``): copied, in C order.
+    * ``"own"``: a value that may be a view of this run's own intermediate (a transpose, a
+      ``broadcast_to``, a loop's or branch's output): kept when already writable and
+      C-contiguous, else copied -- a flags check, no copy for what is fresh.
+    * ``None``: an op's freshly computed array.  A placeholder fetched as itself is the fed
+      array, as in TF."""
     if not isinstance(fetch, Tensor) or fetch in fed:
-        return False
+        return None
     if holds_state(resolved):
-        return True
-    return resolved is not fetch and (resolved in fed or resolved.op.type == "Const")
+        return "copy"
+    if resolved is not fetch and (resolved in fed or resolved.op.type == "Const"):
+        return "copy"
+    stack, seen, own = [resolved], set(), False
+    while stack:
+        t = stack.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        if t in fed or t.op.type == "Const":
+            return "copy"
+        op_def = t.op.op_def
+        if op_def is None:
+            own = True
+            continue
+        for i, x in enumerate(t.op.inputs):
+            if op_def.may_alias(i):
+                own = True
+                stack.append(x)
+    return "own" if own else None
 
 
 def holds_state(t: Tensor) -> bool:

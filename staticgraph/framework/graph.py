@@ -268,6 +268,8 @@ class Graph:
         self.seed: int | None = None  # graph-level random seed (tf.set_random_seed)
         self.grad_programs: dict = {}   # control-flow node name -> what its gradient reads (never in attrs)
         self.version = 0
+        self._gradient_override_map: dict[str, str] = {}   # op type -> RegisterGradient name
+        self.gradient_overrides: dict[Operation, str] = {}  # node -> its overriding gradient
 
     # --- building -----------------------------------------------------------------
     def create_op(self, type_: str, inputs, attrs: dict, specs: list, name: str | None = None,
@@ -305,7 +307,24 @@ class Graph:
             made.add(op)
         self._by_name[name] = op
         self.version += 1   # invalidate(), inlined: this runs once per node
+        if self._gradient_override_map and op.type in self._gradient_override_map:
+            self.gradient_overrides[op] = self._gradient_override_map[op.type]
         return op
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict[str, str]):
+        """Nodes of the mapped types made in this block take their gradient from the function
+        registered (``tf.RegisterGradient``) under the mapped name -- TF1's way to swap one
+        node's gradient (``{"Identity": "MyGrad"}``)."""
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
 
     def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
         """A tensor of another graph used here: an error (a SubGraph captures it instead)."""

@@ -102,6 +102,8 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     params = convert_to_tensor(params)
     if batch_dims:
         return _batch_gather(params, _indices(indices), axis, int(batch_dims), name or "GatherV2")
+    if isinstance(axis, Tensor):   # a tensor whose value the graph fixes (tf.constant(1))
+        axis = _int_list(axis, "gather's axis")[0]
     axis = 0 if axis is None else int(axis) % max(params.ndim or 1, 1)
     if isinstance(indices, Tensor):
         return gather_index(params, (builtins.slice(None),) * axis + (indices,),
@@ -222,8 +224,16 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tens
 
 
 def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001
-    """``input_[begin[i] : begin[i] + size[i]]`` per dim (``size[i] = -1``: to the end)."""
-    b, s = _int_list(begin, "begin"), _int_list(size, "size")
+    """``input_[begin[i] : begin[i] + size[i]]`` per dim (``size[i] = -1``: to the end).
+
+    ``begin`` may be known only at run time (one ``SliceDynamic`` node, TF's ``Slice``, which
+    checks it when it runs); ``size`` must be known when the graph is built."""
+    s = _int_list(size, "size")
+    if isinstance(begin, Tensor) and constant_value(begin) is None:
+        with name_scope(name, "Slice") as scope:
+            return apply(_R["SliceDynamic"], (convert_to_tensor(input_), begin), {"size": tuple(s)},
+                         name=scope[:-1] + "/", tf_type="Slice")
+    b = _int_list(begin, "begin")
     key = tuple(Slice(i, None if n == -1 else i + n, None) for i, n in zip(b, s))
     return apply(_R["GetItem"], (convert_to_tensor(input_),), {"key": key}, name=name or "Slice",
                  tf_type="Slice")

@@ -27,7 +27,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
            "sqrt", "abs", "sign", "sigmoid", "where", "clip_by_value", "less", "less_equal",
            "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
            "logical_not", "transpose", "reshape", "broadcast_to", "squeeze", "expand_dims",
-           "concat", "stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
+           "concat", "stack", "parallel_stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
            "reduce_min", "cast", "identity", "stop_gradient", "zeros", "ones", "fill",
            "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "where_v2"]
 
@@ -235,7 +235,9 @@ def _axes(axis):
     return tuple(int(a) for a in axis) if isinstance(axis, (list, tuple, np.ndarray)) else axis
 
 
-def transpose(a, perm=None, name=None):
+def transpose(a, perm=None, name=None, conjugate=False):
+    """``a`` with its dims permuted (reversed by default); ``conjugate`` conjugates complex
+    values, a no-op for the real dtypes here."""
     return apply(_R["Transpose"], (convert_to_tensor(a),),
                  {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")
 
@@ -309,6 +311,21 @@ def concat(values, axis, name="concat"):
 def stack(values, axis=0, name="stack"):
     values = _operands("Pack", *values)
     return apply(_R["Pack"], values, {"axis": int(axis)}, name=name)
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """``stack(values)`` as TF's ``ParallelConcat`` node, which needs every shape known when
+    the graph is built (TF's rule: its output is allocated before the inputs are computed)."""
+    values = _operands("Pack", *values)
+    with name_scope(name) as scope:
+        for v in values:
+            if v._shape is None or None in v._shape:
+                dims = ",".join("?" if d is None else str(d) for d in (len(values), *(v._shape or ())))
+                raise ValueError(f"shape attr must be fully defined. for '{{{{node {scope}"
+                                 f"ParallelConcat}}}} = ParallelConcat[N={len(values)}, "
+                                 f"T=DT_{v.dtype.tf_name.upper()}, shape=[{dims}]]' with input "
+                                 f"shapes: [{dims}].")
+        return apply(_R["Pack"], values, {"axis": 0}, name="ParallelConcat", tf_type="ParallelConcat")
 
 
 def unstack(value, num=None, axis=0, name="unstack"):

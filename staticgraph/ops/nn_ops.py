@@ -13,7 +13,7 @@ from ..framework.graph import name_scope
 from .math_ops import in_top_k, log_sigmoid, top_k
 from .nn_layers import *  # noqa: F403  (the layer functions live there)
 from .nn_layers import __all__ as _layers_all
-from .core_ops import multiply, negative, reduce_sum, sigmoid, square, tanh
+from .core_ops import cast, multiply, negative, reduce_sum, sigmoid, square, tanh
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
@@ -68,6 +68,8 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim
     if not labels.shape.is_compatible_with(logits.shape):
         raise ValueError(f"Shapes {labels.shape} and {logits.shape} are incompatible")
     with name_scope(name, "softmax_cross_entropy_with_logits"):
+        if labels.dtype != logits.dtype:   # TF casts the labels to the logits' dtype
+            labels = cast(labels, logits.dtype)
         # TF flattens to 2-D and back; its result is the scope's third Reshape, and ours
         # carries that name so a fetch by name finds it
         return negative(reduce_sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis),

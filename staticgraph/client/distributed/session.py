@@ -24,7 +24,7 @@ from distributed import Client, KilledWorker
 
 from ...errors import FailedPreconditionError, UnavailableError
 from ...framework.graph import Graph
-from ...nest import flatten_with_rebuild
+from ...nest import flatten_dict_items, flatten_with_rebuild
 from ..session import Session, _Feed, _run_key
 from . import batch as _batch
 from .partition import Layout, partition_run
@@ -82,7 +82,7 @@ class DistributedSession(Session):
             self._placed.clear()
             self.batched.clear()
             self._version = self.graph.version
-        feed_dict = feed_dict or {}
+        feed_dict = flatten_dict_items(feed_dict) if feed_dict else {}
         batched = _batch.compiled(self, fetches, feed_dict)
         if batched is not None:
             return _batch.run_batched(self, batched, feed_dict)

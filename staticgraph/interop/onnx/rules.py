@@ -377,6 +377,16 @@ def _split_part(ctx, op, ins, out):
     ctx.node("Slice", [ins[0], start, end, _axes(ctx, axis)], [out])
 
 
+def _slice_dynamic(ctx, op, ins, out):
+    """``x[begin : begin + size]`` with ``begin`` a tensor: ONNX's Slice takes its starts as an
+    input; a size of -1 (to the end) becomes an end past any dim (ONNX clamps it)."""
+    size = np.array([2 ** 62 if n == -1 else n for n in op.attrs["size"]], np.int64)
+    start = ctx.node("Cast", [ins[1]], to=ctx.onnx_dtype(np.dtype(np.int64)))
+    end = ctx.node("Add", [start, ctx.const(size, "size")])
+    axes = ctx.const(np.arange(len(size), dtype=np.int64), "axes")
+    ctx.node("Slice", [ins[0], start, end, axes], [out])
+
+
 def _stack(ctx, op, ins, out):
     axis = int(op.attrs.get("axis", 0))
     ins = _cast_all(ctx, op, ins, _out_dtype(op))
@@ -630,6 +640,7 @@ RULES: dict[str, Rule] = {
     "SplitPart": Rule("Shape + Gather + Slice", _split_part),
     "Pack": Rule("Unsqueeze + Concat", _stack),
     "GetItem": Rule("Slice + Squeeze + Unsqueeze / Gather", _getitem),
+    "SliceDynamic": Rule("Cast + Add + Slice", _slice_dynamic),
     "Split": Rule("Split", _split),
     "SplitV": Rule("Split (sizes as input)", _split),
     "Unpack": Rule("Split + Squeeze", _unstack),
