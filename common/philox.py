@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import libm
+from .jit import kernels
 
 __all__ = ["PhiloxRandom", "GuardedPhiloxRandom", "uint32_to_float", "uint64_to_double",
            "uniform", "uniform_int", "normal", "truncated_normal", "box_muller_float",
@@ -99,6 +100,12 @@ class PhiloxRandom(NamedTuple):
         """The four uint32 words of the blocks at ``counter + offsets`` (uint64 offsets)."""
         offsets = np.asarray(offsets, np.uint64)
         lo, hi = self.counter & _M64, self.counter >> 64
+        fast = kernels(4 * offsets.size)
+        if fast is not None:
+            words = np.empty((4, offsets.size), np.uint32)
+            fast.philox_words(*(np.uint64(v) for v in (*self.key, lo, hi)),
+                              np.atleast_1d(offsets), words)
+            return list(words)
         low = offsets + np.uint64(lo)
         if lo and (low < offsets).any():   # the low 64 bits wrapped: carry into words 2, 3
             high = np.array([(hi + int(c)) & _M64 for c in (low < offsets)], np.uint64)
@@ -226,6 +233,11 @@ def uniform_int(gen: PhiloxRandom, n: int, lo: int, hi: int, dtype) -> np.ndarra
 
 def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two float normals per pair of uint32, as TF's ``BoxMullerFloat`` (glibc's float math)."""
+    fast = kernels(2 * x0.size)
+    if fast is not None:
+        sin, cos = np.empty(x0.size, np.float32), np.empty(x0.size, np.float32)
+        fast.box_muller_float(x0, x1, sin, cos)
+        return sin, cos
     u1 = np.maximum(uint32_to_float(x0), np.float32(1e-7))
     v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
     u2 = libm.logf(u1)
@@ -239,6 +251,11 @@ def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
     """Two double normals per four uint32, as TF's ``BoxMullerDouble`` (libm's double math)."""
+    fast = kernels(2 * x0.size)
+    if fast is not None:
+        sin, cos = np.empty(x0.size), np.empty(x0.size)
+        fast.box_muller_double(x0, x1, x2, x3, sin, cos)
+        return sin, cos
     u1 = np.maximum(uint64_to_double(x0, x1), 1e-7)
     v1 = 2.0 * np.pi * uint64_to_double(x2, x3)
     u2 = np.sqrt(-2.0 * np.log(u1))

@@ -27,11 +27,11 @@ def counter(words) -> int:
     ((0xA4093822, 0x299F31D0), (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
      (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
 ])
-def test_philox_gives_the_known_answers(key, ctr, want):
+def test_philox_gives_the_known_answers(key, ctr, want, random_kernels):
     assert tuple(PhiloxRandom(key, counter(ctr)).blocks(1)[0]) == want
 
 
-def test_blocks_are_a_function_of_the_counter_alone():
+def test_blocks_are_a_function_of_the_counter_alone(random_kernels):
     """A run of blocks equals the blocks one at a time, across the carry out of the low 64
     bits and the wrap of all 128 (TF's Skip)."""
     for start in (2**64 - 3, 2**128 - 2, 12345):
