@@ -103,8 +103,7 @@ class PhiloxRandom(NamedTuple):
         fast = kernels(4 * offsets.size)
         if fast is not None:
             words = np.empty((4, offsets.size), np.uint32)
-            fast.philox_words(*(np.uint64(v) for v in (*self.key, lo, hi)),
-                              np.atleast_1d(offsets), words)
+            fast.philox_words(*self.kernel_args(), np.atleast_1d(offsets), words)
             return list(words)
         low = offsets + np.uint64(lo)
         if lo and (low < offsets).any():   # the low 64 bits wrapped: carry into words 2, 3
@@ -113,6 +112,10 @@ class PhiloxRandom(NamedTuple):
             high = np.uint64(hi)
         low, high = np.atleast_1d(low).view(np.uint32), np.atleast_1d(high).view(np.uint32)
         return _rounds(low[0::2], low[1::2], high[0::2], high[1::2], self.key)
+
+    def kernel_args(self) -> tuple[np.uint64, ...]:
+        """Key and counter as the compiled kernels take them: ``k0, k1, counter_lo, counter_hi``."""
+        return tuple(np.uint64(v) for v in (*self.key, self.counter & _M64, self.counter >> 64))
 
     def blocks_at(self, offsets: np.ndarray) -> np.ndarray:
         """The blocks at ``counter + offsets`` (uint64 offsets): an ``(n, 4)`` uint32 array."""
@@ -206,9 +209,24 @@ def _uniforms(dtype: np.dtype):
     return lambda w: [uint32_to_float(x) for x in w]
 
 
+def _fused(kind: str, gen: PhiloxRandom, n: int, dtype: np.dtype) -> np.ndarray | None:
+    """``n`` values of ``kind`` (uniform, normal, truncated) from the compiled kernel that
+    draws the blocks and converts them in one loop; None where there is none (float16, or
+    the kernels are not loaded): then the numpy code."""
+    fast = kernels(n)
+    if fast is None or dtype not in (np.float32, np.float64):
+        return None
+    out = np.empty(n, dtype)
+    getattr(fast, f"philox_{kind}{8 * dtype.itemsize}")(*gen.kernel_args(), out)
+    return out
+
+
 def uniform(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` uniform [0, 1) values of a float dtype, from ``gen`` on."""
     dtype = np.dtype(dtype)
+    fused = _fused("uniform", gen, n, dtype)
+    if fused is not None:
+        return fused
     per = _per_block(dtype)
     return gen.map_blocks(-(-n // per), per, dtype, _uniforms(dtype)).reshape(-1)[:n]
 
@@ -277,6 +295,9 @@ def _normals(dtype: np.dtype):
 def normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` standard normal values of a float dtype, from ``gen`` on."""
     dtype = np.dtype(dtype)
+    fused = _fused("normal", gen, n, dtype)
+    if fused is not None:
+        return fused
     per = _per_block(dtype)
     return gen.map_blocks(-(-n // per), per, dtype, _normals(dtype)).reshape(-1)[:n]
 
@@ -285,6 +306,9 @@ def truncated_normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` standard normals with ``|z| < 2``: each group of 4 floats (2 doubles) starts at
     its own block ``256 * g`` (``128 * g``) and keeps drawing blocks until it is full."""
     dtype = np.dtype(dtype)
+    fused = _fused("truncated", gen, n, dtype)
+    if fused is not None:
+        return fused
     group = _per_block(dtype)
     work = np.float64 if dtype == np.float64 else np.float32
     groups = -(-n // group)

@@ -36,8 +36,9 @@ from numba.extending import intrinsic
 from .libm import _INVC, _LOGC   # glibc logf's table: 1/c and log(c) at 16 points
 
 __all__ = ["mt_words", "mt_words64", "mt_uniform32", "mt_uniform64", "mt_mantissas53_below", "mt_randperm",
-           "normal_fill_f32", "normal_fill_f64", "philox_words", "box_muller_float",
-           "box_muller_double"]
+           "normal_fill_f32", "normal_fill_f64", "mt_normal32", "mt_normal64", "philox_words", "box_muller_float",
+           "box_muller_double", "philox_uniform32", "philox_uniform64", "philox_normal32",
+           "philox_normal64", "philox_truncated32", "philox_truncated64"]
 
 _jit = njit(cache=True, nogil=True)
 _inline = njit(inline="always")
@@ -312,6 +313,33 @@ def normal_fill_f64(u, mean, std, out) -> None:
             out[b + lane], out[b + 8 + lane] = lo, hi
 
 
+@_jit
+def mt_normal32(key, pos, mean, std, out) -> None:
+    """``normal_(mean, std)`` of 16 or more contiguous float32 (``normal_fill``): a uniform per
+    value, Box-Muller per block of 16 in place; a tail short of 16 redone from 16 fresh
+    uniforms over the last 16 values.  ``mean``, ``std``: Python floats, rounded to float32 here
+    (a float32 argument costs a microsecond to make)."""
+    n, mean, std = out.size, np.float32(mean), np.float32(std)
+    mt_uniform32(key, pos, out)
+    normal_fill_f32(out, mean, std, out)
+    if n % 16:
+        tail = np.empty(16, np.float32)
+        mt_uniform32(key, pos, tail)
+        normal_fill_f32(tail, mean, std, out[n - 16:])
+
+
+@_jit
+def mt_normal64(key, pos, mean, std, out) -> None:
+    """:func:`mt_normal32` in float64 (``normal_fill_16<double>``, libm's log, cos and sin)."""
+    n = out.size
+    mt_uniform64(key, pos, out)
+    normal_fill_f64(out, mean, std, out)
+    if n % 16:
+        tail = np.empty(16)
+        mt_uniform64(key, pos, tail)
+        normal_fill_f64(tail, mean, std, out[n - 16:])
+
+
 # --- Philox4x32-10 (TensorFlow's generator) -----------------------------------------------------
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
@@ -320,21 +348,28 @@ _LO32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 
 
+@_inline
+def _philox(k0, k1, counter_lo, counter_hi, offset):
+    """Philox4x32-10 of the block at counter ``(counter_hi << 64) + counter_lo + offset``, key
+    ``(k0, k1)`` (uint64 arguments): its four words, as uint64."""
+    low = counter_lo + offset                          # wraps mod 2**64, as the counter does
+    high = counter_hi + np.uint64(low < counter_lo)
+    c0, c1 = low & _LO32, low >> _S32
+    c2, c3 = high & _LO32, high >> _S32
+    a, b = k0, k1
+    for _ in range(10):
+        p0, p1 = c0 * _M0, c2 * _M1
+        c0, c1, c2, c3 = ((p1 >> _S32) ^ c1 ^ a), p1 & _LO32, ((p0 >> _S32) ^ c3 ^ b), p0 & _LO32
+        a, b = (a + _W0) & _LO32, (b + _W1) & _LO32
+    return c0, c1, c2, c3
+
+
 @_jit
 def philox_words(k0, k1, counter_lo, counter_hi, offsets, out) -> None:
-    """``out[:, i]`` (4 uint32): Philox4x32-10 of the block at counter ``(counter_hi << 64) +
-    counter_lo + offsets[i]``, key ``(k0, k1)`` (all uint64 arguments)."""
+    """``out[:, i]`` (4 uint32): the block at ``offsets[i]`` (see :func:`_philox`)."""
     for i in range(offsets.size):
-        low = counter_lo + offsets[i]                 # wraps mod 2**64, as the counter does
-        high = counter_hi + np.uint64(low < counter_lo)
-        c0, c1 = low & _LO32, low >> _S32
-        c2, c3 = high & _LO32, high >> _S32
-        a, b = k0, k1
-        for _ in range(10):
-            p0, p1 = c0 * _M0, c2 * _M1
-            c0, c1, c2, c3 = ((p1 >> _S32) ^ c1 ^ a), p1 & _LO32, ((p0 >> _S32) ^ c3 ^ b), p0 & _LO32
-            a, b = (a + _W0) & _LO32, (b + _W1) & _LO32
-        out[0, i], out[1, i], out[2, i], out[3, i] = c0, c1, c2, c3
+        out[0, i], out[1, i], out[2, i], out[3, i] = _philox(k0, k1, counter_lo, counter_hi,
+                                                              offsets[i])
 
 
 # glibc's logf and sincosf (common.libm's reference forms, every fused step one llvm.fma)
@@ -400,22 +435,174 @@ def _uint64_to_double(x0, x1):
     return bits_f64(np.uint64(((np.int64(x0) & 0xFFFFF) << 32) | np.int64(x1) | (1023 << 52))) - 1.0
 
 
+@_inline
+def _box_muller32(x0, x1):
+    """TF's ``BoxMullerFloat`` of two uint32 (glibc's float math): ``(sin, cos)`` times the radius."""
+    u1 = max(_uint32_to_float(x0), np.float32(1e-7))
+    v1 = np.float32(2.0 * math.pi * np.float64(_uint32_to_float(x1)))
+    radius = _sqrt32(np.float32(-2.0) * _glibc_logf(u1))
+    s, c = _glibc_sincosf(v1)
+    return s * radius, c * radius
+
+
+@_inline
+def _box_muller64(x0, x1, x2, x3):
+    """TF's ``BoxMullerDouble`` of four uint32 (libm's double math)."""
+    u1 = max(_uint64_to_double(x0, x1), 1e-7)
+    v1 = 2.0 * math.pi * _uint64_to_double(x2, x3)
+    radius = math.sqrt(-2.0 * math.log(u1))
+    return math.sin(v1) * radius, math.cos(v1) * radius
+
+
 @_jit
 def box_muller_float(x0, x1, sin_out, cos_out) -> None:
-    """TF's ``BoxMullerFloat`` per pair ``(x0[i], x1[i])`` of uint32 (glibc's float math)."""
+    """:func:`_box_muller32` per pair ``(x0[i], x1[i])``."""
     for i in range(x0.size):
-        u1 = max(_uint32_to_float(x0[i]), np.float32(1e-7))
-        v1 = np.float32(2.0 * math.pi * np.float64(_uint32_to_float(x1[i])))
-        radius = _sqrt32(np.float32(-2.0) * _glibc_logf(u1))
-        s, c = _glibc_sincosf(v1)
-        sin_out[i], cos_out[i] = s * radius, c * radius
+        sin_out[i], cos_out[i] = _box_muller32(x0[i], x1[i])
 
 
 @_jit
 def box_muller_double(x0, x1, x2, x3, sin_out, cos_out) -> None:
-    """TF's ``BoxMullerDouble`` per four uint32 (libm's double math)."""
+    """:func:`_box_muller64` per four ``(x0[i], x1[i], x2[i], x3[i])``."""
     for i in range(x0.size):
-        u1 = max(_uint64_to_double(x0[i], x1[i]), 1e-7)
-        v1 = 2.0 * math.pi * _uint64_to_double(x2[i], x3[i])
-        radius = math.sqrt(-2.0 * math.log(u1))
-        sin_out[i], cos_out[i] = math.sin(v1) * radius, math.cos(v1) * radius
+        sin_out[i], cos_out[i] = _box_muller64(x0[i], x1[i], x2[i], x3[i])
+
+
+# TF's conversions fused with the generator: a chunk of blocks at a time, first all their words
+# (a plain loop LLVM runs four blocks wide), then each conversion as a plain loop over them
+
+_BLOCKS = 1024
+"""Blocks per chunk: their words and values stay in the CPU's first-level cache."""
+
+
+@_inline
+def _philox_run(k0, k1, counter_lo, counter_hi, first, stride, w, m) -> None:
+    """``w[:, b]`` = the words of the block at offset ``first + b * stride``, for ``b < m``."""
+    for b in range(m):
+        w[0, b], w[1, b], w[2, b], w[3, b] = _philox(k0, k1, counter_lo, counter_hi,
+                                                      first + np.uint64(b) * stride)
+
+
+@_jit
+def philox_uniform32(k0, k1, counter_lo, counter_hi, out) -> None:
+    """float32 uniforms, four per block (``UniformDistribution<float>``)."""
+    n = out.size
+    w = np.empty((4, _BLOCKS), np.uint32)
+    for start in range(0, (n + 3) // 4, _BLOCKS):
+        m = min(_BLOCKS, (n + 3) // 4 - start)
+        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
+        for i in range(min(4 * m, n - 4 * start)):
+            out[4 * start + i] = _uint32_to_float(w[i & 3, i >> 2])
+
+
+@_jit
+def philox_uniform64(k0, k1, counter_lo, counter_hi, out) -> None:
+    """float64 uniforms, two per block (``UniformDistribution<double>``)."""
+    n = out.size
+    w = np.empty((4, _BLOCKS), np.uint32)
+    for start in range(0, (n + 1) // 2, _BLOCKS):
+        m = min(_BLOCKS, (n + 1) // 2 - start)
+        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
+        for i in range(min(2 * m, n - 2 * start)):
+            b, p = i >> 1, 2 * (i & 1)
+            out[2 * start + i] = _uint64_to_double(w[p, b], w[p + 1, b])
+
+
+@_inline
+def _normals32_run(w, m, v) -> None:
+    """``v[:, b]``: the four float normals of block ``b`` in TF's order, (sin, cos) of each
+    pair of words, for ``b < m``; one plain loop per pair."""
+    for b in range(m):
+        v[0, b], v[1, b] = _box_muller32(w[0, b], w[1, b])
+    for b in range(m):
+        v[2, b], v[3, b] = _box_muller32(w[2, b], w[3, b])
+
+
+@_inline
+def _normals64_run(w, m, v) -> None:
+    """``v[:, b]``: the two double normals (sin, cos) of block ``b``, for ``b < m``."""
+    for b in range(m):
+        v[0, b], v[1, b] = _box_muller64(w[0, b], w[1, b], w[2, b], w[3, b])
+
+
+@_jit
+def philox_normal32(k0, k1, counter_lo, counter_hi, out) -> None:
+    """float32 standard normals, four per block (``NormalDistribution<float>``)."""
+    n = out.size
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((4, _BLOCKS), np.float32)
+    for start in range(0, (n + 3) // 4, _BLOCKS):
+        m = min(_BLOCKS, (n + 3) // 4 - start)
+        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
+        _normals32_run(w, m, v)
+        for i in range(min(4 * m, n - 4 * start)):
+            out[4 * start + i] = v[i & 3, i >> 2]
+
+
+@_jit
+def philox_normal64(k0, k1, counter_lo, counter_hi, out) -> None:
+    """float64 standard normals, two per block (``NormalDistribution<double>``)."""
+    n = out.size
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((2, _BLOCKS))
+    for start in range(0, (n + 1) // 2, _BLOCKS):
+        m = min(_BLOCKS, (n + 1) // 2 - start)
+        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
+        _normals64_run(w, m, v)
+        for i in range(min(2 * m, n - 2 * start)):
+            out[2 * start + i] = v[i & 1, i >> 1]
+
+
+@_jit
+def philox_truncated32(k0, k1, counter_lo, counter_hi, out) -> None:
+    """float32 normals below 2 in size: group g of 4 outputs reads blocks ``256 g``, ``256 g +
+    1``, ... and keeps their normals in order until it has 4 (``TruncatedNormalDistribution``).
+    Each group's first block is drawn with the chunk's; the one group in six it leaves short
+    draws on by itself."""
+    n = out.size
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((4, _BLOCKS), np.float32)
+    for start in range(0, (n + 3) // 4, _BLOCKS):
+        m = min(_BLOCKS, (n + 3) // 4 - start)
+        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(256 * start), np.uint64(256), w, m)
+        _normals32_run(w, m, v)
+        for b in range(m):
+            g = start + b
+            filled, block = 0, np.uint64(256 * g)
+            values = (v[0, b], v[1, b], v[2, b], v[3, b])
+            while True:
+                for j in range(4):
+                    if filled < 4 and abs(values[j]) < np.float32(2.0):
+                        if 4 * g + filled < n:
+                            out[4 * g + filled] = values[j]
+                        filled += 1
+                if filled == 4:
+                    break
+                block += np.uint64(1)
+                c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
+                s0, co0 = _box_muller32(c0, c1)
+                s1, co1 = _box_muller32(c2, c3)
+                values = (s0, co0, s1, co1)
+
+
+@_jit
+def philox_truncated64(k0, k1, counter_lo, counter_hi, out) -> None:
+    """float64 normals below 2 in size: group g of 2 outputs reads blocks from ``128 g`` on."""
+    n = out.size
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((2, _BLOCKS))
+    for start in range(0, (n + 1) // 2, _BLOCKS):
+        m = min(_BLOCKS, (n + 1) // 2 - start)
+        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(128 * start), np.uint64(128), w, m)
+        _normals64_run(w, m, v)
+        for b in range(m):
+            g = start + b
+            filled, block = 0, np.uint64(128 * g)
+            values = (v[0, b], v[1, b])
+            while True:
+                for j in range(2):
+                    if filled < 2 and abs(values[j]) < 2.0:
+                        if 2 * g + filled < n:
+                            out[2 * g + filled] = values[j]
+                        filled += 1
+                if filled == 2:
+                    break
+                block += np.uint64(1)
+                c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
+                values = _box_muller64(c0, c1, c2, c3)

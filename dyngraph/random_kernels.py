@@ -184,6 +184,12 @@ def normal(gen, n: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0,
     if n < 16 or not contiguous:
         z = normal_pairs(gen, n)
         return (z if (mean, std) == (0.0, 1.0) else fma64(z, std, mean)).astype(dtype)
+    fast = kernels(n)
+    if fast is not None and dtype in (_F32, _F64):
+        out = np.empty(n, dtype)
+        draw = fast.mt_normal32 if dtype == _F32 else fast.mt_normal64
+        draw(*gen.engine.arrays(), float(mean), float(std), out)
+        return out
     work = _F64 if dtype == _F64 else _F32
     full = n - n % 16
     u = standard_uniform(gen, n if dtype == work else full, work)
