@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernels
+from .fastpath import kernels
 
 __all__ = ["MT19937", "N"]
 
@@ -29,7 +29,7 @@ class MT19937:
     """One Mersenne Twister stream: seed it, draw words, read or set its state.
 
     The state is the 624 key words and ``pos``, the index of the next word to temper (624:
-    twist first) -- numpy's ``MT19937`` layout.  The compiled kernels (:mod:`common.jit`)
+    twist first) -- numpy's ``MT19937`` layout.  The compiled kernels (:mod:`common.fastpath`)
     draw from these arrays in place; without them numpy's bit generator draws, loaded with
     the state and read back (a few microseconds a call)."""
 

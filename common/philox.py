@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import libm
-from .jit import kernels
+from .fastpath import kernels
 
 __all__ = ["PhiloxRandom", "GuardedPhiloxRandom", "uint32_to_float", "uint64_to_double",
            "uniform", "uniform_int", "normal", "truncated_normal", "box_muller_float",

@@ -17,9 +17,9 @@ same order, in the same precision, so the same bits:
 - integer work is in int64 on values below 2**32 (numba turns uint64 mixed with int64 into
   float64), masked back to 32 bits where a shift could carry past them;
 - float64 ``log``/``sin``/``cos`` are libm's (LLVM calls the C library), as PyTorch and TF
-  call glibc's; the loader (:mod:`common.jit`) keeps numba from swapping in Intel's SVML.
+  call glibc's; the loader (:mod:`common.fastpath`) keeps numba from swapping in Intel's SVML.
 
-Nothing here is called directly: :func:`common.jit.kernels` imports this module (and so
+Nothing here is called directly: :func:`common.fastpath.kernels` imports this module (and so
 numba) only when a draw is big enough to repay it, and returns ``None`` where numba is not
 installed -- then the numpy code runs, with the same bits (tests run both against the
 recorded streams).  ``cache=True`` keeps the machine code between processes.
@@ -42,8 +42,9 @@ __all__ = ["mt_words", "mt_words64", "mt_uniform32", "mt_uniform64", "mt_mantiss
 
 _jit = njit(cache=True, nogil=True)
 _inline = njit(inline="always")
-"""For the scalar helpers: inlined into the loops that call them (numba's IR inlining), so
-LLVM sees one loop body it can keep in registers and vectorise."""
+"""For the per-value helpers: inlined into the loops that call them (numba's IR inlining), so
+LLVM sees one loop body it can keep in registers and vectorise.  Helpers called once per
+chunk are plain ``_jit`` functions: compiled (and cached) once, linked into each caller."""
 
 # --- scalar building blocks ---------------------------------------------------------------------
 
@@ -106,7 +107,7 @@ def _twist(key) -> None:
     key[_N - 1] = np.int64(key[_M - 1]) ^ (y >> 1) ^ (0x9908B0DF * (y & 1))
 
 
-@_inline
+@_jit
 def _fill(key, pos, out) -> None:
     """``out`` (any integer dtype) filled with the next tempered words; ``pos[0]`` is the
     index of the next key word to temper, 624: twist first.  A run of the block at a time,
@@ -160,7 +161,7 @@ def mt_uniform32(key, pos, out) -> None:
             out[s + t] = np.float32(w[t] & 0xFFFFFF) * np.float32(2.0 ** -24)
 
 
-@_inline
+@_jit
 def _mantissas53(key, pos, w, m) -> None:
     """``w[:m]`` = the low 53 bits of the next ``m`` 64-bit draws (``(hi << 32 | lo) &
     (2**53 - 1)``), int64; ``w`` holds ``2 * m``."""
@@ -475,7 +476,7 @@ _BLOCKS = 1024
 """Blocks per chunk: their words and values stay in the CPU's first-level cache."""
 
 
-@_inline
+@_jit
 def _philox_run(k0, k1, counter_lo, counter_hi, first, stride, w, m) -> None:
     """``w[:, b]`` = the words of the block at offset ``first + b * stride``, for ``b < m``."""
     for b in range(m):
@@ -508,7 +509,7 @@ def philox_uniform64(k0, k1, counter_lo, counter_hi, out) -> None:
             out[2 * start + i] = _uint64_to_double(w[p, b], w[p + 1, b])
 
 
-@_inline
+@_jit
 def _normals32_run(w, m, v) -> None:
     """``v[:, b]``: the four float normals of block ``b`` in TF's order, (sin, cos) of each
     pair of words, for ``b < m``; one plain loop per pair."""
@@ -518,11 +519,27 @@ def _normals32_run(w, m, v) -> None:
         v[2, b], v[3, b] = _box_muller32(w[2, b], w[3, b])
 
 
-@_inline
+@_jit
 def _normals64_run(w, m, v) -> None:
     """``v[:, b]``: the two double normals (sin, cos) of block ``b``, for ``b < m``."""
     for b in range(m):
         v[0, b], v[1, b] = _box_muller64(w[0, b], w[1, b], w[2, b], w[3, b])
+
+
+@_jit
+def _block_normals32(k0, k1, counter_lo, counter_hi, block):
+    """The four float normals of one block (a truncated normal's further draws)."""
+    c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
+    s0, co0 = _box_muller32(c0, c1)
+    s1, co1 = _box_muller32(c2, c3)
+    return s0, co0, s1, co1
+
+
+@_jit
+def _block_normals64(k0, k1, counter_lo, counter_hi, block):
+    """The two double normals of one block."""
+    c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
+    return _box_muller64(c0, c1, c2, c3)
 
 
 @_jit
@@ -576,10 +593,7 @@ def philox_truncated32(k0, k1, counter_lo, counter_hi, out) -> None:
                 if filled == 4:
                     break
                 block += np.uint64(1)
-                c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
-                s0, co0 = _box_muller32(c0, c1)
-                s1, co1 = _box_muller32(c2, c3)
-                values = (s0, co0, s1, co1)
+                values = _block_normals32(k0, k1, counter_lo, counter_hi, block)
 
 
 @_jit
@@ -604,5 +618,4 @@ def philox_truncated64(k0, k1, counter_lo, counter_hi, out) -> None:
                 if filled == 2:
                     break
                 block += np.uint64(1)
-                c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
-                values = _box_muller64(c0, c1, c2, c3)
+                values = _block_normals64(k0, k1, counter_lo, counter_hi, block)

@@ -23,7 +23,7 @@ PyTorch's bits.  What each kernel reads from the stream::
 (the cached second normal).  Where GCC fused a multiply and an add into one FMA in
 PyTorch's build, the kernel does too (``common.fma``).  The uniform, normal, Bernoulli and
 randperm loops also have compiled forms (:mod:`common.random_jit`, the same bits), used
-once :func:`common.jit.kernels` has them.
+once :func:`common.fastpath.kernels` has them.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from common.fma import fma32, fma64
-from common.jit import kernels
+from common.fastpath import kernels
 
 from .avx_mathfun import log256_ps, sincos256_ps
 

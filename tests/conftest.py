@@ -21,7 +21,7 @@ import pytest
 
 import staticgraph as tf
 import staticgraph.compiler
-from common import jit
+from common import fastpath
 
 staticgraph.compiler.COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "0"))
 
@@ -48,7 +48,7 @@ def tier(request, monkeypatch):
 @pytest.fixture(params=["numpy", "compiled"])
 def random_kernels(request):
     """Draw with the numpy code, then with the compiled kernels, whatever the draw's size."""
-    with jit.forced(request.param == "compiled") as compiled:
+    with fastpath.forced(request.param == "compiled") as compiled:
         if request.param == "compiled" and not compiled:
             pytest.skip("numba is not installed: no compiled kernels")
         yield request.param

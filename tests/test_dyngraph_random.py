@@ -259,7 +259,7 @@ def test_compiled_box_muller_is_the_numpy_one_on_every_uniform():
     """The compiled ``normal_fill`` (common.random_jit) against the numpy one: every float32
     uniform as a radius's and as an angle's input, bit for bit; float64 (libm) and a
     mean/std on a million random uniforms."""
-    from common import jit
+    from common import fastpath
     from dyngraph.random_kernels import _box_muller_16
     k = np.arange(1 << 24, dtype=np.float32) * np.float32(2.0 ** -24)
     blocks = np.empty((1 << 21, 2, 8), np.float32)
@@ -269,9 +269,9 @@ def test_compiled_box_muller_is_the_numpy_one_on_every_uniform():
              (k[:1 << 20], -1.5, 0.3, np.dtype(np.float32)),
              (u64, 0.0, 1.0, np.dtype(np.float64)), (u64, 2.0, 0.7, np.dtype(np.float64))]
     for u, mean, std, dtype in cases:
-        with jit.forced(False):
+        with fastpath.forced(False):
             want = _box_muller_16(u, mean, std, dtype)
-        with jit.forced(True) as compiled:
+        with fastpath.forced(True) as compiled:
             if not compiled:
                 pytest.skip("numba is not installed: no compiled kernels")
             got = _box_muller_16(u, mean, std, dtype)
@@ -279,11 +279,21 @@ def test_compiled_box_muller_is_the_numpy_one_on_every_uniform():
 
 
 def test_compiled_kernels_load_only_for_a_big_draw(monkeypatch):
-    """Small draws do not import numba (half a second); the first big one does, and from
-    then on every draw uses the kernels."""
-    from common import jit
-    monkeypatch.setattr(jit, "_loaded", None)
-    monkeypatch.setattr(jit, "_available", True)
-    assert jit.kernels(jit.THRESHOLD - 1) is None
-    loaded = jit.kernels(jit.THRESHOLD)
-    assert loaded is None or jit.kernels(1) is loaded
+    """Small draws do not import numba (0.6 s of CPU); the first big one does, and from then
+    on every draw uses the kernels.  Without numba the numpy code draws the same values."""
+    import sys
+
+    from common import fastpath
+    monkeypatch.setattr(fastpath, "_loaded", None)
+    monkeypatch.setattr(fastpath, "_available", True)
+    assert fastpath.kernels(fastpath.THRESHOLD - 1) is None
+    loaded = fastpath.kernels(fastpath.THRESHOLD)
+    assert loaded is None or fastpath.kernels(1) is loaded
+    torch.manual_seed(9)
+    want = torch.randn(fastpath.THRESHOLD + 5)
+    monkeypatch.setattr(fastpath, "_loaded", None)
+    monkeypatch.setattr(fastpath, "_available", True)
+    monkeypatch.setitem(sys.modules, "numba", None)           # as if numba were not installed
+    torch.manual_seed(9)
+    assert torch.equal(torch.randn(fastpath.THRESHOLD + 5), want)
+    assert fastpath._loaded is None and not fastpath._available

@@ -155,15 +155,15 @@ def test_shards_follow_eigens_parallel_for():
 def test_compiled_kernels_draw_the_numpy_codes_bits():
     """The fused compiled draws (common.random_jit) against the numpy code, bit for bit: every
     conversion and dtype, short and long draws, a counter about to carry out of its low 64 bits."""
-    from common import jit
+    from common import fastpath
     for seed, seed2, skip in ((1, 2, 0), (87654321, 7, 2**64 - 3000), (-1, 2**63, 12345)):
         gen = PhiloxRandom.from_seeds(seed, seed2).skip(skip)
         for draw in (philox.uniform, philox.normal, philox.truncated_normal):
             for dtype in (np.float32, np.float64):
                 for n in (1, 3, 5, 20003):
-                    with jit.forced(False):
+                    with fastpath.forced(False):
                         want = draw(gen, n, dtype)
-                    with jit.forced(True) as compiled:
+                    with fastpath.forced(True) as compiled:
                         if not compiled:
                             pytest.skip("numba is not installed: no compiled kernels")
                         got = draw(gen, n, dtype)

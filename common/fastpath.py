@@ -1,15 +1,14 @@
 """When to use the compiled random-stream kernels (:mod:`common.random_jit`), and loading them.
 
-numba makes the exact random streams as fast as numpy's own generators, but importing it
-costs about half a second and its first call (machine code from the on-disk cache) a few
-tenths more; compiling from scratch, once per machine, a few seconds.  A program that draws
-a handful of small tensors should not pay that, so the kernels load on the first draw of
+numba makes the exact random streams as fast as numpy's own generators, but it costs CPU time
+once per process: about 0.3 s to import and 0.3 s for its first call (the kernels' machine
+code comes from numba's on-disk cache; compiling them from scratch, once per machine and
+version of ``random_jit.py``, takes a few seconds per kernel).  A program that draws a few
+small tensors should not pay that, so the kernels load on the first draw of
 :data:`THRESHOLD` values or more -- from then on every draw uses them, small ones included
-(about a microsecond a call instead of the numpy code's hundreds for ``randn(64)``).  Where
-numba is not installed (it is the ``fast`` extra), the numpy code runs: the same bits.
-
->>> kernels(10) is None or kernels(10) is kernels(THRESHOLD)  # small: whatever is loaded
-True
+(a few microseconds a call instead of the numpy code's hundreds for ``randn(64)``).  Where
+numba is not installed (it is the ``fast`` extra), or ``RANDOM_STREAMS_NUMPY=1`` is set, the
+numpy code runs: the same bits, slower.
 """
 from __future__ import annotations
 
@@ -22,11 +21,11 @@ from typing import Iterator
 __all__ = ["THRESHOLD", "kernels", "forced"]
 
 THRESHOLD = 1 << 15
-"""Values in one draw from which the kernels are loaded (the numpy code then takes ~10 ms)."""
+"""Values in one draw from which the kernels are loaded (the numpy code takes ~1-3 ms there)."""
 
 _loaded: ModuleType | None = None
-_available = os.environ.get("DYNGRAPH_NO_JIT", "") in ("", "0")
-"""False once numba proved missing (or is switched off: ``DYNGRAPH_NO_JIT=1``)."""
+_available = os.environ.get("RANDOM_STREAMS_NUMPY", "") in ("", "0")
+"""False once numba proved missing (or when switched off: ``RANDOM_STREAMS_NUMPY=1``)."""
 
 
 def kernels(n: int) -> ModuleType | None:
@@ -37,6 +36,7 @@ def kernels(n: int) -> ModuleType | None:
 
 
 def _load() -> ModuleType | None:
+    """Import the kernels (None where numba is missing or would not give libm's bits)."""
     global _loaded, _available
     # numba vectorises libm calls through Intel's SVML when that library is installed: not
     # glibc's bits.  Switched off before numba reads its configuration (on first import).
