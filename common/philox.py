@@ -216,8 +216,11 @@ def _fused(kind: str, gen: PhiloxRandom, n: int, dtype: np.dtype) -> np.ndarray 
     fast = kernels(n)
     if fast is None or dtype not in (np.float32, np.float64):
         return None
-    out = np.empty(n, dtype)
-    getattr(fast, f"philox_{kind}{8 * dtype.itemsize}")(*gen.kernel_args(), out)
+    out, bits = np.empty(n, dtype), 8 * dtype.itemsize
+    if kind == "truncated":
+        getattr(fast, f"philox_truncated{bits}")(*gen.kernel_args(), out)
+    else:
+        getattr(fast, f"philox_draw{bits}")(*gen.kernel_args(), kind == "normal", out)
     return out
 
 

@@ -37,8 +37,8 @@ from .libm import _INVC, _LOGC   # glibc logf's table: 1/c and log(c) at 16 poin
 
 __all__ = ["mt_words", "mt_words64", "mt_uniform32", "mt_uniform64", "mt_mantissas53_below", "mt_randperm",
            "normal_fill_f32", "normal_fill_f64", "mt_normal32", "mt_normal64", "philox_words", "box_muller_float",
-           "box_muller_double", "philox_uniform32", "philox_uniform64", "philox_normal32",
-           "philox_normal64", "philox_truncated32", "philox_truncated64"]
+           "box_muller_double", "philox_draw32", "philox_draw64", "philox_truncated32",
+           "philox_truncated64"]
 
 _jit = njit(cache=True, nogil=True)
 _inline = njit(inline="always")
@@ -484,88 +484,103 @@ def _philox_run(k0, k1, counter_lo, counter_hi, first, stride, w, m) -> None:
                                                       first + np.uint64(b) * stride)
 
 
-@_jit
-def philox_uniform32(k0, k1, counter_lo, counter_hi, out) -> None:
-    """float32 uniforms, four per block (``UniformDistribution<float>``)."""
-    n = out.size
-    w = np.empty((4, _BLOCKS), np.uint32)
-    for start in range(0, (n + 3) // 4, _BLOCKS):
-        m = min(_BLOCKS, (n + 3) // 4 - start)
-        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
-        for i in range(min(4 * m, n - 4 * start)):
-            out[4 * start + i] = _uint32_to_float(w[i & 3, i >> 2])
+@_inline
+def _uniforms32_run(w, m, v) -> None:
+    """``v[b]``: the four float uniforms of block ``b``, for ``b < m``."""
+    for b in range(m):
+        for j in range(4):
+            v[b, j] = _uint32_to_float(w[j, b])
 
 
-@_jit
-def philox_uniform64(k0, k1, counter_lo, counter_hi, out) -> None:
-    """float64 uniforms, two per block (``UniformDistribution<double>``)."""
-    n = out.size
-    w = np.empty((4, _BLOCKS), np.uint32)
-    for start in range(0, (n + 1) // 2, _BLOCKS):
-        m = min(_BLOCKS, (n + 1) // 2 - start)
-        _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
-        for i in range(min(2 * m, n - 2 * start)):
-            b, p = i >> 1, 2 * (i & 1)
-            out[2 * start + i] = _uint64_to_double(w[p, b], w[p + 1, b])
+@_inline
+def _uniforms64_run(w, m, v) -> None:
+    """``v[b]``: the two double uniforms of block ``b``, for ``b < m``."""
+    for b in range(m):
+        v[b, 0], v[b, 1] = _uint64_to_double(w[0, b], w[1, b]), _uint64_to_double(w[2, b], w[3, b])
 
 
-@_jit
+@_inline
 def _normals32_run(w, m, v) -> None:
-    """``v[:, b]``: the four float normals of block ``b`` in TF's order, (sin, cos) of each
+    """``v[b]``: the four float normals of block ``b`` in TF's order, (sin, cos) of each
     pair of words, for ``b < m``; one plain loop per pair."""
     for b in range(m):
-        v[0, b], v[1, b] = _box_muller32(w[0, b], w[1, b])
+        v[b, 0], v[b, 1] = _box_muller32(w[0, b], w[1, b])
     for b in range(m):
-        v[2, b], v[3, b] = _box_muller32(w[2, b], w[3, b])
+        v[b, 2], v[b, 3] = _box_muller32(w[2, b], w[3, b])
 
 
-@_jit
+@_inline
 def _normals64_run(w, m, v) -> None:
-    """``v[:, b]``: the two double normals (sin, cos) of block ``b``, for ``b < m``."""
+    """``v[b]``: the two double normals (sin, cos) of block ``b``, for ``b < m``."""
     for b in range(m):
-        v[0, b], v[1, b] = _box_muller64(w[0, b], w[1, b], w[2, b], w[3, b])
+        v[b, 0], v[b, 1] = _box_muller64(w[0, b], w[1, b], w[2, b], w[3, b])
 
 
 @_jit
-def _block_normals32(k0, k1, counter_lo, counter_hi, block):
-    """The four float normals of one block (a truncated normal's further draws)."""
-    c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
-    s0, co0 = _box_muller32(c0, c1)
-    s1, co1 = _box_muller32(c2, c3)
-    return s0, co0, s1, co1
+def _emit(v, m, start, out) -> None:
+    """The values of blocks ``start .. start + m`` (``v[b]``: block b's, in order) into
+    ``out``, up to its end."""
+    width = v.shape[1]
+    values = v.reshape(-1)
+    for i in range(min(width * m, out.size - width * start)):
+        out[width * start + i] = values[i]
 
 
 @_jit
-def _block_normals64(k0, k1, counter_lo, counter_hi, block):
-    """The two double normals of one block."""
-    c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
-    return _box_muller64(c0, c1, c2, c3)
-
-
-@_jit
-def philox_normal32(k0, k1, counter_lo, counter_hi, out) -> None:
-    """float32 standard normals, four per block (``NormalDistribution<float>``)."""
-    n = out.size
-    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((4, _BLOCKS), np.float32)
-    for start in range(0, (n + 3) // 4, _BLOCKS):
-        m = min(_BLOCKS, (n + 3) // 4 - start)
+def philox_draw32(k0, k1, counter_lo, counter_hi, normal, out) -> None:
+    """float32 uniforms (``UniformDistribution<float>``) or standard normals
+    (``NormalDistribution<float>``), four per block from the counter on."""
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((_BLOCKS, 4), np.float32)
+    for start in range(0, (out.size + 3) // 4, _BLOCKS):
+        m = min(_BLOCKS, (out.size + 3) // 4 - start)
         _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
-        _normals32_run(w, m, v)
-        for i in range(min(4 * m, n - 4 * start)):
-            out[4 * start + i] = v[i & 3, i >> 2]
+        if normal:
+            _normals32_run(w, m, v)
+        else:
+            _uniforms32_run(w, m, v)
+        _emit(v, m, start, out)
 
 
 @_jit
-def philox_normal64(k0, k1, counter_lo, counter_hi, out) -> None:
-    """float64 standard normals, two per block (``NormalDistribution<double>``)."""
-    n = out.size
-    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((2, _BLOCKS))
-    for start in range(0, (n + 1) // 2, _BLOCKS):
-        m = min(_BLOCKS, (n + 1) // 2 - start)
+def philox_draw64(k0, k1, counter_lo, counter_hi, normal, out) -> None:
+    """:func:`philox_draw32` for doubles: two per block."""
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((_BLOCKS, 2))
+    for start in range(0, (out.size + 1) // 2, _BLOCKS):
+        m = min(_BLOCKS, (out.size + 1) // 2 - start)
         _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(start), np.uint64(1), w, m)
-        _normals64_run(w, m, v)
-        for i in range(min(2 * m, n - 2 * start)):
-            out[2 * start + i] = v[i & 1, i >> 1]
+        if normal:
+            _normals64_run(w, m, v)
+        else:
+            _uniforms64_run(w, m, v)
+        _emit(v, m, start, out)
+
+
+@_jit
+def _block_normals32(k0, k1, counter_lo, counter_hi, block, values) -> None:
+    """``values``: the four float normals of one block (a truncated normal's further draws)."""
+    c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
+    values[0], values[1] = _box_muller32(c0, c1)
+    values[2], values[3] = _box_muller32(c2, c3)
+
+
+@_jit
+def _block_normals64(k0, k1, counter_lo, counter_hi, block, values) -> None:
+    """``values``: the two double normals of one block."""
+    c0, c1, c2, c3 = _philox(k0, k1, counter_lo, counter_hi, block)
+    values[0], values[1] = _box_muller64(c0, c1, c2, c3)
+
+
+@_jit
+def _accept(values, group, filled, out) -> int:
+    """Output group ``group`` takes ``values``' normals below 2 in size, in order, until it has
+    ``len(values)``; returns how many it has."""
+    width = values.size
+    for x in values:
+        if filled < width and abs(x) < 2.0:
+            if width * group + filled < out.size:
+                out[width * group + filled] = x
+            filled += 1
+    return filled
 
 
 @_jit
@@ -574,48 +589,32 @@ def philox_truncated32(k0, k1, counter_lo, counter_hi, out) -> None:
     1``, ... and keeps their normals in order until it has 4 (``TruncatedNormalDistribution``).
     Each group's first block is drawn with the chunk's; the one group in six it leaves short
     draws on by itself."""
-    n = out.size
-    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((4, _BLOCKS), np.float32)
-    for start in range(0, (n + 3) // 4, _BLOCKS):
-        m = min(_BLOCKS, (n + 3) // 4 - start)
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((_BLOCKS, 4), np.float32)
+    more = np.empty(4, np.float32)
+    for start in range(0, (out.size + 3) // 4, _BLOCKS):
+        m = min(_BLOCKS, (out.size + 3) // 4 - start)
         _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(256 * start), np.uint64(256), w, m)
         _normals32_run(w, m, v)
         for b in range(m):
-            g = start + b
-            filled, block = 0, np.uint64(256 * g)
-            values = (v[0, b], v[1, b], v[2, b], v[3, b])
-            while True:
-                for j in range(4):
-                    if filled < 4 and abs(values[j]) < np.float32(2.0):
-                        if 4 * g + filled < n:
-                            out[4 * g + filled] = values[j]
-                        filled += 1
-                if filled == 4:
-                    break
+            filled, block = _accept(v[b], start + b, 0, out), np.uint64(256 * (start + b))
+            while filled < 4:
                 block += np.uint64(1)
-                values = _block_normals32(k0, k1, counter_lo, counter_hi, block)
+                _block_normals32(k0, k1, counter_lo, counter_hi, block, more)
+                filled = _accept(more, start + b, filled, out)
 
 
 @_jit
 def philox_truncated64(k0, k1, counter_lo, counter_hi, out) -> None:
-    """float64 normals below 2 in size: group g of 2 outputs reads blocks from ``128 g`` on."""
-    n = out.size
-    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((2, _BLOCKS))
-    for start in range(0, (n + 1) // 2, _BLOCKS):
-        m = min(_BLOCKS, (n + 1) // 2 - start)
+    """:func:`philox_truncated32` for doubles: groups of 2 outputs, from blocks ``128 g`` on."""
+    w, v = np.empty((4, _BLOCKS), np.uint32), np.empty((_BLOCKS, 2))
+    more = np.empty(2)
+    for start in range(0, (out.size + 1) // 2, _BLOCKS):
+        m = min(_BLOCKS, (out.size + 1) // 2 - start)
         _philox_run(k0, k1, counter_lo, counter_hi, np.uint64(128 * start), np.uint64(128), w, m)
         _normals64_run(w, m, v)
         for b in range(m):
-            g = start + b
-            filled, block = 0, np.uint64(128 * g)
-            values = (v[0, b], v[1, b])
-            while True:
-                for j in range(2):
-                    if filled < 2 and abs(values[j]) < 2.0:
-                        if 2 * g + filled < n:
-                            out[2 * g + filled] = values[j]
-                        filled += 1
-                if filled == 2:
-                    break
+            filled, block = _accept(v[b], start + b, 0, out), np.uint64(128 * (start + b))
+            while filled < 2:
                 block += np.uint64(1)
-                values = _block_normals64(k0, k1, counter_lo, counter_hi, block)
+                _block_normals64(k0, k1, counter_lo, counter_hi, block, more)
+                filled = _accept(more, start + b, filled, out)
