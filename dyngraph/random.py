@@ -19,7 +19,8 @@ Two exceptions, both PyTorch's own build dependencies rather than the algorithm:
 ``bernoulli_(p)`` (dropout) on an Intel CPU goes through MKL's generator in PyTorch's MKL
 builds (AMD and other CPUs run the kernel reproduced here), and float64 normals,
 exponentials, log-normals and Cauchy values take ``log``/``sin``/``cos``/``tan`` from
-numpy, which gave glibc's bits (PyTorch's) on the AVX2 machine the tests were recorded on;
+numpy (the compiled normals from libm itself), which gave glibc's bits (PyTorch's) on the
+AVX2 machine the tests were recorded on;
 where numpy uses its own SIMD versions (AVX-512) a float64 value may move by an ulp, a
 float32 one, rounded from it, practically never.
 """

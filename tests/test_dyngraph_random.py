@@ -297,3 +297,23 @@ def test_compiled_kernels_load_only_for_a_big_draw(monkeypatch):
     torch.manual_seed(9)
     assert torch.equal(torch.randn(fastpath.THRESHOLD + 5), want)
     assert fastpath._loaded is None and not fastpath._available
+
+
+def test_the_state_moves_between_the_numpy_and_the_compiled_engine():
+    """One stream drawn alternately by numpy's bit generator and the compiled kernels (the
+    state moves to whichever draws) is the stream drawn by either alone; reading the
+    position moves nothing."""
+    from common import fastpath
+    from common.mt19937 import MT19937
+    with fastpath.forced(False):
+        want = MT19937(11).words(3000)
+        mt = MT19937(11)
+        assert mt.position()[1:] == mt.position()[1:] == (1, 0)
+    parts = []
+    for i, n in enumerate((5, 700, 1, 624, 1000, 670)):
+        with fastpath.forced(i % 2 == 1) as compiled:
+            if i == 1 and not compiled:
+                pytest.skip("numba is not installed: no compiled kernels")
+            parts.append(mt.words(n))
+            mt.position()
+    np.testing.assert_array_equal(np.concatenate(parts), want)
