@@ -10,6 +10,10 @@ The suite compiles at once, as the engine does by default, so every test sees th
 generated code it was written for; a test using ``tier`` runs in both tiers, and the whole
 suite can run in either one with ``STATICGRAPH_COMPILE_AFTER=0`` (compiled) or
 ``=1000000000`` (interpreted).
+
+``random_kernels``: the random streams have compiled kernels (numba) and numpy code with the
+same bits; a test using it runs once with each for every draw (compiled: skipped where numba
+is not installed).
 """
 import os
 
@@ -17,6 +21,7 @@ import pytest
 
 import staticgraph as tf
 import staticgraph.compiler
+from common import fastpath
 
 staticgraph.compiler.pipeline.COMPILE_AFTER = int(os.environ.get("STATICGRAPH_COMPILE_AFTER", "0"))
 
@@ -38,3 +43,12 @@ def tier(request, monkeypatch):
     monkeypatch.setattr(staticgraph.compiler.pipeline, "COMPILE_AFTER",
                         0 if request.param == "compiled" else INTERPRETED)
     return request.param
+
+
+@pytest.fixture(params=["numpy", "compiled"])
+def random_kernels(request):
+    """Draw with the numpy code, then with the compiled kernels, whatever the draw's size."""
+    with fastpath.forced(request.param == "compiled") as compiled:
+        if request.param == "compiled" and not compiled:
+            pytest.skip("numba is not installed: no compiled kernels")
+        yield request.param
