@@ -42,7 +42,7 @@ def _load() -> ModuleType | None:
     # glibc's bits.  Switched off before numba reads its configuration (on first import).
     os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
     try:
-        import numba
+        import numba  # optional extra [fast]: only when a large draw asks for it
     except ImportError:
         _available = False
         return None
