@@ -81,7 +81,7 @@ _CELL_OPS = types.SimpleNamespace(add=operator.add, sub=operator.sub, mul=operat
                                   sigmoid=_f.sigmoid, tanh=_f.tanh, split=_blocks)
 """What ``common.layers``' cells call, as Tensor operators: ``a * b`` takes the engine's
 two-operand fast path (``F.mul`` the general one, ~10% slower on a small LSTM), and the
-nodes are the ones PyTorch's users see (``1 - z``: ``RsubBackward1``)."""
+nodes are the ones PyTorch's users see (``1 - z``: the reverse subtraction, as in torch)."""
 
 
 def _lstm_step(gx, state, wh, bh):
