@@ -7,7 +7,7 @@ version of ``random_jit.py``, takes a few seconds per kernel).  A program that d
 small tensors should not pay that, so the kernels load on the first draw of
 :data:`THRESHOLD` values or more -- from then on every draw uses them, small ones included
 (a few microseconds a call instead of the numpy code's hundreds for ``randn(64)``).  Where
-numba is not installed (it is the ``fast`` extra), or ``RANDOM_STREAMS_NUMPY=1`` is set, the
+numba cannot load (a platform without its wheels), or ``RANDOM_STREAMS_NUMPY=1`` is set, the
 numpy code runs: the same bits, slower.
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _load() -> ModuleType | None:
     # glibc's bits.  Switched off before numba reads its configuration (on first import).
     os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
     try:
-        import numba  # optional extra [fast]: only when a large draw asks for it
+        import numba  # ~0.3 s to import: only when a large draw asks for it
     except ImportError:
         _available = False
         return None

@@ -52,7 +52,8 @@ LAZY = {
     "staticgraph.client.distributed": "imports dask at its top: loaded when Session(target=<dask>) "
                                       "asks for it (staticgraph/client/targets.py)",
     "networkx": "a dependency, but ~0.5 s to import: loaded when a graph is exported to it",
-    "numba": "optional extra [fast]: the compiled random-stream kernels, loaded on the first "
+    "numba": "a dependency, but ~0.3 s to import: the compiled random-stream kernels, loaded "
+             "on the first "
              "large draw (common/fastpath.py)",
 }
 """What a checked package may import later than at module level (a module or a package prefix),
