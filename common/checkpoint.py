@@ -27,12 +27,16 @@ from __future__ import annotations
 import math
 import os
 import re
+import struct
+import tempfile
+import tokenize
+import zipfile
 from typing import BinaryIO, Callable
 
 import numpy as np
 
 __all__ = ["CheckpointError", "write_arrays", "write_text", "atomic_write", "read_arrays",
-           "remove_stale_temps"]
+           "remove_stale_temps", "source_name"]
 
 
 _UMASK = os.umask(0o022)
@@ -60,7 +64,6 @@ def write_text(path: str | os.PathLike, text: str) -> None:
 
 def atomic_write(path: str | os.PathLike, write: Callable[[BinaryIO], object]) -> None:
     """``write(f)`` into a temp file beside ``path``, fsync it, then rename it over ``path``."""
-    import tempfile  # here, not at import: it pulls in random, shutil, bz2, lzma (~10 ms)
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp",
@@ -142,34 +145,52 @@ _STORED = 0                      # zipfile.ZIP_STORED: np.savez never compresses
 _UNSUPPORTED_FLAGS = 0x1 | 0x20 | 0x40  # encrypted, patched data, strong encryption
 
 
-def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
+def read_arrays(path: str | os.PathLike | BinaryIO) -> dict[str, np.ndarray]:
     """Every array in the ``.npz`` at ``path``, fully read and checked, in native byte order.
 
+    ``path`` may also be an open binary file (``io.BytesIO``, ``open(..., "rb")``): the
+    archive is read from its current position to its end, as ``torch.load`` reads one.
     Raises the ``OSError`` of opening ``path`` (``FileNotFoundError`` for a missing
     file, as ``open`` words it) and :class:`CheckpointError` (naming the file and
     what is wrong) for anything that is not an intact checkpoint.  Nothing beyond
     the file's own size is allocated, whatever its headers declare.
     """
-    import struct   # here, not at import (zipfile imports it anyway)
-    import zipfile
+    if hasattr(path, "read"):
+        return _read_archive(path, source_name(path))
     path = os.fspath(path)
     with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        head = f.read(6)
-        if head and not head.startswith(b"PK"):
-            raise _not_a_checkpoint(path, "it holds a single array, not an .npz archive of named "
-                                          "arrays" if head == b"\x93NUMPY" else
-                                          "it is not an .npz (zip) archive; pickled/object data is "
-                                          "never loaded")
-        f.seek(0)
-        try:
-            with zipfile.ZipFile(f) as z:
-                members = _members(z, size, path)
-                return {name: _read_member(z, info, path) for name, info in members.items()}
-        except (zipfile.BadZipFile, struct.error, EOFError, OSError, ValueError, OverflowError,
-                NotImplementedError) as e:   # what zipfile and numpy raise for damaged bytes
-            raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted and was not "
-                                  f"loaded ({type(e).__name__}: {e})") from None
+        return _read_archive(f, path)
+
+
+def source_name(f: str | os.PathLike | BinaryIO) -> str:
+    """What messages call a checkpoint: its path, an open file's name, or its type
+    (``<BytesIO>``)."""
+    if isinstance(f, (str, os.PathLike)):
+        return os.fspath(f)
+    name = getattr(f, "name", None)
+    return name if isinstance(name, str) else f"<{type(f).__name__}>"
+
+
+def _read_archive(f: BinaryIO, path: str) -> dict[str, np.ndarray]:
+    """:func:`read_arrays` of the archive from ``f``'s position on (``path`` names it)."""
+    start = f.tell()
+    size = f.seek(0, os.SEEK_END) - start
+    f.seek(start)
+    head = f.read(6)
+    if head and not head.startswith(b"PK"):
+        raise _not_a_checkpoint(path, "it holds a single array, not an .npz archive of named "
+                                      "arrays" if head == b"\x93NUMPY" else
+                                      "it is not an .npz (zip) archive; pickled/object data is "
+                                      "never loaded")
+    f.seek(start)
+    try:
+        with zipfile.ZipFile(f) as z:
+            members = _members(z, size, path)
+            return {name: _read_member(z, info, path) for name, info in members.items()}
+    except (zipfile.BadZipFile, struct.error, EOFError, OSError, ValueError, OverflowError,
+            NotImplementedError) as e:   # what zipfile and numpy raise for damaged bytes
+        raise CheckpointError(f"checkpoint {path!r} is truncated or corrupted and was not "
+                              f"loaded ({type(e).__name__}: {e})") from None
 
 
 def _not_a_checkpoint(path: str, reason: str) -> CheckpointError:
@@ -206,7 +227,6 @@ def _damaged(path: str, reason: str) -> CheckpointError:
 def _read_member(z, info, path: str) -> np.ndarray:
     """The member's array, in native byte order -- refused before anything is allocated if
     its .npy header declares an object dtype, or more (or fewer) bytes than it holds."""
-    import tokenize   # here, not at import (numpy's header parsing imports it anyway)
     fmt = np.lib.format
     with z.open(info) as m:
         version = fmt.read_magic(m)

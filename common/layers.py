@@ -15,6 +15,7 @@ a pure function and one definition serves eager, ``create_graph`` and static gra
 """
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -22,7 +23,8 @@ import numpy as np
 from .indexing import ARRAY
 
 __all__ = ["dropout", "moments", "normalize", "batch_norm_train", "layer_norm", "embedding",
-           "adaptive_avg_pool2d", "adaptive_pool_matrix", "flatten"]
+           "adaptive_avg_pool2d", "adaptive_pool_matrix", "flatten", "attention", "lstm_cell",
+           "TORCH_LSTM_GATES", "TF_LSTM_GATES", "gru_cell"]
 
 
 def dropout(F, x, scaled_keep_mask):
@@ -128,3 +130,86 @@ def flatten(F, x, start: int = 1):
     shape = F.shape(x)
     rest = int(np.prod(shape[start:]))
     return F.reshape(x, shape=((-1,) + tuple(shape[1:start]) if start else ()) + (rest,))
+
+
+def attention(F, q, k, v, bias=None, scale: float = 1.0, keep_mask=None, dead_rows=None):
+    """Scaled dot-product attention: ``softmax(q @ k^T * scale + bias) @ v``; also the weights.
+
+    Written as PyTorch's math path writes it: both factors are scaled by ``sqrt(|scale|)``
+    before the product (the query carries a negative scale's sign), which keeps the scores'
+    magnitude down in low precision.  ``bias`` is the additive mask (``-inf`` where a key
+    may not be attended to); ``dead_rows`` (bool, ``[..., L, 1]``) marks query rows whose
+    every key is masked: their weights are zero instead of ``0/0`` (PyTorch's
+    ``_safe_softmax``), and their scores are replaced before the softmax so that no NaN
+    reaches the gradient either.  ``keep_mask`` is dropout's scaled mask, drawn by the
+    engine, applied to the weights.
+    """
+    root = math.sqrt(abs(scale))
+    rank = F.rank(k)
+    k_t = F.transpose(k, perm=tuple(range(rank - 2)) + (rank - 1, rank - 2))
+    scores = F.matmul(F.mul(q, -root if scale < 0 else root), F.mul(k_t, root))
+    if bias is not None:
+        scores = F.add(scores, bias)
+    if dead_rows is not None:
+        scores = F.where(dead_rows, 0.0, scores)
+    weights = F.softmax(scores, axis=-1)
+    if dead_rows is not None:
+        weights = F.where(dead_rows, 0.0, weights)
+    if keep_mask is not None:
+        weights = dropout(F, weights, keep_mask)
+    return F.matmul(weights, v), weights
+
+
+TORCH_LSTM_GATES = "ifgo"
+"""PyTorch's gate order in ``weight_ih``/``weight_hh``: input, forget, cell candidate, output."""
+TF_LSTM_GATES = "igfo"
+"""TF's order in an LSTM cell's ``kernel``: ``i, j, f, o`` -- TF calls the candidate ``j``."""
+
+
+def lstm_cell(F, gates, c, order: str, forget_bias: float | None = None, activation=None,
+              peepholes: tuple | None = None, cell_clip: float | None = None):
+    """One LSTM step: ``(h', c')`` from the gates' pre-activations and the cell state ``c``.
+
+    ``gates`` is ``(..., 4 * units)``: the four blocks in ``order`` (:data:`TORCH_LSTM_GATES`
+    or :data:`TF_LSTM_GATES`), each engine having already added its input and recurrent
+    shares and biases.  Then::
+
+        c' = sigmoid(f + forget_bias) * c + sigmoid(i) * activation(g)
+        h' = sigmoid(o) * activation(c')
+
+    ``forget_bias`` is TF's (added inside, even when 0, as TF's cells build it); PyTorch has
+    none (None).  TF's ``LSTMCell`` options: ``peepholes = (w_f, w_i, w_o)`` add ``w * c`` to
+    the gates f and i (old cell) and o (new cell); ``cell_clip`` clips ``c'``.  The gates are
+    split in one node and each activated on its own block, so the value of every block (and
+    its gradient) is the same whichever engine or order built it.
+    """
+    pieces = dict(zip(order, F.split(gates, num_split=4, axis=-1)))
+    i, f, g, o = pieces["i"], pieces["f"], pieces["g"], pieces["o"]
+    act = activation or F.tanh
+    if peepholes is not None:
+        f = F.add(f, F.mul(peepholes[0], c))
+        i = F.add(i, F.mul(peepholes[1], c))
+    if forget_bias is not None:
+        f = F.add(f, forget_bias)
+    c = F.add(F.mul(c, F.sigmoid(f)), F.mul(F.sigmoid(i), act(g)))
+    if cell_clip is not None:
+        c = F.clip(c, -cell_clip, cell_clip)
+    if peepholes is not None:
+        o = F.add(o, F.mul(peepholes[2], c))
+    return F.mul(act(c), F.sigmoid(o)), c
+
+
+def gru_cell(F, h, gates, candidate, activation=None):
+    """One GRU step: ``h' = z * h + (1 - z) * activation(candidate(r))``.
+
+    ``gates`` is ``(..., 2 * units)``: the pre-activations of the reset gate ``r`` then the
+    update gate ``z`` (PyTorch's ``r, z`` blocks; TF's ``r, u``), input and recurrent shares
+    and biases already in.  The two frameworks differ only in where the reset gate acts,
+    so the engine passes that as ``candidate(r)``, the candidate's pre-activation:
+
+    - PyTorch (reset *after* the recurrent matmul): ``x W_in + b_in + r * (h W_hn + b_hn)``;
+    - TF's ``GRUCell`` (reset *before*): ``[x, r * h] @ candidate/kernel + candidate/bias``.
+    """
+    r, z = F.split(F.sigmoid(gates), num_split=2, axis=-1)
+    n = (activation or F.tanh)(candidate(r))
+    return F.add(F.mul(z, h), F.mul(F.sub(1.0, z), n))

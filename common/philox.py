@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import libm
+from .fastpath import kernels
 
 __all__ = ["PhiloxRandom", "GuardedPhiloxRandom", "uint32_to_float", "uint64_to_double",
            "uniform", "uniform_int", "normal", "truncated_normal", "box_muller_float",
@@ -99,6 +100,11 @@ class PhiloxRandom(NamedTuple):
         """The four uint32 words of the blocks at ``counter + offsets`` (uint64 offsets)."""
         offsets = np.asarray(offsets, np.uint64)
         lo, hi = self.counter & _M64, self.counter >> 64
+        fast = kernels(4 * offsets.size)
+        if fast is not None:
+            words = np.empty((4, offsets.size), np.uint32)
+            fast.philox_words(*self.kernel_args(), np.atleast_1d(offsets), words)
+            return list(words)
         low = offsets + np.uint64(lo)
         if lo and (low < offsets).any():   # the low 64 bits wrapped: carry into words 2, 3
             high = np.array([(hi + int(c)) & _M64 for c in (low < offsets)], np.uint64)
@@ -106,6 +112,10 @@ class PhiloxRandom(NamedTuple):
             high = np.uint64(hi)
         low, high = np.atleast_1d(low).view(np.uint32), np.atleast_1d(high).view(np.uint32)
         return _rounds(low[0::2], low[1::2], high[0::2], high[1::2], self.key)
+
+    def kernel_args(self) -> tuple[np.uint64, ...]:
+        """Key and counter as the compiled kernels take them: ``k0, k1, counter_lo, counter_hi``."""
+        return tuple(np.uint64(v) for v in (*self.key, self.counter & _M64, self.counter >> 64))
 
     def blocks_at(self, offsets: np.ndarray) -> np.ndarray:
         """The blocks at ``counter + offsets`` (uint64 offsets): an ``(n, 4)`` uint32 array."""
@@ -202,9 +212,27 @@ def _uniforms(dtype: np.dtype):
     return lambda w: [uint32_to_float(x) for x in w]
 
 
+def _fused(kind: str, gen: PhiloxRandom, n: int, dtype: np.dtype) -> np.ndarray | None:
+    """``n`` values of ``kind`` (uniform, normal, truncated) from the compiled kernel that
+    draws the blocks and converts them in one loop; None where there is none (float16, or
+    the kernels are not loaded): then the numpy code."""
+    fast = kernels(n)
+    if fast is None or dtype not in (np.float32, np.float64):
+        return None
+    out, bits = np.empty(n, dtype), 8 * dtype.itemsize
+    if kind == "truncated":
+        getattr(fast, f"philox_truncated{bits}")(*gen.kernel_args(), out)
+    else:
+        getattr(fast, f"philox_draw{bits}")(*gen.kernel_args(), kind == "normal", out)
+    return out
+
+
 def uniform(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` uniform [0, 1) values of a float dtype, from ``gen`` on."""
     dtype = np.dtype(dtype)
+    fused = _fused("uniform", gen, n, dtype)
+    if fused is not None:
+        return fused
     per = _per_block(dtype)
     return gen.map_blocks(-(-n // per), per, dtype, _uniforms(dtype)).reshape(-1)[:n]
 
@@ -229,6 +257,11 @@ def uniform_int(gen: PhiloxRandom, n: int, lo: int, hi: int, dtype) -> np.ndarra
 
 def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two float normals per pair of uint32, as TF's ``BoxMullerFloat`` (glibc's float math)."""
+    fast = kernels(2 * x0.size)
+    if fast is not None:
+        sin, cos = np.empty(x0.size, np.float32), np.empty(x0.size, np.float32)
+        fast.box_muller_float(x0, x1, sin, cos)
+        return sin, cos
     u1 = np.maximum(uint32_to_float(x0), np.float32(1e-7))
     v1 = (2.0 * np.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
     u2 = libm.logf(u1)
@@ -242,6 +275,11 @@ def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.nda
 
 def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
     """Two double normals per four uint32, as TF's ``BoxMullerDouble`` (libm's double math)."""
+    fast = kernels(2 * x0.size)
+    if fast is not None:
+        sin, cos = np.empty(x0.size), np.empty(x0.size)
+        fast.box_muller_double(x0, x1, x2, x3, sin, cos)
+        return sin, cos
     u1 = np.maximum(uint64_to_double(x0, x1), 1e-7)
     v1 = 2.0 * np.pi * uint64_to_double(x2, x3)
     u2 = np.sqrt(-2.0 * np.log(u1))
@@ -263,6 +301,9 @@ def _normals(dtype: np.dtype):
 def normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` standard normal values of a float dtype, from ``gen`` on."""
     dtype = np.dtype(dtype)
+    fused = _fused("normal", gen, n, dtype)
+    if fused is not None:
+        return fused
     per = _per_block(dtype)
     return gen.map_blocks(-(-n // per), per, dtype, _normals(dtype)).reshape(-1)[:n]
 
@@ -271,6 +312,9 @@ def truncated_normal(gen: PhiloxRandom, n: int, dtype) -> np.ndarray:
     """``n`` standard normals with ``|z| < 2``: each group of 4 floats (2 doubles) starts at
     its own block ``256 * g`` (``128 * g``) and keeps drawing blocks until it is full."""
     dtype = np.dtype(dtype)
+    fused = _fused("truncated", gen, n, dtype)
+    if fused is not None:
+        return fused
     group = _per_block(dtype)
     work = np.float64 if dtype == np.float64 else np.float32
     groups = -(-n // group)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import inspect
 import operator
 import types
-from typing import Any, Callable, NamedTuple, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -115,6 +116,11 @@ class OpDef:
         params: for each rule, the names it reads besides ``F`` and ``g``.
         saves: union of ``params`` that are inputs, shapes or ``out``.
         torch_name: the PyTorch ``grad_fn`` class name, e.g. ``MulBackward0``.
+        torch_names: the names PyTorch gives this op's node in other call forms, by a key
+            the eager function that records it passes (``Sum``: ``{"dim": "SumBackward1"}``
+            for ``x.sum(0)``, where ``x.sum()`` is ``torch_name``, ``SumBackward0``).  PyTorch
+            names a node after the overload that recorded it, so one op here may print
+            several names; every one is declared on the op (see :meth:`grad_fn_name`).
         examples: example inputs ``(args, attrs)`` driving the test-suite.
 
     Facts every consumer reads here, never from a list of op names elsewhere:
@@ -154,13 +160,14 @@ class OpDef:
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
-                 "params", "saves", "defaults", "torch_name", "examples", "doc",
+                 "params", "saves", "defaults", "torch_name", "torch_names", "examples", "doc",
                  "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
                  "outputs", "into", "tf_type", "expr")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
-                 sized_by_values=False, outputs=None, into=None, tf_type=None, expr=None):
+                 sized_by_values=False, outputs=None, into=None, tf_type=None, expr=None,
+                 torch_names=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -172,6 +179,7 @@ class OpDef:
         self.saves = _saved_names(self.params, self.inputs)
         self.defaults = _defaults(impl)
         self.torch_name = torch_name
+        self.torch_names = MappingProxyType(dict(torch_names or {}))
         self.examples = examples
         self.doc = doc
         self.aliases = frozenset(aliases)
@@ -227,6 +235,18 @@ class OpDef:
                 for p in self.params[k]]
         return rule(F, g, *args)
 
+    def grad_fn_name(self, form: str | None = None) -> str:
+        """PyTorch's ``grad_fn`` class name for this op recorded in call form ``form``
+        (None: the usual form, ``torch_name``); an undeclared form is a KeyError naming the
+        declared ones, so a misspelt key fails where the eager function is defined."""
+        if form is None:
+            return self.torch_name
+        try:
+            return self.torch_names[form]
+        except KeyError:
+            raise KeyError(f"op {self.name!r} declares no torch name for call form {form!r}; "
+                           f"declared: {sorted(self.torch_names)}") from None
+
     def spelled(self, args: Sequence[str], attrs: dict) -> str | None:
         """``expr`` for these argument names and attributes (None: no expression form)."""
         return None if self.expr is None else self.expr(*args, **{**self.defaults, **attrs})
@@ -251,7 +271,8 @@ REGISTRY: dict[str, OpDef] = {}
 
 def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           grads: Sequence[Callable | None] = (), fname: str | None = None,
-          torch_name: str | None = None, examples: Sequence = (),
+          torch_name: str | None = None, torch_names: Mapping[str, str] | None = None,
+          examples: Sequence = (),
           doc: str = "", aliases: Sequence[int] = (), shape_only: Sequence[int] | str = (),
           dtype_attr: str | None = None, stateful: bool = False,
           algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False,
@@ -268,6 +289,13 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     ops) or an attribute name.  Names are resolved by the engines via
     :meth:`OpDef.params`.
 
+    ``torch_name`` is the name PyTorch prints for the node (``type(y.grad_fn).__name__``,
+    default ``<name>Backward0``); ``torch_names`` maps a call-form key to the name PyTorch
+    prints when the op is recorded in that form -- by another overload (``x.sum(0)``:
+    ``SumBackward1``) or by a torch function that is this op applied once (``Select`` recorded
+    by ``masked_fill`` is ``MaskedFillBackward0``).  The eager function that records the form
+    passes its key (:meth:`OpDef.grad_fn_name`); no ``grad_fn`` name is written anywhere else.
+
     >>> op = defop("Neg", np.negative, lambda x: x, inputs=("x",),
     ...            grads=(lambda F, g: F.neg(g),), examples=())  # doctest: +SKIP
     """
@@ -278,7 +306,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
                aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into,
-               tf_type, expr)
+               tf_type, expr, torch_names)
     REGISTRY[name] = op
     return op
 

@@ -49,7 +49,7 @@ def event_file_writer(logdir: str, max_queue: int = 10, flush_secs: float = 120,
                       filename_suffix: str = ""):
     """TensorBoard's own ``EventFileWriter`` (creates ``logdir`` and the events file now)."""
     require()
-    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter  # optional (require)
     return EventFileWriter(str(logdir), max_queue, flush_secs, filename_suffix or "")
 
 
@@ -81,7 +81,7 @@ def tensor_shape_proto(shape: tuple | None):
 def tensor_proto(value: Any):
     """A ``TensorProto`` holding ``value`` (numbers, bools or strings)."""
     require()
-    from tensorboard.util import tensor_util
+    from tensorboard.util import tensor_util  # optional (require)
     a = np.asarray(value)
     if a.dtype.kind in "OUS":
         a = np.vectorize(lambda s: s if isinstance(s, bytes) else str(s).encode(), otypes=[object])(a)

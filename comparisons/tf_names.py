@@ -318,10 +318,10 @@ def main(argv=None) -> int:
         if argv[1] == "tf":
             os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
             os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-            import tensorflow.compat.v1 as tf  # noqa: PLC0415
+            import tensorflow.compat.v1 as tf  # the peer engine: only in the peers' Python
             tf.disable_eager_execution()
         else:
-            import staticgraph as tf  # noqa: PLC0415
+            import staticgraph as tf  # the engine the command line asked for
         print("\n".join(run(tf, argv[2:])))
         return 0
     python = "/work/peers/bin/python"
@@ -330,7 +330,7 @@ def main(argv=None) -> int:
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tf_lines = subprocess.run([python, "-m", "comparisons.tf_names", "--engine", "tf", *argv],
                               capture_output=True, text=True, cwd=here, check=True).stdout
-    import staticgraph  # noqa: PLC0415
+    import staticgraph  # after TF's subprocess: only this side needs it
     theirs, ours = _table(tf_lines.splitlines()), _table(run(staticgraph, argv))
     differ = types = 0
     for case, want in theirs.items():

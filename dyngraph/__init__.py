@@ -34,7 +34,8 @@ from .tensor import Size, Tensor
 from . import autograd, backends, functions, jit, nn, onnx, optim, utils  # noqa: F401
 from .backends import are_deterministic_algorithms_enabled, use_deterministic_algorithms
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
-                     get_default_dtype, half, int, int8, int16, int32, int64, long, short, uint8)
+                     get_default_dtype, half, int, int8, int16, int32, int64, long,
+                     set_default_dtype, short, uint8)
 from .errors import SizeMismatchError
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
@@ -43,6 +44,8 @@ from .creation import __all__ as _creation_all
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .graph import graph_of
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor, set_default_tensor_type, tensortype)
 from .device import accelerator, cuda, device
 from .pointwise import *  # noqa: F403
 from .pointwise import __all__ as _pointwise_all
@@ -62,9 +65,12 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onn
             "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "no_grad",
             "enable_grad", "inference_mode", "is_inference_mode_enabled", "set_grad_enabled",
             "is_grad_enabled", "graph_of", "set_printoptions", "SizeMismatchError", "save", "load",
-            "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
+            "get_default_dtype", "set_default_dtype", "bool", "double", "float", "float16",
+            "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8", "device",
-            "cuda", "accelerator"]
+            "cuda", "accelerator", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
+            "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype",
+            "set_default_tensor_type"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-__all__ = ["cudnn", "mps", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled"]
+__all__ = ["cudnn", "mps", "mha", "use_deterministic_algorithms",
+           "are_deterministic_algorithms_enabled"]
 
 cudnn = SimpleNamespace(deterministic=False, benchmark=False, enabled=True,
                         is_available=lambda: False)
@@ -23,3 +24,16 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 def are_deterministic_algorithms_enabled() -> bool:
     return _DETERMINISTIC[0]
+
+
+_MHA_FASTPATH = [True]
+
+
+def _set_fastpath_enabled(value: bool) -> None:
+    _MHA_FASTPATH[0] = bool(value)
+
+
+mha = SimpleNamespace(get_fastpath_enabled=lambda: _MHA_FASTPATH[0],
+                      set_fastpath_enabled=_set_fastpath_enabled)
+"""``torch.backends.mha``: whether Transformer inference may take PyTorch's fast path.  Its
+one visible effect here: ``TransformerEncoder``'s zeros at padded positions (nn/transformer.py)."""

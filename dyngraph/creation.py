@@ -1,6 +1,7 @@
 """Making tensors: ``tensor``, ``zeros``, ``randn``, ``arange``... with PyTorch's dtype defaults.
 
-Python floats become float32 (the default dtype), Python ints int64, bools
+Python floats become the default dtype (float32 unless ``set_default_dtype``), Python ints
+int64, bools
 bool; numpy arrays keep their dtype (``from_numpy`` shares their memory).
 """
 from __future__ import annotations
@@ -10,7 +11,7 @@ import builtins
 import numpy as np
 
 from .device import check_device
-from .dtypes import DEFAULT_FLOAT, np_dtype_of, to_dtype
+from .dtypes import get_default_dtype, np_dtype_of, to_dtype
 from .tensor import Tensor, make
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "arange",
@@ -66,7 +67,7 @@ def _infer_array(data, dtype) -> np.ndarray:
         raise TypeError(f"new(): invalid data type '{type(_first_leaf(plain)).__name__}' (tensors "
                         f"hold numbers and bools, got {plain!r:.60})")
     if target is None and arr.dtype.kind == "f":
-        arr = arr.astype(DEFAULT_FLOAT.np)
+        arr = arr.astype(get_default_dtype().np)
     elif target is None and arr.dtype.kind in "iu":
         arr = arr.astype(np.int64)
     return arr
@@ -133,8 +134,9 @@ def _shape(size) -> tuple:
     return tuple(builtins.int(s) for s in size)
 
 
-def _dtype(dtype, default=DEFAULT_FLOAT.np) -> np.dtype:
-    return np_dtype_of(dtype) or default
+def _dtype(dtype, default: np.dtype | None = None) -> np.dtype:
+    """The numpy dtype of a ``dtype=`` argument, else ``default``, else the default dtype."""
+    return np_dtype_of(dtype) or default or get_default_dtype().np
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -153,7 +155,7 @@ empty = zeros
 def full(size, fill_value, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     check_device(device)
     default = (np.bool_ if isinstance(fill_value, builtins.bool) else
-               np.int64 if isinstance(fill_value, builtins.int) else DEFAULT_FLOAT.np)
+               np.int64 if isinstance(fill_value, builtins.int) else get_default_dtype().np)
     return _leaf(np.full(_shape((size,)), fill_value, _dtype(dtype, np.dtype(default))),
                  requires_grad)
 
@@ -163,7 +165,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad: bool
     if end is None:
         start, end = 0, start
     floats = any(isinstance(v, builtins.float) for v in (start, end, step))
-    default = DEFAULT_FLOAT.np if floats else np.dtype(np.int64)
+    default = get_default_dtype().np if floats else np.dtype(np.int64)
     return _leaf(np.arange(start, end, step, dtype=_dtype(dtype, default)), requires_grad)
 
 

@@ -13,7 +13,8 @@ import numpy as np
 
 __all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
            "bool_", "to_dtype", "np_dtype_of", "DEFAULT_FLOAT", "half", "float", "double",
-           "short", "int", "long", "from_legacy_name", "get_default_dtype", "lookup"]
+           "short", "int", "long", "from_legacy_name", "get_default_dtype", "set_default_dtype",
+           "lookup"]
 
 
 class dtype:
@@ -55,6 +56,8 @@ uint8 = dtype("uint8", np.uint8, "ByteTensor")
 bool_ = dtype("bool", np.bool_, "BoolTensor")
 
 DEFAULT_FLOAT = float32
+"""PyTorch's default dtype at start-up; :func:`set_default_dtype` changes the current one."""
+_default = [DEFAULT_FLOAT]
 _BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
 
 
@@ -81,8 +84,19 @@ def from_legacy_name(name: str) -> dtype:
 
 
 def get_default_dtype() -> dtype:
-    """The dtype of Python floats in new tensors: float32 (fixed in dyngraph)."""
-    return DEFAULT_FLOAT
+    """The dtype of Python floats in new tensors, of factory functions' results (``zeros``,
+    ``rand``, layers' parameters) and of integer tensors promoted to float."""
+    return _default[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Make ``d`` (a floating dtype) the default dtype, for every thread, as PyTorch does."""
+    if not isinstance(d, dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
 
 
 def np_dtype_of(d) -> np.dtype | None:

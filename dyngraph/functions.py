@@ -20,9 +20,9 @@ from common.indexing import ARRAY, Slice, encode_index
 from .creation import as_tensor
 from .device import check_device, device as _device
 from .dtypes import np_dtype_of
-from .engine import apply, binary
+from .engine import apply, binary, node_class_for
 from .errors import c_type_name
-from .node import node_class
+from .node import torch_node
 from .tensor import Tensor, check_inplace, rebase
 
 __all__ = ["OPS", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
@@ -37,7 +37,6 @@ OPS = Namespace(apply)
 """``F`` of the registry bound to this engine: every op, plus what composites need."""
 
 _R = REGISTRY
-_names = node_class
 
 
 class _ValuesIndices(namedtuple("_ValuesIndices", ["values", "indices"])):
@@ -88,9 +87,12 @@ def sub(input, other, *, alpha=1):
         if isinstance(input, Tensor) else apply(_R["Sub"], (_t(input), _t(other)))
 
 
+_RSUB = node_class_for(_R["Sub"], "rsub")
+
+
 def rsub(input, other):
     """``other - input`` (``1 - x``), named RsubBackward1 as in PyTorch."""
-    return apply(_R["Sub"], (_t(other), input), cls=_names("RsubBackward1"))
+    return apply(_R["Sub"], (_t(other), input), cls=_RSUB)
 
 
 def mul(input, other):
@@ -106,11 +108,14 @@ true_divide = divide = div
 multiply, subtract = mul, sub
 
 
+_POW = _R["Pow"]
+_POW_NODES = (node_class_for(_POW, "base"), node_class_for(_POW, "tensor"))
+
+
 def pow(input, exponent):
-    """PowBackward0 for a number exponent, 1 for tensor ** tensor, 2 for number ** tensor."""
-    name = "PowBackward0" if not isinstance(exponent, Tensor) else (
-        "PowBackward1" if isinstance(input, Tensor) else "PowBackward2")
-    return apply(_R["Pow"], (_t(input), _t(exponent)), cls=_names(name))
+    """PyTorch names ``x ** 2``, ``x ** y`` and ``2 ** x`` apart (the Pow op declares how)."""
+    cls = None if not isinstance(exponent, Tensor) else _POW_NODES[isinstance(input, Tensor)]
+    return apply(_POW, (_t(input), _t(exponent)), cls=cls)
 
 
 def _unary(name: str):
@@ -182,6 +187,7 @@ def _same_dtype(a, b) -> None:
 
 
 _MATMUL = _R["MatMul"]
+_BATCHED = node_class_for(_MATMUL, "batched")
 
 
 def mm(input, mat2):
@@ -197,12 +203,13 @@ def mm(input, mat2):
     return apply(_MATMUL, (input, mat2))
 
 
+@torch_node(mv="MvBackward0", dot="DotBackward0", vm="SqueezeBackward4")
 def matmul(input, other):
     """numpy/PyTorch matmul: 1-D operands become matrices for the product, then lose that dim."""
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         a, b = input._data, other._data
-        if a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype:
-            return binary(_MATMUL, input, other)   # the usual case: the operators' short path
+        if a.ndim >= 2 and b.ndim >= 2 and a.dtype == b.dtype:   # the operators' short path
+            return binary(_MATMUL, input, other, _BATCHED if a.ndim > 2 else None)
     input, other = _t(input), _t(other)
     _same_dtype(input, other)
     a1, b1 = input.dim() == 1, other.dim() == 1
@@ -211,17 +218,17 @@ def matmul(input, other):
     a = unsqueeze(input, 0) if a1 else input
     b = unsqueeze(other, -1) if b1 else other
     out = apply(_R["MatMul"], (a, b))
-    name = "DotBackward0" if a1 and b1 else ("MvBackward0" if b1 else "SqueezeBackward1")
+    form = "dot" if a1 and b1 else ("mv" if b1 else "vm")
     axis = (-2, -1) if a1 and b1 else (-1 if b1 else -2)
-    return apply(_R["Squeeze"], (out,), {"axis": axis}, cls=_names(name))
+    return apply(_R["Squeeze"], (out,), {"axis": axis}, cls=matmul.nodes[form])
 
 
 # --- reductions ----------------------------------------------------------------------------
 
 
 _SUM, _MEAN = _R["Sum"], _R["Mean"]
-_SUM_NAMES = (_names("SumBackward0"), _names("SumBackward1"))
-_MEAN_NAMES = (_names("MeanBackward0"), _names("MeanBackward1"))
+_SUM_NAMES = (node_class_for(_SUM), node_class_for(_SUM, "dim"))
+_MEAN_NAMES = (node_class_for(_MEAN), node_class_for(_MEAN, "dim"))
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
@@ -241,6 +248,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 
 def _extreme(name: str, arg: str):
     op, argop = REGISTRY[name], REGISTRY[arg]
+    by_dim = node_class_for(op, "dim")
 
     def f(input, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
@@ -248,7 +256,7 @@ def _extreme(name: str, arg: str):
         if dim is None:
             return apply(op, (input,))
         attrs = {"axis": dim, "keepdims": keepdim}
-        values = apply(op, (input,), attrs, cls=_names(f"{name}Backward0"))
+        values = apply(op, (input,), attrs, cls=by_dim)
         return _RETURN_TYPES[op.fname](values, apply(argop, (input,), attrs))
     f.__name__ = op.fname
     f.__doc__ = (f"{op.fname} of all elements, or ``(values, indices)`` along ``dim``; "
@@ -308,16 +316,19 @@ def unsqueeze(input, dim):
     return apply(_R["ExpandDims"], (input,), {"axis": dim})
 
 
+_SQUEEZE_DIM = node_class_for(_R["Squeeze"], "dim")
+
+
 def squeeze(input, dim=None):
     if dim is not None:
         wrap_dim(dim, input.dim())
     if dim is not None and input._data.shape and input._data.shape[dim] != 1:
         return input.view(input._data.shape)  # PyTorch: squeezing a non-1 dim is a no-op
-    return apply(_R["Squeeze"], (input,), {"axis": dim},
-                 cls=_names("SqueezeBackward0" if dim is None else "SqueezeBackward1"))
+    return apply(_R["Squeeze"], (input,), {"axis": dim}, cls=None if dim is None else _SQUEEZE_DIM)
 
 
-_TRANSPOSE, _T_NAME = _R["Transpose"], _names("TBackward0")
+_TRANSPOSE = _R["Transpose"]
+_T_NAME, _TRANSPOSE_NAME = node_class_for(_TRANSPOSE, "t"), node_class_for(_TRANSPOSE, "transpose")
 
 
 def t(input):
@@ -330,7 +341,7 @@ def transpose(input, dim0, dim1):
     dim0, dim1 = wrap_dim(dim0, input.dim()), wrap_dim(dim1, input.dim())
     perm = list(range(input.dim()))
     perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-    return apply(_R["Transpose"], (input,), {"perm": tuple(perm)}, cls=_names("TransposeBackward0"))
+    return apply(_R["Transpose"], (input,), {"perm": tuple(perm)}, cls=_TRANSPOSE_NAME)
 
 
 def permute(input, *dims):
@@ -436,8 +447,11 @@ def type_as(input, other):
     return to(input, other._data.dtype)
 
 
+_CLONE = node_class_for(_R["Identity"], "clone")
+
+
 def clone(input, *, memory_format=None):
-    out = apply(_R["Identity"], (input,), cls=_names("CloneBackward0"))
+    out = apply(_R["Identity"], (input,), cls=_CLONE)
     out._data, out._vc = np.ascontiguousarray(out._data).copy(), [0]  # its own memory, so its own version counter
     return out
 
@@ -445,26 +459,33 @@ def clone(input, *, memory_format=None):
 # --- indexing ----------------------------------------------------------------------------------
 
 
-def _index_name(spec) -> str:
-    """PyTorch names the node after the last indexing step: Index, Select, Slice or Unsqueeze."""
+_GETITEM = _R["GetItem"]
+_INDEX_NODES = {form: node_class_for(_GETITEM, form) for form in
+                (None, "select", "slice", "unsqueeze", "alias")}
+
+
+def _index_form(spec) -> str | None:
+    """PyTorch names the node after the last indexing step: Index (the op's usual name,
+    None here), Select, Slice or Unsqueeze; a full ``:`` inside a tuple is no step
+    (``x[:, :]``, ``x[...]`` are Aliases), though a bare ``x[:]`` is a Slice (see getitem)."""
     if ARRAY in spec:
-        return "IndexBackward0"
+        return None
     for k in reversed(spec):
         if isinstance(k, Slice):
             if k != (None, None, None):
-                return "SliceBackward0"
-        elif k is None:
-            return "UnsqueezeBackward0"
-        elif k is not Ellipsis:
-            return "SelectBackward0"
-    return "AliasBackward0"
+                return "slice"
+        if k is None:
+            return "unsqueeze"
+        if k is not Ellipsis:
+            return "select"
+    return "alias"
 
 
 def _is_array(k) -> bool:
     return isinstance(k, (list, np.ndarray, Tensor))
 
 
-_GETITEM, _SELECT_NAME = _R["GetItem"], _names("SelectBackward0")
+_SELECT_NAME = _INDEX_NODES["select"]
 
 
 def getitem(input, key):
@@ -478,7 +499,8 @@ def getitem(input, key):
             raise ValueError("step must be greater than zero")
     spec, arrays = encode_index(key, is_array=_is_array)
     arrays = tuple(a if isinstance(a, Tensor) else np.asarray(a) for a in arrays)
-    return apply(_R["GetItem"], (input, *arrays), {"key": spec}, cls=_names(_index_name(spec)))
+    form = "slice" if type(key) is slice else _index_form(spec)
+    return apply(_GETITEM, (input, *arrays), {"key": spec}, cls=_INDEX_NODES[form])
 
 
 # --- in-place methods --------------------------------------------------------------------------

@@ -37,7 +37,7 @@ import numpy as np
 
 from . import engine, methods
 from .grad_mode import STATE, no_grad
-from .nn.modules import Module
+from .nn.module import Module
 from .node import next_seq, node_class
 from .tensor import Tensor, make, rebase
 

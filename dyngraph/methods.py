@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from common import REGISTRY
 
-from . import creation, functions, pointwise, random, reductions, selection
+from . import creation, functions, legacy, pointwise, random, reductions, selection
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -75,7 +75,7 @@ class _EngineMethods:
         return functions.rsub(self, other)
 
     def __rtruediv__(self, other):
-        return functions.div(other, self)
+        return functions.mul(pointwise.reciprocal(self), other)  # PyTorch's ``2 / x``
 
     def __pow__(self, exponent):
         return functions.pow(self, exponent)
@@ -182,3 +182,4 @@ def attach(cls: type = Tensor) -> None:
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
     cls.T = property(functions.permute_all)
+    cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new

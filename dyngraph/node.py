@@ -18,8 +18,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "node_class", "next_seq", "POST_HOOKS",
-           "POST_HOOKS_USED"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "node_class", "torch_node", "renamed", "next_seq",
+           "POST_HOOKS", "POST_HOOKS_USED"]
 
 POST_HOOKS: "weakref.WeakKeyDictionary[Node, list]" = weakref.WeakKeyDictionary()
 """``grad_fn.register_hook`` hooks, by node (rare: backward looks here only once one exists)."""
@@ -60,14 +60,18 @@ class Node:
                  "hooks", "retained", "__weakref__")
 
     def name(self) -> str:
-        """``MulBackward0``; PyTorch's hand-written C++ nodes carry their namespace."""
+        """``MulBackward0``; PyTorch's hand-written C++ nodes (``CopySlices``: the only
+        generated names without ``Backward``) carry their namespace."""
         n = type(self).__name__
-        return "torch::autograd::" + n if n == "CopySlices" else n
+        return n if "Backward" in n else "torch::autograd::" + n
 
     @property
     def next_functions(self) -> tuple:
-        """``((parent_node_or_None, 0), ...)`` one entry per input, as PyTorch."""
-        return tuple((p, 0) for p in self.parents)
+        """``((parent_node_or_None, 0), ...)``: one entry per input the op differentiates, as
+        PyTorch lists them (an index, mask or condition input has no entry; a constant or an
+        input that needs no gradient has ``None``)."""
+        wanted = getattr(self.op, "input_differentiable", None)
+        return tuple((p, 0) for i, p in enumerate(self.parents) if wanted is None or wanted(i))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -98,6 +102,37 @@ def node_class(name: str) -> type:
     if cls is None:
         cls = _CLASSES[name] = type(name, (Node,), {"__slots__": ()})
     return cls
+
+
+def torch_node(name: str | None = None, **forms: str):
+    """Declare the ``grad_fn`` name PyTorch prints for a composite eager function.
+
+    A registry op declares its own names (``defop(torch_name=..., torch_names=...)``); a
+    function made of several ops whose last node PyTorch names after the whole function
+    (``mse_loss`` -> ``MseLossBackward0``) declares that name here, once, on its ``def``::
+
+        @torch_node("MseLossBackward0")
+        def mse_loss(input, target, reduction="mean"): ...  # records its last node as mse_loss.node
+
+    ``fn.node`` is the class for ``name``; ``fn.nodes[form]`` the one for each call form
+    (``@torch_node(mv="MvBackward0", dot="DotBackward0")``).  Classes are made here, at import,
+    so the function pays an attribute read per call, never a name lookup.
+    """
+    def declare(fn):
+        fn.node = None if name is None else node_class(name)
+        fn.nodes = {form: node_class(n) for form, n in forms.items()}
+        return fn
+    return declare
+
+
+def renamed(result, cls: type):
+    """``result`` with its last node given class ``cls``: a composite's last node computes
+    its last step and is named after the whole function, as PyTorch names it (node classes
+    differ only by name).  A result with no recorded node is returned as it is."""
+    fn = result.grad_fn
+    if isinstance(fn, Node):
+        fn.__class__ = cls
+    return result
 
 
 class AccumulateGrad:

@@ -17,9 +17,10 @@ import numpy as np
 from common import REGISTRY
 
 from . import functions
-from .engine import apply
-from .functions import _names, _t, _unary, mul
+from .engine import apply, node_class_for
+from .functions import _t, _unary, mul
 from .grad_mode import STATE
+from .node import torch_node
 from .tensor import check_inplace, make, rebase
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
@@ -59,22 +60,27 @@ def polygamma(n: int, input):
     return apply(_R["Polygamma"], (np.asarray(n, dtype=x._data.dtype), x))
 
 
+@torch_node(decimals="RoundBackward1")
 def round(input, *, decimals: int = 0):
     """Round half to even (``round(2.5) == 2``), optionally to ``decimals`` places."""
     if decimals == 0:
         return apply(_R["Round"], (input,))
     scale = 10.0 ** decimals
     return apply(_R["RealDiv"], (apply(_R["Round"], (mul(input, scale),)), scale),
-                 cls=_names("RoundBackward1"))
+                 cls=round.nodes["decimals"])
 
 
+@torch_node("FracBackward0")
 def frac(input):
     """``x - trunc(x)``: the fractional part, with the sign of ``x``."""
-    return apply(_R["Sub"], (input, trunc(input)), cls=_names("FracBackward0"))
+    return apply(_R["Sub"], (input, trunc(input)), cls=frac.node)
+
+
+_RECIPROCAL = node_class_for(_R["RealDiv"], "reciprocal")
 
 
 def reciprocal(input):
-    return apply(_R["RealDiv"], (1.0, _t(input)), cls=_names("ReciprocalBackward0"))
+    return apply(_R["RealDiv"], (1.0, _t(input)), cls=_RECIPROCAL)
 
 
 def _integer_zero_division(input, other) -> None:
@@ -156,18 +162,21 @@ OPERATORS = _operators()
 
 # --- logarithms in other bases, finiteness tests ------------------------------------------------
 
+@torch_node("Log2Backward0")
 def log2(input):
-    return apply(_R["RealDiv"], (apply(_R["Log"], (input,)), 0.6931471805599453),
-                 cls=_names("Log2Backward0"))
+    return apply(_R["RealDiv"], (apply(_R["Log"], (input,)), 0.6931471805599453), cls=log2.node)
 
 
+@torch_node("Log10Backward0")
 def log10(input):
-    return apply(_R["RealDiv"], (apply(_R["Log"], (input,)), 2.302585092994046),
-                 cls=_names("Log10Backward0"))
+    return apply(_R["RealDiv"], (apply(_R["Log"], (input,)), 2.302585092994046), cls=log10.node)
+
+
+_EXP2 = node_class_for(_R["Pow"], "exp2")
 
 
 def exp2(input):
-    return apply(_R["Pow"], (2.0, _t(input)), cls=_names("Exp2Backward0"))
+    return apply(_R["Pow"], (2.0, _t(input)), cls=_EXP2)
 
 
 def _test(fn, name: str):
@@ -181,12 +190,16 @@ isnan, isinf, isfinite = (_test(np.isnan, "isnan"), _test(np.isinf, "isinf"),
                           _test(np.isfinite, "isfinite"))
 
 
+_CLAMP_MIN, _CLAMP_MAX = (node_class_for(_R["ClipByValue"], "clamp_min"),
+                          node_class_for(_R["ClipByValue"], "clamp_max"))
+
+
 def clamp_min(input, min):
-    return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": None})
+    return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": None}, cls=_CLAMP_MIN)
 
 
 def clamp_max(input, max):
-    return apply(_R["ClipByValue"], (input,), {"lo": None, "hi": max})
+    return apply(_R["ClipByValue"], (input,), {"lo": None, "hi": max}, cls=_CLAMP_MAX)
 
 
 METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",

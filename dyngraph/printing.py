@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from .dtypes import get_default_dtype
+
 __all__ = ["tensor_repr", "PRINT_OPTS", "set_printoptions", "format_tape"]
 
 
@@ -136,7 +138,7 @@ def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts) + ")"
 
 
-_DEFAULT_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_))
+_INT64, _BOOL = np.dtype(np.int64), np.dtype(np.bool_)
 
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
@@ -146,12 +148,12 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     if a.size == 0:
         if a.ndim != 1:
             suffixes.append(f"size={tuple(a.shape)}")
-        if a.dtype != np.float32:
+        if a.dtype != get_default_dtype().np:
             suffixes.append(f"dtype={t.dtype}")
         body = "[]"
     else:
         summarize = a.size > PRINT_OPTS.threshold
-        if a.dtype not in _DEFAULT_DTYPES:
+        if a.dtype not in (get_default_dtype().np, _INT64, _BOOL):  # the dtypes repr leaves out
             suffixes.append(f"dtype={t.dtype}")
         fmt = _Formatter(_summarized(a) if summarize else a)
         body = _body(a, indent, summarize, fmt)

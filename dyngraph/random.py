@@ -19,7 +19,8 @@ Two exceptions, both PyTorch's own build dependencies rather than the algorithm:
 ``bernoulli_(p)`` (dropout) on an Intel CPU goes through MKL's generator in PyTorch's MKL
 builds (AMD and other CPUs run the kernel reproduced here), and float64 normals,
 exponentials, log-normals and Cauchy values take ``log``/``sin``/``cos``/``tan`` from
-numpy, which gave glibc's bits (PyTorch's) on the AVX2 machine the tests were recorded on;
+numpy (the compiled normals from libm itself), which gave glibc's bits (PyTorch's) on the
+AVX2 machine the tests were recorded on;
 where numpy uses its own SIMD versions (AVX-512) a float64 value may move by an ulp, a
 float32 one, rounded from it, practically never.
 """
@@ -69,12 +70,13 @@ class Generator:
 
     def __init__(self, device="cpu"):
         check_device(device)
-        self._mt, self._seed = MT19937(DEFAULT_SEED), DEFAULT_SEED
+        self.engine, self._seed = MT19937(DEFAULT_SEED), DEFAULT_SEED
         self.next_normal = self.next_float_normal = None
         # the raw draws the kernels read: ``words(n)``, the next n 32-bit outputs
         # (``random()``), and ``words64(n)``, n 64-bit ones (``random64()``: two words,
-        # the first on top) -- the engine's own methods, bound once
-        self.words, self.words64 = self._mt.words, self._mt.words64
+        # the first on top) -- the engine's own methods, bound once; compiled kernels
+        # draw from ``engine.arrays()`` in place
+        self.words, self.words64 = self.engine.words, self.engine.words64
 
     @property
     def device(self):
@@ -85,7 +87,7 @@ class Generator:
         if not -(1 << 63) <= seed < 1 << 64:
             raise ValueError("Overflow when unpacking long long")
         self._seed = seed & 0xFFFF_FFFF_FFFF_FFFF  # negative seeds wrap, as PyTorch's
-        self._mt.seed(self._seed)
+        self.engine.seed(self._seed)
         self.next_normal = self.next_float_normal = None
         return self
 
@@ -99,7 +101,7 @@ class Generator:
 
     def get_state(self) -> Tensor:
         """The state as PyTorch's uint8 tensor (``set_state`` it back, here or in PyTorch)."""
-        key, left, nxt = self._mt.position()
+        key, left, nxt = self.engine.position()
         s = np.zeros((), _STATE)
         s["seed"], s["left"], s["seeded"], s["next"], s["state"] = self._seed, left, 1, nxt, key
         if self.next_normal is not None:
@@ -119,7 +121,7 @@ class Generator:
         left, nxt = builtins.int(s["left"]), builtins.int(s["next"]) & 0xFFFF_FFFF
         if not (s["seeded"] and 0 < left <= N and nxt <= N):
             raise RuntimeError("Invalid mt19937 state")
-        self._mt.set_position(s["state"].astype(np.uint32), left, nxt)
+        self.engine.set_position(s["state"].astype(np.uint32), left, nxt)
         self._seed = builtins.int(s["seed"])
         self.next_normal = builtins.float(s["normal_y"]) if s["normal_is_valid"] else None
         self.next_float_normal = (builtins.float(s["next_float_normal"])

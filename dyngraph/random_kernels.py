@@ -18,10 +18,12 @@ PyTorch's bits.  What each kernel reads from the stream::
     bernoulli_(p), exponential_, geometric_, cauchy_   a float64 uniform per value
     randperm(n)              n - 1 words, w % (n - i) swaps position i with i + that
 
-``gen`` below is anything with ``words(n)``/``words64(n)`` (the engine,
-``common.mt19937.MT19937``) and a ``next_normal`` slot (the cached second normal): a
-``dyngraph.Generator``.  Where GCC fused a multiply and an add into one FMA in PyTorch's
-build, the kernel does too (``common.fma``).
+``gen`` below is a ``dyngraph.Generator``: ``words(n)``/``words64(n)`` of its engine
+(``common.mt19937.MT19937``), the engine itself (``gen.engine``) and a ``next_normal`` slot
+(the cached second normal).  Where GCC fused a multiply and an add into one FMA in
+PyTorch's build, the kernel does too (``common.fma``).  The uniform, normal, Bernoulli and
+randperm loops also have compiled forms (:mod:`common.random_jit`, the same bits), used
+once :func:`common.fastpath.kernels` has them.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import math
 import numpy as np
 
 from common.fma import fma32, fma64
+from common.fastpath import kernels
 
 from .avx_mathfun import log256_ps, sincos256_ps
 
@@ -64,6 +67,11 @@ def _mantissas(gen, n: int, dtype: np.dtype) -> tuple[np.ndarray, int]:
 def standard_uniform(gen, n: int, dtype: np.dtype) -> np.ndarray:
     """``uniform_real_distribution<T>(0, 1)``: float64 from 53 bits of a 64-bit draw,
     float32 from 24 bits of one word."""
+    fast = kernels(n)
+    if fast is not None:
+        u = np.empty(n, dtype)
+        (fast.mt_uniform64 if dtype == _F64 else fast.mt_uniform32)(*gen.engine.arrays(), u)
+        return u
     k, bits = _mantissas(gen, n, dtype)
     u = k.astype(dtype)
     u *= dtype.type(2.0 ** -bits)
@@ -135,6 +143,14 @@ KB each) short enough to be reused rather than mapped afresh."""
 def _box_muller_16(u: np.ndarray, mean, std, dtype: np.dtype) -> np.ndarray:
     """``normal_fill_16``: in each block of 16 uniforms, the first 8 give the radii
     (``sqrt(-2 log(1 - u))``) and the last 8 the angles; cosines fill the first half."""
+    fast = kernels(len(u))
+    if fast is not None:
+        out = np.empty_like(u)
+        if dtype == _F32:
+            fast.normal_fill_f32(u, np.float32(mean), np.float32(std), out)
+        else:
+            fast.normal_fill_f64(u, float(mean), float(std), out)
+        return out
     if len(u) > _CHUNK:
         return np.concatenate([_box_muller_16(u[i:i + _CHUNK], mean, std, dtype)
                                for i in range(0, len(u), _CHUNK)])
@@ -168,6 +184,12 @@ def normal(gen, n: int, dtype: np.dtype, mean: float = 0.0, std: float = 1.0,
     if n < 16 or not contiguous:
         z = normal_pairs(gen, n)
         return (z if (mean, std) == (0.0, 1.0) else fma64(z, std, mean)).astype(dtype)
+    fast = kernels(n)
+    if fast is not None and dtype in (_F32, _F64):
+        out = np.empty(n, dtype)
+        draw = fast.mt_normal32 if dtype == _F32 else fast.mt_normal64
+        draw(*gen.engine.arrays(), float(mean), float(std), out)
+        return out
     work = _F64 if dtype == _F64 else _F32
     full = n - n % 16
     u = standard_uniform(gen, n if dtype == work else full, work)
@@ -212,6 +234,9 @@ def randperm(gen, n: int) -> np.ndarray:
         return np.arange(n, dtype=np.int64)
     if n >= (1 << 32) // 20:
         return _randperm_inside_out(gen, n)
+    fast = kernels(n)
+    if fast is not None:
+        return fast.mt_randperm(*gen.engine.arrays(), n)
     offsets = gen.words(n - 1).astype(np.uint32)      # words and spans n - i fit 32 bits,
     offsets %= np.arange(n, 1, -1, dtype=np.uint32)    # where numpy divides fastest
     targets = np.arange(n - 1, dtype=np.int64)
@@ -286,8 +311,14 @@ def bernoulli_scalar(gen, n: int, p: float) -> np.ndarray:
     -- that is, its 53-bit integer below ``ceil(p * 2**53)``.  (On Intel CPUs PyTorch's MKL
     builds draw this one through MKL's own generator, seeded from one word of the stream;
     on AMD and everywhere else, as here.)"""
+    below = min(math.ceil(p * 2.0 ** 53), 1 << 53)
+    fast = kernels(n)
+    if fast is not None:
+        keep = np.empty(n, np.bool_)
+        fast.mt_mantissas53_below(*gen.engine.arrays(), below, keep)
+        return keep
     k, _ = _mantissas(gen, n, _F64)
-    return k < np.uint64(min(math.ceil(p * 2.0 ** 53), 1 << 53))
+    return k < np.uint64(below)
 
 
 def bernoulli_tensor(gen, p: np.ndarray) -> np.ndarray:

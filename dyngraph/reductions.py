@@ -21,9 +21,10 @@ import numpy as np
 from common import REGISTRY
 from common.indexing import Slice
 
-from .engine import apply
-from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _names, _t, abs, eq, max, mean,
+from .engine import apply, node_class_for
+from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _t, abs, eq, max, mean,
                         mul, sub, sum, to)
+from .node import torch_node
 from .tensor import Tensor, make
 
 __all__ = ["prod", "cumsum", "cumprod", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
@@ -36,10 +37,15 @@ for _name in ("topk", "sort"):
     _RETURN_TYPES[_name] = type(_name, (_ValuesIndices,), {"__slots__": (), "fname": _name})
 
 
+_PROD, _MAX, _MIN = _R["Prod"], _R["Max"], _R["Min"]
+_PROD_ALL = node_class_for(_PROD, "all")
+_AMAX, _AMIN = node_class_for(_MAX, "amax"), node_class_for(_MIN, "amin")
+
+
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
-    return apply(_R["Prod"], (x,), {"axis": dim, "keepdims": keepdim},
-                 cls=_names("ProdBackward0" if dim is None else "ProdBackward1"))
+    return apply(_PROD, (x,), {"axis": dim, "keepdims": keepdim},
+                 cls=_PROD_ALL if dim is None else None)
 
 
 def cumsum(input, dim: int, *, dtype=None):
@@ -67,13 +73,13 @@ def logsumexp(input, dim, keepdim: bool = False):
 
 
 def amax(input, dim=(), keepdim: bool = False):
-    return apply(_R["Max"], (input,), {"axis": _axis(dim) if dim != () else None,
-                                       "keepdims": keepdim}, cls=_names("AmaxBackward0"))
+    return apply(_MAX, (input,), {"axis": _axis(dim) if dim != () else None,
+                                  "keepdims": keepdim}, cls=_AMAX)
 
 
 def amin(input, dim=(), keepdim: bool = False):
-    return apply(_R["Min"], (input,), {"axis": _axis(dim) if dim != () else None,
-                                       "keepdims": keepdim}, cls=_names("AminBackward0"))
+    return apply(_MIN, (input,), {"axis": _axis(dim) if dim != () else None,
+                                  "keepdims": keepdim}, cls=_AMIN)
 
 
 def _correction(unbiased, correction) -> float:
@@ -82,6 +88,7 @@ def _correction(unbiased, correction) -> float:
     return 1 if unbiased is None or unbiased else 0
 
 
+@torch_node("VarBackward0")
 def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """Sum of squared deviations over ``N - correction`` (Bessel's correction by default)."""
     if isinstance(dim, builtins.bool):  # var(x, False): the old positional ``unbiased``
@@ -90,18 +97,20 @@ def var(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
     d = sub(input, mean(input, axis, True))
     n = input._data.size if axis is None else math.prod(
         input._data.shape[a] for a in ((axis,) if isinstance(axis, builtins.int) else axis))
-    return sum(mul(d, d), axis, keepdim) / builtins.max(n - _correction(unbiased, correction), 0)
+    return apply(_R["RealDiv"], (sum(mul(d, d), axis, keepdim),
+                                 builtins.max(n - _correction(unbiased, correction), 0)), cls=var.node)
 
 
-def _root(s, name: str):
+def _root(s, cls: type):
     """``sqrt(s)`` whose gradient is 0 (not NaN) where ``s == 0``, as PyTorch's norm and std."""
     zero = eq(s, 0)
     root = apply(_R["Sqrt"], (apply(_R["Select"], (zero, 1.0, s)),))
-    return apply(_R["Select"], (zero, 0.0, root), cls=_names(name))
+    return apply(_R["Select"], (zero, 0.0, root), cls=cls)
 
 
+@torch_node("StdBackward0")
 def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-    return _root(var(input, dim, unbiased, keepdim, correction=correction), "StdBackward0")
+    return _root(var(input, dim, unbiased, keepdim, correction=correction), std.node)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -114,12 +123,13 @@ def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correctio
             mean(input, _axis(dim), keepdim))
 
 
+@torch_node("LinalgVectorNormBackward0")
 def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
     """Vector p-norm over ``dim`` (all elements by default); ``"fro"`` is the 2-norm."""
     x = input if dtype is None else to(input, dtype)
     axis = _axis(dim)
     if p in ("fro", 2, 2.0):
-        return _root(sum(mul(x, x), axis, keepdim), "LinalgVectorNormBackward0")
+        return _root(sum(mul(x, x), axis, keepdim), norm.node)
     if p in (math.inf, "inf"):
         return max(abs(x)) if axis is None else amax(abs(x), axis, keepdim)
     if p == 1:
@@ -174,10 +184,14 @@ def _indices(input: Tensor, dim: int, descending: bool, k: int | None) -> Tensor
     return make(idx._data.astype(np.int64))
 
 
+_TAKE = _R["TakeAlongAxis"]
+_SORT, _TOPK = node_class_for(_TAKE, "sort"), node_class_for(_TAKE, "topk")
+
+
 def sort(input, dim: int = -1, descending: bool = False, stable: bool = False):
     """``(values, indices)`` sorted along ``dim`` (ties keep their order)."""
     idx = _indices(input, dim, descending, None)
-    values = apply(_R["TakeAlongAxis"], (input, idx), {"axis": dim}, cls=_names("SortBackward0"))
+    values = apply(_TAKE, (input, idx), {"axis": dim}, cls=_SORT)
     return _RETURN_TYPES["sort"](values, idx)
 
 
@@ -187,7 +201,7 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
     idx = _indices(input, dim, largest, k)
-    values = apply(_R["TakeAlongAxis"], (input, idx), {"axis": dim}, cls=_names("TopkBackward0"))
+    values = apply(_TAKE, (input, idx), {"axis": dim}, cls=_TOPK)
     return _RETURN_TYPES["topk"](values, idx)
 
 

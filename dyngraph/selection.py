@@ -25,9 +25,10 @@ from common.ops.gather_scatter import along_axis_index
 from common.ops.linalg import einsum_equation
 
 from .creation import as_tensor
-from .engine import apply
-from .functions import _is_array, _names, _shape_args, _t, expand, matmul, reshape, to, transpose
+from .engine import apply, node_class_for
+from .functions import _is_array, _shape_args, _t, expand, matmul, reshape, to, transpose
 from .grad_mode import STATE
+from .node import torch_node
 from .tensor import Tensor, check_inplace, make, rebase
 
 __all__ = ["gather", "take_along_dim", "scatter", "scatter_add", "index_select", "masked_fill",
@@ -74,9 +75,12 @@ def gather(input, dim: int, index):
     return apply(_R["TakeAlongAxis"], (x, index), {"axis": d})
 
 
+_TAKE_ALONG_DIM = node_class_for(_R["TakeAlongAxis"], "take_along_dim")
+
+
 def take_along_dim(input, indices, dim: int):
     return apply(_R["TakeAlongAxis"], (input, as_tensor(indices)), {"axis": dim},
-                 cls=_names("TakeAlongDimBackward0"))
+                 cls=_TAKE_ALONG_DIM)
 
 
 def _source(src, index: Tensor, input: Tensor, d: int):
@@ -85,15 +89,17 @@ def _source(src, index: Tensor, input: Tensor, d: int):
     return make(np.full(index._data.shape, src, dtype=input._data.dtype))
 
 
+@torch_node("ScatterAddBackward0")
 def scatter_add(input, dim: int, index, src):
     """``input`` plus ``src`` added at ``index`` along ``dim`` (repeats accumulate)."""
     index = _index_tensor(index, input, "scatter_add")
     d = _dim(dim, input.dim())
     added = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
                   {"axis": d})
-    return apply(_R["Add"], (input, added), cls=_names("ScatterAddBackward0"))
+    return apply(_R["Add"], (input, added), cls=scatter_add.node)
 
 
+@torch_node(src="ScatterBackward0", value="ScatterBackward1")
 def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
     """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along ``dim``."""
     if reduce == "add":
@@ -109,13 +115,20 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
                    {"axis": d})
     if hits.max(initial=0) > 1:  # the same place written twice: keep one value, not the sum
         placed = _one_value_per_place(placed, hits)
-    name = "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1"
-    return apply(_R["Select"], (make(hits > 0), placed, input), cls=_names(name))
+    cls = scatter.nodes["src" if isinstance(src, Tensor) else "value"]
+    return apply(_R["Select"], (make(hits > 0), placed, input), cls=cls)
 
 
 def _one_value_per_place(placed: Tensor, hits: np.ndarray) -> Tensor:
     """Where several values were added at one place, their mean (equal values: that value)."""
     return apply(_R["RealDiv"], (placed, make(np.maximum(hits, 1).astype(placed._data.dtype))))
+
+
+_GETITEM = _R["GetItem"]
+_INDEX_SELECT, _MASKED_SELECT = (node_class_for(_GETITEM, "index_select"),
+                                 node_class_for(_GETITEM, "masked_select"))
+_SLICE, _FLIP = node_class_for(_GETITEM, "slice"), node_class_for(_GETITEM, "flip")
+_DIAGONAL = {form: node_class_for(_GETITEM, form) for form in ("diag", "diagonal")}
 
 
 def index_select(input, dim: int, index):
@@ -124,7 +137,10 @@ def index_select(input, dim: int, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     d = _dim(dim, input.dim())
     return apply(_R["GetItem"], (input, index.reshape(-1)), {"key": (FULL,) * d + (ARRAY,)},
-                 cls=_names("IndexSelectBackward0"))
+                 cls=_INDEX_SELECT)
+
+
+_MASKED_FILL = node_class_for(_R["Select"], "masked_fill")
 
 
 def masked_fill(input, mask, value):
@@ -137,7 +153,7 @@ def masked_fill(input, mask, value):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value.dim()} dimension(s).")
     v = value if isinstance(value, Tensor) else make(np.array(value).astype(input._data.dtype))
-    out = apply(_R["Select"], (mask, v, input), cls=_names("MaskedFillBackward0"))
+    out = apply(_R["Select"], (mask, v, input), cls=_MASKED_FILL)
     if out._data.dtype != input._data.dtype:
         out = apply(_R["Cast"], (out,), {"dtype": input._data.dtype})
     return out
@@ -149,7 +165,7 @@ def masked_select(input, mask):
         input = expand(input, np.broadcast_shapes(input._data.shape, mask._data.shape))
         mask = make(np.broadcast_to(mask._data, input._data.shape))
     return apply(_R["GetItem"], (input, mask), {"key": (ARRAY,)},
-                 cls=_names("MaskedSelectBackward0"))
+                 cls=_MASKED_SELECT)
 
 
 def nonzero(input, *, as_tuple: bool = False):
@@ -166,6 +182,7 @@ def where(condition, input=None, other=None):
     return apply(_R["Select"], (_t(condition), _t(input), _t(other)))
 
 
+@torch_node("IndexPutBackward0", slices="CopySlices")
 def index_put(input, key, value, accumulate: bool = False):
     """``input`` with ``value`` written at ``input[key]`` (out of place; ``x[key] = v`` uses it)."""
     if not isinstance(key, tuple):
@@ -182,12 +199,15 @@ def index_put(input, key, value, accumulate: bool = False):
         v = expand(v, picked_shape)
     placed = apply(_R["ScatterLike"], (v, input, *arrays), {"key": spec})
     if accumulate:
-        return apply(_R["Add"], (input, placed), cls=_names("IndexPutBackward0"))
+        return apply(_R["Add"], (input, placed), cls=index_put.node)
     hits = np.zeros(input._data.shape, dtype=np.int64)
     np.add.at(hits, decode_index(spec, arrays), 1)
     if hits.max(initial=0) > 1:
         placed = _one_value_per_place(placed, hits)
-    return apply(_R["Select"], (make(hits > 0), placed, input), cls=_names("CopySlices"))
+    # PyTorch: a write through tensor indices is an index_put, one through basic slicing a
+    # CopySlices (its hand-written node for writes into a view)
+    cls = index_put.node if ARRAY in spec else index_put.nodes["slices"]
+    return apply(_R["Select"], (make(hits > 0), placed, input), cls=cls)
 
 
 def setitem(input, key, value) -> None:
@@ -216,9 +236,13 @@ def _refuse_negative_steps(key) -> None:
 # --- cutting and joining ---------------------------------------------------------------------
 
 
-def _slice(input: Tensor, d: int, start: int, stop: int, name: str) -> Tensor:
+def _slice(input: Tensor, d: int, start: int, stop: int) -> Tensor:
     key = (FULL,) * d + (Slice(start, stop, None),)
-    return apply(_R["GetItem"], (input,), {"key": key}, cls=_names(name))
+    return apply(_GETITEM, (input,), {"key": key}, cls=_SLICE)
+
+
+_SPLIT_V = _R["SplitV"]
+_SPLIT = node_class_for(_SPLIT_V, "split")
 
 
 def split(tensor, split_size_or_sections, dim: int = 0):
@@ -230,15 +254,15 @@ def split(tensor, split_size_or_sections, dim: int = 0):
         if builtins.sum(sizes) != n:
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
                                f"tensor's size at dimension {dim}), but got split_sizes={sizes}")
-        name = "SplitWithSizesBackward0"
+        cls = None
     else:
         step = builtins.int(split_size_or_sections)
         if step <= 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         sizes = [builtins.min(step, n - i) for i in range(0, n, step)] if n else [0]
-        name = "SplitBackward0"
-    return apply(_R["SplitV"], (tensor,), {"sizes": tuple(sizes), "axis": d}, cls=_names(name))
+        cls = _SPLIT
+    return apply(_SPLIT_V, (tensor,), {"sizes": tuple(sizes), "axis": d}, cls=cls)
 
 
 def chunk(input, chunks: int, dim: int = 0):
@@ -265,9 +289,10 @@ def narrow(input, dim: int, start: int, length: int):
     if start + length > input._data.shape[d]:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
                            f"({input._data.shape[d]}).")
-    return _slice(input, d, start, start + length, "SliceBackward0")
+    return _slice(input, d, start, start + length)
 
 
+@torch_node("RepeatBackward0")
 def repeat(input, *sizes):
     """Tile ``input``: ``x.repeat(2, 1)`` stacks two copies along dim 0."""
     sizes = _shape_args(sizes)
@@ -280,7 +305,7 @@ def repeat(input, *sizes):
     x = apply(_R["Reshape"], (input,), {"shape": spread})
     x = apply(_R["BroadcastTo"], (x,), {"shape": target})
     return apply(_R["Reshape"], (x,), {"shape": tuple(r * s for r, s in zip(sizes, shape))},
-                 cls=_names("RepeatBackward0"))
+                 cls=repeat.node)
 
 
 def tile(input, dims):
@@ -288,12 +313,13 @@ def tile(input, dims):
     return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
+@torch_node("RollBackward0")
 def roll(input, shifts, dims=None):
     """Elements shifted along ``dims`` (wrapping around); with no dims, over the flat tensor."""
     if dims is None:
         flat = roll(input if input.dim() == 1 else reshape(input, -1), shifts, 0)
         return flat if input.dim() == 1 else apply(_R["Reshape"], (flat,), {
-            "shape": input._data.shape}, cls=_names("RollBackward0"))
+            "shape": input._data.shape}, cls=roll.node)
     shifts = shifts if isinstance(shifts, (tuple, list)) else (shifts,)
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
     out = input
@@ -302,9 +328,8 @@ def roll(input, shifts, dims=None):
         n = out._data.shape[d]
         k = builtins.int(s) % n if n else 0
         if k:
-            out = apply(_R["ConcatV2"], (_slice(out, d, n - k, n, "SliceBackward0"),
-                                         _slice(out, d, 0, n - k, "SliceBackward0")),
-                        {"axis": d}, cls=_names("RollBackward0"))
+            out = apply(_R["ConcatV2"], (_slice(out, d, n - k, n), _slice(out, d, 0, n - k)),
+                        {"axis": d}, cls=roll.node)
     return out
 
 
@@ -312,7 +337,7 @@ def flip(input, dims):
     dims = dims if isinstance(dims, (tuple, list)) else (dims,)
     axes = {_dim(d, input.dim()) for d in dims}
     key = tuple(Slice(None, None, -1) if i in axes else FULL for i in range(input.dim()))
-    return apply(_R["GetItem"], (input,), {"key": key}, cls=_names("FlipBackward0"))
+    return apply(_GETITEM, (input,), {"key": key}, cls=_FLIP)
 
 
 def movedim(input, source, destination):
@@ -335,7 +360,10 @@ def einsum(equation: str, *operands):
         operands = tuple(operands[0])
     operands = tuple(_t(x) for x in operands)
     eq = einsum_equation(equation, [x.dim() for x in operands])
-    return apply(_R["Einsum"], operands, {"equation": eq}, cls=_names("EinsumBackward0"))
+    return apply(_R["Einsum"], operands, {"equation": eq})
+
+
+_BMM = node_class_for(_R["MatMul"], "bmm")
 
 
 def bmm(input, mat2):
@@ -346,10 +374,13 @@ def bmm(input, mat2):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input._data.shape[0]}, {input._data.shape[2]}] but got: "
                            f"[{mat2._data.shape[0]}, {mat2._data.shape[1]}].")
-    return apply(_R["MatMul"], (input, mat2), cls=_names("BmmBackward0"))
+    return apply(_R["MatMul"], (input, mat2), cls=_BMM)
 
 
 # --- triangles and diagonals; vector products ------------------------------------------------
+
+
+_TRIANGLES = {form: node_class_for(_R["Select"], form) for form in ("tril", "triu")}
 
 
 def _triangle(input, diagonal: int, lower: bool, name: str):
@@ -359,8 +390,7 @@ def _triangle(input, diagonal: int, lower: bool, name: str):
     keep = np.tri(rows, cols, diagonal, dtype=bool)
     keep = keep if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
     zero = make(np.zeros((), input._data.dtype))
-    return apply(_R["Select"], (make(keep), input, zero),
-                 cls=_names(name.capitalize() + "Backward0"))
+    return apply(_R["Select"], (make(keep), input, zero), cls=_TRIANGLES[name])
 
 
 def tril(input, diagonal: int = 0):
@@ -376,7 +406,16 @@ def triu(input, diagonal: int = 0):
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
     if (offset, dim1 % input.dim(), dim2 % input.dim()) != (0, 0, 1) or input.dim() != 2:
         raise RuntimeError("diagonal: only the main diagonal of a matrix is supported")
-    return diag(input)
+    return _diagonal(input, "diagonal")
+
+
+def _diagonal(input, form: str):
+    n = builtins.min(input._data.shape)
+    idx = make(np.arange(n))
+    return apply(_GETITEM, (input, idx, idx), {"key": (ARRAY, ARRAY)}, cls=_DIAGONAL[form])
+
+
+_DIAG_EMBED = node_class_for(_R["Mul"], "diag_embed")
 
 
 def diag(input, diagonal: int = 0):
@@ -385,20 +424,20 @@ def diag(input, diagonal: int = 0):
         raise RuntimeError("diag: only diagonal=0 is supported")
     if input.dim() == 1:
         eye = make(np.eye(input._data.shape[0], dtype=input._data.dtype))
-        return apply(_R["Mul"], (eye, input), cls=_names("DiagEmbedBackward0"))
+        return apply(_R["Mul"], (eye, input), cls=_DIAG_EMBED)
     if input.dim() == 2:
-        n = builtins.min(input._data.shape)
-        idx = make(np.arange(n))
-        return apply(_R["GetItem"], (input, idx, idx), {"key": (ARRAY, ARRAY)},
-                     cls=_names("DiagonalBackward0"))
+        return _diagonal(input, "diag")
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.dim()}D")
+
+
+_TRACE = node_class_for(_R["Sum"], "trace")
 
 
 def trace(input):
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix")
-    return apply(_R["Sum"], (diag(input),), {"axis": None, "keepdims": False},
-                 cls=_names("TraceBackward0"))
+    return apply(_R["Sum"], (_diagonal(input, "diagonal"),), {"axis": None, "keepdims": False},
+                 cls=_TRACE)
 
 
 def dot(input, other):

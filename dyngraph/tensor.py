@@ -19,7 +19,7 @@ import weakref
 import numpy as np
 
 from .device import CPU, NO_CUDA
-from .dtypes import from_legacy_name, to_dtype
+from .dtypes import dtype as DType, from_legacy_name, to_dtype
 from .errors import scalar_type_name
 from .grad_mode import STATE
 from .node import AccumulateGrad, RemovableHandle
@@ -52,20 +52,12 @@ class Size(tuple):
 class Tensor:
     """An n-dimensional array that can record the operations applied to it.
 
-    ``Tensor(list)`` is PyTorch's legacy constructor (always float32);
-    ``Tensor(2, 3)`` makes a zero-filled float32 tensor of that shape.  Use
+    ``Tensor(2, 3)``, ``Tensor([1, 2])``, ``Tensor(t)``: PyTorch's legacy constructor (default
+    dtype), attached by :func:`dyngraph.methods.attach` from :mod:`dyngraph.legacy`.  Use
     :func:`dyngraph.tensor` to infer the dtype from the data.
     """
 
     __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_vc", "_hooks", "_accum", "__weakref__")
-
-    def __init__(self, *args):
-        if len(args) == 1 and not isinstance(args[0], int):
-            data = np.array(args[0].tolist() if isinstance(args[0], Tensor) else args[0],
-                            dtype=np.float32)
-        else:
-            data = np.zeros(args or (0,), dtype=np.float32)
-        init_slots(self, data, False, None)
 
     # --- what a tensor is ---------------------------------------------------------
 
@@ -113,12 +105,18 @@ class Tensor:
     def cuda(self, *args, **kwargs) -> "Tensor":
         raise AssertionError(NO_CUDA)
 
-    def type(self, dtype=None):
-        """``'torch.FloatTensor'``; with a dtype (or such a name), the tensor cast to it."""
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """``'torch.FloatTensor'``; given a dtype, a legacy type (``torch.LongTensor``) or its
+        name, the tensor cast to it (itself when it has that type already)."""
+        dtype = kwargs.pop("dtype", dtype)
         if dtype is None:
             return f"torch.{self.dtype.legacy}"
         if isinstance(dtype, str):
             dtype = from_legacy_name(dtype)
+        elif isinstance(dtype, type) and isinstance(getattr(dtype, "dtype", None), DType):
+            dtype = dtype.dtype  # torch.LongTensor & co. (dyngraph.legacy.tensortype)
+        elif not isinstance(dtype, DType):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
     def is_floating_point(self) -> bool:

@@ -7,31 +7,32 @@ plan for every ``feed_dict``.
 
 The package root holds only TF's public namespaces (``nn``, ``train``, ``layers``, ``losses``,
 ``metrics``, ``summary``, ``data``, ``gfile``, ``io``, ``random``, ``math``, ``initializers``,
-``keras``, ``compat``, ``errors``, ``dtypes``, ``nest``, ``debugging``, ``autograph``, ``logging``);
-``nn``, ``train``, ``metrics``, ``summary`` and ``initializers`` only re-export.  The engine lives
-in subpackages laid out like TensorFlow's own ``python/`` tree, in the order data flows through
-them::
+``keras``, ``compat``, ``errors``, ``dtypes``, ``nest``, ``debugging``, ``autograph``, ``logging``),
+each only re-exporting.  The engine lives in subpackages laid out like TensorFlow's own
+``python/`` tree, in the order data flows through them::
 
-    framework/   graph (Graph, Operation, Tensor, name scopes, regions), build (apply(): the one
-                 way a registry op becomes a node), kinds (the engine's own node kinds: lowering,
-                 gradient, effects), shape, shape_values, device, config, graph_keys (collections),
-                 sources (placeholders, constants, groups, prints), printing
+    framework/   graph (Graph, Operation, Tensor, name scopes, the default session), build
+                 (apply(): the one way a registry op becomes a node), kinds (the engine's own
+                 node kinds: lowering, gradient, effects), dtypes, errors, shape, shape_values,
+                 device, config, graph_keys (collections), sources (placeholders, constants,
+                 groups, prints), printing, check_numerics;  util/ (nest), platform/ (gfile,
+                 tf_logging)
     ops/         the TF-named builders over ``build``: core_ops, array, math, nn_ops, nn_layers,
-                 random, rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence;
-                 overloads
+                 random, rnn, rnn_cell, tensor_array, functional, check, clip, script, sequence,
+                 losses; overloads;  layers/core (tf.layers)
     control/     control_flow (while_loop, cond, case: regions), its gradients, codegen and
                  pruning; gradients (tf.gradients); function (tf.function, with autograph/)
-    compiler/    prune, order (with read/write hazards), passes, liveness, emit
-    client/      session (compile once per signature, then run generated code); distributed/
-                 (Session(target=<dask>), an optional extra imported only when asked for)
+    compiler/    pipeline (compile_plan, Executable), prune, order (with read/write hazards),
+                 passes/ (manager: the switches), liveness, emit
+    client/      session (compile once per signature, then run generated code); targets +
+                 distributed/ (Session(target=<dask>): an optional extra, imported when asked for)
     training/    variables, variable_scope, initializers, optimizers, learning_rate_decay,
                  moving_averages, saver, checkpoint_state, metrics, summary
     interop/     serialize (the graph as JSON, checked by graph_schema), graph_def, onnx/
 """
 from __future__ import annotations
 
-from . import compat, debugging, dtypes, errors, nest, nn, train
-from . import tf_logging as logging  # (tf.logging)
+from . import compat, debugging, dtypes, errors, logging, nest, nn, train
 from .framework.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .framework.build import constant, convert_to_tensor, is_tensor
 from .control.control_flow import case, cond, while_loop
@@ -40,7 +41,13 @@ from . import autograph
 from .control.function import TensorSpec, function
 from .dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8,  # noqa: A004
                      int16, int32, int64, string, uint8)
-from .control.gradients import UnconnectedGradients, gradients
+from .control.custom_gradient import custom_gradient, identity_n
+from .framework.indexed_slices import IndexedSlices
+from .ops.state_ops import *  # noqa: F403
+from .ops.state_ops import __all__ as _state_ops_all
+from .control.gradient_tape import GradientTape
+from .control.gradients import (NotDifferentiable, RegisterGradient, UnconnectedGradients,
+                                gradients, hessians, no_gradient)
 from .framework.device import DeviceSpec
 from .framework.graph import (Graph, Operation, Tensor, colocate_with, control_dependencies, device,
                               get_default_graph, name_scope, reset_default_graph)
@@ -51,7 +58,10 @@ from .ops.math_ops import __all__ as _math_all
 from . import math
 from .ops.overloads import install as _install
 from .interop.serialize import from_json, to_json, to_networkx
+from .framework import printing as _printing  # noqa: F401  (registers str(graph))
+from .interop import graph_def as _graph_def  # noqa: F401  (registers Graph.as_graph_def)
 from .client.session import InteractiveSession, Session, get_default_session
+from .client import targets as _targets  # noqa: F401  (Session(target=<dask>))
 from .framework.shape import TensorShape
 from .framework.sources import Print, group, no_op, placeholder, placeholder_with_default
 from .framework.sources import print_op as print  # noqa: A004  (tf.print)
@@ -88,9 +98,10 @@ from .training.variable_scope import (AUTO_REUSE, VariableScope, get_local_varia
 from .training.variables import local_variables
 from .training.moving_averages import moving_average_variables
 
-__all__ = [*_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
+__all__ = [*_ops_all, *_state_ops_all, *[n for n in _math_all if n != "top_k"], "math", "constant", "convert_to_tensor", "is_tensor", "DType", "as_dtype",
            "bool", "double", "float16", "float32", "float64", "half", "int8", "int16", "int32",
-           "int64", "string", "uint8", "gradients", "Graph", "Operation", "Tensor",
+           "int64", "string", "uint8", "gradients", "GradientTape", "custom_gradient", "identity_n",
+           "RegisterGradient", "NotDifferentiable", "no_gradient", "hessians", "IndexedSlices", "Graph", "Operation", "Tensor",
            "control_dependencies", "device", "colocate_with", "DeviceSpec", "get_default_graph", "name_scope", "reset_default_graph",
            "Session", "InteractiveSession", "get_default_session", "TensorShape", "Print",
            "print", "group", "no_op", "placeholder", "placeholder_with_default", "Variable",

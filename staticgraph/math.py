@@ -5,8 +5,8 @@ from .ops.core_ops import (abs, add, divide, equal, exp, greater, greater_equal,
                            logical_and, logical_not, logical_or, maximum, minimum, multiply, negative,
                            not_equal, pow, reciprocal, reduce_max, reduce_mean, reduce_min, reduce_sum,
                            sigmoid, sign, sqrt, square, subtract, tanh, truediv, add_n, realdiv)
-from .ops.array_ops import argmax, argmin, squared_difference  # noqa: E402
-from .nn import l2_normalize, softplus  # noqa: E402
+from .ops.array_ops import argmax, argmin, squared_difference
+from .ops.nn_ops import l2_normalize, softplus
 
 __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "greater_equal", "less",
            "less_equal", "log", "logical_and", "logical_not", "logical_or", "maximum", "minimum",

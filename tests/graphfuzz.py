@@ -193,7 +193,7 @@ def _import_meta_graph(text: str | bytes, workdir: str) -> tf.Graph:
 
 def _worker(text: str | bytes, workdir: str) -> tf.Graph:
     """A partition's text as a worker receives it (a str; the digest the driver computed)."""
-    from staticgraph.client.distributed.worker import _load   # noqa: PLC0415  (needs dask)
+    from staticgraph.client.distributed.worker import _load   # needs dask (an optional extra)
     if isinstance(text, bytes):
         text = text.decode("utf-8", "surrogateescape")
     return _load(hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), text)

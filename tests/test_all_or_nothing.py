@@ -375,8 +375,12 @@ def _equal(a: tuple, b: tuple) -> bool:
     lambda ps: torch.optim.Adam(ps, lr=0.1),
     lambda ps: torch.optim.AdamW(ps, lr=0.1, amsgrad=True),
     lambda ps: torch.optim.RMSprop(ps, lr=0.1, momentum=0.5, centered=True),
-    lambda ps: torch.optim.Adagrad(ps, lr=0.1)],
-    ids=["SGD", "SGD-nesterov", "Adam", "AdamW-amsgrad", "RMSprop-centered", "Adagrad"])
+    lambda ps: torch.optim.Adagrad(ps, lr=0.1),
+    lambda ps: torch.optim.Adamax(ps, lr=0.1),
+    lambda ps: torch.optim.NAdam(ps, lr=0.1),
+    lambda ps: torch.optim.RAdam(ps, lr=0.1)],
+    ids=["SGD", "SGD-nesterov", "Adam", "AdamW-amsgrad", "RMSprop-centered", "Adagrad",
+         "Adamax", "NAdam", "RAdam"])
 def test_an_optimizer_step_that_overflows_changes_no_parameter_and_no_state(raising, make_opt):
     """The issue's finding (p1 updated, p2 inf, p3 untouched; Adam's state at step 1 while no
     parameter changed): the second parameter's update overflows at lr 1e38 -- on the first

@@ -69,7 +69,7 @@ def _peak(config: PassConfig) -> int:
 
 
 def test_intermediates_are_released_right_after_their_last_use(monkeypatch):
-    monkeypatch.setattr(staticgraph.compiler, "COMPILE_AFTER", 0)   # the compiled tier
+    monkeypatch.setattr(staticgraph.compiler.pipeline, "COMPILE_AFTER", 0)   # the compiled tier
     one = 256 * 256 * 8
     assert _peak(PassConfig(inplace=False)) < 3.5 * one         # liveness alone: ~2 live arrays
     assert _peak(PassConfig()) < 1.5 * one                      # in place: the result only
@@ -78,7 +78,7 @@ def test_intermediates_are_released_right_after_their_last_use(monkeypatch):
 
 def test_the_interpreter_releases_intermediates_after_their_last_use(monkeypatch):
     """The interpreted tier forgets a value after its last reader (it never writes in place)."""
-    monkeypatch.setattr(staticgraph.compiler, "COMPILE_AFTER", 10 ** 9)
+    monkeypatch.setattr(staticgraph.compiler.pipeline, "COMPILE_AFTER", 10 ** 9)
     one = 256 * 256 * 8
     assert _peak(PassConfig()) < 3.5 * one
     assert _peak(PassConfig.off()) < 3.5 * one
@@ -177,7 +177,7 @@ def _calls_during(fn) -> set[tuple[str, str]]:
 
 
 def test_a_cached_run_calls_no_compiler_or_graph_code(monkeypatch):
-    monkeypatch.setattr(staticgraph.compiler, "COMPILE_AFTER", 1)   # interpreted once, then compiled
+    monkeypatch.setattr(staticgraph.compiler.pipeline, "COMPILE_AFTER", 1)   # interpreted once, then compiled
     x = tf.placeholder(tf.float32, shape=(1,), name="x")
     w = tf.placeholder(tf.float32, shape=(1,), name="w")
     y = (x + w) * (w + 1.0)

@@ -23,12 +23,12 @@ pytestmark = pytest.mark.usefixtures("fresh_graph")
 @pytest.fixture(autouse=True)
 def compile_after(monkeypatch):
     """Plans are compiled after ``AFTER`` interpreted runs (restored after the test)."""
-    monkeypatch.setattr(staticgraph.compiler, "COMPILE_AFTER", AFTER)
+    monkeypatch.setattr(staticgraph.compiler.pipeline, "COMPILE_AFTER", AFTER)
 
 
 def _runs(make, n: int = AFTER + 3, after: int = AFTER):
     """``n`` results of ``make()``'s (session, run) with plans compiled after ``after`` runs."""
-    staticgraph.compiler.COMPILE_AFTER = after
+    staticgraph.compiler.pipeline.COMPILE_AFTER = after
     tf.reset_default_graph()
     sess, run = make()
     with sess:
@@ -149,7 +149,7 @@ def test_feed_checks_and_scalars_are_the_same_in_both_tiers():
     y = x * k
     errors = []
     for after in (10 ** 9, 0):
-        staticgraph.compiler.COMPILE_AFTER = after
+        staticgraph.compiler.pipeline.COMPILE_AFTER = after
         with tf.Session() as s:
             got = s.run([y, k], {x: [1, 2], k: np.float32(3.0)})
             assert got[1].__class__ is np.float32
@@ -167,7 +167,7 @@ def test_a_failing_step_is_reported_alike_by_both_tiers():
     y = tf.exp(a) + b
     messages = []
     for after in (10 ** 9, 0):
-        staticgraph.compiler.COMPILE_AFTER = after
+        staticgraph.compiler.pipeline.COMPILE_AFTER = after
         with tf.Session() as s:
             with pytest.raises(tf.errors.InvalidArgumentError) as e:
                 s.run(y, {a: np.ones(2, np.float32), b: np.ones(3, np.float32)})
@@ -183,7 +183,7 @@ def test_the_compiled_tier_is_the_same_code_whether_compiled_at_once_or_after_in
     import re
 
     def explain(after: int) -> str:
-        staticgraph.compiler.COMPILE_AFTER = after
+        staticgraph.compiler.pipeline.COMPILE_AFTER = after
         tf.reset_default_graph()
         x = tf.placeholder(tf.float32, shape=(3,), name="x")
         w = tf.Variable(np.ones(3, np.float32), name="w")
@@ -230,13 +230,13 @@ def test_making_a_plan_leaves_the_cycle_collector_as_it_found_it():
     x = tf.placeholder(tf.float32, shape=(2,), name="x")
     y = x + 1.0
     seen = []
-    real = staticgraph.compiler._Job.compile
+    real = staticgraph.compiler.pipeline._Job.compile
 
     def spy(job):
         seen.append(gc.isenabled())
         return real(job)
     try:
-        staticgraph.compiler._Job.compile = spy
+        staticgraph.compiler.pipeline._Job.compile = spy
         with tf.Session() as s:
             for _ in range(AFTER + 1):
                 s.run(y, {x: np.ones(2, np.float32)})
@@ -245,13 +245,13 @@ def test_making_a_plan_leaves_the_cycle_collector_as_it_found_it():
             s.run(y * 2.0, {x: np.ones(2, np.float32)})
             assert not gc.isenabled()
             gc.enable()
-            staticgraph.compiler.lower_plan = broken
+            staticgraph.compiler.pipeline.lower_plan = broken
             with pytest.raises(RuntimeError, match="lowering failed"):
                 s.run(y * 3.0, {x: np.ones(2, np.float32)})
             assert gc.isenabled()
     finally:
-        staticgraph.compiler._Job.compile = real
-        staticgraph.compiler.lower_plan = lower_plan
+        staticgraph.compiler.pipeline._Job.compile = real
+        staticgraph.compiler.pipeline.lower_plan = lower_plan
         gc.enable()
 
 

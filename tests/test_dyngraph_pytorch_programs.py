@@ -30,6 +30,15 @@ ALIASES = ["nn", "nn.functional", "nn.init", "optim", "optim.lr_scheduler", "uti
 
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_prints_what_pytorch_prints(name, monkeypatch):
+    assert_prints_what_pytorch_prints(name, monkeypatch)
+
+
+def test_random_streams_from_the_numpy_code_and_the_compiled_kernels(monkeypatch, random_kernels):
+    """The recorded random streams, every draw taken by one of the two implementations."""
+    assert_prints_what_pytorch_prints("random_streams", monkeypatch)
+
+
+def assert_prints_what_pytorch_prints(name: str, monkeypatch) -> None:
     import importlib
     monkeypatch.setitem(sys.modules, "torch", dyngraph)
     for sub in ALIASES:

@@ -99,7 +99,7 @@ def test_in_place_draws():
 # --- PyTorch's bits (the long recorded streams: tests/pytorch_programs/random_streams.py) ------
 
 
-def test_the_stream_is_pytorchs_from_the_first_word():
+def test_the_stream_is_pytorchs_from_the_first_word(random_kernels):
     from common.mt19937 import MT19937
     assert MT19937(0).words(4).tolist() == [2357136044, 2546248239, 3071714933, 3626093760]
     torch.manual_seed(0)       # PyTorch prints tensor([0.4963, 0.7682, 0.0885, 0.1320])
@@ -111,7 +111,7 @@ def test_the_stream_is_pytorchs_from_the_first_word():
     assert torch.Generator().initial_seed() == 67280421310721
 
 
-def test_the_engine_position_round_trips_as_torch_spells_it():
+def test_the_engine_position_round_trips_as_torch_spells_it(random_kernels):
     """``left``/``next``: a fresh seed waits to twist with next=0, a used-up block with 624."""
     from common.mt19937 import MT19937
     mt = MT19937(5)
@@ -253,3 +253,67 @@ def test_avx_polynomials_unchecked_fma_is_exact_on_every_uniform(monkeypatch):
             m.setattr(avx, "_horner", checked_horner)
             for a, b in zip(fast, run(k[i:i + (1 << 21)])):
                 np.testing.assert_array_equal(a, b)
+
+
+def test_compiled_box_muller_is_the_numpy_one_on_every_uniform():
+    """The compiled ``normal_fill`` (common.random_jit) against the numpy one: every float32
+    uniform as a radius's and as an angle's input, bit for bit; float64 (libm) and a
+    mean/std on a million random uniforms."""
+    from common import fastpath
+    from dyngraph.random_kernels import _box_muller_16
+    k = np.arange(1 << 24, dtype=np.float32) * np.float32(2.0 ** -24)
+    blocks = np.empty((1 << 21, 2, 8), np.float32)
+    blocks[:, 0], blocks[:, 1] = k.reshape(-1, 8), k[::-1].reshape(-1, 8)
+    u64 = np.random.default_rng(5).random(1 << 20)
+    cases = [(blocks.reshape(-1), 0.0, 1.0, np.dtype(np.float32)),
+             (k[:1 << 20], -1.5, 0.3, np.dtype(np.float32)),
+             (u64, 0.0, 1.0, np.dtype(np.float64)), (u64, 2.0, 0.7, np.dtype(np.float64))]
+    for u, mean, std, dtype in cases:
+        with fastpath.forced(False):
+            want = _box_muller_16(u, mean, std, dtype)
+        with fastpath.forced(True) as compiled:
+            if not compiled:
+                pytest.skip("numba is not installed: no compiled kernels")
+            got = _box_muller_16(u, mean, std, dtype)
+        np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+
+
+def test_compiled_kernels_load_only_for_a_big_draw(monkeypatch):
+    """Small draws do not import numba (0.6 s of CPU); the first big one does, and from then
+    on every draw uses the kernels.  Without numba the numpy code draws the same values."""
+    import sys
+
+    from common import fastpath
+    monkeypatch.setattr(fastpath, "_loaded", None)
+    monkeypatch.setattr(fastpath, "_available", True)
+    assert fastpath.kernels(fastpath.THRESHOLD - 1) is None
+    loaded = fastpath.kernels(fastpath.THRESHOLD)
+    assert loaded is None or fastpath.kernels(1) is loaded
+    torch.manual_seed(9)
+    want = torch.randn(fastpath.THRESHOLD + 5)
+    monkeypatch.setattr(fastpath, "_loaded", None)
+    monkeypatch.setattr(fastpath, "_available", True)
+    monkeypatch.setitem(sys.modules, "numba", None)           # as if numba were not installed
+    torch.manual_seed(9)
+    assert torch.equal(torch.randn(fastpath.THRESHOLD + 5), want)
+    assert fastpath._loaded is None and not fastpath._available
+
+
+def test_the_state_moves_between_the_numpy_and_the_compiled_engine():
+    """One stream drawn alternately by numpy's bit generator and the compiled kernels (the
+    state moves to whichever draws) is the stream drawn by either alone; reading the
+    position moves nothing."""
+    from common import fastpath
+    from common.mt19937 import MT19937
+    with fastpath.forced(False):
+        want = MT19937(11).words(3000)
+        mt = MT19937(11)
+        assert mt.position()[1:] == mt.position()[1:] == (1, 0)
+    parts = []
+    for i, n in enumerate((5, 700, 1, 624, 1000, 670)):
+        with fastpath.forced(i % 2 == 1) as compiled:
+            if i == 1 and not compiled:
+                pytest.skip("numba is not installed: no compiled kernels")
+            parts.append(mt.words(n))
+            mt.position()
+    np.testing.assert_array_equal(np.concatenate(parts), want)

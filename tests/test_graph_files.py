@@ -401,7 +401,7 @@ def test_graph_file_fuzz(tmp_path):
     runs, no exception but DataLossError, no half-built graph, loaded graphs run harmlessly."""
     loaders = ["from_json", "import_meta_graph"]
     try:
-        import staticgraph.client.distributed.worker  # noqa: F401, PLC0415  (needs dask)
+        import staticgraph.client.distributed.worker  # noqa: F401  (needs dask)
         loaders.append("worker")
     except ImportError:
         pass

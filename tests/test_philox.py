@@ -27,11 +27,11 @@ def counter(words) -> int:
     ((0xA4093822, 0x299F31D0), (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344),
      (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
 ])
-def test_philox_gives_the_known_answers(key, ctr, want):
+def test_philox_gives_the_known_answers(key, ctr, want, random_kernels):
     assert tuple(PhiloxRandom(key, counter(ctr)).blocks(1)[0]) == want
 
 
-def test_blocks_are_a_function_of_the_counter_alone():
+def test_blocks_are_a_function_of_the_counter_alone(random_kernels):
     """A run of blocks equals the blocks one at a time, across the carry out of the low 64
     bits and the wrap of all 128 (TF's Skip)."""
     for start in (2**64 - 3, 2**128 - 2, 12345):
@@ -191,3 +191,22 @@ def test_log1pf_and_expm1f_are_this_machines_glibc():
     for ours, theirs in ((libm.log1pf, m.log1pf), (libm.expm1f, m.expm1f)):
         want = np.array([theirs(v) for v in x.tolist()], np.float32)
         np.testing.assert_array_equal(ours(x), want)
+
+
+def test_compiled_kernels_draw_the_numpy_codes_bits():
+    """The fused compiled draws (common.random_jit) against the numpy code, bit for bit: every
+    conversion and dtype, short and long draws, a counter about to carry out of its low 64 bits."""
+    from common import fastpath
+    for seed, seed2, skip in ((1, 2, 0), (87654321, 7, 2**64 - 3000), (-1, 2**63, 12345)):
+        gen = PhiloxRandom.from_seeds(seed, seed2).skip(skip)
+        for draw in (philox.uniform, philox.normal, philox.truncated_normal):
+            for dtype in (np.float32, np.float64):
+                for n in (1, 3, 5, 20003):
+                    with fastpath.forced(False):
+                        want = draw(gen, n, dtype)
+                    with fastpath.forced(True) as compiled:
+                        if not compiled:
+                            pytest.skip("numba is not installed: no compiled kernels")
+                        got = draw(gen, n, dtype)
+                    assert got.dtype == want.dtype
+                    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))

@@ -58,3 +58,49 @@ def test_string_constants_feeds_and_fetches():
     assert got_p.tolist() == ["a", "bc"]
     with pytest.raises(TypeError, match="tensors hold numbers, bools and strings"):
         tf.constant([object()])
+
+
+# TF 2.21: (is_complex, is_unsigned, size, as_datatype_enum, min, max) of each DType
+TF_DTYPE_FACTS = {
+    "float16": (False, False, 2, 19, -65504.0, 65504.0),
+    "float32": (False, False, 4, 1, -3.4028235e+38, 3.4028235e+38),
+    "float64": (False, False, 8, 2, -1.7976931348623157e+308, 1.7976931348623157e+308),
+    "int8": (False, False, 1, 6, -128, 127), "int16": (False, False, 2, 5, -32768, 32767),
+    "int32": (False, False, 4, 3, -2147483648, 2147483647),
+    "int64": (False, False, 8, 9, -9223372036854775808, 9223372036854775807),
+    "uint8": (False, True, 1, 4, 0, 255), "bool": (False, False, 1, 10, None, None),
+    "string": (False, False, 0, 7, None, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TF_DTYPE_FACTS))
+def test_dtype_facts_as_tf(name):
+    import staticgraph as tf
+    d = getattr(tf, name)
+    is_complex, unsigned, size, enum, lo, hi = TF_DTYPE_FACTS[name]
+    assert (d.is_complex, d.is_unsigned, d.size, d.as_datatype_enum) == (is_complex, unsigned, size, enum)
+    assert not d.is_quantized and d.is_numpy_compatible and d.real_dtype is d
+    assert d.is_compatible_with(d) and d.is_compatible_with(d.name)
+    if lo is None:
+        with pytest.raises(TypeError, match=f"^Cannot find minimum value of <dtype: '{name}'> with "
+                                            f"type <dtype: '{name}'>.$"):
+            d.min
+    else:
+        assert (d.min, d.max) == (lo, hi) and type(d.min) is type(d.max)
+        assert type(d.min) is (int if d.is_integer else d.as_numpy_dtype)
+
+
+def test_run_options_and_metadata_print_and_carry_fields_as_tf():
+    import staticgraph as tf
+    opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+    assert str(opts) == "trace_level: FULL_TRACE\n" and opts.trace_level == 3     # TF 2.21
+    assert str(tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)) == "opt_level: L0\n"
+    assert str(tf.GraphOptions(optimizer_options=tf.OptimizerOptions(
+        opt_level=tf.OptimizerOptions.L0))) == "optimizer_options {\n  opt_level: L0\n}\n"
+    md = tf.RunMetadata()
+    assert type(md.step_stats).__name__ == "StepStats" and md.partition_graphs == []
+    assert str(md) == ""
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        with tf.Session() as sess:
+            assert sess.run(x[0], options=opts, run_metadata=md) == 1.0

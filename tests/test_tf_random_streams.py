@@ -63,7 +63,7 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n not in APPROXIMATE])
-def test_staticgraph_draws_what_tf_drew(name, monkeypatch):
+def test_staticgraph_draws_what_tf_drew(name, monkeypatch, random_kernels):
     if name in DOUBLE_LIBM and not numpy_computes_as_tfs_libm():
         pytest.skip("numpy's float64 log/sin/cos differ from the libm TF used (recorded probe)")
     seeds, got = run_case(name, monkeypatch)

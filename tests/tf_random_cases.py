@@ -8,6 +8,7 @@ also a tiny ported program: the same text, two engines, the same numbers.
 """
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -42,7 +43,6 @@ def case(fn):
 def summarize(value, long: int = LONG) -> np.ndarray:
     """What the fixture keeps of one fetched value: all of it, or (long ones) its bytes' digest
     and first values, as an array either way."""
-    import hashlib  # noqa: PLC0415
     a = np.asarray(value)
     if a.size <= long:
         return a

@@ -21,7 +21,7 @@ from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import fmt_shape
-from .shape import _tile_sum
+from .shape import _tile_sum, reshape_size_words
 
 __all__: list[str] = []
 
@@ -57,9 +57,7 @@ def _reshape_dynamic(x, shape):
         raise ValueError(f"Only one input size may be -1, not both {dims.index(-1)} and "
                          f"{len(dims) - 1 - dims[::-1].index(-1)}")
     if -1 in dims and (known == 0 or x.size % known) or -1 not in dims and known != x.size:
-        raise ValueError(
-            f"Input to reshape is a tensor with {x.size} values, but the requested shape "
-            + (f"requires a multiple of {known}" if -1 in dims else f"has {known}"))
+        raise ValueError(reshape_size_words(x.size, known, -1 in dims))
     return np.reshape(x, dims)
 
 

@@ -133,11 +133,13 @@ defop("AddN", _add_n, _add_n_infer, inputs=("*xs",), fname="add_n", torch_name="
 
 
 defop("Sub", np.subtract, numbers("subtraction", binary), inputs=("a", "b"), fname="sub", examples=BINARY,
+      torch_names={"rsub": "RsubBackward1"},
       algebra=Algebra(neutral=(None, 0.0)),
       grads=(lambda F, g, a_shape: ub(F, g, a_shape),
              lambda F, g, b_shape: ub(F, F.neg(g), b_shape)))
 
 defop("Mul", np.multiply, binary, inputs=("a", "b"), fname="mul", examples=BINARY,
+      torch_names={"diag_embed": "DiagEmbedBackward0"},
       algebra=Algebra(neutral=(1, 1)),
       grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, b), a_shape),
              lambda F, g, a, b_shape: ub(F, F.mul(g, a), b_shape)))
@@ -145,9 +147,17 @@ defop("Mul", np.multiply, binary, inputs=("a", "b"), fname="mul", examples=BINAR
 defop("RealDiv", np.true_divide, true_divide, inputs=("a", "b"), fname="div",
       algebra=Algebra(neutral=(None, 1)),
       torch_name="DivBackward0",
+      torch_names={"reciprocal": "ReciprocalBackward0", "scalar": "DivBackward1"},
       examples=(E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4))))),
       grads=(lambda F, g, b, a_shape: ub(F, F.div(g, b), a_shape),
              lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, out), b)), b_shape)))
+
+
+def _minus_one(F, b):
+    """``b - 1``; a Python number stays one (the eager engine passes ``x ** 2``'s exponent as
+    the number): numpy would make it a float64 scalar, which turns ``a ** (b - 1)`` of a
+    float32 ``a`` into float64 and every product after it into numpy's slow mixed path."""
+    return b - 1.0 if isinstance(b, (int, float)) else F.sub(b, 1.0)
 
 
 def _pow_grad_exponent(F, g, a, out, b_shape):
@@ -156,8 +166,9 @@ def _pow_grad_exponent(F, g, a, out, b_shape):
 
 
 defop("Pow", np.power, power, inputs=("a", "b"), fname="pow",
+      torch_names={"tensor": "PowBackward1", "base": "PowBackward2", "exp2": "Exp2Backward0"},
       examples=(E((pos((3,)), (3,))), E((pos((2, 3)), (3,))), E((pos((2, 3)), ()))),
-      grads=(lambda F, g, a, b, a_shape: ub(F, F.mul(F.mul(g, b), F.pow(a, F.sub(b, 1.0))), a_shape),
+      grads=(lambda F, g, a, b, a_shape: ub(F, F.mul(F.mul(g, b), F.pow(a, _minus_one(F, b))), a_shape),
              _pow_grad_exponent))
 
 
@@ -205,6 +216,8 @@ def _plus_zero_of(zero, keep: np.ndarray) -> bool:
 
 defop("Select", _select, select, inputs=("cond", "a", "b"), fname="where",
       torch_name="WhereBackward0",
+      torch_names={"masked_fill": "MaskedFillBackward0", "tril": "TrilBackward0",
+                   "triu": "TriuBackward0"},
       examples=(E((np.array([True, False, True]), (3,), (3,))),
                 E((np.array([[True], [False]]), (2, 3), (3,)))),
       grads=(None,
@@ -227,6 +240,8 @@ def _clip_grad(F, g, x, lo, hi):
 
 
 defop("ClipByValue", _clip, with_scalars("lo", "hi"), inputs=("x",), fname="clip", torch_name="ClampBackward1",
+      torch_names={"clamp_min": "ClampMinBackward0", "clamp_max": "ClampMaxBackward0",
+                   "hardtanh": "HardtanhBackward0"},
       examples=(E(((5,),), {"lo": -0.5, "hi": 0.5}), E(((2, 3),), {"lo": 0.0, "hi": None})),
       grads=(_clip_grad,))
 

@@ -64,6 +64,8 @@ def _scatter_add_infer(src: Spec, ref: Spec, indices: Spec, axis) -> Spec:
 
 defop("TakeAlongAxis", _take, _take_infer, inputs=("x", "indices"), fname="take_along_axis",
       torch_name="GatherBackward0",
+      torch_names={"take_along_dim": "TakeAlongDimBackward0", "sort": "SortBackward0",
+                   "topk": "TopkBackward0"},
       examples=(E(((3, 4), ints((3, 2), 4)), {"axis": 1}),
                 E(((3, 4), ints((5, 4), 3)), {"axis": 0}),
                 E(((2, 3, 4), ints((2, 3, 6), 4)), {"axis": -1})),

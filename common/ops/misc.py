@@ -34,6 +34,7 @@ defop("Cast", _cast, lambda x, dtype: Spec(x.shape, np.dtype(dtype)), inputs=("x
       examples=(E(((3,),), {"dtype": np.dtype(np.float32)}), E(((2, 2),), {"dtype": np.dtype(np.float64)})),
       grads=(lambda F, g, x_shape: F.cast(g, dtype=F.dtype(x_shape)),))
 defop("Identity", _identity, same, inputs=("x",), fname="identity", torch_name="AliasBackward0",
+      torch_names={"clone": "CloneBackward0"},
       aliases=(0,), algebra=Algebra(passthrough=True),
       examples=UNARY, grads=(lambda F, g: g,))
 defop("StopGradient", _identity, same, inputs=("x",), fname="stop_gradient", examples=UNARY,

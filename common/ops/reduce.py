@@ -119,14 +119,18 @@ def _reduce_size(x, axis=None):
 
 
 defop("Sum", _sum, reduction(_sum_dtype), inputs=("x",), fname="sum", examples=REDUCE,
+      torch_names={"dim": "SumBackward1", "trace": "TraceBackward0"},
       grads=(_sum_grad,))
 defop("Mean", _mean, reduction(_mean_dtype), inputs=("x",), fname="mean", examples=REDUCE,
+      torch_names={"dim": "MeanBackward1"},
       grads=(_mean_grad,))
 defop("Max", _max, reduction(np.dtype), inputs=("x",), fname="max", torch_name="MaxBackward1",
+      torch_names={"dim": "MaxBackward0", "amax": "AmaxBackward0"},
       examples=REDUCE + (E((np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.5]]),), {"axis": 1}),
                          E(((2, 3),), {"axis": 0, "initial": -np.inf})),
       grads=(_extreme_grad,))
 defop("Min", _min, reduction(np.dtype), inputs=("x",), fname="min", torch_name="MinBackward1",
+      torch_names={"dim": "MinBackward0", "amin": "AminBackward0"},
       examples=REDUCE + (E((np.array([[1.0, 1.0, 3.0], [0.5, 2.0, 0.5]]),), {"axis": 1}),),
       grads=(_extreme_grad,))
 defop("ReduceSize", _reduce_size,
@@ -183,6 +187,7 @@ def _prod_grad(F, g, x, out, axis, keepdims):
 
 
 defop("Prod", _prod, reduction(_sum_dtype), inputs=("x",), fname="prod", torch_name="ProdBackward1",
+      torch_names={"all": "ProdBackward0"},
       examples=REDUCE + (E((np.array([[1.5, 0.0, 2.0], [0.0, 0.0, 3.0], [0.5, 2.0, -1.0]]),),
                           {"axis": 1}),),
       grads=(_prod_grad,))

@@ -66,6 +66,15 @@ defop("ReshapeLike", _reshape_like, _like, inputs=("x", "ref"), fname="reshape_l
 # --- reshape family ---------------------------------------------------------------
 
 
+def reshape_size_words(size: int, known: int, inferred: bool) -> str:
+    """TF's sentence for a reshape whose sizes disagree (run time, and build time with a -1):
+    ``size`` values in, ``known`` the product of the requested dims other than -1, ``inferred``
+    whether one dim is -1.  One place for the words the static reshape (its shape rule, the
+    compiler's translation of numpy's error) and ``ReshapeDynamic`` all report."""
+    return (f"Input to reshape is a tensor with {size} values, but the requested shape "
+            + (f"requires a multiple of {known}" if inferred else f"has {known}"))
+
+
 def _reshape_infer(x: Spec, shape) -> Spec:
     shape = tuple(shape)
     if shape.count(-1) > 1:
@@ -79,8 +88,7 @@ def _reshape_infer(x: Spec, shape) -> Spec:
                                  f"into {list(shape)}",
                                  tf="Reshape cannot infer the missing input size for an empty "
                                     "tensor unless all specified input sizes are non-zero"
-                                 if known == 0 else f"Input to reshape is a tensor with {size} "
-                                 f"values, but the requested shape requires a multiple of {known}")
+                                 if known == 0 else reshape_size_words(size, known, True))
             shape = tuple(size // known if d == -1 else d for d in shape)
         elif known != size:
             raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "
@@ -152,6 +160,7 @@ defop("ExpandDims", _expand_dims, _expand_dims_infer, inputs=("x",), fname="expa
 defop("Squeeze", _squeeze, _squeeze_infer, inputs=("x",), fname="squeeze",
       aliases=(0,), algebra=Algebra(reshape=True, same_shape_noop=True),
       torch_name="SqueezeBackward0",
+      torch_names={"dim": "SqueezeBackward1"},
       examples=(E(((1, 3),), {"axis": 0}), E(((2, 1, 3, 1),),), E(((2, 1),), {"axis": -1})),
       grads=(lambda F, g, x_shape: F.reshape_like(g, x_shape),))
 
@@ -207,6 +216,7 @@ def _transpose_expr(x: str, perm=None) -> str:
 defop("Transpose", _transpose, _transpose_infer, inputs=("x",), fname="transpose",
       aliases=(0,), algebra=Algebra(permutes=True), expr=_transpose_expr,
       torch_name="PermuteBackward0",
+      torch_names={"t": "TBackward0", "transpose": "TransposeBackward0"},
       examples=(E(((2, 3),),), E(((2, 3, 4),), {"perm": (1, 2, 0)})),
       grads=(lambda F, g, perm: F.transpose(g, perm=_inverse(perm)),))
 
@@ -356,6 +366,7 @@ defop("Split", _split, _split_infer, inputs=("x",), fname="split", aliases=(0,),
       grads=(lambda F, g, axis: F.concat(*g, axis=axis),))
 defop("SplitV", _split_v, _split_v_infer, inputs=("x",), fname="split_v", aliases=(0,),
       outputs=lambda attrs: len(attrs["sizes"]), torch_name="SplitWithSizesBackward0",
+      torch_names={"split": "SplitBackward0"},
       examples=(E(((4, 3),), {"sizes": (1, 3)}), E(((2, 6),), {"sizes": (2, 0, 4), "axis": 1})),
       grads=(lambda F, g, axis: F.concat(*g, axis=axis),))
 defop("Unpack", _unstack, _unstack_infer, inputs=("x",), fname="unstack", aliases=(0,),
@@ -423,6 +434,12 @@ def _getitem_expr(x: str, *arrays: str, key) -> str | None:
 defop("GetItem", _getitem, _getitem_infer, inputs=("*xs",), fname="getitem",
       aliases=(0,), expr=_getitem_expr,
       torch_name="IndexBackward0",
+      torch_names={"select": "SelectBackward0", "slice": "SliceBackward0",
+                   "unsqueeze": "UnsqueezeBackward0", "alias": "AliasBackward0",
+                   "embedding": "EmbeddingBackward0", "flip": "FlipBackward0",
+                   "index_select": "IndexSelectBackward0",
+                   "masked_select": "MaskedSelectBackward0", "diagonal": "DiagonalBackward0",
+                   "diag": "DiagonalBackward0_copy"},
       examples=(E(((4, 3),), {"key": (1,)}), E(((4, 3),), {"key": (Slice(1, None, 2), -1)}),
                 E(((4, 3), ints((5,), 4)), {"key": (ARRAY,)}),
                 E(((4, 3), ints((2,), 3)), {"key": (FULL, ARRAY)}),
@@ -740,3 +757,63 @@ defop("Where", _where_indices, _where_indices_infer, inputs=("condition",), fnam
       sized_by_values=True,
       examples=(E((np.array([[True, False, True], [False, True, False]]),)),
                 E((np.array([0.0, 1.5, 0.0, -2.0]),))))
+
+
+# --- tf.slice with a begin known only at run time --------------------------------------
+
+def _slice_key(x, begin, size) -> tuple:
+    """The window ``begin[i] : begin[i] + size[i]`` per dim, checked as TF's Slice kernel
+    checks it (``size[i] = -1``: to the end)."""
+    begin = [int(b) for b in np.reshape(begin, -1)]
+    key = []
+    for i, (b, n, dim) in enumerate(zip(begin, size, x.shape)):
+        if not 0 <= b <= dim:
+            raise ShapeError(f"slice begin {begin} is out of range for shape {list(x.shape)}",
+                             tf=f"Expected begin[{i}] in [0, {dim}], but got {b}")
+        n = dim - b if n == -1 else n
+        if not 0 <= n <= dim - b:
+            raise ShapeError(f"slice size {list(size)} at begin {begin} is out of range for "
+                             f"shape {list(x.shape)}",
+                             tf=f"Expected size[{i}] in [0, {dim - b}], but got {n}")
+        key.append(slice(b, b + n))
+    return tuple(key)
+
+
+def _slice_dynamic(x, begin, size):
+    return x[_slice_key(x, begin, size)]
+
+
+def _slice_dynamic_infer(x: Spec, begin: Spec, size) -> Spec:
+    if begin.dtype.kind not in "iu":
+        raise ShapeError(f"slice begin must be integers, got {begin.dtype}")
+    if x.shape is not None and len(size) != len(x.shape):
+        raise ShapeError(f"slice size {list(size)} has {len(size)} entries for a rank-"
+                         f"{len(x.shape)} input", tf=f"Expected size to be a vector of length "
+                         f"{len(x.shape)}, but got {len(size)}")
+    return Spec(tuple(None if n == -1 else int(n) for n in size), x.dtype)
+
+
+def _slice_dynamic_grad_impl(g, x, begin, size):
+    """``g`` placed at the window of a zero array shaped like ``x``."""
+    out = np.zeros(x.shape, g.dtype)
+    out[_slice_key(x, begin, size)] = g
+    return out
+
+
+def _slice_dynamic_grad_infer(g: Spec, x: Spec, begin: Spec, size) -> Spec:
+    return Spec(x.shape, g.dtype)
+
+
+defop("SliceDynamic", _slice_dynamic, _slice_dynamic_infer, inputs=("x", "begin"),
+      fname="slice_dynamic", aliases=(0,), tf_type="Slice", torch_name="SliceBackward0",
+      sized_by_values=True,   # a size of -1 runs to the end: how far depends on begin
+      doc="``x[begin[i] : begin[i] + size[i]]`` per dim, ``begin`` a tensor (TF's Slice).",
+      examples=(E(((4, 6), ints((2,), 2)), {"size": (2, -1)}),
+                E(((4, 6), ints((2,), 2)), {"size": (-1, 2)})),
+      grads=(lambda F, g, x_shape, begin, size: F.slice_dynamic_grad(g, x_shape, begin, size=size),
+             None))
+defop("SliceDynamicGrad", _slice_dynamic_grad_impl, _slice_dynamic_grad_infer,
+      inputs=("g", "x", "begin"), fname="slice_dynamic_grad", shape_only=(1,),
+      doc="The gradient of SliceDynamic: ``g`` in a zero array shaped like ``x``.",
+      examples=(E(((2, 3), (4, 6), ints((2,), 2)), {"size": (2, 3)}),),
+      grads=(lambda F, g, begin, size: F.slice_dynamic(g, begin, size=size), None, None))

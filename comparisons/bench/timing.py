@@ -40,7 +40,7 @@ class Budget:
     warmup_s: float = 0.05         # 0: no warm-up (quick mode)
     warmup_runs: int = 6           # at least this many warm-up runs: a static engine may
     #                                interpret a signature's first runs and compile it later
-    #                                (staticgraph.compiler.COMPILE_AFTER, up to 5), so the
+    #                                (staticgraph.compiler.pipeline.COMPILE_AFTER, up to 5), so the
     #                                samples and the estimate sizing them are compiled code's
 
     @classmethod

@@ -51,7 +51,7 @@ def source(name: str) -> str:
 def run(name: str, inspect=None) -> list[str]:
     """The lines the program prints on staticgraph (in a fresh default graph); ``inspect``,
     if given, is called with that graph once the program has run."""
-    import staticgraph as tf  # noqa: PLC0415
+    import staticgraph as tf  # the programs themselves run on either engine
     tf.reset_default_graph()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

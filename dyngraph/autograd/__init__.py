@@ -6,6 +6,7 @@ The parts, each in its own module (this package only re-exports them)::
     function     Function / FunctionCtx: custom ops with a hand-written backward
     functional   jacobian, hessian, vjp, jvp, hvp, vhp (built on grad)
     gradcheck    gradcheck / gradgradcheck against finite differences
+    variable     Variable: the pre-0.4 wrapper, now returning a Tensor
 
 ``no_grad``, ``enable_grad`` and the anomaly switches live in
 :mod:`dyngraph.grad_mode` and :mod:`dyngraph.anomaly`; they are importable
@@ -17,6 +18,8 @@ from . import functional
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled", "Function", "functional", "gradcheck", "gradgradcheck"]
+           "is_anomaly_enabled", "Function", "functional", "gradcheck", "gradgradcheck",
+           "Variable"]

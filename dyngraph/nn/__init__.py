@@ -1,16 +1,19 @@
 """``torch.nn``: Module and its containers, layers, activations, losses, init, utils."""
 from . import functional, init, utils
-from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, ReLU, ReLU6, Sigmoid, SiLU,
-                         Softmax, Softplus, Tanh)
+from .activation import (ELU, GELU, Hardtanh, LeakyReLU, LogSoftmax, MultiheadAttention, ReLU,
+                         ReLU6, Sigmoid, SiLU, Softmax, Softplus, Tanh)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .layers import (AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d,
                      Conv2d, ConvTranspose2d, Dropout, Embedding, Flatten, LayerNorm, MaxPool1d,
                      MaxPool2d)
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
-from .modules import Identity, Linear, Module, Unflatten
+from .module import Identity, Linear, Module, NonDynamicallyQuantizableLinear, Unflatten
 from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
+from . import modules, parameter  # torch.nn.modules.rnn & co., torch.nn.parameter.Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", "Sequential",
            "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "ReLU", "ReLU6",
@@ -20,4 +23,7 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", 
            "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
            "Flatten", "functional", "init", "utils", "RNNCellBase", "RNNCell", "LSTMCell",
-           "GRUCell", "RNNBase", "RNN", "LSTM", "GRU"]
+           "GRUCell", "RNNBase", "RNN", "LSTM", "GRU", "MultiheadAttention",
+           "NonDynamicallyQuantizableLinear", "Transformer", "TransformerEncoder",
+           "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer", "modules",
+           "parameter"]

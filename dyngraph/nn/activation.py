@@ -1,11 +1,13 @@
 """Activation modules: each holds its options and calls the function in ``nn.functional``."""
 from __future__ import annotations
 
-from .modules import Module
+from .. import creation
+from .module import Module, NonDynamicallyQuantizableLinear, Parameter
 from . import functional as F
+from . import init
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "ELU", "Softplus", "SiLU", "Hardtanh", "Tanh",
-           "Sigmoid", "Softmax", "LogSoftmax"]
+           "Sigmoid", "Softmax", "LogSoftmax", "MultiheadAttention"]
 
 
 class ReLU(Module):
@@ -116,3 +118,94 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     def forward(self, input):
         return F.log_softmax(input, self.dim)
+
+
+class MultiheadAttention(Module):
+    """Attention over ``num_heads`` subspaces of ``embed_dim`` (PyTorch's, parameter for parameter).
+
+    Parameters as PyTorch names them: ``in_proj_weight`` ``(3E, E)`` packed q/k/v (or
+    ``q_proj_weight``/``k_proj_weight``/``v_proj_weight`` when ``kdim``/``vdim`` differ from
+    ``embed_dim``), ``in_proj_bias``, ``out_proj`` (a Linear), ``bias_k``/``bias_v`` with
+    ``add_bias_kv``.  Initialised in PyTorch's order -- ``out_proj``'s own init, then
+    xavier-uniform in-projections, zero biases -- so a seeded construction draws the same
+    numbers.  ``forward`` is ``F.multi_head_attention_forward``; inputs are ``(L, N, E)``, or
+    ``(N, L, E)`` with ``batch_first``.
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device=None, dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        empty = lambda *shape: Parameter(creation.empty(*shape, dtype=dtype))  # noqa: E731
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = empty(embed_dim, embed_dim)
+            self.k_proj_weight = empty(embed_dim, self.kdim)
+            self.v_proj_weight = empty(embed_dim, self.vdim)
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = empty(3 * embed_dim, embed_dim)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        if bias:
+            self.in_proj_bias = empty(3 * embed_dim)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        device=device, dtype=dtype)
+        if add_bias_kv:
+            self.bias_k, self.bias_v = empty(1, 1, embed_dim), empty(1, 1, embed_dim)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights: bool = True,
+                attn_mask=None, average_attn_weights: bool = True, is_causal: bool = False):
+        is_batched = query.dim() == 3
+        if self.batch_first and is_batched:
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {} if self._qkv_same_embed_dim else dict(
+            use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight)
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate)
+        if self.batch_first and is_batched:
+            out = out.transpose(1, 0)
+        return out, weights

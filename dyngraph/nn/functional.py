@@ -21,11 +21,15 @@ from common import REGISTRY, composites
 from .. import functions as _f
 from .. import pointwise as _pw
 from .. import reductions as _reductions
-from ..engine import apply
-from ..functions import OPS, _names, _t
+from ..engine import apply, node_class_for as _node_class_for
+from ..functions import OPS, _t
 from ..selection import where
-from ..node import Node, node_class
+from ..node import Node, node_class  # noqa: F401  (public names of this module since before)
+from ..node import renamed as _named, torch_node as _torch_node
 from ..tensor import make
+from .functional_attention import (_canonical_mask, _none_or_dtype,  # noqa: F401 (torch's names)
+                                   multi_head_attention_forward, scaled_dot_product_attention)
+from . import _reduction
 from .functional_layers import *  # noqa: F403  (the layer functions live there)
 from .functional_layers import __all__ as _layers_all
 
@@ -34,7 +38,7 @@ __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax"
            "cosine_similarity",
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
-           *_layers_all]
+           "scaled_dot_product_attention", "multi_head_attention_forward", *_layers_all]
 
 _R = REGISTRY
 
@@ -66,33 +70,36 @@ def log_softmax(input, dim=None, dtype=None):
     return _f.log_softmax(x, -1 if dim is None else dim)
 
 
+@_torch_node("LeakyReluBackward0")
 def _leaky(input, negative_slope):
     return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(input, negative_slope)),
-                 cls=_names("LeakyReluBackward0"))
+                 cls=_leaky.node)
 
 
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     return _maybe_inplace(_leaky, input, inplace, negative_slope)
 
 
+@_torch_node("EluBackward0")
 def _elu(input, alpha):
     return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(_pw.expm1(input), alpha)),
-                 cls=_names("EluBackward0"))
+                 cls=_elu.node)
 
 
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     return _maybe_inplace(_elu, input, inplace, alpha)
 
 
+@_torch_node("GeluBackward0")
 def gelu(input, approximate: str = "none"):
     """``x * Phi(x)`` (erf form) or PyTorch's tanh approximation."""
     if approximate == "tanh":
         inner = _f.mul(_f.add(input, _f.mul(_f.pow(input, 3), 0.044715)), math.sqrt(2 / math.pi))
-        return _f.mul(_f.mul(input, 0.5), _f.add(_f.tanh(inner), 1.0))
+        return apply(_R["Mul"], (_f.mul(input, 0.5), _f.add(_f.tanh(inner), 1.0)), cls=gelu.node)
     if approximate != "none":
         raise RuntimeError("approximate argument must be either none or tanh.")
     cdf = _f.mul(_f.add(_pw.erf(_f.mul(input, 1 / math.sqrt(2))), 1.0), 0.5)
-    return apply(_R["Mul"], (input, cdf), cls=_names("GeluBackward0"))
+    return apply(_R["Mul"], (input, cdf), cls=gelu.node)
 
 
 def _softplus_stable(x):
@@ -100,29 +107,46 @@ def _softplus_stable(x):
     return apply(_R["Softplus"], (x,))
 
 
+@_torch_node("SoftplusBackward0")
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """``log(1 + exp(beta*x)) / beta``, linear above ``threshold`` (as PyTorch)."""
     bx = _f.mul(input, beta)
     smooth = _f.div(_softplus_stable(bx), beta)
     return apply(_R["Select"], (_f.gt(bx, threshold), input, smooth),
-                 cls=_names("SoftplusBackward0"))
+                 cls=softplus.node)
+
+
+@_torch_node("SiluBackward0")
+def _silu(input):
+    return apply(_R["Mul"], (input, _f.sigmoid(input)), cls=_silu.node)
 
 
 def silu(input, inplace: bool = False):
-    return _maybe_inplace(lambda x: apply(_R["Mul"], (x, _f.sigmoid(x)),
-                                          cls=_names("SiluBackward0")), input, inplace)
+    return _maybe_inplace(_silu, input, inplace)
+
+
+_HARDTANH = _node_class_for(_R["ClipByValue"], "hardtanh")
+
+
+def _hardtanh(input, min_val: float, max_val: float):
+    return apply(_R["ClipByValue"], (input,), {"lo": min_val, "hi": max_val}, cls=_HARDTANH)
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
-    return _maybe_inplace(_f.clamp, input, inplace, min_val, max_val)
+    return _maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
 
 
 def relu6(input, inplace: bool = False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
+@_torch_node(addmm="AddmmBackward0", view="ViewBackward0")
 def linear(input, weight, bias=None):
-    return composites.linear(OPS, input, weight, bias)
+    """PyTorch runs a 2-D input with a bias as one ``addmm``, any other rank as that on the
+    flattened rows and a view back: the last node is named for it (without a bias, the matmul
+    names its own node)."""
+    y = composites.linear(OPS, input, weight, bias)
+    return y if bias is None else _named(y, linear.nodes["addmm" if input.dim() == 2 else "view"])
 
 
 def one_hot(tensor, num_classes: int = -1):
@@ -152,18 +176,6 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
 
 
 # --- losses -------------------------------------------------------------------------------------
-
-
-def _named(loss, name: str):
-    """Name the loss's last node as PyTorch names the whole loss (``MseLossBackward0``...).
-
-    A loss here is several registry ops; its last node computes the last step
-    and is renamed in place (node classes differ only by name).
-    """
-    fn = loss.grad_fn
-    if isinstance(fn, Node):
-        fn.__class__ = node_class(name)
-    return loss
 
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -215,8 +227,12 @@ def _check_targets(input, target, fname: str) -> None:
                          f"batch_size ({target.shape[0]}).")
 
 
-def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+@_torch_node("NllLossBackward0", nd="NllLoss2DBackward0")
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean"):
     """``-input[i, target[i]]`` (times ``weight[target[i]]``); ``mean`` divides by the weights' sum."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _check_targets(input, target, "nll_loss")
     logp = _class_dim_last(input)
@@ -233,11 +249,11 @@ def nll_loss(input, target, weight=None, ignore_index: int = -100, reduction: st
     w = np.ones(classes, logp._data.dtype) if weight is None else weight._data
     wt = make((w[safe._data] * keep).astype(logp._data.dtype))
     losses = _f.mul(picked, wt)
+    cls = nll_loss.nodes["nd"] if input.dim() == 4 else nll_loss.node  # PyTorch's nll_loss2d
     if reduction == "none":
-        return _named(_f.reshape(losses, target.shape), "NllLossBackward0")
+        return _named(_f.reshape(losses, target.shape), cls)
     total = _f.sum(losses)
-    return _named(_f.div(total, float(wt._data.sum())) if reduction == "mean" else total,
-                  "NllLossBackward0")
+    return _named(_f.div(total, float(wt._data.sum())) if reduction == "mean" else total, cls)
 
 
 # ndarray.min()/max() call exactly these reductions, after a Python-level dispatch
@@ -254,10 +270,12 @@ def _holds(labels: np.ndarray, value: int, lo, hi) -> bool:
     return lo <= value <= hi and bool((labels == value).any())
 
 
-def cross_entropy(input, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
-                  label_smoothing: float = 0.0):
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100,
+                  reduce=None, reduction: str = "mean", label_smoothing: float = 0.0):
     """``nll_loss(log_softmax(input))`` for class indices, ``-sum(p * log_softmax)`` for
     probabilities (``weight``, ``ignore_index`` and ``label_smoothing`` as PyTorch)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     fast = (weight is None and not label_smoothing and input.dim() == 2 and target.dim() == 1
             and target._data.dtype == np.int64 and input._data.shape[0] == target._data.shape[0])
@@ -270,9 +288,9 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
             bad = labels[(labels < 0) | (labels >= input._data.shape[1])][0]
             raise IndexError(f"Target {bad} is out of bounds.")
         if reduction == "mean":  # the fused op: one softmax, a short gradient (the common case)
-            return _named(composites.cross_entropy(OPS, input, target), "NllLossBackward0")
+            return _named(composites.cross_entropy(OPS, input, target), nll_loss.node)
         return _named(_reduce(OPS.sparse_softmax_cross_entropy(input, target), reduction),
-                      "NllLossBackward0")
+                      nll_loss.node)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     logp = log_softmax(input, 1 if input.dim() > 1 else 0)
@@ -283,7 +301,7 @@ def cross_entropy(input, target, weight=None, ignore_index: int = -100, reductio
     if input.dim() >= 2 and target.dim() >= 1 and input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target "
                          f"batch_size ({target.shape[0]}).")
-    hard = nll_loss(logp, target, weight, ignore_index, reduction)
+    hard = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if not label_smoothing:
         return hard
     # the smoothing term: -sum_c w_c * logp_c / C per element (ignored targets contribute 0)
@@ -323,23 +341,33 @@ def _soft_cross_entropy(logp, target, weight, reduction, label_smoothing, classe
         shape = [1] * logp.dim()
         shape[1 if logp.dim() > 1 else 0] = classes
         terms = _f.mul(terms, weight.reshape(shape))
-    losses = _f.neg(_f.sum(terms, 1 if logp.dim() > 1 else 0))
-    if reduction == "mean":
-        n = logp.numel() // classes
-        return _f.div(_f.sum(losses), float(n))
-    return _reduce(losses, reduction)
+    # as PyTorch: the sum negated last, then (mean) divided by the row count as a number
+    if reduction == "none":
+        return _f.neg(_f.sum(terms, 1 if logp.dim() > 1 else 0))
+    total = _f.neg(_f.sum(terms))
+    if reduction == "sum":
+        return total
+    return apply(_R["RealDiv"], (total, float(logp.numel() // classes)), cls=_DIV_BY_NUMBER)
 
 
-def mse_loss(input, target, reduction: str = "mean"):
+_DIV_BY_NUMBER = _node_class_for(_R["RealDiv"], "scalar")
+
+
+@_torch_node("MseLossBackward0")
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _size_warning(input, target)
     if reduction == "mean" and target.shape == input.shape:
-        return _named(composites.mse_loss(OPS, input, target), "MseLossBackward0")
+        return _named(composites.mse_loss(OPS, input, target), mse_loss.node)
     d = _f.sub(input, target)
-    return _named(_reduce(_f.mul(d, d), reduction), "MseLossBackward0")
+    return _named(_reduce(_f.mul(d, d), reduction), mse_loss.node)
 
 
-def l1_loss(input, target, reduction: str = "mean"):
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _size_warning(input, target)
     return _reduce(_f.abs(_f.sub(input, target)), reduction)
@@ -350,8 +378,12 @@ def _same_size(input, target, message: str) -> None:
         raise ValueError(message.format(t=target.shape, i=input.shape))
 
 
-def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
+@_torch_node("BinaryCrossEntropyBackward0")
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction: str = "mean"):
     """``-(t log p + (1-t) log(1-p))``, each log clamped at -100 as PyTorch does."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _same_size(input, target, "Using a target size ({t}) that is different to the input size "
                               "({i}) is deprecated. Please ensure they have the same size.")
@@ -362,12 +394,15 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     loss = _f.neg(_f.add(_f.mul(target, log_p), _f.mul(_f.rsub(target, 1.0), log_q)))
     if weight is not None:
         loss = _f.mul(loss, weight)
-    return _named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
+    return _named(_reduce(loss, reduction), binary_cross_entropy.node)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean",
-                                     pos_weight=None):
+@_torch_node("BinaryCrossEntropyWithLogitsBackward0")
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
     """``pos_weight * t * softplus(-x) + (1 - t) * softplus(x)``: BCE(sigmoid(x)), stably."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _same_size(input, target, "Target size ({t}) must be the same as input size ({i})")
     pos = _softplus_stable(_f.neg(input))
@@ -378,44 +413,51 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     loss = _f.add(pos_term, _f.mul(_f.rsub(target, 1.0), neg))
     if weight is not None:
         loss = _f.mul(loss, weight)
-    return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
+    return _named(_reduce(loss, reduction), binary_cross_entropy_with_logits.node)
 
 
-def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
+@_torch_node("SmoothL1LossBackward0")
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0):
     """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
     _check_reduction(reduction)
     _size_warning(input, target)
     d = _f.abs(_f.sub(input, target))
     if beta == 0:
         return _reduce(d, reduction)
     loss = where(_f.lt(d, beta), _f.div(_f.mul(_f.mul(d, d), 0.5), beta), _f.sub(d, 0.5 * beta))
-    return _named(_reduce(loss, reduction), "SmoothL1LossBackward0")
+    return _named(_reduce(loss, reduction), smooth_l1_loss.node)
 
 
+@_torch_node("HuberLossBackward0")
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     """``0.5 d^2`` where ``|d| <= delta``, else ``delta (|d| - 0.5 delta)``."""
     _check_reduction(reduction)
     _size_warning(input, target)
     d = _f.abs(_f.sub(input, target))
     loss = where(_f.le(d, delta), _f.mul(_f.mul(d, d), 0.5), _f.mul(_f.sub(d, 0.5 * delta), delta))
-    return _named(_reduce(loss, reduction), "HuberLossBackward0")
+    return _named(_reduce(loss, reduction), huber_loss.node)
 
 
-def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
+def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean",
+           log_target: bool = False):
     """Pointwise ``target * (log target - input)`` (``input`` holds log-probabilities)."""
-    if reduction not in _REDUCTIONS + ("batchmean",):
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    elif reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if reduction == "mean":
+    elif reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
                       "support size.'batchmean' divides only by the batch size, and aligns with "
                       "the KL div math definition.'mean' will be changed to behave the same as "
                       "'batchmean' in the next major release.", UserWarning, stacklevel=2)
     if log_target:
         loss = _f.mul(_f.exp(target), _f.sub(target, input))
-    else:
+    else:  # PyTorch's ``xlogy(t, t) - t * input``: 0 where t == 0
         t = _t(target)
-        safe_log = _f.log(where(_f.gt(t, 0), t, 1.0))
-        loss = where(_f.gt(t, 0), _f.mul(t, _f.sub(safe_log, input)), 0.0)
+        loss = _f.sub(_pw.xlogy(t, t), _f.mul(t, input))
     if reduction == "batchmean":
         return _f.div(_f.sum(loss), float(input.shape[0]) if input.dim() else 1.0)
     return _reduce(loss, reduction)

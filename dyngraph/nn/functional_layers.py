@@ -25,11 +25,12 @@ from common.ops.conv import check_channels
 from .. import creation
 from ..random import default_generator
 from ..random_kernels import bernoulli_scalar
-from ..engine import apply
+from ..engine import apply, node_class_for
 from ..errors import SizeMismatchError
-from ..functions import OPS, squeeze, unsqueeze
+from ..functions import OPS, mean, squeeze, unsqueeze
 from ..selection import where
 from ..grad_mode import no_grad
+from ..node import renamed, torch_node
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
            "avg_pool2d", "adaptive_avg_pool2d", "dropout", "batch_norm", "layer_norm",
@@ -71,8 +72,15 @@ def _check_conv_input(input, weight, groups, name, rank):
         raise SizeMismatchError(e.torch) from None
 
 
+_CONVOLUTION = node_class_for(_R["Conv2D"])
+
+
 def _add_bias(y, bias):
-    return y if bias is None else y + bias.reshape((1, -1) + (1,) * (y.dim() - 2))
+    """``y`` plus the per-channel bias: part of the convolution's own node in PyTorch, so the
+    addition's node takes the convolution's name (``ConvolutionBackward0``)."""
+    if bias is None:
+        return y
+    return renamed(y + bias.reshape((1, -1) + (1,) * (y.dim() - 2)), _CONVOLUTION)
 
 
 def _batched(fn, input, rank):
@@ -95,9 +103,11 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-d convolution of NCL ``input``: a 2-d one over a height of one (as TF does it)."""
     _check_conv_input(input, weight, groups, "conv1d", 3)
     pad = padding if isinstance(padding, str) else (0, _pair(padding)[0])
-    return _batched(lambda x: squeeze(conv2d(unsqueeze(x, 2), unsqueeze(weight, 2), bias,
-                                             (1, _pair(stride)[0]), pad, (1, _pair(dilation)[0]),
-                                             groups), 2), input, 3)
+    def run(x):  # a conv2d over a height of 1: one convolution node in PyTorch
+        y = conv2d(unsqueeze(x, 2), unsqueeze(weight, 2), bias, (1, _pair(stride)[0]), pad,
+                   (1, _pair(dilation)[0]), groups)
+        return renamed(squeeze(y, 2), _CONVOLUTION)
+    return _batched(run, input, 3)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -183,22 +193,42 @@ def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed output size (``None`` keeps that input size)."""
     sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     out = tuple(input.shape[-2 + i] if o is None else int(o) for i, o in enumerate(sizes))
+    if out == (1, 1):  # global average pooling: a mean, as PyTorch computes (and names) it
+        return mean(input, (-2, -1), True)
     return layers.adaptive_avg_pool2d(OPS, input, out)
 
 
 # --- dropout ----------------------------------------------------------------------------------
 
-def dropout_mask(shape: tuple, p: float, dtype) -> np.ndarray:
+def dropout_mask(shape: tuple, p: float, dtype, like: np.ndarray | None = None) -> np.ndarray:
     """The engine's one random draw for dropout: ``0`` with probability ``p``, else ``1/(1-p)``.
 
     PyTorch's ``noise = empty_like(input).bernoulli_(1 - p); noise.div_(1 - p)`` on the
     default generator (``torch.manual_seed`` seeds it; ``dyngraph.random``); ``p == 1``
-    draws nothing.
+    draws nothing.  ``empty_like`` keeps the layout of a dense input whose dims are permuted
+    (a transposed view), and ``bernoulli_`` fills memory in order: so the draws land in
+    ``like``'s memory order, not in its index order.
     """
     if p == 1:
         return np.zeros(shape, dtype)
-    keep = bernoulli_scalar(default_generator, int(np.prod(shape)), 1 - p).reshape(shape)
+    perm = _memory_order(like) if like is not None else None
+    if perm is None:
+        keep = bernoulli_scalar(default_generator, int(np.prod(shape)), 1 - p).reshape(shape)
+    else:
+        stored = tuple(shape[i] for i in perm)
+        keep = bernoulli_scalar(default_generator, int(np.prod(shape)), 1 - p).reshape(stored)
+        keep = keep.transpose(np.argsort(perm))
     return keep.astype(dtype) / np.asarray(1 - p, dtype)
+
+
+def _memory_order(a: np.ndarray) -> list[int] | None:
+    """The dims of ``a`` from outermost to innermost in memory, when ``a`` is a dense array
+    with permuted dims (not C-contiguous); ``None`` when index order is memory order or
+    ``a`` is not dense (a slice: PyTorch then allocates contiguously)."""
+    if a.flags.c_contiguous or a.ndim < 2:
+        return None
+    perm = sorted(range(a.ndim), key=lambda i: -a.strides[i])
+    return perm if a.transpose(perm).flags.c_contiguous else None
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
@@ -207,7 +237,7 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    mask = dropout_mask(input.shape, p, input.np_dtype)
+    mask = dropout_mask(input.shape, p, input.np_dtype, input._data)
     if inplace:
         return input.mul_(creation.as_tensor(mask))
     return layers.dropout(OPS, input, mask)
@@ -219,6 +249,7 @@ def _stat_shape(input) -> tuple:
     return (1, -1) + (1,) * (input.dim() - 2)
 
 
+@torch_node("NativeBatchNormBackward0")
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Normalise per channel (dim 1); in training also update the running statistics.
@@ -234,8 +265,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     w = None if weight is None else weight.reshape(shape)
     b = None if bias is None else bias.reshape(shape)
     if not training:
-        return layers.normalize(OPS, input, running_mean.reshape(shape), running_var.reshape(shape),
-                                b, w, eps)
+        return renamed(layers.normalize(OPS, input, running_mean.reshape(shape),
+                                        running_var.reshape(shape), b, w, eps), batch_norm.node)
     axes = (0,) + tuple(range(2, input.dim()))
     n = input.numel() // c
     if n <= 1:
@@ -246,16 +277,17 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         with no_grad():
             running_mean.mul_(1 - momentum).add_(mean.reshape(-1).detach() * momentum)
             running_var.mul_(1 - momentum).add_(var.reshape(-1).detach() * (momentum * n / (n - 1)))
-    return y
+    return renamed(y, batch_norm.node)
 
 
+@torch_node("NativeLayerNormBackward0")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing ``normalized_shape`` dims."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[-len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
-    return layers.layer_norm(OPS, input, len(shape), weight, bias, eps)
+    return renamed(layers.layer_norm(OPS, input, len(shape), weight, bias, eps), layer_norm.node)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -268,7 +300,10 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if padding_idx is not None and out.requires_grad:
         padding_idx = padding_idx % weight.shape[0]
         out = where(creation.as_tensor((ids != padding_idx)[..., None]), out, out.detach())
-    return out
+    return renamed(out, _EMBEDDING)
+
+
+_EMBEDDING = node_class_for(REGISTRY["GetItem"], "embedding")
 
 
 _PAD_MODES = {"reflect": "REFLECT", "replicate": "EDGE", "circular": "WRAP"}

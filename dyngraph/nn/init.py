@@ -25,7 +25,7 @@ from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_"]
+           "kaiming_normal_", "orthogonal_", "dirac_", "sparse_"]
 
 
 def _fill(tensor: Tensor, values) -> Tensor:
@@ -40,7 +40,7 @@ def calculate_gain(nonlinearity: str, param=None) -> float:
     linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
               "conv_transpose3d", "sigmoid")
     if nonlinearity in linear:
-        return 1.0
+        return 1  # an int, as PyTorch returns it
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
@@ -141,6 +141,38 @@ def eye_(tensor: Tensor) -> Tensor:
     return _fill(tensor, np.eye(*tensor.shape))
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """A convolution kernel that passes its input through: within each of ``groups``, output
+    channel ``d`` is a delta at the kernel's centre on input channel ``d``."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    values = np.zeros(tensor.shape, tensor._data.dtype)
+    centre = tuple(size // 2 for size in sizes[2:])
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Normal values with ``ceil(sparsity * rows)`` zeros in each column (Martens, 2010).
+
+    As in PyTorch, ``generator`` draws the values but each column's zero rows come from
+    ``randperm(rows)`` on the default generator."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    values = normal_(tensor, 0.0, std, generator)._data.copy()
+    for col in range(cols):
+        values[random.randperm(rows)._data[:num_zeros], col] = 0
+    return _fill(tensor, values)
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """Uniform on +-gain*sqrt(6/(fan_in+fan_out)) (Glorot & Bengio)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -158,6 +190,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
     """Uniform on +-gain*sqrt(3/fan) (He et al.); Linear's default uses ``a=sqrt(5)``."""
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     bound = math.sqrt(3.0) * std
@@ -167,6 +200,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator=None) -> Tensor:
     if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=2)
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)

@@ -18,7 +18,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional_layers as FL
 from . import init
-from .modules import Module, Parameter
+from .module import Module, Parameter
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool2d", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
@@ -263,13 +263,13 @@ class BatchNorm2d(_BatchNorm):
 
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True):
+                 bias: bool = True, device=None, dtype=None):
         super().__init__()
         self.normalized_shape = _tuple(normalized_shape, 1)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = Parameter(creation.ones(*self.normalized_shape)) if elementwise_affine else None
-        self.bias = (Parameter(creation.zeros(*self.normalized_shape))
-                     if elementwise_affine and bias else None)
+        shape, kw = self.normalized_shape, dict(dtype=dtype, device=device)
+        self.weight = Parameter(creation.ones(*shape, **kw)) if elementwise_affine else None
+        self.bias = Parameter(creation.zeros(*shape, **kw)) if elementwise_affine and bias else None
 
     def forward(self, input: Tensor) -> Tensor:
         return FL.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)

@@ -1,22 +1,28 @@
 """Loss modules: each stores its options (``reduction=``...) and calls ``nn.functional``."""
 from __future__ import annotations
 
-from .modules import Module
+from .module import Module
 from . import functional as F
+from . import _reduction
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCELoss", "BCEWithLogitsLoss",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 
 
 class _Loss(Module):
-    def __init__(self, reduction: str = "mean"):
+    """A loss module's options: ``reduction``, or the legacy ``size_average`` / ``reduce`` pair
+    resolved to one (with PyTorch's deprecation warning)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _reduction.legacy_get_string(size_average, reduce)
         self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, reduction: str = "mean"):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
@@ -25,68 +31,64 @@ class CrossEntropyLoss(_WeightedLoss):
 
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0):
-        super().__init__(weight, reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
-                               self.label_smoothing)
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean"):
-        super().__init__(weight, reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
-        return F.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
 
 
 class MSELoss(_Loss):
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
-        super().__init__(reduction)
-
     def forward(self, input, target):
-        return F.mse_loss(input, target, self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
-class L1Loss(MSELoss):
+class L1Loss(_Loss):
     def forward(self, input, target):
-        return F.l1_loss(input, target, self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
-        super().__init__(weight, reduction)
-
     def forward(self, input, target):
-        return F.binary_cross_entropy(input, target, self.weight, self.reduction)
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
                  pos_weight=None):
-        super().__init__(weight, reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
-        return F.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction,
-                                                  self.pos_weight)
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
 
 
 class SmoothL1Loss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean", beta: float = 1.0):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input, target):
-        return F.smooth_l1_loss(input, target, self.reduction, self.beta)
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class HuberLoss(_Loss):
     def __init__(self, reduction: str = "mean", delta: float = 1.0):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input, target):
@@ -96,8 +98,8 @@ class HuberLoss(_Loss):
 class KLDivLoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
                  log_target: bool = False):
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
     def forward(self, input, target):
-        return F.kl_div(input, target, self.reduction, self.log_target)
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -1,6 +1,6 @@
 """``torch.nn.parameter``: Parameter, the tensor a Module registers as one of its weights.
 
-Its own module, as in PyTorch, below both its users: :mod:`dyngraph.nn.modules`
+Its own module, as in PyTorch, below both its users: :mod:`dyngraph.nn.module`
 (assigning one registers it) and :mod:`dyngraph.serialization` (``load``
 rebuilds the Parameters ``save`` wrote).
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import get_default_dtype
 from ..printing import tensor_repr
 from ..tensor import Tensor, init_slots, make
 
@@ -21,7 +22,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         t = object.__new__(cls)
-        init_slots(t, np.zeros(0, np.float32) if data is None else data._data, False, None)
+        init_slots(t, np.zeros(0, get_default_dtype().np) if data is None else data._data, False, None)
         t.requires_grad = requires_grad
         return t
 

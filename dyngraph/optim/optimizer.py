@@ -66,6 +66,15 @@ class Optimizer:
     """Base class: subclasses give ``defaults`` and ``_update(data, grad, state, group)``,
     which returns the parameter's new array and the state entries it changes (new arrays)."""
 
+    # State entries that are 0-dim numbers rather than arrays shaped like the parameter
+    # (``step`` everywhere; ASGD's ``eta``/``mu``, NAdam's ``mu_product``): what a loaded
+    # state dict must hold under those keys.
+    _scalar_state: tuple[str, ...] = ("step",)
+    # PyTorch's words for what ``capturable=True`` needs on a supported device, and which
+    # devices those are (its CPU refusal, raised by ``step``).
+    _capturable_subject = "params and state_steps"
+    _capturable_devices = ("cuda", "xpu", "hpu", "privateuseone", "xla")
+
     def __init__(self, params: Iterable, defaults: dict):
         self.defaults = defaults
         self.state: dict = {}
@@ -82,11 +91,29 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict) -> None:
-        """Add a group; options it does not set come from the optimizer's defaults."""
+        """Add a group; options it does not set come from the optimizer's defaults.
+
+        Its parameters may come with names (``model.named_parameters()``, PyTorch 2.6+): then
+        the group keeps them as ``param_names``, and every group must have them."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         params = param_group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. "
+                            "Please use a list instead.")
         params = [params] if isinstance(params, Tensor) else list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            params = [p[1] for p in params]
+        for group in self.param_groups:
+            if ("param_names" in group) != bool(names):
+                raise ValueError(f"all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {'with' if names else 'without'} names "
+                                 f"to the optimizer")
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
@@ -98,6 +125,8 @@ class Optimizer:
                           "future, this will cause an error; see github.com/pytorch/pytorch/issues/"
                           "40967 for more information", UserWarning, stacklevel=3)
         group = dict(param_group, params=params)  # the group's own options first, as PyTorch
+        if names:
+            group["param_names"] = names
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required "
@@ -146,6 +175,8 @@ class Optimizer:
         a gradient, computed without changing anything."""
         new: dict = {}
         for group in self.param_groups:
+            if group.get("capturable") or group.get("differentiable"):
+                self._refuse_flags(group)
             for p in group["params"]:
                 if p.grad is None:
                     continue
@@ -161,6 +192,19 @@ class Optimizer:
                     data, changes = self._update(done[0], g, state, group)
                     new[p] = [data, {**done[1], **changes}, done[2] + 1]
         return new
+
+    def _refuse_flags(self, group: dict) -> None:
+        """What PyTorch's CPU step does with these flags, before anything changes:
+        ``capturable`` (CUDA graphs) is refused for CPU parameters, and ``differentiable``
+        runs the update under autograd, where changing a leaf that requires grad in place
+        is an error.  Only parameters with a gradient are looked at, as PyTorch."""
+        with_grad = [p for p in group["params"] if p.grad is not None]
+        if group.get("capturable") and with_grad:
+            raise AssertionError(f"If capturable=True, {self._capturable_subject} must be on "
+                                 f"supported devices: {list(self._capturable_devices)}.")
+        if group.get("differentiable") and any(p.requires_grad for p in with_grad):
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
 
     def _update(self, data: np.ndarray, g: np.ndarray, state: dict, group: dict) -> tuple:
         """``(new data, {state key: new value})`` for a parameter holding ``data`` with gradient
@@ -208,7 +252,7 @@ class Optimizer:
         for key, values in saved_state.items():
             index = _parameter_index(key)
             if index in by_index:
-                state[by_index[index]] = _restored_state(values, by_index[index], index)
+                state[by_index[index]] = self._restored_state(values, by_index[index], index)
         options = [_saved_options(mine, saved, i)
                    for i, (mine, saved) in enumerate(zip(self.param_groups, groups))]
         for i, (mine, saved) in enumerate(zip(self.param_groups, options)):
@@ -216,6 +260,17 @@ class Optimizer:
         for mine, saved in zip(self.param_groups, options):   # everything checked: apply
             mine.update(saved)
         self.state = state
+
+    def _restored_state(self, values, p: Tensor, index: int) -> dict:
+        """Parameter ``index``'s saved state as this optimizer keeps it: ``step`` a float32
+        count, the other scalar entries 0-dim tensors and every other entry a tensor of the
+        parameter's shape, each cast to its dtype (as PyTorch casts) in its own memory."""
+        if not isinstance(values, dict):
+            raise ValueError(f"loaded state dict: the state of parameter {index} is a "
+                             f"{type(values).__name__}, not a dict")
+        return {key: _restored_step(value, index) if key == "step" else
+                _restored_scalar(key, value, p, index) if key in self._scalar_state else
+                _restored_buffer(key, value, p, index) for key, value in values.items()}
 
     def _check_options(self, options: dict, i: int) -> None:
         """The constructor's own checks on group ``i``'s loaded options (a beta of 1.0 or a
@@ -276,16 +331,6 @@ def _parameter_index(key) -> int | None:
     raise ValueError(f"loaded state dict's state key {key!r} is not a parameter index")
 
 
-def _restored_state(values, p: Tensor, index: int) -> dict:
-    """Parameter ``index``'s saved state as this optimizer keeps it: ``step`` a float32
-    count, every other entry a tensor of the parameter's shape and dtype, in its own memory."""
-    if not isinstance(values, dict):
-        raise ValueError(f"loaded state dict: the state of parameter {index} is a "
-                         f"{type(values).__name__}, not a dict")
-    return {key: _restored_step(value, index) if key == "step" else
-            _restored_buffer(key, value, p, index) for key, value in values.items()}
-
-
 def _restored_step(value, index: int) -> Tensor:
     """``step`` as a float32 0-dim tensor (PyTorch keeps it so), once it is a count."""
     number = value._data if isinstance(value, Tensor) else value
@@ -296,6 +341,17 @@ def _restored_step(value, index: int) -> Tensor:
         raise ValueError(f"loaded state dict has step {value!r} for parameter {index}; expected "
                          f"a whole number of steps, at least 0")
     return make(np.array(number, np.float32))
+
+
+def _restored_scalar(key, value, p: Tensor, index: int) -> Tensor:
+    """A 0-dim state entry (ASGD's ``eta``, NAdam's ``mu_product``) in ``p``'s dtype."""
+    number = value._data if isinstance(value, Tensor) else value
+    if isinstance(number, np.ndarray) and number.size == 1:
+        number = number.reshape(())[()]
+    if not isinstance(number, numbers.Real) or isinstance(number, (bool, np.bool_)):
+        raise ValueError(f"loaded state dict has {key} {value!r} for parameter {index}; "
+                         f"expected a number")
+    return make(np.array(number, dtype=p.np_dtype))
 
 
 def _restored_buffer(key, value, p: Tensor, index: int) -> Tensor:
@@ -324,7 +380,9 @@ def _saved_options(mine: dict, saved: dict, i: int) -> dict:
 
 def _same_kind(mine, saved) -> bool:
     """Whether option value ``saved`` can stand where ``mine`` does."""
-    if isinstance(mine, bool) or mine is None:           # flags; foreach=None may become True
+    if mine is None:     # foreach=None may become True, LBFGS's line_search_fn a name
+        return isinstance(saved, (bool, str)) or saved is None
+    if isinstance(mine, bool):
         return isinstance(saved, bool) or saved is None
     if isinstance(mine, numbers.Real):
         return isinstance(saved, numbers.Real) and not isinstance(saved, bool)

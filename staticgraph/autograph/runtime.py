@@ -18,23 +18,20 @@ afterwards the helper raises :class:`AutoGraphError` saying what to write.
 from __future__ import annotations
 
 import builtins
-import functools
-import sysconfig
-import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from common import REGISTRY
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, convert_to_tensor
 from ..control.control_flow import cond, while_loop
 from ..framework.graph import SubGraph, Tensor, get_default_graph
 from ..ops.core_ops import cast, logical_and, logical_not, logical_or
 
 __all__ = ["AutoGraphError", "LoopTypeChangedError", "UNDEFINED", "ld", "while_stmt", "if_stmt", "for_range", "for_stmt",
-           "py_test", "is_symbolic", "and_", "or_", "not_", "call"]
+           "py_test", "is_symbolic", "and_", "or_", "not_"]
 
 
 class AutoGraphError(ValueError):
@@ -101,38 +98,6 @@ def py_test(value: Any, reason: str, where: str, loop: bool = False) -> Any:
         raise AutoGraphError(f"{where}: this statement's condition is a tensor, so it would have "
                              f"to become graph control flow, but {reason}.")
     return value
-
-
-# --- calls: user functions called from converted code are converted too ----------------------
-
-_LIBRARIES = ("staticgraph", "dyngraph", "common", "numpy", "networkx")
-
-
-@functools.cache
-def _installed() -> tuple[str, ...]:
-    """Where the standard library and installed packages live.
-
-    Asked on first use, not at import: expanding sysconfig's path templates costs ~10 ms,
-    more than the rest of autograph's import.
-    """
-    paths = sysconfig.get_paths()
-    return tuple({paths[k] for k in ("stdlib", "purelib", "platlib")})
-
-
-def _user_function(f: Any) -> bool:
-    return (isinstance(f, types.FunctionType) and f.__name__ != "<lambda>"
-            and (f.__module__ or "").partition(".")[0] not in _LIBRARIES
-            and not f.__code__.co_filename.startswith(_installed()))
-
-
-def call(f: Callable, *args: Any, **kwargs: Any) -> Any:
-    """``f(*args, **kwargs)``, with ``f`` converted first if it is the user's own function."""
-    from . import convert
-    if _user_function(f):
-        f = convert(f, quiet=True)
-    elif isinstance(f, types.MethodType) and _user_function(f.__func__):
-        f = types.MethodType(convert(f.__func__, quiet=True), f.__self__)
-    return f(*args, **kwargs)
 
 
 # --- and / or / not in a converted test -------------------------------------------------------

@@ -16,29 +16,33 @@ steady loop of ``run`` calls does no graph work.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
-from ..compiler import Executable, PassConfig, compile_plan
-from ..framework.graph import Graph, Operation, Tensor, get_default_graph
+from ..compiler.passes.manager import PassConfig
+from ..compiler.pipeline import Executable, compile_plan
+from ..framework.graph import (Graph, Operation, Tensor, default_session, get_default_graph,
+                               get_default_session, session_stack as _session_stack)
 from ..framework.kinds import SessionState, intra_op_threads
-from ..nest import flatten_with_rebuild
+from ..util.nest import flatten_dict_items, flatten_with_rebuild
 
-__all__ = ["Session", "InteractiveSession", "get_default_session", "default_session"]
+__all__ = ["Session", "InteractiveSession", "get_default_session", "default_session",
+           "register_target", "SCHEDULER_SCHEMES"]
 
-_session_stack: list["Session"] = []
+SCHEDULER_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
+"""The dask scheduler addresses a ``target`` may be (``client/targets.py``,
+``distributed.is_dask_target``)."""
+
+_TARGETS: list[Callable[[Any], "type[Session] | None"]] = []
+"""For a non-empty ``target``: the Session class it asks for, or None (not this kind of
+target).  Filled by :func:`register_target` (``client/targets.py``: dask targets)."""
 
 
-def get_default_session() -> "Session | None":
-    return _session_stack[-1] if _session_stack else None
-
-
-def default_session() -> "Session":
-    if not _session_stack:
-        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
-                         "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
-    return _session_stack[-1]
+def register_target(session_class: Callable[[Any], "type[Session] | None"]) -> None:
+    """Let ``Session(target=...)`` make ``session_class(target)``'s Session when it is not None
+    (the classes live above this module: they subclass Session)."""
+    _TARGETS.append(session_class)
 
 
 def _fetch_key(fetches: Any) -> Any:
@@ -142,10 +146,11 @@ class Session:
     """
 
     def __new__(cls, target: Any = "", graph: Graph | None = None, config=None):
-        if cls is Session and target and (not isinstance(target, str) or target.startswith(
-                ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://"))):
-            from .distributed import DistributedSession   # dask is imported only when asked for
-            return super().__new__(DistributedSession)
+        if cls is Session and target:
+            for session_class in _TARGETS:
+                found = session_class(target)
+                if found is not None:
+                    return super().__new__(found)
         return super().__new__(cls)
 
     def __init__(self, target: str = "", graph: Graph | None = None, config=None):
@@ -195,6 +200,8 @@ class Session:
             self._cache.clear()
             self._fast.clear()
             self._version = self.graph.version
+        if feed_dict and any(k.__class__ is not Tensor and isinstance(k, tuple) for k in feed_dict):
+            feed_dict = flatten_dict_items(feed_dict)   # keyed by a structure of tensors
         key = (_run_key(fetches), tuple(feed_dict) if feed_dict else ())
         c = self._cache.get(key)
         if c is None:

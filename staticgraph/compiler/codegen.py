@@ -58,14 +58,18 @@ class Generated:
         self.env = env or {}        # the bound names (constants, kernels) the source reads
 
 
-def _result(name: str | None, rank: int | None, copy: bool) -> str:
-    """A fetched value as TF returns it: 0-d results become numpy scalars; state is copied."""
+def _result(name: str | None, rank: int | None, mode: str | None) -> str:
+    """A fetched value as TF returns it: 0-d results become numpy scalars; what may be state,
+    a constant or a fed array is copied, a possible view made a fresh array (``mode``: see
+    ``compiler.pipeline._fetch_mode``)."""
     if name is None:
         return "None"
     if rank == 0:
         return f"{name}[()]"
-    if copy:
+    if mode == "copy":
         return f"_scalarize({name}.copy())"
+    if mode == "own":
+        return f"_own({name})"
     return name if rank is not None else f"_scalarize({name})"
 
 
@@ -73,8 +77,19 @@ def _result(name: str | None, rank: int | None, copy: bool) -> str:
 _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 
 
-def _scalarize(v):
+def scalarize(v):
     return v[()] if getattr(v, "ndim", 1) == 0 else v
+
+
+def own_result(v):
+    """``v`` as a fresh fetch: itself when writable and C-contiguous, else a C-order copy
+    (a value that is no array -- a loop's trace, a resource -- as it is)."""
+    if not isinstance(v, np.ndarray):
+        return v
+    if v.ndim == 0:
+        return v[()]
+    flags = v.flags
+    return v if flags.writeable and flags.c_contiguous else v.copy()
 
 
 def _guard(i: int, conv) -> str:
@@ -110,21 +125,22 @@ def _known_handle(step, plan: Plan):
 
 
 def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple",
-             copies: list[bool] | None = None, guards: list | None = None,
+             copies: list[str | None] | None = None, guards: list | None = None,
              alloc: Allocation | None = None, rollback: Rollback | None = None) -> Generated:
     """Compile ``plan`` into a function of the fed values.
 
     ``container``: ``"single"`` returns the one fetched value, ``"list"``/``"tuple"``
-    return the values in that container.  ``copies`` marks fetches whose value
-    is session state (a variable's array): the caller gets a copy, so mutating it
-    cannot change the variable.  ``guards`` (one converter per feed, with
+    return the values in that container.  ``copies`` says per fetch how the caller gets it
+    (``compiler.pipeline._fetch_mode``: ``"copy"`` for state, constants and fed arrays,
+    ``"own"`` for possible views), so mutating it cannot change a variable, a constant or a later run.  ``guards`` (one converter per feed, with
     ``.dtype``/``.shape``) validate fed values inline (see :func:`_guard`).
     ``alloc`` (from :func:`~.passes.liveness.allocate`) names, reuses and releases locals.
     ``rollback`` (a plan that writes variables): a run that raises puts them back.
     """
     names = alloc.names if alloc is not None else {s: f"v{s}" for s in plan.slot_of.values()}
     em = Emitter("plan")
-    em.bind("_scalarize", _scalarize)
+    em.bind("_scalarize", scalarize)
+    em.bind("_own", own_result)
     em.bind("_ndarray", np.ndarray)
     params = [f"v{i}" for i in range(len(plan.feeds))]
     for i, conv in enumerate(guards or []):
@@ -174,7 +190,7 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
         op = plan.steps[k].op
         add((f"    f{k}.commit(_p{k}, _before)  {comment(op)}",
              (op, [f"_p{k}"])))
-    copies = copies or [False] * len(fetch_ranks)
+    copies = copies or [None] * len(fetch_ranks)
     results = [_result(None if s is None else names[s], r, c)
                for s, r, c in zip(plan.fetches, fetch_ranks, copies)]
     if container == "single":

@@ -23,9 +23,11 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from common.ops.shape import reshape_size_words
 from common.shapes import fmt_shape
 
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError, OpError
+from ..framework.error_text import at_node, tf_shape
 from ..framework.graph import Operation
 from .rollback import Rollback
 
@@ -98,7 +100,6 @@ class Emitter:
         source = "\n".join(t for t, _ in final) + "\n"
         env = dict(self.env)
         if guarded:
-            from ..errors import OpError  # noqa: PLC0415  (only guarded kernels name it)
             env["_OpError"] = OpError
             env["_fail"] = _Fail(filename, line_step, env, inside)
         exec(compile(source, filename, "exec"), env)
@@ -138,15 +139,22 @@ _OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis \d+ with s
 _RESHAPE = re.compile(r"cannot reshape array of size (\d+) into shape \((.*)\)")
 
 
-def _tf_words(err: BaseException, inputs: list) -> str:
+_MATMULS = frozenset({"MatMul", "BatchMatMul", "BatchMatMulV2"})
+
+
+def _tf_words(err: BaseException, op_type: str, inputs: list) -> str:
     """TF's sentence for a numpy failure TF reports in its own words ('' if none applies)."""
     text = str(err)
     if getattr(err, "tf", None):           # an op's own failure, already in TF's words
         return err.tf
+    shapes = [tf_shape(x.shape) for x in inputs if hasattr(x, "shape")]
+    if op_type in _MATMULS and len(shapes) == 2:
+        if text.startswith("matmul: Input operand"):      # numpy's gufunc: inner dims differ
+            return f"Matrix size-incompatible: In[0]: {shapes[0]}, In[1]: {shapes[1]}"
+        if "could not be broadcast" in text:
+            return f"In[0] and In[1] must have compatible batch dimensions: {shapes[0]} vs. {shapes[1]}"
     if "could not be broadcast" in text:
-        dims = [getattr(x, "shape", None) for x in inputs]
-        return "Incompatible shapes: " + " vs. ".join(
-            "[" + ",".join(map(str, d)) + "]" for d in dims if d is not None)
+        return "Incompatible shapes: " + " vs. ".join(shapes)
     m = _OUT_OF_BOUNDS.search(text)
     if m and isinstance(err, IndexError):
         bad, size = int(m.group(1)), int(m.group(2))
@@ -160,11 +168,7 @@ def _tf_words(err: BaseException, inputs: list) -> str:
         dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
         known = [int(d) for d in dims if d.lstrip("-").isdigit() and int(d) >= 0]
         wanted = int(np.prod(known)) if known else 1
-        if len(known) < len(dims):
-            return (f"Input to reshape is a tensor with {m.group(1)} values, but the requested "
-                    f"shape requires a multiple of {wanted}")
-        return (f"Input to reshape is a tensor with {m.group(1)} values, but the requested shape "
-                f"has {wanted}")
+        return reshape_size_words(int(m.group(1)), wanted, len(known) < len(dims))
     return ""
 
 
@@ -190,9 +194,9 @@ def explain(err: BaseException, op: Operation, inputs: list,
     (the same text whichever tier ran the step: generated code or the interpreter)."""
     shapes = ", ".join(fmt_shape(getattr(x, "shape", None)) for x in inputs)
     inside = f", inside {owner.type} '{owner.name}'" if owner is not None else ""
-    lead = _tf_words(err, inputs)          # TF's words first (a search finds TF's answers)
+    lead = _tf_words(err, op.type, inputs)     # TF's words first (a search finds TF's answers)
     if lead:
-        lead += f"\n\t [[{{{{node {op.name}}}}}]]\n"
+        lead = at_node(lead, op.name) + "\n"
     return InvalidArgumentError(
         None, op, f"{lead}{type(err).__name__}: {err}\n  in node '{op.name}' ({op.type}) with input "
                   f"shapes: {shapes}{inside}\n  created at {op.site}")

@@ -18,12 +18,12 @@ must match bit for bit), in the same order, with the same feed checks, fetch cop
 error messages; it only never writes a buffer in place.
 
     >>> import numpy as np, staticgraph as tf, staticgraph.compiler
-    >>> staticgraph.compiler.COMPILE_AFTER = 2
+    >>> staticgraph.compiler.pipeline.COMPILE_AFTER = 2
     >>> x = tf.placeholder(tf.float32, shape=(2,))
     >>> with tf.Session() as s:
     ...     s.run(x * 2.0, {x: np.ones(2, np.float32)})     # interpreted
     array([2., 2.], dtype=float32)
-    >>> staticgraph.compiler.COMPILE_AFTER = 0
+    >>> staticgraph.compiler.pipeline.COMPILE_AFTER = 0
 """
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
+from .codegen import own_result, scalarize
 from .emit import explain
 from .plan import Plan
 
@@ -52,7 +53,7 @@ class Interpreted:
 
 
 def prepare(plan: Plan, fetch_ranks: Sequence[int | None], container: str = "tuple",
-            copies: Sequence[bool] | None = None, guards: Sequence | None = None) -> Interpreted:
+            copies: Sequence[str | None] | None = None, guards: Sequence | None = None) -> Interpreted:
     """Lay ``plan`` out for :func:`run` (arguments as for :func:`.codegen.generate`).
 
     A slot is forgotten right after the last step reading it, so intermediates are released
@@ -82,7 +83,7 @@ def prepare(plan: Plan, fetch_ranks: Sequence[int | None], container: str = "tup
     for s, value in plan.consts.items():
         if s is not None:   # (a fed constant: the fed value wins)
             template[s] = value
-    copies = copies or [False] * len(fetch_ranks)
+    copies = copies or [None] * len(fetch_ranks)
     results = tuple((s, r, c) for s, r, c in zip(plan.fetches, fetch_ranks, copies))
     checks = tuple(_check(conv) for conv in guards) if guards else ()
     return Interpreted(tuple(steps), template, fixed, checks, results, container)
@@ -113,10 +114,6 @@ def _admit(value: Any, check: tuple) -> Any:
     return value
 
 
-def _scalarize(v):
-    return v[()] if getattr(v, "ndim", 1) == 0 else v
-
-
 def _steps(prog: Interpreted, v: list) -> None:
     """The loop itself (kept apart: :func:`failure` finds a failing step in its frame)."""
     for op, kernel, ins, out, many, dead in prog.steps:
@@ -139,9 +136,10 @@ def run(prog: Interpreted, fed: tuple) -> Any:
     _steps(prog, v)
     out = [None if s is None else
            v[s][()] if rank == 0 else
-           _scalarize(v[s].copy()) if copy else
-           v[s] if rank is not None else _scalarize(v[s])
-           for s, rank, copy in prog.results]
+           scalarize(v[s].copy()) if mode == "copy" else
+           own_result(v[s]) if mode == "own" else
+           v[s] if rank is not None else scalarize(v[s])
+           for s, rank, mode in prog.results]
     if prog.container == "single":
         return out[0]
     return out if prog.container == "list" else tuple(out)

@@ -24,17 +24,17 @@ import numpy as np
 from common.shapes import most_specific_compatible, refines
 
 from ..framework.build import convert_to_tensor
-from ..compiler import lower_plan
 from ..compiler.prune import pruned_order
-from ..compiler.passes import PassReport, run_passes
+from ..compiler.passes.manager import run_passes
+from ..compiler.passes.report import PassReport
 from ..compiler.passes.carry import CarriedWrites, carried_writes
-from ..compiler.plan import Plan
+from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
 from ..ops.core_ops import identity
-from ..nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
+from ..util.nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
 from ..framework.shape import TensorShape, as_shape_tuple
 from ..framework.sources import placeholder
 

@@ -32,7 +32,7 @@ from ..compiler.emit import Emitter, comment
 from ..compiler.spell import spelled_step
 from ..compiler.passes.carry import CarriedWrites
 from ..compiler.plan import Plan
-from ..errors import OpError
+from ..framework.errors import OpError
 from ..framework.graph import Operation
 from ..framework.kinds import VariableHandle
 

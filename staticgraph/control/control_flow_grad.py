@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from .control_flow import BRANCH_PREFIX, BRANCH_TYPES, LOOP_TYPES, Region, lower_cond, lower_while, region_effects
 from ..compiler.passes.carry import CarriedWrites, carried_writes
 from .control_flow_codegen import Source, as_tuple

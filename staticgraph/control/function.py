@@ -41,15 +41,16 @@ import numpy as np
 
 from common.shapes import fmt_shape
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import constant
-from ..compiler import Executable, compile_plan
+from ..compiler.pipeline import Executable, compile_plan
 from .gradients import gradients
 from ..framework.graph import Graph, Tensor, get_default_graph
 from ..framework.kinds import SessionState
-from ..nest import LITERAL, flatten_with_rebuild
+from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
+from ..autograph.conversion import convert
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec", "RetracingWarning"]
 
@@ -455,7 +456,6 @@ class Function:
     def _convert(self) -> Callable:
         if not self.autograph:
             return self.python_function
-        from ..autograph import convert
         fn = self.python_function
         if isinstance(fn, types.MethodType):              # a bound method: convert its function
             return types.MethodType(convert(fn.__func__), fn.__self__)

@@ -28,13 +28,14 @@ import operator
 
 from typing import Any
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import F, convert_to_tensor
 from ..framework.graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
 from ..framework.kinds import handle_op, kind_of
-from ..ops.core_ops import add_n, ones_like
+from ..ops.core_ops import add_n, ones_like, reshape, stack, zeros, zeros_like
 
-__all__ = ["gradients", "differentiable", "UnconnectedGradients"]
+__all__ = ["gradients", "differentiable", "UnconnectedGradients", "RegisterGradient",
+           "NotDifferentiable", "no_gradient", "hessians"]
 
 
 class UnconnectedGradients:
@@ -148,9 +149,91 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     return out
 
 
+def hessians(ys, xs, name: str = "hessians", colocate_gradients_with_ops=False,
+             gate_gradients=False, aggregation_method=None) -> list[Tensor | None]:
+    """The second derivatives of ``sum(ys)`` in each ``x``: shape ``x.shape + x.shape``
+    (``x``'s size must be known when the graph is built: one gradient per element, where TF
+    builds a ``while_loop`` over them)."""
+    xs = _as_list(xs)
+    out = []
+    with get_default_graph().name_scope(name):
+        for x, g in zip(xs, gradients(ys, xs)):
+            if g is None:
+                out.append(None)
+                continue
+            x = convert_to_tensor(x)
+            n = x.shape.num_elements()
+            if n is None:
+                raise ValueError(f"hessians here needs {x.name}'s shape known when the graph is "
+                                 f"built (it has {x.shape})")
+            flat = reshape(g, [-1])
+            rows = [gradients(flat[i], x)[0] for i in range(n)]
+            rows = [zeros_like(x) if r is None else r for r in rows]
+            out.append(reshape(stack(rows), x.shape.as_list() * 2))
+    return out
+
+
+# --- gradients registered by name (TF1's RegisterGradient + gradient_override_map) ----------
+
+_REGISTERED: dict[str, tuple[Any, str]] = {}   # name -> (gradient function, where registered)
+
+
+class RegisterGradient:
+    """Register ``fn(op, *out_grads) -> input gradients`` under a name, for the nodes a
+    ``graph.gradient_override_map({"OpType": name})`` block makes.
+
+    >>> @tf.RegisterGradient("ReverseGrad")
+    ... def _reverse(op, grad):
+    ...     return -grad
+    >>> with tf.get_default_graph().gradient_override_map({"Identity": "ReverseGrad"}):
+    ...     y = tf.identity(x)               # d y / d x is now -1
+    """
+
+    def __init__(self, op_type: str):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, fn):
+        if self._op_type in _REGISTERED:
+            raise KeyError(f"Registering two gradient with name '{self._op_type}'! (Previous "
+                           f"registration was in {_REGISTERED[self._op_type][1]})")
+        _REGISTERED[self._op_type] = (fn, creation_site())
+        return fn
+
+
+def no_gradient(op_type: str) -> None:
+    """Register ``op_type`` (an override name) as having no gradient: its inputs get None."""
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
+    RegisterGradient(op_type)(None)
+
+
+NotDifferentiable = no_gradient
+
+
+def _overridden(op: Operation, name: str, out_grads: list) -> list:
+    """The input gradients of ``op`` from the function registered as ``name``; an output
+    that received no gradient passes zeros (TF does the same for a trainable output)."""
+    entry = _REGISTERED.get(name)
+    if entry is None:
+        raise LookupError(f"gradient registry has no entry for: {name}")
+    fn = entry[0]
+    if fn is None:
+        return [None] * len(op.inputs)
+    grads = [F.zeros_like(t) if g is None and differentiable(t) else g
+             for g, t in zip(out_grads, op.outputs)]
+    result = fn(op, *grads)
+    result = list(result) if isinstance(result, (list, tuple)) else [result]
+    if len(result) != len(op.inputs):
+        raise ValueError(f"Num gradients {len(result)} generated for op {op.name} (type "
+                         f"{op.type}, gradient '{name}') do not match num inputs {len(op.inputs)}"
+                         f"\n  created at {op.site}")
+    return [None if g is None else convert_to_tensor(g) for g in result]
+
+
 def _zeros_for(x: Tensor, original) -> Tensor:
     """Zeros shaped like ``x`` (TF's names: ``zeros_like``; ``zeros`` for a variable)."""
-    from ..ops.core_ops import zeros, zeros_like  # noqa: PLC0415
     if x.dtype == _dtypes.resource:
         value = convert_to_tensor(original)
         return zeros(value.shape.as_list(), value.dtype, name="zeros")
@@ -177,6 +260,9 @@ def _total(gs: list | None) -> Tensor | None:
 
 def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[Any]:
     """Gradients for the ``wanted`` inputs (only those on a path to some x get nodes)."""
+    overrides = op.graph.gradient_overrides
+    if overrides and op in overrides:
+        return _overridden(op, overrides[op], out_grads)
     if op.op_def is None:
         kind = kind_of(op)
         if kind is None or kind.gradient is None:

@@ -32,15 +32,20 @@ import numpy as np
 
 from common.philox import PhiloxRandom
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import convert_to_tensor
 from ..framework.graph import SubGraph, Tensor, creation_site, get_default_graph
 from ..ops.random_ops import get_seed
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder
+from . import iterator
 from .structure import flatten, pack_as
+from ..compiler.pipeline import compile_plan
+from ..framework.kinds import SessionState
+from ..control.function import TensorSpec
 
-__all__ = ["Dataset"]
+__all__ = ["Dataset", "experimental", "AUTOTUNE", "get_output_types", "get_output_shapes",
+           "get_output_classes"]
 
 Make = Callable[[list, dict], Iterator[tuple]]
 """(input values, per-initialization context) -> elements as flat tuples of arrays."""
@@ -311,24 +316,20 @@ class Dataset:
 
     @property
     def output_classes(self):
-        from ..framework.graph import Tensor  # noqa: PLC0415
         return pack_as(self._structure, [Tensor for _ in self._specs])
 
     @property
     def element_spec(self):
-        from ..control.function import TensorSpec  # noqa: PLC0415
         return pack_as(self._structure, [TensorSpec(s, _dtypes.as_dtype(d)) for s, d in self._specs])
 
     def make_one_shot_iterator(self):
         """An iterator initialised on first use.  TF takes an op seed here (for the graph seed
         of the function it wraps the dataset in): the seeds of later random ops count it."""
-        from .iterator import Iterator  # noqa: PLC0415
         get_seed(None)
-        return Iterator(self, one_shot=True)
+        return iterator.Iterator(self, one_shot=True)
 
     def make_initializable_iterator(self, shared_name=None):
-        from .iterator import Iterator  # noqa: PLC0415
-        return Iterator(self, one_shot=False)
+        return iterator.Iterator(self, one_shot=False)
 
     def __iter__(self):
         raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager mode "
@@ -458,8 +459,6 @@ def _trace(fn, structure: Any, specs: list[tuple]):
 
 
 def _plan(sub: SubGraph, outs: list[Tensor], feeds: list[Tensor]):
-    from ..compiler import compile_plan  # noqa: PLC0415
-    from ..framework.kinds import SessionState  # noqa: PLC0415
     exe = compile_plan(outs, feeds, SessionState(), "list")
     return exe.fn
 
@@ -469,3 +468,23 @@ def _common_shape(a, b):
     if a is None or b is None or len(a) != len(b):
         return None
     return tuple(x if x == y else None for x, y in zip(a, b))
+
+
+class experimental:  # noqa: N801  (tf.data.experimental)
+    AUTOTUNE = -1
+
+
+AUTOTUNE = experimental.AUTOTUNE
+
+
+def get_output_types(dataset_or_iterator):
+    """``tf.data.get_output_types(ds)``: ``ds.output_types`` (TF1's accessor)."""
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes

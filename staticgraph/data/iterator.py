@@ -15,13 +15,18 @@ orders them like variable reads and writes.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..errors import FailedPreconditionError, OutOfRangeError
+from ..framework.errors import FailedPreconditionError, OutOfRangeError
+from ..framework.error_text import at_node
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import Effects, defkind
-from .dataset import Dataset
 from .structure import pack_as
+
+if TYPE_CHECKING:                     # (only named in annotations: dataset.py imports this module)
+    from .dataset import Dataset
 
 __all__ = ["Iterator", "make_one_shot_iterator", "make_initializable_iterator", "get_next"]
 
@@ -94,10 +99,10 @@ def _lower_make(op: Operation, ctx):
 def _lower_get_next(op: Operation, ctx):
     store, key, dataset = ctx.state.resources, _key(op), op.attrs["dataset"]
     one_shot, single = op.attrs["one_shot"], len(op.outputs) == 1
-    end = f"End of sequence\n\t [[{{{{node {op.name}}}}}]]"
-    uninit = ("GetNext() failed because the iterator has not been initialized. Ensure that you "
-              "have run the initializer operation for this iterator before getting the next "
-              f"element.\n\t [[{{{{node {op.name}}}}}]]")
+    end = at_node("End of sequence", op.name)
+    uninit = at_node("GetNext() failed because the iterator has not been initialized. Ensure that "
+                     "you have run the initializer operation for this iterator before getting the "
+                     "next element.", op.name)
 
     def get_next(*values):
         it = store.get(key)

@@ -24,8 +24,9 @@ import numpy as np
 from common import DTypeError, Namespace, OpDef, ShapeError, Spec
 from common.shapes import fmt_shape
 
-from .. import dtypes as _dtypes
-from ..errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
+from . import dtypes as _dtypes
+from .errors import GraphDTypeError, GraphShapeError, ResourceExhaustedError
+from .error_text import input_names, shape_inference_error
 from .graph import Tensor, creation_site, get_default_graph, tensor_of
 from .shape import as_shape_tuple
 
@@ -257,18 +258,11 @@ def _build_message(op: OpDef, name: str, tensors, err: Exception, site: str,
     reason = getattr(err, "tf", None)
     if reason is None:
         return ours
-    dtype = tensors[0].dtype.tf_name.upper() if tensors else "FLOAT"
-    args = ", ".join(t.op.name if t.value_index == 0 else t.name for t in tensors)
-    tf_shapes = ", ".join(_tf_shape(t._shape) for t in tensors)
-    return (f"{reason} for '{{{{node {name}}}}} = {tf_type or op.tf_type}[T=DT_{dtype}]({args})' with input "
-            f"shapes: {tf_shapes}.\n{ours}")
-
-
-def _tf_shape(shape) -> str:
-    """A shape as TF prints it in errors: ``[2,3]``, ``[?,3]``, ``<unknown>``."""
-    if shape is None:
-        return "<unknown>"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
+    # Only TF's "T": the registry does not declare each op's other TF attributes (MatMul's
+    # transpose_a, ...), so the summary names the op, its type and its inputs, not every attr.
+    attrs = {"T": tensors[0].dtype if tensors else _dtypes.float32}
+    return (shape_inference_error(reason, name, tf_type or op.tf_type, attrs, input_names(tensors),
+                                  [t._shape for t in tensors]) + f"\n{ours}")
 
 
 class GraphNamespace(Namespace):

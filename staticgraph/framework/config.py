@@ -19,10 +19,32 @@ __all__ = ["ConfigProto", "GPUOptions", "GraphOptions", "OptimizerOptions", "Run
            "RunMetadata"]
 
 
+class _Enum(int):
+    """A proto enum value: compares as its number, prints as its name (``FULL_TRACE``)."""
+
+    def __new__(cls, name: str, number: int) -> "_Enum":
+        self = super().__new__(cls, number)
+        self._name = name
+        return self
+
+    def __str__(self) -> str:
+        return self._name
+
+    __repr__ = __str__
+
+
+def _enum(cls: type, **values: int) -> None:
+    """Declare an enum's values as class attributes of the message (TF: ``RunOptions.FULL_TRACE``)."""
+    for name, number in values.items():
+        setattr(cls, name, _Enum(name, number))
+
+
 class _Message:
-    """Fields set by keyword or attribute; sub-messages made on first access (as protobuf)."""
+    """Fields set by keyword or attribute; sub-messages made on first access (as protobuf);
+    ``_repeated`` fields start as empty lists."""
 
     _children: dict[str, type] = {}
+    _repeated: tuple[str, ...] = ()
 
     def __init__(self, **fields: Any):
         for k, v in fields.items():
@@ -30,9 +52,9 @@ class _Message:
 
     def __getattr__(self, name: str):
         child = type(self)._children.get(name)
-        if child is None:
+        if child is None and name not in type(self)._repeated:
             raise AttributeError(f"'{type(self).__name__}' has no field '{name}'")
-        value = child()
+        value = child() if child is not None else []
         object.__setattr__(self, name, value)
         return value
 
@@ -43,6 +65,10 @@ class _Message:
                 inner = v._lines(indent + "  ")
                 if inner:
                     out += [f"{indent}{k} {{", *inner, f"{indent}}}"]
+            elif isinstance(v, list):
+                out += [line for item in v for line in (
+                    [f"{indent}{k} {{", *item._lines(indent + "  "), f"{indent}}}"]
+                    if isinstance(item, _Message) else [f"{indent}{k}: {item}"])]
             elif v is False or v == 0 or v == "":     # proto3: defaults are not printed
                 continue
             elif isinstance(v, bool):
@@ -68,6 +94,9 @@ class OptimizerOptions(_Message):
     pass
 
 
+_enum(OptimizerOptions, L1=0, L0=-1, DEFAULT=0, OFF=-1, ON_1=1, ON_2=2)
+
+
 class GraphOptions(_Message):
     _children = {"optimizer_options": OptimizerOptions}
 
@@ -77,8 +106,23 @@ class ConfigProto(_Message):
 
 
 class RunOptions(_Message):
-    FULL_TRACE, NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE = 3, 0, 1, 2
+    pass
+
+
+_enum(RunOptions, NO_TRACE=0, SOFTWARE_TRACE=1, HARDWARE_TRACE=2, FULL_TRACE=3)
+
+
+class StepStats(_Message):
+    _repeated = ("dev_stats",)
+
+
+class CostGraphDef(_Message):
+    _repeated = ("node", "cost")
 
 
 class RunMetadata(_Message):
-    pass
+    """What TF fills in when ``run_metadata=`` is passed; kept empty here (no per-device trace
+    to report: one process, one CPU plan)."""
+
+    _children = {"step_stats": StepStats, "cost_graph": CostGraphDef}
+    _repeated = ("partition_graphs", "function_graphs")

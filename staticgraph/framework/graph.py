@@ -22,18 +22,19 @@ import os
 import re
 import sys
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from . import device as _device
-from .. import dtypes as _dtypes
-from ..errors import OperatorNotAllowedInGraphError
+from . import dtypes as _dtypes
+from .errors import OperatorNotAllowedInGraphError
 from .shape import TensorShape
 
 __all__ = ["Graph", "SubGraph", "Operation", "Tensor", "get_default_graph", "reset_default_graph",
            "name_scope", "control_dependencies", "device", "colocate_with", "creation_site",
-           "pinned_site", "tensor_of", "check_name"]
+           "pinned_site", "tensor_of", "check_name", "session_stack", "get_default_session",
+           "default_session"]
 
 _ENGINE_DIRS = tuple(os.path.dirname(os.path.abspath(p)) + os.sep for p in
                      (os.path.join(os.path.dirname(__file__), "..", "x"),
@@ -45,6 +46,13 @@ _USER_FILES: set[str] = set()     # ... and user files (a set test per frame: th
 _DTYPES = _dtypes.DType._cache   # numpy dtype -> its interned DType (filled by as_dtype)
 _DType = _dtypes.DType           # (looking a DType up among numpy dtypes is slow: numpy converts it)
 
+
+GRAPH_WRITERS: dict[str, Callable[["Graph"], Any]] = {}
+"""How a whole graph is written out, by the module that knows how, registered when it loads:
+``"text"`` (``str(graph)``: ``framework/printing.py``) and ``"graph_def"``
+(``Graph.as_graph_def``: ``interop/graph_def.py``).  Both read control-flow regions and the
+compiler's order, which build on this module, so it cannot import them; the package imports
+both before any graph can be printed."""
 
 _pinned = threading.local()   # .site: the site every node made now gets (see pinned_site)
 
@@ -170,7 +178,6 @@ class Tensor:
         return [op for op in self.op.graph._ops if any(t is self for t in op.inputs)]
 
     def eval(self, feed_dict: dict | None = None, session=None):
-        from ..client.session import default_session
         return (session or default_session()).run(self, feed_dict)
 
     # --- Python protocol: a symbolic tensor has no value ----------------------------
@@ -244,7 +251,6 @@ class Operation:
         return self.attrs[name]
 
     def run(self, feed_dict: dict | None = None, session=None) -> None:
-        from ..client.session import default_session
         (session or default_session()).run(self, feed_dict)
 
     def __repr__(self) -> str:
@@ -268,6 +274,8 @@ class Graph:
         self.seed: int | None = None  # graph-level random seed (tf.set_random_seed)
         self.grad_programs: dict = {}   # control-flow node name -> what its gradient reads (never in attrs)
         self.version = 0
+        self._gradient_override_map: dict[str, str] = {}   # op type -> RegisterGradient name
+        self.gradient_overrides: dict[Operation, str] = {}  # node -> its overriding gradient
 
     # --- building -----------------------------------------------------------------
     def create_op(self, type_: str, inputs, attrs: dict, specs: list, name: str | None = None,
@@ -305,7 +313,24 @@ class Graph:
             made.add(op)
         self._by_name[name] = op
         self.version += 1   # invalidate(), inlined: this runs once per node
+        if self._gradient_override_map and op.type in self._gradient_override_map:
+            self.gradient_overrides[op] = self._gradient_override_map[op.type]
         return op
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map: dict[str, str]):
+        """Nodes of the mapped types made in this block take their gradient from the function
+        registered (``tf.RegisterGradient``) under the mapped name -- TF1's way to swap one
+        node's gradient (``{"Identity": "MyGrad"}``)."""
+        if not isinstance(op_type_map, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in op_type_map.items()):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
 
     def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
         """A tensor of another graph used here: an error (a SubGraph captures it instead)."""
@@ -506,12 +531,11 @@ class Graph:
 
     def as_graph_def(self, add_shapes: bool = True):
         """TF's ``GraphDef`` proto of this graph (needs ``tensorboard``; see ``graph_def.py``)."""
-        from ..interop.graph_def import as_graph_def
-        return as_graph_def(self)
+        return GRAPH_WRITERS["graph_def"](self)
 
     def __str__(self) -> str:
-        from .printing import format_graph
-        return format_graph(self)
+        """One node per line in topological order, sub-graphs nested (``printing.py``)."""
+        return GRAPH_WRITERS["text"](self)
 
 
 class _NameScope:
@@ -632,6 +656,26 @@ def reset_default_graph() -> None:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If "
                              "you need a cleared graph, exit the nesting and create a new graph.")
     _global_graph = Graph()
+
+
+# --- the default session (here, as in TF's framework/ops.py: Tensor.eval and Operation.run
+# need it, and the Session class, which builds on graphs, cannot be imported by them) ----------
+
+session_stack: list = []
+"""The sessions made default, innermost last: ``with sess:``, ``sess.as_default()`` and an
+``InteractiveSession`` push onto it (``client/session.py``)."""
+
+
+def get_default_session():
+    return session_stack[-1] if session_stack else None
+
+
+def default_session():
+    """The default session, for ``Tensor.eval()`` / ``Operation.run()`` without ``session=``."""
+    if not session_stack:
+        raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. "
+                         "Use `with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    return session_stack[-1]
 
 
 def name_scope(name: str | None, default_name: str | None = None, values=None):

@@ -47,8 +47,9 @@ import numpy as np
 from common import REGISTRY, numerics
 from common.philox import GuardedPhiloxRandom, default_threads
 
-from ..errors import FailedPreconditionError, InvalidArgumentError
-from ..debugging import finite_check
+from .errors import FailedPreconditionError, InvalidArgumentError
+from .check_numerics import finite_check
+from .error_text import at_node, tf_shape
 from .graph import Operation
 
 __all__ = ["intra_op_threads", "defkind", "Kind", "KINDS", "kind_of", "lower", "LowerContext", "SessionState",
@@ -215,11 +216,10 @@ defkind("Const", lambda op, ctx: Constant(op.attrs["value"]), pure=True, attrs=(
 def _placeholder(op, ctx):
     """Runs only when not fed (a fed tensor is pruned away): always an error."""
     out = op.outputs[0]
-    shape = "" if out._shape is None else " and shape [" + ",".join(
-        "?" if d is None else str(d) for d in out._shape) + "]"
-    msg = (f"You must feed a value for placeholder tensor '{op.name}' with dtype "
-           f"{out.dtype.tf_name}{shape}\n\t [[{{{{node {op.name}}}}}]]\n"
-           f"  placeholder created at {op.site}")
+    shape = "" if out._shape is None else f" and shape {tf_shape(out._shape)}"
+    msg = (at_node(f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                   f"{out.dtype.tf_name}{shape}", op.name)
+           + f"\n  placeholder created at {op.site}")
 
     def unfed():
         raise InvalidArgumentError(None, op, msg)
@@ -269,11 +269,10 @@ def handle_variable(handle) -> str:
 
 def uninitialized_message(var: str, node: str, site: str) -> str:
     """TF 2's words for a variable that has no value yet, then where the variable was made."""
-    return (f"Could not find variable {var}. This could mean that the variable has been deleted. "
-            f"In TF1, it can also mean the variable is uninitialized. Debug info: "
-            f"container=localhost, status error message=Resource localhost/{var}/"
-            f"N10tensorflow3VarE does not exist.\n\t [[{{{{node {node}}}}}]]\n"
-            f"  variable created at {site}")
+    return at_node(f"Could not find variable {var}. This could mean that the variable has been "
+                   f"deleted. In TF1, it can also mean the variable is uninitialized. Debug info: "
+                   f"container=localhost, status error message=Resource localhost/{var}/"
+                   f"N10tensorflow3VarE does not exist.", node) + f"\n  variable created at {site}"
 
 
 def _uninitialized(op: Operation, var: str) -> FailedPreconditionError:

@@ -18,19 +18,19 @@ and what it returns::
         return %Less
       body(%arg_0):
         ...
-
-:func:`format_kernels` does the same for ``Session.explain``: the generated
-source of each control-flow kernel under the plan that calls it.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
 from common.shapes import fmt_shape
+from ..compiler.order import topological_order
+from ..control.control_flow import Region
+from .graph import GRAPH_WRITERS
 
-__all__ = ["format_graph", "format_op", "format_kernels"]
+__all__ = ["format_graph", "format_op"]
 
 INDENT = "  "
 
@@ -40,7 +40,6 @@ def _ref(t) -> str:
 
 
 def _is_region(v: Any) -> bool:
-    from ..control.control_flow import Region
     return isinstance(v, Region)
 
 
@@ -91,7 +90,6 @@ def _region_lines(region, depth: int) -> list[str]:
 
 
 def _graph_lines(graph, depth: int, hidden: set = frozenset()) -> list[str]:
-    from ..compiler.order import topological_order
     lines = []
     for op in topological_order(set(graph._ops)):
         if op in hidden:
@@ -108,21 +106,4 @@ def format_graph(graph) -> str:
     return "\n".join(_graph_lines(graph, 0))
 
 
-def format_kernels(kernels: Iterable[tuple[str, Callable]], depth: int = 0) -> str:
-    """The generated source of each kernel that has one (control flow), nested kernels
-    under their caller: ``kernels`` are ``(name in the caller, function)`` pairs."""
-    parts = []
-    for name, fn in kernels:
-        source = getattr(fn, "source", None)
-        if source is None:
-            continue
-        pad = "    " * depth
-        owner = getattr(fn, "owner", None)
-        what = f"{owner.type} '{owner.name}'" if owner is not None else "kernel"
-        parts.append(f"{pad}# {name}: {what}, generated:\n"
-                     + "".join(pad + line + "\n" for line in source.rstrip().splitlines()))
-        inner = [(k, v) for k, v in fn.__globals__.items() if v is not fn]
-        nested = format_kernels(inner, depth + 1)
-        if nested:
-            parts.append(nested)
-    return "\n".join(parts)
+GRAPH_WRITERS["text"] = format_graph

@@ -8,10 +8,11 @@ import pprint
 import sys
 from typing import Any
 
-from .. import dtypes as _dtypes
+from . import dtypes as _dtypes
 from .build import convert_to_tensor
 from .graph import Operation, Tensor, get_default_graph
 from .shape import TensorShape, as_shape_tuple
+from ..util import nest
 
 __all__ = ["placeholder", "placeholder_with_default", "no_op", "group", "Print", "print_op"]
 
@@ -67,7 +68,6 @@ def print_op(*inputs, output_stream=sys.stderr, summarize: int | None = 3, sep: 
     a nested structure holding tensors) with ``pprint.pformat``, each tensor shown in TF's
     layout (``[[1 2.5]\n [3 4]]``, ``summarize`` entries at each end of an axis).
     """
-    from .. import nest  # noqa: PLC0415
     marker = "\x00TENSOR\x00"
     templates, tensors = [], []
     for x in inputs:

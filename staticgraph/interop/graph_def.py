@@ -30,8 +30,8 @@ import numpy as np
 from common.tensorboard import data_type, require, tensor_proto, tensor_shape_proto
 
 from ..control.control_flow import CONTROL_FLOW_TYPES, regions_of
-from ..dtypes import DType
-from ..framework.graph import Graph, Operation, Tensor
+from ..framework.dtypes import DType
+from ..framework.graph import GRAPH_WRITERS, Graph, Operation, Tensor
 
 __all__ = ["as_graph_def"]
 
@@ -125,3 +125,6 @@ def as_graph_def(graph: Graph):
     nodes: list = []
     _emit(graph, "", {}, nodes)
     return p.graph_pb2.GraphDef(node=nodes, versions=p.versions_pb2.VersionDef(producer=PRODUCER))
+
+
+GRAPH_WRITERS["graph_def"] = as_graph_def

@@ -32,7 +32,7 @@ from common import REGISTRY
 
 from ..control.control_flow import BRANCH_TYPES, LOOP_TYPES
 from ..data.graph_form import FORMS
-from ..errors import DataLossError
+from ..framework.errors import DataLossError
 from ..framework.kinds import KINDS
 from ..framework.graph import VALID_OP_NAME, VALID_SCOPE_NAME
 

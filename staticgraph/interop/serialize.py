@@ -31,13 +31,13 @@ import numpy as np
 from common import REGISTRY
 from common.indexing import ARRAY, Slice
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..control.control_flow import LOOP_TYPES, Region, regions_of
 from ..control.control_flow_grad import GradProgram
 from ..data.dataset import Dataset
 from ..data.graph_form import describe, rebuild
-from ..dtypes import DType
-from ..errors import DataLossError
+from ..framework.dtypes import DType
+from ..framework.errors import DataLossError
 from ..framework.graph import Graph, Operation, SubGraph, Tensor
 from .graph_schema import FORMAT, check, parse
 from ..training.variables import GLOBAL_VARIABLES, TRAINABLE_VARIABLES, Variable
@@ -54,7 +54,7 @@ def to_networkx(graph: Graph) -> nx.MultiDiGraph:
     A MultiDiGraph (a DiGraph with parallel edges), so ``x * x`` keeps both edges.
     Control dependencies are edges with ``control=True``.
     """
-    import networkx as nx  # noqa: PLC0415  (~90 ms: imported by the one function using it)
+    import networkx as nx  # ~0.5 s to import: only when a graph is exported to it
     g = nx.MultiDiGraph()
     for op in graph._ops:
         g.add_node(op.name, type=op.type, site=op.site, device=op.device)
@@ -192,7 +192,6 @@ def _collections(graph: Graph) -> dict:
     """The named collections' ops, tensors and (global) variables, by name -- as a MetaGraph
     keeps them, so ``get_collection("train_op")`` works after ``import_meta_graph``. Other
     Python objects in a collection are not kept."""
-    from ..framework.graph import Operation, Tensor  # noqa: PLC0415
     global_ops = {v.op.name for v in graph.get_collection(GLOBAL_VARIABLES)}
     out = {}
     for key in graph.get_all_collection_keys():

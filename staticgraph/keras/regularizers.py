@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.build import constant
-from ..nn import l2_loss
+from ..ops.nn_ops import l2_loss
 from ..ops.core_ops import abs as _abs, reduce_sum
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "l1", "l2", "l1_l2", "get", "serialize",

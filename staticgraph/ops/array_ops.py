@@ -27,13 +27,14 @@ from common import REGISTRY
 from common.indexing import ARRAY, Slice
 from common.ops.shape import range_length
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
+from ..framework.error_text import shape_inference_error, tf_shape
 from ..framework.graph import Tensor, name_scope
 from ..framework.shape_values import (constant_value, constant_value_as_shape, is_runtime_shape, shape_tensor,
                                       stack_or_none, static_value)
 from .core_ops import (cast, expand_dims, gather_index, less, logical_and, logical_not, logical_or,
-                       matmul, reshape, square, subtract, transpose, zeros)
+                       matmul, maximum, reshape, square, squeeze, subtract, transpose, where, zeros)
 
 __all__ = ["constant_value", "shape", "size", "rank", "argmax", "argmin", "gather", "gather_nd",
            "scatter_nd", "tile", "pad", "slice", "strided_slice", "split", "range",
@@ -102,6 +103,8 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     params = convert_to_tensor(params)
     if batch_dims:
         return _batch_gather(params, _indices(indices), axis, int(batch_dims), name or "GatherV2")
+    if isinstance(axis, Tensor):   # a tensor whose value the graph fixes (tf.constant(1))
+        axis = _int_list(axis, "gather's axis")[0]
     axis = 0 if axis is None else int(axis) % max(params.ndim or 1, 1)
     if isinstance(indices, Tensor):
         return gather_index(params, (builtins.slice(None),) * axis + (indices,),
@@ -222,8 +225,16 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0) -> Tens
 
 
 def slice(input_, begin, size, name=None) -> Tensor:  # noqa: A001
-    """``input_[begin[i] : begin[i] + size[i]]`` per dim (``size[i] = -1``: to the end)."""
-    b, s = _int_list(begin, "begin"), _int_list(size, "size")
+    """``input_[begin[i] : begin[i] + size[i]]`` per dim (``size[i] = -1``: to the end).
+
+    ``begin`` may be known only at run time (one ``SliceDynamic`` node, TF's ``Slice``, which
+    checks it when it runs); ``size`` must be known when the graph is built."""
+    s = _int_list(size, "size")
+    if isinstance(begin, Tensor) and constant_value(begin) is None:
+        with name_scope(name, "Slice") as scope:
+            return apply(_R["SliceDynamic"], (convert_to_tensor(input_), begin), {"size": tuple(s)},
+                         name=scope[:-1] + "/", tf_type="Slice")
+    b = _int_list(begin, "begin")
     key = tuple(Slice(i, None if n == -1 else i + n, None) for i, n in zip(b, s))
     return apply(_R["GetItem"], (convert_to_tensor(input_),), {"key": key}, name=name or "Slice",
                  tf_type="Slice")
@@ -259,12 +270,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
         n = int(num_or_size_splits)
         if dim is not None and dim % n:
             node = value.graph.unique_name(name or "split", mark_as_used=False)
-            raise ValueError(
+            raise ValueError(shape_inference_error(
                 f"Dimension size must be evenly divisible by {n} but is {dim}\n\tNumber of ways to "
-                f"split should evenly divide the split dimension for '{{{{node {node}}}}} = Split[T=DT_"
-                f"{value.dtype.tf_name.upper()}, num_split={n}]({node}/split_dim, {value.op.name})' "
-                f"with input shapes: [], {_dims(value)} and with computed input tensors: "
-                f"input[0] = <{axis}>.")
+                f"split should evenly divide the split dimension", node, "Split",
+                {"T": value.dtype, "num_split": n}, [f"{node}/split_dim", value.op.name],
+                [(), value._shape], {0: axis}))
         return list(apply(REGISTRY["Split"], (value,), {"num_split": n, "axis": axis},
                           name=name or "split"))
     sizes = _int_list(num_or_size_splits, "size_splits")
@@ -274,18 +284,13 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Ten
         sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
     if dim is not None and sum(sizes) != dim:
         node = value.graph.unique_name(name or "split", mark_as_used=False)
-        raise ValueError(
-            f"can't split axis of size {dim} into pieces of size [{','.join(map(str, sizes))}] for "
-            f"'{{{{node {node}}}}} = SplitV[T=DT_{value.dtype.tf_name.upper()}, Tlen=DT_INT32, "
-            f"num_split={len(sizes)}]({value.op.name}, Const, {node}/split_dim)' with input "
-            f"shapes: {_dims(value)}, [{len(sizes)}], [] and with computed input tensors: "
-            f"input[1] = <{' '.join(map(str, sizes))}>, input[2] = <{axis}>.")
+        raise ValueError(shape_inference_error(
+            f"can't split axis of size {dim} into pieces of size [{','.join(map(str, sizes))}]",
+            node, "SplitV", {"T": value.dtype, "Tlen": _dtypes.int32, "num_split": len(sizes)},
+            [value.op.name, "Const", f"{node}/split_dim"], [value._shape, (len(sizes),), ()],
+            {1: sizes, 2: axis}))
     return list(apply(REGISTRY["SplitV"], (value,), {"sizes": tuple(sizes), "axis": axis},
                       name=name or "split"))
-
-
-def _dims(t: Tensor) -> str:
-    return "?" if t._shape is None else "[" + ",".join("?" if d is None else str(d) for d in t._shape) + "]"
 
 
 _RANGE_DTYPES = [np.dtype(t) for t in (np.int32, np.int64, np.float16, np.float32, np.float64)]
@@ -313,11 +318,9 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # no
                 n = range_length(*(v.item() for v in values))
             except ValueError as e:
                 node = scope[:-1]
-                raise ValueError(
-                    f"{e} for '{{{{node {node}}}}} = Range[Tidx=DT_{_dtypes.as_dtype(dt).tf_name.upper()}]"
-                    f"({', '.join(b.op.name for b in bounds)})' with input shapes: [], [], [] and "
-                    f"with computed input tensors: input[0] = <{values[0]}>, input[1] = "
-                    f"<{values[1]}>, input[2] = <{values[2]}>.") from None
+                raise ValueError(shape_inference_error(
+                    str(e), node, "Range", {"Tidx": _dtypes.as_dtype(dt)},
+                    [b.op.name for b in bounds], [()] * 3, dict(enumerate(values)))) from None
         out = apply(_R["Range"], tuple(bounds), {}, name=scope[:-1] + "/")
     if n is not None:
         out.set_shape((n,))
@@ -327,7 +330,6 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # no
 def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None) -> Tensor:
     """``mask[..., j] = j < lengths[...]``: ``[..., maxlen]`` (maxlen default: max of lengths,
     computed when the graph runs unless the graph fixes the lengths)."""
-    from .core_ops import maximum  # noqa: PLC0415  (ops imports this module's names late)
     with name_scope(name, "SequenceMask"):
         lengths = convert_to_tensor(lengths)
         if maxlen is None:
@@ -385,7 +387,7 @@ def tensordot(a, b, axes, name=None) -> Tensor:
     if None in dims_a and None in dims_b or any(
             x is not None and y is not None and x != y for x, y in zip(dims_a, dims_b)):
         raise ValueError(f"Dimensions must be equal, but are {dims_a} and {dims_b} for tensordot "
-                         f"of shapes {_dims(a)} and {_dims(b)}")
+                         f"of shapes {tf_shape(a._shape)} and {tf_shape(b._shape)}")
     k = int(np.prod([x if x is not None else y for x, y in zip(dims_a, dims_b)]))
     free_a = [i for i in builtins.range(a.ndim) if i not in axes_a]
     free_b = [i for i in builtins.range(b.ndim) if i not in axes_b]
@@ -413,7 +415,6 @@ def logical_xor(x, y, name="LogicalXor") -> Tensor:
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None) -> Tensor:
     """The elements (or slices) of ``tensor`` where the K-d ``mask`` is true, the masked dims
     flattened into one of unknown size: ``tensor[mask]`` (TF's ``boolean_mask``)."""
-    from .core_ops import squeeze, where  # noqa: PLC0415  (ops imports this module's names late)
     with name_scope(name):
         tensor, mask = convert_to_tensor(tensor), convert_to_tensor(mask)
         axis = 0 if axis is None else int(axis)

@@ -21,11 +21,15 @@ from typing import Any
 import numpy as np
 
 from ..framework.build import convert_to_tensor
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
+from ..framework.error_text import at_node
 from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.kinds import _pass_through, _summary, defkind
 from .core_ops import cast, equal, greater, greater_equal, less, less_equal, logical_not, not_equal, \
     reduce_sum
+from .array_ops import constant_value, rank as _rank
+from ..framework.sources import no_op
+from ..framework import dtypes as _dtypes
 
 __all__ = ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert_less_equal",
            "assert_greater", "assert_greater_equal", "assert_positive", "assert_negative",
@@ -74,8 +78,8 @@ def _lower_assert(op: Operation, ctx):
             parts = iter(values)
             items = " ".join(f"[{t}]" if t is not None else _summary(next(parts), summarize)
                              for t in template)
-            raise InvalidArgumentError(None, op, f"assertion failed: {items}\n\t [[{{{{node "
-                                                 f"{op.name}}}}}]]\n  created at {op.site}")
+            raise InvalidArgumentError(None, op, at_node(f"assertion failed: {items}", op.name)
+                                       + f"\n  created at {op.site}")
     return kernel
 
 
@@ -101,7 +105,6 @@ _NUMPY = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
 
 def _check_now(x: Tensor, y: Tensor, symbol: str) -> None:
     """Both values fixed at build time: check now (TF raises here, not at run time)."""
-    from .array_ops import constant_value  # noqa: PLC0415
     xv, yv = constant_value(x), constant_value(y)
     if xv is None or yv is None or np.all(_NUMPY[symbol](xv, yv)):
         return
@@ -163,8 +166,6 @@ def assert_non_positive(x, data=None, summarize=None, message=None, name=None) -
 def assert_rank(x, rank, message=None, name=None) -> Operation:
     """``x`` has rank ``rank``: checked now when the rank is known (a ValueError, as TF), else
     at run time."""
-    from .array_ops import rank as _rank  # noqa: PLC0415
-    from ..framework.sources import no_op  # noqa: PLC0415
     with name_scope(name, "assert_rank"):
         x = convert_to_tensor(x)
         prefix = f"{message}.  " if message else ""
@@ -180,8 +181,6 @@ def assert_rank(x, rank, message=None, name=None) -> Operation:
 
 def assert_type(tensor, tf_type, message=None, name=None):
     """``tensor``'s dtype is ``tf_type`` (a build-time check: TypeError otherwise)."""
-    from .. import dtypes as _dtypes  # noqa: PLC0415
-    from ..framework.sources import no_op  # noqa: PLC0415
     t = convert_to_tensor(tensor)
     want = _dtypes.as_dtype(tf_type)
     if t.dtype != want:
@@ -219,8 +218,8 @@ def _lower_check_numerics(op: Operation, ctx):
     def kernel(x):
         if x.dtype.kind == "f" and not np.isfinite(x).all():
             what = "NaN" if np.isnan(x).any() else "Inf"
-            raise InvalidArgumentError(None, op, f"{message} : Tensor had {what} values\n\t [[{{{{node "
-                                                 f"{op.name}}}}}]]\n  created at {op.site}")
+            raise InvalidArgumentError(None, op, at_node(f"{message} : Tensor had {what} values",
+                                                         op.name) + f"\n  created at {op.site}")
         return x
     return kernel
 

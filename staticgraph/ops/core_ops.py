@@ -16,8 +16,9 @@ from common import REGISTRY
 from common.indexing import encode_index
 from common.shapes import is_compatible
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
+from ..framework.error_text import ShapeAttr, input_names, shape_inference_error
 from ..framework.graph import Tensor, name_scope, tensor_of
 from ..framework.shape import as_shape_tuple
 from ..framework.shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
@@ -27,7 +28,7 @@ __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmu
            "sqrt", "abs", "sign", "sigmoid", "where", "clip_by_value", "less", "less_equal",
            "greater", "greater_equal", "equal", "not_equal", "logical_and", "logical_or",
            "logical_not", "transpose", "reshape", "broadcast_to", "squeeze", "expand_dims",
-           "concat", "stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
+           "concat", "stack", "parallel_stack", "unstack", "reduce_sum", "reduce_mean", "reduce_max",
            "reduce_min", "cast", "identity", "stop_gradient", "zeros", "ones", "fill",
            "zeros_like", "ones_like", "one_hot", "add_n", "gather_index", "where_v2"]
 
@@ -235,7 +236,9 @@ def _axes(axis):
     return tuple(int(a) for a in axis) if isinstance(axis, (list, tuple, np.ndarray)) else axis
 
 
-def transpose(a, perm=None, name=None):
+def transpose(a, perm=None, name=None, conjugate=False):
+    """``a`` with its dims permuted (reversed by default); ``conjugate`` conjugates complex
+    values, a no-op for the real dtypes here."""
     return apply(_R["Transpose"], (convert_to_tensor(a),),
                  {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")
 
@@ -309,6 +312,20 @@ def concat(values, axis, name="concat"):
 def stack(values, axis=0, name="stack"):
     values = _operands("Pack", *values)
     return apply(_R["Pack"], values, {"axis": int(axis)}, name=name)
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """``stack(values)`` as TF's ``ParallelConcat`` node, which needs every shape known when
+    the graph is built (TF's rule: its output is allocated before the inputs are computed)."""
+    values = _operands("Pack", *values)
+    with name_scope(name) as scope:
+        for v in values:
+            if v._shape is None or None in v._shape:
+                raise ValueError(shape_inference_error(
+                    "shape attr must be fully defined.", f"{scope}ParallelConcat", "ParallelConcat",
+                    {"N": len(values), "T": v.dtype, "shape": ShapeAttr((len(values), *(v._shape or ())))},
+                    input_names(values), [x._shape for x in values]))
+        return apply(_R["Pack"], values, {"axis": 0}, name="ParallelConcat", tf_type="ParallelConcat")
 
 
 def unstack(value, num=None, axis=0, name="unstack"):

@@ -22,8 +22,10 @@ from typing import Any, Callable
 from ..framework.build import convert_to_tensor
 from ..control.control_flow import while_loop
 from ..framework.graph import Tensor, name_scope
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from .tensor_array import TensorArray
+from .array_ops import shape
+from .core_ops import gather_index
 
 __all__ = ["map_fn", "scan", "foldl", "foldr"]
 
@@ -38,8 +40,6 @@ def _elems(elems: Any) -> tuple[list[Tensor], Any, int | Tensor]:
             raise ValueError(f"Elements in elems must be 1+ dimensional Tensors, not scalars: {t}")
     n = flat[0]._shape[0] if flat[0]._shape is not None else None
     if n is None:
-        from .array_ops import shape  # noqa: PLC0415
-        from .core_ops import gather_index  # noqa: PLC0415
         n = gather_index(shape(flat[0]), 0)
     return flat, elems, n
 

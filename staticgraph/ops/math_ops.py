@@ -18,12 +18,12 @@ import numpy as np
 from common import REGISTRY
 from common.ops.linalg import einsum_equation
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope, tensor_of
-from .core_ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,  # noqa: A004
-                       logical_and, maximum, minimum, multiply, negative, not_equal, ones_like, realdiv,
-                       reduce_sum, subtract, where, zeros_like)
+from .core_ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,
+                       logical_and, maximum, minimum, multiply, negative, not_equal, one_hot,
+                       ones_like, realdiv, reduce_sum, subtract, where, zeros_like)
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "round", "erf",
            "floordiv", "floor_div", "floormod", "mod", "truncatemod", "cumsum", "reduce_prod",
@@ -254,9 +254,14 @@ def saturate_cast(value, dtype, name=None):
         return cast(x, dt, name=scope)
 
 
+def softplus(features, name=None):
+    """``log(1 + exp(x))``, stable, with gradient ``sigmoid(x)`` (the registry's Softplus);
+    ``tf.nn.softplus`` and ``tf.math.softplus``, here for :func:`log_sigmoid`."""
+    return apply(REGISTRY["Softplus"], (convert_to_tensor(features),), {}, name=name or "Softplus")
+
+
 def log_sigmoid(x, name=None):
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``."""
-    from ..nn import softplus  # noqa: PLC0415  (nn imports this module)
     with name_scope(name, "LogSigmoid") as scope:
         x = convert_to_tensor(x)
         return negative(softplus(negative(x)), name=scope)
@@ -298,7 +303,6 @@ def div(x, y, name=None):
 def in_top_k(predictions=None, targets=None, k=None, name=None):
     """Whether each row's ``targets`` entry is among its ``k`` largest ``predictions`` (ties
     count in its favour, as TF; a row with a non-finite prediction gives False)."""
-    from .core_ops import one_hot  # noqa: PLC0415
     with name_scope(name, "in_top_k"):        # TF's result: ``in_top_k/InTopKV2:0``
         p = convert_to_tensor(predictions)
         t = convert_to_tensor(targets)

@@ -22,10 +22,14 @@ from common import REGISTRY, layers
 
 from ..framework.build import F, F_OPERATORS, apply, constant, convert_to_tensor, is_tensor
 from ..framework.graph import Tensor, get_default_graph
+from ..framework.shape_values import static_value
 from .core_ops import (concat, expand_dims, gather_index, greater_equal, identity, multiply, realdiv, reduce_mean,
                        reshape, squeeze, stop_gradient, subtract, where)
+from .array_ops import shape as shape_of
+from .random_ops import get_seed, random_uniform
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
+__all__ = ["conv1d", "conv2d", "conv2d_transpose", "conv2d_backprop_input", "conv2d_backprop_filter",
+           "convolution", "depthwise_conv2d", "max_pool", "max_pool1d", "max_pool2d", "avg_pool",
            "avg_pool1d", "avg_pool2d",
            "dropout", "moments", "batch_normalization", "embedding_lookup", "bias_add"]
 
@@ -136,6 +140,72 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None, p
     return apply(_R["Conv2DBackpropInput"], (x, w, ref), attrs, name=name or "conv2d_transpose")
 
 
+def _sizes(sizes, what: str) -> tuple[int, ...]:
+    """A shape argument TF takes as a tensor, here needed when the graph is built."""
+    value = static_value(sizes) if is_tensor(sizes) else sizes
+    if value is None:
+        raise ValueError(f"{what} here must be known when the graph is built (a list or a "
+                         f"constant), got {sizes}")
+    return tuple(int(d) for d in np.asarray(value).reshape(-1))
+
+
+def _conv_grad(op_type: str, first, second, sizes, what: str, strides, padding, data_format,
+               dilations, name):
+    """``Conv2DBackpropInput``/``Filter``: the registry op with a shape-only reference input
+    of the result's shape (TF's first/second input ``input_sizes``/``filter_sizes``)."""
+    shape = _sizes(sizes, what)
+    name = name or op_type
+    ref = apply(_R["BroadcastTo"], (np.zeros((), first.np_dtype),), {"shape": shape},
+                name=f"{name}/{what}")
+    attrs = dict(strides=_spatial_pair(strides, data_format, "strides"),
+                 padding=_padding(padding, data_format, op_type),
+                 dilations=_spatial_pair(dilations or 1, data_format, "dilations"), groups=1,
+                 data_format=data_format, filter_format="HWIO")
+    return apply(_R[op_type], (first, second, ref), attrs, name=name)
+
+
+def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa: A002
+                          padding=None, use_cudnn_on_gpu=True, data_format="NHWC",
+                          dilations=(1, 1, 1, 1), name=None, filters=None):
+    """The gradient of ``conv2d`` with respect to its input, of shape ``input_sizes``."""
+    w = convert_to_tensor(filter if filter is not None else filters)
+    return _conv_grad("Conv2DBackpropInput", convert_to_tensor(out_backprop), w, input_sizes,
+                      "input_sizes", strides, padding, data_format, dilations, name)
+
+
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           use_cudnn_on_gpu=True, data_format="NHWC", dilations=(1, 1, 1, 1),
+                           name=None):
+    """The gradient of ``conv2d`` with respect to its filter, of shape ``filter_sizes``."""
+    return _conv_grad("Conv2DBackpropFilter", convert_to_tensor(input),
+                      convert_to_tensor(out_backprop), filter_sizes, "filter_sizes", strides,
+                      padding, data_format, dilations, name)
+
+
+def convolution(input, filter=None, padding=None, strides=None, dilation_rate=None,  # noqa: A002
+                name=None, data_format=None, filters=None, dilations=None):
+    """N-d convolution by the input's rank: ``conv1d`` (rank 3) or ``conv2d`` (rank 4), with
+    TF's ``strides``/``dilation_rate`` given per spatial dimension."""
+    x = convert_to_tensor(input)
+    w = convert_to_tensor(filter if filter is not None else filters)
+    rank = x.shape.rank if x.shape.rank is not None else w.shape.rank
+    dilation = dilation_rate if dilation_rate is not None else dilations
+    spatial = (rank or 0) - 2
+    if spatial not in (1, 2):
+        raise ValueError(f"convolution here takes 1-d and 2-d inputs (rank 3 or 4); got "
+                         f"{x.name} of shape {x.shape}")
+    strides = [1] * spatial if strides is None else list(np.broadcast_to(strides, (spatial,)))
+    dilation = [1] * spatial if dilation is None else list(np.broadcast_to(dilation, (spatial,)))
+    with get_default_graph().name_scope(name or "convolution") as scope:
+        if spatial == 1:
+            fmt = "NWC" if data_format in (None, "NWC") else "NCW"
+            return conv1d(x, w, stride=int(strides[0]), padding=padding, data_format=fmt,
+                          dilations=int(dilation[0]), name=scope)
+        fmt = data_format or "NHWC"
+        return conv2d(x, w, strides=[int(s) for s in strides], padding=padding, data_format=fmt,
+                      dilations=[int(d) for d in dilation], name=scope)
+
+
 def _pool(op_type, value, ksize, strides, padding, data_format, name):
     x = convert_to_tensor(value)
     attrs = dict(ksize=_spatial_pair(ksize, data_format, "ksize"),
@@ -191,8 +261,6 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 def _uniform_like(x: Tensor, seed) -> Tensor:
     """U[0, 1) shaped like ``x`` (at run time, if its shape is not fully known), drawn by
     ``tf.random_uniform`` -- seeded by ``tf.set_random_seed`` and ``seed`` as TF seeds it."""
-    from .array_ops import shape as shape_of  # noqa: PLC0415  (array ops build on nn)
-    from .random_ops import random_uniform  # noqa: PLC0415
     shape = x.shape.as_list() if x.shape.is_fully_defined() else shape_of(x)
     return random_uniform(shape, dtype=x.dtype, seed=seed)
 
@@ -228,7 +296,6 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
                              f"Received: rate={rate}")
     x = convert_to_tensor(x)
     if not symbolic and rate == 0:   # TF returns x, but still takes an op seed: the seeds of
-        from .random_ops import get_seed  # noqa: PLC0415      the ops after it do not move
         get_seed(seed)
         return x
     with get_default_graph().name_scope(name or "dropout"):

@@ -10,10 +10,12 @@ from common import REGISTRY
 from . import rnn_cell
 from ..framework.build import apply, convert_to_tensor
 from ..framework.graph import name_scope
-from .math_ops import in_top_k, log_sigmoid, top_k
+from .math_ops import in_top_k, log_sigmoid, softplus, top_k
 from .nn_layers import *  # noqa: F403  (the layer functions live there)
 from .nn_layers import __all__ as _layers_all
-from .core_ops import multiply, negative, reduce_sum, sigmoid, square, tanh
+from .core_ops import (abs as _abs, add, cast, exp, greater, log, matmul, maximum, minimum,
+                       multiply, negative, reduce_sum, sigmoid, sqrt, square, subtract, tanh,
+                       truediv, where)
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn
 
 __all__ = ["relu", "softmax", "log_softmax", "sigmoid", "tanh",
@@ -62,12 +64,13 @@ def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
 
 def softmax_cross_entropy_with_logits_v2(labels, logits, axis=-1, name=None, dim=None):
     """``-sum(labels * log_softmax(logits))`` along ``axis`` (dense labels)."""
-    from ..framework.build import convert_to_tensor as _tensor  # noqa: PLC0415
     axis = dim if dim is not None else axis
-    labels, logits = _tensor(labels), _tensor(logits)
+    labels, logits = convert_to_tensor(labels), convert_to_tensor(logits)
     if not labels.shape.is_compatible_with(logits.shape):
         raise ValueError(f"Shapes {labels.shape} and {logits.shape} are incompatible")
     with name_scope(name, "softmax_cross_entropy_with_logits"):
+        if labels.dtype != logits.dtype:   # TF casts the labels to the logits' dtype
+            labels = cast(labels, logits.dtype)
         # TF flattens to 2-D and back; its result is the scope's third Reshape, and ours
         # carries that name so a fetch by name finds it
         return negative(reduce_sum(multiply(labels, log_softmax(logits, axis=axis)), axis=axis),
@@ -78,11 +81,9 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
                                        targets=None):
     """Sigmoid cross-entropy with the positive term weighted by ``pos_weight`` (TF's stable
     form: ``(1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0))``)."""
-    from ..framework.build import convert_to_tensor as _tensor  # noqa: PLC0415
-    from .core_ops import abs as _abs, add, exp, log, subtract  # noqa: PLC0415
     labels = targets if labels is None else labels
     with name_scope(name, "logistic_loss") as scope:
-        x, z = _tensor(logits), _tensor(labels)
+        x, z = convert_to_tensor(logits), convert_to_tensor(labels)
         log_weight = add(multiply(z, pos_weight - 1.0), 1.0)
         # TF's composite, kept as TF builds it: its gradient at x == 0 ignores the tail's (0 there)
         tail = add(log(add(exp(negative(_abs(x))), 1.0)), relu(negative(x)))
@@ -91,12 +92,11 @@ def weighted_cross_entropy_with_logits(labels=None, logits=None, pos_weight=None
 
 def selu(features, name=None):
     """``scale * elu(x)`` with ``elu``'s negative side scaled by ``alpha`` (the SELU constants)."""
-    from .core_ops import exp, greater, minimum, multiply as mul, subtract, where  # noqa: PLC0415
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     with name_scope(name, "Selu") as scope:     # TF's one op: our parts live in its scope
         x = convert_to_tensor(features)
-        neg = mul(subtract(exp(minimum(x, 0.0)), 1.0), alpha)   # exp of x <= 0 only: finite grads
-        return mul(where(greater(x, 0.0), x, neg), scale, name=scope)
+        neg = multiply(subtract(exp(minimum(x, 0.0)), 1.0), alpha)   # exp of x <= 0 only: finite grads
+        return multiply(where(greater(x, 0.0), x, neg), scale, name=scope)
 
 
 def swish(features, beta=1.0, name=None):
@@ -111,8 +111,6 @@ silu = swish
 
 def xw_plus_b(x, weights, biases, name=None):
     """``matmul(x, weights) + biases`` (TF1's ``tf.nn.xw_plus_b``), named ``xw_plus_b``."""
-    from .core_ops import matmul  # noqa: PLC0415
-    from ..framework.graph import name_scope  # noqa: PLC0415
     with name_scope(name, "xw_plus_b") as scope:
         return bias_add(matmul(x, weights), biases, name=scope)
 
@@ -127,7 +125,6 @@ def l2_loss(t, name=None):
 
 def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
     """``softplus(x) - x * z`` (TF's ``max(x, 0) - x * z + log(1 + exp(-|x|))``), overflow-free."""
-    from .core_ops import add, subtract  # noqa: PLC0415
     if _sentinel is not None or labels is None or logits is None:
         raise ValueError("Only call `sigmoid_cross_entropy_with_logits` with named arguments "
                          "(labels=..., logits=..., ...)")
@@ -139,14 +136,8 @@ def sigmoid_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, 
         return add(negative(multiply(x, z)), softplus(x), name=scope)
 
 
-def softplus(features, name=None):
-    """``log(1 + exp(x))``, stable, with gradient ``sigmoid(x)`` (the registry's Softplus)."""
-    return apply(REGISTRY["Softplus"], (convert_to_tensor(features),), {}, name=name or "Softplus")
-
-
 def elu(features, name=None):
     """``x`` where positive, ``exp(x) - 1`` elsewhere."""
-    from .core_ops import exp, greater, minimum, subtract, where  # noqa: PLC0415
     with name_scope(name, "Elu") as scope:
         x = convert_to_tensor(features)
         return where(greater(x, 0.0), x, subtract(exp(minimum(x, 0.0)), 1.0), name=scope)
@@ -154,29 +145,25 @@ def elu(features, name=None):
 
 def leaky_relu(features, alpha=0.2, name=None):
     """``max(x, alpha * x)`` (TF's default ``alpha`` is 0.2)."""
-    from .core_ops import maximum  # noqa: PLC0415
     with name_scope(name, "LeakyRelu") as scope:
         x = convert_to_tensor(features)
         return maximum(x, multiply(x, alpha), name=scope)
 
 
 def relu6(features, name=None):
-    from .core_ops import minimum  # noqa: PLC0415
     with name_scope(name, "Relu6") as scope:
         return minimum(relu(features), 6.0, name=scope)
 
 
 def softsign(features, name=None):
     """``x / (1 + |x|)``."""
-    from .core_ops import abs, add, truediv  # noqa: PLC0415,A004
     with name_scope(name, "Softsign") as scope:
         x = convert_to_tensor(features)
-        return truediv(x, add(abs(x), 1), name=scope)
+        return truediv(x, add(_abs(x), 1), name=scope)
 
 
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """``x / sqrt(max(sum(x**2, axis), epsilon))``."""
-    from .core_ops import maximum, sqrt, truediv  # noqa: PLC0415  (not tf.nn names: kept out of tf.nn)
     axis = dim if axis is None else axis
     with name_scope(name, "l2_normalize") as scope:
         x = convert_to_tensor(x)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import core_ops as ops, math_ops
 from ..framework.graph import Tensor
 from ..training.variables import Variable
+from .array_ops import logical_xor
 
 __all__ = ["install"]
 
@@ -29,7 +30,6 @@ def _reflected(fn, name):
 
 def _xor(x, y):
     """``x ^ y`` on bools: TF's composite ``(x | y) & ~(x & y)``, named ``xor``."""
-    from .array_ops import logical_xor  # noqa: PLC0415  (array_ops imports ops late)
     return logical_xor(x, y, name="xor")
 
 

@@ -32,7 +32,7 @@ import numpy as np
 from common import REGISTRY
 from common.ops.random import DEFAULT_GRAPH_SEED
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, convert_to_tensor
 from ..framework.graph import Graph, SubGraph, Tensor, get_default_graph, name_scope
 from .core_ops import add, maximum, multiply, ones_like, realdiv, subtract

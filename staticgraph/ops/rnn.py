@@ -21,7 +21,7 @@ unchanged, so the final state is each row's state at its own last step.
 """
 from __future__ import annotations
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from .array_ops import shape as _shape
 from ..framework.build import convert_to_tensor
 from ..control.control_flow import while_loop
@@ -30,7 +30,7 @@ from .core_ops import (cast, concat, constant, expand_dims, greater_equal, less,
                        unstack, where, zeros, zeros_like)
 from .sequence_ops import reverse, reverse_sequence
 from .tensor_array import TensorArray
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from .rnn_cell import _depth
 from ..training.variable_scope import variable_scope
 

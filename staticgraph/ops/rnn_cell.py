@@ -24,14 +24,18 @@ body (the variables are built before the loop, so they live in the outer graph).
 from __future__ import annotations
 
 import collections
+import types as _types
 
-from .. import dtypes as _dtypes
+from common import layers as _layers
+
+from ..framework import dtypes as _dtypes
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Tensor, get_default_graph, name_scope
 from ..training.initializers import Constant, Zeros
-from ..nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as
 from .array_ops import split
 from .core_ops import add, clip_by_value, concat, matmul, multiply, sigmoid, subtract, tanh, zeros
+from .nn_layers import dropout as _dropout  # (private: this module is tf.nn.rnn_cell)
 from ..training.variable_scope import get_variable, variable_scope
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
@@ -139,6 +143,13 @@ class RNNCell:
             return pack_sequence_as(sizes, [_zeros_for(s, batch_size, dtype) for s in flatten(sizes)])
 
 
+_CELL_OPS = _types.SimpleNamespace(
+    split=lambda x, num_split, axis: split(x, num_split, axis=axis), add=add, sub=subtract,
+    mul=multiply, sigmoid=sigmoid, tanh=tanh, clip=clip_by_value)
+"""The registry names ``common.layers``' cells call, as this module's builders: the nodes keep
+the names TF's cells give them (``Sigmoid``, ``Mul_1``), not the registry's Python names."""
+
+
 def _linear(args: list, kernel, bias):
     x = args[0] if len(args) == 1 else concat(args, 1)
     out = matmul(x, kernel)
@@ -196,10 +207,8 @@ class BasicLSTMCell(RNNCell):
     def call(self, inputs, state):
         c, h = self._split_state(state)
         gates = _linear([inputs, h], self._kernel, self._bias)
-        i, j, f, o = split(gates, 4, axis=1)
-        act = self._activation
-        new_c = add(multiply(c, sigmoid(add(f, self._forget_bias))), multiply(sigmoid(i), act(j)))
-        new_h = multiply(act(new_c), sigmoid(o))
+        new_h, new_c = _layers.lstm_cell(_CELL_OPS, gates, c, _layers.TF_LSTM_GATES,
+                                         self._forget_bias, self._activation)
         new_state = (LSTMStateTuple(new_c, new_h) if self._state_is_tuple
                      else concat([new_c, new_h], 1))
         return new_h, new_state
@@ -243,17 +252,10 @@ class LSTMCell(BasicLSTMCell):
 
     def call(self, inputs, state):
         c_prev, m_prev = self._split_state(state)
-        i, j, f, o = split(_linear([inputs, m_prev], self._kernel, self._bias), 4, axis=1)
-        act = self._activation
-        if self._use_peepholes:
-            f = add(f, multiply(self._w_f, c_prev))
-            i = add(i, multiply(self._w_i, c_prev))
-        c = add(multiply(sigmoid(add(f, self._forget_bias)), c_prev), multiply(sigmoid(i), act(j)))
-        if self._cell_clip is not None:
-            c = clip_by_value(c, -self._cell_clip, self._cell_clip)
-        if self._use_peepholes:
-            o = add(o, multiply(self._w_o, c))
-        m = multiply(sigmoid(o), act(c))
+        m, c = _layers.lstm_cell(_CELL_OPS, _linear([inputs, m_prev], self._kernel, self._bias),
+                                c_prev, _layers.TF_LSTM_GATES, self._forget_bias, self._activation,
+                                (self._w_f, self._w_i, self._w_o) if self._use_peepholes else None,
+                                self._cell_clip)
         if self._num_proj is not None:
             m = matmul(m, self._proj)
             if self._proj_clip is not None:
@@ -283,10 +285,10 @@ class GRUCell(RNNCell):
         self._cand_bias = self._var("candidate/bias", [n], dtype, b or Zeros())
 
     def call(self, inputs, state):
-        r, u = split(sigmoid(_linear([inputs, state], self._gate_kernel, self._gate_bias)), 2, axis=1)
-        c = self._activation(_linear([inputs, multiply(r, state)], self._cand_kernel,
-                                     self._cand_bias))
-        new_h = add(multiply(u, state), multiply(subtract(1.0, u), c))
+        new_h = _layers.gru_cell(
+            _CELL_OPS, state, _linear([inputs, state], self._gate_kernel, self._gate_bias),
+            lambda r: _linear([inputs, multiply(r, state)], self._cand_kernel, self._cand_bias),
+            self._activation)
         return new_h, new_h
 
 
@@ -352,8 +354,7 @@ class DropoutWrapper(RNNCell):
     def _drop(self, x, keep):
         if isinstance(keep, (int, float)) and keep == 1:
             return x
-        from ..nn import dropout  # noqa: PLC0415  (nn imports this module)
-        return dropout(x, keep_prob=keep, seed=self._seed)
+        return _dropout(x, keep_prob=keep, seed=self._seed)
 
     def __call__(self, inputs, state, scope=None):
         inputs = self._drop(convert_to_tensor(inputs), self._keep[0])

@@ -24,9 +24,10 @@ from typing import Callable
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from .. import errors
+from ..framework import dtypes as _dtypes
+from ..framework import errors
 from ..framework.build import convert_to_tensor
+from ..framework.error_text import at_node
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import defkind
 
@@ -45,26 +46,27 @@ def _tf_name(dtype: np.dtype) -> str:
 def _lower(op: Operation, ctx):
     func, token = op.attrs["func"], op.attrs["token"]
     wanted = [t.dtype._np for t in op.outputs]
-    where = f"\n\t [[{{{{node {op.name}}}}}]]\n  created at {op.site}"
+    created = f"\n  created at {op.site}"
 
     def kernel(*values):
         try:
             result = func(*values)
         except Exception as e:  # noqa: BLE001  (every exception becomes TF's error class)
             cls = next((c for kinds, c in _ERRORS if isinstance(e, kinds)), errors.UnknownError)
-            raise cls(None, op, f"{type(e).__name__}: {e}{where}") from e
+            raise cls(None, op, at_node(f"{type(e).__name__}: {e}", op.name) + created) from e
         result = list(result) if isinstance(result, (list, tuple)) else [result]
         if len(result) != len(wanted):
             raise errors.InvalidArgumentError(
-                None, op, f"{token} returns {len(result)} values, but expects to see "
-                          f"{len(wanted)} values.{where}")
+                None, op, at_node(f"{token} returns {len(result)} values, but expects to see "
+                                  f"{len(wanted)} values.", op.name) + created)
         out = []
         for i, (value, dtype) in enumerate(zip(result, wanted)):
             value = np.asarray(value)
             if value.dtype != dtype:
                 raise errors.InvalidArgumentError(
-                    None, op, f"{i}-th value returned by {token} is {_tf_name(value.dtype)}, but "
-                              f"expects {_tf_name(dtype)}{where}")
+                    None, op, at_node(f"{i}-th value returned by {token} is "
+                                      f"{_tf_name(value.dtype)}, but expects {_tf_name(dtype)}",
+                                      op.name) + created)
             out.append(value)
         return tuple(out) if len(out) != 1 else out[0]
     return kernel

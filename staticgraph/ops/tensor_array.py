@@ -32,10 +32,13 @@ import numpy as np
 from common import REGISTRY
 from common.indexing import ARRAY
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope
 from ..framework.shape import TensorShape, as_shape_tuple
+from .array_ops import constant_value, gather, shape
+from .core_ops import cast, gather_index, identity, reshape
+from ..framework.sources import no_op
 
 __all__ = ["TensorArray"]
 
@@ -80,8 +83,6 @@ class TensorArray:
     def size(self, name=None) -> Tensor:
         if self._size is not None and not self._dynamic:
             return constant(np.int32(self._size), name=name or "TensorArraySize")
-        from .array_ops import shape  # noqa: PLC0415
-        from .core_ops import gather_index  # noqa: PLC0415
         return gather_index(shape(self._buffer()), 0, name=name or "TensorArraySize")
 
     def _buffer(self) -> Tensor:
@@ -128,7 +129,6 @@ class TensorArray:
             element = TensorShape(self._element).merge_with(element).dims_tuple
         position = convert_to_tensor(index)
         if position.dtype != _dtypes.int32 and position.dtype.is_integer:
-            from .core_ops import cast  # noqa: PLC0415
             position = cast(position, _dtypes.int32)
         buf = apply(REGISTRY["TensorListSetItem"], (self._buffer(), position, value),
                     {"size": None if self._dynamic else self._size}, name=name or "TensorArrayWrite")
@@ -145,7 +145,6 @@ class TensorArray:
     def stack(self, name=None) -> Tensor:
         """All elements stacked: ``[size, *element]`` (named as TF 2 names it:
         ``TensorArrayV2Stack/TensorListStack:0``)."""
-        from .core_ops import identity  # noqa: PLC0415
         with name_scope(name or "TensorArrayV2Stack"):
             out = identity(self._buffer(), name="TensorListStack")
         full = self._full_shape()
@@ -154,12 +153,10 @@ class TensorArray:
         return out
 
     def gather(self, indices, name=None) -> Tensor:
-        from .array_ops import gather  # noqa: PLC0415
         return gather(self._buffer(), indices, name=name or "TensorArrayGather")
 
     def concat(self, name=None) -> Tensor:
         """The elements joined along their first axis."""
-        from .core_ops import reshape  # noqa: PLC0415
         if self._element is None or None in self._element[1:]:
             raise ValueError("TensorArray.concat needs a known element shape")
         return reshape(self._buffer(), [-1, *self._element[1:]], name=name or "TensorArrayConcat")
@@ -176,8 +173,6 @@ class TensorArray:
 
     def scatter(self, indices, value, name=None) -> "TensorArray":
         """Rows of ``value`` written at ``indices`` (known when the graph is built)."""
-        from .array_ops import constant_value  # noqa: PLC0415
-        from .core_ops import gather_index  # noqa: PLC0415
         idx = constant_value(indices)
         if idx is None:
             raise ValueError("TensorArray.scatter needs indices known when the graph is built")
@@ -188,7 +183,6 @@ class TensorArray:
         return ta
 
     def close(self, name=None):
-        from ..framework.sources import no_op  # noqa: PLC0415
         return no_op(name=name or "TensorArrayClose")
 
     def __repr__(self) -> str:
@@ -199,7 +193,6 @@ def _static_int(size: Any) -> int | None:
     if size is None:
         return None
     if isinstance(size, Tensor):
-        from .array_ops import constant_value  # noqa: PLC0415
         v = constant_value(size)
         return None if v is None else int(v)
     return int(size)

@@ -31,7 +31,7 @@ import warnings
 
 from common.checkpoint import write_text
 
-from .. import tf_logging
+from ..platform import tf_logging
 
 __all__ = ["CheckpointState", "get_checkpoint_state", "latest_checkpoint", "checkpoint_exists",
            "data_path", "index_path", "write_state", "STATE_FILE"]

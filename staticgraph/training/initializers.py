@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from common import REGISTRY
 
 from ..framework import build as _build

@@ -12,10 +12,13 @@ Each is a tensor of the global step, recomputed every run::
 """
 from __future__ import annotations
 
-from .. import dtypes as _dtypes
+import math
+
+from ..framework import dtypes as _dtypes
 from ..ops import core_ops as ops
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Tensor, name_scope
+from ..ops.math_ops import cos
 
 __all__ = ["exponential_decay", "piecewise_constant", "inverse_time_decay", "polynomial_decay",
            "natural_exp_decay", "cosine_decay"]
@@ -69,8 +72,6 @@ def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, stair
 
 def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None) -> Tensor:
     """``lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha)``."""
-    import math  # noqa: PLC0415
-    from ..ops.math_ops import cos  # noqa: PLC0415
     with name_scope(name, "CosineDecay") as scope:
         lr = convert_to_tensor(learning_rate, name="learning_rate")
         frac = ops.truediv(ops.minimum(_step(global_step, lr.dtype), float(decay_steps)),

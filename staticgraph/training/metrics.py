@@ -30,8 +30,8 @@ broadcasts them.
 """
 from __future__ import annotations
 
-from .. import dtypes as _dtypes
-from .. import tf_logging
+from ..framework import dtypes as _dtypes
+from ..platform import tf_logging
 from ..ops.array_ops import eye, size, squared_difference
 from ..framework.build import constant, convert_to_tensor
 from ..ops.check_ops import assert_greater_equal, assert_less_equal

@@ -28,7 +28,7 @@ TF1 programs run the averaging after each training step::
 """
 from __future__ import annotations
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Operation, Tensor, get_default_graph, name_scope
 from ..framework.graph_keys import GraphKeys

@@ -41,13 +41,15 @@ from common.checkpoint import CheckpointError, read_arrays, remove_stale_temps, 
 
 from .checkpoint_state import (STATE_FILE, CheckpointState, checkpoint_exists, data_path,
                                get_checkpoint_state, index_path, latest_checkpoint, write_state)
-from ..errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from ..framework.errors import DataLossError, FailedPreconditionError, InvalidArgumentError, NotFoundError
+from ..framework.error_text import dt_name
 from ..framework.graph import get_default_graph
 from ..framework.kinds import uninitialized_message
 from ..interop.serialize import from_json, to_json
 from .variables import Variable, global_variables
+from ..framework.dtypes import as_dtype
 
-__all__ = ["Saver", "import_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
+__all__ = ["Saver", "import_meta_graph", "export_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
            "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
            "load_checkpoint", "CheckpointReader", "data_path"]
 
@@ -121,6 +123,12 @@ class Saver:
                 if os.path.exists(path):
                     os.remove(path)
 
+    def export_meta_graph(self, filename: str | None = None, collection_list=None,
+                          as_text: bool = False, export_scope=None, clear_devices: bool = False,
+                          **_) -> str:
+        """This saver's graph as :func:`export_meta_graph` writes it."""
+        return export_meta_graph(filename, graph=self.graph, clear_devices=clear_devices)
+
     def restore(self, sess, save_path: str) -> None:
         """Assign every variable its saved value -- all of them, or (on any error) none."""
         self._check_session(sess)
@@ -160,6 +168,18 @@ class Saver:
         if sess.graph is not self.graph:
             raise ValueError("The Session graph is not the graph of this Saver's variables: build "
                              "the Saver in the graph the Session runs.")
+
+
+def export_meta_graph(filename: str | None = None, meta_info_def=None, graph_def=None,
+                      saver_def=None, collection_list=None, as_text: bool = False, graph=None,
+                      export_scope=None, clear_devices: bool = False, **_) -> str:
+    """The graph (``graph`` or the default one) as the text :func:`import_meta_graph` reads,
+    written to ``filename`` when given (whole or not at all).  TF returns a MetaGraphDef
+    proto; here the graph file is the project's JSON (see ``interop/serialize.py``)."""
+    text = to_json(graph or get_default_graph())
+    if filename:
+        write_text(filename, text)
+    return text
 
 
 def import_meta_graph(meta_graph_or_file: str, clear_devices: bool = False, **_) -> Saver | None:
@@ -284,7 +304,6 @@ class CheckpointReader:
         return {k: list(v.shape) for k, v in self._arrays.items()}
 
     def get_variable_to_dtype_map(self) -> dict:
-        from ..dtypes import as_dtype  # noqa: PLC0415
         return {k: as_dtype(v.dtype) for k, v in self._arrays.items()}
 
     def has_tensor(self, name: str) -> bool:
@@ -296,8 +315,7 @@ class CheckpointReader:
         return self._arrays[name]
 
     def debug_string(self) -> bytes:
-        from ..dtypes import as_dtype  # noqa: PLC0415
-        return "".join(f"{k} (DT_{as_dtype(v.dtype).tf_name.upper()}) {list(v.shape)}\n"
+        return "".join(f"{k} ({dt_name(as_dtype(v.dtype))}) {list(v.shape)}\n"
                        for k, v in sorted(self._arrays.items())).encode()
 
 

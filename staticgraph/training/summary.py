@@ -14,6 +14,7 @@ The protos and the event-file writer are the ``tensorboard`` package's own
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -21,9 +22,11 @@ import numpy as np
 from common import tensorboard as tb
 
 from ..framework.build import convert_to_tensor
-from ..errors import InvalidArgumentError
+from ..framework.errors import InvalidArgumentError
+from ..framework.error_text import at_node, tf_shape
 from ..framework.graph import Graph, Operation, Tensor, get_default_graph
 from ..framework.kinds import defkind
+from ..interop.graph_def import as_graph_def
 
 __all__ = ["scalar", "histogram", "text", "merge", "merge_all", "FileWriter", "SUMMARIES"]
 
@@ -116,9 +119,8 @@ def _lower_scalar(op: Operation, ctx) -> Any:
     def kernel(tag, value):
         if np.ndim(value) != 0:
             raise InvalidArgumentError(
-                None, op, f"tags and values are not the same shape: [] != "
-                          f"[{','.join(map(str, np.shape(value)))}] (tag '{_tag(tag)}')\n"
-                          f"\t [[{{{{node {op.name}}}}}]]")
+                None, op, at_node(f"tags and values are not the same shape: [] != "
+                                  f"{tf_shape(np.shape(value))} (tag '{_tag(tag)}')", op.name))
         return _value(tb.scalar_summary(_tag(tag), value))
     return kernel
 
@@ -129,7 +131,7 @@ def _lower_histogram(op: Operation, ctx) -> Any:
         if not np.all(np.isfinite(values)):
             what = ("Nan in summary histogram for" if np.any(np.isnan(values))
                     else "Infinity in Histogram for")
-            raise InvalidArgumentError(None, op, f"{what}: {tag}\n\t [[{{{{node {op.name}}}}}]]")
+            raise InvalidArgumentError(None, op, at_node(f"{what}: {tag}", op.name))
         return _value(tb.tf_histogram_summary(tag, values))
     return kernel
 
@@ -180,7 +182,6 @@ class FileWriter:
     def add_event(self, event) -> None:
         """Write an ``Event`` proto (its ``wall_time`` is set now if unset)."""
         if not event.wall_time:
-            import time
             event.wall_time = time.time()
         self._writer.add_event(event)
 
@@ -204,7 +205,6 @@ class FileWriter:
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         if graph is not None:
-            from ..interop.graph_def import as_graph_def
             graph_def = as_graph_def(graph)
         ev = tb.event(graph_def=graph_def.SerializeToString())
         if global_step is not None:

@@ -24,12 +24,12 @@ from __future__ import annotations
 import contextlib
 import enum
 
-from .. import dtypes as _dtypes
+from ..framework import dtypes as _dtypes
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
 from .initializers import GlorotUniform, Zeros
 from ..framework.shape import TensorShape
-from .variables import Variable, _root
+from .variables import _root, local_variables, Variable, variables_initializer
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_variable_scope",
            "get_local_variable", "local_variables_initializer"]
@@ -313,5 +313,4 @@ class variable_scope:  # noqa: N801  (TF's name)
 
 def local_variables_initializer():
     """One op initializing every variable in ``LOCAL_VARIABLES`` (``get_local_variable``'s)."""
-    from .variables import local_variables, variables_initializer  # noqa: PLC0415
     return variables_initializer(local_variables(), name="init")

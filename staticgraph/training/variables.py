@@ -27,12 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dtypes
-from ..framework.build import F, convert_to_tensor
-from ..framework.graph import Operation, Tensor, creation_site, get_default_graph
+from ..framework import dtypes as _dtypes
+from ..framework.build import F, constant, convert_to_tensor
+from ..framework.graph import Operation, Tensor, creation_site, default_session, get_default_graph
 from ..framework.kinds import handle_op
 from ..framework.sources import group
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.shape import TensorShape, as_shape_tuple
+from ..ops.array_ops import boolean_mask
+from ..ops.core_ops import logical_not, stack
+from ..ops.state_ops import batch_scatter_update, scatter_node
+from ..control.control_flow import cond
 
 __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
@@ -161,19 +166,16 @@ class Variable:
 
     def initialized_value(self) -> Tensor:
         """The initial value if the variable is uninitialized when this runs, else its value."""
-        from ..control.control_flow import cond  # noqa: PLC0415  (control flow builds on variables)
         return cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
 
     def is_initialized(self, name: str | None = None) -> Tensor:
         return self._is_initialized
 
     def eval(self, session=None):
-        from ..client.session import default_session  # noqa: PLC0415  (sessions run graphs of variables)
         return (session or default_session()).run(self)
 
     def load(self, value: Any, session=None) -> None:
         """Store ``value`` in the variable (TF's ``Variable.load``: no new graph nodes per call)."""
-        from ..client.session import default_session  # noqa: PLC0415
         (session or default_session()).run(self.initializer, {self._initial_value: value})
 
     # --- static facts ------------------------------------------------------------------
@@ -232,6 +234,52 @@ class Variable:
 
     def assign_sub(self, delta: Any, use_locking=None, name: str | None = None, read_value: bool = True):
         return self._assign_op("AssignSubVariableOp", delta, name, read_value)
+
+    # --- sparse updates (one Resource* scatter node each: ops/state_ops.py) -----------
+    def _scatter(self, kind: str, indices: Any, updates: Any, name: str | None) -> "_UnreadVariable":
+        return _UnreadVariable(self, scatter_node(kind, self, indices, updates, name))
+
+    def _sparse(self, kind: str, sparse_delta: IndexedSlices, name: str | None):
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        return self._scatter(kind, sparse_delta.indices, sparse_delta.values, name)
+
+    def scatter_add(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        """Add the rows of ``sparse_delta`` (an IndexedSlices) to this variable's rows."""
+        return self._sparse("ResourceScatterAdd", sparse_delta, name)
+
+    def scatter_sub(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        return self._sparse("ResourceScatterSub", sparse_delta, name)
+
+    def scatter_mul(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        return self._sparse("ResourceScatterMul", sparse_delta, name)
+
+    def scatter_div(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        return self._sparse("ResourceScatterDiv", sparse_delta, name)
+
+    def scatter_min(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        return self._sparse("ResourceScatterMin", sparse_delta, name)
+
+    def scatter_max(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        return self._sparse("ResourceScatterMax", sparse_delta, name)
+
+    def scatter_update(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        """Overwrite the rows ``sparse_delta.indices`` with ``sparse_delta.values``."""
+        return self._sparse("ResourceScatterUpdate", sparse_delta, name)
+
+    def batch_scatter_update(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+        """Rows picked per batch entry (see :func:`staticgraph.ops.state_ops.batch_scatter_update`)."""
+        return batch_scatter_update(self, sparse_delta.indices, sparse_delta.values, name=name)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        """Add ``updates`` at the index tuples along ``indices``' last axis."""
+        return self._scatter("ResourceScatterNdAdd", indices, updates, name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        return self._scatter("ResourceScatterNdSub", indices, updates, name)
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        return self._scatter("ResourceScatterNdUpdate", indices, updates, name)
 
     def __repr__(self) -> str:
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
@@ -324,9 +372,6 @@ def report_uninitialized_variables(var_list=None, name: str = "report_uninitiali
     >>> with tf.Session() as s: print(s.run(tf.report_uninitialized_variables()))
     [b'v']
     """
-    from ..ops.array_ops import boolean_mask
-    from ..framework.build import constant
-    from ..ops.core_ops import logical_not, stack
     graph = get_default_graph()
     if var_list is None:
         var_list = [*global_variables(), *local_variables()]

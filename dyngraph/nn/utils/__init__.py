@@ -1,5 +1,8 @@
-"""``torch.nn.utils``: gradient clipping, and ``rnn`` (variable-length batches)."""
+"""``torch.nn.utils``: gradient clipping, parameters as one vector, and ``rnn`` (variable-length
+batches)."""
 from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
+from .convert_parameters import parameters_to_vector, vector_to_parameters
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters",
+           "rnn"]

@@ -11,6 +11,7 @@ plain Python loop over a BatchSampler.
 from __future__ import annotations
 
 import collections.abc
+import warnings
 from typing import Callable
 
 import numpy as np
@@ -91,8 +92,11 @@ class DataLoader:
                                           or drop_last):
             raise ValueError("batch_sampler option is mutually exclusive with batch_size, "
                              "shuffle, sampler, and drop_last")
+        if batch_sampler is None and batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually "
+                             "exclusive with drop_last")
         self.dataset, self.num_workers, self.generator = dataset, num_workers, generator
-        self.batch_size, self.drop_last = batch_size, drop_last
+        self.batch_size, self.drop_last, self.pin_memory = batch_size, drop_last, pin_memory
         if sampler is None:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else \
                 SequentialSampler(dataset)
@@ -107,6 +111,9 @@ class DataLoader:
         """A new pass.  Starting one draws a base seed (PyTorch's, for worker processes;
         unused here) from ``generator`` or the default generator, so the stream after it
         -- a shuffle, dropout, anything -- stays in step with PyTorch's."""
+        if self.pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", UserWarning, stacklevel=2)
         draw_seed(self.generator)
         return self._batches()
 
@@ -115,8 +122,11 @@ class DataLoader:
             for i in self.sampler:
                 yield self.collate_fn(self.dataset[i])
             return
+        batch_fetch = getattr(self.dataset, "__getitems__", None)
         for indices in self.batch_sampler:
-            yield self.collate_fn([self.dataset[i] for i in indices])
+            samples = (batch_fetch(indices) if callable(batch_fetch)
+                       else [self.dataset[i] for i in indices])
+            yield self.collate_fn(samples)
 
     def __len__(self) -> int:
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import warnings
 from typing import Sequence
 
 from ...random import default_generator, randperm
@@ -53,6 +54,13 @@ class Subset(Dataset):
             return self.dataset[[self.indices[i] for i in idx]]
         return self.dataset[self.indices[idx]]
 
+    def __getitems__(self, indices: list[int]) -> list:
+        """A batch's samples (what the DataLoader fetches), through the dataset's own
+        ``__getitems__`` when it has one."""
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
     def __len__(self) -> int:
         return len(self.indices)
 
@@ -86,10 +94,18 @@ def random_split(dataset: Dataset, lengths: Sequence, generator=default_generato
     """Disjoint random subsets of the given lengths (or fractions summing to 1)."""
     n = len(dataset)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        sizes = [int(math.floor(n * frac)) for frac in lengths]
-        for i in range(n - sum(sizes)):
+        sizes = []
+        for i, frac in enumerate(lengths):
+            if frac < 0 or frac > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(int(math.floor(n * frac)))
+        for i in range(n - sum(sizes)):  # the remainder, round-robin
             sizes[i % len(sizes)] += 1
         lengths = sizes
+        for i, k in enumerate(lengths):
+            if k == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty "
+                              f"dataset.", UserWarning, stacklevel=2)
     if sum(lengths) != n:
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     order = randperm(n, generator=generator).tolist()

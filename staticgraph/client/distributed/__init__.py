@@ -5,7 +5,7 @@ Needs the optional extra: ``pip install -e ".[distributed]"`` (dask.distributed)
 ::
 
     import staticgraph as tf
-    from staticgraph import distributed
+    from staticgraph.client import distributed
     from dask.distributed import Client, LocalCluster
 
     client = Client(LocalCluster(n_workers=2))       # or Client("tcp://scheduler:8786")

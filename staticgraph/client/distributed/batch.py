@@ -24,7 +24,7 @@ import numpy as np
 from dask import delayed, is_dask_collection
 
 from ...framework.graph import Operation, Tensor
-from ...nest import flatten_with_rebuild
+from ...util.nest import flatten_with_rebuild
 from ..session import _Feed, _run_key
 from .partition import partition_run
 from .worker import merge_values, run_shard

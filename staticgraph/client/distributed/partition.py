@@ -23,7 +23,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Hashable
 
-from ...compiler import prune, topological_order
+from ...compiler.order import topological_order
+from ...compiler.prune import prune
 from ...control.control_flow import Region
 from ...framework.device import DeviceSpec
 from ...framework.graph import Graph, Operation, Tensor

@@ -22,22 +22,19 @@ from typing import Any
 
 from distributed import Client, KilledWorker
 
-from ...errors import FailedPreconditionError, UnavailableError
+from ...framework.errors import FailedPreconditionError, UnavailableError
 from ...framework.graph import Graph
-from ...nest import flatten_with_rebuild
-from ..session import Session, _Feed, _run_key
+from ...util.nest import flatten_dict_items, flatten_with_rebuild
+from ..session import SCHEDULER_SCHEMES, Session, _Feed, _run_key
 from . import batch as _batch
 from .partition import Layout, partition_run
 from .worker import GraphPlugin, hold, run_partition
 
 __all__ = ["DistributedSession", "is_dask_target"]
 
-_SCHEMES = ("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")
-
-
 def is_dask_target(target: Any) -> bool:
     """A dask ``Client`` or a scheduler address (``tcp://host:8786``)."""
-    return isinstance(target, Client) or isinstance(target, str) and target.startswith(_SCHEMES)
+    return isinstance(target, Client) or isinstance(target, str) and target.startswith(SCHEDULER_SCHEMES)
 
 
 class _Placed:
@@ -82,7 +79,7 @@ class DistributedSession(Session):
             self._placed.clear()
             self.batched.clear()
             self._version = self.graph.version
-        feed_dict = feed_dict or {}
+        feed_dict = flatten_dict_items(feed_dict) if feed_dict else {}
         batched = _batch.compiled(self, fetches, feed_dict)
         if batched is not None:
             return _batch.run_batched(self, batched, feed_dict)

@@ -25,7 +25,7 @@ import numpy as np
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from ...errors import DataLossError
+from ...framework.errors import DataLossError
 from ...framework.graph import Graph
 from ...interop.serialize import from_json
 from ..session import Session

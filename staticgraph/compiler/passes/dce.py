@@ -15,31 +15,10 @@ pass off (``PassConfig.off()``) the plan runs each pruned node as written.
 """
 from __future__ import annotations
 
-from ...framework.graph import Operation, Tensor
-from .program import Program, is_pure
+from ...framework.graph import Operation
+from .program import Program, live_indices
 
-__all__ = ["dce", "live_ops", "live_indices"]
-
-
-def live_indices(prog: Program) -> list[int]:
-    """Positions in ``prog.ops`` of the ops a fetch or an effect needs, in order (``prog`` is
-    not changed).  One backward sweep; the cheap test (is an output needed?) comes first."""
-    needed: set[Tensor] = {f for f in prog.fetches if isinstance(f, Tensor)}
-    named: set[str] = {f.name for f in prog.fetches if isinstance(f, Operation)}
-    keep: list[int] = []
-    ops = prog.ops
-    for i in range(len(ops) - 1, -1, -1):
-        op = ops[i]
-        outs = op.outputs
-        used = outs[0] in needed if len(outs) == 1 else any(t in needed for t in outs)
-        if not used and op.name not in named and is_pure(op):
-            continue
-        keep.append(i)
-        needed.update(op.inputs)
-        if op.control_inputs:
-            named.update(c.name for c in op.control_inputs)
-    keep.reverse()
-    return keep
+__all__ = ["dce", "live_ops"]
 
 
 def live_ops(prog: Program) -> list[Operation]:

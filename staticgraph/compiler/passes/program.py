@@ -22,8 +22,9 @@ import numpy as np
 
 from ...framework.graph import Operation, Tensor
 from ...framework.kinds import kind_of
+from common import REGISTRY
 
-__all__ = ["Program", "clone", "new_op", "is_pure"]
+__all__ = ["Program", "clone", "new_op", "is_pure", "live_indices"]
 
 
 def clone(op: Operation, inputs: Iterable[Tensor] | None = None, attrs: dict | None = None,
@@ -43,7 +44,6 @@ def clone(op: Operation, inputs: Iterable[Tensor] | None = None, attrs: dict | N
 def new_op(like: Operation, type_: str, inputs: tuple, attrs: dict, spec: tuple,
            suffix: str) -> Operation:
     """A detached op standing in for ``like`` (same graph, site; name ``like.name/suffix``)."""
-    from common import REGISTRY  # noqa: PLC0415  (registry lookup only for registry types)
     return Operation(like.graph, f"{like.name}/{suffix}", type_, REGISTRY.get(type_), inputs,
                      attrs, [spec], (), like.site, like.index)
 
@@ -74,14 +74,13 @@ class Program:
         self.alive: list[tuple[int, Operation]] | None = None  # live (index, op), cached
 
     def live_ops(self) -> list[Operation]:
-        """The ops a fetch or an effect still needs (cached; see :func:`.dce.live_indices`)."""
+        """The ops a fetch or an effect still needs (cached; see :func:`live_indices`)."""
         return [op for _, op in self.live()]
 
     def live(self) -> list[tuple[int, Operation]]:
         """``(index, op)`` for the ops still needed (a pass leaves dead ones to ``dce``);
         cached until a pass changes something."""
         if self.alive is None:
-            from .dce import live_indices  # noqa: PLC0415  (dce builds on this module)
             ops = self.ops
             self.alive = [(i, ops[i]) for i in live_indices(self)]
         return self.alive
@@ -128,6 +127,28 @@ class Program:
 
     def __len__(self) -> int:
         return len(self.ops)
+
+
+def live_indices(prog: Program) -> list[int]:
+    """Positions in ``prog.ops`` of the ops a fetch or an effect needs, in order (``prog`` is
+    not changed): what :meth:`Program.live` caches and ``dce`` keeps.  One backward sweep; the
+    cheap test (is an output needed?) comes first."""
+    needed: set[Tensor] = {f for f in prog.fetches if isinstance(f, Tensor)}
+    named: set[str] = {f.name for f in prog.fetches if isinstance(f, Operation)}
+    keep: list[int] = []
+    ops = prog.ops
+    for i in range(len(ops) - 1, -1, -1):
+        op = ops[i]
+        outs = op.outputs
+        used = outs[0] in needed if len(outs) == 1 else any(t in needed for t in outs)
+        if not used and op.name not in named and is_pure(op):
+            continue
+        keep.append(i)
+        needed.update(op.inputs)
+        if op.control_inputs:
+            named.update(c.name for c in op.control_inputs)
+    keep.reverse()
+    return keep
 
 
 def static_value(op: Operation | None) -> Any:

@@ -28,7 +28,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from ...framework.graph import Operation, Tensor
-from ...compiler import topological_order
+from ...compiler.order import topological_order
 from ...control.control_flow import BRANCH_TYPES, CONTROL_FLOW_TYPES, LOOP_TYPES, regions_of
 from .rules import RULES, NOT_EXPORTABLE, ExportError
 
@@ -215,14 +215,13 @@ class _Exporter:
     # --- control flow ------------------------------------------------------------------------
     def region(self, parent: Scope, region, prefix: str, args: list[str]) -> tuple[Scope, list[str]]:
         """Write ``region``'s ops into a new sub-graph scope; its results' names."""
-        from ... import compiler
         sub = Scope(self, parent, prefix)
         for a, n in zip(region.args, args):
             sub.names[a] = n
         for ph, t in zip(region.placeholders, region.captured):
             sub.names[ph] = parent.name(t)
         fed = set(region.args) | set(region.placeholders)
-        sub.emit(compiler.topological_order(_data_prune(region.outs, fed)))
+        sub.emit(topological_order(_data_prune(region.outs, fed)))
         return sub, [sub.name(t) for t in region.outs]
 
     def inline(self, scope: Scope, region, prefix: str, args: list[str]) -> list[str]:

@@ -53,7 +53,7 @@ from common import REGISTRY
 
 from ...framework.build import apply, constant
 from ...control.control_flow import cond, while_loop
-from ...errors import ResourceExhaustedError
+from ...framework.errors import ResourceExhaustedError
 from ...framework.graph import Graph, Tensor
 from ...framework.sources import placeholder
 from .export import MIN_OPSET

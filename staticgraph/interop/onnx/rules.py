@@ -28,6 +28,9 @@ import numpy as np
 
 from common import REGISTRY
 from common.indexing import ARRAY, Slice
+from common.ops.conv import resolve_padding, spatial
+
+from ...framework.build import apply
 
 __all__ = ["Rule", "RULES", "NOT_EXPORTABLE", "KINDS", "coverage", "coverage_markdown",
            "ExportError"]
@@ -54,7 +57,6 @@ def _cast_all(ctx, op, ins: list[str], dtype) -> list[str]:
 
 
 def _apply_load(node, ins, op_def, attrs):
-    from ...framework.build import apply
     if not op_def.variadic and len(ins) != len(op_def.inputs):
         raise ValueError(f"staticgraph's {op_def.name} takes {len(op_def.inputs)} inputs, "
                          f"the node has {len(ins)}")
@@ -139,7 +141,6 @@ def _softmax(onnx_type):
         ctx.node(onnx_type, [x], [out], axis=int(op.attrs.get("axis", -1)))
 
     def load(node, ins, op_def, attrs):
-        from ...framework.build import apply
         return apply(op_def, ins, {"axis": attrs.get("axis", -1)})
     return Rule(onnx_type, export, load)
 
@@ -184,7 +185,6 @@ def reduce(onnx_type: str) -> Rule:
     def load(node, ins, op_def, attrs):
         """Axes as an attribute (before opset 18, 13 for ReduceSum) or a constant input; none
         reduces every axis, unless ``noop_with_empty_axes`` (then the input is the result)."""
-        from ...framework.build import apply
         axes = attrs.get("axes")
         if len(ins) > 1 and ins[1] is not None:
             axes = _static_ints(node, ins, 1, "axes")
@@ -288,7 +288,6 @@ def _with_shape_attr(onnx_type, load):
 def _reshape_load(node, ins, op_def, attrs):
     """ONNX's 0 in the shape copies the input's size there (unless ``allowzero``); staticgraph's
     shape holds sizes, so the input's size must be known."""
-    from ...framework.build import apply
     shape = list(_static_ints(node, ins, 1, "shape"))
     if not attrs.get("allowzero", 0):
         have = _dims(ins[0])
@@ -304,7 +303,6 @@ def _reshape_load(node, ins, op_def, attrs):
 def _expand_load(node, ins, op_def, attrs):
     """ONNX's Expand broadcasts both ways (a 1 in ``shape`` keeps the input's size, a shorter
     ``shape`` is padded with 1s): the result's shape, for staticgraph's BroadcastTo."""
-    from ...framework.build import apply
     shape, have = _static_ints(node, ins, 1, "shape"), _dims(ins[0])
     if any(d < 0 for d in shape):
         raise ValueError(f"its shape {list(shape)} has a negative size")
@@ -328,7 +326,6 @@ def _axes_op(onnx_type, optional: bool):
             ctx.node(onnx_type, [ins[0], _axes(ctx, axis)], [out])
 
     def load(node, ins, op_def, attrs):
-        from ...framework.build import apply
         axes = attrs.get("axes")      # before opset 13: an attribute
         if len(ins) > 1 and ins[1] is not None:
             axes = _static_ints(node, ins, 1, "axes")
@@ -345,7 +342,6 @@ def _transpose(ctx, op, ins, out):
 
 
 def _transpose_load(node, ins, op_def, attrs):
-    from ...framework.build import apply
     perm = attrs.get("perm")
     return apply(op_def, ins, {"perm": None if perm is None else tuple(perm)})
 
@@ -360,7 +356,6 @@ def _concat(ctx, op, ins, out):
 
 
 def _concat_load(node, ins, op_def, attrs):
-    from ...framework.build import apply
     return apply(op_def, ins, {"axis": attrs.get("axis", 0)})
 
 
@@ -375,6 +370,16 @@ def _split_part(ctx, op, ins, out):
         start = ctx.node("Add", [start, size(r)])
     end = ctx.node("Add", [start, size(ins[1 + part])])
     ctx.node("Slice", [ins[0], start, end, _axes(ctx, axis)], [out])
+
+
+def _slice_dynamic(ctx, op, ins, out):
+    """``x[begin : begin + size]`` with ``begin`` a tensor: ONNX's Slice takes its starts as an
+    input; a size of -1 (to the end) becomes an end past any dim (ONNX clamps it)."""
+    size = np.array([2 ** 62 if n == -1 else n for n in op.attrs["size"]], np.int64)
+    start = ctx.node("Cast", [ins[1]], to=ctx.onnx_dtype(np.dtype(np.int64)))
+    end = ctx.node("Add", [start, ctx.const(size, "size")])
+    axes = ctx.const(np.arange(len(size), dtype=np.int64), "axes")
+    ctx.node("Slice", [ins[0], start, end, axes], [out])
 
 
 def _stack(ctx, op, ins, out):
@@ -497,7 +502,6 @@ _TO_NCHW, _TO_NHWC, _HWIO_TO_OIHW = [0, 3, 1, 2], [0, 2, 3, 1], [3, 2, 0, 1]
 
 def _spatial_pads(op, x, ksize, strides, dilations, padding) -> list[int]:
     """ONNX's ``pads`` (begins then ends) for the op's padding on input ``x``'s known H, W."""
-    from common.ops.conv import resolve_padding, spatial  # noqa: PLC0415
     if padding in ("SAME", "VALID"):
         hw = spatial(x._shape or (None,) * 4, _attrs(op).get("data_format", "NHWC"))
         if padding == "SAME" and None in hw:
@@ -630,6 +634,7 @@ RULES: dict[str, Rule] = {
     "SplitPart": Rule("Shape + Gather + Slice", _split_part),
     "Pack": Rule("Unsqueeze + Concat", _stack),
     "GetItem": Rule("Slice + Squeeze + Unsqueeze / Gather", _getitem),
+    "SliceDynamic": Rule("Cast + Add + Slice", _slice_dynamic),
     "Split": Rule("Split", _split),
     "SplitV": Rule("Split (sizes as input)", _split),
     "Unpack": Rule("Split + Squeeze", _unstack),

@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import inspect
 import logging as _logging
 
 __all__ = ["DEBUG", "INFO", "WARN", "ERROR", "FATAL", "set_verbosity", "get_verbosity", "debug",
@@ -67,7 +68,6 @@ _counts: dict = {}
 
 def log_every_n(level: int, msg, n: int, *args) -> None:
     """Logs on the 1st, (n+1)th, (2n+1)th... call from the same place."""
-    import inspect  # noqa: PLC0415
     caller = inspect.stack()[1]
     key = (caller.filename, caller.lineno)
     count = _counts.get(key, 0)
@@ -77,7 +77,6 @@ def log_every_n(level: int, msg, n: int, *args) -> None:
 
 
 def log_first_n(level: int, msg, n: int, *args) -> None:
-    import inspect  # noqa: PLC0415
     caller = inspect.stack()[1]
     key = ("first", caller.filename, caller.lineno)
     count = _counts.get(key, 0)

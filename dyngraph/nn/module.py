@@ -16,7 +16,7 @@ from typing import Callable, Iterator, NamedTuple
 import numpy as np
 
 from ..device import check_device
-from ..dtypes import np_dtype_of
+from ..dtypes import get_default_dtype, np_dtype_of
 from ..grad_mode import no_grad
 from ..node import RemovableHandle
 from ..tensor import Tensor, make
@@ -24,7 +24,8 @@ from . import functional as F
 from . import init
 from .parameter import Parameter
 
-__all__ = ["Parameter", "Module", "Linear", "Identity", "Unflatten"]  # Flatten: nn/layers.py
+__all__ = ["Parameter", "Module", "Linear", "NonDynamicallyQuantizableLinear", "Identity",
+           "Unflatten"]  # Flatten: nn/layers.py
 
 
 def _typename(value) -> str:
@@ -59,7 +60,7 @@ class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
-        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "_forward_pre_hooks", [])
@@ -94,7 +95,7 @@ class Module:
     def __delattr__(self, name: str) -> None:
         for registry in (self._parameters, self._buffers, self._modules):
             registry.pop(name, None)
-        self._non_persistent.discard(name)
+        self._non_persistent_buffers_set.discard(name)
         object.__delattr__(self, name)
 
     # --- registration ------------------------------------------------------------------
@@ -109,14 +110,24 @@ class Module:
         setattr(self, name, param)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
-        """A tensor that is state but not a parameter (running means, step counters)."""
+        """A tensor that is state but not a parameter (running means, step counters); a
+        ``persistent=False`` one is left out of ``state_dict``."""
+        if not isinstance(name, str):
+            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
+        if name == "":
+            raise KeyError('buffer name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                             f"(torch Tensor or None required)")
         self._buffers[name] = tensor
-        (self._non_persistent.discard if persistent else self._non_persistent.add)(name)
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
         object.__setattr__(self, name, tensor)
 
     def add_module(self, name: str, module: "Module | None") -> None:
@@ -181,25 +192,30 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named(self, registry: str, prefix: str, recurse: bool):
+    def _named(self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool = True):
+        """Each module's members in ``registry``, dotted; a shared one once, where first met
+        (every time with ``remove_duplicate=False``), as PyTorch's ``_named_members``."""
         seen = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        mods = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse
+                else [(prefix, self)])
         for mprefix, m in mods:
             for name, v in getattr(m, registry).items():
                 if v is not None and id(v) not in seen:
-                    seen.add(id(v))
+                    if remove_duplicate:
+                        seen.add(id(v))
                     yield (mprefix + "." if mprefix else "") + name, v
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True
-                         ) -> Iterator[tuple[str, "Parameter"]]:
-        return self._named("_parameters", prefix, recurse)
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, "Parameter"]]:
+        return self._named("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator["Parameter"]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
-        return self._named("_buffers", prefix, recurse)
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        return self._named("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, b in self.named_buffers(recurse=recurse):
@@ -229,7 +245,7 @@ class Module:
             if p is not None:
                 out[prefix + name] = p if keep_vars else p.detach()
         for name, b in self._buffers.items():
-            if b is not None and name not in self._non_persistent:
+            if b is not None and name not in self._non_persistent_buffers_set:
                 out[prefix + name] = b if keep_vars else b.detach()
         for name, m in self._modules.items():
             if m is not None:
@@ -374,7 +390,7 @@ class Linear(Module):
         super().__init__()
         check_device(device)
         self.in_features, self.out_features = in_features, out_features
-        dt = np_dtype_of(dtype) or np.dtype(np.float32)
+        dt = np_dtype_of(dtype) or get_default_dtype().np
         self.weight = Parameter(make(np.empty((out_features, in_features), dt)))
         self.register_parameter("bias", Parameter(make(np.empty(out_features, dt)))
                                 if bias else None)
@@ -393,6 +409,11 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """``Linear`` under another name: ``MultiheadAttention.out_proj`` (PyTorch keeps the class
+    so that dynamic quantization leaves the projection alone; here only the name matters)."""
 
 
 class Identity(Module):

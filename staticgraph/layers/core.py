@@ -29,17 +29,17 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .ops import array_ops
-from . import nn
-from .framework.build import F, constant, convert_to_tensor
-from .control.control_flow import cond
-from .framework.graph import Tensor, get_default_graph
-from .framework.graph_keys import GraphKeys
-from .training.initializers import Ones, Zeros
-from .keras import regularizers
-from .ops.core_ops import identity, matmul, multiply, reshape, subtract, where
-from .training.variable_scope import get_variable, variable_scope
-from .training.variables import Variable
+from ..ops import array_ops
+from ..ops import nn_ops as nn
+from ..framework.build import F, constant, convert_to_tensor
+from ..control.control_flow import cond
+from ..framework.graph import Tensor, get_default_graph
+from ..framework.graph_keys import GraphKeys
+from ..training.initializers import Ones, Zeros
+from ..keras import regularizers
+from ..ops.core_ops import identity, matmul, multiply, reshape, subtract, where
+from ..training.variable_scope import get_variable, variable_scope
+from ..training.variables import Variable
 
 __all__ = ["dense", "conv2d", "conv1d", "conv2d_transpose", "max_pooling2d", "average_pooling2d", "flatten", "dropout",
            "batch_normalization", "UPDATE_OPS", "REGULARIZATION_LOSSES"]

@@ -1,0 +1,71 @@
+"""When to use the compiled random-stream kernels (:mod:`common.random_jit`), and loading them.
+
+numba makes the exact random streams as fast as numpy's own generators, but it costs CPU time
+once per process: about 0.3 s to import and 0.3 s for its first call (the kernels' machine
+code comes from numba's on-disk cache; compiling them from scratch, once per machine and
+version of ``random_jit.py``, takes a few seconds per kernel).  A program that draws a few
+small tensors should not pay that, so the kernels load on the first draw of
+:data:`THRESHOLD` values or more -- from then on every draw uses them, small ones included
+(a few microseconds a call instead of the numpy code's hundreds for ``randn(64)``).  Where
+numba cannot load (a platform without its wheels), or ``RANDOM_STREAMS_NUMPY=1`` is set, the
+numpy code runs: the same bits, slower.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+from types import ModuleType
+from typing import Iterator
+
+__all__ = ["THRESHOLD", "kernels", "forced"]
+
+THRESHOLD = 1 << 15
+"""Values in one draw from which the kernels are loaded (the numpy code takes ~1-3 ms there)."""
+
+_loaded: ModuleType | None = None
+_available = os.environ.get("RANDOM_STREAMS_NUMPY", "") in ("", "0")
+"""False once numba proved missing (or when switched off: ``RANDOM_STREAMS_NUMPY=1``)."""
+
+
+def kernels(n: int) -> ModuleType | None:
+    """The compiled kernels for a draw of ``n`` values, or None: use the numpy code."""
+    if _loaded is not None or n < THRESHOLD or not _available:
+        return _loaded
+    return _load()
+
+
+def _load() -> ModuleType | None:
+    """Import the kernels (None where numba is missing or would not give libm's bits)."""
+    global _loaded, _available
+    # numba vectorises libm calls through Intel's SVML when that library is installed: not
+    # glibc's bits.  Switched off before numba reads its configuration (on first import).
+    os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
+    try:
+        import numba  # ~0.3 s to import: only when a large draw asks for it
+    except ImportError:
+        _available = False
+        return None
+    if numba.config.USING_SVML:       # imported earlier by the program, with SVML on
+        _available = False
+        return None
+    _loaded = importlib.import_module("common.random_jit")
+    return _loaded
+
+
+@contextlib.contextmanager
+def forced(compiled: bool) -> Iterator[bool]:
+    """Inside the block every draw, whatever its size, takes one path: the compiled kernels
+    (``compiled=True``; yields False, and the numpy code runs, where numba is missing) or the
+    numpy code.  Tests draw the recorded streams both ways."""
+    global _loaded, _available
+    saved = _loaded, _available
+    if compiled:
+        loaded = _load()
+        _loaded, _available = loaded, loaded is not None
+    else:
+        _loaded, _available = None, False
+    try:
+        yield _loaded is not None
+    finally:
+        _loaded, _available = saved

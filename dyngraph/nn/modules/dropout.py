@@ -1,0 +1,4 @@
+"""``torch.nn.modules.dropout``: Dropout."""
+from ..layers import Dropout
+
+__all__ = ["Dropout"]

@@ -1,0 +1,4 @@
+"""``torch.nn.modules.normalization``: LayerNorm."""
+from ..layers import LayerNorm
+
+__all__ = ["LayerNorm"]
