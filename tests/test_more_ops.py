@@ -1,0 +1,128 @@
+"""The ops added for issue 28 ("the ops people call"), against PyTorch 2.13's answers.
+
+Values, gradients (of a fixed weighted sum), result dtypes and ``grad_fn`` names come from
+``tests/fixtures/torch_more_ops.json`` (recorded by ``tests/fixtures/record_torch_more_ops.py``
+from the calls in ``tests/more_ops_cases.py``); the error messages below were copied from
+PyTorch 2.13.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import dyngraph as torch
+from tests.more_ops_cases import CASES, make_inputs
+
+F = torch.nn.functional
+TORCH = json.loads((pathlib.Path(__file__).parent / "fixtures/torch_more_ops.json").read_text())
+RTOL, ATOL = 1e-4, 1e-5
+
+
+@pytest.mark.parametrize("label", sorted(CASES))
+def test_value_gradient_dtype_and_name_are_torchs(label):
+    want = TORCH["cases"][label]
+    specs, call = CASES[label]
+    xs = [torch.tensor(a, requires_grad=True) for a in make_inputs(specs, len(label))]
+    y = call(torch, *xs)
+    np.testing.assert_allclose(y.detach().numpy(), np.array(want["out"], dtype=np.float64),
+                               rtol=RTOL, atol=ATOL)
+    assert str(y.dtype).replace("torch.", "") == want["dtype"]
+    assert type(y.grad_fn).__name__ == want["grad_fn"]
+    w = np.random.default_rng(7).standard_normal(tuple(y.shape)).astype(np.float32)
+    (y * torch.tensor(w)).sum().backward()
+    for x, g in zip(xs, want["grads"]):
+        if g is None:
+            assert x.grad is None or not x.grad.numpy().any()
+        else:
+            np.testing.assert_allclose(x.grad.numpy(), np.array(g), rtol=RTOL, atol=ATOL)
+
+
+def test_integer_lookups_match_torch():
+    x = torch.tensor([0, 3, 3, 1, 5])
+    assert torch.bincount(x).tolist() == [1, 1, 0, 2, 0, 1]
+    assert torch.bincount(x, minlength=8).tolist() == [1, 1, 0, 2, 0, 1, 0, 0]
+    wb = torch.bincount(x, torch.tensor([0.5, 1.0, 2.0, 0.25, 1.0]))
+    assert wb.dtype == torch.float32 and wb.tolist() == [0.5, 0.25, 0.0, 3.0, 0.0, 1.0]
+    assert torch.bincount(x, torch.tensor([1, 2, 3, 4, 5])).dtype == torch.float64
+    seq = torch.tensor([1.0, 3.0, 5.0, 7.0])
+    v = torch.tensor([[3.0, 6.0], [9.0, 1.0]])
+    assert torch.searchsorted(seq, v).tolist() == [[1, 3], [4, 0]]
+    assert torch.searchsorted(seq, v, right=True).tolist() == [[2, 3], [4, 1]]
+    assert torch.searchsorted(seq, v, side="right").dtype == torch.int64
+    assert torch.searchsorted(seq, v, out_int32=True).dtype == torch.int32
+    rows = torch.tensor([[1, 3, 5], [2, 4, 6]])
+    assert torch.searchsorted(rows, torch.tensor([[3, 6], [1, 7]])).tolist() == [[1, 3], [0, 3]]
+    assert torch.bucketize(torch.tensor([1, 5, 9, 3]), torch.tensor([1, 3, 5, 7])).tolist() == [0, 2, 4, 1]
+    assert torch.bucketize(torch.tensor([1, 5, 9, 3]), torch.tensor([1, 3, 5, 7]),
+                           right=True).tolist() == [1, 3, 4, 2]
+    assert torch.isin(torch.tensor([1, 2, 3, 4]), torch.tensor([2, 4])).tolist() == [False, True, False, True]
+    assert torch.isin(torch.tensor([1, 2]), torch.tensor([2]), invert=True).tolist() == [True, False]
+    assert torch.repeat_interleave(torch.tensor([2, 0, 1])).tolist() == [0, 0, 2]
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda: torch.bincount(torch.tensor([-1, 2])), RuntimeError,
+     "bincount only supports 1-d non-negative integral inputs."),
+    (lambda: torch.bincount(torch.tensor([1.0])), NotImplementedError,
+     "\"bincount_cpu\" not implemented for 'Float'"),
+    (lambda: F.glu(torch.zeros(2, 3)), RuntimeError,
+     "Halving dimension must be even, but dimension 1 is size 3"),
+    (lambda: F.pixel_shuffle(torch.zeros(1, 3, 2, 2), 2), RuntimeError,
+     "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+     "upscale_factor, but input.size(-3)=3 is not divisible by 4"),
+    (lambda: F.pixel_unshuffle(torch.zeros(1, 1, 5, 4), 2), RuntimeError,
+     "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=5 "
+     "is not divisible by 2"),
+    (lambda: F.group_norm(torch.zeros(2, 4, 3), 3), RuntimeError,
+     "Expected number of channels in input to be divisible by num_groups, but got input of shape "
+     "[2, 4, 3] and num_groups=3"),
+    (lambda: F.interpolate(torch.zeros(1, 1, 4, 4), scale_factor=2, align_corners=True),
+     ValueError, "align_corners option can only be set with the interpolating modes: "
+                 "linear | bilinear | bicubic | trilinear"),
+    (lambda: F.interpolate(torch.zeros(1, 1, 4, 4), size=3, scale_factor=2), ValueError,
+     "only one of size or scale_factor should be defined"),
+    (lambda: F.interpolate(torch.zeros(1, 1, 4, 4)), ValueError,
+     "either size or scale_factor should be defined"),
+    (lambda: F.interpolate(torch.zeros(1, 1, 4), size=3, mode="bilinear"), NotImplementedError,
+     "Got 3D input, but bilinear mode needs 4D input"),
+    (lambda: torch.zeros(3).mT, RuntimeError,
+     "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."),
+    (lambda: torch.cdist(torch.zeros(3, 2), torch.zeros(3, 4)), RuntimeError,
+     "X1 and X2 must have the same number of columns. X1: 2 X2: 4"),
+    (lambda: torch.addmm(torch.zeros(2, 2), torch.zeros(2), torch.zeros(2, 2)), RuntimeError,
+     "mat1 must be a matrix, got 1-D tensor"),
+    (lambda: torch.linalg.vector_norm(torch.tensor([1, 2])), RuntimeError,
+     "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda: torch.meshgrid(torch.zeros(2), indexing="yx"), RuntimeError,
+     'torch.meshgrid: indexing must be one of "xy" or "ij", but received: yx'),
+    (lambda: torch.repeat_interleave(torch.zeros(3), torch.tensor([1, 2])), RuntimeError,
+     "repeats must have the same size as input along dim, but got repeats.size(0) = 2 and "
+     "input.size(0) = 3"),
+])
+def test_errors_are_torchs(call, exc, message):
+    with pytest.raises(exc) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_meshgrid_without_indexing_warns_as_torch():
+    with pytest.warns(UserWarning, match="it will be required to pass the indexing argument"):
+        torch.meshgrid(torch.zeros(2), torch.zeros(3))
+
+
+def test_in_place_forms_and_modules():
+    x = torch.zeros(3, 2)
+    x.index_add_(0, torch.tensor([2, 2]), torch.ones(2, 2))
+    x.index_fill_(1, torch.tensor([0]), 7.0)
+    assert x.tolist() == [[7.0, 0.0], [7.0, 0.0], [7.0, 2.0]]
+    m = torch.nn.InstanceNorm1d(2, track_running_stats=True)
+    m(torch.tensor([[[1.0, 2.0, 3.0], [0.0, 0.0, 3.0]]]))
+    # PyTorch 2.13: running_mean 0.1 * instance mean, running_var 0.9 + 0.1 * unbiased var
+    np.testing.assert_allclose(m.running_mean.numpy(), [0.2, 0.1], rtol=1e-6)
+    np.testing.assert_allclose(m.running_var.numpy(), [1.0, 1.2], rtol=1e-6)
+    assert repr(torch.nn.GroupNorm(2, 4)) == "GroupNorm(2, 4, eps=1e-05, affine=True)"
+    assert repr(torch.nn.Upsample(scale_factor=2, mode="bilinear")) == \
+        "Upsample(scale_factor=2.0, mode='bilinear')"
