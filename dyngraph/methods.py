@@ -182,6 +182,7 @@ def attach(cls: type = Tensor) -> None:
     for name in ("index_add", "index_copy", "index_fill", "addmm", "addcmul", "addcdiv", "lerp",
                  "baddbmm", "addbmm", "addmv", "addr", "nan_to_num", "logit"):
         setattr(cls, name + "_", pointwise.inplace(getattr(composite, name)))
+    cls.erfinv_ = pointwise.inplace(pointwise.erfinv)
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
     cls.T = property(functions.permute_all)

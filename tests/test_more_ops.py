@@ -126,3 +126,22 @@ def test_in_place_forms_and_modules():
     assert repr(torch.nn.GroupNorm(2, 4)) == "GroupNorm(2, 4, eps=1e-05, affine=True)"
     assert repr(torch.nn.Upsample(scale_factor=2, mode="bilinear")) == \
         "Upsample(scale_factor=2.0, mode='bilinear')"
+
+
+def test_erfinv_is_torchs_to_float64_accuracy():
+    # torch.erfinv and its gradient in float64 (PyTorch 2.13)
+    x = torch.tensor([-0.999999, 1e-10, 0.5, 0.9999999999, 0.3], dtype=torch.float64,
+                     requires_grad=True)
+    y = torch.erfinv(x)
+    np.testing.assert_allclose(y.detach().numpy(), [-3.45891073727549880e+00, 8.86226925452758085e-11,
+                                                    4.76936276204469878e-01, 4.57282495854492499e+00,
+                                                    2.72462714726754318e-01], rtol=1e-14)
+    assert type(y.grad_fn).__name__ == "ErfinvBackward0"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy()[:4], [1.39146310326708626e+05, 8.86226925452757941e-01,
+                                                    1.11258481897194961e+00, 1.06895338712892795e+09],
+                               rtol=1e-9)
+    edge = torch.erfinv(torch.tensor([-1.0, 1.0, 1.5, 0.0]))
+    assert edge.tolist()[:2] == [float("-inf"), float("inf")] and np.isnan(edge.tolist()[2])
+    assert torch.erfinv(torch.tensor([1, 0])).dtype == torch.float32
+    assert torch.tensor([0.5]).erfinv().item() == pytest.approx(0.4769362762044699, rel=1e-6)
