@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import functions as _f
 from ..grad_mode import no_grad
-from ..node import node_class, renamed, torch_node
+from ..node import renamed, torch_node
 from ..reductions import var as _var
 from ..tensor import make
 from .functional_layers import adaptive_avg_pool2d
@@ -77,19 +77,12 @@ def _resample_dim(x, dim: int, w: np.ndarray):
     return _f.transpose(y, dim, -1)
 
 
-def _upsample_name(mode: str, rank: int) -> str:
-    kind = {"nearest": "Nearest", "nearest-exact": "NearestExact", "bicubic": "Bicubic"}.get(
-        mode, "Linear" if rank == 1 else "Bilinear" if rank == 2 else "Trilinear")
-    return f"Upsample{kind}{rank}DBackward0"
-
-
-_NODES = {(m, r): node_class(_upsample_name(m, r))
-          for m in ("nearest", "nearest-exact", "bicubic", "linear") for r in (1, 2, 3)}
-
-
-_AREA = node_class("AdaptiveAvgPool2DBackward0")
-
-
+@torch_node(nearest1="UpsampleNearest1DBackward0", nearest2="UpsampleNearest2DBackward0",
+            nearest3="UpsampleNearest3DBackward0", nearest_exact1="UpsampleNearestExact1DBackward0",
+            nearest_exact2="UpsampleNearestExact2DBackward0",
+            nearest_exact3="UpsampleNearestExact3DBackward0", linear1="UpsampleLinear1DBackward0",
+            linear2="UpsampleBilinear2DBackward0", linear3="UpsampleTrilinear3DBackward0",
+            bicubic2="UpsampleBicubic2DBackward0", area2="AdaptiveAvgPool2DBackward0")
 def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None, antialias: bool = False):
     """Resize the spatial dims (all but the first two) to ``size`` or by ``scale_factor``."""
@@ -135,7 +128,7 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     if mode == "area":
         if rank != 2:
             raise NotImplementedError("interpolate: mode='area' is supported for 4-D input only")
-        return renamed(adaptive_avg_pool2d(input, sizes), _AREA)
+        return renamed(adaptive_avg_pool2d(input, sizes), interpolate.nodes["area2"])
     family = "linear" if mode in _LINEAR.values() else mode
     if family == "linear" and _LINEAR.get(input.dim()) != mode or (
             mode == "bicubic" and input.dim() != 4) or rank not in (1, 2, 3):
@@ -148,7 +141,7 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
     y = input
     for k, (n, out, s) in enumerate(zip(input.shape[2:], sizes, scales)):
         y = _resample_dim(y, 2 + k, _weights(family, n, out, s, align_corners))
-    return renamed(y, _NODES[(family, rank)])
+    return renamed(y, interpolate.nodes[f"{family.replace('-', '_')}{rank}"])
 
 
 def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None):
