@@ -51,10 +51,11 @@ def _fma(input, product, beta, alpha, cls):
 
 
 def _matrix(t, name: str, what: str = "matrix") -> None:
-    want = {"matrix": 2, "vector": 1, "batch": 3}[what]
-    if t.dim() != want:
-        raise RuntimeError(f"{name} must be a {what}, got {t.dim()}-D tensor" if what != "batch"
-                           else f"{name} must be a 3D tensor")
+    """PyTorch's rank check of a matrix (or, ``what="batch"``, a batch of them) argument."""
+    if what == "batch" and t.dim() != 3:
+        raise RuntimeError(f"{name} must be a 3D tensor")
+    if what == "matrix" and t.dim() != 2:
+        raise RuntimeError(f"{name} must be a matrix, got {t.dim()}-D tensor")
 
 
 @torch_node("AddmmBackward0")
@@ -68,16 +69,18 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 @torch_node("AddmvBackward0")
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """``beta * input + alpha * (mat @ vec)``."""
-    _matrix(mat, "mat")
-    _matrix(vec, "vec", "vector")
+    if mat.dim() != 2 or vec.dim() != 1 or _t(input).dim() > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {_t(input).dim()}, "
+                           f"{mat.dim()}, {vec.dim()}")
     return _fma(input, mv(mat, vec), beta, alpha, addmv.node)
 
 
 @torch_node("AddrBackward0")
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """``beta * input + alpha * outer(vec1, vec2)``."""
-    _matrix(vec1, "vec1", "vector")
-    _matrix(vec2, "vec2", "vector")
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
     return _fma(input, outer(vec1, vec2), beta, alpha, addr.node)
 
 
@@ -208,7 +211,7 @@ def meshgrid(*tensors, indexing: str | None = None):
         raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
                            f"received: {indexing}")
     if not tensors:
-        raise RuntimeError("torch.meshgrid expects a non-empty TensorList")
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     for t in tensors:
         if t.dim() > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
@@ -276,17 +279,12 @@ def reshape_as(input, other):
 
 # --- index_* updates ----------------------------------------------------------------------------
 
-def _along(index, input, dim: int, source=None) -> tuple[int, Tensor]:
+def _along(index, input, dim: int, source) -> tuple[int, Tensor]:
     """``dim`` made non-negative and ``index`` expanded to the source's shape along it (the form
     ``scatter`` takes)."""
     d = dim % builtins.max(input.dim(), 1)
-    idx = index._data if isinstance(index, Tensor) else np.asarray(index)
-    if idx.ndim > 1:
-        raise IndexError("index_add_(): Index is supposed to be a vector")
-    if idx.dtype.kind not in "iu":
-        raise IndexError(f"index_add_(): Expected dtype int32/int64 for index but got: "
-                         f"{_t(index).dtype}")
-    shape = list(input.shape if source is None else source.shape)
+    idx = index._data
+    shape = list(source.shape)
     if input.dim():
         shape[d] = idx.size
     view = [1] * builtins.max(input.dim(), 1)
@@ -298,6 +296,13 @@ def _along(index, input, dim: int, source=None) -> tuple[int, Tensor]:
 @torch_node("IndexAddBackward0")
 def index_add(input, dim: int, index, source, *, alpha=1):
     """``input`` with ``alpha * source[i]`` added at ``index[i]`` along ``dim``."""
+    if index.dim() > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.dim()} with type: {index.dtype.scalar_name} and size: "
+                         f"{list(index.shape)}")
+    if index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{index.dtype.scalar_name}")
     d, full = _along(index, input, dim, source)
     return renamed(scatter_add(input, d, full, source if alpha == 1 else mul(source, alpha)),
                    index_add.node)
@@ -306,6 +311,11 @@ def index_add(input, dim: int, index, source, *, alpha=1):
 @torch_node("IndexCopyBackward0")
 def index_copy(input, dim: int, index, source):
     """``input`` with ``source[i]`` written at ``index[i]`` along ``dim``."""
+    if index.dim() > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    if index._data.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                           f"{index.dtype.scalar_name}")
     d, full = _along(index, input, dim, source)
     return renamed(scatter(input, d, full, source), index_copy.node)
 
@@ -313,6 +323,8 @@ def index_copy(input, dim: int, index, source):
 @torch_node("IndexFillBackward0")
 def index_fill(input, dim: int, index, value):
     """``input`` with the slices at ``index`` along ``dim`` set to ``value``."""
+    if _t(index).dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     d = dim % builtins.max(input.dim(), 1)
     mask = np.zeros(input.shape[d] if input.dim() else 1, dtype=bool)
     mask[_t(index)._data.reshape(-1)] = True

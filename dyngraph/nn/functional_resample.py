@@ -86,11 +86,13 @@ def _resample_dim(x, dim: int, w: np.ndarray):
 def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None, antialias: bool = False):
     """Resize the spatial dims (all but the first two) to ``size`` or by ``scale_factor``."""
-    modes = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
-    if mode not in modes:
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                                  f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
-                                  f"bicubic | trilinear | area | nearest-exact (got {mode})")
+    unsupported = NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the "
+        f"modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+        f"nearest-exact (got {mode})")
+    if mode not in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area",
+                    "nearest-exact"):
+        raise unsupported
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -107,7 +109,7 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         if len(sizes) != rank:
             raise ValueError(f"Input and output must have the same number of spatial dimensions, "
                              f"but got input with spatial dimensions of {list(input.shape[2:])} "
-                             f"and output size of {sizes}. Please provide input tensor in "
+                             f"and output size of {size}. Please provide input tensor in "
                              f"(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
                              f"format.")
         scales = [None] * rank
@@ -117,9 +119,9 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
         if len(scales) != rank:
             raise ValueError(f"Input and scale_factor must have the same number of spatial "
                              f"dimensions, but got input with spatial dimensions of "
-                             f"{list(input.shape[2:])} and scale_factor of shape {scales}. Please "
-                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and "
-                             f"scale_factor in (s1, s2, ...,sK) format.")
+                             f"{list(input.shape[2:])} and scale_factor of shape "
+                             f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, "
+                             f"...,dK) format and scale_factor in (s1, s2, ...,sK) format.")
         sizes = [math.floor(n * s) for n, s in zip(input.shape[2:], scales)]
         if recompute_scale_factor:
             scales = [None] * rank
@@ -130,14 +132,11 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
             raise NotImplementedError("interpolate: mode='area' is supported for 4-D input only")
         return renamed(adaptive_avg_pool2d(input, sizes), interpolate.nodes["area2"])
     family = "linear" if mode in _LINEAR.values() else mode
-    if family == "linear" and _LINEAR.get(input.dim()) != mode or (
-            mode == "bicubic" and input.dim() != 4) or rank not in (1, 2, 3):
-        needs = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}.get(mode, 3)
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needs}D input"
-                                  if mode != "nearest" and mode != "nearest-exact" else
-                                  f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
-                                  f"{input.dim()}D) for the modes: nearest | linear | bilinear | "
-                                  f"bicubic | trilinear | area | nearest-exact (got {mode})")
+    if family == "linear" and _LINEAR.get(input.dim()) != mode:
+        needs = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needs}D input")
+    if (mode == "bicubic" and input.dim() != 4) or rank not in (1, 2, 3):
+        raise unsupported
     y = input
     for k, (n, out, s) in enumerate(zip(input.shape[2:], sizes, scales)):
         y = _resample_dim(y, 2 + k, _weights(family, n, out, s, align_corners))
@@ -151,15 +150,20 @@ def upsample(input, size=None, scale_factor=None, mode: str = "nearest", align_c
 
 # --- pixel (un)shuffle --------------------------------------------------------------------------
 
+def _pixel_factor(input, r: int, name: str, what: str) -> int:
+    """The checks both (un)shuffles make first, in PyTorch's words."""
+    if input.dim() < 3:
+        raise RuntimeError(f"{name} expects input to have at least 3 dimensions, but got input "
+                           f"with {input.dim()} dimension(s)")
+    if r <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {r}")
+    return r
+
+
 @torch_node("PixelShuffleBackward0")
 def pixel_shuffle(input, upscale_factor: int):
     """``(*, C*r*r, H, W)`` -> ``(*, C, H*r, W*r)``: a reshape, a permute and a reshape."""
-    r = upscale_factor
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
-                           f"input with {input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
+    r = _pixel_factor(input, upscale_factor, "pixel_shuffle", "upscale_factor")
     *batch, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible "
@@ -174,12 +178,7 @@ def pixel_shuffle(input, upscale_factor: int):
 @torch_node("PixelUnshuffleBackward0")
 def pixel_unshuffle(input, downscale_factor: int):
     """``(*, C, H*r, W*r)`` -> ``(*, C*r*r, H, W)``: the inverse of :func:`pixel_shuffle`."""
-    r = downscale_factor
-    if input.dim() < 3:
-        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got "
-                           f"input with {input.dim()} dimension(s)")
-    if r <= 0:
-        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
+    r = _pixel_factor(input, downscale_factor, "pixel_unshuffle", "downscale_factor")
     *batch, c, h, w = input.shape
     if h % r:
         raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, "
@@ -260,7 +259,7 @@ def rms_norm(input, normalized_shape, weight=None, eps: float | None = None):
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(input.shape[-len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, shape))}], but got input of size"
+                           f"[*{', '.join(map(str, shape))}], but got input of size"
                            f"{list(input.shape)}")
     e = float(np.finfo(input._data.dtype).eps) if eps is None else eps
     axes = tuple(range(input.dim() - len(shape), input.dim()))
