@@ -68,6 +68,8 @@ def test_integer_lookups_match_torch():
      "bincount only supports 1-d non-negative integral inputs."),
     (lambda: torch.bincount(torch.tensor([1.0])), NotImplementedError,
      "\"bincount_cpu\" not implemented for 'Float'"),
+    (lambda: F.one_hot(torch.tensor([], dtype=torch.int64)), RuntimeError,
+     "Can not infer total number of classes from empty tensor."),
     (lambda: F.glu(torch.zeros(2, 3)), RuntimeError,
      "Halving dimension must be even, but dimension 1 is size 3"),
     (lambda: F.pixel_shuffle(torch.zeros(1, 3, 2, 2), 2), RuntimeError,
@@ -223,3 +225,17 @@ def test_erfinv_is_torchs_to_float64_accuracy():
     assert edge.tolist()[:2] == [float("-inf"), float("inf")] and np.isnan(edge.tolist()[2])
     assert torch.erfinv(torch.tensor([1, 0])).dtype == torch.float32
     assert torch.tensor([0.5]).erfinv().item() == pytest.approx(0.4769362762044699, rel=1e-6)
+
+
+def test_one_hot_edge_cases_are_torchs():
+    assert F.one_hot(torch.tensor([], dtype=torch.int64), 3).shape == (0, 3)
+    assert F.one_hot(torch.zeros(2, 0, dtype=torch.int64), 2).shape == (2, 0, 2)
+    assert F.one_hot(torch.tensor(2)).tolist() == [0, 0, 1]
+    assert F.one_hot(torch.tensor([0, 0]), 1).tolist() == [[1], [1]]
+
+
+def test_softmin_without_dim_warns_and_picks_torchs_dim():
+    x = torch.tensor([[1.0, 2.0], [3.0, 5.0]])
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmin"):
+        y = F.softmin(x)
+    np.testing.assert_allclose(y.sum(1).numpy(), [1.0, 1.0], rtol=1e-6)  # dim 1 for 2-D

@@ -157,6 +157,8 @@ def linear(input, weight, bias=None):
 def one_hot(tensor, num_classes: int = -1):
     if tensor._data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1 and not tensor._data.size:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     n = int(tensor._data.max()) + 1 if num_classes == -1 else num_classes
     if tensor._data.size and (tensor._data.min() < 0 or tensor._data.max() >= n):
         raise RuntimeError("Class values must be smaller than num_classes."

@@ -10,6 +10,8 @@ the kinks are PyTorch 2.13's (checked against it: ``tests/test_more_ops.py``).
 """
 from __future__ import annotations
 
+import warnings
+
 from common import REGISTRY
 
 from .. import creation, functions as _f
@@ -148,8 +150,12 @@ def celu_(input, alpha: float = 1.0):
 
 def softmin(input, dim=None, _stacklevel: int = 3, dtype=None):
     """``softmax(-x)`` along ``dim``."""
+    if dim is None:  # PyTorch's legacy implicit choice, with its warning
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. Change the call "
+                      "to include dim=X as an argument.", UserWarning, stacklevel=_stacklevel)
+        dim = 0 if input.dim() in (0, 1, 3) else 1
     x = input if dtype is None else input.to(dtype)
-    return _f.softmax(_f.neg(x), -1 if dim is None else dim)
+    return _f.softmax(_f.neg(x), dim)
 
 
 def softsign(input):
