@@ -1,6 +1,6 @@
 """The calls of ``tests/test_more_ops.py``: the same code runs on PyTorch (to record
 ``tests/fixtures/torch_more_ops.json`` with ``tests/fixtures/record_torch_more_ops.py``) and
-on dyngraph.  ``inputs`` are shapes (float32 ``randn`` from a fixed numpy seed; a shape in
+on dyngraph.  ``inputs`` are shapes (``randn`` from a fixed numpy seed, in float32, and again in float64; a shape in
 ``pos(...)`` is made positive, ``unit(...)`` put in (0, 1)); every float input gets a gradient.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ def unit(shape):
     return ("unit", shape)
 
 
-def make_inputs(specs, seed: int) -> list[np.ndarray]:
+def make_inputs(specs, seed: int, dtype=np.float32) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
     out = []
     for spec in specs:
@@ -27,7 +27,7 @@ def make_inputs(specs, seed: int) -> list[np.ndarray]:
             a = np.abs(a) + np.float32(0.5)
         elif kind == "unit":
             a = (1 / (1 + np.exp(-a))).astype(np.float32)
-        out.append(a)
+        out.append(a.astype(dtype))
     return out
 
 
