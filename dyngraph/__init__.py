@@ -31,7 +31,7 @@ The modules, in the order a computation flows through them::
 (tensor([5.]), tensor([2.]))
 """
 from .tensor import Size, Tensor
-from . import autograd, backends, functions, jit, nn, onnx, optim, utils  # noqa: F401
+from . import autograd, backends, functions, jit, linalg, nn, onnx, optim, utils  # noqa: F401
 from .backends import are_deterministic_algorithms_enabled, use_deterministic_algorithms
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
                      get_default_dtype, half, int, int8, int16, int32, int64, long,
@@ -55,12 +55,14 @@ from .reductions import *  # noqa: F403
 from .reductions import __all__ as _reductions_all
 from .selection import *  # noqa: F403
 from .selection import __all__ as _selection_all
+from .composite import *  # noqa: F403
+from .composite import __all__ as _composite_all
 from .printing import set_printoptions
 from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
 from .methods import attach as _attach_methods
 
-__all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onnx", "optim",
+__all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", "nn", "onnx", "optim",
             "utils",
             "use_deterministic_algorithms", "are_deterministic_algorithms_enabled", "no_grad",
             "enable_grad", "inference_mode", "is_inference_mode_enabled", "set_grad_enabled",
@@ -72,7 +74,7 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onn
             "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype",
             "set_default_tensor_type"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
-           + _selection_all)
+           + _selection_all + _composite_all)
 
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from common import REGISTRY
 
-from . import creation, functions, legacy, pointwise, random, reductions, selection
+from . import composite, creation, functions, legacy, pointwise, random, reductions, selection
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -172,14 +172,19 @@ def attach(cls: type = Tensor) -> None:
         if callable(fn):
             fn.__qualname__ = f"{cls.__name__}.{name}"
             setattr(cls, name, fn)
-    for module in (functions, pointwise, reductions, selection, random, creation):
+    for module in (functions, pointwise, reductions, selection, random, creation, composite):
         for name in module.METHODS:
             setattr(cls, name, getattr(module, name))
     for name, fn in pointwise.OPERATORS.items():
         setattr(cls, name, fn)
     for name in ("scatter", "scatter_add", "masked_fill", "index_put"):
         setattr(cls, name + "_", pointwise.inplace(getattr(selection, name)))
+    for name in ("index_add", "index_copy", "index_fill", "addmm", "addcmul", "addcdiv", "lerp",
+                 "baddbmm", "addbmm", "addmv", "addr", "nan_to_num", "logit"):
+        setattr(cls, name + "_", pointwise.inplace(getattr(composite, name)))
+    cls.erfinv_ = pointwise.inplace(pointwise.erfinv)
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
     cls.T = property(functions.permute_all)
+    cls.mT, cls.mH = property(composite.mT), property(composite.mH)
     cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new

@@ -28,7 +28,7 @@ __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "tru
            "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min", "clamp_max",
            "relu_", "sigmoid_", "tanh_", "exp_", "inplace", "asin", "acos", "atan", "sinh", "cosh",
            "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh",
-           "lgamma", "digamma", "polygamma", "atan2", "arctan2", "xlogy"]
+           "lgamma", "digamma", "polygamma", "atan2", "arctan2", "xlogy", "erfinv"]
 
 _R = REGISTRY
 
@@ -39,6 +39,7 @@ fix = trunc
 asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma, digamma = map(
     _unary, ["Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Lgamma", "Digamma"])
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+erfinv = _unary("Erfinv")
 
 
 def atan2(input, other):
@@ -207,4 +208,4 @@ METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "tru
            *INPLACE, "log2", "log10", "exp2", "isnan", "isinf", "isfinite", "clamp_min",
            "clamp_max", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin",
            "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "lgamma", "digamma", "atan2",
-           "arctan2", "xlogy"]
+           "arctan2", "xlogy", "erfinv"]

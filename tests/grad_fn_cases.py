@@ -269,6 +269,26 @@ def cases(torch) -> dict[str, Callable[[], Any]]:
     c["add_"] = lambda: (x(3, 4) * 1).add_(1)
     c["mul_"] = lambda: (x(3, 4) * 1).mul_(2)
     c["relu_"] = lambda: (x(3, 4) * 1).relu_()
+
+    # --- the ops added for issue 28 (values and gradients: tests/test_more_ops.py) -------------
+    for name in ("LogSigmoid", "Softsign", "Tanhshrink", "Mish", "Hardswish", "Hardsigmoid",
+                 "SELU", "CELU", "Softmin", "RReLU"):
+        c[name] = (lambda m: lambda: getattr(nn, m)()(x(3, 4)))(name)
+    c["GLU"] = lambda: nn.GLU()(x(3, 4))
+    c["Threshold"] = lambda: nn.Threshold(0.1, 2.0)(x(3, 4))
+    c["GroupNorm"] = lambda: nn.GroupNorm(2, 4)(x(2, 4, 3))
+    c["InstanceNorm2d"] = lambda: nn.InstanceNorm2d(2)(x(2, 2, 3, 3))
+    c["RMSNorm"] = lambda: nn.RMSNorm(4)(x(3, 4))
+    c["Upsample"] = lambda: nn.Upsample(scale_factor=2)(x(1, 2, 3, 3))
+    c["Upsample_bilinear"] = lambda: nn.Upsample(scale_factor=2, mode="bilinear")(x(1, 2, 3, 3))
+    c["PixelShuffle"] = lambda: nn.PixelShuffle(2)(x(1, 4, 2, 2))
+    c["PixelUnshuffle"] = lambda: nn.PixelUnshuffle(2)(x(1, 1, 4, 4))
+    c["addmm"] = lambda: torch.addmm(x(3, 4), x(3, 2), x(2, 4))
+    c["addcmul"] = lambda: torch.addcmul(x(3), x(3), x(3))
+    c["lerp"] = lambda: torch.lerp(x(3), x(3), 0.5)
+    c["erfinv"] = lambda: torch.erfinv(x(3, lo=-0.5, hi=0.5))
+    c["linalg.vector_norm"] = lambda: torch.linalg.vector_norm(x(3, 4))
+    c["index_add"] = lambda: x(3, 2).index_add(0, torch.tensor([0, 2]), x(2, 2))
     return c
 
 

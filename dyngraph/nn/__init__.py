@@ -6,6 +6,11 @@ from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Se
 from .layers import (AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, BatchNorm1d, BatchNorm2d, Conv1d,
                      Conv2d, ConvTranspose2d, Dropout, Embedding, Flatten, LayerNorm, MaxPool1d,
                      MaxPool2d)
+from .activation import (CELU, GLU, SELU, Hardsigmoid, Hardswish, LogSigmoid, Mish, RReLU,
+                         Softmin, Softsign, Tanhshrink, Threshold)
+from .normalization import (GroupNorm, InstanceNorm1d, InstanceNorm2d, PixelShuffle,
+                            PixelUnshuffle, RMSNorm, Upsample, UpsamplingBilinear2d,
+                            UpsamplingNearest2d)
 from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss,
                    MSELoss, NLLLoss, SmoothL1Loss)
 from .module import Identity, Linear, Module, NonDynamicallyQuantizableLinear, Unflatten
@@ -26,4 +31,7 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", 
            "GRUCell", "RNNBase", "RNN", "LSTM", "GRU", "MultiheadAttention",
            "NonDynamicallyQuantizableLinear", "Transformer", "TransformerEncoder",
            "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer", "modules",
-           "parameter"]
+           "parameter", "LogSigmoid", "Softsign", "Tanhshrink", "Mish", "Hardswish", "Hardsigmoid",
+           "SELU", "CELU", "GLU", "Softmin", "Threshold", "RReLU", "GroupNorm", "InstanceNorm1d",
+           "InstanceNorm2d", "RMSNorm", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+           "PixelShuffle", "PixelUnshuffle"]

@@ -209,3 +209,79 @@ class MultiheadAttention(Module):
         if self.batch_first and is_batched:
             out = out.transpose(1, 0)
         return out, weights
+
+
+# --- the activations of nn.functional_activations, as modules ---------------------------------
+
+def _simple(name: str, fn_name: str, doc: str) -> type:
+    """A module with no options (besides ``inplace`` where PyTorch's has it) that calls
+    ``F.<fn_name>``."""
+    def forward(self, input):
+        return getattr(F, fn_name)(input)
+    return type(name, (Module,), {"forward": forward, "__doc__": doc, "__module__": __name__})
+
+
+def _inplace_simple(name: str, fn_name: str, doc: str) -> type:
+    def forward(self, input):
+        return getattr(F, fn_name)(input, self.inplace)
+    return type(name, (ReLU,), {"forward": forward, "__doc__": doc, "__module__": __name__})
+
+
+LogSigmoid = _simple("LogSigmoid", "logsigmoid", "``log(sigmoid(x))``.")
+Softsign = _simple("Softsign", "softsign", "``x / (1 + |x|)``.")
+Tanhshrink = _simple("Tanhshrink", "tanhshrink", "``x - tanh(x)``.")
+Mish = _inplace_simple("Mish", "mish", "``x * tanh(softplus(x))``.")
+Hardswish = _inplace_simple("Hardswish", "hardswish", "``x * relu6(x + 3) / 6``.")
+Hardsigmoid = _inplace_simple("Hardsigmoid", "hardsigmoid", "``relu6(x + 3) / 6``.")
+SELU = _inplace_simple("SELU", "selu", "``scale * elu(x, alpha)`` with SELU's constants.")
+
+
+class CELU(ELU):
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmin(Softmax):
+    def forward(self, input):
+        return F.softmin(input, self.dim)
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (
+            ", inplace=True" if self.inplace else "")
+
+
+class RReLU(Module):
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+__all__ += ["LogSigmoid", "Softsign", "Tanhshrink", "Mish", "Hardswish", "Hardsigmoid", "SELU",
+            "CELU", "GLU", "Softmin", "Threshold", "RReLU"]

@@ -32,13 +32,18 @@ from .functional_attention import (_canonical_mask, _none_or_dtype,  # noqa: F40
 from . import _reduction
 from .functional_layers import *  # noqa: F403  (the layer functions live there)
 from .functional_layers import __all__ as _layers_all
+from .functional_activations import *  # noqa: F403  (logsigmoid, glu, mish, selu ...)
+from .functional_activations import __all__ as _activations_all
+from .functional_resample import *  # noqa: F403  (interpolate, pixel_shuffle, group_norm ...)
+from .functional_resample import __all__ as _resample_all
 
 __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "elu", "softplus", "silu", "hardtanh", "linear", "one_hot", "normalize",
            "cosine_similarity",
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
-           "scaled_dot_product_attention", "multi_head_attention_forward", *_layers_all]
+           "scaled_dot_product_attention", "multi_head_attention_forward", *_layers_all,
+           *_activations_all, *_resample_all]
 
 _R = REGISTRY
 
@@ -152,6 +157,8 @@ def linear(input, weight, bias=None):
 def one_hot(tensor, num_classes: int = -1):
     if tensor._data.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1 and not tensor._data.size:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     n = int(tensor._data.max()) + 1 if num_classes == -1 else num_classes
     if tensor._data.size and (tensor._data.min() < 0 or tensor._data.max() >= n):
         raise RuntimeError("Class values must be smaller than num_classes."

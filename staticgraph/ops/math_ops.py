@@ -31,7 +31,7 @@ __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "rou
            "to_float", "to_double", "to_int32", "to_int64", "is_nan", "is_inf", "is_finite",
            "div_no_nan", "truncatediv", "saturate_cast", "log_sigmoid", "scalar_mul",
            "count_nonzero", "eye", "div", "in_top_k", "asin", "acos", "atan", "sinh", "cosh",
-           "asinh", "acosh", "atanh", "atan2", "lgamma", "digamma", "polygamma", "xlogy", "xdivy",
+           "asinh", "acosh", "atanh", "atan2", "lgamma", "digamma", "polygamma", "xlogy", "xdivy", "erfinv",
            "cumprod"]
 
 _R = REGISTRY
@@ -56,6 +56,7 @@ def asinh(x, name=None): return _unary("Asinh", x, name)
 def acosh(x, name=None): return _unary("Acosh", x, name)
 def atanh(x, name=None): return _unary("Atanh", x, name)
 def lgamma(x, name=None): return _unary("Lgamma", x, name)
+def erfinv(x, name=None): return _unary("Erfinv", x, name)
 def digamma(x, name=None): return _unary("Digamma", x, name)
 
 

@@ -1,0 +1,117 @@
+"""``torch.linalg``'s norms: ``vector_norm``, ``matrix_norm`` and ``norm``, as compositions.
+
+Each is made of registry reductions, so its gradient is theirs; the conventions PyTorch
+chose are kept: the gradient of a 2-norm (or any ``p > 0`` norm) at a zero vector is 0, not
+NaN; ``ord=inf`` splits the gradient evenly among the largest entries (``amax``'s rule);
+``ord=0`` counts the non-zero entries and has a zero gradient.
+
+The spectral norms (``ord=2``, ``-2`` of a matrix, and ``'nuc'``) need singular values, which
+no registry op computes yet: they raise ``NotImplementedError`` naming the missing piece.
+
+>>> import dyngraph as torch
+>>> torch.linalg.vector_norm(torch.tensor([3.0, 4.0])).item()
+5.0
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+from common import REGISTRY
+
+from .engine import apply
+from .functions import _t, abs as _abs, add, eq, mul, ne, pow as _pow, sum as _sum, to
+from .pointwise import isfinite
+from .selection import where
+from .node import renamed, torch_node
+from .reductions import _root, amax, amin
+
+__all__ = ["vector_norm", "matrix_norm", "norm"]
+
+_R = REGISTRY
+
+
+def _floating(x, dtype, name: str):
+    if dtype is not None:
+        x = to(x, dtype)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {x.dtype.scalar_name}")
+    return x
+
+
+def _dims(dim):
+    if dim is None:
+        return None
+    return (dim,) if isinstance(dim, builtins.int) else tuple(dim)
+
+
+def _p_root(s, p: float, cls):
+    """``s ** (1/p)`` whose gradient is 0 (not NaN/inf) where ``s == 0`` (PyTorch's choice)."""
+    zero = eq(s, 0)
+    root = apply(_R["Pow"], (apply(_R["Select"], (zero, 1.0, s)), 1.0 / p))
+    return apply(_R["Select"], (zero, 0.0, root), cls=cls)
+
+
+@torch_node("LinalgVectorNormBackward0")
+def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
+    """``sum(|x|**ord) ** (1/ord)`` over ``dim`` (all elements by default); ``inf``/``-inf``
+    the largest/smallest ``|x|``, ``0`` the number of non-zeros."""
+    x = _floating(_t(x), dtype, "linalg.vector_norm")
+    axes = _dims(dim)
+    a = _abs(x)
+    if ord in (math.inf, -math.inf):
+        if x.numel() == 0 and ord == math.inf and axes is None:
+            raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor "
+                               "because the operation does not have an identity")
+        extreme = amax if ord == math.inf else amin
+        out = extreme(a, () if axes is None else axes, keepdim)
+    elif ord == 0:  # a count: zero gradient (a zero times the finite entries keeps the node)
+        zero = mul(_sum(where(isfinite(x), x, 0.0), axes, keepdim), 0.0)
+        out = add(_sum(to(ne(x, 0), x.dtype), axes, keepdim), zero)
+    elif ord == 1:
+        out = _sum(a, axes, keepdim)
+    elif ord == 2:
+        out = _root(_sum(mul(x, x), axes, keepdim), vector_norm.node)
+    elif ord > 0:
+        out = _p_root(_sum(_pow(a, ord), axes, keepdim), ord, vector_norm.node)
+    else:
+        out = _pow(_sum(_pow(a, ord), axes, keepdim), 1.0 / ord)
+    return renamed(out, vector_norm.node)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None):
+    """Frobenius norm, or the largest/smallest absolute column (``ord=1``/``-1``) or row
+    (``inf``/``-inf``) sum, of the matrices in the two dims ``dim``."""
+    A = _floating(_t(A), dtype, "linalg.matrix_norm")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                           "dimensions.")
+    d0, d1 = (d % A.dim() for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, "
+                                  f"which no registry op computes yet")
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    summed, over = (d0, d1) if ord in (1, -1) else (d1, d0)
+    sums = _sum(_abs(A), summed, True)
+    return (amax if ord > 0 else amin)(sums, (d0, d1), keepdim)
+
+
+def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
+    """``vector_norm`` or ``matrix_norm`` as ``dim``/``A.dim()`` say (``ord=None``: the 2-norm of
+    all entries, or Frobenius)."""
+    dims = _dims(dim)
+    if dims is not None and len(dims) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+    if dims is None and ord is not None:
+        if A.dim() == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+        if A.dim() != 1:
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must "
+                               f"be 1D or 2D. Got {A.dim()}D.")
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
+    return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
