@@ -20,6 +20,7 @@ import numpy as np
 from ..ops import core_ops as ops
 from ..framework.build import convert_to_tensor
 from ..control.gradients import gradients
+from ..control.gradient_tape import GradientTape
 from ..framework.graph import (Operation, Tensor, control_dependencies, creation_site, get_default_graph,
                                name_scope, pinned_site)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
@@ -49,6 +50,15 @@ class Optimizer:
 
     def compute_gradients(self, loss, var_list=None, colocate_gradients_with_ops: bool = False,
                           **_) -> list[tuple[Tensor | None, Variable]]:
+        if callable(loss):
+            # TF1's: a callable loss is built on a tape; without a var_list, the
+            # variables it reads are the ones optimized (the tape's watched variables)
+            with GradientTape() as tape:
+                if var_list is not None:
+                    tape.watch(var_list)
+                loss = loss()
+            if var_list is None:
+                var_list = tape.watched_variables()
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
@@ -113,6 +123,16 @@ class Optimizer:
     def get_name(self) -> str:
         return self._name
 
+    def variables(self) -> list[Variable]:
+        """The slot and extra variables this optimizer made in the default graph, by name."""
+        graph = get_default_graph()
+        made = [*self._non_slot_variables(), *self._slots.values()]
+        return sorted((v for v in made if v.graph is graph), key=lambda v: v.name)
+
+    def _non_slot_variables(self) -> list[Variable]:
+        """Variables that are not slots (Adam's beta powers)."""
+        return []
+
     def get_slot_names(self) -> list[str]:
         return sorted({k for _, k in self._slots})
 
@@ -121,7 +141,11 @@ class Optimizer:
 
     @staticmethod
     def _hyper(value: Any, v: Variable) -> Any:
-        """A hyper-parameter in the variable's dtype (Python numbers stay weak scalars)."""
+        """A hyper-parameter in the variable's dtype (Python numbers stay weak scalars).
+
+        A callable is called first, once per apply, as TF1's ``_call_if_callable``."""
+        if callable(value):
+            value = value()
         if isinstance(value, (Tensor, Variable)):
             t = convert_to_tensor(value)
             return t if t.dtype == v.dtype else ops.cast(t, v.dtype)
@@ -159,27 +183,33 @@ class AdamOptimizer(Optimizer):
         self._powers: tuple[Variable, Variable] | None = None
 
     def _prepare(self, pairs):
+        # TF1's _call_if_callable: the hyper-parameters may be callables, called per apply
+        self._b1_t, self._b2_t, self._eps_t = (h() if callable(h) else h
+                                               for h in (self._beta1, self._beta2, self._eps))
         if self._powers is None:
             first = min((v for _, v in pairs), key=lambda v: v.op.name)
             dtype = first.dtype
-            self._powers = (Variable(np.array(self._beta1, dtype.as_numpy_dtype), trainable=False, name="beta1_power"),
-                            Variable(np.array(self._beta2, dtype.as_numpy_dtype), trainable=False, name="beta2_power"))
+            self._powers = (Variable(np.array(self._b1_t, dtype.as_numpy_dtype), trainable=False, name="beta1_power"),
+                            Variable(np.array(self._b2_t, dtype.as_numpy_dtype), trainable=False, name="beta2_power"))
 
     def _apply_dense(self, g, v):
         b1p, b2p = (convert_to_tensor(p) for p in self._powers)
-        b1, b2 = self._beta1, self._beta2
+        b1, b2 = self._b1_t, self._b2_t
         lr_t = ops.multiply(self._hyper(self._lr, v),
                             ops.truediv(ops.sqrt(ops.subtract(1.0, b2p)), ops.subtract(1.0, b1p)))
         m, s = self._slot(v, "m"), self._slot(v, "v")
         m_t = m.assign(ops.add(ops.multiply(m, b1), ops.multiply(g, 1 - b1)))
         v_t = s.assign(ops.add(ops.multiply(s, b2), ops.multiply(ops.square(g), 1 - b2)))
-        step = ops.truediv(ops.multiply(lr_t, m_t), ops.add(ops.sqrt(v_t), self._eps))
+        step = ops.truediv(ops.multiply(lr_t, m_t), ops.add(ops.sqrt(v_t), self._eps_t))
         return v.assign_sub(step)
+
+    def _non_slot_variables(self) -> list[Variable]:
+        return list(self._powers or ())
 
     def _finish(self, updates, name: str):
         b1p, b2p = self._powers
-        up1 = b1p.assign(ops.multiply(b1p, self._beta1))
-        up2 = b2p.assign(ops.multiply(b2p, self._beta2))
+        up1 = b1p.assign(ops.multiply(b1p, self._b1_t))
+        up2 = b2p.assign(ops.multiply(b2p, self._b2_t))
         return group(*updates, up1, up2, name=name)
 
 

@@ -7,7 +7,8 @@
 
 Each test's outcome is recorded as pass / fail / error / set-aside, with the
 exception's type and first line, and a *class* for staticgraph's failures:
-missing name, missing keyword argument, wrong value, wrong message, wrong
+missing name, missing keyword argument, TF-internal name (a private
+attribute, out of scope), wrong value, wrong message, wrong
 exception type, nothing raised, unexpected exception, timeout.
 """
 from __future__ import annotations
@@ -47,7 +48,9 @@ def classify(exc: BaseException) -> str:
                         return inner
                 return tag
         return "wrong value"
-    if isinstance(exc, adapter.MissingName):
+    if isinstance(exc, AttributeError) and "attribute '_" in text:
+        return "TF-internal name"
+    if isinstance(exc, adapter.MissingName) or "MissingDType" in text:
         return "missing name"
     if isinstance(exc, AttributeError) and "has no attribute" in text:
         return "missing name"
