@@ -70,7 +70,7 @@ def clip_by_average_norm(t, clip_norm, name=None) -> Tensor:
         l2norm_inv = rsqrt(ops.reduce_sum(ops.multiply(t, t)))
         bound = ops.minimum(ops.multiply(l2norm_inv, n_element),
                             ops.truediv(ops.constant(1.0, dtype=t.dtype), clip_norm))
-        return ops.identity(ops.multiply(ops.multiply(t, clip_norm), bound), name=scope[:-1])
+        return ops.identity(ops.multiply(ops.multiply(t, clip_norm), bound), name=scope)
 
 
 def global_norm(t_list, name=None) -> Tensor:

@@ -19,6 +19,8 @@ import numpy as np
 
 from ..ops import core_ops as ops
 from ..framework.build import convert_to_tensor
+from ..framework.indexed_slices import IndexedSlices
+from ..ops.array_ops import scatter_nd
 from ..control.gradients import gradients
 from ..control.gradient_tape import GradientTape
 from ..framework.graph import (Operation, Tensor, control_dependencies, creation_site, get_default_graph,
@@ -83,7 +85,8 @@ class Optimizer:
             updates = []
             for g, v in pairs:           # TF: each update (and its slots) where its variable is
                 with get_default_graph().colocate_with(v.op):
-                    updates.append(self._apply_dense(g, v))
+                    updates.append(self._apply_sparse(g, v) if isinstance(g, IndexedSlices)
+                                   else self._apply_dense(g, v))
             with control_dependencies(updates):   # TF: the returned op is named as the scope
                 finish = self._finish(updates, "update" if global_step is not None else scope)
             if global_step is not None:
@@ -105,6 +108,18 @@ class Optimizer:
 
     def _apply_dense(self, g: Tensor, v: Variable) -> Tensor:
         raise NotImplementedError
+
+    def _apply_sparse(self, g: IndexedSlices, v: Variable) -> Tensor:
+        """A sparse gradient (rows of ``v``; repeated rows add up, as TF's
+        ``_apply_sparse_duplicate_indices``).  Where the update of an untouched row is a
+        no-op (GradientDescent, Adam: TF1's sparse Adam decays every row's moments), the
+        dense update of the summed rows is the same step."""
+        return self._apply_dense(self._densify(g, v), v)
+
+    @staticmethod
+    def _densify(g: IndexedSlices, v: Variable) -> Tensor:
+        """The dense gradient of ``v``: the rows of ``g`` added at their indices."""
+        return scatter_nd(ops.expand_dims(g.indices, -1), g.values, v.shape.as_list())
 
     def _finish(self, updates, name: str) -> Operation:
         return group(*updates, name=name)
@@ -174,6 +189,17 @@ class MomentumOptimizer(Optimizer):
         step = ops.add(g, ops.multiply(new_acc, mu)) if self._nesterov else new_acc
         return v.assign_sub(ops.multiply(step, lr))
 
+    def _apply_sparse(self, g, v):
+        """TF's SparseApplyMomentum: only the rows of ``g`` decay their accumulator and move."""
+        lr, mu = self._hyper(self._lr, v), self._hyper(self._momentum, v)
+        dense = self._densify(g, v)
+        touched = ops.greater(self._densify(IndexedSlices(ops.ones_like(g.values), g.indices), v),
+                              0)
+        acc = self._slot(v, "momentum")
+        new_acc = acc.assign(ops.where(touched, ops.add(ops.multiply(acc, mu), dense), acc))
+        step = ops.add(dense, ops.multiply(new_acc, mu)) if self._nesterov else new_acc
+        return v.assign_sub(ops.where(touched, ops.multiply(step, lr), ops.zeros_like(step)))
+
 
 class AdamOptimizer(Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -205,6 +231,11 @@ class AdamOptimizer(Optimizer):
 
     def _non_slot_variables(self) -> list[Variable]:
         return list(self._powers or ())
+
+    def _get_beta_accumulators(self) -> tuple[Variable, Variable]:
+        """``(beta1_power, beta2_power)``: TF1's private accessor, which its tests (and
+        programs that log Adam's bias correction) call."""
+        return self._powers
 
     def _finish(self, updates, name: str):
         b1p, b2p = self._powers
