@@ -6,6 +6,7 @@ from .ops.core_ops import (abs, add, divide, equal, exp, greater, greater_equal,
                            not_equal, pow, reciprocal, reduce_max, reduce_mean, reduce_min, reduce_sum,
                            sigmoid, sign, sqrt, square, subtract, tanh, truediv, add_n, realdiv)
 from .ops.array_ops import argmax, argmin, squared_difference  # noqa: E402
+from .ops.math_ops import reduce_euclidean_norm  # tf.math only, as in TF  # noqa: E402
 from .nn import l2_normalize, softplus  # noqa: E402
 
 __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "greater_equal", "less",
@@ -13,4 +14,4 @@ __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "great
            "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_max", "reduce_mean",
            "reduce_min", "reduce_sum", "sigmoid", "sign", "sqrt", "square", "subtract", "tanh",
            "truediv", "add_n", "realdiv", "argmax", "argmin", "squared_difference", "l2_normalize",
-           "softplus"]
+           "softplus", "reduce_euclidean_norm"]

@@ -136,3 +136,22 @@ def test_callable_loss_and_hyper_parameters():
     assert got[0] == pytest.approx(1.8003177642822266, rel=1e-6)
     assert [float(x) for x in got[1:]] == pytest.approx([0.125, 0.2160000205039978])
     assert not math.isnan(got[0])
+
+
+# --- tf.math.reduce_euclidean_norm (reduction_ops_test) -----------------------------------
+
+def test_reduce_euclidean_norm():
+    with tf.Graph().as_default():
+        ints = tf.math.reduce_euclidean_norm(tf.constant([[1, 2], [3, 4]]))
+        y = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        rows = tf.math.reduce_euclidean_norm(y, axis=1, keepdims=True)
+        cols = tf.math.reduce_euclidean_norm(y, 0)
+        grad = tf.gradients(tf.math.reduce_euclidean_norm(y, 1), y)[0]
+        assert (ints.name, ints.op.type, rows.name, cols.name) == (
+            "EuclideanNorm:0", "EuclideanNorm", "EuclideanNorm_1:0", "EuclideanNorm_2:0")
+        assert not hasattr(tf, "reduce_euclidean_norm")        # tf.math only, as in TF 2.21
+        got = _run([ints, rows, cols, grad])
+    assert got[0] == 5 and got[0].dtype == np.int32              # TF truncates the int root
+    np.testing.assert_allclose(got[1], [[2.236068], [5.0]], rtol=1e-6)
+    np.testing.assert_allclose(got[2], [3.1622777, 4.472136], rtol=1e-6)
+    np.testing.assert_allclose(got[3], [[0.4472136, 0.8944272], [0.6, 0.8]], rtol=1e-6)
