@@ -88,7 +88,8 @@ from .ops.check_ops import (Assert, assert_equal, assert_greater, assert_greater
 from .ops.check_ops import assert_all_finite as verify_tensor_all_finite
 from .ops.tensor_array import TensorArray
 from .ops.functional_ops import foldl, foldr, map_fn, scan
-from .ops.clip_ops import clip_by_global_norm, clip_by_norm, global_norm, norm
+from .ops.clip_ops import (clip_by_average_norm, clip_by_global_norm, clip_by_norm,
+                           clip_by_value, global_norm, norm)
 from .ops.random_ops import (multinomial, random_gamma, random_normal, random_poisson, random_shuffle,
                              random_uniform, set_random_seed, truncated_normal)
 from .ops.script_ops import numpy_function, py_func

@@ -6,6 +6,7 @@ from .ops.core_ops import (abs, add, divide, equal, exp, greater, greater_equal,
                            not_equal, pow, reciprocal, reduce_max, reduce_mean, reduce_min, reduce_sum,
                            sigmoid, sign, sqrt, square, subtract, tanh, truediv, add_n, realdiv)
 from .ops.array_ops import argmax, argmin, squared_difference
+from .ops.math_ops import reduce_euclidean_norm  # tf.math only, as in TF
 from .ops.nn_ops import l2_normalize, softplus
 
 __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "greater_equal", "less",
@@ -13,4 +14,4 @@ __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "great
            "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_max", "reduce_mean",
            "reduce_min", "reduce_sum", "sigmoid", "sign", "sqrt", "square", "subtract", "tanh",
            "truediv", "add_n", "realdiv", "argmax", "argmin", "squared_difference", "l2_normalize",
-           "softplus"]
+           "softplus", "reduce_euclidean_norm"]

@@ -226,6 +226,23 @@ def _logsumexp_grad(F, g, x, out, axis, keepdims):
 defop("ReduceLogSumExp", _logsumexp, reduction(_mean_dtype), inputs=("x",), fname="logsumexp",
       torch_name="LogsumexpBackward0", examples=REDUCE, grads=(_logsumexp_grad,))
 
+def _euclidean_norm(x, axis=None, keepdims=False):
+    """TF's ``EuclideanNorm``: ``sqrt(sum(x * x))``; integer inputs give the root truncated
+    to their own dtype (TF's kernel: ``reduce_euclidean_norm([[1, 2], [3, 4]])`` is 5)."""
+    x = np.asarray(x)
+    out = np.sqrt(np.sum(np.square(x, dtype=np.float64 if x.dtype.kind in "iub" else x.dtype),
+                         axis=axis, keepdims=keepdims))
+    return out.astype(x.dtype) if x.dtype.kind in "iub" else out
+
+
+def _euclidean_norm_grad(F, g, x, out, axis, keepdims):
+    """``g * x / norm`` (NaN where the norm is 0, as TF's)."""
+    return F.mul(keep(F, g, x, axis, keepdims), F.div(x, keep(F, out, x, axis, keepdims)))
+
+
+defop("EuclideanNorm", _euclidean_norm, reduction(np.dtype), inputs=("x",),
+      fname="reduce_euclidean_norm", examples=REDUCE, grads=(_euclidean_norm_grad,))
+
 # --- scans and sorting -------------------------------------------------------------------------
 
 

@@ -12,11 +12,35 @@ TensorShape([Dimension(2)])
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from . import core_ops as ops
+from .array_ops import size
+from .math_ops import rsqrt
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Tensor, name_scope
+from ..framework.indexed_slices import IndexedSlices
 
-__all__ = ["clip_by_norm", "global_norm", "clip_by_global_norm", "norm"]
+__all__ = ["clip_by_value", "clip_by_norm", "clip_by_average_norm", "global_norm",
+           "clip_by_global_norm", "norm"]
+
+
+def _on_values(t: Any, clip: Callable[[Tensor], Tensor]) -> Any:
+    """``clip`` applied to a tensor, or to an ``IndexedSlices``' values (TF keeps it sparse).
+
+    As TF, a clip whose bounds broadcast the values to another shape is refused."""
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(_on_values(t.values, clip), t.indices, t.dense_shape)
+    t = convert_to_tensor(t)
+    out = clip(t)
+    if not t.shape.is_compatible_with(out.shape):
+        raise ValueError(f"Shapes {t.shape} and {out.shape} are incompatible")
+    return out
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None) -> Any:
+    """``t`` limited to ``[min, max]`` (an ``IndexedSlices``: its values)."""
+    return _on_values(t, lambda v: ops.clip_by_value(v, clip_value_min, clip_value_max, name))
 
 
 def _l2(t: Tensor, axes=None, keepdims=False, name=None) -> Tensor:
@@ -29,16 +53,30 @@ def _l2(t: Tensor, axes=None, keepdims=False, name=None) -> Tensor:
 
 def clip_by_norm(t, clip_norm, axes=None, name=None) -> Tensor:
     """``t`` rescaled so that its L2 norm (over ``axes``) is at most ``clip_norm``."""
-    with name_scope(name, "clip_by_norm") as scope:
+    def clip(t: Tensor) -> Tensor:
+        with name_scope(name, "clip_by_norm") as scope:
+            l2norm = _l2(t, axes, keepdims=True)
+            scaled = ops.multiply(t, clip_norm)
+            return ops.identity(ops.truediv(scaled, ops.maximum(l2norm, clip_norm)),
+                                name=scope[:-1] + "/")
+    return _on_values(t, clip)
+
+
+def clip_by_average_norm(t, clip_norm, name=None) -> Tensor:
+    """TF1's: ``t * clip_norm / max(||t|| / t.size, clip_norm)``, the norm averaged per element."""
+    with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
         t = convert_to_tensor(t)
-        l2norm = _l2(t, axes, keepdims=True)
-        scaled = ops.multiply(t, clip_norm)
-        return ops.identity(ops.truediv(scaled, ops.maximum(l2norm, clip_norm)), name=scope[:-1] + "/")
+        n_element = ops.cast(size(t), t.dtype)
+        l2norm_inv = rsqrt(ops.reduce_sum(ops.multiply(t, t)))
+        bound = ops.minimum(ops.multiply(l2norm_inv, n_element),
+                            ops.truediv(ops.constant(1.0, dtype=t.dtype), clip_norm))
+        return ops.identity(ops.multiply(ops.multiply(t, clip_norm), bound), name=scope)
 
 
 def global_norm(t_list, name=None) -> Tensor:
     """``sqrt(sum of squares of every element of every tensor)``; None entries are skipped."""
-    tensors = [convert_to_tensor(t) for t in t_list if t is not None]
+    tensors = [convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+               for t in t_list if t is not None]
     with name_scope(name, "global_norm"):
         half = [ops.multiply(ops.reduce_sum(ops.square(t)), 0.5, name="L2Loss") for t in tensors]
         total = ops.add_n(half) if half else ops.constant(0.0)
@@ -54,8 +92,11 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None) -> tuple[li
     with name_scope(name, "clip_by_global_norm") as scope:
         inv_clip = ops.truediv(1.0, clip_norm) if isinstance(clip_norm, Tensor) else 1.0 / clip_norm
         scale = ops.multiply(ops.minimum(ops.truediv(1.0, norm_), inv_clip), clip_norm)
-        out = [None if t is None else ops.identity(ops.multiply(convert_to_tensor(t), scale),
-                                                    name=f"{scope}_{i}")  # TF's very name
+        # TF's: a no-op for a finite norm; an inf or NaN norm makes every output NaN
+        scale = ops.add(scale, ops.subtract(norm_, norm_))
+        out = [None if t is None else _on_values(
+                   t, lambda v, i=i: ops.identity(ops.multiply(v, scale),
+                                                  name=f"{scope}_{i}"))  # TF's very name
                for i, t in enumerate(t_list)]
     return out, norm_
 

@@ -310,14 +310,23 @@ def concat(values, axis, name="concat"):
 
 
 def stack(values, axis=0, name="stack"):
+    """``Pack``; TF's shortcut first: values with no tensor among them (a numpy array, a
+    list of numbers) stacked on axis 0 are one ``Const``."""
+    if axis == 0 and not isinstance(values, Tensor) and all(tensor_of(v) is None
+                                                              for v in values):
+        return convert_to_tensor(values, name=name)
     values = _operands("Pack", *values)
+    shape = values[0]._shape
+    if shape is not None and not -len(shape) - 1 <= axis <= len(shape):
+        rank = len(shape)
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-rank - 1}, {rank + 1})")
     return apply(_R["Pack"], values, {"axis": int(axis)}, name=name)
 
 
 def parallel_stack(values, name="parallel_stack"):
     """``stack(values)`` as TF's ``ParallelConcat`` node, which needs every shape known when
     the graph is built (TF's rule: its output is allocated before the inputs are computed)."""
-    values = _operands("Pack", *values)
+    values = _operands("Pack", *(convert_to_tensor(v) for v in values))
     with name_scope(name) as scope:
         for v in values:
             if v._shape is None or None in v._shape:

@@ -145,6 +145,11 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None, reducti
     return _reduce("ReduceLogSumExp", input_tensor, _axis(axis, reduction_indices), keepdims, keep_dims, name)
 
 
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """``sqrt(sum(x * x))`` over ``axis`` (TF's ``EuclideanNorm`` node; ints stay ints)."""
+    return _reduce("EuclideanNorm", input_tensor, axis, keepdims, None, name)
+
+
 def _check_direction(direction) -> None:
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f'`direction` must be one of ["ASCENDING", "DESCENDING"]. Received: '

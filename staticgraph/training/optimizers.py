@@ -19,7 +19,10 @@ import numpy as np
 
 from ..ops import core_ops as ops
 from ..framework.build import convert_to_tensor
+from ..framework.indexed_slices import IndexedSlices
+from ..ops.array_ops import scatter_nd
 from ..control.gradients import gradients
+from ..control.gradient_tape import GradientTape
 from ..framework.graph import (Operation, Tensor, control_dependencies, creation_site, get_default_graph,
                                name_scope, pinned_site)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
@@ -49,6 +52,15 @@ class Optimizer:
 
     def compute_gradients(self, loss, var_list=None, colocate_gradients_with_ops: bool = False,
                           **_) -> list[tuple[Tensor | None, Variable]]:
+        if callable(loss):
+            # TF1's: a callable loss is built on a tape; without a var_list, the
+            # variables it reads are the ones optimized (the tape's watched variables)
+            with GradientTape() as tape:
+                if var_list is not None:
+                    tape.watch(var_list)
+                loss = loss()
+            if var_list is None:
+                var_list = tape.watched_variables()
         var_list = list(var_list) if var_list is not None else trainable_variables()
         if not var_list:
             raise ValueError("No variables to optimize.")
@@ -73,7 +85,8 @@ class Optimizer:
             updates = []
             for g, v in pairs:           # TF: each update (and its slots) where its variable is
                 with get_default_graph().colocate_with(v.op):
-                    updates.append(self._apply_dense(g, v))
+                    updates.append(self._apply_sparse(g, v) if isinstance(g, IndexedSlices)
+                                   else self._apply_dense(g, v))
             with control_dependencies(updates):   # TF: the returned op is named as the scope
                 finish = self._finish(updates, "update" if global_step is not None else scope)
             if global_step is not None:
@@ -96,6 +109,18 @@ class Optimizer:
     def _apply_dense(self, g: Tensor, v: Variable) -> Tensor:
         raise NotImplementedError
 
+    def _apply_sparse(self, g: IndexedSlices, v: Variable) -> Tensor:
+        """A sparse gradient (rows of ``v``; repeated rows add up, as TF's
+        ``_apply_sparse_duplicate_indices``).  Where the update of an untouched row is a
+        no-op (GradientDescent, Adam: TF1's sparse Adam decays every row's moments), the
+        dense update of the summed rows is the same step."""
+        return self._apply_dense(self._densify(g, v), v)
+
+    @staticmethod
+    def _densify(g: IndexedSlices, v: Variable) -> Tensor:
+        """The dense gradient of ``v``: the rows of ``g`` added at their indices."""
+        return scatter_nd(ops.expand_dims(g.indices, -1), g.values, v.shape.as_list())
+
     def _finish(self, updates, name: str) -> Operation:
         return group(*updates, name=name)
 
@@ -113,6 +138,16 @@ class Optimizer:
     def get_name(self) -> str:
         return self._name
 
+    def variables(self) -> list[Variable]:
+        """The slot and extra variables this optimizer made in the default graph, by name."""
+        graph = get_default_graph()
+        made = [*self._non_slot_variables(), *self._slots.values()]
+        return sorted((v for v in made if v.graph is graph), key=lambda v: v.name)
+
+    def _non_slot_variables(self) -> list[Variable]:
+        """Variables that are not slots (Adam's beta powers)."""
+        return []
+
     def get_slot_names(self) -> list[str]:
         return sorted({k for _, k in self._slots})
 
@@ -121,7 +156,11 @@ class Optimizer:
 
     @staticmethod
     def _hyper(value: Any, v: Variable) -> Any:
-        """A hyper-parameter in the variable's dtype (Python numbers stay weak scalars)."""
+        """A hyper-parameter in the variable's dtype (Python numbers stay weak scalars).
+
+        A callable is called first, once per apply, as TF1's ``_call_if_callable``."""
+        if callable(value):
+            value = value()
         if isinstance(value, (Tensor, Variable)):
             t = convert_to_tensor(value)
             return t if t.dtype == v.dtype else ops.cast(t, v.dtype)
@@ -150,6 +189,17 @@ class MomentumOptimizer(Optimizer):
         step = ops.add(g, ops.multiply(new_acc, mu)) if self._nesterov else new_acc
         return v.assign_sub(ops.multiply(step, lr))
 
+    def _apply_sparse(self, g, v):
+        """TF's SparseApplyMomentum: only the rows of ``g`` decay their accumulator and move."""
+        lr, mu = self._hyper(self._lr, v), self._hyper(self._momentum, v)
+        dense = self._densify(g, v)
+        touched = ops.greater(self._densify(IndexedSlices(ops.ones_like(g.values), g.indices), v),
+                              0)
+        acc = self._slot(v, "momentum")
+        new_acc = acc.assign(ops.where(touched, ops.add(ops.multiply(acc, mu), dense), acc))
+        step = ops.add(dense, ops.multiply(new_acc, mu)) if self._nesterov else new_acc
+        return v.assign_sub(ops.where(touched, ops.multiply(step, lr), ops.zeros_like(step)))
+
 
 class AdamOptimizer(Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -159,27 +209,38 @@ class AdamOptimizer(Optimizer):
         self._powers: tuple[Variable, Variable] | None = None
 
     def _prepare(self, pairs):
+        # TF1's _call_if_callable: the hyper-parameters may be callables, called per apply
+        self._b1_t, self._b2_t, self._eps_t = (h() if callable(h) else h
+                                               for h in (self._beta1, self._beta2, self._eps))
         if self._powers is None:
             first = min((v for _, v in pairs), key=lambda v: v.op.name)
             dtype = first.dtype
-            self._powers = (Variable(np.array(self._beta1, dtype.as_numpy_dtype), trainable=False, name="beta1_power"),
-                            Variable(np.array(self._beta2, dtype.as_numpy_dtype), trainable=False, name="beta2_power"))
+            self._powers = (Variable(np.array(self._b1_t, dtype.as_numpy_dtype), trainable=False, name="beta1_power"),
+                            Variable(np.array(self._b2_t, dtype.as_numpy_dtype), trainable=False, name="beta2_power"))
 
     def _apply_dense(self, g, v):
         b1p, b2p = (convert_to_tensor(p) for p in self._powers)
-        b1, b2 = self._beta1, self._beta2
+        b1, b2 = self._b1_t, self._b2_t
         lr_t = ops.multiply(self._hyper(self._lr, v),
                             ops.truediv(ops.sqrt(ops.subtract(1.0, b2p)), ops.subtract(1.0, b1p)))
         m, s = self._slot(v, "m"), self._slot(v, "v")
         m_t = m.assign(ops.add(ops.multiply(m, b1), ops.multiply(g, 1 - b1)))
         v_t = s.assign(ops.add(ops.multiply(s, b2), ops.multiply(ops.square(g), 1 - b2)))
-        step = ops.truediv(ops.multiply(lr_t, m_t), ops.add(ops.sqrt(v_t), self._eps))
+        step = ops.truediv(ops.multiply(lr_t, m_t), ops.add(ops.sqrt(v_t), self._eps_t))
         return v.assign_sub(step)
+
+    def _non_slot_variables(self) -> list[Variable]:
+        return list(self._powers or ())
+
+    def _get_beta_accumulators(self) -> tuple[Variable, Variable]:
+        """``(beta1_power, beta2_power)``: TF1's private accessor, which its tests (and
+        programs that log Adam's bias correction) call."""
+        return self._powers
 
     def _finish(self, updates, name: str):
         b1p, b2p = self._powers
-        up1 = b1p.assign(ops.multiply(b1p, self._beta1))
-        up2 = b2p.assign(ops.multiply(b2p, self._beta2))
+        up1 = b1p.assign(ops.multiply(b1p, self._b1_t))
+        up2 = b2p.assign(ops.multiply(b2p, self._b2_t))
         return group(*updates, up1, up2, name=name)
 
 

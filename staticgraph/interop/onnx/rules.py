@@ -609,7 +609,7 @@ RULES: dict[str, Rule] = {
     "OneHot": Rule("OneHot", _one_hot),
     "SparseSoftmaxCrossEntropyWithLogits": Rule("LogSoftmax + GatherElements + Neg", _xent),
     "Sum": reduce("ReduceSum"), "Mean": reduce("ReduceMean"), "Max": reduce("ReduceMax"),
-    "Min": reduce("ReduceMin"),
+    "Min": reduce("ReduceMin"), "EuclideanNorm": reduce("ReduceL2"),
     "ReduceSize": Rule("Shape + Gather + ReduceProd + Cast", _reduce_size),
     "ArgMax": _arg("ArgMax"), "ArgMin": _arg("ArgMin"),
     "SumLike": Rule("Shape + Equal + NonZero + ReduceSum + Reshape", _sum_like),
