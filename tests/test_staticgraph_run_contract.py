@@ -173,3 +173,18 @@ def test_gather_axis_as_a_constant_tensor():
         assert g.shape.as_list() == [4, 2]
         with tf.Session() as sess:
             np.testing.assert_array_equal(sess.run(g)[:, 1], [2, 8, 14, 20])
+
+
+def test_a_one_piece_split_is_an_array():
+    """``tf.split(x, 1)[0]`` (found by TF's split_op_test): the op declares several outputs and
+    returns a tuple; a node with one output must hand the plan the array, not the tuple."""
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(6.0).reshape(2, 3))
+        piece = tf.split(x, 1)[0]
+        row = tf.unstack(tf.constant([[1.0, 2.0]]))[0]
+        with tf.Session() as sess:
+            for _ in range(3):   # both tiers
+                got = sess.run([piece, piece * 2.0, row])
+                np.testing.assert_array_equal(got[0], np.arange(6.0).reshape(2, 3))
+                np.testing.assert_array_equal(got[1], 2 * np.arange(6.0).reshape(2, 3))
+                np.testing.assert_array_equal(got[2], [1.0, 2.0])

@@ -182,13 +182,25 @@ def lower(op: Operation, ctx: LowerContext):
     """The kernel for ``op`` (see :func:`defkind` for the three possible answers)."""
     if op.op_def is not None:
         if op.op_def.stateful and "rng" in op.op_def.defaults:
-            return functools.partial(op.op_def.impl, rng=ctx.state.generator(op), **op.attrs)
-        attrs = _not_default(op.attrs, op.op_def.defaults)
-        return functools.partial(op.op_def.impl, **attrs) if attrs else op.op_def.impl
+            kernel = functools.partial(op.op_def.impl, rng=ctx.state.generator(op), **op.attrs)
+        else:
+            attrs = _not_default(op.attrs, op.op_def.defaults)
+            kernel = functools.partial(op.op_def.impl, **attrs) if attrs else op.op_def.impl
+        if op.op_def.outputs is not None and len(op.outputs) == 1:
+            return _only_result(kernel)   # a one-piece split: the plan stores one array
+        return kernel
     kind = KINDS.get(op.kind)
     if kind is None:
         raise NotImplementedError(f"no lowering for node type {op.type!r} ({op.name})")
     return kind.lower(op, ctx)
+
+
+def _only_result(kernel):
+    """The kernel of a node of an op declaring several outputs that has just one
+    (``split(x, 1)``): the op returns a tuple of one, the plan wants the array."""
+    def only(*args):
+        return kernel(*args)[0]
+    return only
 
 
 def _not_default(attrs: dict, defaults: dict) -> dict:
