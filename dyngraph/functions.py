@@ -21,11 +21,11 @@ from .creation import as_tensor
 from .device import check_device, device as _device
 from .dtypes import np_dtype_of
 from .engine import apply, binary
-from .errors import c_type_name
+from .errors import broadcast_message, c_type_name
 from .node import node_class
 from .tensor import Tensor, check_inplace, rebase
 
-__all__ = ["OPS", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
+__all__ = ["OPS", "broadcast_tensors", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
            "subtract", "pow", "neg", "negative", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
            "abs", "sign", "maximum", "minimum", "clamp", "clip", "softmax",
            "log_softmax", "lt", "le", "gt", "ge", "eq", "ne", "less", "greater", "logical_and",
@@ -137,10 +137,20 @@ def minimum(input, other):
 
 
 def clamp(input, min=None, max=None):
-    """``input`` limited to ``[min, max]``; tensor bounds broadcast (maximum/minimum ops)."""
+    """``input`` limited to ``[min, max]``.
+
+    Tensor bounds follow torch's ``clamp.Tensor``: ``where(x < min, min, x)``, then
+    ``where(. > max, max, .)``. So the input's gradient flows where it is kept, a bound's
+    where it is taken (not split at ties as ``maximum``'s is), and ``Select``'s rule sums
+    each gradient back over the dims it was broadcast along.
+    """
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input if min is None else maximum(input, min)
-        return out if max is None else minimum(out, max)
+        out = input
+        if min is not None:
+            out = apply(_R["Select"], (lt(out, min), _t(min), out))
+        if max is not None:
+            out = apply(_R["Select"], (gt(out, max), _t(max), out))
+        return out
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": max})
@@ -367,6 +377,17 @@ def expand(input, *sizes):
 
 def broadcast_to(input, shape):
     return expand(input, shape)
+
+
+def broadcast_tensors(*tensors):
+    """The tensors expanded to their common shape (views in torch; ``BroadcastTo`` here)."""
+    tensors = [_t(x) for x in tensors]
+    shapes = [tuple(x.shape) for x in tensors]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise RuntimeError(broadcast_message([list(s) for s in shapes])) from None
+    return tuple(expand(x, shape) for x in tensors)
 
 
 def cat(tensors, dim=0):

@@ -182,11 +182,11 @@ isnan, isinf, isfinite = (_test(np.isnan, "isnan"), _test(np.isinf, "isinf"),
 
 
 def clamp_min(input, min):
-    return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": None})
+    return functions.clamp(input, min=min)
 
 
 def clamp_max(input, max):
-    return apply(_R["ClipByValue"], (input,), {"lo": None, "hi": max})
+    return functions.clamp(input, max=max)
 
 
 METHODS = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",

@@ -139,8 +139,12 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     """``sum(x1/max(|x1|, eps) * x2/max(|x2|, eps))`` along ``dim`` (PyTorch 2's formula).
 
     The clamp is applied to the squared norm (``eps**2``) before the square
-    root: the same value, and a finite gradient at a zero vector.
+    root: the same value, and a finite gradient at a zero vector. The inputs are
+    broadcast against each other first, as torch does: a norm along ``dim`` is then
+    taken over the broadcast length (``[5, 1]`` against ``[1, 5]`` at ``dim=-2``).
     """
+    x1, x2 = _f.broadcast_tensors(x1, x2)
+
     def unit(x):
         return _f.div(x, _f.sqrt(_f.clamp(_f.sum(_f.mul(x, x), dim, True), min=eps * eps)))
     return _f.sum(_f.mul(unit(x1), unit(x2)), dim)

