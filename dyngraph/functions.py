@@ -459,7 +459,7 @@ def type_as(input, other):
 
 def clone(input, *, memory_format=None):
     out = apply(_R["Identity"], (input,), cls=_names("CloneBackward0"))
-    out._data, out._vc = np.ascontiguousarray(out._data).copy(), [0]  # its own memory, so its own version counter
+    out._data, out._vc = np.array(out._data, order="C"), [0]  # its own memory, so its own version counter
     return out
 
 

@@ -49,3 +49,38 @@ def test_clamp_with_tensor_bounds_gives_the_bound_its_gradient():
     x.grad = None
     torch.clamp_max(x, torch.tensor([[0.3], [0.0]])).sum().backward()
     assert x.grad.tolist() == [[1., 0., 1.], [0., 1., 0.]]
+
+
+def test_elu_gradient_is_finite_for_large_inputs():
+    assert _grads(F.elu, [1000., 0., -1.]) == ([1000.0, 0.0, -0.6321205588285577],
+                                                [[1.0, 1.0, 0.36787944117144233]])
+
+
+def test_hardtanh_and_relu6_pass_no_gradient_at_their_bounds_and_x_s_at_nan():
+    y, (g,) = _grads(F.hardtanh, [-1., 1., NAN, 0.5])
+    assert y[:2] == [-1.0, 1.0] and math.isnan(y[2]) and g == [0.0, 0.0, 1.0, 1.0]
+    y, (g,) = _grads(F.relu6, [0., 6., NAN, 7.])
+    assert g == [0.0, 0.0, 1.0, 0.0]
+    assert _grads(lambda x: torch.clamp(x, -1, 1), [-1., 1.])[1] == [[1.0, 1.0]]  # clamp: inclusive
+
+
+def test_cumprod_gradient_is_exact_at_zeros():
+    assert _grads(lambda x: torch.cumprod(x, 0), [2., 0., 3., 0., 5.])[1] == [[1., 8., 0., 0., 0.]]
+    x = torch.tensor([[0.5, 0.0, 2.0], [0.0, 3.0, 1.0]], dtype=torch.float64, requires_grad=True)
+    torch.cumprod(x, 1).backward(torch.tensor([[1., 2., 3.], [0.5, 1., 2.]], dtype=torch.float64))
+    assert x.grad.tolist() == [[1.0, 4.0, 0.0], [9.5, 0.0, 0.0]]
+
+
+def test_running_totals_and_clone_of_a_0d_tensor_keep_its_shape():
+    x = torch.tensor(3.0, requires_grad=True)
+    for f in (lambda t: torch.cumsum(t, 0), lambda t: torch.cumprod(t, -1), torch.clone):
+        y = f(x)
+        assert y.shape == torch.Size([]) and y.item() == 3.0
+        y.backward()
+    assert x.grad.item() == 3.0
+    try:
+        torch.cumsum(x, 1)
+    except IndexError as e:
+        assert str(e) == "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+    else:
+        raise AssertionError("cumsum(dim=1) of a 0-d tensor must raise")

@@ -76,7 +76,11 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
 
 
 def _elu(input, alpha):
-    return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(_pw.expm1(input), alpha)),
+    """``x`` above 0, ``alpha * expm1(x)`` below. ``expm1`` sees ``min(x, 0)``: on the branch
+    not taken it would overflow for large ``x``, and ``0 * inf`` makes the gradient NaN."""
+    positive = _f.gt(input, 0)
+    below = apply(_R["Select"], (positive, 0.0, input))
+    return apply(_R["Select"], (positive, input, _f.mul(_pw.expm1(below), alpha)),
                  cls=_names("EluBackward0"))
 
 
@@ -113,8 +117,16 @@ def silu(input, inplace: bool = False):
                                           cls=_names("SiluBackward0")), input, inplace)
 
 
+def _hardtanh(input, min_val, max_val):
+    """``clamp(x, min_val, max_val)`` with torch's ``hardtanh_backward``: no gradient at the
+    bounds themselves (``clamp`` passes it there) and ``x``'s gradient at NaN."""
+    outside = _f.logical_or(_f.le(input, min_val), _f.ge(input, max_val))
+    return apply(_R["Select"], (outside, _f.clamp(input.detach(), min_val, max_val), input),
+                 cls=_names("HardtanhBackward0"))
+
+
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
-    return _maybe_inplace(_f.clamp, input, inplace, min_val, max_val)
+    return _maybe_inplace(_hardtanh, input, inplace, min_val, max_val)
 
 
 def relu6(input, inplace: bool = False):
