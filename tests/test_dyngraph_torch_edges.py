@@ -84,3 +84,20 @@ def test_running_totals_and_clone_of_a_0d_tensor_keep_its_shape():
         assert str(e) == "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
     else:
         raise AssertionError("cumsum(dim=1) of a 0-d tensor must raise")
+
+
+def test_embedding_max_norm_renormalises_the_looked_up_rows_in_the_weight():
+    w = torch.tensor([[3., 4.], [0.3, 0.4], [1., -2.], [6., 8.]], requires_grad=True)
+    y = F.embedding(torch.tensor([[0, 2], [0, 1]]), w, max_norm=1.0)
+    _same(y.tolist(), [[[0.6, 0.8], [0.4472136, -0.8944271]], [[0.6, 0.8], [0.3, 0.4]]])
+    _same(w.tolist(), [[0.6, 0.8], [0.3, 0.4], [0.4472136, -0.8944271], [6.0, 8.0]])  # row 3 unseen
+    assert w._version == 1
+    y.sum().backward()
+    assert w.grad.tolist() == [[2.0, 2.0], [1.0, 1.0], [1.0, 1.0], [0.0, 0.0]]
+    w2 = torch.tensor([[3., 4.], [1., 1.]])
+    _same(F.embedding(torch.tensor([1, 0]), w2, max_norm=2.0, norm_type=1.0).tolist(),
+          [[1.0, 1.0], [0.8571428, 1.1428571]])
+    e = torch.nn.Embedding(3, 2, max_norm=0.5)
+    assert repr(e) == "Embedding(3, 2, max_norm=0.5)"
+    e(torch.tensor([0, 1, 2]))
+    assert (e.weight.norm(dim=1) <= 0.5 + 1e-6).all()
