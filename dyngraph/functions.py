@@ -123,8 +123,23 @@ def _unary(name: str):
     return f
 
 
-neg, exp, log, sqrt, tanh, sigmoid, relu, abs, sign = map(
-    _unary, ["Neg", "Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs", "Sign"])
+neg, exp, log, sqrt, tanh, sigmoid, relu, abs = map(
+    _unary, ["Neg", "Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs"])
+
+
+def _overwrite(out: Tensor, mask: np.ndarray, value) -> Tensor:
+    """``out`` with ``value`` where ``mask``: torch's answer at the few points where the
+    registry op keeps numpy's/TF's (``sign(nan)``, ``digamma(0)``...). Only for a fresh
+    output whose op's gradient rule does not read it."""
+    if mask.any():
+        out._data = np.where(mask, np.asarray(value, out._data.dtype), out._data)
+    return out
+
+
+def sign(input):
+    """-1, 0 or 1; 0 at NaN, as torch (numpy's and TF's sign keep the NaN)."""
+    out = apply(_R["Sign"], (input,))
+    return _overwrite(out, np.isnan(out._data), 0) if out._data.dtype.kind == "f" else out
 negative = neg
 
 

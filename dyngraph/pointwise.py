@@ -18,7 +18,7 @@ from common import REGISTRY
 
 from . import functions
 from .engine import apply
-from .functions import _names, _t, _unary, mul
+from .functions import _names, _t, _unary, mul, _overwrite
 from .grad_mode import STATE
 from .tensor import check_inplace, make, rebase
 
@@ -35,8 +35,16 @@ sin, cos, tan, rsqrt, log1p, expm1, floor, ceil, trunc, square, erf = map(
     _unary, ["Sin", "Cos", "Tan", "Rsqrt", "Log1p", "Expm1", "Floor", "Ceil", "Trunc", "Square",
              "Erf"])
 fix = trunc
-asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma, digamma = map(
-    _unary, ["Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Lgamma", "Digamma"])
+asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma = map(
+    _unary, ["Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Lgamma"])
+
+
+def digamma(input):
+    """``psi(x)``; at 0 torch's ``-inf`` (``+inf`` at ``-0.0``) where TF's op gives NaN
+    (the other poles, -1, -2..., are NaN in both)."""
+    x = _t(input)
+    out = apply(_R["Digamma"], (x,))
+    return _overwrite(out, x._data == 0, np.where(np.signbit(x._data), np.inf, -np.inf))
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 
 
@@ -49,8 +57,12 @@ arctan2 = atan2
 
 
 def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input == 0``."""
-    return apply(_R["Xlogy"], (input, other))
+    """``input * log(other)``, 0 where ``input == 0`` -- unless ``other`` is NaN: NaN then, as
+    torch (TF's op, the registry's, gives 0)."""
+    out = apply(_R["Xlogy"], (input, other))
+    y = np.asarray(getattr(other, "_data", other))
+    return _overwrite(out, np.broadcast_to(np.isnan(y), out.shape), np.nan) if y.dtype.kind == "f" \
+        else out
 
 
 def polygamma(n: int, input):

@@ -101,3 +101,14 @@ def test_embedding_max_norm_renormalises_the_looked_up_rows_in_the_weight():
     assert repr(e) == "Embedding(3, 2, max_norm=0.5)"
     e(torch.tensor([0, 1, 2]))
     assert (e.weight.norm(dim=1) <= 0.5 + 1e-6).all()
+
+
+def test_sign_digamma_and_xlogy_at_nan_and_zero_are_torchs():
+    assert torch.sign(torch.tensor([NAN, 0., -0., -2.])).tolist() == [0.0, 0.0, 0.0, -1.0]
+    assert torch.tensor([NAN]).sign().tolist() == [0.0]
+    y = torch.digamma(torch.tensor([0., -0., -1., 1.], dtype=torch.float64))
+    assert y.tolist()[:2] == [-INF, INF] and math.isnan(y.tolist()[2])
+    _same(y.tolist()[3], -0.5772156649015329)
+    z = torch.xlogy(torch.tensor([0., 0., 2.]), torch.tensor([NAN, 3., NAN]))
+    assert math.isnan(z.tolist()[0]) and z.tolist()[1] == 0.0 and math.isnan(z.tolist()[2])
+    assert torch.xlogy(torch.tensor([0., 1.]), 2.0).tolist() == [0.0, 0.6931471824645996]
