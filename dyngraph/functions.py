@@ -79,17 +79,20 @@ def _shape_args(shape) -> tuple:
 
 
 def add(input, other, *, alpha=1):
-    return binary(_R["Add"], input, other if alpha == 1 else mul(other, alpha)) \
-        if isinstance(input, Tensor) else apply(_R["Add"], (_t(input), _t(other)))
+    other = other if alpha == 1 else mul(other, alpha)
+    return binary(_R["Add"], input, other) if isinstance(input, Tensor) \
+        else apply(_R["Add"], (_t(input), _t(other)))
 
 
 def sub(input, other, *, alpha=1):
-    return binary(_R["Sub"], input, other if alpha == 1 else mul(other, alpha)) \
-        if isinstance(input, Tensor) else apply(_R["Sub"], (_t(input), _t(other)))
+    other = other if alpha == 1 else mul(other, alpha)
+    return binary(_R["Sub"], input, other) if isinstance(input, Tensor) \
+        else apply(_R["Sub"], (_t(input), _t(other)))
 
 
-def rsub(input, other):
-    """``other - input`` (``1 - x``), named RsubBackward1 as in PyTorch."""
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (``1 - x``), named RsubBackward1 as in PyTorch."""
+    input = _t(input) if alpha == 1 else mul(input, alpha)
     return apply(_R["Sub"], (_t(other), input), cls=_names("RsubBackward1"))
 
 
@@ -98,8 +101,30 @@ def mul(input, other):
         else apply(_R["Mul"], (_t(input), _t(other)))
 
 
-def div(input, other):
-    return apply(_R["RealDiv"], (_t(input), _t(other)))
+def _integer_zero_division(input, other) -> None:
+    """Integer division by zero raises (as PyTorch); numpy would return 0 with a warning."""
+    a, b = getattr(input, "_data", input), getattr(other, "_data", other)
+    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" \
+            and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def div(input, other, *, rounding_mode=None):
+    """``input / other``; ``rounding_mode="trunc"`` rounds the quotient toward zero,
+    ``"floor"`` down (Python's ``//``, the FloorDiv op: no gradient); integers stay integers."""
+    a, b = _t(input), _t(other)
+    if rounding_mode is None:
+        return apply(_R["RealDiv"], (a, b))
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    _integer_zero_division(a, b)
+    if rounding_mode == "floor":
+        return apply(_R["FloorDiv"], (a, b))
+    if a._data.dtype.kind in "iub" and b._data.dtype.kind in "iub":
+        q = np.abs(a._data) // np.abs(b._data) * (np.sign(a._data) * np.sign(b._data))
+        return as_tensor(q.astype(np.result_type(a._data, b._data), copy=False))
+    return apply(_R["Trunc"], (apply(_R["RealDiv"], (a, b)),))
 
 
 true_divide = divide = div
@@ -174,12 +199,15 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
-def softmax(input, dim):
-    return apply(_R["Softmax"], (input,), {"axis": dim})
+def softmax(input, dim, dtype=None):
+    """Softmax along ``dim``; ``dtype`` casts the input first (as torch)."""
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["Softmax"], (x,), {"axis": dim})
 
 
-def log_softmax(input, dim):
-    return apply(_R["LogSoftmax"], (input,), {"axis": dim})
+def log_softmax(input, dim, dtype=None):
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["LogSoftmax"], (x,), {"axis": dim})
 
 
 def _compare(name: str):

@@ -18,7 +18,7 @@ from common import REGISTRY
 
 from . import functions
 from .engine import apply
-from .functions import _names, _t, _unary, mul, _overwrite
+from .functions import _integer_zero_division, _names, _overwrite, _t, _unary, mul
 from .grad_mode import STATE
 from .tensor import check_inplace, make, rebase
 
@@ -87,14 +87,6 @@ def frac(input):
 
 def reciprocal(input):
     return apply(_R["RealDiv"], (1.0, _t(input)), cls=_names("ReciprocalBackward0"))
-
-
-def _integer_zero_division(input, other) -> None:
-    """Integer division by zero raises (as PyTorch); numpy would return 0 with a warning."""
-    a, b = getattr(input, "_data", input), getattr(other, "_data", other)
-    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" \
-            and not np.all(b):
-        raise RuntimeError("ZeroDivisionError")
 
 
 def floor_divide(input, other):

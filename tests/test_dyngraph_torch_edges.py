@@ -112,3 +112,29 @@ def test_sign_digamma_and_xlogy_at_nan_and_zero_are_torchs():
     z = torch.xlogy(torch.tensor([0., 0., 2.]), torch.tensor([NAN, 3., NAN]))
     assert math.isnan(z.tolist()[0]) and z.tolist()[1] == 0.0 and math.isnan(z.tolist()[2])
     assert torch.xlogy(torch.tensor([0., 1.]), 2.0).tolist() == [0.0, 0.6931471824645996]
+
+
+def test_div_rounding_modes_rsub_alpha_and_softmax_dtype():
+    a, b = torch.tensor([-7., 7., 5.5]), torch.tensor([2., -2., 0.])
+    assert torch.div(a, b, rounding_mode="trunc").tolist() == [-3., -3., INF]
+    assert torch.div(a, b, rounding_mode="floor").tolist() == [-4., -4., INF]
+    assert a.div(2.0, rounding_mode="floor").tolist() == [-4., 3., 2.]
+    q = torch.div(torch.tensor([-7, 7]), torch.tensor([2, -2]), rounding_mode="trunc")
+    assert q.tolist() == [-3, -3] and q.dtype == torch.int64
+    assert torch.div(torch.tensor([-7, 7]), 2, rounding_mode="floor").tolist() == [-4, 3]
+    for mode, error, message in [
+            ("x", RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                                "but found 'x'"),
+            ("trunc", RuntimeError, "ZeroDivisionError")]:
+        try:
+            torch.div(torch.tensor([1]), torch.tensor([0]), rounding_mode=mode)
+        except error as e:
+            assert str(e) == message
+        else:
+            raise AssertionError(mode)
+    assert torch.rsub(a, b, alpha=2).tolist() == [16., -16., -11.]
+    assert torch.rsub(a, 3., alpha=2).tolist() == [17., -11., -8.]
+    assert torch.add(1.0, a, alpha=2).tolist() == [-13., 15., 12.]
+    assert torch.softmax(a, 0, dtype=torch.float64).dtype == torch.float64
+    assert a.softmax(0, dtype=torch.float64).dtype == torch.float64
+    assert a.log_softmax(dim=0, dtype=torch.float64).dtype == torch.float64

@@ -57,13 +57,11 @@ tanh, sigmoid = _f.tanh, _f.sigmoid
 
 
 def softmax(input, dim=None, dtype=None):
-    x = input if dtype is None else input.to(dtype)
-    return _f.softmax(x, -1 if dim is None else dim)
+    return _f.softmax(input, -1 if dim is None else dim, dtype)
 
 
 def log_softmax(input, dim=None, dtype=None):
-    x = input if dtype is None else input.to(dtype)
-    return _f.log_softmax(x, -1 if dim is None else dim)
+    return _f.log_softmax(input, -1 if dim is None else dim, dtype)
 
 
 def _leaky(input, negative_slope):
