@@ -44,6 +44,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 from .graph import graph_of
 from .device import accelerator, cuda, device
+from .memory_format import (channels_last, channels_last_3d, contiguous_format, layout,
+                            memory_format, preserve_format, strided)
 from .pointwise import *  # noqa: F403
 from .pointwise import __all__ as _pointwise_all
 from .random import *  # noqa: F403
@@ -64,7 +66,8 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "nn", "onn
             "is_grad_enabled", "graph_of", "set_printoptions", "SizeMismatchError", "save", "load",
             "get_default_dtype", "bool", "double", "float", "float16", "float32", "float64",
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8", "device",
-            "cuda", "accelerator"]
+            "cuda", "accelerator", "memory_format", "layout", "contiguous_format",
+            "preserve_format", "channels_last", "channels_last_3d", "strided"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all)
 

@@ -22,6 +22,7 @@ from .device import check_device, device as _device
 from .dtypes import np_dtype_of
 from .engine import apply, binary
 from .errors import broadcast_message, c_type_name
+from .memory_format import check_memory_format
 from .node import node_class
 from .tensor import Tensor, check_inplace, rebase
 
@@ -463,12 +464,15 @@ def stack(tensors, dim=0):
 # --- dtype conversions and copies ------------------------------------------------------------
 
 
-def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False):
+def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False,
+       memory_format=None):
     """``x.to(torch.float64)``, ``x.to("cpu")``, ``x.to(other)``, ``x.to(device, dtype)``.
 
     The CPU is the only device: naming it is a no-op, naming a GPU raises
     PyTorch's CPU-build error.  Returns ``input`` itself when nothing changes.
+    ``memory_format`` is checked, and memory stays row-major (see dyngraph.memory_format).
     """
+    check_memory_format(memory_format, input.dim(), "to")
     for a in args:
         if isinstance(a, Tensor):
             dtype = a._data.dtype
@@ -485,7 +489,8 @@ def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: 
 
 def _caster(name: str, np_type):
     """``x.float()``, ``x.long()``...: Tensor methods (``torch.float`` itself is a dtype)."""
-    def f(input):
+    def f(input, memory_format=None):
+        check_memory_format(memory_format, input.dim(), name)
         return to(input, np.dtype(np_type))
     f.__name__ = name
     return f
@@ -501,6 +506,7 @@ def type_as(input, other):
 
 
 def clone(input, *, memory_format=None):
+    check_memory_format(memory_format, input.dim(), "clone")
     out = apply(_R["Identity"], (input,), cls=_names("CloneBackward0"))
     out._data, out._vc = np.array(out._data, order="C"), [0]  # its own memory, so its own version counter
     return out

@@ -138,3 +138,27 @@ def test_div_rounding_modes_rsub_alpha_and_softmax_dtype():
     assert torch.softmax(a, 0, dtype=torch.float64).dtype == torch.float64
     assert a.softmax(0, dtype=torch.float64).dtype == torch.float64
     assert a.log_softmax(dim=0, dtype=torch.float64).dtype == torch.float64
+
+
+def test_memory_formats_and_layout_are_accepted_with_torchs_checks():
+    x = torch.ones(2, 3, 4, 5)
+    assert repr(torch.channels_last) == "torch.channels_last" and repr(torch.strided) == "torch.strided"
+    for fmt in (torch.channels_last, torch.contiguous_format, torch.preserve_format):
+        assert x.to(memory_format=fmt).shape == x.shape
+        assert x.contiguous(memory_format=fmt).shape == x.shape
+        assert x.clone(memory_format=fmt).tolist() == x.tolist()
+        assert x.double(memory_format=fmt).dtype == torch.float64
+    assert x.to(torch.float64, memory_format=torch.preserve_format).dtype == torch.float64
+    for call, error, message in [
+            (lambda: torch.ones(3).to(memory_format=torch.channels_last), RuntimeError,
+             "required rank 4 tensor to use channels_last format"),
+            (lambda: torch.ones(3).contiguous(memory_format=torch.strided), TypeError,
+             "contiguous(): argument 'memory_format' must be torch.memory_format, not torch.layout"),
+            (lambda: torch.ones(3).float(memory_format=3), TypeError,
+             "float(): argument 'memory_format' must be torch.memory_format, not int")]:
+        try:
+            call()
+        except error as e:
+            assert str(e) == message
+        else:
+            raise AssertionError(message)
