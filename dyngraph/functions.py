@@ -24,7 +24,8 @@ from .engine import apply, binary
 from .errors import broadcast_message, c_type_name
 from .memory_format import check_memory_format
 from .node import node_class
-from .tensor import Tensor, check_inplace, rebase
+from .grad_mode import STATE
+from .tensor import Tensor, check_inplace, make, rebase
 
 __all__ = ["OPS", "broadcast_tensors", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
            "subtract", "pow", "neg", "negative", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
@@ -570,15 +571,27 @@ def div_(input, other):
     return input.__itruediv__(other)
 
 
-def fill_(input, value):
+def _fill(input, value, name: str):
+    """Every element set to ``value``, in place. A tensor inside a recorded graph keeps
+    requiring grad, and the history it overwrites gets gradient 0 (torch's FillBackward0):
+    the new value is ``where(True, value, old)``, so no old value leaks into it."""
     check_inplace(input)
+    if input._rg and STATE.enabled:
+        old = make(input._data.copy(), True, input.grad_fn)
+        everywhere = make(np.ones(input._data.shape, np.bool_))
+        new = make(np.asarray(value, input._data.dtype))
+        return rebase(input, apply(_R["Select"], (everywhere, new, old), cls=_names(name)))
     input._data[...] = value
     input._vc[0] += 1
     return input
 
 
+def fill_(input, value):
+    return _fill(input, value, "FillBackward0")
+
+
 def zero_(input):
-    return fill_(input, 0)
+    return _fill(input, 0, "ZeroBackward0")
 
 
 def copy_(input, src):

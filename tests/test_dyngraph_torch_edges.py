@@ -162,3 +162,22 @@ def test_memory_formats_and_layout_are_accepted_with_torchs_checks():
             assert str(e) == message
         else:
             raise AssertionError(message)
+
+
+def test_fill_and_zero_cut_the_gradient_of_what_they_overwrite():
+    x = torch.tensor([1., 2.], requires_grad=True)
+    for f, name, value in [(lambda t: t.zero_(), "ZeroBackward0", 0.0),
+                           (lambda t: t.fill_(3.0), "FillBackward0", 3.0)]:
+        y = f(x.clone())
+        assert y.requires_grad and type(y.grad_fn).__name__ == name and y.tolist() == [value] * 2
+        (y * torch.tensor([3., 4.])).sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0]
+        x.grad = None
+
+
+def test_reducing_a_0d_tensor_along_dim_0_gives_a_0d_gradient():
+    for f in (lambda t: torch.max(t, 0)[0], lambda t: torch.prod(t, 0), lambda t: torch.amin(t, 0),
+              lambda t: torch.sum(t, dim=-1), lambda t: torch.logsumexp(t, 0)):
+        x = torch.tensor(2.0, requires_grad=True)
+        f(x).backward()
+        assert x.grad.shape == torch.Size([]) and x.grad.item() == 1.0

@@ -46,6 +46,8 @@ def keep(F, t, x_ref, axis, keepdims):
     if keepdims or axis is None:
         return t
     rank = F.rank(x_ref)
+    if rank == 0:  # torch reduces a 0-d tensor "along" dim 0 or -1: the result is 0-d too
+        return t
     if rank is None and all(a < 0 for a in ((axis,) if isinstance(axis, int) else axis)):
         return F.expand_dims(t, axis=axis)  # negative axes name the same dims in x and in the result
     return F.expand_dims(t, axis=normalize_axes(axis, rank))
