@@ -45,6 +45,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 FIXTURE_JSON = FIXTURES / "opdb.json"
 FIXTURE_NPZ = FIXTURES / "opdb.npz"
 COVERAGE_MD = FIXTURES / "opdb_coverage.md"
+README = Path(__file__).parent.parent / "README.md"
+README_START, README_END = "<!-- opdb-coverage -->", "<!-- /opdb-coverage -->"
 
 RTOL, ATOL = 1e-4, 1e-5
 MAX_SAMPLES = 8        # the first samples of each OpInfo per dtype
@@ -642,6 +644,9 @@ def _write(entries: list[dict], arrays: dict[str, np.ndarray],
         json.dump({"entries": kept, "known_agreeing": agreeing(results)}, f,
                   separators=(",", ":"))
     COVERAGE_MD.write_text(table)
+    readme = README.read_text()
+    head, rest = readme.split(README_START, 1)
+    README.write_text(head + README_START + "\n" + table + rest[rest.index(README_END):])
 
 
 if __name__ == "__main__":

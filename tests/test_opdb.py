@@ -53,9 +53,12 @@ def test_fixed_ops_agree_on_every_sample(name):
 
 
 def test_coverage_table_is_current():
-    """README's table is generated from the same replay (regenerate: ``--replay --record``)."""
+    """The table (and README's copy) is generated from the same replay (regenerate:
+    ``python -m tests.opdb --replay --record``)."""
     doc, results = _replayed()
-    assert opdb.coverage(doc["entries"], results) == opdb.COVERAGE_MD.read_text()
+    table = opdb.coverage(doc["entries"], results)
+    assert table == opdb.COVERAGE_MD.read_text()
+    assert opdb.README_START + "\n" + table + opdb.README_END in opdb.README.read_text()
 
 
 def test_classes_are_told_apart():
