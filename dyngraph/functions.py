@@ -474,7 +474,10 @@ def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: 
     ``memory_format`` is checked, and memory stays row-major (see dyngraph.memory_format).
     """
     check_memory_format(memory_format, input.dim(), "to")
-    for a in args:
+    flags = [a for a in args if isinstance(a, bool)]  # x.to(device, dtype, non_blocking, copy)
+    if len(flags) > 1:
+        copy = flags[1]
+    for a in (a for a in args if not isinstance(a, bool)):
         if isinstance(a, Tensor):
             dtype = a._data.dtype
         elif isinstance(a, (str, _device)):

@@ -181,3 +181,12 @@ def test_reducing_a_0d_tensor_along_dim_0_gives_a_0d_gradient():
         x = torch.tensor(2.0, requires_grad=True)
         f(x).backward()
         assert x.grad.shape == torch.Size([]) and x.grad.item() == 1.0
+
+
+def test_to_takes_non_blocking_and_copy_positionally():
+    x = torch.ones(2, 3)
+    y = x.to("cpu", torch.float32, False, True)
+    assert y is not x and y.tolist() == x.tolist()
+    assert x.to("cpu", torch.float32, True, False) is x
+    assert x.to("cpu", torch.float64, True, True, memory_format=torch.preserve_format).dtype == \
+        torch.float64
