@@ -47,6 +47,8 @@ from .graph import graph_of
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor, set_default_tensor_type, tensortype)
 from .device import accelerator, cuda, device
+from .memory_format import (channels_last, channels_last_3d, contiguous_format, layout,
+                            memory_format, preserve_format, strided)
 from .pointwise import *  # noqa: F403
 from .pointwise import __all__ as _pointwise_all
 from .random import *  # noqa: F403
@@ -72,7 +74,8 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", 
             "half", "int", "int8", "int16", "int32", "int64", "long", "short", "uint8", "device",
             "cuda", "accelerator", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
             "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype",
-            "set_default_tensor_type"]
+            "set_default_tensor_type", "memory_format", "layout", "contiguous_format",
+            "preserve_format", "channels_last", "channels_last_3d", "strided"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all + _composite_all)
 

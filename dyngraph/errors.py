@@ -46,7 +46,7 @@ def _shapes(inputs) -> list[list[int]]:
     return [list(np.shape(getattr(x, "_data", x))) for x in inputs if not isinstance(x, (int, float))]
 
 
-def _broadcast_message(shapes) -> str | None:
+def broadcast_message(shapes) -> str | None:
     """PyTorch's wording for the right-most pair of sizes that do not broadcast."""
     rank = max(len(s) for s in shapes)
     for d in range(rank - 1, -1, -1):
@@ -74,7 +74,7 @@ def explain(op, inputs, error: Exception) -> Exception:
     if isinstance(error, IndexError):
         return IndexError(text.replace("axis", "dimension"))
     if "could not be broadcast" in text or "broadcast shape" in text:
-        message = _broadcast_message(shapes) or text
+        message = broadcast_message(shapes) or text
         return SizeMismatchError(f"{message} {where}")
     if op.name == "MatMul" and len(shapes) == 2 and "mismatch" in text:
         a, b = shapes

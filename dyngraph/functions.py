@@ -21,11 +21,13 @@ from .creation import as_tensor
 from .device import check_device, device as _device
 from .dtypes import np_dtype_of
 from .engine import apply, binary, node_class_for
-from .errors import c_type_name
-from .node import torch_node
-from .tensor import Tensor, check_inplace, rebase
+from .errors import broadcast_message, c_type_name
+from .memory_format import check_memory_format
+from .node import node_class, torch_node
+from .grad_mode import STATE
+from .tensor import Tensor, check_inplace, make, rebase
 
-__all__ = ["OPS", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
+__all__ = ["OPS", "broadcast_tensors", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
            "subtract", "pow", "neg", "negative", "exp", "log", "sqrt", "tanh", "sigmoid", "relu",
            "abs", "sign", "maximum", "minimum", "clamp", "clip", "softmax",
            "log_softmax", "lt", "le", "gt", "ge", "eq", "ne", "less", "greater", "logical_and",
@@ -78,20 +80,23 @@ def _shape_args(shape) -> tuple:
 
 
 def add(input, other, *, alpha=1):
-    return binary(_R["Add"], input, other if alpha == 1 else mul(other, alpha)) \
-        if isinstance(input, Tensor) else apply(_R["Add"], (_t(input), _t(other)))
+    other = other if alpha == 1 else mul(other, alpha)
+    return binary(_R["Add"], input, other) if isinstance(input, Tensor) \
+        else apply(_R["Add"], (_t(input), _t(other)))
 
 
 def sub(input, other, *, alpha=1):
-    return binary(_R["Sub"], input, other if alpha == 1 else mul(other, alpha)) \
-        if isinstance(input, Tensor) else apply(_R["Sub"], (_t(input), _t(other)))
+    other = other if alpha == 1 else mul(other, alpha)
+    return binary(_R["Sub"], input, other) if isinstance(input, Tensor) \
+        else apply(_R["Sub"], (_t(input), _t(other)))
 
 
 _RSUB = node_class_for(_R["Sub"], "rsub")
 
 
-def rsub(input, other):
-    """``other - input`` (``1 - x``), named RsubBackward1 as in PyTorch."""
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input`` (``1 - x``), named RsubBackward1 as in PyTorch."""
+    input = _t(input) if alpha == 1 else mul(input, alpha)
     return apply(_R["Sub"], (_t(other), input), cls=_RSUB)
 
 
@@ -100,8 +105,30 @@ def mul(input, other):
         else apply(_R["Mul"], (_t(input), _t(other)))
 
 
-def div(input, other):
-    return apply(_R["RealDiv"], (_t(input), _t(other)))
+def _integer_zero_division(input, other) -> None:
+    """Integer division by zero raises (as PyTorch); numpy would return 0 with a warning."""
+    a, b = getattr(input, "_data", input), getattr(other, "_data", other)
+    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" \
+            and not np.all(b):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def div(input, other, *, rounding_mode=None):
+    """``input / other``; ``rounding_mode="trunc"`` rounds the quotient toward zero,
+    ``"floor"`` down (Python's ``//``, the FloorDiv op: no gradient); integers stay integers."""
+    a, b = _t(input), _t(other)
+    if rounding_mode is None:
+        return apply(_R["RealDiv"], (a, b))
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    _integer_zero_division(a, b)
+    if rounding_mode == "floor":
+        return apply(_R["FloorDiv"], (a, b))
+    if a._data.dtype.kind in "iub" and b._data.dtype.kind in "iub":
+        q = np.abs(a._data) // np.abs(b._data) * (np.sign(a._data) * np.sign(b._data))
+        return as_tensor(q.astype(np.result_type(a._data, b._data), copy=False))
+    return apply(_R["Trunc"], (apply(_R["RealDiv"], (a, b)),))
 
 
 true_divide = divide = div
@@ -128,8 +155,23 @@ def _unary(name: str):
     return f
 
 
-neg, exp, log, sqrt, tanh, sigmoid, relu, abs, sign = map(
-    _unary, ["Neg", "Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs", "Sign"])
+neg, exp, log, sqrt, tanh, sigmoid, relu, abs = map(
+    _unary, ["Neg", "Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs"])
+
+
+def _overwrite(out: Tensor, mask: np.ndarray, value) -> Tensor:
+    """``out`` with ``value`` where ``mask``: torch's answer at the few points where the
+    registry op keeps numpy's/TF's (``sign(nan)``, ``digamma(0)``...). Only for a fresh
+    output whose op's gradient rule does not read it."""
+    if mask.any():
+        out._data = np.where(mask, np.asarray(value, out._data.dtype), out._data)
+    return out
+
+
+def sign(input):
+    """-1, 0 or 1; 0 at NaN, as torch (numpy's and TF's sign keep the NaN)."""
+    out = apply(_R["Sign"], (input,))
+    return _overwrite(out, np.isnan(out._data), 0) if out._data.dtype.kind == "f" else out
 negative = neg
 
 
@@ -142,10 +184,20 @@ def minimum(input, other):
 
 
 def clamp(input, min=None, max=None):
-    """``input`` limited to ``[min, max]``; tensor bounds broadcast (maximum/minimum ops)."""
+    """``input`` limited to ``[min, max]``.
+
+    Tensor bounds follow torch's ``clamp.Tensor``: ``where(x < min, min, x)``, then
+    ``where(. > max, max, .)``. So the input's gradient flows where it is kept, a bound's
+    where it is taken (not split at ties as ``maximum``'s is), and ``Select``'s rule sums
+    each gradient back over the dims it was broadcast along.
+    """
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = input if min is None else maximum(input, min)
-        return out if max is None else minimum(out, max)
+        out = input
+        if min is not None:
+            out = apply(_R["Select"], (lt(out, min), _t(min), out))
+        if max is not None:
+            out = apply(_R["Select"], (gt(out, max), _t(max), out))
+        return out
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": max})
@@ -154,12 +206,15 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
-def softmax(input, dim):
-    return apply(_R["Softmax"], (input,), {"axis": dim})
+def softmax(input, dim, dtype=None):
+    """Softmax along ``dim``; ``dtype`` casts the input first (as torch)."""
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["Softmax"], (x,), {"axis": dim})
 
 
-def log_softmax(input, dim):
-    return apply(_R["LogSoftmax"], (input,), {"axis": dim})
+def log_softmax(input, dim, dtype=None):
+    x = input if dtype is None else to(input, dtype)
+    return apply(_R["LogSoftmax"], (x,), {"axis": dim})
 
 
 def _compare(name: str):
@@ -380,6 +435,17 @@ def broadcast_to(input, shape):
     return expand(input, shape)
 
 
+def broadcast_tensors(*tensors):
+    """The tensors expanded to their common shape (views in torch; ``BroadcastTo`` here)."""
+    tensors = [_t(x) for x in tensors]
+    shapes = [tuple(x.shape) for x in tensors]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise RuntimeError(broadcast_message([list(s) for s in shapes])) from None
+    return tuple(expand(x, shape) for x in tensors)
+
+
 def cat(tensors, dim=0):
     tensors = [_t(x) for x in tensors]
     try:
@@ -410,13 +476,19 @@ def stack(tensors, dim=0):
 # --- dtype conversions and copies ------------------------------------------------------------
 
 
-def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False):
+def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False,
+       memory_format=None):
     """``x.to(torch.float64)``, ``x.to("cpu")``, ``x.to(other)``, ``x.to(device, dtype)``.
 
     The CPU is the only device: naming it is a no-op, naming a GPU raises
     PyTorch's CPU-build error.  Returns ``input`` itself when nothing changes.
+    ``memory_format`` is checked, and memory stays row-major (see dyngraph.memory_format).
     """
-    for a in args:
+    check_memory_format(memory_format, input.dim(), "to")
+    flags = [a for a in args if isinstance(a, bool)]  # x.to(device, dtype, non_blocking, copy)
+    if len(flags) > 1:
+        copy = flags[1]
+    for a in (a for a in args if not isinstance(a, bool)):
         if isinstance(a, Tensor):
             dtype = a._data.dtype
         elif isinstance(a, (str, _device)):
@@ -432,7 +504,8 @@ def to(input, *args, dtype=None, device=None, non_blocking: bool = False, copy: 
 
 def _caster(name: str, np_type):
     """``x.float()``, ``x.long()``...: Tensor methods (``torch.float`` itself is a dtype)."""
-    def f(input):
+    def f(input, memory_format=None):
+        check_memory_format(memory_format, input.dim(), name)
         return to(input, np.dtype(np_type))
     f.__name__ = name
     return f
@@ -451,8 +524,9 @@ _CLONE = node_class_for(_R["Identity"], "clone")
 
 
 def clone(input, *, memory_format=None):
+    check_memory_format(memory_format, input.dim(), "clone")
     out = apply(_R["Identity"], (input,), cls=_CLONE)
-    out._data, out._vc = np.ascontiguousarray(out._data).copy(), [0]  # its own memory, so its own version counter
+    out._data, out._vc = np.array(out._data, order="C"), [0]  # its own memory, so its own version counter
     return out
 
 
@@ -522,15 +596,29 @@ def div_(input, other):
     return input.__itruediv__(other)
 
 
-def fill_(input, value):
+def _fill(input, value, cls):
+    """Every element set to ``value``, in place. A tensor inside a recorded graph keeps
+    requiring grad, and the history it overwrites gets gradient 0 (torch's FillBackward0):
+    the new value is ``where(True, value, old)``, so no old value leaks into it."""
     check_inplace(input)
+    if input._rg and STATE.enabled:
+        old = make(input._data.copy(), True, input.grad_fn)
+        everywhere = make(np.ones(input._data.shape, np.bool_))
+        new = make(np.asarray(value, input._data.dtype))
+        return rebase(input, apply(_R["Select"], (everywhere, new, old), cls=cls))
     input._data[...] = value
     input._vc[0] += 1
     return input
 
 
+@torch_node("FillBackward0")
+def fill_(input, value):
+    return _fill(input, value, fill_.node)
+
+
+@torch_node("ZeroBackward0")
 def zero_(input):
-    return fill_(input, 0)
+    return _fill(input, 0, zero_.node)
 
 
 def copy_(input, src):

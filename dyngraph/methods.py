@@ -27,6 +27,7 @@ from . import composite, creation, functions, legacy, pointwise, random, reducti
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
+from .memory_format import check_memory_format
 from .tensor import Tensor, check_inplace, make, rebase
 
 __all__ = ["attach"]
@@ -39,6 +40,7 @@ class _EngineMethods:
 
     def contiguous(self, memory_format=None) -> Tensor:
         """Itself when its memory is in row-major order already, else a row-major copy."""
+        check_memory_format(memory_format, self.dim(), "contiguous")
         return self if self._data.flags.c_contiguous else functions.clone(self)
 
     def detach(self) -> Tensor:

@@ -18,10 +18,10 @@ from common import REGISTRY
 
 from . import functions
 from .engine import apply, node_class_for
-from .functions import _t, _unary, mul
+from .functions import _integer_zero_division, _overwrite, _t, _unary, mul
 from .grad_mode import STATE
 from .node import torch_node
-from .tensor import check_inplace, make, rebase
+from .tensor import Tensor, check_inplace, make, rebase
 
 __all__ = ["sin", "cos", "tan", "rsqrt", "log1p", "expm1", "floor", "ceil", "trunc", "fix",
            "square", "frac", "round", "erf", "reciprocal", "floor_divide", "remainder", "fmod",
@@ -36,8 +36,16 @@ sin, cos, tan, rsqrt, log1p, expm1, floor, ceil, trunc, square, erf = map(
     _unary, ["Sin", "Cos", "Tan", "Rsqrt", "Log1p", "Expm1", "Floor", "Ceil", "Trunc", "Square",
              "Erf"])
 fix = trunc
-asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma, digamma = map(
-    _unary, ["Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Lgamma", "Digamma"])
+asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma = map(
+    _unary, ["Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Lgamma"])
+
+
+def digamma(input):
+    """``psi(x)``; at 0 torch's ``-inf`` (``+inf`` at ``-0.0``) where TF's op gives NaN
+    (the other poles, -1, -2..., are NaN in both)."""
+    x = _t(input)
+    out = apply(_R["Digamma"], (x,))
+    return _overwrite(out, x._data == 0, np.where(np.signbit(x._data), np.inf, -np.inf))
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 erfinv = _unary("Erfinv")
 
@@ -51,8 +59,12 @@ arctan2 = atan2
 
 
 def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input == 0``."""
-    return apply(_R["Xlogy"], (input, other))
+    """``input * log(other)``, 0 where ``input == 0`` -- unless ``other`` is NaN: NaN then, as
+    torch (TF's op, the registry's, gives 0)."""
+    out = apply(_R["Xlogy"], (input, other))
+    y = np.asarray(getattr(other, "_data", other))
+    return _overwrite(out, np.broadcast_to(np.isnan(y), out.shape), np.nan) if y.dtype.kind == "f" \
+        else out
 
 
 def polygamma(n: int, input):
@@ -82,14 +94,6 @@ _RECIPROCAL = node_class_for(_R["RealDiv"], "reciprocal")
 
 def reciprocal(input):
     return apply(_R["RealDiv"], (1.0, _t(input)), cls=_RECIPROCAL)
-
-
-def _integer_zero_division(input, other) -> None:
-    """Integer division by zero raises (as PyTorch); numpy would return 0 with a warning."""
-    a, b = getattr(input, "_data", input), getattr(other, "_data", other)
-    if np.asarray(a).dtype.kind in "iub" and np.asarray(b).dtype.kind in "iub" \
-            and not np.all(b):
-        raise RuntimeError("ZeroDivisionError")
 
 
 def floor_divide(input, other):
@@ -196,10 +200,15 @@ _CLAMP_MIN, _CLAMP_MAX = (node_class_for(_R["ClipByValue"], "clamp_min"),
 
 
 def clamp_min(input, min):
+    """A tensor bound takes ``clamp``'s Select form (its gradient reaches the bound)."""
+    if isinstance(min, Tensor):
+        return functions.clamp(input, min=min)
     return apply(_R["ClipByValue"], (input,), {"lo": min, "hi": None}, cls=_CLAMP_MIN)
 
 
 def clamp_max(input, max):
+    if isinstance(max, Tensor):
+        return functions.clamp(input, max=max)
     return apply(_R["ClipByValue"], (input,), {"lo": None, "hi": max}, cls=_CLAMP_MAX)
 
 

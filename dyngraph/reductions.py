@@ -23,7 +23,7 @@ from common.indexing import Slice
 
 from .engine import apply, node_class_for
 from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _t, abs, eq, max, mean,
-                        mul, sub, sum, to)
+                        mul, reshape, sub, sum, to, wrap_dim)
 from .node import torch_node
 from .tensor import Tensor, make
 
@@ -48,16 +48,25 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
                  cls=_PROD_ALL if dim is None else None)
 
 
+def _running(op: str, x, dim: int, attrs: dict):
+    """``op`` (Cumsum, Cumprod) along ``dim``; a 0-d tensor is its own running total, shape
+    ``[]`` (numpy's scans would return shape ``[1]``)."""
+    if x.dim() == 0:
+        wrap_dim(dim, 0)
+        return reshape(apply(_R[op], (reshape(x, (1,)),), {**attrs, "axis": 0}), ())
+    return apply(_R[op], (x,), {**attrs, "axis": dim})
+
+
 def cumsum(input, dim: int, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
-    return apply(_R["Cumsum"], (x,), {"axis": dim})
+    return _running("Cumsum", x, dim, {})
 
 
 def cumprod(input, dim: int, *, dtype=None):
-    """Running products along ``dim``.  At a zero input the gradient is 0 (TF's rule; PyTorch
-    computes the product of the other factors there)."""
+    """Running products along ``dim``; at a zero input the gradient is the product of the
+    other factors, as PyTorch's (``exact_at_zeros``: TF's rule gives 0 there)."""
     x = input if dtype is None else to(input, dtype)
-    return apply(_R["Cumprod"], (x,), {"axis": dim})
+    return _running("Cumprod", x, dim, {"exact_at_zeros": True})
 
 
 def any(input, dim=None, keepdim: bool = False):  # noqa: A001  (PyTorch's name)

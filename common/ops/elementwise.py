@@ -225,13 +225,21 @@ defop("Select", _select, select, inputs=("cond", "a", "b"), fname="where",
              lambda F, g, cond, b_shape: ub(F, F.where(cond, 0.0, g), b_shape)))
 
 
-def _clip(x, lo=None, hi=None):
+def _clip(x, lo=None, hi=None, bounds_open=False):
     """``x`` limited to ``[lo, hi]``; either bound may be None."""
     return np.clip(x, lo, hi)
 
 
-def _clip_grad(F, g, x, lo, hi):
-    """Gradient passes where ``lo <= x <= hi`` (bounds included, as PyTorch)."""
+def _clip_grad(F, g, x, lo, hi, bounds_open):
+    """Gradient passes where ``lo <= x <= hi`` (bounds included, as PyTorch's clamp).
+    ``bounds_open`` (PyTorch's hardtanh/relu6): none at the bounds themselves, and a NaN
+    input passes it (``hardtanh_backward`` zeroes where ``x <= lo or x >= hi``)."""
+    if bounds_open:
+        if lo is not None:
+            g = F.where(F.le(x, lo), 0.0, g)
+        if hi is not None:
+            g = F.where(F.ge(x, hi), 0.0, g)
+        return g
     if lo is not None:
         g = F.where(F.ge(x, lo), g, 0.0)
     if hi is not None:
@@ -242,7 +250,8 @@ def _clip_grad(F, g, x, lo, hi):
 defop("ClipByValue", _clip, with_scalars("lo", "hi"), inputs=("x",), fname="clip", torch_name="ClampBackward1",
       torch_names={"clamp_min": "ClampMinBackward0", "clamp_max": "ClampMaxBackward0",
                    "hardtanh": "HardtanhBackward0"},
-      examples=(E(((5,),), {"lo": -0.5, "hi": 0.5}), E(((2, 3),), {"lo": 0.0, "hi": None})),
+      examples=(E(((5,),), {"lo": -0.5, "hi": 0.5}), E(((2, 3),), {"lo": 0.0, "hi": None}),
+                E(((5,),), {"lo": -0.5, "hi": 0.5, "bounds_open": True})),
       grads=(_clip_grad,))
 
 # --- unary math -----------------------------------------------------------------

@@ -46,6 +46,8 @@ def keep(F, t, x_ref, axis, keepdims):
     if keepdims or axis is None:
         return t
     rank = F.rank(x_ref)
+    if rank == 0:  # torch reduces a 0-d tensor "along" dim 0 or -1: the result is 0-d too
+        return t
     if rank is None and all(a < 0 for a in ((axis,) if isinstance(axis, int) else axis)):
         return F.expand_dims(t, axis=axis)  # negative axes name the same dims in x and in the result
     return F.expand_dims(t, axis=normalize_axes(axis, rank))
@@ -266,8 +268,9 @@ defop("Cumsum", _cumsum,
              F.cumsum(g, axis=axis, exclusive=exclusive, reverse=not reverse),))
 
 
-def _cumprod(x, axis=0, exclusive=False, reverse=False):
-    """Running products along ``axis`` (TF's ``exclusive``/``reverse`` options)."""
+def _cumprod(x, axis=0, exclusive=False, reverse=False, exact_at_zeros=False):
+    """Running products along ``axis`` (TF's ``exclusive``/``reverse`` options;
+    ``exact_at_zeros`` only chooses the gradient's convention, see :func:`_cumprod_grad`)."""
     x = np.asarray(x)
     if reverse:
         x = np.flip(x, axis)
@@ -278,23 +281,39 @@ def _cumprod(x, axis=0, exclusive=False, reverse=False):
     return np.flip(out, axis) if reverse else out
 
 
-def _cumprod_grad(F, g, x, out, axis, exclusive, reverse):
-    """TF's rule: ``cumsum(out * g, reversed) / x``, where 0 is taken for ``x == 0``.
+def _cumprod_grad(F, g, x, out, axis, exclusive, reverse, exact_at_zeros):
+    """``cumsum(out * g, reversed) / x`` (TF's rule), exact at zeros as PyTorch's when
+    ``exact_at_zeros`` (dyngraph sets it; TF 2.x returns 0 there -- ``div_no_nan``, its own
+    "fails when x contains 0" TODO -- and staticgraph keeps TF's answer).
 
-    Exact wherever ``x`` has no zero; at a zero the true gradient (the product of the
-    other factors) is not recovered -- TF 2.x gives 0 there too (``div_no_nan``), PyTorch
-    computes it exactly."""
-    s = F.cumsum(F.mul(out, g), axis=axis, exclusive=exclusive, reverse=not reverse)
+    The quotient is right wherever ``x`` is not 0, and 0 is right at every zero but the
+    first of its line (each product it enters holds that first zero). At the first zero
+    the gradient is the sum of ``g`` times the products of the *other* factors: the same
+    reversed cumsum over the cumprod of ``x`` with that one zero replaced by 1."""
+    def scan(v):
+        return F.cumsum(F.mul(v, g), axis=axis, exclusive=exclusive, reverse=not reverse)
     zero = F.eq(x, 0.0)
-    return F.where(zero, F.zeros_like(s), F.div(s, F.where(zero, F.ones_like(x), x)))
+    ones = F.ones_like(x)
+    s = scan(out)
+    quotient = F.where(zero, F.zeros_like(s), F.div(s, F.where(zero, ones, x)))
+    if not exact_at_zeros:
+        return quotient
+    zeros_before = F.cumsum(F.where(zero, ones, F.zeros_like(x)), axis=axis, exclusive=True,
+                            reverse=reverse)
+    first = F.logical_and(zero, F.eq(zeros_before, 0.0))
+    at_first = scan(F.cumprod(F.where(first, ones, x), axis=axis, exclusive=exclusive,
+                              reverse=reverse))
+    return F.where(first, at_first, quotient)
 
 
 defop("Cumprod", _cumprod,
-      lambda x, axis=0, exclusive=False, reverse=False: Spec(x.shape, _sum_dtype(x.dtype)),
+      lambda x, axis=0, exclusive=False, reverse=False, exact_at_zeros=False:
+          Spec(x.shape, _sum_dtype(x.dtype)),
       inputs=("x",), fname="cumprod",
       examples=(E(((4,),)), E(((2, 3),), {"axis": 1}), E(((2, 3),), {"axis": 0, "reverse": True}),
                 E(((2, 3),), {"axis": -1, "exclusive": True}),
-                E(((3, 2),), {"axis": 0, "exclusive": True, "reverse": True})),
+                E(((3, 2),), {"axis": 0, "exclusive": True, "reverse": True}),
+                E(((2, 3),), {"axis": 1, "reverse": True, "exact_at_zeros": True})),
       grads=(_cumprod_grad,))
 
 def _argsort(x, axis=-1, descending=False):

@@ -66,13 +66,11 @@ tanh, sigmoid = _f.tanh, _f.sigmoid
 
 
 def softmax(input, dim=None, dtype=None):
-    x = input if dtype is None else input.to(dtype)
-    return _f.softmax(x, -1 if dim is None else dim)
+    return _f.softmax(input, -1 if dim is None else dim, dtype)
 
 
 def log_softmax(input, dim=None, dtype=None):
-    x = input if dtype is None else input.to(dtype)
-    return _f.log_softmax(x, -1 if dim is None else dim)
+    return _f.log_softmax(input, -1 if dim is None else dim, dtype)
 
 
 @_torch_node("LeakyReluBackward0")
@@ -87,7 +85,11 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
 
 @_torch_node("EluBackward0")
 def _elu(input, alpha):
-    return apply(_R["Select"], (_f.gt(input, 0), input, _f.mul(_pw.expm1(input), alpha)),
+    """``x`` above 0, ``alpha * expm1(x)`` below. ``expm1`` sees ``min(x, 0)``: on the branch
+    not taken it would overflow for large ``x``, and ``0 * inf`` makes the gradient NaN."""
+    positive = _f.gt(input, 0)
+    below = apply(_R["Select"], (positive, 0.0, input))
+    return apply(_R["Select"], (positive, input, _f.mul(_pw.expm1(below), alpha)),
                  cls=_elu.node)
 
 
@@ -133,8 +135,11 @@ def silu(input, inplace: bool = False):
 _HARDTANH = _node_class_for(_R["ClipByValue"], "hardtanh")
 
 
-def _hardtanh(input, min_val: float, max_val: float):
-    return apply(_R["ClipByValue"], (input,), {"lo": min_val, "hi": max_val}, cls=_HARDTANH)
+def _hardtanh(input, min_val, max_val):
+    """``clamp(x, min_val, max_val)`` with torch's ``hardtanh_backward``: no gradient at the
+    bounds themselves (``clamp`` passes it there) and ``x``'s gradient at NaN."""
+    return apply(_R["ClipByValue"], (input,), {"lo": min_val, "hi": max_val, "bounds_open": True},
+                 cls=_HARDTANH)
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):
@@ -170,8 +175,12 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     """``sum(x1/max(|x1|, eps) * x2/max(|x2|, eps))`` along ``dim`` (PyTorch 2's formula).
 
     The clamp is applied to the squared norm (``eps**2``) before the square
-    root: the same value, and a finite gradient at a zero vector.
+    root: the same value, and a finite gradient at a zero vector. The inputs are
+    broadcast against each other first, as torch does: a norm along ``dim`` is then
+    taken over the broadcast length (``[5, 1]`` against ``[1, 5]`` at ``dim=-2``).
     """
+    x1, x2 = _f.broadcast_tensors(x1, x2)
+
     def unit(x):
         return _f.div(x, _f.sqrt(_f.clamp(_f.sum(_f.mul(x, x), dim, True), min=eps * eps)))
     return _f.sum(_f.mul(unit(x1), unit(x2)), dim)

@@ -32,7 +32,7 @@ from common import REGISTRY, composites, layers
 
 from .. import creation
 from ..engine import node_class_for
-from ..errors import _broadcast_message, c_type_name
+from ..errors import broadcast_message, c_type_name
 from ..functions import OPS, cat
 from ..selection import index_select
 from ..node import renamed
@@ -112,7 +112,7 @@ def _dead_rows(bias, scores_shape: tuple) -> np.ndarray | None:
     """The query rows whose every key is masked (``[..., L, 1]``), or None; first the mask must
     fit the scores it is added to in place (PyTorch's ``add_``: no growing them)."""
     data = bias._data if isinstance(bias, Tensor) else bias
-    message = _broadcast_message([scores_shape, data.shape])
+    message = broadcast_message([scores_shape, data.shape])
     if message:
         raise RuntimeError(message)
     full = tuple(np.broadcast_shapes(scores_shape, data.shape))
@@ -140,7 +140,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         key, value = _repeat_heads(key, value, query)
     if query.dim() >= 3 and key.dim() >= 3:
-        message = _broadcast_message([query.shape[:-2], key.shape[:-2]])
+        message = broadcast_message([query.shape[:-2], key.shape[:-2]])
         if message:
             raise RuntimeError(message)
     L, S = query.shape[-2], key.shape[-2]

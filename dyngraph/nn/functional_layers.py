@@ -292,10 +292,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
-    """Rows of ``weight`` at ``input``; the row ``padding_idx`` gets no gradient."""
+    """Rows of ``weight`` at ``input``; the row ``padding_idx`` gets no gradient. With
+    ``max_norm``, each looked-up row whose ``norm_type``-norm exceeds it is first scaled
+    down to it *in place in* ``weight`` (torch's ``embedding_renorm_``, not recorded)."""
     ids = input._data
     if ids.size and (ids.min() < -weight.shape[0] or ids.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, ids, max_norm, norm_type)
     out = layers.embedding(OPS, weight, input)
     if padding_idx is not None and out.requires_grad:
         padding_idx = padding_idx % weight.shape[0]
@@ -304,6 +308,17 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 _EMBEDDING = node_class_for(REGISTRY["GetItem"], "embedding")
+
+
+def _renorm_rows(weight, ids: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """Scale the rows ``ids`` of ``weight`` whose norm exceeds ``max_norm`` to
+    ``max_norm / (norm + 1e-7)`` of themselves, in place (the weight's version is bumped)."""
+    rows = np.unique(ids % weight.shape[0])
+    data = weight._data
+    norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+    big = norms > max_norm
+    data[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(data.dtype)
+    weight._vc[0] += 1
 
 
 _PAD_MODES = {"reflect": "REFLECT", "replicate": "EDGE", "circular": "WRAP"}

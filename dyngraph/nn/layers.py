@@ -282,8 +282,10 @@ class LayerNorm(Module):
 class Embedding(Module):
     """A lookup table ``(num_embeddings, embedding_dim)``, initialised N(0, 1) (padding row zero)."""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0):
         super().__init__()
+        self.max_norm, self.norm_type = max_norm, norm_type
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise AssertionError("Padding_idx must be within num_embeddings")
@@ -299,11 +301,15 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
-        return FL.embedding(input, self.weight, self.padding_idx)
+        return FL.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s if self.padding_idx is None else s + f", padding_idx={self.padding_idx}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        return s if self.norm_type == 2.0 else s + f", norm_type={self.norm_type}"
 
 
 class Flatten(Module):
