@@ -24,11 +24,12 @@ def pre(text: str) -> str:
 
 
 def html_table(header: list[str], rows: list[list[str]]) -> str:
-    """An HTML table, every cell escaped."""
-    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    """An HTML table, every cell escaped; a header may break after a ``/`` (``dyngraph/torch``)
+    so a wide table still fits a notebook column."""
+    head = "".join(f"<th>{html.escape(str(h)).replace('/', '/<wbr>')}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
                    for row in rows)
-    return (f'<div style="max-width:100%;overflow-x:auto"><table><thead><tr>{head}</tr></thead>'
+    return (f'<div style="max-width:100%;overflow-x:auto"><table style="font-size:12px"><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>")
 
 
