@@ -348,6 +348,7 @@ pre.out { background: #fff; border-left: 3px solid #ddd; }
 .out th, .out td { border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: right; }
 details summary { cursor: pointer; font-weight: 600; }
 code { background: #f0f0f0; padding: 0 3px; }
+pre code { background: none; padding: 0; }
 """
 
 

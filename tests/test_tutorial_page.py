@@ -56,7 +56,8 @@ class _Text(HTMLParser):
 
 
 def test_the_stored_notebook_is_the_tutorial_cells():
-    """examples/static_vs_dynamic.ipynb is written from tutorial.CELLS (the page's source)."""
+    """examples/static_vs_dynamic.ipynb is written from tutorial.CELLS (the page's source),
+    without outputs (git stores the source; running it makes the outputs)."""
     assert json.loads(tutorial.NOTEBOOK.read_text()) == tutorial.notebook()
 
 
