@@ -17,6 +17,10 @@ The modules, in the order an op is put together::
     checkpoint    atomic array files (both engines' save/restore)
     tensorboard   event-file summaries shared by both engines' writers
     errors        ShapeError, DTypeError
+    layout        layered drawing coordinates of a graph (Sugiyama, simply)
+    display       both engines' graphs drawn with matplotlib over layout: picture files and
+                  notebook display (_repr_svg_), large graphs folded by name scope
+    notebook      HTML pieces for notebook display (collapsible sections, tables)
 
 >>> from common import REGISTRY
 >>> REGISTRY["Mul"].torch_name

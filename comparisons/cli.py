@@ -8,6 +8,7 @@
     python -m comparisons rnn --out pics/     # run one, writing its pictures
     python -m comparisons bench --quick       # the benchmark suite (its own options)
     python -m comparisons --tensorboard DIR   # both engines' graphs + bench curves for TensorBoard
+    python -m comparisons --html DIR          # the tutorial notebook as one HTML page, DIR/index.html
 
 The options every script accepts live in :func:`add_shared_options`, once:
 a new shared option is one ``add_argument`` line there, and it reaches the
@@ -57,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run only these comparisons (" + ", ".join(SCRIPTS) + ")")
     from .tensorboard import add_arguments as add_tensorboard_arguments
     add_tensorboard_arguments(p)
+    p.add_argument("--html", metavar="DIR",
+                   help="run the tutorial (examples/static_vs_dynamic.ipynb) and write it as one "
+                        "self-contained page, DIR/index.html (inline SVG graphs, tables, plots)")
     sub = p.add_subparsers(dest="command", title="comparisons", metavar="NAME")
     for name in SCRIPTS:
         s = sub.add_parser(name, help=summary(name), description=summary(name))
@@ -98,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.tensorboard:
         from .tensorboard import write
         write(args.tensorboard, args.bench_json)
+        return 0
+    if args.html:
+        from .tutorial import write_html
+        print(write_html(args.html))
         return 0
     if args.command == "bench":
         from .bench.cli import main as bench_main

@@ -156,6 +156,10 @@ class GraphDiff:
     diverged_b: list[str]
     loops_a: list[Loop]
     loops_b: list[Loop]
+    a: Recorded | None = field(default=None, repr=False, compare=False)   # the passes, to draw
+    b: Recorded | None = field(default=None, repr=False, compare=False)
+    only_a: list[int] = field(default_factory=list, repr=False, compare=False)   # their node ids
+    only_b: list[int] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def same(self) -> bool:
@@ -174,6 +178,30 @@ class GraphDiff:
             if loops:
                 lines.append(f"loops in {name}: " + "; ".join(map(str, loops)))
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the text above, then both passes drawn side by side, the nodes only
+        one pass built coloured (red: only in A, green: only in B)."""
+        from common.display import COLUMN_PX, svg_or_none
+        from common.notebook import pre
+        from .pictures import recorded_graph
+        pictures = []
+        for name, rec, only, fill in (("A", self.a, self.only_a, ONLY_A),
+                                      ("B", self.b, self.only_b, ONLY_B)):
+            if rec is None:
+                continue
+            g = recorded_graph(rec)
+            for i in only:
+                g.nodes[i]["fill"] = fill
+            pic = svg_or_none(g, f"pass {name}", COLUMN_PX // 2 - 8)
+            if pic:
+                pictures.append(f'<div style="flex:1 1 0;min-width:0">{pic}</div>')
+        return pre(str(self)) + (f'<div style="display:flex;gap:8px;align-items:flex-start">'
+                                 f'{"".join(pictures)}</div>' if pictures else "")
+
+
+ONLY_A, ONLY_B = "#ffc9c9", "#b2f2bb"
+"""Fill colours of the nodes only one pass built, in the notebook picture of a diff."""
 
 
 def _exclusive(mine: list, other: Counter) -> list[int]:
@@ -213,4 +241,5 @@ def diff(a, b) -> GraphDiff:
         len(ka), len(kb), [a.label[i] for i in only_a], [b.label[i] for i in only_b],
         [edge_label(a, a.edges[i]) for i in _exclusive(ea, Counter(eb))],
         [edge_label(b, b.edges[i]) for i in _exclusive(eb, Counter(ea))],
-        _diverged(a, only_a), _diverged(b, only_b), a.loops, b.loops)
+        _diverged(a, only_a), _diverged(b, only_b), a.loops, b.loops,
+        a, b, [a.order[i] for i in only_a], [b.order[i] for i in only_b])

@@ -42,6 +42,12 @@ def _tape_graph_class():
             def __str__(self) -> str:
                 return format_tape(self)
 
+            def _repr_svg_(self) -> str | None:
+                """The tape drawn inline in a notebook (IPython's display protocol), with the
+                renderer of the comparisons' PNG/SVG pictures (None without matplotlib)."""
+                from common.display import svg_or_none, tape_graph  # matplotlib: on display
+                return svg_or_none(tape_graph(self))
+
         _TapeGraph = TapeGraph
     return _TapeGraph
 

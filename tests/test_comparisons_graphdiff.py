@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from comparisons.graphdiff import Loop, diff, find_loops, record
-from comparisons.layout import crossings, layout
+from common.layout import crossings, layout
 from comparisons.pictures import to_dot
 
 
@@ -104,7 +104,7 @@ def test_layout_puts_inputs_above_consumers_in_layers():
 
 
 def test_segment_check_sees_an_edge_through_a_box():
-    from comparisons.layout import Box, Layout
+    from common.layout import Box, Layout
     lay = Layout(boxes={"m": Box(0.0, 0.0, 1.0, 0.5)},
                  edges={("a", "b"): [(-2.0, 1.0), (2.0, -1.0)], ("a", "c"): [(0.0, 1.0), (0.0, 0.25)]})
     assert crossings(lay) == [(("a", "b"), "m")]      # the second one only touches the box's top
@@ -182,7 +182,7 @@ def test_write_graph_without_matplotlib_still_writes_dot(tmp_path, monkeypatch, 
     def no_matplotlib(*args):
         raise ImportError("No module named 'matplotlib'")
     monkeypatch.setattr(pictures.shutil, "which", lambda name: None)
-    monkeypatch.setattr(pictures, "_draw_matplotlib", no_matplotlib)
+    monkeypatch.setattr(pictures, "figure", no_matplotlib)
     paths = pictures.write_graph(nx.DiGraph([("a", "b")]), str(tmp_path), "g")
     assert paths == [str(tmp_path / "g.dot")]
     assert "pip install -e '.[plots]'" in capsys.readouterr().out

@@ -55,6 +55,10 @@ LAZY = {
     "numba": "a dependency, but ~0.3 s to import: the compiled random-stream kernels, loaded "
              "on the first "
              "large draw (common/fastpath.py)",
+    "matplotlib": "optional extra [plots]: graphs drawn for a notebook or a picture file "
+                  "(common/display.py)",
+    "common.display": "imports networkx (and matplotlib when drawing): loaded when a notebook "
+                      "displays a Graph or a tape (_repr_svg_)",
 }
 """What a checked package may import later than at module level (a module or a package prefix),
 and why.  The other engine is the one more: dyngraph's :data:`BRIDGE_USERS` import staticgraph

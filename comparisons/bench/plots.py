@@ -19,7 +19,7 @@ import numpy as np
 from .report import break_even, cumulative, series_points
 from .suite import Row
 
-__all__ = ["MISSING_HINT", "have_matplotlib", "write_plots"]
+__all__ = ["MISSING_HINT", "have_matplotlib", "write_plots", "amortization_svg"]
 
 MISSING_HINT = "plots need matplotlib: pip install -e '.[plots]'"
 
@@ -68,10 +68,20 @@ def _bars(plt, work: str, rows: list[Row], path: str) -> None:
 
 
 def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:
+    fig = _amortization_figure(plt, by_work)
+    if fig is None:
+        return False
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def _amortization_figure(plt, by_work: dict[str, list[Row]]):
+    """Cumulative time against runs k, one panel per workload measured both ways (or None)."""
     panels = [(w, rs) for w, rs in by_work.items()
               if {r.kind for r in _ok(rs)} >= {"static", "eager"}]
     if not panels:
-        return False
+        return None
     cols = min(3, len(panels))
     nrows = -(-len(panels) // cols)
     fig, axes = plt.subplots(nrows, cols, figsize=(5 * cols, 3.6 * nrows), squeeze=False)
@@ -95,12 +105,10 @@ def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:
         ax.legend(fontsize=7)
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
-    fig.suptitle("static: build + its first runs as timed + steady per further run   vs   "
-                 "eager: k x steady")
+    fig.suptitle("static: build + its first runs as timed + steady per further run"
+                 + ("\nvs   " if cols == 1 else "   vs   ") + "eager: k x steady", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return fig
 
 
 def _compile_cost(plt, rows: list[Row], path: str) -> bool:
@@ -141,13 +149,40 @@ def _compile_cost(plt, rows: list[Row], path: str) -> bool:
     return True
 
 
+def _by_work(rows: list[Row]) -> dict[str, list[Row]]:
+    by_work: dict[str, list[Row]] = {}
+    for r in rows:
+        by_work.setdefault(r.workload, []).append(r)
+    return by_work
+
+
+class _Bare:
+    """pyplot's ``subplots`` on a bare ``Figure``: a notebook drawing the amortization plot
+    inline must not have its backend switched to Agg by :func:`_pyplot`, nor get the figure
+    shown a second time by the inline backend."""
+
+    @staticmethod
+    def subplots(nrows: int, ncols: int, figsize: tuple, squeeze: bool = True):
+        from matplotlib.figure import Figure
+        fig = Figure(figsize=figsize)
+        return fig, fig.subplots(nrows, ncols, squeeze=squeeze)
+
+
+def amortization_svg(rows: list[Row]) -> str | None:
+    """The amortization plot as inline SVG fitted to a notebook column (None without
+    matplotlib, or when no workload has both a static and an eager engine measured)."""
+    if not have_matplotlib():
+        return None
+    from common.display import figure_svg
+    fig = _amortization_figure(_Bare, _by_work(rows))
+    return None if fig is None else figure_svg(fig)
+
+
 def write_plots(rows: list[Row], out_dir: str) -> list[str]:
     """Write the PNGs into ``out_dir``; returns their paths."""
     plt = _pyplot()
     os.makedirs(out_dir, exist_ok=True)
-    by_work: dict[str, list[Row]] = {}
-    for r in rows:
-        by_work.setdefault(r.workload, []).append(r)
+    by_work = _by_work(rows)
     paths = []
     for work, rs in by_work.items():
         if _ok(rs):

@@ -135,6 +135,11 @@ def _column_order(rows: list[Row]) -> list[str]:
 
 def summary_table(rows: list[Row]) -> str:
     """One line per workload: numpy's time per unit, every engine as x numpy, key ratios."""
+    return _render(*summary_cells(rows))
+
+
+def summary_cells(rows: list[Row]) -> tuple[list[str], list[list[str]]]:
+    """The header and rows of :func:`summary_table` (a notebook shows them as HTML)."""
     engines = _column_order(rows)
     rat = ratios(rows)
     header = ["workload", "unit"] + [("numpy /unit" if e == "numpy" else e) for e in engines]
@@ -147,7 +152,7 @@ def summary_table(rows: list[Row]) -> str:
         k = break_even(by.get("staticgraph"), by.get("dyngraph"))
         line.append("-" if k is None else f"{k} runs")
         body.append(line)
-    return _render(header, body)
+    return header, body
 
 
 def detail_table(rows: list[Row]) -> str:

@@ -23,7 +23,7 @@ from .static_programs import NotAvailable
 from .progress import Progress
 from .timing import Budget, measure, timed
 
-__all__ = ["Workload", "Engine", "Row", "WORKLOADS", "ENGINES", "run_suite", "best_of"]
+__all__ = ["Workload", "Engine", "Row", "Results", "WORKLOADS", "ENGINES", "run_suite", "best_of"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,17 @@ class Row:
     def early(self) -> tuple:
         """The early runs as timed (rows made before they were kept: the first run alone)."""
         return self.early_s or (self.first_s,)
+
+
+class Results(list):
+    """The rows of a run: a plain ``list`` of :class:`Row` that a notebook shows as the summary
+    table (each engine as x numpy, where static pays off) and the amortization plot."""
+
+    def _repr_html_(self) -> str:
+        from common.notebook import html_table
+        from .plots import amortization_svg
+        from .report import summary_cells
+        return html_table(*summary_cells(self)) + (amortization_svg(self) or "")
 
 
 def _randn(rng, *shape, scale=1.0) -> np.ndarray:
@@ -355,7 +366,7 @@ def _load(engine: Engine):
 
 
 def run_suite(workloads=WORKLOADS, engines=ENGINES, budget: Budget = Budget(),
-              quick: bool = False, seed: int = 0) -> list[Row]:
+              quick: bool = False, seed: int = 0) -> Results:
     """Measure every (workload, engine) pair; never raises for an engine's failure.
 
     Engines run one after another over all workloads (numpy first, peers
@@ -384,10 +395,10 @@ def run_suite(workloads=WORKLOADS, engines=ENGINES, budget: Budget = Budget(),
                 rows.append(row)
     progress.done()
     order = {w.name: k for k, w in enumerate(workloads)}
-    return sorted(rows, key=lambda r: order[r.workload])    # stable: engine order kept
+    return Results(sorted(rows, key=lambda r: order[r.workload]))   # stable: engine order kept
 
 
-def best_of(rounds: list[list[Row]]) -> list[Row]:
+def best_of(rounds: list[list[Row]]) -> Results:
     """Per (workload, engine), the round with the fastest steady run.
 
     On a shared machine a burst of other work can slow one measurement window
@@ -417,7 +428,7 @@ def best_of(rounds: list[list[Row]]) -> list[Row]:
             row = replace(row, build_s=start.build_s, first_s=start.first_s,
                           early_s=start.early_s)
         out.append(row)
-    return out
+    return Results(out)
 
 
 def _start_s(row: Row) -> float:

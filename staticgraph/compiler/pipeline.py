@@ -26,6 +26,8 @@ import threading
 import weakref
 from typing import Callable, Iterable, Sequence
 
+from common.notebook import Sections
+
 from ..framework.errors import OpError, graph_execution_error
 from ..framework.graph import Operation, Tensor
 from ..framework.kinds import SessionState, kind_of
@@ -130,10 +132,16 @@ class Executable:
 
     def explain(self) -> str:
         """The pass report, what liveness did, the generated source (a teaching view), and
-        under it the generated source of each control-flow kernel it calls (loop bodies)."""
+        under it the generated source of each control-flow kernel it calls (loop bodies).
+
+        A plain ``str`` to print or compare; a notebook shows its parts as collapsible
+        sections (:class:`common.display.Sections`)."""
         kernels = format_kernels((f"f{k}", step.kernel) for k, step in enumerate(self.plan.steps))
-        return f"{self.report}\n{self._liveness()}\n{self.source}" + (
+        text = f"{self.report}\n{self._liveness()}\n{self.source}" + (
             f"\n{kernels}" if kernels else "")
+        return Sections(text, [("pass report", f"{self.report}\n{self._liveness()}"),
+                               ("generated code", self.source),
+                               ("loop and branch kernels", kernels)])
 
     def _liveness(self) -> str:
         a = self.allocation

@@ -537,6 +537,13 @@ class Graph:
         """One node per line in topological order, sub-graphs nested (``printing.py``)."""
         return GRAPH_WRITERS["text"](self)
 
+    def _repr_svg_(self) -> str | None:
+        """The picture a notebook shows for ``g`` (IPython's display protocol): the same
+        drawing as ``python -m comparisons NAME --out DIR``, loop/branch bodies framed under
+        their op, a large graph folded by name scope (None without matplotlib: text then)."""
+        from common.display import static_graph, svg_or_none  # networkx, matplotlib: on display
+        return svg_or_none(static_graph(self))
+
 
 class _NameScope:
     """The context manager :meth:`Graph.name_scope` returns (the name is taken on entry)."""
