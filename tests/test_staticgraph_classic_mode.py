@@ -141,3 +141,82 @@ def test_the_v2_default_is_untouched():
     v = tf.Variable(1.0, name="v")
     assert repr(v) == "<tf.Variable 'v:0' shape=() dtype=float32>"
     assert v.op.type == "VarHandleOp" and v.dtype is tf.float32
+
+
+def test_while_loop_shows_tf1s_enter_and_exit(classic):
+    i = tf.constant(0)
+    r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [i])
+    assert repr(r) == "<tf.Tensor 'while/Exit:0' shape=() dtype=int32>"
+    assert r.op.type == "Exit"
+    # TF 2.21 lists (between Enter and Exit): while/Merge Merge, while/Less/y Const,
+    # while/Less Less, while/LoopCond LoopCond, while/Switch Switch, while/Identity Identity,
+    # while/add/y Const, while/add AddV2, while/NextIteration NextIteration -- here the one
+    # loop node runs them (module docstring of staticgraph.control.control_flow).
+    ops = _ops()
+    assert [o for o in ops if o[1] in ("Const", "Enter", "Exit")] == [
+        ("Const", "Const"), ("while/Enter", "Enter"), ("while/Exit", "Exit")]
+    with tf.Session() as s:
+        assert s.run(r) == 10
+
+
+def test_while_loop_results_are_packed_like_the_body_result_as_tf1(classic):
+    i, x = tf.constant(0), tf.constant(1.0)
+    assert repr(tf.while_loop(lambda i, x: i < 10, lambda i, x: (i + 1, x * 2.), [i, x])) == (
+        "(<tf.Tensor 'while/Exit:0' shape=() dtype=int32>, "
+        "<tf.Tensor 'while/Exit_1:0' shape=() dtype=float32>)")
+    assert repr(tf.while_loop(lambda i, x: i < 10, lambda i, x: [i + 1, x * 2.], (i, x))) == (
+        "[<tf.Tensor 'while_1/Exit:0' shape=() dtype=int32>, "
+        "<tf.Tensor 'while_1/Exit_1:0' shape=() dtype=float32>]")
+    assert str(tf.while_loop(lambda i: i < 10, lambda i: [i + 1], [i])) == (
+        'Tensor("while_2/Exit:0", shape=(), dtype=int32)')
+    assert repr(tf.while_loop(lambda i: i < 10, lambda i: i + 1, [i], return_same_structure=True)) == (
+        "[<tf.Tensor 'while_3/Exit:0' shape=() dtype=int32>]")
+    assert str(tf.while_loop(lambda i: i < 10, lambda i: i + 1, [i], name="loop")) == (
+        'Tensor("loop/Exit:0", shape=(), dtype=int32)')
+
+
+def test_maximum_iterations_is_tf1s_first_loop_variable(classic):
+    """TF1 carries the iteration counter as loop variable 0: the user's is ``Exit_1``."""
+    r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)], maximum_iterations=3)
+    assert repr(r) == "<tf.Tensor 'while/Exit_1:0' shape=() dtype=int32>"
+    assert [o for o in _ops() if o[1] in ("Enter", "Exit") or "maximum" in o[0]] == [
+        ("while/maximum_iterations", "Const"), ("while/Enter_1", "Enter"), ("while/Exit_1", "Exit")]
+    with tf.Session() as s:
+        assert s.run(r) == 3
+
+
+def test_cond_shows_tf1s_merge(classic):
+    p = tf.placeholder(tf.bool, name="p")
+    c = tf.cond(p, lambda: tf.constant(1.0), lambda: tf.constant(2.0))
+    assert repr(c) == "<tf.Tensor 'cond/Merge:0' shape=() dtype=float32>" and c.op.type == "Merge"
+    c2 = tf.cond(p, lambda: (tf.constant(1.0), tf.constant(3)), lambda: (tf.constant(2.0), tf.constant(4)))
+    assert repr(c2) == ("(<tf.Tensor 'cond_1/Merge:0' shape=() dtype=float32>, "
+                        "<tf.Tensor 'cond_1/Merge_1:0' shape=() dtype=int32>)")
+    assert repr(tf.cond(p, lambda: [tf.constant(1.0)], lambda: [tf.constant(2.0)], strict=True)) == (
+        "[<tf.Tensor 'cond_2/Merge:0' shape=() dtype=float32>]")
+    assert repr(tf.cond(p, lambda: {"a": tf.constant(1.0)}, lambda: {"a": tf.constant(2.0)}, name="c")) == (
+        "{'a': <tf.Tensor 'c/Merge:0' shape=() dtype=float32>}")
+    # TF 2.21 also lists cond/Switch, cond/switch_t, cond/switch_f and the branches' Consts
+    assert ("cond/pred_id", "Identity") in _ops()
+    with tf.Session() as s:
+        assert s.run([c, c2], {p: False}) == [2.0, (2.0, 4)]
+
+
+def test_initialized_value_is_tf1s_cond(classic):
+    v = tf.Variable(1.0, name="v")
+    assert repr(v.initialized_value()) == "<tf.Tensor 'cond/Merge:0' shape=() dtype=float32>"
+
+
+def test_gradients_through_a_classic_loop(classic):
+    x = tf.constant(2.0)
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, tf.constant(1.0)])
+    g, = tf.gradients(y, x)
+    with tf.Session() as s:
+        assert s.run([y, g]) == [8.0, 12.0]
+
+
+def test_the_v2_default_control_flow_is_untouched():
+    tf.reset_default_graph()
+    r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)])
+    c = tf.cond(tf.constant(True), lambda: tf.constant(1.0), lambda: tf.constant(2.0))
+    assert (r.name, c.name) == ("while/Identity_2:0", "cond/Identity:0")
