@@ -220,3 +220,17 @@ def test_the_v2_default_control_flow_is_untouched():
     r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)])
     c = tf.cond(tf.constant(True), lambda: tf.constant(1.0), lambda: tf.constant(2.0))
     assert (r.name, c.name) == ("while/Identity_2:0", "cond/Identity:0")
+
+
+def test_a_classic_graph_survives_a_json_round_trip(classic):
+    v = tf.Variable(1.0, name="v")
+    y = v * 2.0
+    tf.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)])
+    text = tf.to_json(tf.get_default_graph())
+    tf.enable_v2_behavior()   # what a graph shows is what it was built with
+    g = tf.from_json(text)
+    assert [(o.name, o.type) for o in g.get_operations()] == _ops(y.graph)
+    with g.as_default(), tf.Session(graph=g) as s:
+        assert repr(tf.global_variables()) == "[<tf.Variable 'v:0' shape=() dtype=float32_ref>]"
+        s.run(tf.global_variables_initializer())
+        assert s.run(["mul:0", "while/Exit:0"]) == [2.0, 10]
