@@ -276,7 +276,7 @@ class Variable:
             op = graph.create_op(kind, (self._handle, value),
                                  {"var": self._shared, "dtype": self._dtype}, [],
                                  name=scope, tf_type=tf_type)
-        return _UnreadVariable(self, op)
+        return _RefAssignment(self, op)
 
     def _check_assign_shape(self, value: Tensor) -> None:
         if self._shape is not None and not value.shape.is_compatible_with(self._shape):
@@ -446,3 +446,15 @@ def report_uninitialized_variables(var_list=None, name: str = "report_uninitiali
             return constant(np.array([], dtype=bytes), dtype=_dtypes.string)
         done = stack([v.is_initialized() for v in var_list])
         return boolean_mask(constant(names, dtype=_dtypes.string), logical_not(done))
+
+
+class _RefAssignment(_UnreadVariable):
+    """What a ref variable's assignment returns in classic mode: shown as TF1's ref tensor
+    (``<tf.Tensor 'Assign:0' shape=() dtype=float32_ref>``), used as the value written."""
+
+    @property
+    def name(self) -> str:
+        return f"{self._parent_op.name}:0"
+
+    def __repr__(self) -> str:
+        return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
