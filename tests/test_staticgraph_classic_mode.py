@@ -88,6 +88,12 @@ def test_ref_assignments_are_named_and_typed_as_tf(classic):
         assert s.run(a) == 2.0 and s.run(b) == 3.0
 
 
+def test_an_explicit_use_resource_wins_over_the_mode(classic):
+    assert repr(tf.Variable(1.0, name="a", use_resource=True)) == "<tf.Variable 'a:0' shape=() dtype=float32>"
+    tf.enable_resource_variables()
+    assert repr(tf.Variable(1.0, name="d", use_resource=False)) == "<tf.Variable 'd:0' shape=() dtype=float32_ref>"
+
+
 def test_get_variable_makes_ref_variables(classic):
     w = tf.get_variable("w", [2])
     assert repr(w) == "<tf.Variable 'w:0' shape=(2,) dtype=float32_ref>"

@@ -97,7 +97,8 @@ class Variable:
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         graph = _root(get_default_graph())
-        ref = not behavior.resource_variables_enabled()
+        # TF: an explicit use_resource wins over the mode
+        ref = not (behavior.resource_variables_enabled() if use_resource is None else use_resource)
         with graph.as_default(), graph.control_dependencies(None), \
                 graph.name_scope(name or "Variable") as scope:
             shared = scope[:-1]
