@@ -241,3 +241,20 @@ def test_a_classic_graph_survives_a_json_round_trip(classic):
         assert repr(tf.global_variables()) == "[<tf.Variable 'v:0' shape=() dtype=float32_ref>]"
         s.run(tf.global_variables_initializer())
         assert s.run(["mul:0", "while/Exit:0"]) == [2.0, 10]
+
+
+def test_ref_dtypes_flow_where_tf1_code_passes_them(classic):
+    """A ref variable's dtype (``float32_ref``) given back to the API works as in TF."""
+    with tf.variable_scope("s"):
+        w = tf.get_variable("w", [2], initializer=tf.ones_initializer())
+    with tf.variable_scope("s", reuse=True):
+        assert tf.get_variable("w", [2]) is w
+    u = tf.Variable(tf.zeros([2]), dtype=w.dtype, name="u")
+    assert repr(u) == "<tf.Variable 'u:0' shape=(2,) dtype=float32_ref>"
+    ema = tf.train.ExponentialMovingAverage(0.5)
+    step = ema.apply([w])
+    upd = tf.scatter_add(u, [0], [3.0])
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        s.run([step, upd])
+        assert s.run(ema.average(w)).tolist() == [1.0, 1.0] and s.run(u).tolist() == [3.0, 0.0]

@@ -124,7 +124,7 @@ class Optimizer:
         """A hyper-parameter in the variable's dtype (Python numbers stay weak scalars)."""
         if isinstance(value, (Tensor, Variable)):
             t = convert_to_tensor(value)
-            return t if t.dtype == v.dtype else ops.cast(t, v.dtype)
+            return t if t.dtype == v.dtype.base_dtype else ops.cast(t, v.dtype.base_dtype)
         return value
 
 

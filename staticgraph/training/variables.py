@@ -96,6 +96,8 @@ class Variable:
                  shape=None):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
+        if isinstance(dtype, _dtypes.DType):   # TF1 code passes a ref variable's: float32_ref
+            dtype = dtype.base_dtype
         graph = _root(get_default_graph())
         # TF: an explicit use_resource wins over the mode
         ref = not (behavior.resource_variables_enabled() if use_resource is None else use_resource)
