@@ -33,6 +33,10 @@ each only re-exporting.  The engine lives in subpackages laid out like TensorFlo
 from __future__ import annotations
 
 from . import compat, debugging, dtypes, errors, logging, nest, nn, train
+from .framework.behavior import (control_flow_v2_enabled, disable_control_flow_v2,
+                                 disable_resource_variables, disable_v2_behavior,
+                                 enable_control_flow_v2, enable_resource_variables,
+                                 enable_v2_behavior, resource_variables_enabled)
 from .framework.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .framework.build import constant, convert_to_tensor, is_tensor
 from .control.control_flow import case, cond, while_loop
@@ -111,7 +115,9 @@ __all__ = [*_ops_all, *_state_ops_all, *[n for n in _math_all if n != "top_k"], 
            "assign", "assign_add", "assign_sub", "is_variable_initialized",
            "report_uninitialized_variables", "logging", "ConfigProto", "GPUOptions", "GraphOptions",
            "OptimizerOptions", "RunOptions", "RunMetadata",
-           "disable_v2_behavior", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
+           "disable_v2_behavior", "enable_v2_behavior", "disable_resource_variables",
+           "enable_resource_variables", "resource_variables_enabled", "disable_control_flow_v2",
+           "enable_control_flow_v2", "control_flow_v2_enabled", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
            "train", "keras", "losses", "metrics", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
            "function", "TensorSpec", "autograph", "initializers", "random", "gfile", "io", "GraphKeys",
            "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
@@ -135,10 +141,6 @@ _install()
 
 def disable_eager_execution() -> None:
     """Accepted for TF2-ported code: staticgraph is always in graph mode."""
-
-
-def disable_v2_behavior() -> None:
-    """Accepted for TF2-ported code: staticgraph always behaves like TF 1.x graph mode."""
 
 
 def executing_eagerly() -> bool:

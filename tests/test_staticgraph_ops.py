@@ -123,10 +123,13 @@ def test_where_with_only_one_branch_is_refused():
 
 def test_compat_v1_and_v2_switches():
     tf.compat.v1.disable_eager_execution()
-    tf.compat.v1.disable_v2_behavior()
-    assert tf.compat.v1.Session is tf.Session and tf.compat.v1.placeholder is tf.placeholder
-    assert tf.compat.v1.train.AdamOptimizer is tf.train.AdamOptimizer
-    assert not tf.executing_eagerly()
+    tf.compat.v1.disable_v2_behavior()   # TF1 classic mode (global): switched back below
+    try:
+        assert tf.compat.v1.Session is tf.Session and tf.compat.v1.placeholder is tf.placeholder
+        assert tf.compat.v1.train.AdamOptimizer is tf.train.AdamOptimizer
+        assert not tf.executing_eagerly() and not tf.compat.v1.resource_variables_enabled()
+    finally:
+        tf.compat.v1.enable_v2_behavior()
 
 
 # --- export ------------------------------------------------------------------------

@@ -14,6 +14,18 @@ is compiled, each region is lowered once to a flat plan and the node's kernel
 is *generated Python source* in which the regions' steps are inlined into a
 tight ``while True:`` / ``if p:`` -- an iteration is a few plain calls, no
 graph work.  Gradients live in :mod:`.control_flow_grad`.
+
+**TF1 classic mode** (``tf.compat.v1.disable_control_flow_v2()`` or ``disable_v2_behavior()``,
+:mod:`..framework.behavior`) builds the same node and presents its boundary as TF1's
+dataflow loop shows it: each loop variable enters through ``while/Enter``, ``while/Enter_1``
+..., the results are ``while/Exit:0``, ``while/Exit_1:0`` ... (packed like the body's
+result, as TF1 packs them), a cond's predicate passes ``cond/pred_id`` and its results are
+``cond/Merge:0``, ``cond/Merge_1:0``.  Those are real ``Identity`` nodes shown with TF1's
+types (``Enter``, ``Exit``, ``Merge``), so they run like any Identity (the simplify pass
+removes them).  What TF1 puts *between* them -- ``Merge``/``Switch``/``NextIteration``/
+``LoopCond`` per variable and the body's ops in the outer graph -- has no counterpart
+here: the iteration lives in the one ``While``/``If`` node (``while``, ``cond``), whose
+regions hold the body's and branches' ops, so ``get_operations()`` does not list them.
 """
 from __future__ import annotations
 
@@ -21,15 +33,17 @@ from typing import Any, Callable
 
 import numpy as np
 
+from common import REGISTRY
 from common.shapes import most_specific_compatible, refines
 
-from ..framework.build import convert_to_tensor
+from ..framework.build import apply, convert_to_tensor
 from ..compiler.prune import pruned_order
 from ..compiler.passes.manager import run_passes
 from ..compiler.passes.report import PassReport
 from ..compiler.passes.carry import CarriedWrites, carried_writes
 from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
+from ..framework import behavior
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
@@ -246,6 +260,13 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         body_r, result = _build_region(graph, "body", body, structure, specs, wraps)
         body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes))
         captured = _union(cond_r, body_r)
+        classic = not behavior.control_flow_v2_enabled()
+        if classic:   # TF1's Enter per loop variable (a TensorArray's buffer travels as is)
+            if maximum_iterations is not None:   # TF1's counter is a loop variable, named
+                maximum_iterations = convert_to_tensor(maximum_iterations, name="maximum_iterations")
+                for reserved in ("iteration_counter", "Enter"):   # first: its names stay reserved
+                    graph.unique_name(reserved)
+            flat = [_shown_as(t, "Enter") if w is None else t for t, w in zip(flat, wraps)]
         inputs = [*flat, *captured]
         if maximum_iterations is not None:
             inputs.append(convert_to_tensor(maximum_iterations, name="maximum_iterations"))
@@ -253,7 +274,12 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                  "max_iter": maximum_iterations is not None, "back_prop": back_prop}
         op = _control_op(graph, LOOP_TYPES, inputs, attrs, specs, scope, (cond_r, body_r))
         out_wraps = [getattr(r, "_loop_rewrap", None) for r in flatten(result)] if any(wraps) else None
-        return _results(op, structure, unwrap_single=not return_same_structure, wraps=out_wraps)
+        if classic and maximum_iterations is not None:
+            graph.unique_name("Exit")   # the counter's
+        if classic:   # TF1 packs the exits like the body's result (a bare one as a list)
+            structure = result if isinstance(result, (list, tuple, dict)) else [result]
+        return _results(op, structure, unwrap_single=not return_same_structure,
+                        wraps=out_wraps, classic=classic)
 
 
 def _control_op(graph: Graph, types: tuple[str, str], inputs, attrs, specs, scope: str,
@@ -279,7 +305,8 @@ def _control_op(graph: Graph, types: tuple[str, str], inputs, attrs, specs, scop
 _STATELESS = (LOOP_TYPES[1], BRANCH_TYPES[1])
 
 
-def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None = None):
+def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None = None,
+             classic: bool = False):
     """The node's outputs in the user's structure, each through an ``Identity`` named as TF
     names them; a lone result bare unless asked not to.
 
@@ -289,13 +316,29 @@ def _results(op: Operation, structure, unwrap_single: bool, wraps: list | None =
     ``cond/Identity_1:0``.  This node has no such outputs: their names stay reserved so
     the user's tensors carry TF's.  Called inside the node's name scope.  The compiler's
     simplify pass removes the Identity steps (``Identity(x) -> x``): they cost nothing.
+    ``classic``: TF1's names and types instead, ``while/Exit:0`` and ``cond/Merge:0``.
     """
     graph = op.graph
+    if classic:
+        shown = "Exit" if op.kind in LOOP_TYPES else "Merge"
+        outs = [_shown_as(t, shown) for t in op.outputs[:len(flatten(structure))]]
+        return _packed(structure, _rewrap(outs, wraps), unwrap_single)
     if op.kind in LOOP_TYPES:
         for _ in range(2):
             graph.unique_name("Identity")
     outs = [identity(t, name="Identity") for t in op.outputs[:len(flatten(structure))]]
-    out = pack_sequence_as(structure, _rewrap(outs, wraps))
+    return _packed(structure, _rewrap(outs, wraps), unwrap_single)
+
+
+def _shown_as(t: Tensor, tf_name: str) -> Tensor:
+    """An ``Identity`` of ``t`` named and typed as TF1's dataflow node ``tf_name`` (``Enter``,
+    ``Exit``, ``Merge``): classic mode's boundary of a loop or cond (module docstring)."""
+    return apply(REGISTRY["Identity"], (t,), {}, name=tf_name, tf_type=tf_name)
+
+
+def _packed(structure, outs: list, unwrap_single: bool):
+    """``outs`` arranged like ``structure``; a lone result bare unless asked not to."""
+    out = pack_sequence_as(structure, outs)
     if unwrap_single and isinstance(out, (list, tuple)) and len(out) == 1:
         return out[0]
     return out
@@ -410,6 +453,9 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
     graph = get_default_graph()
     with graph.name_scope(name or "cond") as scope:
         pred = _scalar_bool(convert_to_tensor(pred), "tf.cond: pred")
+        classic = not behavior.control_flow_v2_enabled()
+        if classic:
+            pred = identity(pred, name="pred_id")   # TF1's cond/pred_id
         (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
         diff = first_difference(t_res, f_res, "result")
@@ -434,7 +480,7 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
         op = _control_op(graph, BRANCH_TYPES, [pred, *captured], attrs, specs, scope, (f_r, t_r))
-        return _results(op, t_res, unwrap_single=not strict)
+        return _results(op, t_res, unwrap_single=not strict, classic=classic)
 
 
 BRANCH_PREFIX = ("f", "t")

@@ -41,7 +41,13 @@ class DType:
 
     @property
     def base_dtype(self) -> "DType":
+        """This dtype without a reference (``float32_ref`` -> ``float32``; a base is its own)."""
         return self
+
+    @property
+    def _as_ref(self) -> "DType":
+        """The reference dtype over this one (``float32_ref``: what TF1's ref variables show)."""
+        return _Ref(self)
 
     @property
     def is_floating(self) -> _builtin_bool:
@@ -105,9 +111,10 @@ class DType:
         raise TypeError(f"Cannot find {which} value of {self} with type {self}.")
 
     def is_compatible_with(self, other: Any) -> _builtin_bool:
-        """Same dtype (a reference dtype would match its base; there are none here)."""
+        """Same dtype, or ``other`` is a reference over this one (TF: ``float32`` accepts
+        ``float32_ref``, not the reverse)."""
         try:
-            return as_dtype(other) is self
+            return as_dtype(other).base_dtype is self
         except TypeError:
             return False
 
@@ -154,6 +161,8 @@ def as_dtype(value: Any) -> DType:
         return resource
     if isinstance(value, str) and value == "string":
         return string
+    if isinstance(value, str) and value.endswith("_ref"):
+        return as_dtype(value[:-4])._as_ref
     if isinstance(value, str) and value in ("float", "double", "half"):
         value = {"float": "float32", "double": "float64", "half": "float16"}[value]
     try:
@@ -209,3 +218,58 @@ class _Resource(DType):
 
 
 resource = _Resource()
+
+
+class _Ref(DType):
+    """A reference dtype (``float32_ref``): the dtype TF1's ref variables report in classic
+    mode (``tf.compat.v1.disable_resource_variables()``, :mod:`.behavior`).  It shares its
+    base's numpy dtype; tensors never carry it (TF's ``constant``/``zeros``/``placeholder``
+    strip it: ``Tensor`` stores ``base_dtype``), so only a ref variable's ``dtype`` shows it.
+    One interned object per base."""
+
+    __slots__ = ("_base",)
+    _refs: dict = {}
+
+    def __new__(cls, base: DType) -> "_Ref":
+        self = cls._refs.get(base._np)
+        if self is None:
+            self = object.__new__(cls)
+            self._np, self._base = base._np, base
+            cls._refs[base._np] = self
+        return self
+
+    @property
+    def name(self) -> str:
+        return self._base.name + "_ref"
+
+    @property
+    def base_dtype(self) -> DType:
+        return self._base
+
+    @property
+    def _as_ref(self) -> DType:
+        return self
+
+    @property
+    def real_dtype(self) -> DType:
+        return self._base.real_dtype._as_ref
+
+    @property
+    def as_datatype_enum(self) -> int:
+        return self._base.as_datatype_enum + 100   # TF's DT_FLOAT_REF = DT_FLOAT + 100
+
+    def is_compatible_with(self, other: Any) -> _builtin_bool:
+        """Only the same reference dtype (TF: ``float32_ref`` does not accept ``float32``)."""
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+
+    def __eq__(self, other: Any) -> _builtin_bool:
+        return self.is_compatible_with(other)
+
+    def __hash__(self) -> int:
+        return hash((self._np, "ref"))
+
+    def __reduce__(self):
+        return (_Ref, (self._base,))

@@ -128,7 +128,8 @@ class Tensor:
         self.op = op
         self.value_index = index
         self._shape = shape
-        self._dtype = dtype if type(dtype) is _DType else _DTYPES.get(dtype) or _dtypes.as_dtype(dtype)
+        self._dtype = (dtype if type(dtype) is _DType else _DTYPES.get(dtype)
+                       or _dtypes.as_dtype(dtype).base_dtype)   # TF: tensors strip a ref dtype
         self._tshape = None
         self._spec = None   # the registry's Spec of it, made once when an op first reads it
 

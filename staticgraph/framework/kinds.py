@@ -288,8 +288,14 @@ def uninitialized_message(var: str, node: str, site: str) -> str:
 
 
 def _uninitialized(op: Operation, var: str) -> FailedPreconditionError:
-    return FailedPreconditionError(None, op, uninitialized_message(var, op.name,
-                                                                    handle_op(op.inputs[0]).site))
+    """The error for a variable without a value; a TF1 ref variable (``VariableV2``, classic
+    mode) says it in TF1's words: ``Attempting to use uninitialized value v``."""
+    made = handle_op(op.inputs[0])
+    if made.type == "VariableV2":
+        return FailedPreconditionError(None, op, at_node(
+            f"Attempting to use uninitialized value {var}", op.name)
+            + f"\n  variable created at {made.site}")
+    return FailedPreconditionError(None, op, uninitialized_message(var, op.name, made.site))
 
 
 def _read(op, ctx):

@@ -105,10 +105,10 @@ def scatter_node(kind: str, ref, indices, updates, name: str | None):
     if indices.dtype not in ("int32", "int64"):
         raise TypeError(f"Value passed to parameter 'indices' has DataType {indices.dtype.name} "
                         f"not in list of allowed values: int32, int64")
-    updates = convert_to_tensor(updates, dtype=ref.dtype)
+    updates = convert_to_tensor(updates, dtype=ref.dtype.base_dtype)
     _check_shapes(kind, ref, indices, updates, name or kind)
     return get_default_graph().create_op(kind, (ref.handle, indices, updates),
-                                         {"var": ref._shared, "dtype": ref.dtype}, [],
+                                         {"var": ref._shared, "dtype": ref.dtype.base_dtype}, [],
                                          name=name or kind)
 
 
@@ -130,7 +130,7 @@ def _check_shapes(kind: str, ref, indices, updates, name: str) -> None:
     node = get_default_graph().unique_name(name, mark_as_used=False)
     def fail(reason: str) -> ValueError:
         return ValueError(shape_inference_error(
-            reason, node, kind, {"Tindices": indices.dtype, "dtype": ref.dtype},
+            reason, node, kind, {"Tindices": indices.dtype, "dtype": ref.dtype.base_dtype},
             input_names((ref.handle, indices, updates)), [(), idx, upd]))
     if len(want) != len(upd):
         raise fail(f"Shapes must be equal rank, but are {len(upd)} and {len(want)}")

@@ -54,8 +54,8 @@ def assign_moving_average(variable: Variable, value, decay, zero_debias: bool = 
     computed in a zero-started ``biased`` shadow and divided by ``1 - decay ** steps``."""
     with name_scope(name, "AssignMovingAvg") as scope:
         decay = convert_to_tensor(1.0 - decay, name="decay")
-        if decay.dtype != variable.dtype:
-            decay = cast(decay, variable.dtype)
+        if decay.dtype != variable.dtype.base_dtype:
+            decay = cast(decay, variable.dtype.base_dtype)
         if zero_debias:
             return _zero_debias(variable, value, decay)
         return variable.assign_sub(multiply(subtract(variable, value), decay), name=scope)
@@ -104,7 +104,7 @@ class ExponentialMovingAverage:
         var_list = trainable_variables() if var_list is None else list(var_list)
         debiased = set()
         for var in var_list:
-            if var.dtype not in _FLOATS:
+            if var.dtype.base_dtype not in _FLOATS:
                 raise TypeError(f"The variables must be half, float, or double: {var.name}")
             if id(var) in self._averages:
                 continue
@@ -117,7 +117,7 @@ class ExponentialMovingAverage:
                     graph.add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
                 else:
                     with variable_scope(None, default_name=f"{var.op.name}/{self._name}"):
-                        avg = get_variable("", shape=var.shape, dtype=var.dtype,
+                        avg = get_variable("", shape=var.shape, dtype=var.dtype.base_dtype,
                                            initializer=Zeros(), trainable=False)
                     if self._zero_debias:
                         debiased.add(id(avg))

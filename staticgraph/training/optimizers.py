@@ -163,7 +163,7 @@ class Optimizer:
             value = value()
         if isinstance(value, (Tensor, Variable)):
             t = convert_to_tensor(value)
-            return t if t.dtype == v.dtype else ops.cast(t, v.dtype)
+            return t if t.dtype == v.dtype.base_dtype else ops.cast(t, v.dtype.base_dtype)
         return value
 
 

@@ -147,9 +147,9 @@ class _VarStore:
             if shape is not None and not shape.is_compatible_with(found.shape):
                 raise ValueError(f"Trying to share variable {name}, but specified shape "
                                  f"{_tuple_str(shape)} and found shape {_tuple_str(found.shape)}.")
-            if dtype != found.dtype:
+            if dtype != found.dtype.base_dtype:   # a ref variable (classic mode): float32_ref
                 raise ValueError(f"Trying to share variable {name}, but specified dtype "
-                                 f"{dtype.name} and found dtype {found.dtype.name}.")
+                                 f"{dtype.name} and found dtype {found.dtype.base_dtype.name}.")
             return found
         if reuse is True:
             raise ValueError(f"Variable {name} does not exist, or was not created with "

@@ -16,6 +16,20 @@ ordered after a write (by ``control_dependencies``) sees it, and a read inside a
 ``assign_sub`` return an *unread variable*: every use of it reads the variable
 again, after the assignment (``read_value=False`` returns the assignment op).
 
+**TF1 classic mode** (``tf.compat.v1.disable_resource_variables()`` or
+``disable_v2_behavior()``, :mod:`..framework.behavior`): a new variable is a *ref variable*
+as TF 1.x built it -- the same engine nodes, shown as TF shows them::
+
+    v/initial_value               Const
+    v                             VariableV2   (a VarHandleOp)       v.dtype: float32_ref
+    v/Assign                      Assign       (an AssignVariableOp) (v.initializer)
+    v/read                        Identity     (a ReadVariableOp)    (every use of v)
+
+Every use of a ref variable is that one snapshot ``v/read:0`` (TF's ``RefVariable``: a
+loop body using ``v`` reads it once, before the loop); ``read_value()`` makes a new read
+(``read``).  An uninitialized ref variable raises TF1's words (``Attempting to use
+uninitialized value v``).
+
 Values are stored per Session (``SessionState.variables``), keyed by variable
 name, as read-only arrays: an assignment stores a new array and never changes
 one in place, so a value read earlier in a run keeps it.
@@ -27,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..framework import behavior
 from ..framework import dtypes as _dtypes
 from ..framework.build import F, constant, convert_to_tensor
 from ..framework.graph import Operation, Tensor, creation_site, default_session, get_default_graph
@@ -81,14 +96,21 @@ class Variable:
                  shape=None):
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
+        if isinstance(dtype, _dtypes.DType):   # TF1 code passes a ref variable's: float32_ref
+            dtype = dtype.base_dtype
         graph = _root(get_default_graph())
+        # TF: an explicit use_resource wins over the mode
+        ref = not (behavior.resource_variables_enabled() if use_resource is None else use_resource)
         with graph.as_default(), graph.control_dependencies(None), \
                 graph.name_scope(name or "Variable") as scope:
             shared = scope[:-1]
-            with graph.name_scope("Initializer"):
-                if callable(initial_value):
-                    initial_value = initial_value()
+            if ref and not callable(initial_value):   # TF's RefVariable: ``v/initial_value``
                 init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            else:
+                with graph.name_scope("Initializer"):
+                    if callable(initial_value):
+                        initial_value = initial_value()
+                    init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             if dtype is not None and init.dtype != _dtypes.as_dtype(dtype):
                 raise ValueError(f"initial value dtype {init.dtype.name} does not match {dtype}")
             if shape is not None:
@@ -101,17 +123,22 @@ class Variable:
             site = creation_site()   # the caller's line, found once for the four nodes below
             self._handle = graph.create_op(
                 "VarHandleOp", (), {"shape": var_shape, "dtype": init.dtype, "shared_name": shared},
-                [((), _dtypes.resource)], name=shared, exact_name=True, site=site).outputs[0]
-            with graph.name_scope("IsInitialized"):
-                self._is_initialized = graph.create_op(
-                    "VarIsInitializedOp", (self._handle,), {"var": shared},
-                    [((), _dtypes.bool._np)], name="VarIsInitializedOp", site=site).outputs[0]
+                [((), _dtypes.resource)], name=shared, exact_name=True, site=site,
+                tf_type="VariableV2" if ref else None).outputs[0]
+            self._is_initialized = None   # a ref variable makes it when asked (TF)
+            if not ref:
+                with graph.name_scope("IsInitialized"):
+                    self._is_initialized = self._is_initialized_op("VarIsInitializedOp", site)
             self.initializer = graph.create_op(
                 "AssignVariableOp", (self._handle, init), {"var": shared, "dtype": init.dtype}, [],
-                name="Assign", site=site)
+                name="Assign", site=site, tf_type="Assign" if ref else None)
             self._initial_value = init
-            with graph.name_scope("Read"):
-                self._graph_element = self._read(site=site)
+            if ref:
+                self._graph_element = self._read("read", site, tf_type="Identity")
+            else:
+                with graph.name_scope("Read"):
+                    self._graph_element = self._read(site=site)
+        self._ref = ref
         self.trainable = True if trainable is None else bool(trainable)
         self._parent_op = None
         if collections is None:
@@ -128,8 +155,11 @@ class Variable:
         self._handle = handle_op.outputs[0]
         self._shared = handle_op.attrs["shared_name"]
         self._shape, self._dtype = handle_op.attrs["shape"], handle_op.attrs["dtype"]
-        self._is_initialized = next(op.outputs[0] for op in graph._ops
-                                    if op.type == "VarIsInitializedOp" and op.inputs[0] is self._handle)
+        self._ref = handle_op.type == "VariableV2"
+        found = (op.outputs[0] for op in graph._ops
+                 if op.kind == "VarIsInitializedOp" and op.inputs[0] is self._handle)
+        # a resource variable has one (a file without it is damaged); a ref one may not yet
+        self._is_initialized = next(found, None) if self._ref else next(found)
         self.initializer = graph.get_operation_by_name(init)
         self._initial_value = graph.get_tensor_by_name(initial_value)
         self._graph_element = graph.get_tensor_by_name(read)
@@ -140,16 +170,25 @@ class Variable:
         return self
 
     # --- reads --------------------------------------------------------------------------
-    def _read(self, name: str = "ReadVariableOp", site: str | None = None) -> Tensor:
+    def _read(self, name: str = "ReadVariableOp", site: str | None = None,
+              tf_type: str | None = None) -> Tensor:
         """A new read of the variable in the default graph (a loop body captures the handle)."""
         op = get_default_graph().create_op(
             "ReadVariableOp", (self._handle,), {"var": self._shared, "dtype": self._dtype},
-            [(self._shape, self._dtype._np)], name=name, site=site)
+            [(self._shape, self._dtype._np)], name=name, site=site, tf_type=tf_type)
+        return op.outputs[0]
+
+    def _is_initialized_op(self, name: str, site: str | None = None,
+                           tf_type: str | None = None) -> Tensor:
+        op = get_default_graph().create_op(
+            "VarIsInitializedOp", (self._handle,), {"var": self._shared},
+            [((), _dtypes.bool._np)], name=name, site=site, tf_type=tf_type)
         return op.outputs[0]
 
     def _to_tensor(self) -> Tensor:
-        """What an op using this variable reads: a read made here, now."""
-        return self._read()
+        """What an op using this variable reads: a read made here, now (a ref variable: its
+        one snapshot ``v/read``, as TF1)."""
+        return self._graph_element if self._ref else self._read()
 
     def _as_graph_element(self) -> Tensor:
         """What fetching the variable (or depending on it) means: its snapshot read."""
@@ -160,6 +199,8 @@ class Variable:
 
     def read_value(self) -> Tensor:
         """A fresh read, ordered by the control dependencies in scope (``Read/ReadVariableOp``)."""
+        if self._ref:   # TF's RefVariable: ``identity(v, name="read")``
+            return self._read("read", tf_type="Identity")
         with get_default_graph().name_scope("Read"):
             read = self._to_tensor()
         return F.identity(read)
@@ -169,6 +210,11 @@ class Variable:
         return cond(self.is_initialized(), self.read_value, lambda: self._initial_value)
 
     def is_initialized(self, name: str | None = None) -> Tensor:
+        if self._is_initialized is None:   # a ref variable's, made when first asked (TF)
+            graph = _root(get_default_graph())
+            with graph.as_default(), graph.control_dependencies(None):
+                self._is_initialized = self._is_initialized_op(
+                    name or "IsVariableInitialized", tf_type="IsVariableInitialized")
         return self._is_initialized
 
     def eval(self, session=None):
@@ -197,7 +243,8 @@ class Variable:
 
     @property
     def dtype(self) -> _dtypes.DType:
-        return self._dtype
+        """The value's dtype; a ref variable's is TF1's reference dtype (``float32_ref``)."""
+        return self._dtype._as_ref if self._ref else self._dtype
 
     @property
     def device(self) -> str:
@@ -217,22 +264,42 @@ class Variable:
     # --- assignment ----------------------------------------------------------------
     def _assign_op(self, kind: str, value: Any, name: str | None, read_value: bool):
         value = convert_to_tensor(value, dtype=self._dtype)
-        if self._shape is not None and not value.shape.is_compatible_with(self._shape):
-            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
-                             f"The variable shape {self.shape}, and the assigned value shape "
-                             f"{value.shape} are incompatible.")
+        self._check_assign_shape(value)
         op = get_default_graph().create_op(kind, (self._handle, value),
                                            {"var": self._shared, "dtype": self._dtype}, [],
                                            name=name or kind)
         return _UnreadVariable(self, op) if read_value else op
 
+    def _ref_assign_op(self, kind: str, tf_type: str, value: Any, name: str | None):
+        """A ref variable's assignment, named and typed as TF1's (``Assign/value``, ``Assign``)."""
+        graph = get_default_graph()
+        with graph.name_scope(name or tf_type) as scope:
+            value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            self._check_assign_shape(value)
+            op = graph.create_op(kind, (self._handle, value),
+                                 {"var": self._shared, "dtype": self._dtype}, [],
+                                 name=scope, tf_type=tf_type)
+        return _RefAssignment(self, op)
+
+    def _check_assign_shape(self, value: Tensor) -> None:
+        if self._shape is not None and not value.shape.is_compatible_with(self._shape):
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch."
+                             f"The variable shape {self.shape}, and the assigned value shape "
+                             f"{value.shape} are incompatible.")
+
     def assign(self, value: Any, use_locking=None, name: str | None = None, read_value: bool = True):
+        if self._ref:
+            return self._ref_assign_op("AssignVariableOp", "Assign", value, name)
         return self._assign_op("AssignVariableOp", value, name, read_value)
 
     def assign_add(self, delta: Any, use_locking=None, name: str | None = None, read_value: bool = True):
+        if self._ref:
+            return self._ref_assign_op("AssignAddVariableOp", "AssignAdd", delta, name)
         return self._assign_op("AssignAddVariableOp", delta, name, read_value)
 
     def assign_sub(self, delta: Any, use_locking=None, name: str | None = None, read_value: bool = True):
+        if self._ref:
+            return self._ref_assign_op("AssignSubVariableOp", "AssignSub", delta, name)
         return self._assign_op("AssignSubVariableOp", delta, name, read_value)
 
     # --- sparse updates (one Resource* scatter node each: ops/state_ops.py) -----------
@@ -282,7 +349,7 @@ class Variable:
         return self._scatter("ResourceScatterNdUpdate", indices, updates, name)
 
     def __repr__(self) -> str:
-        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self._dtype.name}>"
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
 
 class _UnreadVariable(Variable):
@@ -295,7 +362,7 @@ class _UnreadVariable(Variable):
     def __init__(self, parent: Variable, assign_op: Operation):  # shares parent's state: no super().__init__
         self._handle, self._shared = parent._handle, parent._shared
         self._shape, self._dtype = parent._shape, parent._dtype
-        self._is_initialized = parent._is_initialized
+        self._is_initialized, self._ref = parent._is_initialized, parent._ref
         self.initializer, self._initial_value = parent.initializer, parent._initial_value
         self.trainable = parent.trainable
         self._parent_op = assign_op
@@ -311,7 +378,7 @@ class _UnreadVariable(Variable):
         return self._parent_op.name
 
     def __repr__(self) -> str:
-        return f"<tf.Variable '{self._parent_op.name}' shape={self.shape} dtype={self._dtype.name}>"
+        return f"<tf.Variable '{self._parent_op.name}' shape={self.shape} dtype={self.dtype.name}>"
 
 
 def global_variables(scope: str | None = None) -> list[Variable]:
@@ -382,3 +449,15 @@ def report_uninitialized_variables(var_list=None, name: str = "report_uninitiali
             return constant(np.array([], dtype=bytes), dtype=_dtypes.string)
         done = stack([v.is_initialized() for v in var_list])
         return boolean_mask(constant(names, dtype=_dtypes.string), logical_not(done))
+
+
+class _RefAssignment(_UnreadVariable):
+    """What a ref variable's assignment returns in classic mode: shown as TF1's ref tensor
+    (``<tf.Tensor 'Assign:0' shape=() dtype=float32_ref>``), used as the value written."""
+
+    @property
+    def name(self) -> str:
+        return f"{self._parent_op.name}:0"
+
+    def __repr__(self) -> str:
+        return f"<tf.Tensor '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
