@@ -140,54 +140,38 @@ def _check_shapes(kind: str, ref, indices, updates, name: str) -> None:
                        f"Shapes are {tf_shape(upd)} and {tf_shape(want)}.")
 
 
-def scatter_add(ref, indices, updates, use_locking=False, name=None):
-    """``ref[indices] += updates`` (rows; repeated indices add up)."""
-    return ref._scatter("ResourceScatterAdd", indices, updates, name)
+def _scatter_function(name: str, kind: str, use_locking: bool, what: str):
+    """``tf.<name>(ref, indices, updates)``: one ``kind`` node on variable ``ref``, the variable
+    read after it returned (``use_locking``: TF's default, accepted and unused -- one run at a
+    time writes a variable here)."""
+    def scatter(ref, indices, updates, use_locking=use_locking, name=None):
+        return ref._scatter(kind, indices, updates, name)
+    scatter.__name__ = scatter.__qualname__ = name
+    scatter.__doc__ = f"{what} (one ``{kind}`` node; the variable read after it)."
+    return scatter
 
 
-def scatter_sub(ref, indices, updates, use_locking=False, name=None):
-    """``ref[indices] -= updates``."""
-    return ref._scatter("ResourceScatterSub", indices, updates, name)
-
-
-def scatter_mul(ref, indices, updates, use_locking=False, name=None):
-    """``ref[indices] *= updates``."""
-    return ref._scatter("ResourceScatterMul", indices, updates, name)
-
-
-def scatter_div(ref, indices, updates, use_locking=False, name=None):
-    """``ref[indices] /= updates``."""
-    return ref._scatter("ResourceScatterDiv", indices, updates, name)
-
-
-def scatter_min(ref, indices, updates, use_locking=False, name=None):
-    """``ref[indices] = minimum(ref[indices], updates)``."""
-    return ref._scatter("ResourceScatterMin", indices, updates, name)
-
-
-def scatter_max(ref, indices, updates, use_locking=False, name=None):
-    """``ref[indices] = maximum(ref[indices], updates)``."""
-    return ref._scatter("ResourceScatterMax", indices, updates, name)
-
-
-def scatter_update(ref, indices, updates, use_locking=True, name=None):
-    """``ref[indices] = updates``."""
-    return ref._scatter("ResourceScatterUpdate", indices, updates, name)
-
-
-def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
-    """``ref[tuple(index)] += update`` for each index along ``indices``' last axis."""
-    return ref._scatter("ResourceScatterNdAdd", indices, updates, name)
-
-
-def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
-    """``ref[tuple(index)] -= update``."""
-    return ref._scatter("ResourceScatterNdSub", indices, updates, name)
-
-
-def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
-    """``ref[tuple(index)] = update``."""
-    return ref._scatter("ResourceScatterNdUpdate", indices, updates, name)
+scatter_add = _scatter_function("scatter_add", "ResourceScatterAdd", False,
+                                "``ref[indices] += updates`` (rows; repeated indices add up)")
+scatter_sub = _scatter_function("scatter_sub", "ResourceScatterSub", False,
+                                "``ref[indices] -= updates``")
+scatter_mul = _scatter_function("scatter_mul", "ResourceScatterMul", False,
+                                "``ref[indices] *= updates``")
+scatter_div = _scatter_function("scatter_div", "ResourceScatterDiv", False,
+                                "``ref[indices] /= updates``")
+scatter_min = _scatter_function("scatter_min", "ResourceScatterMin", False,
+                                "``ref[indices] = minimum(ref[indices], updates)``")
+scatter_max = _scatter_function("scatter_max", "ResourceScatterMax", False,
+                                "``ref[indices] = maximum(ref[indices], updates)``")
+scatter_update = _scatter_function("scatter_update", "ResourceScatterUpdate", True,
+                                   "``ref[indices] = updates``")
+scatter_nd_add = _scatter_function("scatter_nd_add", "ResourceScatterNdAdd", False,
+                                   "``ref[tuple(index)] += update`` for each index along "
+                                   "``indices``' last axis")
+scatter_nd_sub = _scatter_function("scatter_nd_sub", "ResourceScatterNdSub", False,
+                                   "``ref[tuple(index)] -= update``")
+scatter_nd_update = _scatter_function("scatter_nd_update", "ResourceScatterNdUpdate", True,
+                                      "``ref[tuple(index)] = update``")
 
 
 def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):

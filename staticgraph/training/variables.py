@@ -311,28 +311,20 @@ class Variable:
             raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
         return self._scatter(kind, sparse_delta.indices, sparse_delta.values, name)
 
-    def scatter_add(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
-        """Add the rows of ``sparse_delta`` (an IndexedSlices) to this variable's rows."""
-        return self._sparse("ResourceScatterAdd", sparse_delta, name)
+    def _sparse_method(kind: str, what: str):   # (used in the class body below)
+        def method(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
+            return self._sparse(kind, sparse_delta, name)
+        method.__doc__ = f"{what}: ``sparse_delta`` an IndexedSlices (one ``{kind}`` node)."
+        return method
 
-    def scatter_sub(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
-        return self._sparse("ResourceScatterSub", sparse_delta, name)
-
-    def scatter_mul(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
-        return self._sparse("ResourceScatterMul", sparse_delta, name)
-
-    def scatter_div(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
-        return self._sparse("ResourceScatterDiv", sparse_delta, name)
-
-    def scatter_min(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
-        return self._sparse("ResourceScatterMin", sparse_delta, name)
-
-    def scatter_max(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
-        return self._sparse("ResourceScatterMax", sparse_delta, name)
-
-    def scatter_update(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
-        """Overwrite the rows ``sparse_delta.indices`` with ``sparse_delta.values``."""
-        return self._sparse("ResourceScatterUpdate", sparse_delta, name)
+    scatter_add = _sparse_method("ResourceScatterAdd", "Add its rows to this variable's rows")
+    scatter_sub = _sparse_method("ResourceScatterSub", "Subtract its rows")
+    scatter_mul = _sparse_method("ResourceScatterMul", "Multiply by its rows")
+    scatter_div = _sparse_method("ResourceScatterDiv", "Divide by its rows")
+    scatter_min = _sparse_method("ResourceScatterMin", "The minimum with its rows")
+    scatter_max = _sparse_method("ResourceScatterMax", "The maximum with its rows")
+    scatter_update = _sparse_method("ResourceScatterUpdate", "Overwrite the rows it names")
+    del _sparse_method
 
     def batch_scatter_update(self, sparse_delta: IndexedSlices, use_locking=False, name=None):
         """Rows picked per batch entry (see :func:`staticgraph.ops.state_ops.batch_scatter_update`)."""
