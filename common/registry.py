@@ -162,12 +162,12 @@ class OpDef:
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "torch_names", "examples", "doc",
                  "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
-                 "outputs", "into", "tf_type", "expr")
+                 "outputs", "into", "tf_type", "expr", "static_impl")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
                  sized_by_values=False, outputs=None, into=None, tf_type=None, expr=None,
-                 torch_names=None):
+                 torch_names=None, static_impl=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -192,6 +192,7 @@ class OpDef:
         self.into = into
         self.tf_type = tf_type or name
         self.expr = expr
+        self.static_impl = static_impl
 
     @property
     def multi_output(self) -> bool:
@@ -278,6 +279,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           algebra: Algebra = NO_ALGEBRA, sized_by_values: bool = False,
           outputs: int | Callable[[dict], int] | None = None,
           into: Callable | None = None, tf_type: str | None = None,
+          static_impl: Callable | None = None,
           expr: Callable | None = None) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
@@ -296,6 +298,11 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     by ``masked_fill`` is ``MaskedFillBackward0``).  The eager function that records the form
     passes its key (:meth:`OpDef.grad_fn_name`); no ``grad_fn`` name is written anywhere else.
 
+    ``static_impl(*input_shapes)``: a kernel the static engine may use instead of ``impl`` for a
+    node whose input shapes (tuples with None dims, or None) it knows when it compiles -- an
+    algorithm chosen once per call site; None keeps ``impl``.  It must give ``impl``'s values
+    (the registry tests run both on every example).
+
     >>> op = defop("Neg", np.negative, lambda x: x, inputs=("x",),
     ...            grads=(lambda F, g: F.neg(g),), examples=())  # doctest: +SKIP
     """
@@ -306,7 +313,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
                aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into,
-               tf_type, expr, torch_names)
+               tf_type, expr, torch_names, static_impl)
     REGISTRY[name] = op
     return op
 

@@ -49,6 +49,18 @@ def test_infer_matches_impl(name, k):
         assert spec.dtype == out.dtype
 
 
+@pytest.mark.parametrize("name,k", [c for c in CASES if REGISTRY[c[0]].static_impl is not None])
+def test_static_impl_gives_impls_values(name, k):
+    """A kernel chosen for known shapes (``defop(static_impl=)``) computes what ``impl`` does,
+    bit for bit, on every example -- with the shapes known and with them unknown."""
+    op, args, attrs = _example(name, k)
+    want = results(op, op.impl(*args, **attrs))
+    for shapes in ([np.shape(a) for a in args], [None for _ in args]):
+        impl = op.static_impl(*shapes) or op.impl
+        for got, w in zip(results(op, impl(*args, **attrs)), want):
+            np.testing.assert_array_equal(got, w)
+
+
 @pytest.mark.parametrize("name,k", CASES)
 def test_infer_on_unknown_dims(name, k):
     """With every dim of the first input unknown, infer still answers compatibly."""

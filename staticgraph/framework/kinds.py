@@ -184,8 +184,11 @@ def lower(op: Operation, ctx: LowerContext):
         if op.op_def.stateful and "rng" in op.op_def.defaults:
             kernel = functools.partial(op.op_def.impl, rng=ctx.state.generator(op), **op.attrs)
         else:
+            impl = op.op_def.impl
+            if op.op_def.static_impl is not None:   # chosen once for this node's shapes
+                impl = op.op_def.static_impl(*[t._shape for t in op.inputs]) or impl
             attrs = _not_default(op.attrs, op.op_def.defaults)
-            kernel = functools.partial(op.op_def.impl, **attrs) if attrs else op.op_def.impl
+            kernel = functools.partial(impl, **attrs) if attrs else impl
         if op.op_def.outputs is not None and len(op.outputs) == 1:
             return _only_result(kernel)   # a one-piece split: the plan stores one array
         return kernel
