@@ -56,7 +56,7 @@ def _first_leaf(data):
 
 def _infer_array(data, dtype) -> np.ndarray:
     target = np_dtype_of(dtype)
-    if isinstance(data, (np.ndarray, Tensor)):
+    if isinstance(data, (np.ndarray, Tensor, np.generic)):   # a numpy scalar keeps its dtype, as torch
         return np.array(getattr(data, "_data", data), dtype=target)
     plain = _plain(data)
     try:

@@ -277,3 +277,16 @@ def test_engine_imports_neither_torch_nor_networkx_to_compute():
             "torch.graph_of(x * 2)\n"
             "assert 'networkx' in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+
+
+def test_tensor_of_a_numpy_scalar_keeps_its_dtype():
+    """torch 2.13: ``torch.tensor(np.float64(1.5)).dtype`` is float64 (np.float64 is a Python
+    float subclass, but torch reads it as a numpy scalar); int32 stays int32."""
+    import numpy as np
+    import dyngraph as torch
+    cases = [(np.float64(1.5), torch.float64), (np.float32(1.5), torch.float32),
+             (np.int32(3), torch.int32), (np.int64(3), torch.int64), (np.bool_(True), torch.bool)]
+    for value, dtype in cases:
+        t = torch.tensor(value)
+        assert t.dtype == dtype and t.shape == () and t.item() == value
+    assert torch.tensor(1.5).dtype == torch.float32 and torch.tensor(3).dtype == torch.int64
