@@ -331,12 +331,8 @@ def _fetch_mode(fetch, resolved, fed: set) -> str | None:
       array, as in TF."""
     if not isinstance(fetch, Tensor) or fetch in fed:
         return None
-    if holds_state(resolved):
-        return "copy"
-    if resolved is not fetch and (resolved in fed or resolved.op.type == "Const"):
-        return "copy"
     stack, seen, own = [resolved], set(), False
-    while stack:
+    while stack:   # back along the ops that may return a view of their input (``aliases``)
         t = stack.pop()
         if t in seen:
             continue
@@ -344,7 +340,10 @@ def _fetch_mode(fetch, resolved, fed: set) -> str | None:
         if t in fed or t.op.type == "Const":
             return "copy"
         op_def = t.op.op_def
-        if op_def is None:
+        if op_def is None:   # a kind: a variable's stored array, or a loop's/branch's output
+            kind = kind_of(t.op)
+            if kind is not None and kind.returns_state:
+                return "copy"
             own = True
             continue
         for i, x in enumerate(t.op.inputs):
@@ -352,23 +351,3 @@ def _fetch_mode(fetch, resolved, fed: set) -> str | None:
                 own = True
                 stack.append(x)
     return "own" if own else None
-
-
-def holds_state(t: Tensor) -> bool:
-    """May ``t``'s value be a variable's stored array -- read directly (a kind that
-    ``returns_state``) or through ops that may return a view of their input (``aliases``)?"""
-    stack, seen = [t], set()
-    while stack:
-        t = stack.pop()
-        if t in seen:
-            continue
-        seen.add(t)
-        op = t.op
-        if op.op_def is None:
-            kind = kind_of(op)
-            if kind is not None and kind.returns_state:
-                return True
-            continue
-        stack.extend(x for i, x in enumerate(op.inputs) if op.op_def.may_alias(i))
-    return False
-
