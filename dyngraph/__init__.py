@@ -79,6 +79,12 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", 
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all + _composite_all)
 
+# torch.special, torch.signal and the rest of the elementwise functions (issue #28)
+from . import signal, special  # noqa: E402
+from .numeric import *  # noqa: F403,E402
+from .numeric import __all__ as _numeric_all  # noqa: E402
+__all__ += ["signal", "special"] + _numeric_all
+
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])
 

@@ -78,6 +78,7 @@ RANDOM_OPS = {
 MIRRORED = {
     "where": lambda call, self, condition, other, **kw: call(condition, self, other, **kw),
     "polygamma": lambda call, x, n, **kw: call(n, x, **kw),
+    "special.polygamma": lambda call, x, n, **kw: call(n, x, **kw),
     "einsum": lambda call, tensors, equation: call(equation, tensors),
     "nn.functional.embedding": lambda call, weight, idx, **kw: call(idx, weight, **kw),
     "zero_": lambda call, x: call(x.clone()),

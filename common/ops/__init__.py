@@ -12,8 +12,12 @@
     random           draws from a generator the engine owns
     candidate        candidate samplers of sampled losses (TF's draws), accidental hits
     special          inverse trig/hyperbolic, atan2, lgamma/digamma/polygamma, xlogy/xdivy
+    special_fns      scipy's kernels: Bessel, Airy, ndtr, erfc, zeta, igamma, entr, sinc, polynomials
+    numeric          hypot, copysign, fmax/fmin, nextafter, logaddexp, running logsumexp, gcd, bits
 """
 from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
                sequence, shape, special)
 from . import dynamic_shape  # noqa: F401,E402  (registered after shape, whose tile-sum it reuses)
 from . import candidate  # noqa: F401,E402
+from . import special_fns  # noqa: F401,E402  (its rules use special's ops)
+from . import numeric  # noqa: F401,E402
