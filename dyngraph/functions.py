@@ -139,39 +139,39 @@ _POW = _R["Pow"]
 _POW_NODES = (node_class_for(_POW, "base"), node_class_for(_POW, "tensor"))
 
 
+#: PyTorch's conventions at the kinks, as attributes of the registry ops (their defaults are
+#: TF's, which staticgraph keeps): see each op's rule.
+TORCH_POW = {"masked_at_zero": True}
+TORCH_SIGN = {"nan_sign_zero": True}
+TORCH_RELU = {"nan_passes": True}
+
+
 def pow(input, exponent):
-    """PyTorch names ``x ** 2``, ``x ** y`` and ``2 ** x`` apart (the Pow op declares how)."""
+    """PyTorch names ``x ** 2``, ``x ** y`` and ``2 ** x`` apart (the Pow op declares how);
+    the gradients at ``0 ** 0`` are PyTorch's (``masked_at_zero``)."""
     cls = None if not isinstance(exponent, Tensor) else _POW_NODES[isinstance(input, Tensor)]
-    return apply(_POW, (_t(input), _t(exponent)), cls=cls)
+    return apply(_POW, (_t(input), _t(exponent)), TORCH_POW, cls=cls)
 
 
-def _unary(name: str):
+def _unary(name: str, attrs: dict | None = None):
     op = REGISTRY[name]
+    attrs = attrs or {}
 
     def f(input):
-        return apply(op, (input,))
+        return apply(op, (input,), attrs)
     f.__name__ = op.fname
     f.__doc__ = f"Elementwise {op.fname} (registry op {name})."
     return f
 
 
-neg, exp, log, sqrt, tanh, sigmoid, relu, abs = map(
-    _unary, ["Neg", "Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Relu", "Abs"])
-
-
-def _overwrite(out: Tensor, mask: np.ndarray, value) -> Tensor:
-    """``out`` with ``value`` where ``mask``: torch's answer at the few points where the
-    registry op keeps numpy's/TF's (``sign(nan)``, ``digamma(0)``...). Only for a fresh
-    output whose op's gradient rule does not read it."""
-    if mask.any():
-        out._data = np.where(mask, np.asarray(value, out._data.dtype), out._data)
-    return out
+neg, exp, log, sqrt, tanh, sigmoid = map(_unary, ["Neg", "Exp", "Log", "Sqrt", "Tanh", "Sigmoid"])
+relu = _unary("Relu", TORCH_RELU)   # a NaN input passes its gradient
+abs = _unary("Abs", TORCH_SIGN)     # gradient 0 at NaN
 
 
 def sign(input):
     """-1, 0 or 1; 0 at NaN, as torch (numpy's and TF's sign keep the NaN)."""
-    out = apply(_R["Sign"], (input,))
-    return _overwrite(out, np.isnan(out._data), 0) if out._data.dtype.kind == "f" else out
+    return apply(_R["Sign"], (input,), TORCH_SIGN)
 negative = neg
 
 

@@ -18,7 +18,7 @@ from common import REGISTRY
 
 from . import functions
 from .engine import apply, node_class_for
-from .functions import _integer_zero_division, _overwrite, _t, _unary, mul
+from .functions import TORCH_POW, _integer_zero_division, _t, _unary, mul
 from .grad_mode import STATE
 from .node import torch_node
 from .tensor import Tensor, check_inplace, make, rebase
@@ -43,28 +43,30 @@ asin, acos, atan, sinh, cosh, asinh, acosh, atanh, lgamma = map(
 def digamma(input):
     """``psi(x)``; at 0 torch's ``-inf`` (``+inf`` at ``-0.0``) where TF's op gives NaN
     (the other poles, -1, -2..., are NaN in both)."""
-    x = _t(input)
-    out = apply(_R["Digamma"], (x,))
-    return _overwrite(out, x._data == 0, np.where(np.signbit(x._data), np.inf, -np.inf))
+    return apply(_R["Digamma"], (_t(input),), _INF_AT_ZERO)
+
+
+_INF_AT_ZERO = {"inf_at_zero": True}
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 erfinv = _unary("Erfinv")
 
 
 def atan2(input, other):
-    """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant."""
-    return apply(_R["Atan2"], (input, other))
+    """The angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant;
+    gradient 0 at the origin, as torch (TF's: NaN)."""
+    return apply(_R["Atan2"], (input, other), {"zero_at_origin": True})
 
 
 arctan2 = atan2
 
 
+PRODUCT_AT_ZERO = {"product_at_zero": True}
+
+
 def xlogy(input, other):
-    """``input * log(other)``, 0 where ``input == 0`` -- unless ``other`` is NaN: NaN then, as
-    torch (TF's op, the registry's, gives 0)."""
-    out = apply(_R["Xlogy"], (input, other))
-    y = np.asarray(getattr(other, "_data", other))
-    return _overwrite(out, np.broadcast_to(np.isnan(y), out.shape), np.nan) if y.dtype.kind == "f" \
-        else out
+    """``input * log(other)``, 0 where ``input == 0`` -- unless ``other`` is NaN: NaN then, and
+    the gradient to ``other`` is ``input / other`` (NaN at (0, 0)), as torch (TF's: 0)."""
+    return apply(_R["Xlogy"], (_t(input), _t(other)), PRODUCT_AT_ZERO)
 
 
 def polygamma(n: int, input):
@@ -181,7 +183,7 @@ _EXP2 = node_class_for(_R["Pow"], "exp2")
 
 
 def exp2(input):
-    return apply(_R["Pow"], (2.0, _t(input)), cls=_EXP2)
+    return apply(_R["Pow"], (2.0, _t(input)), TORCH_POW, cls=_EXP2)
 
 
 def _test(fn, name: str):

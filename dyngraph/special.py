@@ -18,7 +18,7 @@ from .creation import arange
 from .engine import apply
 from .functions import _t, log_softmax, sigmoid, softmax
 from .node import renamed, torch_node
-from .pointwise import digamma, erf, erfinv, exp2, expm1, lgamma, log1p, polygamma, round, xlogy
+from .pointwise import PRODUCT_AT_ZERO, digamma, erf, erfinv, exp2, expm1, lgamma, log1p, polygamma, round, xlogy
 from .composite import logit
 from .reductions import logsumexp
 
@@ -76,7 +76,11 @@ def _two(op_name: str, name: str):
 
 
 zeta = _two("Zeta", "zeta")
-xlog1py = _two("Xlog1py", "xlog1py")
+
+
+def xlog1py(input, other):
+    """``input * log1p(other)``, 0 where ``input == 0`` unless ``other`` is NaN (torch's)."""
+    return apply(_R["Xlog1py"], (_t(input), _t(other)), PRODUCT_AT_ZERO)
 gammainc = igamma = _two("Igamma", "igamma")
 gammaincc = igammac = _two("Igammac", "igammac")
 

@@ -53,13 +53,13 @@ def with_scalars(*scalar_attrs):
     return infer
 
 
-def power(a: Spec, b: Spec) -> Spec:
+def power(a: Spec, b: Spec, **_) -> Spec:
     """numpy computes ``**``, ``//`` and ``%`` of bools in int8."""
     out = binary(a, b)
     return Spec(out.shape, np.dtype(np.int8)) if out.dtype == BOOL else out
 
 
-def floating(x: Spec) -> Spec:
+def floating(x: Spec, **_) -> Spec:
     """exp/log/tanh...: ints and bools become floats, as numpy does."""
     return Spec(x.shape, result_dtype(x.dtype, np.float16))
 
@@ -160,16 +160,39 @@ def _minus_one(F, b):
     return b - 1.0 if isinstance(b, (int, float)) else F.sub(b, 1.0)
 
 
-def _pow_grad_exponent(F, g, a, out, b_shape):
-    """d(a**b)/db = a**b * log(a); 0 where a == 0 and b >= 0 (as PyTorch)."""
-    return ub(F, F.mul(g, F.mul(out, F.log(F.where(F.eq(a, 0.0), 1.0, a)))), b_shape)
+def _pow(a, b, masked_at_zero=False):
+    """``a ** b`` (``masked_at_zero`` chooses the gradients' convention only: see below)."""
+    return np.power(a, b)
 
 
-defop("Pow", np.power, power, inputs=("a", "b"), fname="pow",
+def _pow_grad_base(F, g, a, b, a_shape, masked_at_zero):
+    """d(a**b)/da = b * a**(b-1); with ``masked_at_zero`` (PyTorch's ``pow_backward``) 0 where
+    ``b == 0`` -- TF's rule gives ``0 * 0**-1 = NaN`` at ``0**0``, and staticgraph keeps it."""
+    d = F.mul(F.mul(g, b), F.pow(a, _minus_one(F, b)))
+    if not masked_at_zero:
+        return ub(F, d, a_shape)
+    if isinstance(b, (int, float)):
+        return ub(F, F.zeros_like(d) if b == 0 else d, a_shape)
+    return ub(F, F.where(F.eq(b, 0.0), F.zeros_like(d), d), a_shape)
+
+
+def _pow_grad_exponent(F, g, a, b, out, b_shape, masked_at_zero):
+    """d(a**b)/db = a**b * log(a). TF's rule takes ``log(a)`` where ``a > 0`` only (0 at a zero
+    or negative base); PyTorch's (``masked_at_zero``) takes it everywhere (NaN for a negative
+    base, ``-inf`` at ``0**-1``) but gives 0 where ``a == 0 and b >= 0``."""
+    if not masked_at_zero:
+        positive = F.gt(a, 0.0)
+        log_a = F.where(positive, F.log(F.where(positive, a, 1.0)), 0.0)
+        return ub(F, F.mul(g, F.mul(out, log_a)), b_shape)
+    d = F.mul(g, F.mul(out, F.log(a)))
+    return ub(F, F.where(F.logical_and(F.eq(a, 0.0), F.ge(b, 0.0)), F.zeros_like(d), d), b_shape)
+
+
+defop("Pow", _pow, power, inputs=("a", "b"), fname="pow",
       torch_names={"tensor": "PowBackward1", "base": "PowBackward2", "exp2": "Exp2Backward0"},
-      examples=(E((pos((3,)), (3,))), E((pos((2, 3)), (3,))), E((pos((2, 3)), ()))),
-      grads=(lambda F, g, a, b, a_shape: ub(F, F.mul(F.mul(g, b), F.pow(a, _minus_one(F, b))), a_shape),
-             _pow_grad_exponent))
+      examples=(E((pos((3,)), (3,))), E((pos((2, 3)), (3,))), E((pos((2, 3)), ())),
+                E((pos((2, 3)), (3,)), {"masked_at_zero": True})),
+      grads=(_pow_grad_base, _pow_grad_exponent))
 
 
 def _pick(F, g, wins, ties):
@@ -225,15 +248,22 @@ defop("Select", _select, select, inputs=("cond", "a", "b"), fname="where",
              lambda F, g, cond, b_shape: ub(F, F.where(cond, 0.0, g), b_shape)))
 
 
-def _clip(x, lo=None, hi=None, bounds_open=False):
+def _clip(x, lo=None, hi=None, bounds_open=False, nan_passes=False):
     """``x`` limited to ``[lo, hi]``; either bound may be None."""
     return np.clip(x, lo, hi)
 
 
-def _clip_grad(F, g, x, lo, hi, bounds_open):
+def _clip_grad(F, g, x, lo, hi, bounds_open, nan_passes):
     """Gradient passes where ``lo <= x <= hi`` (bounds included, as PyTorch's clamp).
-    ``bounds_open`` (PyTorch's hardtanh/relu6): none at the bounds themselves, and a NaN
-    input passes it (``hardtanh_backward`` zeroes where ``x <= lo or x >= hi``)."""
+    ``bounds_open``: none at the bounds themselves -- TF's ``Relu6Grad`` (``lo < x < hi``, none
+    at NaN) or, with ``nan_passes``, PyTorch's ``hardtanh_backward`` (zero where ``x <= lo or
+    x >= hi``: a NaN input passes it)."""
+    if bounds_open and not nan_passes:
+        if lo is not None:
+            g = F.where(F.gt(x, lo), g, 0.0)
+        if hi is not None:
+            g = F.where(F.lt(x, hi), g, 0.0)
+        return g
     if bounds_open:
         if lo is not None:
             g = F.where(F.le(x, lo), 0.0, g)
@@ -251,7 +281,8 @@ defop("ClipByValue", _clip, with_scalars("lo", "hi"), inputs=("x",), fname="clip
       torch_names={"clamp_min": "ClampMinBackward0", "clamp_max": "ClampMaxBackward0",
                    "hardtanh": "HardtanhBackward0"},
       examples=(E(((5,),), {"lo": -0.5, "hi": 0.5}), E(((2, 3),), {"lo": 0.0, "hi": None}),
-                E(((5,),), {"lo": -0.5, "hi": 0.5, "bounds_open": True})),
+                E(((5,),), {"lo": -0.5, "hi": 0.5, "bounds_open": True}),
+                E(((5,),), {"lo": -0.5, "hi": 0.5, "bounds_open": True, "nan_passes": True})),
       grads=(_clip_grad,))
 
 # --- unary math -----------------------------------------------------------------
@@ -265,9 +296,25 @@ defop("Log", np.log, floating, inputs=("x",), fname="log", examples=POSITIVE,
       grads=(lambda F, g, x: F.div(g, x),))
 defop("Sqrt", np.sqrt, floating, inputs=("x",), fname="sqrt", examples=POSITIVE,
       grads=(lambda F, g, out: F.div(g, F.mul(out, 2.0)),))
-defop("Abs", np.abs, same, inputs=("x",), fname="abs", examples=UNARY,
-      grads=(lambda F, g, x: F.mul(g, F.sign(x)),))
-defop("Sign", np.sign, numbers("sign", same), inputs=("x",), fname="sign", examples=UNARY,
+def _abs(x, nan_sign_zero=False):
+    """``|x|`` (``nan_sign_zero`` chooses the gradient's convention at NaN only)."""
+    return np.abs(x)
+
+
+def _sign(x, nan_sign_zero=False):
+    """-1, 0 or 1; at NaN, NaN (numpy's and TF's) or, with ``nan_sign_zero``, 0 (PyTorch's).
+    The same attribute makes ``Abs``'s gradient ``g * sign(x)`` 0 at NaN, as PyTorch's."""
+    out = np.sign(x)
+    if nan_sign_zero and out.dtype.kind == "f":
+        out = np.where(np.isnan(out), out.dtype.type(0), out)
+    return out
+
+
+defop("Abs", _abs, same, inputs=("x",), fname="abs",
+      examples=UNARY + (E(((4,),), {"nan_sign_zero": True}),),
+      grads=(lambda F, g, x, nan_sign_zero: F.mul(g, F.sign(x, nan_sign_zero=nan_sign_zero)),))
+defop("Sign", _sign, numbers("sign", same), inputs=("x",), fname="sign",
+      examples=UNARY + (E(((4,),), {"nan_sign_zero": True}),),  # NaN: tests/test_kinks.py
       grads=(lambda F, g: F.zeros_like(g),))
 defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
       grads=(lambda F, g, out: F.mul(g, F.sub(1.0, F.mul(out, out))),))
@@ -284,14 +331,24 @@ def _sigmoid(x):
     return np.asarray(np.maximum(e, np.greater_equal(x, 0)) / (1.0 + e))
 
 
-def _relu(x):
+def _relu(x, nan_passes=False):
+    """``max(x, 0)`` (NaN stays NaN); ``nan_passes`` chooses the gradient at NaN only: TF's
+    ``ReluGrad`` passes none there (``out > 0``), PyTorch's ``threshold_backward`` passes
+    ``g`` (it zeroes where ``out <= 0``)."""
     return np.maximum(x, 0)
+
+
+def _relu_grad(F, g, out, nan_passes):
+    if nan_passes:
+        return F.where(F.le(out, 0.0), 0.0, g)
+    return F.where(F.gt(out, 0.0), g, 0.0)
 
 
 defop("Sigmoid", _sigmoid, numbers("sigmoid", floating), inputs=("x",), fname="sigmoid", examples=UNARY,
       grads=(lambda F, g, out: F.mul(g, F.mul(out, F.sub(1.0, out))),))
-defop("Relu", _relu, lambda x: Spec(x.shape, np.result_type(x.dtype, 0)), inputs=("x",), fname="relu", examples=UNARY,
-      grads=(lambda F, g, out: F.where(F.gt(out, 0.0), g, 0.0),))
+defop("Relu", _relu, lambda x, nan_passes=False: Spec(x.shape, np.result_type(x.dtype, 0)),
+      inputs=("x",), fname="relu", examples=UNARY + (E(((4,),), {"nan_passes": True}),),
+      grads=(_relu_grad,))
 
 # --- comparisons and logic: bool results, no gradient -----------------------------
 

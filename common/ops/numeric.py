@@ -81,8 +81,8 @@ defop("Fmin", np.fmin, binary, inputs=("a", "b"), fname="fmin", examples=BINARY,
       doc="The smaller of ``a`` and ``b``, ignoring a NaN on one side (C's ``fmin``).")
 defop("NextAfter", np.nextafter, floating_binary, inputs=("a", "b"), fname="next_after",
       examples=BINARY, doc="The next float after ``a`` towards ``b`` (C's ``nextafter``); its "
-      "gradient is PyTorch's: ``g`` to ``a`` (a step of one ulp), none to ``b``.",
-      grads=(lambda F, g, a_shape: ub(F, g, a_shape),
+      "gradient is PyTorch's: ``g`` to ``a`` where ``a != b`` (a step of one ulp), none to ``b``.",
+      grads=(lambda F, g, a, b, a_shape: ub(F, F.where(F.ne(a, b), g, F.zeros_like(g)), a_shape),
              lambda F, g, b_shape: ub(F, F.zeros_like(g), b_shape)))
 
 

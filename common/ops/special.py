@@ -34,7 +34,7 @@ __all__: list[str] = []
 _B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
 
 
-def floating_binary(a, b):
+def floating_binary(a, b, **_):
     """Broadcast shapes; the promoted dtype, ints and bools made floats (as numpy's ufuncs)."""
     return floating(binary(a, b))
 
@@ -84,10 +84,14 @@ def _digamma64(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _digamma(x):
-    """``d/dx log Gamma(x)``, elementwise; NaN at the poles (0, -1, -2...), as TF."""
+def _digamma(x, inf_at_zero=False):
+    """``d/dx log Gamma(x)``, elementwise; NaN at the poles (0, -1, -2...), as TF -- but with
+    ``inf_at_zero``, PyTorch's ``-inf`` at 0 (``+inf`` at -0.0), the limit from that side."""
     v, dtype = _as_float(x)
-    return _digamma64(v).astype(dtype, copy=False)
+    out = _digamma64(v)
+    if inf_at_zero:
+        out = np.where(v == 0, np.where(np.signbit(v), np.inf, -np.inf), out)
+    return out.astype(dtype, copy=False)
 
 
 def _polygamma(n, x):
@@ -129,7 +133,8 @@ def _polygamma64(n: int, x: np.ndarray) -> np.ndarray:
 defop("Lgamma", _lgamma, floating, inputs=("x",), fname="lgamma", examples=UNARY + (E((pos((3,)),)),),
       grads=(lambda F, g, x: F.mul(g, F.digamma(x)),))
 defop("Digamma", _digamma, floating, inputs=("x",), fname="digamma",
-      examples=(E((pos((4,)),)), E((np.array([-2.5, -0.3, 0.7, 12.0, 40.0]),))),
+      examples=(E((pos((4,)),)), E((np.array([-2.5, -0.3, 0.7, 12.0, 40.0]),)),
+                E((pos((3,)),), {"inf_at_zero": True})),
       grads=(lambda F, g, x: F.mul(g, F.polygamma(F.ones_like(x), x)),))
 defop("Polygamma", _polygamma, floating_binary, inputs=("a", "x"), fname="polygamma",
       examples=(E((np.array(1.0), pos((4,)))), E((np.array([[1.0], [2.0]]), np.array([0.7, 3.0, 20.0])))),
@@ -159,23 +164,48 @@ defop("Atanh", np.arctanh, floating, inputs=("x",), fname="atanh", examples=UNIT
       grads=(lambda F, g, x: F.div(g, F.sub(1.0, F.mul(x, x))),))
 
 
-def _over_norm2(F, g, y, x):
-    return F.div(g, F.add(F.mul(x, x), F.mul(y, y)))
+def _atan2(y, x, zero_at_origin=False):
+    """The angle of the point ``(x, y)``: ``atan(y / x)`` in the right quadrant.
+    ``zero_at_origin`` chooses the gradient at (0, 0): 0 (PyTorch's) rather than NaN (TF's)."""
+    return np.arctan2(y, x)
 
 
-defop("Atan2", np.arctan2, floating_binary, inputs=("y", "x"), fname="atan2", examples=BINARY,
-      doc="The angle of the point ``(x, y)``: ``atan(y / x)`` in the right quadrant.",
-      grads=(lambda F, g, y, x, y_shape: ub(F, F.mul(_over_norm2(F, g, y, x), x), y_shape),
-             lambda F, g, y, x, x_shape: ub(F, F.neg(F.mul(_over_norm2(F, g, y, x), y)), x_shape)))
+def _over_norm2(F, g, y, x, zero_at_origin=False):
+    """``g / (x^2 + y^2)``; with ``zero_at_origin`` 0 where that is ``g / 0``."""
+    norm2 = F.add(F.mul(x, x), F.mul(y, y))
+    if not zero_at_origin:
+        return F.div(g, norm2)
+    origin = F.eq(norm2, 0.0)
+    return F.where(origin, 0.0, F.div(g, F.where(origin, 1.0, norm2)))
+
+
+defop("Atan2", _atan2, floating_binary, inputs=("y", "x"), fname="atan2",
+      examples=BINARY + (E(((3,), (3,)), {"zero_at_origin": True}),),
+      grads=(lambda F, g, y, x, y_shape, zero_at_origin:
+             ub(F, F.mul(_over_norm2(F, g, y, x, zero_at_origin), x), y_shape),
+             lambda F, g, y, x, x_shape, zero_at_origin:
+             ub(F, F.neg(F.mul(_over_norm2(F, g, y, x, zero_at_origin), y)), x_shape)))
 
 # --- zero-safe products -----------------------------------------------------------
 
 
-def _xlogy(x, y):
-    """``x * log(y)``, and 0 where ``x == 0`` (whatever ``y`` is)."""
+# ``x * log(y)`` and ``x * log1p(y)`` are 0 where ``x == 0``. TF's ops make that a region
+# where nothing depends on ``y`` (0 even for a NaN ``y``; gradients 0 there). PyTorch's keep
+# the product (``product_at_zero``): a NaN ``y`` gives NaN, the x-gradient is ``log(y)``
+# (0 only where ``y`` is outside the domain), the y-gradient ``x / y`` (NaN at (0, 0)).
+
+
+def zero_where_x_is(x, y, product_at_zero: bool):
+    """Where ``x * f(y)`` is 0 by convention: ``x == 0``, and ``y`` not NaN for PyTorch's."""
+    zero = np.equal(x, 0)
+    return zero & ~np.isnan(y) if product_at_zero else zero
+
+
+def _xlogy(x, y, product_at_zero=False):
+    """``x * log(y)``, and 0 where ``x == 0`` (see :func:`zero_where_x_is`)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.where(np.equal(x, 0), 0.0, x * np.log(y))).astype(
-            result_dtype(np.result_type(x, y), np.float16), copy=False)
+        return np.asarray(np.where(zero_where_x_is(x, y, product_at_zero), 0.0, x * np.log(y))
+                          ).astype(result_dtype(np.result_type(x, y), np.float16), copy=False)
 
 
 def _xdivy(x, y):
@@ -192,9 +222,28 @@ def _nonzero(F, x):
 
 XY = (E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4)))))  # x == 0: tested apart
 
-defop("Xlogy", _xlogy, floating_binary, inputs=("x", "y"), fname="xlogy", examples=XY,
-      grads=(lambda F, g, x, y, x_shape: ub(F, F.mul(g, F.xlogy(_nonzero(F, x), y)), x_shape),
-             lambda F, g, x, y, y_shape: ub(F, F.mul(g, F.xdivy(x, y)), y_shape)))
+def x_over(F, x, y, product_at_zero: bool):
+    """The y-gradient factor of ``x * log(y)``: ``x / y``, 0 where ``x == 0`` (TF's ``xdivy``)
+    or the quotient itself (PyTorch's: NaN at (0, 0))."""
+    return F.div(x, y) if product_at_zero else F.xdivy(x, y)
+
+
+def x_grad(F, g, x, y, product_at_zero: bool, log_of, edge: float):
+    """The x-gradient of ``x * log_of(y)``: TF's ``log_of(y)`` where ``x != 0`` (else 0), or
+    PyTorch's ``log_of(y)`` everywhere but ``x == 0 and y <= edge`` (0 there: ``log`` of a
+    point outside the domain)."""
+    if not product_at_zero:
+        return F.mul(g, log_of(_nonzero(F, x), y))
+    d = log_of(g, y, product_at_zero=True)
+    return F.where(F.logical_and(F.eq(x, 0.0), F.le(y, edge)), F.zeros_like(d), d)
+
+
+defop("Xlogy", _xlogy, floating_binary, inputs=("x", "y"), fname="xlogy",
+      examples=XY + (E(((2, 3), pos((3,))), {"product_at_zero": True}),),
+      grads=(lambda F, g, x, y, x_shape, product_at_zero:
+             ub(F, x_grad(F, g, x, y, product_at_zero, F.xlogy, 0.0), x_shape),
+             lambda F, g, x, y, y_shape, product_at_zero:
+             ub(F, F.mul(g, x_over(F, x, y, product_at_zero)), y_shape)))
 defop("Xdivy", _xdivy, floating_binary, inputs=("x", "y"), fname="xdivy", examples=XY,
       grads=(lambda F, g, x, y, x_shape: ub(F, F.mul(g, F.xdivy(_nonzero(F, x), y)), x_shape),
              lambda F, g, x, y, y_shape: ub(F, F.mul(g, F.xdivy(F.neg(x), F.mul(y, y))), y_shape)))

@@ -32,7 +32,7 @@ from ..examples import Example as E, pos
 from ..registry import Spec, defop
 from ..shapes import broadcast_shapes, result_dtype, unbroadcast as ub
 from .elementwise import BINARY, UNARY, floating
-from .special import XY, _as_float, _nonzero, floating_binary
+from .special import XY, _as_float, floating_binary, x_grad, x_over, zero_where_x_is
 
 __all__: list[str] = []
 
@@ -188,17 +188,20 @@ defop("Igammac", _igammac, floating_binary, inputs=("a", "x"), fname="igammac", 
       grads=(None, lambda F, g, a, x, x_shape: ub(F, F.neg(_igamma_dx(F, g, a, x)), x_shape)))
 
 
-def _xlog1py(x, y):
-    """``x * log1p(y)``, and 0 where ``x == 0`` (whatever ``y`` is, as TF)."""
+def _xlog1py(x, y, product_at_zero=False):
+    """``x * log1p(y)``, and 0 where ``x == 0`` (see ``special.zero_where_x_is``)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.where(np.equal(x, 0), 0.0, x * np.log1p(y))).astype(
+        return np.asarray(np.where(zero_where_x_is(x, y, product_at_zero), 0.0, x * np.log1p(y))).astype(
             result_dtype(np.result_type(x, y), np.float16), copy=False)
 
 
-defop("Xlog1py", _xlog1py, floating_binary, inputs=("x", "y"), fname="xlog1py", examples=XY,
+defop("Xlog1py", _xlog1py, floating_binary, inputs=("x", "y"), fname="xlog1py",
+      examples=XY + (E(((2, 3), pos((3,))), {"product_at_zero": True}),),
       torch_name="SpecialXlog1PyBackward0",
-      grads=(lambda F, g, x, y, x_shape: ub(F, F.mul(g, F.xlog1py(_nonzero(F, x), y)), x_shape),
-             lambda F, g, x, y, y_shape: ub(F, F.mul(g, F.xdivy(x, F.add(y, 1.0))), y_shape)))
+      grads=(lambda F, g, x, y, x_shape, product_at_zero:
+             ub(F, x_grad(F, g, x, y, product_at_zero, F.xlog1py, -1.0), x_shape),
+             lambda F, g, x, y, y_shape, product_at_zero:
+             ub(F, F.mul(g, x_over(F, x, F.add(y, 1.0), product_at_zero)), y_shape)))
 
 # --- orthogonal polynomials, as PyTorch's kernels compute them --------------------------------
 

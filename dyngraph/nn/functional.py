@@ -138,8 +138,8 @@ _HARDTANH = _node_class_for(_R["ClipByValue"], "hardtanh")
 def _hardtanh(input, min_val, max_val):
     """``clamp(x, min_val, max_val)`` with torch's ``hardtanh_backward``: no gradient at the
     bounds themselves (``clamp`` passes it there) and ``x``'s gradient at NaN."""
-    return apply(_R["ClipByValue"], (input,), {"lo": min_val, "hi": max_val, "bounds_open": True},
-                 cls=_HARDTANH)
+    return apply(_R["ClipByValue"], (input,), {"lo": min_val, "hi": max_val, "bounds_open": True,
+                                                "nan_passes": True}, cls=_HARDTANH)
 
 
 def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False):

@@ -151,8 +151,11 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def relu6(features, name=None):
+    """``min(max(x, 0), 6)``; its gradient is TF's ``Relu6Grad``: ``g`` where ``0 < x < 6``
+    (none at the bounds, none at NaN: ClipByValue's ``bounds_open``)."""
     with name_scope(name, "Relu6") as scope:
-        return minimum(relu(features), 6.0, name=scope)
+        return apply(REGISTRY["ClipByValue"], (convert_to_tensor(features),),
+                     {"lo": 0.0, "hi": 6.0, "bounds_open": True}, name=scope)
 
 
 def softsign(features, name=None):
