@@ -136,6 +136,11 @@ __all__ = [*_ops_all, *_state_ops_all, *[n for n in _math_all if n != "top_k"], 
            "slice", "split", "squared_difference", "strided_slice", "tensordot", "tile",
            "reverse", "reverse_sequence", "reverse_v2"]
 
+# TF 1's top-level special functions and tf.bitwise (issue #28)
+from . import bitwise  # noqa: E402
+from .ops.special_math_ops import erfc, igamma, igammac, zeta  # noqa: E402
+__all__ += ["bitwise", "erfc", "igamma", "igammac", "zeta"]
+
 _install()
 
 

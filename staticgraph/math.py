@@ -15,3 +15,13 @@ __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "great
            "reduce_min", "reduce_sum", "sigmoid", "sign", "sqrt", "square", "subtract", "tanh",
            "truediv", "add_n", "realdiv", "argmax", "argmin", "squared_difference", "l2_normalize",
            "softplus", "reduce_euclidean_norm"]
+
+# the special functions (TF's special_math_ops), tf.math.special, tf.math.logical_xor
+from .ops import special_math_ops as _special_math_ops  # noqa: E402
+from .ops.special_math_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,  # noqa: E402
+                                   cumulative_logsumexp, erfc, igamma, igammac, ndtri, nextafter,
+                                   xlog1py, zeta)
+from .ops.array_ops import logical_xor  # noqa: E402
+from . import _math_special as special  # noqa: E402
+
+__all__ += [*_special_math_ops.MATH, "logical_xor", "special"]

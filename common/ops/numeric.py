@@ -188,9 +188,8 @@ def _shift(shift_fn, fill_negative: bool):
     """C's shifts made total, as PyTorch's kernels do: a count below 0 or of at least the
     type's width shifts everything out (0; -1 for a negative value shifted right)."""
     def impl(a, b):
-        a, b = np.asarray(a), np.asarray(b)
-        dtype = np.result_type(a, b)
-        a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
+        dtype = np.result_type(a, b)   # a Python int is weak: int8 << 7 stays int8
+        a, b = np.asarray(a, dtype), np.asarray(b, dtype)
         width = dtype.itemsize * 8
         over = (b < 0) | (b >= width)
         out = shift_fn(a, np.where(over, 0, b).astype(dtype, copy=False))
