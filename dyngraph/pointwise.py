@@ -18,7 +18,7 @@ from common import REGISTRY
 
 from . import functions
 from .engine import apply, node_class_for
-from .functions import TORCH_POW, _integer_zero_division, _t, _unary, mul
+from .functions import TORCH_POW, _for_gradient, _integer_zero_division, _t, _unary, mul
 from .grad_mode import STATE
 from .node import torch_node
 from .tensor import Tensor, check_inplace, make, rebase
@@ -183,7 +183,7 @@ _EXP2 = node_class_for(_R["Pow"], "exp2")
 
 
 def exp2(input):
-    return apply(_R["Pow"], (2.0, _t(input)), TORCH_POW, cls=_EXP2)
+    return apply(_R["Pow"], (2.0, _t(input)), _for_gradient(TORCH_POW, input), cls=_EXP2)
 
 
 def _test(fn, name: str):
