@@ -75,7 +75,8 @@ POSX = (E((pos((4,)),)), E((np.array([[0.3, 1.5], [4.0, 9.0]]),)))
 NONZERO = (E((np.array([-2.5, -0.4, 0.3, 1.7, 6.0]),)), E((np.array([[0.5, -1.5], [3.0, 2.0]]),)))
 UNIT_OPEN = (E((np.array([0.02, 0.3, 0.5, 0.8, 0.97]),)),)
 
-# name, fname, scipy kernel, gradient rule (None: PyTorch declares none), examples, doc
+# name, fname, scipy kernel, gradient rule (None: neither framework has one; TF has the Bessel
+# J/Y/K ones PyTorch lacks, so both engines get them), examples, doc
 _UNARY = [
     ("BesselI0", "bessel_i0", sc.i0, lambda F, g, x: F.mul(g, F.bessel_i1(x)), UNARY,
      "The modified Bessel function of the first kind, order 0 (torch.i0)."),
