@@ -105,6 +105,14 @@ def _add_n(*xs):
     return out
 
 
+def _add_n_scalar(xs: tuple) -> str:
+    """One element of :func:`_add_n`: the terms added left to right, ``((a + b) + c)``."""
+    text = xs[0]
+    for x in xs[1:]:
+        text = f"({text} + {x})"
+    return text
+
+
 def _add_n_infer(*xs: Spec) -> Spec:
     """TF's rule: one shape (no broadcasting) and one dtype for every input."""
     shape = xs[0].shape
@@ -129,7 +137,7 @@ def _add_n_infer(*xs: Spec) -> Spec:
 # where a chain of ``Add`` would make one node per term.
 defop("AddN", _add_n, _add_n_infer, inputs=("*xs",), fname="add_n", torch_name="AddBackward0",
       examples=(E(((3,), (3,), (3,))), E(((2, 3), (2, 3))), E(((), (), (), ()))),
-      grads=(lambda F, g: g,))
+      grads=(lambda F, g: g,), scalar=lambda *xs: _add_n_scalar(xs))
 
 
 defop("Sub", np.subtract, numbers("subtraction", binary), inputs=("a", "b"), fname="sub", examples=BINARY,
