@@ -157,6 +157,12 @@ class OpDef:
             view), or None for attributes it has no such form for.  A code generator writes
             it in place of a kernel call (``x.transpose((1, 0))``, ``xs[i]``), saving the call
             and the attribute binding -- most of such a small op's cost.
+        scalar: the op's per-element form, for an op whose ``impl`` is not itself a ufunc:
+            ``scalar(*arg_names)`` returns source over scalar arguments computing one element
+            of ``impl``'s result with the same operations in the same order (the same bits)
+            when every input is a scalar or has the result's shape -- ``AddN``'s
+            ``((a + b) + c)``, ``BroadcastLike``'s ``x``.  A fused elementwise loop
+            (``staticgraph.compiler.fuse``) writes it per element.
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",

@@ -57,16 +57,30 @@ def _run(fetches, feed, config=None):
         return sess.run(fetches, feed), sess.compiled(fetches, feed)
 
 
-def test_a_chain_and_its_gradient_run_as_two_fused_loops_with_the_unfused_bits(fused):
+def test_a_chain_and_its_gradient_run_as_one_fused_loop_with_the_unfused_bits(fused):
+    """The gradient's steps join the forward chain across the ``Sum`` (they do not read it):
+    one loop writes the summed values and both gradients; the ``Sum`` runs after it."""
     fetches, feed = _pointwise()
     want, _ = _run(fetches, feed, PassConfig(fuse=False))
     got, exe = _run(fetches, feed)
     assert_bitwise(got, want)
-    assert exe.source.count("FusedElementwise") == 2
-    assert exe.report.changed("fuse") == ["fuse: 10 steps -> FusedElementwise 'add_2'",
-                                          "fuse: 13 steps -> FusedElementwise 'gradients/AddN_4'"]
+    assert exe.report.changed("fuse") == ["fuse: 23 steps -> FusedElementwise 'gradients/AddN_4'"]
+    lines = [line for line in exe.source.splitlines() if "  # " in line]
+    assert [line.split("  # ")[1].split()[0] for line in lines] == ["FusedElementwise", "Sum"]
+    assert lines[0].split(" = ")[0].strip() == "r0, r1, r2"      # l (for the Sum), dx, dy
     off, _ = _run(fetches, feed, PassConfig.off())
     assert_bitwise(got, off)
+
+
+def test_the_large_chain_fuses_its_broadcast_too(fused, monkeypatch):
+    """At the bench's size the gradient of ``sum`` stays a ``BroadcastLike`` of the scalar
+    (too large to fold): it joins the loop as its declared per-element form, the scalar."""
+    monkeypatch.setattr(fuse, "MIN_ELEMENTS", 1 << 16)
+    fetches, feed = _pointwise((256, 512))
+    want, _ = _run(fetches, feed, PassConfig(fuse=False))
+    got, exe = _run(fetches, feed)
+    assert_bitwise(got, want)
+    assert exe.report.changed("fuse") == ["fuse: 24 steps -> FusedElementwise 'gradients/AddN_4'"]
 
 
 @pytest.mark.parametrize("seed", range(25))
@@ -184,3 +198,28 @@ def test_kernel_source_names_ops_only_in_repr_comments(fused):
     step = next(s for s in exe.plan.steps if isinstance(s.kernel, fuse.FusedKernel))
     assert "# Mul \"evil')\\nimport_os\"" in step.kernel.source
     assert_bitwise(got, [np.full((2, 2), 3.0, np.float32)])
+
+
+def test_an_output_array_is_written_again_only_once_nobody_holds_it(fused):
+    """The kernel reuses an output array only when its own reference is the last one: results
+    a caller keeps stay as they were, and a dropped one's memory serves the next run (which
+    then allocates no array of the chain's size: tracemalloc's peak stays below one)."""
+    import tracemalloc
+    fetches, feed = _pointwise((256, 256))
+    one = 256 * 256 * 4
+    sess = tf.Session()
+    with np.errstate(all="ignore"):
+        first = sess.run(fetches, feed)
+        kept = [a.copy() for a in first]
+        second = sess.run(fetches, feed)
+        assert all(not np.shares_memory(a, b) for a, b in zip(first[1:], second[1:]))
+        assert_bitwise(first, kept)                 # the first run's results are untouched
+        del second
+        tracemalloc.start()
+        try:
+            third = sess.run(fetches, feed)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert peak < one
+    assert_bitwise(third, kept)

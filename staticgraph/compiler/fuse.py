@@ -7,37 +7,49 @@ lowered plan and replaces each by one step whose kernel is a numba loop computin
 element, every op of the chain in registers -- reading the chain's inputs once and writing
 only the values something outside the chain reads::
 
-    r0 = f0(v0, v1)          # Mul 'mul'                    fused: one step
-    r1 = f1(r0, v0)          # AddV2 'add'           ->     r1, r3 = f9(v0, v1, v6)
-    r2 = f2(r1, r1)          # Mul 'mul_1'                  # FusedElementwise 'add_2' (10 ops)
-    ...
+    r0 = f0(v0, v1)       # Mul 'mul'            the bench's pointwise row, fused:
+    r1 = f1(r0, v0)       # AddV2 'add'
+    ...                   (10 forward steps)     r0, r1, r2 = f0(v0, v1, v6, v14)
+    r3 = f10(r3)          # Sum 'Sum'               # FusedElementwise (all 24 other steps)
+    ...                   (14 gradient steps)    r0 = f1(r0)  # Sum 'Sum'
+    return [r3[()], r0, r6]                      return [r0[()], r1, r2]
 
 **Which chains.**  Steps whose op is elementwise with an exact per-element form -- its impl
 a ufunc numba computes with numpy's bits (:data:`EXACT_UFUNCS`: IEEE add, subtract,
 multiply, divide, negation, min/max, abs, square, sqrt), or a declared ``scalar`` form
-(``AddN``) -- over one float dtype, with a fully known shape of at least
+(``AddN``, ``BroadcastLike``) -- over one float dtype, with a fully known shape of at least
 :data:`MIN_ELEMENTS` elements; each input has that shape or is a scalar (rank 0).  So a fused
-plan gives the unfused plan's values bit for bit (the tests compare them, NaN, Inf and
--0.0 included).  Transcendental ops (exp, tanh, sigmoid) are left to numpy: its float32
-``exp``/``tanh`` are SIMD loops, numba's libm calls are scalar and several times slower
-(measured in the issue), and their bits differ.
+plan gives the unfused plan's values bit for bit, -0.0 included (the tests compare them on
+NaN, Inf and signed-zero inputs); only *which* NaN a NaN result is (its sign and payload: not
+an IEEE result) may differ.  Transcendental ops (exp, tanh, sigmoid) are left to numpy: its
+float32 ``exp``/``tanh`` are SIMD loops, numba's libm calls are scalar and several times
+slower (measured in issue 32), and their bits differ.
 
-**What never moves.**  A chain is gathered in plan order and the fused step takes its last
-member's place; a chain is closed by any stateful or structural step (variable reads and
-writes, loops, prints, random ops), so no member moves past an effect, and by any other
-step that reads a member's result, which must then exist before it.
+**What never moves.**  A chain is gathered in plan order and closed by any stateful or
+structural step (variable reads and writes, loops, prints, random ops), so no member moves
+past an effect.  The fused step runs at its last member's place -- or earlier, just before
+the first step outside the chain that reads a member's result (its *deadline*); steps after
+the deadline join only if they read nothing made at or after it, so the gradient of
+``sum(f(x))`` joins ``f``'s chain across the ``Sum``.
 
-**When.**  Compiling a fused kernel costs numba ~0.2-1 s, a thousand times a plan's Python
-compile, so a plan is first compiled without fusion; only once the plan has spent
-:data:`FUSE_AFTER_S` seconds running (a hot plan: ski rental, so its total cost stays within
-twice the best choice made knowing the future) is it rewritten with its fused kernels.
-Where numba is missing the plan simply stays unfused.
+**Memory.**  The loop reads each input once and writes only the results read outside the
+chain.  An output array nothing references any more when the kernel runs again is written
+again rather than allocated (a fresh large array costs page faults and zeroing: another
+pass over memory), see :class:`FusedKernel`.
+
+**When.**  Compiling a fused kernel costs numba ~0.2-1 s (plus ~0.3-1 s to import numba
+once), a thousand times a plan's Python compile, so a plan is first compiled without
+fusion; only once the plan has spent :data:`FUSE_AFTER_S` seconds running (a hot plan: as
+in ski rental, its total cost then stays within about twice that of the best choice made
+knowing the future) is it rewritten with its fused kernels.  Where numba is missing the plan
+simply stays unfused.  ``PassConfig(fuse=False)`` switches fusion off.
 """
 from __future__ import annotations
 
 import math
 import os
 import threading
+from sys import getrefcount
 from time import perf_counter
 from typing import Callable, NamedTuple
 
@@ -76,6 +88,7 @@ class Chain(NamedTuple):
     outputs: tuple[int, ...]
     shape: tuple[int, ...]
     dtype: np.dtype
+    at: int          # the fused step runs just before the step at this index (or replaces it)
 
 
 def _form(step: Step) -> Callable[[list[str]], str] | None:
@@ -113,19 +126,30 @@ def _key(step: Step) -> tuple | None:
 
 
 def find_chains(plan: Plan) -> list[Chain]:
-    """The plan's fusable chains, of two or more steps each (see the module docstring)."""
+    """The plan's fusable chains, of two or more steps each, gathered in plan order.
+
+    A chain is closed by a stateful or structural step, and by a step with another shape or
+    dtype.  A step outside the chain that reads a member's result (a reduction of it, say)
+    sets the chain's *deadline*: the fused step must run before it.  Later steps may still
+    join -- moved up, before the deadline -- as long as they read nothing made at or after
+    it (the gradient of ``sum(f(x))`` joins ``f``'s chain across the ``Sum``)."""
     chains, members, made, key = [], [], set(), None
+    deadline, late = None, set()      # fused step's latest place; slots made at/after it
 
     def close():
+        nonlocal deadline
         if len(members) >= 2:
-            chains.append(_chain(plan, members, made, key))
+            at = members[-1] if deadline is None else deadline
+            chains.append(_chain(plan, members, made, key, at))
         members.clear()
         made.clear()
+        late.clear()
+        deadline = None
 
     for k, step in enumerate(plan.steps):
         k_key = _key(step)
         if k_key is not None and _form(step) is not None:
-            if k_key != key:
+            if k_key != key or (late and not late.isdisjoint(step.inputs)):
                 close()
                 key = k_key
             members.append(k)
@@ -133,13 +157,18 @@ def find_chains(plan: Plan) -> list[Chain]:
             continue
         if members:
             d = step.op.op_def
-            if d is None or d.stateful or any(s in made for s in step.inputs):
+            if d is None or d.stateful:
                 close()
+                continue
+            if deadline is None and not made.isdisjoint(step.inputs):
+                deadline = k
+            if deadline is not None:
+                late.update(step.outputs)
     close()
     return chains
 
 
-def _chain(plan: Plan, members: list[int], made: set[int], key: tuple) -> Chain:
+def _chain(plan: Plan, members: list[int], made: set[int], key: tuple, at: int) -> Chain:
     """The chain of these member steps: what it reads from outside, what it must write out
     (a member result read by a step outside the chain, or fetched)."""
     member_set = set(members)
@@ -150,7 +179,7 @@ def _chain(plan: Plan, members: list[int], made: set[int], key: tuple) -> Chain:
                                 if s not in made))
     outputs = [s for k in members for s in plan.steps[k].outputs
                if s in fetched or s in readers]
-    return Chain(tuple(members), tuple(inputs), tuple(outputs), key[0], key[1])
+    return Chain(tuple(members), tuple(inputs), tuple(outputs), key[0], key[1], at)
 
 
 # --- the kernel ---------------------------------------------------------------------------------
@@ -226,18 +255,30 @@ def _compiled(source: str, name: str, env: dict) -> Callable:
 
 class FusedKernel:
     """A fused step's kernel: ``kernel(*inputs)`` returns the chain's outputs (one array, or
-    a tuple), each a new C-contiguous array of the chain's shape."""
+    a tuple), each a C-contiguous array of the chain's shape.
+
+    An output array whose only reference left is the kernel's own (the run that got it, and
+    whoever it was handed to, dropped it) is written again by the next call instead of a new
+    one: a fresh large array costs the kernel's page faults and zeroing, as much as another
+    pass over memory (PyTorch's caching allocator keeps freed blocks for the same reason).
+    So between runs a fused plan keeps at most one array per output alive."""
 
     def __init__(self, fn: Callable, shape: tuple, dtype: np.dtype, scalar: list[bool],
                  n_out: int, source: str):
         self.fn, self.shape, self.dtype = fn, shape, dtype
         self.scalar, self.n_out, self.source = scalar, n_out, source
         self.size = math.prod(shape)
+        self._kept: list[np.ndarray | None] = [None] * n_out
 
     def __call__(self, *xs):
         n = self.size
         args = [x[()] if sc else _flat(x, n) for x, sc in zip(xs, self.scalar)]
-        outs = [np.empty(self.shape, self.dtype) for _ in range(self.n_out)]
+        kept, outs = self._kept, []
+        for i in range(self.n_out):
+            o = kept[i]
+            if o is None or getrefcount(o) > 3:   # (o, kept[i], getrefcount's argument)
+                o = kept[i] = np.empty(self.shape, self.dtype)
+            outs.append(o)
         self.fn(n, *args, *[o.reshape(-1) for o in outs])
         return outs[0] if self.n_out == 1 else tuple(outs)
 
@@ -253,9 +294,9 @@ def _flat(x: np.ndarray, n: int) -> np.ndarray:
 
 
 def fuse_plan(plan: Plan, chains: list[Chain]) -> Plan:
-    """``plan`` with each chain's steps replaced by one fused step at its last member's place
-    (call only where :func:`available`)."""
-    replace: dict[int, Step] = {}
+    """``plan`` with each chain's steps replaced by one fused step, run just before the step
+    at ``chain.at`` (its last member, or its deadline; call only where :func:`available`)."""
+    before: dict[int, Step] = {}
     dropped: set[int] = set()
     tensors = {s: t for t, s in plan.slot_of.items()}
     for n, chain in enumerate(chains):
@@ -267,7 +308,12 @@ def fuse_plan(plan: Plan, chains: list[Chain]) -> Plan:
         op = FusedOp([plan.steps[k].op for k in chain.members],
                      tuple(tensors[s] for s in chain.inputs),
                      tuple(tensors[s] for s in chain.outputs))
-        replace[chain.members[-1]] = Step(op, kernel, chain.inputs, chain.outputs)
-        dropped.update(chain.members[:-1])
-    steps = [replace.get(k, step) for k, step in enumerate(plan.steps) if k not in dropped]
+        before[chain.at] = Step(op, kernel, chain.inputs, chain.outputs)
+        dropped.update(chain.members)
+    steps = []
+    for k, step in enumerate(plan.steps):
+        if k in before:
+            steps.append(before[k])
+        if k not in dropped:
+            steps.append(step)
     return plan._replace(steps=steps)
