@@ -71,7 +71,7 @@ MIN_ELEMENTS = 1 << 16
 """Fuse only chains over tensors at least this large (256 KiB of float32): below it the
 operands stay in cache and numpy's per-call overhead, not memory, bounds the chain."""
 
-_after = os.environ.get("STATICGRAPH_FUSE_AFTER", "1.0")
+_after = os.environ.get("STATICGRAPH_FUSE_AFTER", "0.5")
 FUSE_AFTER_S: float = math.inf if _after.lower() in ("off", "inf", "never") else float(_after)
 """Seconds a compiled plan runs before its elementwise chains are fused (environment
 ``STATICGRAPH_FUSE_AFTER``: seconds, ``0`` fuses when the plan is compiled, ``off`` never)."""
