@@ -24,7 +24,7 @@ import numpy as np
 
 from .timing import best_of
 
-__all__ = ["forward", "floor", "eager", "static", "data", "compulsory_bytes", "copy_bandwidth"]
+__all__ = ["chain", "forward", "floor", "eager", "static", "data", "compulsory_bytes", "copy_bandwidth"]
 
 Run = Callable[[], Any]
 
@@ -52,8 +52,9 @@ def copy_bandwidth(nbytes: int = 16 << 20, repeat: int = 9) -> float:
     return 2 * nbytes / best_of(lambda: np.copyto(dst, src), repeat=repeat)
 
 
-def forward(x, y):
-    """The chain (any array API with ``*``, ``+``, ``-``): returns ``l``; loss is its sum."""
+def chain(x, y) -> tuple:
+    """The chain (any array API with ``*``, ``+``, ``-``): ``(b, f, h, l)``, the values its
+    gradient reads and ``l``, whose sum is the loss."""
     a = x * y
     b = a + x
     c = b * b
@@ -63,7 +64,12 @@ def forward(x, y):
     g = f * x
     h = g - b
     k = h * h
-    return k + y
+    return b, f, h, k + y
+
+
+def forward(x, y):
+    """``l``: the loss is its sum."""
+    return chain(x, y)[-1]
 
 
 def floor(d: dict) -> Run:
@@ -75,16 +81,8 @@ def floor(d: dict) -> Run:
     x, y = d["x"], d["y"]
 
     def run():
-        a = x * y
-        b = a + x
-        c = b * b
-        dd = c - y
-        e = dd * 0.5
-        f = e + a
-        g = f * x
-        h = g - b
-        k = h * h
-        loss = (k + y).sum()
+        b, f, h, l = chain(x, y)
+        loss = l.sum()
         dh = h + h
         df = dh * x
         db = b * df - dh
