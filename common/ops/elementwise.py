@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..blocked import blockable, by_blocks
 from ..examples import Example as E, pos
 from ..registry import Algebra, Spec, defop
 from ..errors import DTypeError, ShapeError
@@ -288,8 +289,20 @@ def _sigmoid(x):
     The numerator is picked as ``max(e, x >= 0)`` (1 or e, as ``e <= 1``): the
     same bits as selecting with ``np.where``, at a fraction of its cost.
     """
+    if blockable(x):      # a large float array: the same calls, one cached block at a time
+        return by_blocks(_sigmoid_block, x)
     e = np.exp(-np.abs(x))
     return np.asarray(np.maximum(e, np.greater_equal(x, 0)) / (1.0 + e))
+
+
+def _sigmoid_block(x, out, e):
+    """:func:`_sigmoid`'s calls on one block, into ``out`` and the scratch ``e``: the same
+    ufuncs in the same order (``x >= 0`` written as 0.0/1.0, the values ``maximum`` casts
+    the bools to), so the same bits."""
+    np.negative(np.abs(x, out=e), out=e)
+    np.exp(e, out=e)
+    np.maximum(e, np.greater_equal(x, 0, out=out), out=out)
+    np.divide(out, np.add(1.0, e, out=e), out=out)
 
 
 def _relu(x):
