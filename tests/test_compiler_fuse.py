@@ -223,3 +223,19 @@ def test_an_output_array_is_written_again_only_once_nobody_holds_it(fused):
             tracemalloc.stop()
     assert peak < one
     assert_bitwise(third, kept)
+
+
+def test_a_chain_numba_refuses_stays_unfused(fused, monkeypatch):
+    """numba compiles each kernel when the plan is fused; one it refuses (here: a loop
+    calling a name it cannot type) leaves that chain's steps as they were."""
+    real = fuse.kernel_source
+
+    def refused(plan, chain, name):
+        source, env = real(plan, chain, name)
+        return source.replace("for j in range(n):", "for j in range(n):\n        unknown_name()"), env
+    monkeypatch.setattr(fuse, "kernel_source", refused)
+    fetches, feed = _pointwise()
+    want, _ = _run(fetches, feed, PassConfig(fuse=False))
+    got, exe = _run(fetches, feed)
+    assert "FusedElementwise" not in exe.source and exe.report.changed("fuse") == []
+    assert_bitwise(got, want)

@@ -240,16 +240,28 @@ def available() -> bool:
     return _numba is not False
 
 
-def _compiled(source: str, name: str, env: dict) -> Callable:
-    """The numba function of ``source`` (compiled once per process per source text)."""
+def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
+              scalar: list[bool], n_out: int) -> Callable | None:
+    """The numba function of ``source``, compiled now for contiguous arrays (once per process
+    per source text): None if numba refuses it -- then the chain is not fused.
+
+    ``error_model="numpy"``: a division by zero gives inf/NaN, as numpy's, not an exception."""
     available()
     with _lock:
-        fn = _cache.get(source)
-        if fn is None:
-            scope = dict(env)
-            exec(compile(source, f"<staticgraph-fused-{name}>", "exec"), scope)
-            fn = _numba.njit(nogil=True)(scope[name])
-            _cache[source] = fn
+        if source in _cache:
+            return _cache[source]
+        scope = dict(env)
+        exec(compile(source, f"<staticgraph-fused-{name}>", "exec"), scope)
+        nb = _numba
+        item, array = nb.from_dtype(dtype), nb.types.Array(nb.from_dtype(dtype), 1, "C")
+        signature = (nb.types.intp, *[item if sc else array for sc in scalar],
+                     *[array] * n_out)
+        fn = nb.njit(nogil=True, error_model="numpy")(scope[name])
+        try:                 # (other layouts -- read-only, broadcast -- compile on first use)
+            fn.compile(signature)
+        except Exception:    # (numba's typing and lowering errors: no such kernel, no fusion)
+            fn = None
+        _cache[source] = fn
         return fn
 
 
@@ -293,17 +305,22 @@ def _flat(x: np.ndarray, n: int) -> np.ndarray:
     return np.ascontiguousarray(x).reshape(-1)
 
 
-def fuse_plan(plan: Plan, chains: list[Chain]) -> Plan:
+def fuse_plan(plan: Plan, chains: list[Chain]) -> tuple[Plan, list[Chain]]:
     """``plan`` with each chain's steps replaced by one fused step, run just before the step
-    at ``chain.at`` (its last member, or its deadline; call only where :func:`available`)."""
+    at ``chain.at`` (its last member, or its deadline; call only where :func:`available`),
+    and the chains fused (those numba compiled)."""
+    done = []
     before: dict[int, Step] = {}
     dropped: set[int] = set()
     tensors = {s: t for t, s in plan.slot_of.items()}
     for n, chain in enumerate(chains):
         name = f"fused_{n}"
         source, env = kernel_source(plan, chain, name)
-        fn = _compiled(source, name, env)
         scalar = [tensors[s]._shape == () for s in chain.inputs]
+        fn = _compiled(source, name, env, chain.dtype, scalar, len(chain.outputs))
+        if fn is None:
+            continue
+        done.append(chain)
         kernel = FusedKernel(fn, chain.shape, chain.dtype, scalar, len(chain.outputs), source)
         op = FusedOp([plan.steps[k].op for k in chain.members],
                      tuple(tensors[s] for s in chain.inputs),
@@ -316,4 +333,4 @@ def fuse_plan(plan: Plan, chains: list[Chain]) -> Plan:
             steps.append(before[k])
         if k not in dropped:
             steps.append(step)
-    return plan._replace(steps=steps)
+    return plan._replace(steps=steps), done

@@ -251,10 +251,10 @@ class _Job:
             """The plan with its chains fused (None where numba is missing)."""
             if not fuse.available():
                 return None
-            plan2 = fuse.fuse_plan(plan, chains)
+            plan2, done = fuse.fuse_plan(plan, chains)
             report.add("fuse", len(plan.steps), len(plan2.steps), [
                 f"fuse: {len(c.members)} steps -> FusedElementwise "
-                f"{plan.steps[c.members[-1]].op.name!r}" for c in chains])
+                f"{plan.steps[c.members[-1]].op.name!r}" for c in done])
             alloc2 = allocate(plan2, config.liveness, config.inplace) if alloc is not None else None
             return plan2, generate(plan2, ranks, container, copies, guards, alloc2, rollback), alloc2
         if fuse.FUSE_AFTER_S <= 0:
