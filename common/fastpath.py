@@ -18,7 +18,7 @@ import os
 from types import ModuleType
 from typing import Iterator
 
-__all__ = ["THRESHOLD", "kernels", "forced"]
+__all__ = ["THRESHOLD", "kernels", "forced", "numba_module"]
 
 THRESHOLD = 1 << 15
 """Values in one draw from which the kernels are loaded (the numpy code takes ~1-3 ms there)."""
@@ -35,18 +35,24 @@ def kernels(n: int) -> ModuleType | None:
     return _load()
 
 
-def _load() -> ModuleType | None:
-    """Import the kernels (None where numba is missing or would not give libm's bits)."""
-    global _loaded, _available
+def numba_module() -> ModuleType | None:
+    """numba, imported with Intel's SVML off; None where it is missing, or was imported
+    earlier by the program with SVML on.  Every compiled kernel of the project (the random
+    streams here, the static compiler's fused loops) loads numba through this."""
     # numba vectorises libm calls through Intel's SVML when that library is installed: not
     # glibc's bits.  Switched off before numba reads its configuration (on first import).
     os.environ.setdefault("NUMBA_DISABLE_INTEL_SVML", "1")
     try:
-        import numba  # ~0.3 s to import: only when a large draw asks for it
+        import numba  # ~0.3 s to import: only when a caller needs compiled code
     except ImportError:
-        _available = False
         return None
-    if numba.config.USING_SVML:       # imported earlier by the program, with SVML on
+    return None if numba.config.USING_SVML else numba
+
+
+def _load() -> ModuleType | None:
+    """Import the kernels (None where numba is missing or would not give libm's bits)."""
+    global _loaded, _available
+    if numba_module() is None:
         _available = False
         return None
     _loaded = importlib.import_module("common.random_jit")

@@ -157,17 +157,23 @@ class OpDef:
             view), or None for attributes it has no such form for.  A code generator writes
             it in place of a kernel call (``x.transpose((1, 0))``, ``xs[i]``), saving the call
             and the attribute binding -- most of such a small op's cost.
+        scalar: the op's per-element form, for an op whose ``impl`` is not itself a ufunc:
+            ``scalar(*arg_names)`` returns source over scalar arguments computing one element
+            of ``impl``'s result with the same operations in the same order (the same bits)
+            when every input is a scalar or has the result's shape -- ``AddN``'s
+            ``((a + b) + c)``, ``BroadcastLike``'s ``x``.  A fused elementwise loop
+            (``staticgraph.compiler.fuse``) writes it per element.
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "torch_names", "examples", "doc",
                  "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
-                 "outputs", "into", "tf_type", "expr", "static_impl")
+                 "outputs", "into", "tf_type", "expr", "static_impl", "scalar")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
                  sized_by_values=False, outputs=None, into=None, tf_type=None, expr=None,
-                 torch_names=None, static_impl=None):
+                 torch_names=None, static_impl=None, scalar=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -193,6 +199,7 @@ class OpDef:
         self.tf_type = tf_type or name
         self.expr = expr
         self.static_impl = static_impl
+        self.scalar = scalar
 
     @property
     def multi_output(self) -> bool:
@@ -280,7 +287,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           outputs: int | Callable[[dict], int] | None = None,
           into: Callable | None = None, tf_type: str | None = None,
           static_impl: Callable | None = None,
-          expr: Callable | None = None) -> OpDef:
+          expr: Callable | None = None, scalar: Callable | None = None) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -313,7 +320,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
                aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into,
-               tf_type, expr, torch_names, static_impl)
+               tf_type, expr, torch_names, static_impl, scalar)
     REGISTRY[name] = op
     return op
 

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..blocked import blockable, by_blocks
 from ..examples import Example as E, pos
 from ..registry import Algebra, Spec, defop
 from ..errors import DTypeError, ShapeError
@@ -105,6 +106,14 @@ def _add_n(*xs):
     return out
 
 
+def _add_n_scalar(xs: tuple) -> str:
+    """One element of :func:`_add_n`: the terms added left to right, ``((a + b) + c)``."""
+    text = xs[0]
+    for x in xs[1:]:
+        text = f"({text} + {x})"
+    return text
+
+
 def _add_n_infer(*xs: Spec) -> Spec:
     """TF's rule: one shape (no broadcasting) and one dtype for every input."""
     shape = xs[0].shape
@@ -129,7 +138,7 @@ def _add_n_infer(*xs: Spec) -> Spec:
 # where a chain of ``Add`` would make one node per term.
 defop("AddN", _add_n, _add_n_infer, inputs=("*xs",), fname="add_n", torch_name="AddBackward0",
       examples=(E(((3,), (3,), (3,))), E(((2, 3), (2, 3))), E(((), (), (), ()))),
-      grads=(lambda F, g: g,))
+      grads=(lambda F, g: g,), scalar=lambda *xs: _add_n_scalar(xs))
 
 
 defop("Sub", np.subtract, numbers("subtraction", binary), inputs=("a", "b"), fname="sub", examples=BINARY,
@@ -327,8 +336,20 @@ def _sigmoid(x):
     The numerator is picked as ``max(e, x >= 0)`` (1 or e, as ``e <= 1``): the
     same bits as selecting with ``np.where``, at a fraction of its cost.
     """
+    if blockable(x):      # a large float array: the same calls, one cached block at a time
+        return by_blocks(_sigmoid_block, x)
     e = np.exp(-np.abs(x))
     return np.asarray(np.maximum(e, np.greater_equal(x, 0)) / (1.0 + e))
+
+
+def _sigmoid_block(x, out, e):
+    """:func:`_sigmoid`'s calls on one block, into ``out`` and the scratch ``e``: the same
+    ufuncs in the same order (``x >= 0`` written as 0.0/1.0, the values ``maximum`` casts
+    the bools to), so the same bits."""
+    np.negative(np.abs(x, out=e), out=e)
+    np.exp(e, out=e)
+    np.maximum(e, np.greater_equal(x, 0, out=out), out=out)
+    np.divide(out, np.add(1.0, e, out=e), out=out)
 
 
 def _relu(x, nan_passes=False):

@@ -57,7 +57,8 @@ defop("BroadcastLike", _broadcast_like, _broadcast_like_infer, inputs=("x", "ref
       shape_only=(1,), algebra=Algebra(replicate=True, same_shape_noop=True),
       fname="broadcast_like", torch_name="ExpandBackward0",
       examples=(E(((3,), (2, 3))), E(((2, 1), (2, 3)))),
-      grads=(lambda F, g, x_shape: F.sum_like(g, x_shape), None))
+      grads=(lambda F, g, x_shape: F.sum_like(g, x_shape), None),
+      scalar=lambda x, ref: x)
 defop("ReshapeLike", _reshape_like, _like, inputs=("x", "ref"), fname="reshape_like",
       aliases=(0,), shape_only=(1,), algebra=Algebra(reshape=True, replicate=True, same_shape_noop=True),
       torch_name="ViewBackward0", examples=(E(((2, 3), (3, 2))),),

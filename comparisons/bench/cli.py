@@ -17,7 +17,7 @@ import os
 import sys
 from time import perf_counter
 
-from . import plots, report
+from . import plots, pointwise, report
 from .suite import ENGINES, WORKLOADS, best_of, run_suite
 from .timing import Budget
 
@@ -87,8 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     if json_path or plots_dir is not None:
         print(f"results go to {os.path.abspath(json_path or plots_dir)}", file=sys.stderr)
     rounds = 1 if args.quick else max(1, args.rounds)
-    rows = best_of([run_suite(workloads, engines, budget, quick=args.quick)
-                    for _ in range(rounds)])
+    bandwidths, results = [], []
+    for _ in range(rounds):     # the copy bandwidth measured beside each round, best kept
+        if any(w.bytes for w in workloads):
+            bandwidths.append(pointwise.copy_bandwidth())
+        results.append(run_suite(workloads, engines, budget, quick=args.quick))
+    rows = best_of(results)
+    bandwidth = max(bandwidths, default=None)
     elapsed = perf_counter() - t0
     print("Each engine as a multiple of hand-written numpy (steady run, fastest sample); "
           "numpy column: time per unit." + (" QUICK MODE: not real figures." if args.quick else ""))
@@ -96,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(report.detail_table(rows))
     print()
+    memory_bound = report.bandwidth_table(rows, bandwidth)
+    if memory_bound:
+        print(memory_bound)
+        print()
     compile_cost = report.compile_table(rows)
     if compile_cost:
         print("Compile cost against graph size (the chain with its gradient; static engine, "
@@ -106,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         os.makedirs(os.path.dirname(json_path) or ".", exist_ok=True)
         with open(json_path, "w") as f:
             f.write(report.to_json(rows, quick=args.quick, budget=budget, elapsed_s=elapsed,
-                                   rounds=rounds))
+                                   rounds=rounds, copy_bandwidth=bandwidth))
         print(f"wrote {os.path.abspath(json_path)}")
     if plots_dir is not None:
         for path in plots.write_plots(rows, plots_dir):

@@ -21,7 +21,8 @@ from rich.table import Table
 from .suite import Row
 
 __all__ = ["fmt_s", "ratios", "cumulative", "up_front", "break_even", "summary_table",
-           "detail_table", "series_points", "compile_table", "machine_info", "to_json"]
+           "detail_table", "series_points", "compile_table", "bandwidth_table", "machine_info",
+           "to_json"]
 
 # (label, numerator engine, denominator engine)
 PAIRS = [("static/eager", "staticgraph", "dyngraph"), ("dyngraph/torch", "dyngraph", "torch"),
@@ -212,6 +213,23 @@ def compile_table(rows: list[Row], series: str = "chain") -> str:
     return _render(header, body) if body else ""
 
 
+def bandwidth_table(rows: list[Row], copy_bandwidth: float | None) -> str:
+    """The memory-bound rows: each engine's effective bandwidth (the least bytes a run moves,
+    ``Row.bytes``, over its steady run) in GB/s and as a share of the machine's copy bandwidth
+    measured in the same run ('' when no row has a byte count)."""
+    body = []
+    for r in rows:
+        if r.bytes and _ok(r):
+            rate = r.bytes / r.steady_s
+            share = f"{rate / copy_bandwidth:.0%}" if copy_bandwidth else "-"
+            body.append([r.workload, r.engine, fmt_s(r.steady_s), f"{rate / 1e9:.2f}", share])
+    if not body:
+        return ""
+    copy = f"{copy_bandwidth / 1e9:.2f} GB/s" if copy_bandwidth else "not measured"
+    return (f"Effective bandwidth (least bytes moved / steady run); machine copy bandwidth "
+            f"{copy}:\n" + _render(["workload", "engine", "steady", "GB/s", "of copy"], body))
+
+
 def _cpu_model() -> str:
     try:
         with open("/proc/cpuinfo") as f:
@@ -257,7 +275,8 @@ def machine_info() -> dict:
     return info
 
 
-def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float, rounds: int = 1) -> str:
+def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float, rounds: int = 1,
+            copy_bandwidth: float | None = None) -> str:
     """The whole run as JSON: machine, settings, every row (with derived figures), ratios."""
     items = []
     for r in rows:
@@ -270,5 +289,5 @@ def to_json(rows: list[Row], *, quick: bool, budget, elapsed_s: float, rounds: i
            "budget": asdict(budget), "rows": items, "ratios": ratios(rows),
            "break_even_runs": {w: break_even(by.get("staticgraph"), by.get("dyngraph"))
                                for w, by in _by_workload(rows).items()},
-           "compile_cost": series_points(rows)}
+           "compile_cost": series_points(rows), "copy_bandwidth_bytes_per_s": copy_bandwidth}
     return json.dumps(doc, indent=2)

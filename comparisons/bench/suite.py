@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import eager_programs, lstm_floor, lstm_programs, numpy_floor as nf, static_programs
+from . import eager_programs, lstm_floor, lstm_programs, numpy_floor as nf, pointwise, static_programs
 from .static_programs import NotAvailable
 from .progress import Progress
 from .timing import Budget, measure, timed
@@ -38,6 +38,7 @@ class Workload:
     units: Callable[[dict], int] = lambda data: 1            # runs' worth of units (per-unit time)
     memory: bool = False                                     # also measure one run's peak memory
     series: str = ""                                         # one program at several sizes
+    bytes: Callable[[dict], int] | None = None               # least bytes a run moves (GB/s)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Row:
     graph_ops: int | None = None    # nodes in the graph a static program built
     series: str = ""                # the workload's series (one program at several sizes)
     early_s: tuple = ()             # the first run and the warm-up runs, in order
+    bytes: int | None = None        # least bytes one run moves (memory-bound rows: GB/s)
 
     @property
     def steady_s(self) -> float | None:
@@ -237,6 +239,9 @@ WORKLOADS = [
              (("", "conv2d"),)),
     Workload("cnn", "CNN train step (conv32-pool-conv64-pool-dense10), batch 64", _cnn_data,
              _cnn_floor, "cnn", (("", "cnn"),), memory=True),
+    Workload("pointwise", "23 elementwise ops on 4M float32 (memory-bound), fwd+bwd",
+             pointwise.data, pointwise.floor, "pointwise", (("", "pointwise"),),
+             bytes=pointwise.compulsory_bytes),
 ]
 
 
@@ -302,9 +307,9 @@ def _builders(work: Workload, engine: Engine, module) -> list[tuple[str, Callabl
     if engine.kind == "numpy":
         return [(engine.name, work.floor)]
     if engine.kind == "eager":
-        program = {**eager_programs.PROGRAMS, **lstm_programs.EAGER}[work.eager]
+        program = {**eager_programs.PROGRAMS, **lstm_programs.EAGER, **pointwise.EAGER}[work.eager]
         return [(engine.name, lambda d: program(module, d))]
-    programs = {**static_programs.PROGRAMS, **lstm_programs.STATIC}
+    programs = {**static_programs.PROGRAMS, **lstm_programs.STATIC, **pointwise.STATIC}
     return [(engine.name + suffix, (lambda p: lambda d: p(module, d))(programs[key]))
             for suffix, key in work.static]
 
@@ -382,7 +387,8 @@ def run_suite(workloads=WORKLOADS, engines=ENGINES, budget: Budget = Budget(),
         for work in workloads:
             progress.step(f"{engine.name}  {work.name}")
             base = dict(workload=work.name, kind=engine.kind, peer=engine.peer,
-                        unit=work.unit, units=work.units(data[work.name]), series=work.series)
+                        unit=work.unit, units=work.units(data[work.name]), series=work.series,
+                        bytes=work.bytes(data[work.name]) if work.bytes else None)
             if module is None:
                 rows.append(Row(engine=engine.name, status="n/a", note=why, **base))
                 continue

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import os
 import threading
 import weakref
+from time import perf_counter
 from typing import Callable, Iterable, Sequence
 
 from common.notebook import Sections
@@ -32,6 +34,7 @@ from ..framework.errors import OpError, graph_execution_error
 from ..framework.graph import Operation, Tensor
 from ..framework.kinds import SessionState, kind_of
 from .codegen import Generated, generate
+from . import fuse
 from .emit import failure
 from .interpret import Interpreted
 from .interpret import failure as interpreted_failure
@@ -84,6 +87,8 @@ class Executable:
         self.fn = generated.fn if generated is not None else tier0
         if tier0 is not None:
             tier0.owner = weakref.ref(self)     # (weak: no cycle keeps a dropped plan alive)
+        if isinstance(self.fn, _FuseWhenHot):
+            self.fn.owner = weakref.ref(self)
 
     @property
     def runs(self) -> int:
@@ -102,6 +107,13 @@ class Executable:
             self._plan, self._generated, self._report, self._allocation = compiled
             self.fn = self._generated.fn
             self.compiled = True
+            if isinstance(self.fn, _FuseWhenHot):
+                self.fn.owner = weakref.ref(self)
+
+    def _fused(self, compiled: tuple) -> None:
+        """Take the fused tier (:class:`_FuseWhenHot`): its plan, code and allocation."""
+        self._plan, self._generated, self._allocation = compiled
+        self.fn = compiled[1].fn
 
     @property
     def plan(self) -> Plan:
@@ -229,9 +241,66 @@ class _Job:
                                                else None)
                   for k, (f, r) in enumerate(zip(fetches, prog.fetches))]
         alloc = allocate(plan, config.liveness, config.inplace) if config.liveness or config.inplace else None
-        gen = generate(plan, self.ranks(), self.container, copies, self.guards, alloc,
-                       self.rollback)
-        return plan, gen, report, alloc
+        ranks, container, guards, rollback = self.ranks(), self.container, self.guards, self.rollback
+        gen = generate(plan, ranks, container, copies, guards, alloc, rollback)
+        chains = fuse.find_chains(plan) if config.fuse and fuse.FUSE_AFTER_S < math.inf else ()
+        if not chains:
+            return plan, gen, report, alloc
+
+        def fused() -> tuple[Plan, Generated, Allocation | None] | None:
+            """The plan with its chains fused (None where numba is missing)."""
+            if not fuse.available():
+                return None
+            plan2, done = fuse.fuse_plan(plan, chains)
+            report.add("fuse", len(plan.steps), len(plan2.steps), [
+                f"fuse: {len(c.members)} steps -> FusedElementwise "
+                f"{plan.steps[c.members[-1]].op.name!r}" for c in done])
+            alloc2 = allocate(plan2, config.liveness, config.inplace) if alloc is not None else None
+            return plan2, generate(plan2, ranks, container, copies, guards, alloc2, rollback), alloc2
+        if fuse.FUSE_AFTER_S <= 0:
+            now = fused()
+            if now is not None:
+                return now[0], now[1], report, now[2]
+            return plan, gen, report, alloc
+        hot = _FuseWhenHot(gen.fn, fused)
+        return plan, Generated(hot, gen.source, gen.filename, gen.line_step, gen.names,
+                               gen.env), report, alloc
+
+
+class _FuseWhenHot:
+    """A compiled plan's ``fn`` until the plan is hot: it runs the plan and adds up the time;
+    once :data:`fuse.FUSE_AFTER_S` seconds are spent it makes the fused plan (numba compiles
+    its kernels) and from then on runs that -- and its :class:`Executable`, if still alive,
+    takes the fused plan as its own (``source``, ``plan``, error reports)."""
+
+    __slots__ = ("fn", "spent", "make", "owner", "lock")
+
+    def __init__(self, fn: Callable, make: Callable):
+        self.fn, self.make, self.spent, self.owner = fn, make, 0.0, None
+        self.lock = threading.Lock()
+
+    def __call__(self, *fed):
+        if self.make is None:
+            return self.fn(*fed)
+        t0 = perf_counter()
+        out = self.fn(*fed)
+        self.spent += perf_counter() - t0
+        if self.spent >= fuse.FUSE_AFTER_S:
+            self.tier_up()
+        return out
+
+    def tier_up(self) -> None:
+        with self.lock:
+            if self.make is None:
+                return
+            with _collector_paused():
+                compiled = self.make()
+            self.make = None
+            if compiled is not None:
+                self.fn = compiled[1].fn
+                exe = self.owner() if self.owner is not None else None
+                if exe is not None:
+                    exe._fused(compiled)
 
 
 class _Tier0:

@@ -49,12 +49,13 @@ class PassConfig:
     dce: bool = True
     liveness: bool = True
     inplace: bool = True
+    fuse: bool = True        # a hot plan's elementwise chains as fused loops (compiler/fuse.py)
     max_fold_elements: int = 1 << 16
 
     @classmethod
     def off(cls) -> "PassConfig":
         """No optimisation at all (the baseline for comparisons and debugging)."""
-        return cls(False, False, False, False, False, False)
+        return cls(False, False, False, False, False, False, False)
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -1,0 +1,336 @@
+"""Fused elementwise kernels: a chain of elementwise steps as one loop over memory.
+
+numpy runs one op per call, each a pass over memory: on tensors larger than the caches a
+chain of twenty ``+``/``*``/``-`` reads and writes every intermediate through memory, and
+runs at a small fraction of the machine's copy bandwidth.  This pass finds such chains in a
+lowered plan and replaces each by one step whose kernel is a numba loop computing, per
+element, every op of the chain in registers -- reading the chain's inputs once and writing
+only the values something outside the chain reads::
+
+    r0 = f0(v0, v1)       # Mul 'mul'            the bench's pointwise row, fused:
+    r1 = f1(r0, v0)       # AddV2 'add'
+    ...                   (10 forward steps)     r0, r1, r2 = f0(v0, v1, v6, v14)
+    r3 = f10(r3)          # Sum 'Sum'               # FusedElementwise (all 24 other steps)
+    ...                   (14 gradient steps)    r0 = f1(r0)  # Sum 'Sum'
+    return [r3[()], r0, r6]                      return [r0[()], r1, r2]
+
+**Which chains.**  Steps whose op is elementwise with an exact per-element form -- its impl
+a ufunc numba computes with numpy's bits (:data:`EXACT_UFUNCS`: IEEE add, subtract,
+multiply, divide, negation, min/max, abs, square, sqrt), or a declared ``scalar`` form
+(``AddN``, ``BroadcastLike``) -- over one float dtype, with a fully known shape of at least
+:data:`MIN_ELEMENTS` elements; each input has that shape or is a scalar (rank 0).  So a fused
+plan gives the unfused plan's values bit for bit, -0.0 included (the tests compare them on
+NaN, Inf and signed-zero inputs); only *which* NaN a NaN result is (its sign and payload: not
+an IEEE result) may differ.  Transcendental ops (exp, tanh, sigmoid) are left to numpy: its
+float32 ``exp``/``tanh`` are SIMD loops, numba's libm calls are scalar and several times
+slower (measured in issue 32), and their bits differ.
+
+**What never moves.**  A chain is gathered in plan order and closed by any stateful or
+structural step (variable reads and writes, loops, prints, random ops), so no member moves
+past an effect.  The fused step runs at its last member's place -- or earlier, just before
+the first step outside the chain that reads a member's result (its *deadline*); steps after
+the deadline join only if they read nothing made at or after it, so the gradient of
+``sum(f(x))`` joins ``f``'s chain across the ``Sum``.
+
+**Memory.**  The loop reads each input once and writes only the results read outside the
+chain.  An output array nothing references any more when the kernel runs again is written
+again rather than allocated (a fresh large array costs page faults and zeroing: another
+pass over memory), see :class:`FusedKernel`.
+
+**When.**  Compiling a fused kernel costs numba ~0.2-1 s (plus ~0.3-1 s to import numba
+once), a thousand times a plan's Python compile, so a plan is first compiled without
+fusion; only once the plan has spent :data:`FUSE_AFTER_S` seconds running (a hot plan: as
+in ski rental, its total cost then stays within about twice that of the best choice made
+knowing the future) is it rewritten with its fused kernels.  Where numba is missing the plan
+simply stays unfused.  ``PassConfig(fuse=False)`` switches fusion off.
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+from sys import getrefcount
+from time import perf_counter
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from common.fastpath import numba_module
+
+from .emit import comment
+from .plan import Plan, Step
+
+__all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "FUSE_AFTER_S", "Chain", "find_chains", "fuse_plan",
+           "FusedKernel", "available"]
+
+EXACT_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.negative,
+                          np.positive, np.maximum, np.minimum, np.absolute, np.square, np.sqrt})
+"""ufuncs whose numba scalar form rounds as numpy's loop does (IEEE operations, no libm)."""
+
+MIN_ELEMENTS = 1 << 16
+"""Fuse only chains over tensors at least this large (256 KiB of float32): below it the
+operands stay in cache and numpy's per-call overhead, not memory, bounds the chain."""
+
+_after = os.environ.get("STATICGRAPH_FUSE_AFTER", "0.5")
+FUSE_AFTER_S: float = math.inf if _after.lower() in ("off", "inf", "never") else float(_after)
+"""Seconds a compiled plan runs before its elementwise chains are fused (environment
+``STATICGRAPH_FUSE_AFTER``: seconds, ``0`` fuses when the plan is compiled, ``off`` never)."""
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class Chain(NamedTuple):
+    """A group of plan steps fused into one: member step indices (in plan order), the slots
+    it reads (arrays and scalars) and the member results it must write out."""
+
+    members: tuple[int, ...]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    at: int          # the fused step runs just before the step at this index (or replaces it)
+
+
+def _form(step: Step) -> Callable[[list[str]], str] | None:
+    """The step's per-element form as a function of argument names (None: not fusable)."""
+    d = step.op.op_def
+    if d is None or d.stateful or len(step.outputs) != 1 or step.outputs[0] is None:
+        return None
+    if d.scalar is not None:
+        return lambda args: d.scalar(*args)
+    impl = step.kernel
+    if impl is d.impl and isinstance(impl, np.ufunc) and impl in EXACT_UFUNCS and \
+            impl.nout == 1 and len(step.inputs) == impl.nin:
+        return None if step.op.attrs else (lambda args, u=impl.__name__: f"{u}({', '.join(args)})")
+    return None
+
+
+def _key(step: Step) -> tuple | None:
+    """(shape, dtype) of a step's one result when the step could join a fused loop: a fully
+    known shape of :data:`MIN_ELEMENTS` or more, a float dtype, and inputs of that shape and
+    dtype or scalars of the dtype (read off the op's tensors: step input ``i`` is
+    ``op.inputs[i]``).  The size is checked first: most steps of most plans are small."""
+    outs = step.op.outputs
+    if len(outs) != 1 or len(step.outputs) != 1 or step.outputs[0] is None:
+        return None
+    shape = outs[0]._shape
+    if shape is None or None in shape or math.prod(shape) < MIN_ELEMENTS:
+        return None
+    dtype = outs[0].np_dtype
+    if dtype not in _FLOATS:
+        return None
+    for t in step.op.inputs:
+        if t.np_dtype != dtype or (t._shape != shape and t._shape != ()):
+            return None
+    return tuple(shape), dtype
+
+
+def find_chains(plan: Plan) -> list[Chain]:
+    """The plan's fusable chains, of two or more steps each, gathered in plan order.
+
+    A chain is closed by a stateful or structural step, and by a step with another shape or
+    dtype.  A step outside the chain that reads a member's result (a reduction of it, say)
+    sets the chain's *deadline*: the fused step must run before it.  Later steps may still
+    join -- moved up, before the deadline -- as long as they read nothing made at or after
+    it (the gradient of ``sum(f(x))`` joins ``f``'s chain across the ``Sum``)."""
+    chains, members, made, key = [], [], set(), None
+    deadline, late = None, set()      # fused step's latest place; slots made at/after it
+
+    def close():
+        nonlocal deadline
+        if len(members) >= 2:
+            at = members[-1] if deadline is None else deadline
+            chains.append(_chain(plan, members, made, key, at))
+        members.clear()
+        made.clear()
+        late.clear()
+        deadline = None
+
+    for k, step in enumerate(plan.steps):
+        k_key = _key(step)
+        if k_key is not None and _form(step) is not None:
+            if k_key != key or (late and not late.isdisjoint(step.inputs)):
+                close()
+                key = k_key
+            members.append(k)
+            made.add(step.outputs[0])
+            continue
+        if members:
+            d = step.op.op_def
+            if d is None or d.stateful:
+                close()
+                continue
+            if deadline is None and not made.isdisjoint(step.inputs):
+                deadline = k
+            if deadline is not None:
+                late.update(step.outputs)
+    close()
+    return chains
+
+
+def _chain(plan: Plan, members: list[int], made: set[int], key: tuple, at: int) -> Chain:
+    """The chain of these member steps: what it reads from outside, what it must write out
+    (a member result read by a step outside the chain, or fetched)."""
+    member_set = set(members)
+    fetched = {s for s in plan.fetches if s is not None}
+    readers = {s for k, step in enumerate(plan.steps) if k not in member_set
+               for s in step.inputs}
+    inputs = list(dict.fromkeys(s for k in members for s in plan.steps[k].inputs
+                                if s not in made))
+    outputs = [s for k in members for s in plan.steps[k].outputs
+               if s in fetched or s in readers]
+    return Chain(tuple(members), tuple(inputs), tuple(outputs), key[0], key[1], at)
+
+
+# --- the kernel ---------------------------------------------------------------------------------
+
+class FusedOp:
+    """What a fused step shows as its node (comments, errors): the chain's last op, typed
+    ``FusedElementwise``; a structural node (``op_def`` None) to the passes after it, which
+    then treat its results conservatively."""
+
+    __slots__ = ("name", "type", "kind", "site", "op_def", "inputs", "outputs", "attrs",
+                 "members", "control_inputs")
+
+    def __init__(self, members: list, inputs: tuple, outputs: tuple):
+        last = members[-1]
+        self.name, self.site = last.name, last.site
+        self.type = self.kind = "FusedElementwise"
+        self.op_def, self.attrs, self.control_inputs = None, {}, ()
+        self.members, self.inputs, self.outputs = tuple(members), inputs, outputs
+
+
+def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
+    """The numba loop of ``chain`` (source, and the ufuncs it names).
+
+    Every name in the source is the generator's own (``a0``, ``t3``, ``o1``, ufunc names from
+    :data:`EXACT_UFUNCS`); op names and sites appear only in comments, through ``repr()``."""
+    tensors = {s: t for t, s in plan.slot_of.items()}
+    scalar = [tensors[s]._shape == () for s in chain.inputs]
+    local = {s: (f"a{i}" if scalar[i] else f"x{i}") for i, s in enumerate(chain.inputs)}
+    params = [f"a{i}" for i in range(len(chain.inputs))] + \
+        [f"o{i}" for i in range(len(chain.outputs))]
+    body = [f"def {name}(n, {', '.join(params)}):", "    for j in range(n):"]
+    body += [f"        x{i} = a{i}[j]" for i, sc in enumerate(scalar) if not sc]
+    env = {}
+    for n_t, k in enumerate(chain.members):
+        step = plan.steps[k]
+        form = _form(step)
+        impl = step.kernel
+        if isinstance(impl, np.ufunc) and step.op.op_def.scalar is None:
+            env[impl.__name__] = impl
+        t = f"t{n_t}"
+        body.append(f"        {t} = {form([local[s] for s in step.inputs])}  "
+                    f"{comment(step.op, site=False)}")
+        local[step.outputs[0]] = t
+    body += [f"        o{i}[j] = {local[s]}" for i, s in enumerate(chain.outputs)]
+    return "\n".join(body) + "\n", env
+
+
+_numba = None
+_lock = threading.Lock()
+_cache: dict[str, Callable] = {}
+
+
+def available() -> bool:
+    """Can fused kernels be compiled here (numba importable, without Intel's SVML)?"""
+    global _numba
+    if _numba is None:
+        _numba = numba_module() or False
+    return _numba is not False
+
+
+def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
+              scalar: list[bool], n_out: int) -> Callable | None:
+    """The numba function of ``source``, compiled now for contiguous arrays (once per process
+    per source text): None if numba refuses it -- then the chain is not fused.
+
+    ``error_model="numpy"``: a division by zero gives inf/NaN, as numpy's, not an exception."""
+    available()
+    with _lock:
+        if source in _cache:
+            return _cache[source]
+        scope = dict(env)
+        exec(compile(source, f"<staticgraph-fused-{name}>", "exec"), scope)
+        nb = _numba
+        item, array = nb.from_dtype(dtype), nb.types.Array(nb.from_dtype(dtype), 1, "C")
+        signature = (nb.types.intp, *[item if sc else array for sc in scalar],
+                     *[array] * n_out)
+        fn = nb.njit(nogil=True, error_model="numpy")(scope[name])
+        try:                 # (other layouts -- read-only, broadcast -- compile on first use)
+            fn.compile(signature)
+        except Exception:    # (numba's typing and lowering errors: no such kernel, no fusion)
+            fn = None
+        _cache[source] = fn
+        return fn
+
+
+class FusedKernel:
+    """A fused step's kernel: ``kernel(*inputs)`` returns the chain's outputs (one array, or
+    a tuple), each a C-contiguous array of the chain's shape.
+
+    An output array whose only reference left is the kernel's own (the run that got it, and
+    whoever it was handed to, dropped it) is written again by the next call instead of a new
+    one: a fresh large array costs the kernel's page faults and zeroing, as much as another
+    pass over memory (PyTorch's caching allocator keeps freed blocks for the same reason).
+    So between runs a fused plan keeps at most one array per output alive."""
+
+    def __init__(self, fn: Callable, shape: tuple, dtype: np.dtype, scalar: list[bool],
+                 n_out: int, source: str):
+        self.fn, self.shape, self.dtype = fn, shape, dtype
+        self.scalar, self.n_out, self.source = scalar, n_out, source
+        self.size = math.prod(shape)
+        self._kept: list[np.ndarray | None] = [None] * n_out
+
+    def __call__(self, *xs):
+        n = self.size
+        args = [x[()] if sc else _flat(x, n) for x, sc in zip(xs, self.scalar)]
+        kept, outs = self._kept, []
+        for i in range(self.n_out):
+            o = kept[i]
+            if o is None or getrefcount(o) > 3:   # (o, kept[i], getrefcount's argument)
+                o = kept[i] = np.empty(self.shape, self.dtype)
+            outs.append(o)
+        self.fn(n, *args, *[o.reshape(-1) for o in outs])
+        return outs[0] if self.n_out == 1 else tuple(outs)
+
+
+def _flat(x: np.ndarray, n: int) -> np.ndarray:
+    """``x`` as a 1-D array of its ``n`` elements in C order, without a copy where possible
+    (a contiguous array; a broadcast scalar, all strides 0)."""
+    if x.flags.c_contiguous:
+        return x.reshape(-1)
+    if not any(x.strides):
+        return np.lib.stride_tricks.as_strided(x, (n,), (0,))
+    return np.ascontiguousarray(x).reshape(-1)
+
+
+def fuse_plan(plan: Plan, chains: list[Chain]) -> tuple[Plan, list[Chain]]:
+    """``plan`` with each chain's steps replaced by one fused step, run just before the step
+    at ``chain.at`` (its last member, or its deadline; call only where :func:`available`),
+    and the chains fused (those numba compiled)."""
+    done = []
+    before: dict[int, Step] = {}
+    dropped: set[int] = set()
+    tensors = {s: t for t, s in plan.slot_of.items()}
+    for n, chain in enumerate(chains):
+        name = f"fused_{n}"
+        source, env = kernel_source(plan, chain, name)
+        scalar = [tensors[s]._shape == () for s in chain.inputs]
+        fn = _compiled(source, name, env, chain.dtype, scalar, len(chain.outputs))
+        if fn is None:
+            continue
+        done.append(chain)
+        kernel = FusedKernel(fn, chain.shape, chain.dtype, scalar, len(chain.outputs), source)
+        op = FusedOp([plan.steps[k].op for k in chain.members],
+                     tuple(tensors[s] for s in chain.inputs),
+                     tuple(tensors[s] for s in chain.outputs))
+        before[chain.at] = Step(op, kernel, chain.inputs, chain.outputs)
+        dropped.update(chain.members)
+    steps = []
+    for k, step in enumerate(plan.steps):
+        if k in before:
+            steps.append(before[k])
+        if k not in dropped:
+            steps.append(step)
+    return plan._replace(steps=steps), done
