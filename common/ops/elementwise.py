@@ -319,7 +319,7 @@ def _sign(x, nan_sign_zero=False):
     return out
 
 
-defop("Abs", _abs, same, inputs=("x",), fname="abs",
+defop("Abs", _abs, same, inputs=("x",), fname="abs", scalar=lambda x: f"abs({x})",
       examples=UNARY + (E(((4,),), {"nan_sign_zero": True}),),
       grads=(lambda F, g, x, nan_sign_zero: F.mul(g, F.sign(x, nan_sign_zero=nan_sign_zero)),))
 defop("Sign", _sign, numbers("sign", same), inputs=("x",), fname="sign",
