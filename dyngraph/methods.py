@@ -24,6 +24,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from . import composite, creation, functions, legacy, pointwise, random, reductions, selection
+from . import complex as complex_
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -190,3 +191,7 @@ def attach(cls: type = Tensor) -> None:
     cls.T = property(functions.permute_all)
     cls.mT, cls.mH = property(composite.mT), property(composite.mH)
     cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new
+    for name in complex_.METHODS:                     # complex tensors (issue #28)
+        setattr(cls, name, getattr(complex_, name))
+    for name, prop in complex_.PROPERTIES.items():
+        setattr(cls, name, prop)

@@ -12,8 +12,12 @@
     random           draws from a generator the engine owns
     candidate        candidate samplers of sampled losses (TF's draws), accidental hits
     special          inverse trig/hyperbolic, atan2, lgamma/digamma/polygamma, xlogy/xdivy
+    complex          conj, real, imag, angle, complex, the absolute value of a complex tensor
+    fft              discrete Fourier transforms: complex, real-to-complex, complex-to-real
 """
 from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
                sequence, shape, special)
 from . import dynamic_shape  # noqa: F401,E402  (registered after shape, whose tile-sum it reuses)
 from . import candidate  # noqa: F401,E402
+from . import complex  # noqa: F401,E402  (conj, real, imag, angle, complex; ComplexAbs)
+from . import fft  # noqa: F401,E402

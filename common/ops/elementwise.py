@@ -12,8 +12,8 @@ import numpy as np
 from ..examples import Example as E, pos
 from ..registry import Algebra, Spec, defop
 from ..errors import DTypeError, ShapeError
-from ..shapes import (broadcast_shapes, fmt_shape, is_compatible, merge, require_kind,
-                      result_dtype, unbroadcast as ub)
+from ..shapes import (broadcast_shapes, conjugate as cj, fmt_shape, is_compatible, merge,
+                      real_dtype, require_kind, result_dtype, unbroadcast as ub)
 
 BOOL = np.dtype(bool)
 
@@ -40,7 +40,7 @@ def numbers(what: str, rule):
     """``rule`` for an op numpy refuses on bools (``-`` of a bool, ``np.sign`` of one): the
     shape rule refuses them too, so a graph fails where it is built, not where it runs."""
     def infer(*specs: Spec, **attrs) -> Spec:
-        require_kind(what, "fiu", *specs)
+        require_kind(what, "fiuc", *specs)
         return rule(*specs, **attrs)
     return infer
 
@@ -141,16 +141,17 @@ defop("Sub", np.subtract, numbers("subtraction", binary), inputs=("a", "b"), fna
 defop("Mul", np.multiply, binary, inputs=("a", "b"), fname="mul", examples=BINARY,
       torch_names={"diag_embed": "DiagEmbedBackward0"},
       algebra=Algebra(neutral=(1, 1)),
-      grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, b), a_shape),
-             lambda F, g, a, b_shape: ub(F, F.mul(g, a), b_shape)))
+      grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, cj(F, b)), a_shape),
+             lambda F, g, a, b_shape: ub(F, F.mul(g, cj(F, a)), b_shape)))
 
 defop("RealDiv", np.true_divide, true_divide, inputs=("a", "b"), fname="div",
       algebra=Algebra(neutral=(None, 1)),
       torch_name="DivBackward0",
       torch_names={"reciprocal": "ReciprocalBackward0", "scalar": "DivBackward1"},
       examples=(E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4))))),
-      grads=(lambda F, g, b, a_shape: ub(F, F.div(g, b), a_shape),
-             lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, out), b)), b_shape)))
+      grads=(lambda F, g, b, a_shape: ub(F, F.div(g, cj(F, b)), a_shape),
+             lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, cj(F, out)), cj(F, b))),
+                                              b_shape)))
 
 
 def _minus_one(F, b):
@@ -160,16 +161,23 @@ def _minus_one(F, b):
     return b - 1.0 if isinstance(b, (int, float)) else F.sub(b, 1.0)
 
 
+def _pow_grad_base(F, g, a, b, a_shape):
+    """d(a**b)/da = b * a**(b-1) (its conjugate for complex tensors)."""
+    d = F.pow(a, _minus_one(F, b))
+    if F.dtype(d).kind == "c":
+        return ub(F, F.mul(g, F.conj(F.mul(b, d))), a_shape)
+    return ub(F, F.mul(F.mul(g, b), d), a_shape)
+
+
 def _pow_grad_exponent(F, g, a, out, b_shape):
     """d(a**b)/db = a**b * log(a); 0 where a == 0 and b >= 0 (as PyTorch)."""
-    return ub(F, F.mul(g, F.mul(out, F.log(F.where(F.eq(a, 0.0), 1.0, a)))), b_shape)
+    return ub(F, F.mul(g, cj(F, F.mul(out, F.log(F.where(F.eq(a, 0.0), 1.0, a))))), b_shape)
 
 
 defop("Pow", np.power, power, inputs=("a", "b"), fname="pow",
       torch_names={"tensor": "PowBackward1", "base": "PowBackward2", "exp2": "Exp2Backward0"},
       examples=(E((pos((3,)), (3,))), E((pos((2, 3)), (3,))), E((pos((2, 3)), ()))),
-      grads=(lambda F, g, a, b, a_shape: ub(F, F.mul(F.mul(g, b), F.pow(a, _minus_one(F, b))), a_shape),
-             _pow_grad_exponent))
+      grads=(_pow_grad_base, _pow_grad_exponent))
 
 
 def _pick(F, g, wins, ties):
@@ -260,17 +268,17 @@ defop("Neg", np.negative, numbers("negation", same), inputs=("x",), fname="neg",
       algebra=Algebra(involution=True),
       grads=(lambda F, g: F.neg(g),))
 defop("Exp", np.exp, floating, inputs=("x",), fname="exp", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, out),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, out)),))
 defop("Log", np.log, floating, inputs=("x",), fname="log", examples=POSITIVE,
-      grads=(lambda F, g, x: F.div(g, x),))
+      grads=(lambda F, g, x: F.div(g, cj(F, x)),))
 defop("Sqrt", np.sqrt, floating, inputs=("x",), fname="sqrt", examples=POSITIVE,
-      grads=(lambda F, g, out: F.div(g, F.mul(out, 2.0)),))
-defop("Abs", np.abs, same, inputs=("x",), fname="abs", examples=UNARY,
+      grads=(lambda F, g, out: F.div(g, F.mul(cj(F, out), 2.0)),))
+defop("Abs", np.abs, lambda x: Spec(x.shape, real_dtype(x.dtype)), inputs=("x",), fname="abs", examples=UNARY,
       grads=(lambda F, g, x: F.mul(g, F.sign(x)),))
 defop("Sign", np.sign, numbers("sign", same), inputs=("x",), fname="sign", examples=UNARY,
       grads=(lambda F, g: F.zeros_like(g),))
 defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.sub(1.0, F.mul(out, out))),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.sub(1.0, F.mul(out, out)))),))
 
 
 def _sigmoid(x):
@@ -280,6 +288,8 @@ def _sigmoid(x):
     The numerator is picked as ``max(e, x >= 0)`` (1 or e, as ``e <= 1``): the
     same bits as selecting with ``np.where``, at a fraction of its cost.
     """
+    if np.iscomplexobj(x):             # no ordering: the formula itself, as TF and torch
+        return 1.0 / (1.0 + np.exp(-x))
     e = np.exp(-np.abs(x))
     return np.asarray(np.maximum(e, np.greater_equal(x, 0)) / (1.0 + e))
 
@@ -289,7 +299,7 @@ def _relu(x):
 
 
 defop("Sigmoid", _sigmoid, numbers("sigmoid", floating), inputs=("x",), fname="sigmoid", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.mul(out, F.sub(1.0, out))),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.mul(out, F.sub(1.0, out)))),))
 defop("Relu", _relu, lambda x: Spec(x.shape, np.result_type(x.dtype, 0)), inputs=("x",), fname="relu", examples=UNARY,
       grads=(lambda F, g, out: F.where(F.gt(out, 0.0), g, 0.0),))
 
@@ -326,19 +336,19 @@ def _rsqrt(x):
 
 
 defop("Sin", np.sin, floating, inputs=("x",), fname="sin", examples=UNARY,
-      grads=(lambda F, g, x: F.mul(g, F.cos(x)),))
+      grads=(lambda F, g, x: F.mul(g, cj(F, F.cos(x))),))
 defop("Cos", np.cos, floating, inputs=("x",), fname="cos", examples=UNARY,
-      grads=(lambda F, g, x: F.neg(F.mul(g, F.sin(x))),))
+      grads=(lambda F, g, x: F.neg(F.mul(g, cj(F, F.sin(x)))),))
 defop("Tan", np.tan, floating, inputs=("x",), fname="tan", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.add(F.mul(out, out), 1.0)),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.add(F.mul(out, out), 1.0))),))
 defop("Rsqrt", _rsqrt, floating, inputs=("x",), fname="rsqrt", examples=POSITIVE,
-      grads=(lambda F, g, out: F.mul(F.mul(g, -0.5), F.mul(out, F.mul(out, out))),))
+      grads=(lambda F, g, out: F.mul(F.mul(g, -0.5), cj(F, F.mul(out, F.mul(out, out)))),))
 defop("Log1p", np.log1p, floating, inputs=("x",), fname="log1p", torch_name="Log1PBackward0",
-      examples=POSITIVE, grads=(lambda F, g, x: F.div(g, F.add(x, 1.0)),))
+      examples=POSITIVE, grads=(lambda F, g, x: F.div(g, cj(F, F.add(x, 1.0))),))
 defop("Expm1", np.expm1, floating, inputs=("x",), fname="expm1", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.add(out, 1.0)),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.add(out, 1.0))),))
 defop("Square", np.square, lambda x: power(x, x), inputs=("x",), fname="square", torch_name="PowBackward0",
-      examples=UNARY, grads=(lambda F, g, x: F.mul(g, F.mul(x, 2.0)),))
+      examples=UNARY, grads=(lambda F, g, x: F.mul(g, F.mul(cj(F, x), 2.0)),))
 defop("Floor", _keep_ints(np.floor), same, inputs=("x",), fname="floor", examples=UNARY,
       grads=(_zero_grad,))
 defop("Ceil", _keep_ints(np.ceil), same, inputs=("x",), fname="ceil", examples=UNARY,
