@@ -11,7 +11,7 @@ import numpy as np
 
 from common import REGISTRY
 
-from ..framework.build import apply, convert_to_tensor
+from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import name_scope
 
 __all__ = ["conj", "real", "imag", "angle", "complex"]
@@ -39,23 +39,25 @@ def real(input, name=None):  # noqa: A002  (TF's name)
 
 def imag(input, name=None):  # noqa: A002
     """The imaginary parts; zeros for a real tensor."""
-    from .core_ops import zeros_like
     x = convert_to_tensor(input)
     if x.dtype.is_complex:
         return apply(_R["Imag"], (x,), {}, name=name or "Imag")
     with name_scope(name, "Imag"):
-        return zeros_like(x)
+        return apply(_R["ZerosLike"], (x,), {}, name="zeros_like")
 
 
 def angle(input, name=None):  # noqa: A002
     """The argument ``atan2(imag, real)``; for a real tensor ``pi`` where it is negative, else 0
     (TF's ``where(x < 0, pi * ones_like(x), zeros_like(x))``)."""
-    from .core_ops import less, ones_like, where, zeros_like
     x = convert_to_tensor(input)
     if x.dtype.is_complex:
         return apply(_R["Angle"], (x,), {}, name=name or "Angle")
     with name_scope(name, "Angle"):
-        return where(less(x, 0), np.pi * ones_like(x), zeros_like(x))
+        negative = apply(_R["Less"], (x, constant(0, dtype=x.dtype)), {}, name="Less")
+        pi = apply(_R["Mul"], (constant(np.pi, dtype=x.dtype),
+                               apply(_R["OnesLike"], (x,), {}, name="ones_like")), {}, name="mul")
+        return apply(_R["Select"], (negative, pi, apply(_R["ZerosLike"], (x,), {},
+                                                         name="zeros_like")), {}, name="Select")
 
 
 def complex(real, imag, name=None):  # noqa: A001

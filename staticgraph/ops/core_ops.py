@@ -22,6 +22,7 @@ from ..framework.error_text import ShapeAttr, input_names, shape_inference_error
 from ..framework.graph import Tensor, name_scope, tensor_of
 from ..framework.shape import as_shape_tuple
 from ..framework.shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
+from .complex_ops import conj
 
 __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmul", "pow",
            "maximum", "minimum", "negative", "square", "reciprocal", "tanh", "exp", "log",
@@ -106,8 +107,7 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a
                          "Only one of transpose_b and adjoint_b can be True.")
     a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b, names=("a", "b")))
     if adjoint_a and a.dtype.is_complex or adjoint_b and b.dtype.is_complex:
-        from .complex_ops import conj    # TF conjugates first, then multiplies transposed
-        a, b = conj(a) if adjoint_a else a, conj(b) if adjoint_b else b
+        a, b = conj(a) if adjoint_a else a, conj(b) if adjoint_b else b   # TF conjugates first
     transpose_a, transpose_b = transpose_a or adjoint_a, transpose_b or adjoint_b
     if not (transpose_a or transpose_b):
         return _matmul(a, b, name)
@@ -248,7 +248,6 @@ def transpose(a, perm=None, name=None, conjugate=False):
     a = convert_to_tensor(a)
     if conjugate and a.dtype.is_complex:
         with name_scope(name, "transpose") as scope:
-            from .complex_ops import conj
             return transpose(conj(a), perm, name=scope)
     return apply(_R["Transpose"], (a,),
                  {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")

@@ -12,6 +12,7 @@ from common import REGISTRY
 
 from ..framework.build import apply, convert_to_tensor
 from ..framework.graph import name_scope
+from .array_ops import pad, slice as _slice
 
 __all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d",
            "irfft2d", "rfft3d", "irfft3d"]
@@ -48,7 +49,6 @@ fft3d, ifft3d = _c2c("FFT3D", 3, False), _c2c("IFFT3D", 3, True)
 
 def _resize(x, axes, lengths):
     """``x`` cropped or zero-padded at the end of each of ``axes`` to ``lengths``."""
-    from .array_ops import pad, slice as _slice
     shape = x.shape.as_list()
     if any(shape[a] is None for a in axes):
         raise ValueError("fft_length needs the transformed dims known when the graph is built")
