@@ -18,7 +18,7 @@ from .errors import ShapeError, DTypeError
 
 __all__ = ["broadcast_shapes", "normalize_axes", "reduced_shape", "result_dtype",
            "sum_to_shape", "unbroadcast", "is_float", "require_kind", "is_known", "is_compatible", "refines",
-           "merge", "most_specific_compatible", "fmt_shape"]
+           "merge", "most_specific_compatible", "fmt_shape", "conjugate", "real_dtype"]
 
 def is_known(shape) -> bool:
     """True when the rank and every dim are known."""
@@ -137,7 +137,13 @@ def is_float(dtype) -> bool:
     return np.issubdtype(np.dtype(dtype), np.floating)
 
 
-_KINDS = {"f": "floats only", "fiu": "numbers only, not bool"}
+_KINDS = {"f": "floats only", "fiu": "numbers only, not bool", "fiuc": "numbers only, not bool"}
+
+
+def real_dtype(dtype) -> np.dtype:
+    """The dtype of a value's real part: ``complex64`` -> ``float32``; a real dtype is its own."""
+    dtype = np.dtype(dtype)
+    return np.dtype(f"f{dtype.itemsize // 2}") if dtype.kind == "c" else dtype
 
 
 def require_kind(what: str, kinds: str, *tensors) -> None:
@@ -191,10 +197,32 @@ def unbroadcast(F, g, like):
     Statically equal shapes need nothing; otherwise one ``SumLike`` op does it
     (at run time in the static engine, where dims may be unknown at build time).
     """
+    if g.dtype is not like.dtype and _is_complex(F, g) and not _is_complex(F, like):
+        g = F.real(g)     # a real input promoted into a complex op: its gradient is real
     gs, ls = F.shape(g), F.shape(like)
     if gs == ls and is_known(gs):
         return g
     return F.sum_like(g, like)
+
+
+def conjugate(F, x):
+    """``conj(x)`` for a complex ``x``, ``x`` itself otherwise.
+
+    Complex gradients follow TF's and PyTorch's convention: for a real loss L of z = x + iy
+    the gradient is dL/dx + i dL/dy, so a holomorphic op's rule multiplies the incoming
+    gradient by the *conjugate* of its derivative (``Mul``: ``g * conj(b)``).  Rules call
+    this where they multiply by an input or output; for real tensors it adds nothing.
+    """
+    if not hasattr(x, "dtype"):       # a Python number saved by ``x * 2.0``
+        return x.conjugate() if type(x) is complex else x
+    return F.conj(x) if _is_complex(F, x) else x
+
+
+def _is_complex(F, x) -> bool:
+    """Is ``x`` (an array, a ShapeRef, an engine's tensor) complex?  An array's numpy dtype is
+    read directly: the eager backward asks for every product's operands."""
+    d = x.dtype
+    return (d.kind if isinstance(d, np.dtype) else F.dtype(x).kind) == "c"
 
 
 def _fmt_all(shapes) -> str:

@@ -36,6 +36,7 @@ from .backends import are_deterministic_algorithms_enabled, use_deterministic_al
 from .dtypes import (bool_ as bool, double, dtype, float, float16, float32, float64,  # noqa: A004
                      get_default_dtype, half, int, int8, int16, int32, int64, long,
                      set_default_dtype, short, uint8)
+from .dtypes import cdouble, cfloat, complex64, complex128, uint16, uint32, uint64
 from .errors import SizeMismatchError
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
@@ -89,3 +90,11 @@ for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they 
     globals()[_name] = _with_out(globals()[_name])
 
 _attach_methods(Tensor)  # x + y, x.exp(), x.detach()...: see dyngraph.methods
+
+# complex and unsigned dtypes (issue #28/#30)
+__all__ += ["complex64", "complex128", "cfloat", "cdouble", "uint16", "uint32", "uint64"]
+from .complex import *  # noqa: F403,E402
+from .complex import __all__ as _complex_all  # noqa: E402
+__all__ += _complex_all
+from . import fft  # noqa: E402  (torch.fft)
+__all__ += ["fft"]

@@ -21,7 +21,7 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty"
 
 def _leaf(data: np.ndarray, requires_grad: bool) -> Tensor:
     to_dtype(data.dtype)  # complex and other dtypes without a tensor type: refused now, not later
-    if requires_grad and data.dtype.kind != "f":
+    if requires_grad and data.dtype.kind not in "fc":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return make(data, bool(requires_grad))
 
@@ -68,6 +68,8 @@ def _infer_array(data, dtype) -> np.ndarray:
                         f"hold numbers and bools, got {plain!r:.60})")
     if target is None and arr.dtype.kind == "f":
         arr = arr.astype(get_default_dtype().np)
+    elif target is None and arr.dtype.kind == "c":   # Python complex: the default dtype's complex
+        arr = arr.astype(get_default_dtype().to_complex().np)
     elif target is None and arr.dtype.kind in "iu":
         arr = arr.astype(np.int64)
     return arr

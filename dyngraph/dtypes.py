@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-           "bool_", "to_dtype", "np_dtype_of", "DEFAULT_FLOAT", "half", "float", "double",
+           "bool_", "complex64", "complex128", "cfloat", "cdouble", "uint16", "uint32", "uint64", "to_dtype", "np_dtype_of", "DEFAULT_FLOAT", "half", "float", "double",
            "short", "int", "long", "from_legacy_name", "get_default_dtype", "set_default_dtype",
            "lookup"]
 
@@ -31,7 +31,30 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self.np.kind == "c"
+
+    @property
+    def is_signed(self) -> bool:
+        return self.np.kind in "fic"
+
+    def to_real(self) -> "dtype":
+        """The dtype of a value's real part (``complex64`` -> ``float32``); a real floating
+        dtype is its own."""
+        if self.np.kind == "c":
+            return to_dtype(np.empty((), self.np).real.dtype)
+        if self.np.kind == "f":
+            return self
+        raise RuntimeError(f"to_real is only supported for floating point or complex dtypes, "
+                           f"but got {self!r}")
+
+    def to_complex(self) -> "dtype":
+        """The complex dtype over this floating one (``float32`` -> ``complex64``)."""
+        if self.np.kind == "c":
+            return self
+        if self.np.kind == "f" and self.np.itemsize >= 4:
+            return to_dtype(np.result_type(self.np, np.complex64))
+        raise RuntimeError(f"to_complex is only supported for floating point dtypes, "
+                           f"but got {self!r}")
 
     @property
     def scalar_name(self) -> str:
@@ -54,11 +77,17 @@ int32 = int = dtype("int32", np.int32, "IntTensor")
 int64 = long = dtype("int64", np.int64, "LongTensor")
 uint8 = dtype("uint8", np.uint8, "ByteTensor")
 bool_ = dtype("bool", np.bool_, "BoolTensor")
+complex64 = cfloat = dtype("complex64", np.complex64, "ComplexFloatTensor")
+complex128 = cdouble = dtype("complex128", np.complex128, "ComplexDoubleTensor")
+uint16 = dtype("uint16", np.uint16, "UInt16Tensor")
+uint32 = dtype("uint32", np.uint32, "UInt32Tensor")
+uint64 = dtype("uint64", np.uint64, "UInt64Tensor")
 
 DEFAULT_FLOAT = float32
 """PyTorch's default dtype at start-up; :func:`set_default_dtype` changes the current one."""
 _default = [DEFAULT_FLOAT]
-_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)}
+_BY_NP = {d.np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8, bool_,
+                             complex64, complex128, uint16, uint32, uint64)}
 
 
 def lookup(np_dtype) -> dtype | None:

@@ -46,7 +46,7 @@ TRACER = None
 
 _ndarray = np.ndarray
 _new = object.__new__
-_SCALARS = (int, float, bool)
+_SCALARS = (int, float, bool, complex)
 _EMPTY: dict = {}
 
 
@@ -334,22 +334,39 @@ def _view_of(t: Tensor, vc) -> Tensor:
 
 
 def _torch_dtype(out: np.ndarray, inputs) -> np.ndarray:
-    """A float64 result recast where PyTorch's promotion gives a narrower float.
+    """A float64 (complex128) result recast where PyTorch's promotion gives a narrower one.
 
     PyTorch ranks operands: tensors with dims, then 0-dim tensors, then Python
-    numbers, each only counting when it raises the category (int < float).
-    So ``float32[3] + float64 0-dim`` is float32 and ``int + 1.5`` is the
-    default dtype (float32 unless changed), where numpy says float64.
+    numbers, each only counting when it raises the category (int < float < complex).
+    So ``float32[3] + float64 0-dim`` is float32, ``int + 1.5`` is the default dtype
+    (float32 unless changed) and ``float32[3] * complex128 0-dim`` is complex64, where
+    numpy says float64 and complex128.
     """
-    dims, zero = [], []
+    dims, zero, wrapped = [], [], None
     for x in inputs:
         d = getattr(x, "_data", x)
         dt = getattr(d, "dtype", None)
-        if dt is not None and dt.kind == "f":
+        if dt is not None and dt.kind in "fc":
             (dims if d.ndim else zero).append(dt)
-    target = (np.result_type(*dims) if dims else np.result_type(*zero) if zero
-              else get_default_dtype().np)
+        elif type(d) is complex:
+            wrapped = get_default_dtype().to_complex().np
+    target = _combine(np.result_type(*dims) if dims else None,
+                      _combine(np.result_type(*zero) if zero else None, wrapped))
+    if target is None:
+        target = get_default_dtype().np
+    if out.dtype.kind == "c" and target.kind == "f":
+        target = np.result_type(target, np.complex64)
     return out if target == out.dtype else out.astype(target)
+
+
+def _combine(higher, lower):
+    """PyTorch's ``combine_categories`` over float/complex dtypes (None: no such operand): the
+    higher-ranked group's dtype, made complex when only the lower one is complex."""
+    if higher is None or lower is None:
+        return lower if higher is None else higher
+    if lower.kind == "c" and higher.kind == "f":
+        return np.result_type(higher, np.complex64)
+    return higher
 
 
 def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
@@ -382,12 +399,12 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
         raise explain(op, inputs, e) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
-    if out.dtype.char == "d" and not info.keeps_dtype:
+    if out.dtype.char in "dD" and not info.keeps_dtype:
         out = _torch_dtype(out, inputs)
     vc = None
     if info.views and isinstance(inputs[0], Tensor) and _shares(out, arrays[0]):
         vc = base_counter(inputs[0])
-    if needs and STATE.enabled and out.dtype.kind == "f":
+    if needs and STATE.enabled and out.dtype.kind in "fc":
         return record(op, inputs, attrs, out, cls, vc)
     return _view_of(make(out), vc)
 
@@ -404,10 +421,10 @@ def _apply_one(op, info: _OpInfo, x: Tensor, attrs: dict, cls) -> Tensor:
         raise explain(op, (x,), e) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
-    if out.dtype.char == "d" and not info.keeps_dtype and xd.dtype.char != "d":
+    if out.dtype.char in "dD" and not info.keeps_dtype and xd.dtype.char not in "dD":
         out = _torch_dtype(out, (xd,))
     vc = base_counter(x) if info.views and _shares(out, xd) else None
-    if x._rg and info.diff[0] and STATE.enabled and out.dtype.kind == "f":
+    if x._rg and info.diff[0] and STATE.enabled and out.dtype.kind in "fc":
         return _record_one(op, info, x, attrs, out, cls, vc)
     t = make(out)
     if vc is not None:
@@ -465,8 +482,8 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
         raise explain(op, (a, b), e) from None
     if type(out) is not _ndarray:
         out = np.asarray(out)
-    if out.dtype.char == "d" and not (ad.ndim and ad.dtype.char == "d"):
+    if out.dtype.char in "dD" and not (ad.ndim and ad.dtype.char == out.dtype.char):
         out = _torch_dtype(out, (ad, bd))
-    if needs and STATE.enabled and out.dtype.kind == "f":
+    if needs and STATE.enabled and out.dtype.kind in "fc":
         return _record_pair(op, a, b, out, cls)
     return make(out)

@@ -312,7 +312,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {x.dtype.scalar_name}")
     return apply(_MEAN, (x,), {"axis": _axis(dim), "keepdims": keepdim},

@@ -25,6 +25,7 @@ from common import REGISTRY
 
 from . import composite, creation, functions, legacy, pointwise, random, reductions, selection
 from . import numeric
+from . import complex as complex_
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -195,3 +196,7 @@ def attach(cls: type = Tensor) -> None:
         setattr(cls, name, getattr(numeric, name))
     for name, fn in numeric.OPERATORS.items():
         setattr(cls, name, fn)
+    for name in complex_.METHODS:                     # complex tensors (issue #28)
+        setattr(cls, name, getattr(complex_, name))
+    for name, prop in complex_.PROPERTIES.items():
+        setattr(cls, name, prop)

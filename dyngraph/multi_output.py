@@ -38,7 +38,7 @@ class _RegistryCall:
     def vjp(self, i, F, slots: _Slots, saved, attrs):
         recording = STATE.enabled            # the engine enables grad only for create_graph
         if self.pending is None or self.pending[0] is not slots:
-            gs = tuple(None if o._data.dtype.kind != "f" else
+            gs = tuple(None if o._data.dtype.kind not in "fc" else
                        slots.get(k, (make(np.zeros_like(o._data)) if recording
                                      else np.zeros_like(o._data)))
                        for k, o in enumerate(self.outs))
@@ -77,7 +77,7 @@ def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
     call.seq = next_seq()
     results = []
     for k, o in enumerate(plain):
-        if o._data.dtype.kind != "f":
+        if o._data.dtype.kind not in "fc":
             results.append(o)
             continue
         results.append(output_piece(cls, call, k, o))

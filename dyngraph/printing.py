@@ -84,6 +84,23 @@ class _Formatter:
         return (self.max_width - len(s)) * " " + s
 
 
+class _ComplexFormatter:
+    """A complex tensor's two formatters, as PyTorch's: one for the real parts, one for the
+    imaginary parts (each picks its own style), joined as ``1.0000+2.0000j``."""
+
+    def __init__(self, values: np.ndarray):
+        self.real, self.imag = _Formatter(values.real), _Formatter(values.imag)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value) -> str:
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
+def _formatter(values: np.ndarray):
+    return _ComplexFormatter(values) if values.dtype.kind == "c" else _Formatter(values)
+
+
 def _plain_str(v) -> str:
     return str(v)
 
@@ -153,9 +170,11 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         body = "[]"
     else:
         summarize = a.size > PRINT_OPTS.threshold
-        if a.dtype not in (get_default_dtype().np, _INT64, _BOOL):  # the dtypes repr leaves out
+        default = get_default_dtype()   # repr leaves out it, its complex, int64 and bool
+        if a.dtype not in (default.np, _INT64, _BOOL) and not (
+                a.dtype.kind == "c" and a.dtype.itemsize == 2 * default.itemsize):
             suffixes.append(f"dtype={t.dtype}")
-        fmt = _Formatter(_summarized(a) if summarize else a)
+        fmt = _formatter(_summarized(a) if summarize else a)
         body = _body(a, indent, summarize, fmt)
     if t.grad_fn is not None:
         suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")

@@ -343,7 +343,7 @@ class _Decoder:
             raise ValueError(f"tensor {index}: requires_grad must be true or false, and parameter "
                              f"too")
         to_dtype(data.dtype)  # refuse dtypes dyngraph has no tensor type for
-        if requires_grad and data.dtype.kind != "f":
+        if requires_grad and data.dtype.kind not in "fc":
             raise ValueError(f"tensor {index} is {data.dtype}, which cannot require gradients")
         t = make(data)
         if self.relocate is not None:

@@ -143,7 +143,7 @@ class Tensor:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you "
                                "want to use a computed variable in a subgraph that doesn't require "
                                "differentiation use var_no_grad = var.detach().")
-        if flag and self._data.dtype.kind != "f":
+        if flag and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._rg = bool(flag)
 
@@ -315,6 +315,6 @@ def rebase(t: Tensor, result: Tensor) -> Tensor:
                            f"desired output type {scalar_type_name(t._data.dtype)}")
     np.copyto(t._data, result._data, casting="unsafe")
     t._vc[0] += 1
-    if result._rg and t._data.dtype.kind == "f":
+    if result._rg and t._data.dtype.kind in "fc":
         t._rg, t.grad_fn = True, result.grad_fn
     return t

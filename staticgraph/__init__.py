@@ -140,6 +140,13 @@ __all__ = [*_ops_all, *_state_ops_all, *[n for n in _math_all if n != "top_k"], 
 from . import bitwise  # noqa: E402
 from .ops.special_math_ops import erfc, igamma, igammac, zeta  # noqa: E402
 __all__ += ["bitwise", "erfc", "igamma", "igammac", "zeta"]
+from .ops.complex_ops import angle, complex, conj, imag, real  # noqa: E402,A004
+from . import signal  # noqa: E402
+from . import signal as spectral  # noqa: E402  (TF1's older name)
+from .signal import fft, ifft  # noqa: E402  (TF1's tf.fft, tf.ifft)
+from .dtypes import complex64, complex128, uint16, uint32, uint64  # noqa: E402
+__all__ += ["angle", "complex", "conj", "imag", "real", "complex64", "complex128", "uint16",
+            "uint32", "uint64", "signal", "spectral", "fft", "ifft"]
 
 _install()
 

@@ -6,4 +6,5 @@ from .framework.dtypes import *  # noqa: F403
 from .framework.dtypes import resource
 
 __all__ = ["DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
-           "int64", "uint8", "bool", "string", "double", "half", "resource"]
+           "int64", "uint8", "bool", "string", "double", "half", "resource", "complex64",
+           "complex128", "uint16", "uint32", "uint64"]

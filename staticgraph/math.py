@@ -8,13 +8,14 @@ from .ops.core_ops import (abs, add, divide, equal, exp, greater, greater_equal,
 from .ops.array_ops import argmax, argmin, squared_difference
 from .ops.math_ops import reduce_euclidean_norm  # tf.math only, as in TF
 from .ops.nn_ops import l2_normalize, softplus
+from .ops.complex_ops import angle, complex, conj, imag, real  # noqa: A004
 
 __all__ = [*_math_all, "abs", "add", "divide", "equal", "exp", "greater", "greater_equal", "less",
            "less_equal", "log", "logical_and", "logical_not", "logical_or", "maximum", "minimum",
            "multiply", "negative", "not_equal", "pow", "reciprocal", "reduce_max", "reduce_mean",
            "reduce_min", "reduce_sum", "sigmoid", "sign", "sqrt", "square", "subtract", "tanh",
            "truediv", "add_n", "realdiv", "argmax", "argmin", "squared_difference", "l2_normalize",
-           "softplus", "reduce_euclidean_norm"]
+           "softplus", "reduce_euclidean_norm", "angle", "complex", "conj", "imag", "real"]
 
 # the special functions (TF's special_math_ops), tf.math.special, tf.math.logical_xor
 from .ops import special_math_ops as _special_math_ops  # noqa: E402

@@ -122,7 +122,7 @@ class _Encoder:
         if isinstance(v, torch.Tensor):
             if id(v) in self.memo:
                 return {"t": self.memo[id(v)], "rg": bool(v.requires_grad)}
-            if v.is_complex() or v.layout != torch.strided or v.dtype in (torch.bfloat16,):
+            if v.layout != torch.strided or v.dtype in (torch.bfloat16, torch.complex32):
                 raise Unrecordable(f"tensor {v.dtype} {v.layout}")
             key = f"a{len(self.arrays)}"
             self.arrays[key] = v.detach().numpy(force=True).copy()
@@ -160,6 +160,12 @@ def _flat(v: Any) -> list[Any]:
     if isinstance(v, (tuple, list)):
         return [leaf for x in v for leaf in _flat(x)]
     return [v]
+
+
+def _as_real(lib: Any, t: Any) -> Any:
+    """A complex output as real (real, imag) pairs (``view_as_real``): the loss weighs both
+    parts, so its gradient checks the complex convention; a real output as it is."""
+    return lib.view_as_real(t.resolve_conj()) if t.is_complex() else t
 
 
 def weights(shape: tuple[int, ...], k: int) -> np.ndarray:
@@ -202,15 +208,15 @@ def record_sample(op: Any, sample: Any, arrays: dict[str, np.ndarray]) -> dict:
     rec["output"] = _Encoder(arrays)(out)
     flat = _flat(out)
     diff = [i for i, o in enumerate(flat) if isinstance(o, torch.Tensor) and o.requires_grad
-            and o.is_floating_point()]
+            and (o.is_floating_point() or o.is_complex())]
     if not diff or not leaves:
         return rec
     rec["grad_outputs"] = diff
     rec["leaves"] = [enc.memo[id(t)] for t in leaves]
     try:
-        loss = sum((flat[i] * torch.as_tensor(weights(tuple(flat[i].shape), k),
-                                               dtype=flat[i].dtype)).sum()
-                   for k, i in enumerate(diff))
+        loss = sum((_as_real(torch, flat[i]) * torch.as_tensor(
+            weights(tuple(_as_real(torch, flat[i]).shape), k),
+            dtype=_as_real(torch, flat[i]).dtype)).sum() for k, i in enumerate(diff))
         grads = torch.autograd.grad(loss, leaves, allow_unused=True)
     except Exception as e:
         rec["grad_raises"] = [type(e).__name__, str(e).splitlines()[0][:200] if str(e) else ""]
@@ -271,11 +277,14 @@ def _rename(d: dict, renamed: dict[str, str]) -> dict:
     return d
 
 
-def record_all(dtypes: tuple[str, ...] = DTYPES) -> tuple[list[dict], dict[str, np.ndarray]]:
-    """Every OpInfo at every dtype: the entries and the arrays their records point to."""
+def record_all(dtypes: tuple[str, ...] = DTYPES, only: list[str] | None = None
+               ) -> tuple[list[dict], dict[str, np.ndarray]]:
+    """Every OpInfo (or those named in ``only``) at every dtype: the entries and the arrays
+    their records point to."""
     from torch.testing._internal.common_methods_invocations import op_db
     arrays: dict[str, np.ndarray] = {}
-    entries = [record_op(op, d, arrays) for d in dtypes for op in op_db]
+    entries = [record_op(op, d, arrays) for d in dtypes for op in op_db
+               if not only or op.name in only]
     return entries, arrays
 
 
@@ -421,7 +430,8 @@ def _compare_value(ref: Any, got: Any, arrays: Any) -> str:
 def _close(have: np.ndarray, want: np.ndarray) -> bool:
     if want.dtype.kind in "biu" or have.dtype.kind in "biu":
         return bool(np.array_equal(have, want))
-    return bool(np.allclose(have.astype(np.float64), want.astype(np.float64),
+    wide = np.complex128 if "c" in (have.dtype.kind, want.dtype.kind) else np.float64
+    return bool(np.allclose(have.astype(wide), want.astype(wide),
                             rtol=RTOL, atol=ATOL, equal_nan=True))
 
 
@@ -477,6 +487,7 @@ def _replay_grad(rec: dict, out: Any, dec: _Decoder, dyngraph: Any) -> str:
             o = flat[i] if i < len(flat) else None
             if not isinstance(o, dyngraph.Tensor) or not o.requires_grad:
                 return "no gradient"
+            o = _as_real(dyngraph, o)
             w = dyngraph.tensor(weights(tuple(o.shape), k).astype(o.detach().numpy().dtype))
             terms.append((o * w).sum())
         loss = terms[0]
@@ -614,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
         doc, arrays = load_fixture()
         entries = doc["entries"]
     else:
-        entries, arrays = record_all(DTYPES)
+        entries, arrays = record_all(DTYPES, None if a.record else a.only)
     if a.only:
         entries = [e for e in entries if e["name"] in a.only]
     results = replay(entries, arrays)

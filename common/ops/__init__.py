@@ -14,6 +14,8 @@
     special          inverse trig/hyperbolic, atan2, lgamma/digamma/polygamma, xlogy/xdivy
     special_fns      scipy's kernels: Bessel, Airy, ndtr, erfc, zeta, igamma, entr, sinc, polynomials
     numeric          hypot, copysign, fmax/fmin, nextafter, logaddexp, running logsumexp, gcd, bits
+    complex          conj, real, imag, angle, complex, the absolute value of a complex tensor
+    fft              discrete Fourier transforms: complex, real-to-complex, complex-to-real
 """
 from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
                sequence, shape, special)
@@ -21,3 +23,5 @@ from . import dynamic_shape  # noqa: F401,E402  (registered after shape, whose t
 from . import candidate  # noqa: F401,E402
 from . import special_fns  # noqa: F401,E402  (its rules use special's ops)
 from . import numeric  # noqa: F401,E402
+from . import complex  # noqa: F401,E402  (conj, real, imag, angle, complex; ComplexAbs)
+from . import fft  # noqa: F401,E402

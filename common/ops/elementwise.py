@@ -13,8 +13,8 @@ from ..blocked import blockable, by_blocks
 from ..examples import Example as E, pos
 from ..registry import Algebra, Spec, defop
 from ..errors import DTypeError, ShapeError
-from ..shapes import (broadcast_shapes, fmt_shape, is_compatible, merge, require_kind,
-                      result_dtype, unbroadcast as ub)
+from ..shapes import (broadcast_shapes, conjugate as cj, fmt_shape, is_compatible, merge,
+                      real_dtype, require_kind, result_dtype, unbroadcast as ub)
 
 BOOL = np.dtype(bool)
 
@@ -41,7 +41,7 @@ def numbers(what: str, rule):
     """``rule`` for an op numpy refuses on bools (``-`` of a bool, ``np.sign`` of one): the
     shape rule refuses them too, so a graph fails where it is built, not where it runs."""
     def infer(*specs: Spec, **attrs) -> Spec:
-        require_kind(what, "fiu", *specs)
+        require_kind(what, "fiuc", *specs)
         return rule(*specs, **attrs)
     return infer
 
@@ -150,16 +150,17 @@ defop("Sub", np.subtract, numbers("subtraction", binary), inputs=("a", "b"), fna
 defop("Mul", np.multiply, binary, inputs=("a", "b"), fname="mul", examples=BINARY,
       torch_names={"diag_embed": "DiagEmbedBackward0"},
       algebra=Algebra(neutral=(1, 1)),
-      grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, b), a_shape),
-             lambda F, g, a, b_shape: ub(F, F.mul(g, a), b_shape)))
+      grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, cj(F, b)), a_shape),
+             lambda F, g, a, b_shape: ub(F, F.mul(g, cj(F, a)), b_shape)))
 
 defop("RealDiv", np.true_divide, true_divide, inputs=("a", "b"), fname="div",
       algebra=Algebra(neutral=(None, 1)),
       torch_name="DivBackward0",
       torch_names={"reciprocal": "ReciprocalBackward0", "scalar": "DivBackward1"},
       examples=(E(((3,), pos((3,)))), E(((2, 3), pos((3,)))), E(((2, 1), pos((1, 4))))),
-      grads=(lambda F, g, b, a_shape: ub(F, F.div(g, b), a_shape),
-             lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, out), b)), b_shape)))
+      grads=(lambda F, g, b, a_shape: ub(F, F.div(g, cj(F, b)), a_shape),
+             lambda F, g, b, out, b_shape: ub(F, F.neg(F.div(F.mul(g, cj(F, out)), cj(F, b))),
+                                              b_shape)))
 
 
 def _minus_one(F, b):
@@ -177,7 +178,11 @@ def _pow(a, b, masked_at_zero=False):
 def _pow_grad_base(F, g, a, b, a_shape, masked_at_zero):
     """d(a**b)/da = b * a**(b-1); with ``masked_at_zero`` (PyTorch's ``pow_backward``) 0 where
     ``b == 0`` -- TF's rule gives ``0 * 0**-1 = NaN`` at ``0**0``, and staticgraph keeps it."""
-    d = F.mul(F.mul(g, b), F.pow(a, _minus_one(F, b)))
+    p = F.pow(a, _minus_one(F, b))
+    if F.dtype(p).kind == "c":            # complex: the conjugate of the derivative
+        d = F.mul(g, F.conj(F.mul(b, p)))
+    else:
+        d = F.mul(F.mul(g, b), p)
     if not masked_at_zero:
         return ub(F, d, a_shape)
     if isinstance(b, (int, float)):
@@ -188,7 +193,10 @@ def _pow_grad_base(F, g, a, b, a_shape, masked_at_zero):
 def _pow_grad_exponent(F, g, a, b, out, b_shape, masked_at_zero):
     """d(a**b)/db = a**b * log(a). TF's rule takes ``log(a)`` where ``a > 0`` only (0 at a zero
     or negative base); PyTorch's (``masked_at_zero``) takes it everywhere (NaN for a negative
-    base, ``-inf`` at ``0**-1``) but gives 0 where ``a == 0 and b >= 0``."""
+    base, ``-inf`` at ``0**-1``) but gives 0 where ``a == 0 and b >= 0``.  Complex tensors
+    (both frameworks): the conjugate of ``a**b * log(a)``, 0 where ``a == 0``."""
+    if F.dtype(out).kind == "c":
+        return ub(F, F.mul(g, cj(F, F.mul(out, F.log(F.where(F.eq(a, 0.0), 1.0, a))))), b_shape)
     if not masked_at_zero:
         positive = F.gt(a, 0.0)
         log_a = F.where(positive, F.log(F.where(positive, a, 1.0)), 0.0)
@@ -300,11 +308,13 @@ defop("Neg", np.negative, numbers("negation", same), inputs=("x",), fname="neg",
       algebra=Algebra(involution=True),
       grads=(lambda F, g: F.neg(g),))
 defop("Exp", np.exp, floating, inputs=("x",), fname="exp", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, out),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, out)),))
 defop("Log", np.log, floating, inputs=("x",), fname="log", examples=POSITIVE,
-      grads=(lambda F, g, x: F.div(g, x),))
+      grads=(lambda F, g, x: F.div(g, cj(F, x)),))
 defop("Sqrt", np.sqrt, floating, inputs=("x",), fname="sqrt", examples=POSITIVE,
-      grads=(lambda F, g, out: F.div(g, F.mul(out, 2.0)),))
+      grads=(lambda F, g, out: F.div(g, F.mul(cj(F, out), 2.0)),))
+
+
 def _abs(x, nan_sign_zero=False):
     """``|x|`` (``nan_sign_zero`` chooses the gradient's convention at NaN only)."""
     return np.abs(x)
@@ -319,14 +329,15 @@ def _sign(x, nan_sign_zero=False):
     return out
 
 
-defop("Abs", _abs, same, inputs=("x",), fname="abs", scalar=lambda x: f"abs({x})",
+defop("Abs", _abs, lambda x, nan_sign_zero=False: Spec(x.shape, real_dtype(x.dtype)),
+      inputs=("x",), fname="abs", scalar=lambda x: f"abs({x})",
       examples=UNARY + (E(((4,),), {"nan_sign_zero": True}),),
       grads=(lambda F, g, x, nan_sign_zero: F.mul(g, F.sign(x, nan_sign_zero=nan_sign_zero)),))
 defop("Sign", _sign, numbers("sign", same), inputs=("x",), fname="sign",
       examples=UNARY + (E(((4,),), {"nan_sign_zero": True}),),  # NaN: tests/test_kinks.py
       grads=(lambda F, g: F.zeros_like(g),))
 defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.sub(1.0, F.mul(out, out))),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.sub(1.0, F.mul(out, out)))),))
 
 
 def _sigmoid(x):
@@ -336,6 +347,8 @@ def _sigmoid(x):
     The numerator is picked as ``max(e, x >= 0)`` (1 or e, as ``e <= 1``): the
     same bits as selecting with ``np.where``, at a fraction of its cost.
     """
+    if np.iscomplexobj(x):             # no ordering: the formula itself, as TF and torch
+        return 1.0 / (1.0 + np.exp(-x))
     if blockable(x):      # a large float array: the same calls, one cached block at a time
         return by_blocks(_sigmoid_block, x)
     e = np.exp(-np.abs(x))
@@ -366,7 +379,7 @@ def _relu_grad(F, g, out, nan_passes):
 
 
 defop("Sigmoid", _sigmoid, numbers("sigmoid", floating), inputs=("x",), fname="sigmoid", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.mul(out, F.sub(1.0, out))),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.mul(out, F.sub(1.0, out)))),))
 defop("Relu", _relu, lambda x, nan_passes=False: Spec(x.shape, np.result_type(x.dtype, 0)),
       inputs=("x",), fname="relu", examples=UNARY + (E(((4,),), {"nan_passes": True}),),
       grads=(_relu_grad,))
@@ -404,19 +417,19 @@ def _rsqrt(x):
 
 
 defop("Sin", np.sin, floating, inputs=("x",), fname="sin", examples=UNARY,
-      grads=(lambda F, g, x: F.mul(g, F.cos(x)),))
+      grads=(lambda F, g, x: F.mul(g, cj(F, F.cos(x))),))
 defop("Cos", np.cos, floating, inputs=("x",), fname="cos", examples=UNARY,
-      grads=(lambda F, g, x: F.neg(F.mul(g, F.sin(x))),))
+      grads=(lambda F, g, x: F.neg(F.mul(g, cj(F, F.sin(x)))),))
 defop("Tan", np.tan, floating, inputs=("x",), fname="tan", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.add(F.mul(out, out), 1.0)),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.add(F.mul(out, out), 1.0))),))
 defop("Rsqrt", _rsqrt, floating, inputs=("x",), fname="rsqrt", examples=POSITIVE,
-      grads=(lambda F, g, out: F.mul(F.mul(g, -0.5), F.mul(out, F.mul(out, out))),))
+      grads=(lambda F, g, out: F.mul(F.mul(g, -0.5), cj(F, F.mul(out, F.mul(out, out)))),))
 defop("Log1p", np.log1p, floating, inputs=("x",), fname="log1p", torch_name="Log1PBackward0",
-      examples=POSITIVE, grads=(lambda F, g, x: F.div(g, F.add(x, 1.0)),))
+      examples=POSITIVE, grads=(lambda F, g, x: F.div(g, cj(F, F.add(x, 1.0))),))
 defop("Expm1", np.expm1, floating, inputs=("x",), fname="expm1", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, F.add(out, 1.0)),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.add(out, 1.0))),))
 defop("Square", np.square, lambda x: power(x, x), inputs=("x",), fname="square", torch_name="PowBackward0",
-      examples=UNARY, grads=(lambda F, g, x: F.mul(g, F.mul(x, 2.0)),))
+      examples=UNARY, grads=(lambda F, g, x: F.mul(g, F.mul(cj(F, x), 2.0)),))
 defop("Floor", _keep_ints(np.floor), same, inputs=("x",), fname="floor", examples=UNARY,
       grads=(_zero_grad,))
 defop("Ceil", _keep_ints(np.ceil), same, inputs=("x",), fname="ceil", examples=UNARY,

@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import DTypeError, ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
-from ..shapes import broadcast_shapes, fmt_shape, result_dtype, unbroadcast as ub
+from ..shapes import broadcast_shapes, conjugate, fmt_shape, result_dtype, unbroadcast as ub
 
 
 def _matmul_infer(a: Spec, b: Spec) -> Spec:
@@ -38,6 +38,12 @@ def matrix_transpose(F, x):
     if r is None:
         return F.swap_last_axes(x)
     return F.transpose(x, perm=tuple(range(r - 2)) + (r - 1, r - 2))
+
+
+def adjoint(F, x):
+    """The conjugate transpose of (a stack of) matrices: a product's gradient rule multiplies
+    by it (for real matrices it is the transpose)."""
+    return conjugate(F, matrix_transpose(F, x))
 
 
 def _swap_last_axes_infer(x: Spec) -> Spec:
@@ -75,8 +81,8 @@ defop("MatMul", _matmul, _matmul_infer, static_impl=_static_matmul, inputs=("a",
       torch_names={"bmm": "BmmBackward0", "batched": "UnsafeViewBackward0"},
       examples=(E(((2, 3), (3, 4))), E(((5, 2, 3), (3, 4))), E(((5, 2, 3), (5, 3, 1))),
                 E(((1, 2, 3), (4, 3, 2)))),
-      grads=(lambda F, g, b, a_shape: ub(F, F.matmul(g, matrix_transpose(F, b)), a_shape),
-             lambda F, g, a, b_shape: ub(F, F.matmul(matrix_transpose(F, a), g), b_shape)))
+      grads=(lambda F, g, b, a_shape: ub(F, F.matmul(g, adjoint(F, b)), a_shape),
+             lambda F, g, a, b_shape: ub(F, F.matmul(adjoint(F, a), g), b_shape)))
 
 
 def _orthonormal_factor(x):

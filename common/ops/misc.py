@@ -9,7 +9,10 @@ from .elementwise import UNARY, same
 
 
 def _cast(x, dtype):
-    return np.asarray(x).astype(dtype, copy=False)
+    x = np.asarray(x)
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        x = x.real    # complex -> real keeps the real part (TF's Cast; numpy would warn)
+    return x.astype(dtype, copy=False)
 
 
 def _identity(x):

@@ -229,11 +229,12 @@ defop("ReduceLogSumExp", _logsumexp, reduction(_mean_dtype), inputs=("x",), fnam
       torch_name="LogsumexpBackward0", examples=REDUCE, grads=(_logsumexp_grad,))
 
 def _euclidean_norm(x, axis=None, keepdims=False):
-    """TF's ``EuclideanNorm``: ``sqrt(sum(x * x))``; integer inputs give the root truncated
+    """TF's ``EuclideanNorm``: ``sqrt(sum(x * conj(x)))``; integer inputs give the root truncated
     to their own dtype (TF's kernel: ``reduce_euclidean_norm([[1, 2], [3, 4]])`` is 5)."""
     x = np.asarray(x)
-    out = np.sqrt(np.sum(np.square(x, dtype=np.float64 if x.dtype.kind in "iub" else x.dtype),
-                         axis=axis, keepdims=keepdims))
+    squares = (x * np.conj(x) if x.dtype.kind == "c"     # |z|^2, kept complex (TF's dtype)
+               else np.square(x, dtype=np.float64 if x.dtype.kind in "iub" else x.dtype))
+    out = np.sqrt(np.sum(squares, axis=axis, keepdims=keepdims))
     return out.astype(x.dtype) if x.dtype.kind in "iub" else out
 
 

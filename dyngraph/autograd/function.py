@@ -192,7 +192,7 @@ def _record(cls, ctx: FunctionCtx, args: tuple, out):
     results = []
     for k, o in enumerate(outs):
         if (not isinstance(o, Tensor) or id(o) in ctx.non_differentiable
-                or o._data.dtype.kind != "f"):
+                or o._data.dtype.kind not in "fc"):
             results.append(o)
             continue
         results.append(output_piece(call, node, k, o))

@@ -45,7 +45,7 @@ class Variable(metaclass=VariableMeta):
             return make(np.zeros(0, np.float32))
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        if requires_grad and data._data.dtype.kind != "f":
+        if requires_grad and data._data.dtype.kind not in "fc":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require "
                                "gradients")
         out = data.detach()

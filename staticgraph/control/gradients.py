@@ -82,11 +82,12 @@ def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Oper
 
 
 def differentiable(t: Tensor) -> bool:
-    """Can a gradient flow into ``t``: a float tensor, or the handle of a float variable."""
+    """Can a gradient flow into ``t``: a float or complex tensor, or the handle of a float or
+    complex variable."""
     dtype = t._dtype
     if dtype is _dtypes.resource:       # the one resource dtype object
-        return handle_op(t).attrs["dtype"].is_floating
-    return dtype._np.kind == "f"        # ``dtype.is_floating``, without the property call
+        dtype = handle_op(t).attrs["dtype"]
+    return dtype._np.kind in "fc"       # ``dtype.is_floating or dtype.is_complex``, quicker
 
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
@@ -110,6 +111,9 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
     with graph.name_scope(name), pinned_site(creation_site()):   # one stack walk, not one per node
         grads: dict[Tensor, list] = {}
         for y, gy in zip(ys, grad_ys):
+            if gy is None and y.dtype.is_complex:
+                raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
+                                f"(y.dtype = {y.dtype.name})")
             with _colocated(graph, y.op, colocate_gradients_with_ops):
                 g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
             grads.setdefault(y, []).append(g)
@@ -280,7 +284,7 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         out = op.outputs
     else:
         g, out = out_grads[0], op.outputs[0]
-        if g is None or out._dtype._np.kind != "f":   # not ``out.dtype.is_floating``
+        if g is None or out._dtype._np.kind not in "fc":   # neither float nor complex
             return [None] * len(op.inputs)
     saved = d.save(op.inputs, out)
     return [d.vjp(i, F, g, saved, op.attrs) if w else None   # (vjp: None where no rule)

@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
-           "int64", "uint8", "bool", "string", "double", "half"]
+           "int64", "uint8", "bool", "string", "double", "half", "complex64", "complex128",
+           "uint16", "uint32", "uint64"]
 
 _builtin_bool = bool
 
@@ -148,7 +149,7 @@ _TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 # TF's types.proto DataType numbers
 _DATATYPE_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
                   "string": 7, "complex64": 8, "int64": 9, "bool": 10, "float16": 19,
-                  "complex128": 18, "resource": 20}
+                  "complex128": 18, "resource": 20, "uint16": 17, "uint32": 22, "uint64": 23}
 
 
 def as_dtype(value: Any) -> DType:
@@ -169,9 +170,10 @@ def as_dtype(value: Any) -> DType:
         dt = np.dtype(value)
     except TypeError:
         raise TypeError(f"cannot convert {value!r} to a dtype") from None
-    if dt.kind in "cSUV":  # complex, raw strings, records (object "O" is tf.string / plumbing)
-        raise TypeError(f"staticgraph has no {dt} tensors (supported: float16/32/64, int8/16/32/64, "
-                        f"uint8, bool)")
+    # raw strings, records, long-double complex (object "O" is tf.string / plumbing)
+    if dt.kind in "SUV" or dt == np.clongdouble:
+        raise TypeError(f"staticgraph has no {dt} tensors (supported: float16/32/64, "
+                        f"complex64/128, int8/16/32/64, uint8/16/32/64, bool)")
     return DType(dt)
 
 
@@ -184,6 +186,11 @@ int32 = DType(np.int32)
 int64 = DType(np.int64)
 uint8 = DType(np.uint8)
 bool = DType(np.bool_)  # noqa: A001  (TF's name)
+complex64 = DType(np.complex64)
+complex128 = DType(np.complex128)
+uint16 = DType(np.uint16)
+uint32 = DType(np.uint32)
+uint64 = DType(np.uint64)
 string = DType(np.object_)
 
 

@@ -22,6 +22,7 @@ from ..framework.error_text import ShapeAttr, input_names, shape_inference_error
 from ..framework.graph import Tensor, name_scope, tensor_of
 from ..framework.shape import as_shape_tuple
 from ..framework.shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
+from .complex_ops import conj
 
 __all__ = ["add", "subtract", "multiply", "divide", "truediv", "realdiv", "matmul", "pow",
            "maximum", "minimum", "negative", "square", "reciprocal", "tanh", "exp", "log",
@@ -104,8 +105,10 @@ def matmul(a, b, transpose_a: bool = False, transpose_b: bool = False, adjoint_a
         raise ValueError("Only one of transpose_a and adjoint_a can be True."
                          if transpose_a and adjoint_a else
                          "Only one of transpose_b and adjoint_b can be True.")
-    transpose_a, transpose_b = transpose_a or adjoint_a, transpose_b or adjoint_b
     a, b = (convert_to_tensor(v) for v in _operands("MatMul", a, b, names=("a", "b")))
+    if adjoint_a and a.dtype.is_complex or adjoint_b and b.dtype.is_complex:
+        a, b = conj(a) if adjoint_a else a, conj(b) if adjoint_b else b   # TF conjugates first
+    transpose_a, transpose_b = transpose_a or adjoint_a, transpose_b or adjoint_b
     if not (transpose_a or transpose_b):
         return _matmul(a, b, name)
     with name_scope(name, "MatMul") as scope:   # TF's transposes are attributes of its one op:
@@ -129,7 +132,10 @@ def tanh(x, name=None): return _unary("Tanh", x, name)
 def exp(x, name=None): return _unary("Exp", x, name)
 def log(x, name=None): return _unary("Log", x, name)
 def sqrt(x, name=None): return _unary("Sqrt", x, name)
-def abs(x, name=None): return _unary("Abs", x, name)  # noqa: A001
+def abs(x, name=None):  # noqa: A001
+    """``|x|``; of a complex tensor its magnitude, a real tensor (TF's ``ComplexAbs`` node)."""
+    x = convert_to_tensor(x)
+    return _unary("ComplexAbs", x, name or "Abs") if x.dtype.is_complex else _unary("Abs", x, name)
 def sign(x, name=None): return _unary("Sign", x, name)
 def sigmoid(x, name=None): return _unary("Sigmoid", x, name)
 
@@ -238,8 +244,12 @@ def _axes(axis):
 
 def transpose(a, perm=None, name=None, conjugate=False):
     """``a`` with its dims permuted (reversed by default); ``conjugate`` conjugates complex
-    values, a no-op for the real dtypes here."""
-    return apply(_R["Transpose"], (convert_to_tensor(a),),
+    values too (a no-op for real dtypes)."""
+    a = convert_to_tensor(a)
+    if conjugate and a.dtype.is_complex:
+        with name_scope(name, "transpose") as scope:
+            return transpose(conj(a), perm, name=scope)
+    return apply(_R["Transpose"], (a,),
                  {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")
 
 

@@ -270,11 +270,19 @@ def _session() -> Any:
     return sess
 
 
+def _as_reals(a: np.ndarray) -> np.ndarray:
+    """A flat array's values as reals, a complex one's as (real, imag) pairs -- how TF's
+    gradient checker treats a complex tensor: as a vector of twice as many reals."""
+    a = np.ascontiguousarray(a).ravel()
+    return a.view(a.real.dtype) if a.dtype.kind == "c" else a
+
+
 def _jacobians(f_or_y: Any, xs: list[Any], x_values: list[np.ndarray], delta: float,
                y_value_shape: Any = None, extra_feed: dict | None = None) -> tuple[list, list]:
     """Theoretical (backprop) and numerical (central difference) Jacobians of y in xs.
 
-    Each Jacobian has shape (x.size, y.size), as TF's gradient checkers return them.
+    Each Jacobian has shape (x.size, y.size), as TF's gradient checkers return them; a
+    complex x or y counts twice (real and imaginary parts, interleaved), as TF's do.
     """
     tf = backend().v1
     y = f_or_y
@@ -285,33 +293,35 @@ def _jacobians(f_or_y: Any, xs: list[Any], x_values: list[np.ndarray], delta: fl
     y_val = np.asarray(sess.run(y, feed_dict=feed_base))
     dy = tf.placeholder(y.dtype, shape=y_val.shape)
     grads = tf.gradients(y, xs, grad_ys=dy)
+    y_size = _as_reals(y_val).size
     theoretical, numerical = [], []
     for i, (x, xv) in enumerate(zip(xs, x_values)):
         xv = np.asarray(xv)
-        jt = np.zeros((xv.size, y_val.size), dtype=np.float64)
-        for j in range(y_val.size):
-            onehot = np.zeros(y_val.size, dtype=y_val.dtype)
-            onehot[j] = 1
+        x_size = _as_reals(xv).size
+        jt = np.zeros((x_size, y_size), dtype=np.float64)
+        for j in range(y_size):
+            onehot = np.zeros(y_val.shape, dtype=y_val.dtype)
+            _as_reals(onehot)[j] = 1   # (a view: writes into onehot)
             if grads[i] is None:
                 continue
-            g = sess.run(grads[i], feed_dict={**feed_base, dy: onehot.reshape(y_val.shape)})
+            g = sess.run(grads[i], feed_dict={**feed_base, dy: onehot})
             if type(g).__name__ == "IndexedSlicesValue":
-                dense = np.zeros(xv.shape, dtype=np.float64)
+                dense = np.zeros(xv.shape, dtype=xv.dtype)
                 np.add.at(dense, g.indices, g.values)
                 g = dense
-            jt[:, j] = np.asarray(g, dtype=np.float64).ravel()
+            jt[:, j] = _as_reals(np.asarray(g, dtype=xv.dtype)).astype(np.float64)
         jn = np.zeros_like(jt)
-        flat = xv.astype(xv.dtype).copy().ravel()
-        for k in range(xv.size):
-            orig = flat[k]
-            flat[k] = orig + delta
-            plus = np.asarray(sess.run(y, feed_dict={**feed_base, x: flat.reshape(xv.shape)}),
-                              dtype=np.float64)
-            flat[k] = orig - delta
-            minus = np.asarray(sess.run(y, feed_dict={**feed_base, x: flat.reshape(xv.shape)}),
-                               dtype=np.float64)
-            flat[k] = orig
-            jn[k, :] = ((plus - minus) / (2 * delta)).ravel()
+        flat = xv.copy()
+        parts = _as_reals(flat)
+        wide = np.result_type(y_val.dtype, np.float64)   # differences in float64 (complex128)
+        for k in range(x_size):
+            orig = parts[k]
+            parts[k] = orig + delta
+            plus = np.asarray(sess.run(y, feed_dict={**feed_base, x: flat}), dtype=wide)
+            parts[k] = orig - delta
+            minus = np.asarray(sess.run(y, feed_dict={**feed_base, x: flat}), dtype=wide)
+            parts[k] = orig
+            jn[k, :] = _as_reals((plus - minus) / (2 * delta)).astype(np.float64)
         theoretical.append(jt)
         numerical.append(jn)
     return theoretical, numerical
@@ -633,6 +643,8 @@ LOCAL: dict[str, dict[str, Any]] = {
         "get_temp_dir": tempfile.gettempdir,
         "compute_gradient": compute_gradient,
         "compute_gradient_error": compute_gradient_error,
+        "disable_with_predicate": lambda pred, skip_message="": unittest.skipIf(pred(),
+                                                                                skip_message),
     },
     "test_util": {
         "run_deprecated_v1": _graph_mode, "run_v1_only": _graph_mode,
