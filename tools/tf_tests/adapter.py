@@ -107,8 +107,7 @@ NAMESPACES: dict[str, list[str]] = {
     "functional_ops": [""], "dataset_ops": ["data"], "custom_gradient": [""],
     "control_flow_case": [""], "control_flow_switch_case": [""], "control_flow_assert": [""],
     "logging_ops": [""], "data_flow_ops": [""], "wrap_function": [""], "sparse_ops": ["sparse", ""],
-    "linalg_ops": ["linalg", ""], "list_ops": [""], "script_ops": [""], "importer": [""],
-    "meta_graph": ["train", ""], "saver": ["train"],
+    "linalg_ops": ["linalg", ""], "script_ops": [""], "importer": [""], "saver": ["train"],
 }
 
 # Names whose public spelling differs from the internal one: (module, name) -> path.
@@ -129,6 +128,7 @@ RENAMES: dict[tuple[str, str], str] = {
     ("embedding_ops", "embedding_lookup"): "nn.embedding_lookup",
     ("state_ops", "variable_op"): "Variable",
     ("tensor", "Tensor"): "Tensor",
+    ("array_ops", "squeeze_v2"): "squeeze",
 }
 
 
@@ -155,6 +155,8 @@ class FakeModule(types.ModuleType):
             raise AttributeError(attr)
         if not _is_leaf(self.__name__):
             return fake_module(self.__name__ + "." + attr)
+        if attr.startswith("_"):
+            return _internal(f"{self.__name__}.{attr}")
         local = LOCAL.get(self._short, {})
         if attr in local:
             return local[attr]
@@ -438,6 +440,29 @@ def _enable_control_flow_v2(fn: Callable[..., Any]) -> Callable[..., Any]:
 def _with_control_flow_v2(cls: type) -> type:
     if backend().v1.control_flow_v2_enabled():
         return cls
+
+
+def _while_v2(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+              shape_invariants: Any = None, parallel_iterations: int = 10,
+              maximum_iterations: Any = None, name: str | None = None,
+              return_same_structure: bool = True, back_prop: bool = True) -> Any:
+    """`while_v2.while_loop` (its own argument order and defaults) as the public v1 call."""
+    return backend().v1.while_loop(
+        cond, body, loop_vars, shape_invariants=shape_invariants,
+        parallel_iterations=parallel_iterations, back_prop=back_prop, name=name,
+        maximum_iterations=maximum_iterations, return_same_structure=return_same_structure)
+
+
+def _cond_v2(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any],
+             name: str = "cond") -> Any:
+    """`cond_v2.cond_v2`: the public cond, keeping a branch's structure as is (strict)."""
+    return backend().v1.cond(pred, true_fn, false_fn, strict=True, name=name)
+
+
+def _indexed_case(branch_index: Any, branch_fns: Any, name: str = "indexed_case",
+                  lower_using_switch_merge: Any = None) -> Any:
+    """`cond_v2.indexed_case`: the public `switch_case`."""
+    return backend().v1.switch_case(branch_index, branch_fns, name=name)
     for name, value in list(vars(cls).items()):
         if (callable(value) and name.startswith("test")
                 and not getattr(value, "_disable_control_flow_v2", False)):
@@ -716,6 +741,9 @@ LOCAL: dict[str, dict[str, Any]] = {
     "context": {"eager_mode": _eager_only, "graph_mode": _null_context,
                 "context": _internal("eager context")},
     "tf2": {"enabled": lambda: False},
+    "while_v2": {"while_loop": _while_v2},
+    "cond_v2": {"cond_v2": _cond_v2, "indexed_case": _indexed_case},
+    "control_flow_ops": {"XLAControlFlowContext": _internal("an XLA control-flow context")},
     "compat": {"as_bytes": lambda s, encoding="utf-8": s.encode(encoding)
                if isinstance(s, str) else bytes(s),
                "as_str": lambda s, encoding="utf-8": s.decode(encoding)
