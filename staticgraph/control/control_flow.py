@@ -46,8 +46,9 @@ from .control_flow_codegen import Source, as_tuple
 from ..framework import behavior
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
-from ..ops.core_ops import identity
+from ..ops.core_ops import cast, identity
 from ..util.nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
 from ..framework.shape import TensorShape, as_shape_tuple
 from ..framework.sources import placeholder
@@ -134,6 +135,63 @@ def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:
     return t if t.graph is sub else sub.capture(t, "control flow")
 
 
+# --- composite values: an IndexedSlices crosses a loop or cond as its component tensors ---
+
+class _Parts(tuple):
+    """An IndexedSlices' (values, indices[, dense_shape]) while a loop or cond carries it: a
+    tuple to the structure helpers (so its tensors are leaves), marked to be rebuilt."""
+
+
+def _expand(structure: Any) -> Any:
+    """``structure`` with each IndexedSlices replaced by its :class:`_Parts` (TF's
+    ``expand_composites``: the loop node and the cond node carry plain tensors)."""
+    if isinstance(structure, IndexedSlices):
+        parts = (structure.values, structure.indices, structure.dense_shape)
+        return _Parts(parts if parts[2] is not None else parts[:2])
+    if isinstance(structure, dict):
+        return type(structure)((k, _expand(v)) for k, v in structure.items())
+    if isinstance(structure, list):
+        return [_expand(v) for v in structure]
+    if isinstance(structure, tuple) and not isinstance(structure, _Parts):
+        items = [_expand(v) for v in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else type(structure)(items)
+    return structure
+
+
+def _collapse(structure: Any) -> Any:
+    """The inverse of :func:`_expand`: each :class:`_Parts` back to an IndexedSlices."""
+    if isinstance(structure, _Parts):
+        return IndexedSlices(*structure)
+    if isinstance(structure, dict):
+        return type(structure)((k, _collapse(v)) for k, v in structure.items())
+    if isinstance(structure, list):
+        return [_collapse(v) for v in structure]
+    if isinstance(structure, tuple):
+        items = [_collapse(v) for v in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else type(structure)(items)
+    return structure
+
+
+def _expand_invariants(loop_vars: Any, shape_invariants: Any) -> Any:
+    """Shape invariants for the expanded loop variables: an IndexedSlices' invariant is its
+    dense shape (TF's ``IndexedSlicesSpec``): values ``[None] + shape[1:]``, indices
+    ``[None]``, dense_shape ``[rank]``.  Mismatched structures are left for the caller's check."""
+    try:
+        given = flatten_up_to(loop_vars, shape_invariants)
+    except (ValueError, TypeError, KeyError):
+        return shape_invariants
+    flat = []
+    for var, inv in zip(flatten(loop_vars), given):
+        if isinstance(var, IndexedSlices):
+            dims = TensorShape(inv).as_list() if TensorShape(inv).rank is not None else None
+            shapes = [TensorShape(None if dims is None else [None, *dims[1:]]), TensorShape([None]),
+                      TensorShape([None if dims is None else len(dims)])]
+            flat.extend(shapes[:3 if var.dense_shape is not None else 2])
+        else:
+            flat.append(inv)
+    return pack_sequence_as(_expand(loop_vars), flat)
+
+
 def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
                   specs: list[tuple], wraps: list | None = None) -> tuple[Region, Any]:
     """Call ``fn`` once on placeholders shaped ``specs`` arranged like ``structure``.
@@ -145,8 +203,9 @@ def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
         given = _rewrap(args, wraps)
-        result = fn() if structure is None else _call(fn, pack_sequence_as(structure, given))
-    return Region(sub, args), result
+        result = fn() if structure is None else _call(
+            fn, _collapse(pack_sequence_as(structure, given)))
+    return Region(sub, args), _expand(result)
 
 
 def _rewrap(tensors: list, wraps: list | None) -> list:
@@ -244,6 +303,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise TypeError(f"tf.while_loop: cond and body must be callable, got "
                         f"{type(cond).__name__} and {type(body).__name__}.")
     graph = get_default_graph()
+    if shape_invariants is not None:
+        shape_invariants = _expand_invariants(loop_vars, shape_invariants)
+    loop_vars = _expand(loop_vars)
     with graph.name_scope(name or "while") as scope:
         leaves = flatten(loop_vars)
         flat, wraps = _loop_leaves(loop_vars)
@@ -278,8 +340,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             graph.unique_name("Exit")   # the counter's
         if classic:   # TF1 packs the exits like the body's result (a bare one as a list)
             structure = result if isinstance(result, (list, tuple, dict)) else [result]
-        return _results(op, structure, unwrap_single=not return_same_structure,
-                        wraps=out_wraps, classic=classic)
+        return _collapse(_results(op, structure, unwrap_single=not return_same_structure,
+                                  wraps=out_wraps, classic=classic))
 
 
 def _control_op(graph: Graph, types: tuple[str, str], inputs, attrs, specs, scope: str,
@@ -458,6 +520,7 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
             pred = identity(pred, name="pred_id")   # TF1's cond/pred_id
         (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
+        t_res, f_res = _match_indexed_slices([t_r, f_r], [t_res, f_res], "cond")
         diff = first_difference(t_res, f_res, "result")
         if diff:
             raise ValueError(f"The two structures don't have the same nested structure.\n\n"
@@ -480,7 +543,33 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
         op = _control_op(graph, BRANCH_TYPES, [pred, *captured], attrs, specs, scope, (f_r, t_r))
-        return _results(op, t_res, unwrap_single=not strict, classic=classic)
+        return _collapse(_results(op, t_res, unwrap_single=not strict, classic=classic))
+
+
+def _match_indexed_slices(regions: list[Region], results: list, op_name: str) -> list:
+    """TF's ``_make_indexed_slices_indices_types_match``: an output that is an IndexedSlices in
+    one branch must be one in every branch (else TypeError, TF's words), and indices of
+    different integer types become int64 (cast inside the int32 branches).  ``results``: the
+    branches' expanded results; returns them so matched."""
+    flats = [flatten(_collapse(r)) for r in results]   # an IndexedSlices is one leaf here
+    if len({len(f) for f in flats}) != 1:
+        return results   # a structure difference: the caller's check words it
+    changed = False
+    for i, outs in enumerate(zip(*flats)):
+        kinds = {isinstance(o, IndexedSlices) for o in outs}
+        if len(kinds) != 1:
+            raise TypeError(f"Cannot reconcile tf.{op_name} {i}-th outputs:\n"
+                            f"  branches returned: {tuple(outs)}")
+        if kinds == {True} and len({o.indices.dtype for o in outs}) != 1:
+            for region, flat in zip(regions, flats):
+                if flat[i].indices.dtype.name == "int32":
+                    with region.graph.as_default():
+                        flat[i] = IndexedSlices(flat[i].values, cast(flat[i].indices, "int64"),
+                                                flat[i].dense_shape)
+            changed = True
+    if not changed:
+        return results
+    return [_expand(pack_sequence_as(_collapse(r), f)) for r, f in zip(results, flats)]
 
 
 BRANCH_PREFIX = ("f", "t")

@@ -587,6 +587,7 @@ class SubGraph(Graph):
         self.outer = outer
         self.name = name
         self.captures: dict[Tensor, Tensor] = {}
+        self.captured_from: dict[Tensor, Tensor] = {}   # the inverse: placeholder -> outer tensor
         self.control_captures: list[Operation] = []
         self._device_stack = list(outer._device_stack)   # TF: a body's ops inherit tf.device
 
@@ -619,6 +620,7 @@ class SubGraph(Graph):
             finally:
                 self._name_stack = saved
             inner = self.captures[tensor] = op.outputs[0]
+            self.captured_from[inner] = tensor
         return inner
 
 

@@ -1,0 +1,82 @@
+"""What TensorFlow's control-flow tests check, recorded from TF 2.21 (graph mode) as literals.
+
+Found by running TF's ``control_flow_ops_py_test``, ``while_v2_test``, ``cond_v2_test``,
+``tensor_array_ops_test``, ``map_fn_test``, ``scan_ops_test`` and ``gradients_test``
+through ``tools/tf_tests`` (issue #30).  CI has neither TF nor its test files: the values
+below are what ``tf.compat.v1`` (control flow v2, TF's default) printed for the same programs.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+
+
+def _run(fetches, init: bool = False):
+    with tf.Session() as sess:
+        if init:
+            sess.run(tf.global_variables_initializer())
+        return sess.run(fetches)
+
+
+# --- IndexedSlices through cond and while_loop (testCondIndexedSlices*, testWhile*IndexedSlices)
+
+def test_cond_of_indexed_slices_casts_mismatched_indices_to_int64():
+    with tf.Graph().as_default():
+        x = tf.IndexedSlices(tf.constant([10]), tf.constant([0]))
+        r = tf.cond(tf.less(1, 2), lambda: tf.IndexedSlices(x.values + 1, x.indices),
+                    lambda: tf.IndexedSlices(x.values - 1, tf.constant([0], tf.int64)))
+        assert isinstance(r, tf.IndexedSlices)
+        assert (r.values.name, r.indices.name, r.indices.dtype) == (
+            "cond/Identity:0", "cond/Identity_1:0", tf.int64)   # TF 2.21
+        values, indices = _run([r.values, r.indices])
+    assert values.tolist() == [11] and indices.tolist() == [0]
+
+
+def test_cond_of_indexed_slices_and_a_tensor_cannot_be_reconciled():
+    with tf.Graph().as_default():
+        x = tf.IndexedSlices(tf.constant([10]), tf.constant([0]))
+        with pytest.raises(TypeError, match=r"^Cannot reconcile tf.cond 0-th outputs:\n"
+                                            r"  branches returned: \(IndexedSlices"):
+            tf.cond(tf.constant(True), lambda: x, lambda: x.values)
+
+
+def test_while_loop_carries_indexed_slices_and_differentiates_their_values():
+    with tf.Graph().as_default():
+        values = tf.constant([[2.0, 4.0], [3.0, 5.0]])
+        x = tf.IndexedSlices(values, tf.constant([0, 3]), dense_shape=tf.constant([10, 2]))
+
+        def body(i, x):
+            return [i + 1, tf.IndexedSlices(x.values * 2.0, x.indices, x.dense_shape)]
+
+        _, r = tf.while_loop(lambda i, _: i < 10, body, [tf.constant(0), x])
+        assert isinstance(r, tf.IndexedSlices) and r.values.name == "while/Identity_3:0"
+        assert (r.values.shape, r.indices.shape, r.dense_shape.shape) == ((2, 2), (2,), (2,))
+        _, r2 = tf.while_loop(lambda i, _: i < 10, body, [tf.constant(0), x],
+                              [tf.TensorShape([]), tf.TensorShape([None, 2])])
+        # an IndexedSlices' invariant is its dense shape (TF's IndexedSlicesSpec)
+        assert (r2.values.shape.as_list(), r2.indices.shape.as_list(),
+                r2.dense_shape.shape.as_list()) == ([None, 2], [None], [2])
+        grad = tf.gradients(r.values, values)[0]
+        out, g = _run([r.values, grad])
+    np.testing.assert_array_equal(out, [[2048.0, 4096.0], [3072.0, 5120.0]])
+    np.testing.assert_array_equal(g, np.full((2, 2), 1024.0))
+
+
+# --- static shapes inside bodies (while_v2_test testFillOpsShape, testReshapeShape...) -------
+
+def test_a_captured_constant_keeps_its_value_for_shape_inference_in_a_body():
+    with tf.Graph().as_default():
+        shape = tf.constant([3, 4])
+        seen = []
+
+        def body(i, u):
+            u = tf.zeros(tf.concat([[5], shape], 0))
+            seen.append(u.shape.as_list())
+            return i + 1, u
+
+        tf.while_loop(lambda i, _: i < 3, body, [0, tf.zeros([5, 3, 4])])
+        branch = tf.cond(tf.constant(True), lambda: tf.reshape(tf.zeros([12]), shape),
+                         lambda: tf.ones([3, 4]))
+        assert seen == [[5, 3, 4]] and branch.shape.as_list() == [3, 4]   # TF 2.21
