@@ -80,3 +80,38 @@ def test_a_captured_constant_keeps_its_value_for_shape_inference_in_a_body():
         branch = tf.cond(tf.constant(True), lambda: tf.reshape(tf.zeros([12]), shape),
                          lambda: tf.ones([3, 4]))
         assert seen == [[5, 3, 4]] and branch.shape.as_list() == [3, 4]   # TF 2.21
+
+
+# --- a tf.function called while a graph is built adds to it (gradients_test, cond_v2_test) ---
+
+def test_a_function_called_while_building_uses_the_outer_tensors_it_closes_over():
+    with tf.Graph().as_default():
+        x = tf.constant(1.0, name="x")
+        y = tf.constant(2.0, name="y")
+
+        @tf.function
+        def grad_of_captured():
+            return tf.gradients(tf.multiply(x, 2.0, name="y"), x)[0]
+
+        def true_fn():
+            @tf.function
+            def fn():
+                return x * y * 2.0
+            return fn()
+
+        g = grad_of_captured()
+        out = tf.cond(tf.constant(True), true_fn, lambda: 2.0)
+        assert isinstance(g, tf.Tensor) and isinstance(out, tf.Tensor)
+        grads = tf.gradients(out, [x, y])
+        assert _run([g, out, *grads]) == [2.0, 4.0, 4.0, 2.0]   # TF 2.21
+
+
+def test_a_python_argument_of_a_function_built_into_a_graph_takes_the_signature_shape():
+    with tf.Graph().as_default():
+        def gather(indices):
+            ta = tf.TensorArray(dtype=tf.float32, size=3).write(0, tf.constant([1.0, 2.0, 3.0]))
+            return ta.gather(indices)
+
+        loose = tf.function(gather, input_signature=[tf.TensorSpec([None], tf.int32)])
+        assert tf.function(gather)([0]).shape.as_list() == [1, 3]
+        assert loose([0]).shape.as_list() == [None, 3]   # TF 2.21 (testGatherShape)

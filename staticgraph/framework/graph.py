@@ -659,6 +659,12 @@ def get_default_graph() -> Graph:
     return _default_stack[-1] if _default_stack else _global_graph
 
 
+def entered_graph() -> Graph | None:
+    """The graph a ``with g.as_default():`` block (a loop body, a branch, a function's trace)
+    has entered, or None at the top level, where only the global default graph is."""
+    return _default_stack[-1] if _default_stack else None
+
+
 def reset_default_graph() -> None:
     """A fresh global default graph (not allowed inside a ``with g.as_default()`` block)."""
     global _global_graph
