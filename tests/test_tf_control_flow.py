@@ -115,3 +115,50 @@ def test_a_python_argument_of_a_function_built_into_a_graph_takes_the_signature_
         loose = tf.function(gather, input_signature=[tf.TensorSpec([None], tf.int32)])
         assert tf.function(gather)([0]).shape.as_list() == [1, 3]
         assert loose([0]).shape.as_list() == [None, 3]   # TF 2.21 (testGatherShape)
+
+
+# --- structure mismatches in TF's words (testCheckNestedOutputStruct, testWhile_NestedBadArityFails)
+
+def test_cond_branches_of_different_structures_raise_tf2s_type_error_and_tf1s_value_error():
+    with tf.Graph().as_default():
+        x, y = tf.constant(10), tf.constant(200)
+        fn1, fn2 = (lambda: {"a": x + y, "b": x + y}), (lambda: {"c": y, "d": y})
+        with pytest.raises(TypeError) as info:
+            tf.cond(tf.less(1, 2), fn1, fn2)
+    text = str(info.value)
+    assert text.startswith(   # TF 2.21, to "Entire second structure"
+        "true_fn and false_fn arguments to tf.cond must have the same number, type, and overall "
+        "structure of return values.\n\ntrue_fn output: {'a': <tf.Tensor 'add:0' shape=() "
+        "dtype=int32>, 'b': <tf.Tensor 'add_1:0' shape=() dtype=int32>}\nfalse_fn output: "
+        "{'c': <tf.Tensor 'Const_1:0' shape=() dtype=int32>, 'd': <tf.Tensor 'Const_1:0' "
+        "shape=() dtype=int32>}\n\nError details:\nThe two structures don't have the same nested "
+        "structure.\n\n")
+    assert ("More specifically: The two dictionaries don't have the same set of keys. First "
+            "structure has keys type=list str=['a', 'b'], while second structure has keys "
+            "type=list str=['c', 'd']\nEntire first structure:\n{'a': ., 'b': .}\nEntire second "
+            "structure:\n{'c': ., 'd': .}") in text
+    tf.compat.v1.disable_control_flow_v2()
+    try:
+        with tf.Graph().as_default(), pytest.raises(
+                ValueError, match="^The two structures don't have the same nested structure"):
+            tf.cond(tf.less(1, 2), fn1, fn2)
+    finally:
+        tf.compat.v1.enable_control_flow_v2()
+
+
+def test_while_body_of_another_arity_is_refused_in_nests_words():
+    import collections
+    named = collections.namedtuple("named", ("a", "b"))
+    with tf.Graph().as_default():
+        loop_vars = [named(a=tf.constant(0.0), b=tf.constant(1.0)),
+                     (tf.constant(2.0), tf.constant(3.0)), tf.constant(4.0)]
+        with pytest.raises(ValueError) as info:
+            tf.while_loop(lambda lv0, _1, _2: lv0.a < 100.0, lambda lv0, lv1, _: [lv0, lv1],
+                          loop_vars)
+    text = str(info.value)
+    assert text.startswith("The two structures don't have the same nested structure.\n\n"
+                           "First structure: type=list str=[named(a=")
+    assert ("More specifically: The two structures don't have the same number of elements. "
+            in text)
+    assert ("Entire first structure:\n[named(a=., b=.), (., .)]\nEntire second structure:\n"
+            "[named(a=., b=.), (., .), .]") in text   # TF 2.21

@@ -49,7 +49,7 @@ from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_gr
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
 from ..ops.core_ops import cast, identity
-from ..util.nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
+from ..util.nest import assert_same_structure, describe, first_difference, flatten, flatten_up_to, pack_sequence_as
 from ..framework.shape import TensorShape, as_shape_tuple
 from ..framework.sources import placeholder
 
@@ -249,10 +249,12 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     expect = list(structure) if isinstance(structure, (list, tuple)) else [structure]
     got = list(result) if isinstance(result, (list, tuple)) else [result]
     diff = first_difference(expect, got, "loop_vars")
-    if diff:
-        raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+    if diff:   # TF's words (the body's result first), then which part differs
+        shown = (result if isinstance(result, (list, tuple)) else got,
+                 structure if isinstance(structure, (list, tuple)) else expect)
+        raise ValueError(f"{_structure_error(*shown, check_types=False)}\n\n"
                          f"tf.while_loop: body must return the same structure as loop_vars; "
-                         f"they differ {diff} (body returned {result!r}).")
+                         f"they differ {diff}.")
     outs = []
     for i, (x, y, shape) in enumerate(zip(flat, flatten(got), shapes)):
         y = _inner(sub, y, x.dtype)
@@ -267,6 +269,15 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
                              f"less-specific shape.")
         outs.append(y)
     return outs
+
+
+def _structure_error(a: Any, b: Any, check_types: bool) -> str | None:
+    """TF's message (``nest.assert_same_structure``'s words) if ``a`` and ``b`` differ."""
+    try:
+        assert_same_structure(a, b, check_types=check_types)
+    except (ValueError, TypeError) as e:
+        return str(e)
+    return None
 
 
 def _scalar_bool(pred: Tensor, what: str) -> Tensor:
@@ -521,20 +532,23 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
         t_res, f_res = _match_indexed_slices([t_r, f_r], [t_res, f_res], "cond")
-        diff = first_difference(t_res, f_res, "result")
-        if diff:
-            raise ValueError(f"The two structures don't have the same nested structure.\n\n"
-                             f"tf.cond: true_fn and false_fn must return the same structure; "
-                             f"they differ {diff}.")
+        words = _structure_error(t_res, f_res, True)
+        if words:   # TF 2 words it as a TypeError about the outputs, TF1 as nest's ValueError
+            diff = first_difference(t_res, f_res, "result")
+            if diff:
+                words += (f"\n\ntf.cond: true_fn and false_fn must return the same structure; "
+                          f"they differ {diff}.")
+            if classic:
+                raise ValueError(words)
+            raise TypeError(f"{_SAME_OUTPUTS}\n\ntrue_fn output: {_collapse(t_res)}\n"
+                            f"false_fn output: {_collapse(f_res)}\n\nError details:\n{words}")
         t_outs = [_inner(t_r.graph, v) for v in flatten(t_res)]
         f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(flatten(f_res), t_outs)]
         if not t_outs:
             raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
         for t, f in zip(t_outs, f_outs):
             if t.dtype != f.dtype:
-                raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same "
-                                f"number, type, and overall structure of return values.\n\n"
-                                f"true_fn output: {t}\nfalse_fn output: {f}\n\nError details:\n"
+                raise TypeError(f"{_SAME_OUTPUTS}\n\ntrue_fn output: {t}\nfalse_fn output: {f}\n\nError details:\n"
                                 f"{t} and {f} have different types")
         t_r.seal(t_outs)
         f_r.seal(f_outs)
@@ -570,6 +584,10 @@ def _match_indexed_slices(regions: list[Region], results: list, op_name: str) ->
     if not changed:
         return results
     return [_expand(pack_sequence_as(_collapse(r), f)) for r, f in zip(results, flats)]
+
+
+_SAME_OUTPUTS = ("true_fn and false_fn arguments to tf.cond must have the same number, type, "
+                 "and overall structure of return values.")
 
 
 BRANCH_PREFIX = ("f", "t")

@@ -183,6 +183,8 @@ def _skeleton(s: Any) -> str:
         return "{" + ", ".join(f"{k!r}: {_skeleton(v)}" for k, v in s.items()) + "}"
     if isinstance(s, list):
         return "[" + ", ".join(_skeleton(v) for v in s) + "]"
+    if is_namedtuple(s):
+        return f"{type(s).__name__}(" + ", ".join(f"{k}={_skeleton(v)}" for k, v in zip(s._fields, s)) + ")"
     if isinstance(s, tuple):
         inner = ", ".join(_skeleton(v) for v in s)
         return f"({inner},)" if len(s) == 1 else f"({inner})"
