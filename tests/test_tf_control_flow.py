@@ -141,6 +141,7 @@ def test_cond_branches_of_different_structures_raise_tf2s_type_error_and_tf1s_va
     try:
         with tf.Graph().as_default(), pytest.raises(
                 ValueError, match="^The two structures don't have the same nested structure"):
+            x, y = tf.constant(10), tf.constant(200)
             tf.cond(tf.less(1, 2), fn1, fn2)
     finally:
         tf.compat.v1.enable_control_flow_v2()
