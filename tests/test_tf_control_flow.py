@@ -163,3 +163,16 @@ def test_while_body_of_another_arity_is_refused_in_nests_words():
             in text)
     assert ("Entire first structure:\n[named(a=., b=.), (., .)]\nEntire second structure:\n"
             "[named(a=., b=.), (., .), .]") in text   # TF 2.21
+
+
+def test_a_branch_using_the_other_branchs_tensor_is_refused_in_tfs_words():
+    with tf.Graph().as_default():
+        inputs = {"c": tf.constant(1.0)}
+
+        def true_fn():
+            inputs["c"] = tf.identity(inputs["c"], name="true_branch")
+            return inputs["c"]
+
+        with pytest.raises(ValueError, match=r"^Tensor true_branch:0 in true_fn is accessed "
+                                             r"from false_fn\.$"):   # TF 2.21
+            tf.cond(tf.constant(True), true_fn, lambda: tf.identity(inputs["c"]))

@@ -193,13 +193,15 @@ def _expand_invariants(loop_vars: Any, shape_invariants: Any) -> Any:
 
 
 def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
-                  specs: list[tuple], wraps: list | None = None) -> tuple[Region, Any]:
+                  specs: list[tuple], wraps: list | None = None,
+                  role: str | None = None) -> tuple[Region, Any]:
     """Call ``fn`` once on placeholders shaped ``specs`` arranged like ``structure``.
 
     ``wraps[i]``, when given, turns argument ``i`` back into the object the user passed
-    (a TensorArray travels through the loop as its buffer tensor).
+    (a TensorArray travels through the loop as its buffer tensor).  ``role``: the name TF's
+    errors give the function (``true_fn``): a branch may not use another branch's tensors.
     """
-    sub = SubGraph(outer, label)
+    sub = SubGraph(outer, label, role)
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
         given = _rewrap(args, wraps)
@@ -529,7 +531,7 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         classic = not behavior.control_flow_v2_enabled()
         if classic:
             pred = identity(pred, name="pred_id")   # TF1's cond/pred_id
-        (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
+        (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [], role=f"{lbl}_fn")
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
         t_res, f_res = _match_indexed_slices([t_r, f_r], [t_res, f_res], "cond")
         words = _structure_error(t_res, f_res, True)

@@ -582,10 +582,11 @@ class SubGraph(Graph):
     inputs of the control-flow node, so pruning and ordering see them.
     """
 
-    def __init__(self, outer: Graph, name: str = "body"):
+    def __init__(self, outer: Graph, name: str = "body", role: str | None = None):
         super().__init__()
         self.outer = outer
         self.name = name
+        self.role = role   # how TF's errors name it: "true_fn", "false_fn" (a cond's branches)
         self.captures: dict[Tensor, Tensor] = {}
         self.captured_from: dict[Tensor, Tensor] = {}   # the inverse: placeholder -> outer tensor
         self.control_captures: list[Operation] = []
@@ -604,7 +605,10 @@ class SubGraph(Graph):
         return tuple(d for d in deps if d.graph is self)
 
     def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
-        if tensor.op.graph is not self.outer:      # from further out: the outer graph captures first
+        home = tensor.op.graph
+        if self.role and getattr(home, "outer", None) is self.outer and getattr(home, "role", None):
+            raise ValueError(f"Tensor {tensor.name} in {home.role} is accessed from {self.role}.")
+        if home is not self.outer:      # from further out: the outer graph captures first
             if not isinstance(self.outer, SubGraph):
                 return super().capture(tensor, type_)
             tensor = self.outer.capture(tensor, type_)
