@@ -176,3 +176,41 @@ def test_a_branch_using_the_other_branchs_tensor_is_refused_in_tfs_words():
         with pytest.raises(ValueError, match=r"^Tensor true_branch:0 in true_fn is accessed "
                                              r"from false_fn\.$"):   # TF 2.21
             tf.cond(tf.constant(True), true_fn, lambda: tf.identity(inputs["c"]))
+
+
+# --- gradients_test: UnconnectedGradients, AggregationMethod, recompute_grad ---------------
+
+def test_unconnected_gradients_is_an_enum_and_aggregation_methods_are_tfs_numbers():
+    assert repr(tf.UnconnectedGradients.ZERO) == "<UnconnectedGradients.ZERO: 'zero'>"
+    assert tf.UnconnectedGradients("zero") is tf.UnconnectedGradients.ZERO
+    assert (tf.AggregationMethod.ADD_N, tf.AggregationMethod.DEFAULT,
+            tf.AggregationMethod.EXPERIMENTAL_TREE,
+            tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N) == (0, 0, 1, 2)   # TF 2.21
+    with tf.Graph().as_default():
+        x = tf.constant(1.0)
+        y = x * 2.0
+        z = y + y + y
+        with pytest.raises(ValueError, match=r"^Invalid `aggregation_method` specified 5\. "
+                                             r"Accepted values are \[0, 1, 2\]\.$"):
+            tf.gradients(z, x, aggregation_method=5)
+        g = tf.gradients(z, [x, y], aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE)
+        zero = tf.gradients(x * 2.0, [x, tf.constant(3.0)],
+                            unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        assert _run(g) == [6.0, 3.0] and _run(zero) == [2.0, 0.0]
+
+
+def test_recompute_grad_gives_fs_values_and_gradients_variables_included():
+    with tf.Graph().as_default():
+        v = tf.Variable([2.0, 2.0, 2.0])
+        x = tf.constant([1.0, 2.0, 3.0])
+
+        def f(x):
+            return tf.reduce_sum(tf.sin(x) * v)
+
+        r = tf.recompute_grad(f)
+        assert r.__wrapped__ is f
+        y = r(x)
+        y_value, (gx, gv) = _run([y, tf.gradients(y, [x, v])], init=True)
+    np.testing.assert_allclose(y_value, 3.7837768, rtol=1e-6)   # TF 2.21
+    np.testing.assert_allclose(gx, [1.0806046, -0.8322937, -1.979985], rtol=1e-6)
+    np.testing.assert_allclose(gv, [0.84147096, 0.9092974, 0.14112], rtol=1e-6)

@@ -29,9 +29,10 @@ from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import defkind
 from ..util.nest import flatten, pack_sequence_as
 from .gradient_tape import GradientTape
-from .gradients import RegisterGradient
+from .gradients import RegisterGradient, gradients
+from ..ops.core_ops import identity
 
-__all__ = ["custom_gradient", "identity_n"]
+__all__ = ["custom_gradient", "identity_n", "recompute_grad"]
 
 _uid = itertools.count(1)
 
@@ -105,3 +106,25 @@ def custom_gradient(f: Callable | None = None):
         return pack_sequence_as(result, outs[:len(flat_result)])
 
     return decorated
+
+
+def recompute_grad(f: Callable) -> Callable:
+    """``tf.recompute_grad``: ``f``'s values, with a gradient that builds ``f`` again from its
+    inputs and differentiates that copy.  TF's memory trade: the backward pass does not
+    read the forward's intermediates, so a plan needs not keep them (the copy runs after the
+    incoming gradient is known, as TF orders it).  ``f`` may read variables."""
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        @custom_gradient
+        def call(*xs):
+            def grad_fn(*dresult, variables=None):
+                with get_default_graph().control_dependencies(
+                        [d for d in dresult if d is not None]):
+                    again_xs = [identity(x) for x in xs]
+                    again = flatten(f(*again_xs, **kwargs))
+                sources = again_xs + list(variables or [])
+                grads = gradients(again, sources, grad_ys=list(dresult))
+                return grads[:len(xs)], grads[len(xs):]
+            return f(*xs, **kwargs), grad_fn
+        return call(*args)
+    return inner

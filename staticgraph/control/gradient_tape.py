@@ -213,7 +213,7 @@ class GradientTape:
                               stop_gradients=list(stops))
             for k, g in zip(positions, found):
                 grads[k] = g
-        if getattr(unconnected, "value", unconnected) == UnconnectedGradients.ZERO:
+        if getattr(unconnected, "value", unconnected) == UnconnectedGradients.ZERO.value:
             grads = [zeros_like(s if isinstance(s, Tensor) else convert_to_tensor(s))
                      if g is None else g for s, g in zip(sources, grads)]
         return grads

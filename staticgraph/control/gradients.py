@@ -24,6 +24,7 @@ passes its gradient to the handle, so they are summed.
 from __future__ import annotations
 
 import contextlib
+import enum
 import operator
 
 from typing import Any
@@ -34,12 +35,24 @@ from ..framework.graph import Operation, SubGraph, Tensor, creation_site, get_de
 from ..framework.kinds import handle_op, kind_of
 from ..ops.core_ops import add_n, ones_like, reshape, stack, zeros, zeros_like
 
-__all__ = ["gradients", "differentiable", "UnconnectedGradients", "RegisterGradient",
-           "NotDifferentiable", "no_gradient", "hessians"]
+__all__ = ["gradients", "differentiable", "UnconnectedGradients", "AggregationMethod",
+           "RegisterGradient", "NotDifferentiable", "no_gradient", "hessians"]
 
 
-class UnconnectedGradients:
-    """What ``gradients`` returns for an x no y depends on: None (TF's default) or zeros."""
+class AggregationMethod:
+    """How ``gradients`` sums the gradients an input receives from several uses, as TF names
+    the choices.  Every method gives the same sums here (one ``AddN``); TF's tree and
+    accumulate variants trade memory and ordering on its executors."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradients`` returns for an x no y depends on: None (TF's default) or zeros.
+    An enum, as TF's (``gradients`` also takes its value, ``"zero"``)."""
 
     NONE = "none"
     ZERO = "zero"
@@ -98,8 +111,13 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
 
     ``stop_gradients``: tensors treated as constants (no gradient flows through them).
     """
+    methods = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+               AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
+    if aggregation_method is not None and aggregation_method not in methods:
+        raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. "
+                         f"Accepted values are {methods}.")
     mode = getattr(unconnected_gradients, "value", unconnected_gradients)
-    if mode not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+    if mode not in (UnconnectedGradients.NONE.value, UnconnectedGradients.ZERO.value):
         raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'")
     originals = _as_list(xs)
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
@@ -144,7 +162,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 if g is not None and w:
                     grads.setdefault(t, []).append(g)
         out = [_total(grads.get(x)) for x in xs]
-    if mode == UnconnectedGradients.ZERO:
+    if mode == UnconnectedGradients.ZERO.value:
         out = [g if g is not None else _zeros_for(x, orig) for g, x, orig in zip(out, xs, originals)]
     return out
 
