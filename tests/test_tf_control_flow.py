@@ -214,3 +214,17 @@ def test_recompute_grad_gives_fs_values_and_gradients_variables_included():
     np.testing.assert_allclose(y_value, 3.7837768, rtol=1e-6)   # TF 2.21
     np.testing.assert_allclose(gx, [1.0806046, -0.8322937, -1.979985], rtol=1e-6)
     np.testing.assert_allclose(gv, [0.84147096, 0.9092974, 0.14112], rtol=1e-6)
+
+
+def test_custom_gradient_takes_nested_arguments_one_gradient_per_leaf():
+    # testCustomGradientStructuralInputOutput: grad_fn answers for the flattened arguments
+    with tf.Graph().as_default():
+        a, b, c = tf.constant(1.0), tf.constant(2.0), tf.constant(3.0)
+
+        @tf.custom_gradient
+        def f(x, pair):
+            assert isinstance(pair, tuple) and len(pair) == 2
+            return x * pair[0] * pair[1], lambda dy: [dy * 10.0, dy * 20.0, dy * 30.0]
+
+        y = f(a, (b, c))
+        assert _run([y, tf.gradients(y, [a, b, c])]) == [6.0, [10.0, 20.0, 30.0]]

@@ -27,7 +27,7 @@ from typing import Callable
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import defkind
-from ..util.nest import flatten, pack_sequence_as
+from ..util.nest import flatten, map_structure, pack_sequence_as
 from .gradient_tape import GradientTape
 from .gradients import RegisterGradient, gradients
 from ..ops.core_ops import identity
@@ -74,7 +74,8 @@ def custom_gradient(f: Callable | None = None):
         if kwargs:
             raise ValueError("The custom_gradient decorator currently supports keywords "
                              "arguments only when eager execution is enabled.")
-        args = [convert_to_tensor(a) for a in args]
+        args = [map_structure(convert_to_tensor, a) for a in args]   # each may be a structure
+        flat_args = flatten(args)
         with GradientTape() as tape:           # which variables does f read?
             result, grad_fn = f(*args)
         variables = list(tape.watched_variables())
@@ -96,13 +97,13 @@ def custom_gradient(f: Callable | None = None):
             else:
                 input_grads, variable_grads = grad_fn(*result_grads), []
             input_grads = flatten(input_grads)
-            if len(input_grads) != len(args):
-                raise ValueError(f"custom_gradient function expected to return {len(args)} "
+            if len(input_grads) != len(flat_args):
+                raise ValueError(f"custom_gradient function expected to return {len(flat_args)} "
                                  f"gradients, but returned {len(input_grads)} instead.")
             return [None] * len(flat_result) + input_grads + list(variable_grads)
 
         with get_default_graph().gradient_override_map({"IdentityN": name}):
-            outs = identity_n(flat_result + args + [convert_to_tensor(v) for v in variables])
+            outs = identity_n(flat_result + flat_args + [convert_to_tensor(v) for v in variables])
         return pack_sequence_as(result, outs[:len(flat_result)])
 
     return decorated
