@@ -228,3 +228,24 @@ def test_custom_gradient_takes_nested_arguments_one_gradient_per_leaf():
 
         y = f(a, (b, c))
         assert _run([y, tf.gradients(y, [a, b, c])]) == [6.0, [10.0, 20.0, 30.0]]
+
+
+def test_a_custom_gradient_in_a_loop_body_may_use_outer_tensors_and_variables():
+    # while_v2_test testCustomGradient: grad_fn captures `n` (the forward did not) and reads m
+    with tf.Graph().as_default():
+        x = tf.constant(2.0)
+        n = tf.constant(1.0, name="const-n")
+        m = tf.Variable(1.0)
+
+        def body_fn(v):
+            @tf.custom_gradient
+            def inner_fn(v):
+                def grad_fn(dy, variables=None):
+                    return dy * 2 * v * n * m, [v * v]
+                return v * v * m, grad_fn
+            return inner_fn(v)
+
+        ret = tf.while_loop(lambda v: v < 8.0, body_fn, [x], return_same_structure=False)
+        branch = tf.cond(x > 1.0, lambda: body_fn(x), lambda: x)
+        assert _run([ret, tf.gradients(ret, [x]), branch, tf.gradients(branch, [x])],
+                    init=True) == [16.0, [32.0], 4.0, [4.0]]   # TF 2.21
