@@ -249,3 +249,28 @@ def test_a_custom_gradient_in_a_loop_body_may_use_outer_tensors_and_variables():
         branch = tf.cond(x > 1.0, lambda: body_fn(x), lambda: x)
         assert _run([ret, tf.gradients(ret, [x]), branch, tf.gradients(branch, [x])],
                     init=True) == [16.0, [32.0], 4.0, [4.0]]   # TF 2.21
+
+
+# --- map_fn (map_fn_test) -------------------------------------------------------------------
+
+def test_map_fn_over_nothing_and_over_an_unknown_rank():
+    with tf.Graph().as_default():
+        ones = tf.map_fn(lambda x: 1, tf.constant([], dtype=tf.int32))
+        blocks = tf.map_fn(lambda x: tf.zeros([3, 2]), tf.constant([]))
+        x = tf.placeholder(tf.float32)
+        same = tf.map_fn(lambda e: e, x)
+        assert (ones.shape.as_list(), blocks.shape.as_list(), same.shape.dims) == (
+            [0], [0, 3, 2], None)   # TF 2.21
+        with tf.Session() as sess:
+            a, b = sess.run([ones, blocks])
+            c = sess.run(same, {x: np.ones((2, 3))})
+    assert (a.shape, b.shape, c.shape) == ((0,), (0, 3, 2), (2, 3))
+
+
+def test_map_fn_result_of_another_sequence_type_than_its_dtype_is_a_type_error():
+    with tf.Graph().as_default(), pytest.raises(
+            TypeError, match=r"^The two structures don't have the same nested structure\.\n\n"
+                             r"First structure: type=list str=\[tf\.int64, tf\.int64\]\n\n"
+                             r"Second structure: type=tuple str=\(<tf\.Tensor '"):   # TF 2.21
+        tf.map_fn(lambda x: ((x + 3) * 2, -(x + 3) * 2), np.array([1, 2, 3]),
+                  dtype=[tf.int64, tf.int64])

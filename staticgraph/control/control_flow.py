@@ -49,7 +49,8 @@ from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_gr
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
 from ..ops.core_ops import cast, identity
-from ..util.nest import assert_same_structure, describe, first_difference, flatten, flatten_up_to, pack_sequence_as
+from ..util.nest import (describe, first_difference, flatten, flatten_up_to, pack_sequence_as,
+                         structure_error)
 from ..framework.shape import TensorShape, as_shape_tuple
 from ..framework.sources import placeholder
 
@@ -254,7 +255,7 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     if diff:   # TF's words (the body's result first), then which part differs
         shown = (result if isinstance(result, (list, tuple)) else got,
                  structure if isinstance(structure, (list, tuple)) else expect)
-        raise ValueError(f"{_structure_error(*shown, check_types=False)}\n\n"
+        raise ValueError(f"{structure_error(*shown, check_types=False)}\n\n"
                          f"tf.while_loop: body must return the same structure as loop_vars; "
                          f"they differ {diff}.")
     outs = []
@@ -271,15 +272,6 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
                              f"less-specific shape.")
         outs.append(y)
     return outs
-
-
-def _structure_error(a: Any, b: Any, check_types: bool) -> str | None:
-    """TF's message (``nest.assert_same_structure``'s words) if ``a`` and ``b`` differ."""
-    try:
-        assert_same_structure(a, b, check_types=check_types)
-    except (ValueError, TypeError) as e:
-        return str(e)
-    return None
 
 
 def _scalar_bool(pred: Tensor, what: str) -> Tensor:
@@ -534,7 +526,7 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [], role=f"{lbl}_fn")
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
         t_res, f_res = _match_indexed_slices([t_r, f_r], [t_res, f_res], "cond")
-        words = _structure_error(t_res, f_res, True)
+        words = structure_error(t_res, f_res, True)
         if words:   # TF 2 words it as a TypeError about the outputs, TF1 as nest's ValueError
             diff = first_difference(t_res, f_res, "result")
             if diff:
