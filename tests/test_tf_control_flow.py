@@ -274,3 +274,36 @@ def test_map_fn_result_of_another_sequence_type_than_its_dtype_is_a_type_error()
                              r"Second structure: type=tuple str=\(<tf\.Tensor '"):   # TF 2.21
         tf.map_fn(lambda x: ((x + 3) * 2, -(x + 3) * 2), np.array([1, 2, 3]),
                   dtype=[tf.int64, tf.int64])
+
+
+# --- a gradient computed inside a loop body or branch (testCallGradInLoop, testCondGrad_3) ----
+
+def test_gradients_inside_a_body_reach_outer_tensors_through_outer_ops():
+    with tf.Graph().as_default():
+        params = tf.constant(5.0)
+        params_1 = tf.square(params)
+
+        def body(i, x):
+            data = tf.multiply(tf.constant([1.0, 2.0, 3.0]), params_1)
+            return i + 1, x + tf.gradients(data, params)[0]
+
+        out = tf.while_loop(lambda i, _: i < 10, body, [tf.constant(0), tf.constant(0.0)])
+        c = tf.placeholder(tf.int32, shape=[])
+        ox = tf.constant(10.0)
+        y = tf.multiply(7.0, ox)
+        r = tf.cond(c < 2, lambda: tf.gradients(y * y, [ox])[0], lambda: ox * 3.0)
+        with tf.Session() as sess:
+            assert sess.run(out)[1] == 600.0   # TF 2.21
+            assert (sess.run(r, {c: 1}), sess.run(r, {c: 3})) == (980.0, 30.0)
+
+
+def test_shape_invariants_may_be_tensor_specs_and_graphs_say_what_is_fetchable():
+    with tf.Graph().as_default() as g:
+        i, x = tf.constant(0), tf.constant([1])
+        _, r = tf.while_loop(lambda i, _: i < 10, lambda i, x: (i + 1, tf.stack([x, x])), [i, x],
+                             [tf.TensorSpec([], dtype=tf.int32), tf.TensorSpec(None, dtype=tf.int32)])
+        assert r.shape.dims is None and g.is_fetchable(r) and g.is_fetchable(r.op)
+        g.prevent_fetching(r.op)
+        assert not g.is_fetchable(r)
+        with tf.Session() as sess, pytest.raises(ValueError, match="has been marked as not fetchable"):
+            sess.run(r)

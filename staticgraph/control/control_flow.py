@@ -184,7 +184,8 @@ def _expand_invariants(loop_vars: Any, shape_invariants: Any) -> Any:
     flat = []
     for var, inv in zip(flatten(loop_vars), given):
         if isinstance(var, IndexedSlices):
-            dims = TensorShape(inv).as_list() if TensorShape(inv).rank is not None else None
+            inv = TensorShape(_invariant_shape(inv))
+            dims = inv.as_list() if inv.rank is not None else None
             shapes = [TensorShape(None if dims is None else [None, *dims[1:]]), TensorShape([None]),
                       TensorShape([None if dims is None else len(dims)])]
             flat.extend(shapes[:3 if var.dense_shape is not None else 2])
@@ -230,11 +231,17 @@ def _union(*regions: Region) -> list[Tensor]:
 
 # --- while_loop ----------------------------------------------------------------------
 
+def _invariant_shape(s: Any) -> Any:
+    """A shape invariant as a shape: a TensorShape or list as is, a TensorSpec its ``shape``."""
+    return s.shape if type(s).__name__ == "TensorSpec" else s
+
+
 def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> list[tuple | None]:
     if shape_invariants is None:
         return [t._shape for t in flat]
     try:
-        shapes = [as_shape_tuple(s) for s in flatten_up_to(structure, shape_invariants)]
+        shapes = [as_shape_tuple(_invariant_shape(s))
+                  for s in flatten_up_to(structure, shape_invariants)]
     except (ValueError, TypeError, KeyError) as e:
         raise ValueError(f"shape_invariants must have the same structure as loop_vars "
                          f"({describe(structure)}): {e}") from None

@@ -54,10 +54,10 @@ class GradProgram:
     be kept per run/iteration (fed to the gradient plan together with ``dys``
     and the region's capture placeholders).  ``late``: outer tensors the gradient nodes
     captured themselves (a ``custom_gradient``'s grad_fn using a tensor the forward did
-    not): the gradient node takes them as extra inputs.
+    not): the gradient node takes them as extra inputs; ``late_inner`` their placeholders.
     """
 
-    __slots__ = ("dys", "grads", "needed", "wrt", "late")
+    __slots__ = ("dys", "grads", "needed", "wrt", "late", "late_inner")
 
     def __init__(self, region: Region, outs: list[int], wrt: list[Tensor], roots: list[Tensor]):
         sub = region.graph
@@ -75,6 +75,7 @@ class GradProgram:
                                          and t not in region.placeholders))
         sealed = set(region.captured)
         self.late = [t for t in sub.captures if t not in sealed]
+        self.late_inner = [sub.captures[t] for t in self.late]
 
     def shape_only(self) -> list[bool]:
         """Per ``needed`` value: do the gradient's nodes read only its shape and dtype (inputs
@@ -92,8 +93,8 @@ class GradProgram:
     def plan(self, region: Region, ctx: LowerContext, wrt: list[Tensor] | None = None):
         """The gradient plan for ``wrt`` (default: all), pruned to what those need."""
         grads = self.grads if wrt is None else [self.grads[self.wrt.index(w)] for w in wrt]
-        late = [region.graph.captures[t] for t in self.late]
-        return region.plan(ctx, grads, [*self.needed, *self.dys, *region.placeholders, *late])
+        return region.plan(ctx, grads, [*self.needed, *self.dys, *region.placeholders,
+                                        *self.late_inner])
 
 
 def _zeros_for(w: Tensor) -> Tensor:

@@ -272,6 +272,7 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
+        self._unfetchable: set = set()
         self.seed: int | None = None  # graph-level random seed (tf.set_random_seed)
         self.grad_programs: dict = {}   # control-flow node name -> what its gradient reads (never in attrs)
         self.version = 0
@@ -456,6 +457,14 @@ class Graph:
 
     def is_feedable(self, tensor: "Tensor") -> bool:
         return tensor not in self._unfeedable
+
+    def prevent_fetching(self, op: "Operation") -> None:
+        """Refuse to fetch ``op`` or its outputs (TF's API)."""
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op: Any) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable
 
     def finalize(self) -> None:
         self._finalized = True
