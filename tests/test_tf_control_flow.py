@@ -307,3 +307,24 @@ def test_shape_invariants_may_be_tensor_specs_and_graphs_say_what_is_fetchable()
         assert not g.is_fetchable(r)
         with tf.Session() as sess, pytest.raises(ValueError, match="has been marked as not fetchable"):
             sess.run(r)
+
+
+# --- while_v2_test: a one-element condition, TF's dtype words, control-flow graphs ------------
+
+def test_a_loop_condition_of_one_element_and_a_body_changing_a_dtype():
+    with tf.Graph().as_default():
+        x, y = tf.constant([[5.0]]), tf.constant(3.0)
+        seen = []
+
+        def cond(v, _):
+            seen.append(v.graph.is_control_flow_graph)
+            return v < 45.0   # shape [1, 1]: TF's While takes it
+
+        ret = tf.while_loop(cond, lambda v, w: (v * w, w), [x, y])
+        out, grad = _run([ret[0], tf.gradients(ret[0], x)[0]])
+        assert seen == [True] and out.tolist() == [[45.0]] and grad.tolist() == [[9.0]]
+        with pytest.raises(TypeError, match=r"^Loop var Const_2:0 enters the loop with type "
+                                            r"<dtype: 'float32'> but has type <dtype: 'float16'> "
+                                            r"after 1 iteration\."):   # TF 2.21
+            tf.while_loop(lambda x: x < 10, lambda x: tf.cast(x, tf.float16) + 1,
+                          [tf.constant(1.0)])

@@ -268,8 +268,10 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     outs = []
     for i, (x, y, shape) in enumerate(zip(flat, flatten(got), shapes)):
         y = _inner(sub, y, x.dtype)
-        if y.dtype != x.dtype:
-            raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
+        if y.dtype != x.dtype:   # TF 2's words, then ours
+            raise TypeError(f"Loop var {x.name} enters the loop with type {x.dtype} but has "
+                            f"type {y.dtype} after 1 iteration.\n\n"
+                            f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
                             f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
         if not refines(y._shape, shape):
             raise ValueError(f"Input tensor `{x.name}` enters the loop with shape "
@@ -281,9 +283,13 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     return outs
 
 
-def _scalar_bool(pred: Tensor, what: str) -> Tensor:
+def _scalar_bool(pred: Tensor, what: str, one_element: bool = False) -> Tensor:
+    """``pred`` checked as a boolean scalar; ``one_element``: any shape of one element will
+    do (a loop's condition: TF's While reads a ``[[True]]`` as True)."""
     if pred.dtype.name != "bool":
         raise TypeError(f"{what} must be a boolean scalar tensor, got {pred} of dtype {pred.dtype.name}.")
+    if one_element and pred._shape is not None and all(d == 1 for d in pred._shape):
+        return pred
     if pred.ndim not in (None, 0):
         raise ValueError(f"{what} must be a scalar (shape ()), got {pred} of shape {pred.shape}.")
     return pred
@@ -329,7 +335,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                   for v, w, s in zip(leaves, wraps, shapes)]
         specs = [(s, t.np_dtype) for s, t in zip(shapes, flat)]
         cond_r, pred = _build_region(graph, "cond", cond, structure, specs, wraps)
-        pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result")
+        pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result", True)
         cond_r.seal([pred])
         body_r, result = _build_region(graph, "body", body, structure, specs, wraps)
         body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes))

@@ -591,6 +591,9 @@ class SubGraph(Graph):
     inputs of the control-flow node, so pruning and ordering see them.
     """
 
+    is_control_flow_graph = True
+    """TF's mark of a loop body's or branch's graph (its FuncGraph attribute)."""
+
     def __init__(self, outer: Graph, name: str = "body", role: str | None = None):
         super().__init__()
         self.outer = outer
