@@ -124,6 +124,8 @@ def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
         except IndexError as e:
             if any(None in s for s in array_shapes):
                 return None       # unknown array lengths we could not line up: say nothing
+            if array_shapes and 0 in dims:
+                return None       # the run's index values decide (an empty axis: TF builds it)
             raise ShapeError(f"cannot index a tensor of shape {list(shape)}: {e}") from None
     if len(tries[0]) != len(tries[1]):
         return None

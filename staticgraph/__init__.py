@@ -159,4 +159,10 @@ def executing_eagerly() -> bool:
     return False
 
 
+# --- gradients' names from TF's control-flow and gradient tests (issue #30) ---
+from .control.custom_gradient import recompute_grad  # noqa: E402
+from .control.gradients import AggregationMethod  # noqa: E402
+
+__all__ += ["AggregationMethod", "recompute_grad"]
+
 vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))

@@ -306,8 +306,13 @@ def test_error_cond_pred_python_bool():
 
 
 def test_error_cond_branch_structures_differ():
-    with pytest.raises(ValueError, match=r"true_fn and false_fn must return the same structure; they "
-                                         r"differ at result: a tuple of 2 items vs a tuple of 1 items"):
+    # TF 2.21: a TypeError about the outputs, nest's words as its details, then ours
+    with pytest.raises(TypeError, match=r"^true_fn and false_fn arguments to tf.cond must have the "
+                                        r"same number, type, and overall structure of return "
+                                        r"values.\n\ntrue_fn output: (.|\n)*Error details:\nThe two "
+                                        r"structures don't have the same nested structure.(.|\n)*"
+                                        r"true_fn and false_fn must return the same structure; they "
+                                        r"differ at result: a tuple of 2 items vs a tuple of 1 items"):
         tf.cond(tf.constant(True), lambda: (1, 2), lambda: (1,))
 
 

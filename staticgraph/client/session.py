@@ -250,6 +250,9 @@ class Session:
         flat: list = []
         rebuild = flatten_with_rebuild(fetches, self.graph.as_graph_element, flat)
         for t in flat:
+            if not self.graph.is_fetchable(t):
+                shown = t.op if isinstance(t, Tensor) else t
+                raise ValueError(f"Operation {shown.name!r} has been marked as not fetchable.")
             if isinstance(t, Tensor) and t.op.type == "VarHandleOp":
                 raise TypeError(f"Fetching {t.name}, the resource handle of variable "
                                 f"'{t.op.name}', gives no value here (TF returns the handle's "

@@ -46,9 +46,11 @@ from .control_flow_codegen import Source, as_tuple
 from ..framework import behavior
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
-from ..ops.core_ops import identity
-from ..util.nest import describe, first_difference, flatten, flatten_up_to, pack_sequence_as
+from ..ops.core_ops import cast, identity
+from ..util.nest import (describe, first_difference, flatten, flatten_up_to, pack_sequence_as,
+                         structure_error)
 from ..framework.shape import TensorShape, as_shape_tuple
 from ..framework.sources import placeholder
 
@@ -134,19 +136,80 @@ def _inner(sub: SubGraph, value: Any, dtype=None) -> Tensor:
     return t if t.graph is sub else sub.capture(t, "control flow")
 
 
+# --- composite values: an IndexedSlices crosses a loop or cond as its component tensors ---
+
+class _Parts(tuple):
+    """An IndexedSlices' (values, indices[, dense_shape]) while a loop or cond carries it: a
+    tuple to the structure helpers (so its tensors are leaves), marked to be rebuilt."""
+
+
+def _expand(structure: Any) -> Any:
+    """``structure`` with each IndexedSlices replaced by its :class:`_Parts` (TF's
+    ``expand_composites``: the loop node and the cond node carry plain tensors)."""
+    if isinstance(structure, IndexedSlices):
+        parts = (structure.values, structure.indices, structure.dense_shape)
+        return _Parts(parts if parts[2] is not None else parts[:2])
+    if isinstance(structure, dict):
+        return type(structure)((k, _expand(v)) for k, v in structure.items())
+    if isinstance(structure, list):
+        return [_expand(v) for v in structure]
+    if isinstance(structure, tuple) and not isinstance(structure, _Parts):
+        items = [_expand(v) for v in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else type(structure)(items)
+    return structure
+
+
+def _collapse(structure: Any) -> Any:
+    """The inverse of :func:`_expand`: each :class:`_Parts` back to an IndexedSlices."""
+    if isinstance(structure, _Parts):
+        return IndexedSlices(*structure)
+    if isinstance(structure, dict):
+        return type(structure)((k, _collapse(v)) for k, v in structure.items())
+    if isinstance(structure, list):
+        return [_collapse(v) for v in structure]
+    if isinstance(structure, tuple):
+        items = [_collapse(v) for v in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else type(structure)(items)
+    return structure
+
+
+def _expand_invariants(loop_vars: Any, shape_invariants: Any) -> Any:
+    """Shape invariants for the expanded loop variables: an IndexedSlices' invariant is its
+    dense shape (TF's ``IndexedSlicesSpec``): values ``[None] + shape[1:]``, indices
+    ``[None]``, dense_shape ``[rank]``.  Mismatched structures are left for the caller's check."""
+    try:
+        given = flatten_up_to(loop_vars, shape_invariants)
+    except (ValueError, TypeError, KeyError):
+        return shape_invariants
+    flat = []
+    for var, inv in zip(flatten(loop_vars), given):
+        if isinstance(var, IndexedSlices):
+            inv = TensorShape(_invariant_shape(inv))
+            dims = inv.as_list() if inv.rank is not None else None
+            shapes = [TensorShape(None if dims is None else [None, *dims[1:]]), TensorShape([None]),
+                      TensorShape([None if dims is None else len(dims)])]
+            flat.extend(shapes[:3 if var.dense_shape is not None else 2])
+        else:
+            flat.append(inv)
+    return pack_sequence_as(_expand(loop_vars), flat)
+
+
 def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
-                  specs: list[tuple], wraps: list | None = None) -> tuple[Region, Any]:
+                  specs: list[tuple], wraps: list | None = None,
+                  role: str | None = None) -> tuple[Region, Any]:
     """Call ``fn`` once on placeholders shaped ``specs`` arranged like ``structure``.
 
     ``wraps[i]``, when given, turns argument ``i`` back into the object the user passed
-    (a TensorArray travels through the loop as its buffer tensor).
+    (a TensorArray travels through the loop as its buffer tensor).  ``role``: the name TF's
+    errors give the function (``true_fn``): a branch may not use another branch's tensors.
     """
-    sub = SubGraph(outer, label)
+    sub = SubGraph(outer, label, role)
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
         given = _rewrap(args, wraps)
-        result = fn() if structure is None else _call(fn, pack_sequence_as(structure, given))
-    return Region(sub, args), result
+        result = fn() if structure is None else _call(
+            fn, _collapse(pack_sequence_as(structure, given)))
+    return Region(sub, args), _expand(result)
 
 
 def _rewrap(tensors: list, wraps: list | None) -> list:
@@ -168,11 +231,17 @@ def _union(*regions: Region) -> list[Tensor]:
 
 # --- while_loop ----------------------------------------------------------------------
 
+def _invariant_shape(s: Any) -> Any:
+    """A shape invariant as a shape: a TensorShape or list as is, a TensorSpec its ``shape``."""
+    return s.shape if type(s).__name__ == "TensorSpec" else s
+
+
 def _invariants(structure: Any, flat: list[Tensor], shape_invariants: Any) -> list[tuple | None]:
     if shape_invariants is None:
         return [t._shape for t in flat]
     try:
-        shapes = [as_shape_tuple(s) for s in flatten_up_to(structure, shape_invariants)]
+        shapes = [as_shape_tuple(_invariant_shape(s))
+                  for s in flatten_up_to(structure, shape_invariants)]
     except (ValueError, TypeError, KeyError) as e:
         raise ValueError(f"shape_invariants must have the same structure as loop_vars "
                          f"({describe(structure)}): {e}") from None
@@ -190,15 +259,19 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     expect = list(structure) if isinstance(structure, (list, tuple)) else [structure]
     got = list(result) if isinstance(result, (list, tuple)) else [result]
     diff = first_difference(expect, got, "loop_vars")
-    if diff:
-        raise ValueError(f"The two structures don't have the same nested structure.\n\n"
+    if diff:   # TF's words (the body's result first), then which part differs
+        shown = (result if isinstance(result, (list, tuple)) else got,
+                 structure if isinstance(structure, (list, tuple)) else expect)
+        raise ValueError(f"{structure_error(*shown, check_types=False)}\n\n"
                          f"tf.while_loop: body must return the same structure as loop_vars; "
-                         f"they differ {diff} (body returned {result!r}).")
+                         f"they differ {diff}.")
     outs = []
     for i, (x, y, shape) in enumerate(zip(flat, flatten(got), shapes)):
         y = _inner(sub, y, x.dtype)
-        if y.dtype != x.dtype:
-            raise TypeError(f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
+        if y.dtype != x.dtype:   # TF 2's words, then ours
+            raise TypeError(f"Loop var {x.name} enters the loop with type {x.dtype} but has "
+                            f"type {y.dtype} after 1 iteration.\n\n"
+                            f"tf.while_loop: loop variable {i} ({x.name}) enters the loop with "
                             f"dtype {x.dtype.name}, but body returns dtype {y.dtype.name} for it.")
         if not refines(y._shape, shape):
             raise ValueError(f"Input tensor `{x.name}` enters the loop with shape "
@@ -210,9 +283,13 @@ def _check_body(structure: Any, flat: list[Tensor], result: Any, sub: SubGraph,
     return outs
 
 
-def _scalar_bool(pred: Tensor, what: str) -> Tensor:
+def _scalar_bool(pred: Tensor, what: str, one_element: bool = False) -> Tensor:
+    """``pred`` checked as a boolean scalar; ``one_element``: any shape of one element will
+    do (a loop's condition: TF's While reads a ``[[True]]`` as True)."""
     if pred.dtype.name != "bool":
         raise TypeError(f"{what} must be a boolean scalar tensor, got {pred} of dtype {pred.dtype.name}.")
+    if one_element and pred._shape is not None and all(d == 1 for d in pred._shape):
+        return pred
     if pred.ndim not in (None, 0):
         raise ValueError(f"{what} must be a scalar (shape ()), got {pred} of shape {pred.shape}.")
     return pred
@@ -244,6 +321,9 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
         raise TypeError(f"tf.while_loop: cond and body must be callable, got "
                         f"{type(cond).__name__} and {type(body).__name__}.")
     graph = get_default_graph()
+    if shape_invariants is not None:
+        shape_invariants = _expand_invariants(loop_vars, shape_invariants)
+    loop_vars = _expand(loop_vars)
     with graph.name_scope(name or "while") as scope:
         leaves = flatten(loop_vars)
         flat, wraps = _loop_leaves(loop_vars)
@@ -255,7 +335,7 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
                   for v, w, s in zip(leaves, wraps, shapes)]
         specs = [(s, t.np_dtype) for s, t in zip(shapes, flat)]
         cond_r, pred = _build_region(graph, "cond", cond, structure, specs, wraps)
-        pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result")
+        pred = _scalar_bool(_inner(cond_r.graph, pred), "tf.while_loop: cond's result", True)
         cond_r.seal([pred])
         body_r, result = _build_region(graph, "body", body, structure, specs, wraps)
         body_r.seal(_check_body(structure, flat, result, body_r.graph, shapes))
@@ -278,8 +358,8 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
             graph.unique_name("Exit")   # the counter's
         if classic:   # TF1 packs the exits like the body's result (a bare one as a list)
             structure = result if isinstance(result, (list, tuple, dict)) else [result]
-        return _results(op, structure, unwrap_single=not return_same_structure,
-                        wraps=out_wraps, classic=classic)
+        return _collapse(_results(op, structure, unwrap_single=not return_same_structure,
+                                  wraps=out_wraps, classic=classic))
 
 
 def _control_op(graph: Graph, types: tuple[str, str], inputs, attrs, specs, scope: str,
@@ -456,22 +536,26 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         classic = not behavior.control_flow_v2_enabled()
         if classic:
             pred = identity(pred, name="pred_id")   # TF1's cond/pred_id
-        (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [])
+        (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [], role=f"{lbl}_fn")
                                       for lbl, fn in (("true", true_fn), ("false", false_fn)))
-        diff = first_difference(t_res, f_res, "result")
-        if diff:
-            raise ValueError(f"The two structures don't have the same nested structure.\n\n"
-                             f"tf.cond: true_fn and false_fn must return the same structure; "
-                             f"they differ {diff}.")
+        t_res, f_res = _match_indexed_slices([t_r, f_r], [t_res, f_res], "cond")
+        words = structure_error(t_res, f_res, True)
+        if words:   # TF 2 words it as a TypeError about the outputs, TF1 as nest's ValueError
+            diff = first_difference(t_res, f_res, "result")
+            if diff:
+                words += (f"\n\ntf.cond: true_fn and false_fn must return the same structure; "
+                          f"they differ {diff}.")
+            if classic:
+                raise ValueError(words)
+            raise TypeError(f"{_SAME_OUTPUTS}\n\ntrue_fn output: {_collapse(t_res)}\n"
+                            f"false_fn output: {_collapse(f_res)}\n\nError details:\n{words}")
         t_outs = [_inner(t_r.graph, v) for v in flatten(t_res)]
         f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(flatten(f_res), t_outs)]
         if not t_outs:
             raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
         for t, f in zip(t_outs, f_outs):
             if t.dtype != f.dtype:
-                raise TypeError(f"true_fn and false_fn arguments to tf.cond must have the same "
-                                f"number, type, and overall structure of return values.\n\n"
-                                f"true_fn output: {t}\nfalse_fn output: {f}\n\nError details:\n"
+                raise TypeError(f"{_SAME_OUTPUTS}\n\ntrue_fn output: {t}\nfalse_fn output: {f}\n\nError details:\n"
                                 f"{t} and {f} have different types")
         t_r.seal(t_outs)
         f_r.seal(f_outs)
@@ -480,7 +564,37 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
         op = _control_op(graph, BRANCH_TYPES, [pred, *captured], attrs, specs, scope, (f_r, t_r))
-        return _results(op, t_res, unwrap_single=not strict, classic=classic)
+        return _collapse(_results(op, t_res, unwrap_single=not strict, classic=classic))
+
+
+def _match_indexed_slices(regions: list[Region], results: list, op_name: str) -> list:
+    """TF's ``_make_indexed_slices_indices_types_match``: an output that is an IndexedSlices in
+    one branch must be one in every branch (else TypeError, TF's words), and indices of
+    different integer types become int64 (cast inside the int32 branches).  ``results``: the
+    branches' expanded results; returns them so matched."""
+    flats = [flatten(_collapse(r)) for r in results]   # an IndexedSlices is one leaf here
+    if len({len(f) for f in flats}) != 1:
+        return results   # a structure difference: the caller's check words it
+    changed = False
+    for i, outs in enumerate(zip(*flats)):
+        kinds = {isinstance(o, IndexedSlices) for o in outs}
+        if len(kinds) != 1:
+            raise TypeError(f"Cannot reconcile tf.{op_name} {i}-th outputs:\n"
+                            f"  branches returned: {tuple(outs)}")
+        if kinds == {True} and len({o.indices.dtype for o in outs}) != 1:
+            for region, flat in zip(regions, flats):
+                if flat[i].indices.dtype.name == "int32":
+                    with region.graph.as_default():
+                        flat[i] = IndexedSlices(flat[i].values, cast(flat[i].indices, "int64"),
+                                                flat[i].dense_shape)
+            changed = True
+    if not changed:
+        return results
+    return [_expand(pack_sequence_as(_collapse(r), f)) for r, f in zip(results, flats)]
+
+
+_SAME_OUTPUTS = ("true_fn and false_fn arguments to tf.cond must have the same number, type, "
+                 "and overall structure of return values.")
 
 
 BRANCH_PREFIX = ("f", "t")

@@ -52,10 +52,12 @@ class GradProgram:
 
     ``needed``: forward values of the region the gradient reads and that must
     be kept per run/iteration (fed to the gradient plan together with ``dys``
-    and the region's capture placeholders).
+    and the region's capture placeholders).  ``late``: outer tensors the gradient nodes
+    captured themselves (a ``custom_gradient``'s grad_fn using a tensor the forward did
+    not): the gradient node takes them as extra inputs; ``late_inner`` their placeholders.
     """
 
-    __slots__ = ("dys", "grads", "needed", "wrt")
+    __slots__ = ("dys", "grads", "needed", "wrt", "late", "late_inner")
 
     def __init__(self, region: Region, outs: list[int], wrt: list[Tensor], roots: list[Tensor]):
         sub = region.graph
@@ -71,6 +73,9 @@ class GradProgram:
         reads = [t for op in sub._ops[len(forward):] for t in op.inputs] + self.grads
         self.needed = list(dict.fromkeys(t for t in reads if t.op in fwd and t.op in variant
                                          and t not in region.placeholders))
+        sealed = set(region.captured)
+        self.late = [t for t in sub.captures if t not in sealed]
+        self.late_inner = [sub.captures[t] for t in self.late]
 
     def shape_only(self) -> list[bool]:
         """Per ``needed`` value: do the gradient's nodes read only its shape and dtype (inputs
@@ -88,7 +93,8 @@ class GradProgram:
     def plan(self, region: Region, ctx: LowerContext, wrt: list[Tensor] | None = None):
         """The gradient plan for ``wrt`` (default: all), pruned to what those need."""
         grads = self.grads if wrt is None else [self.grads[self.wrt.index(w)] for w in wrt]
-        return region.plan(ctx, grads, [*self.needed, *self.dys, *region.placeholders])
+        return region.plan(ctx, grads, [*self.needed, *self.dys, *region.placeholders,
+                                        *self.late_inner])
 
 
 def _zeros_for(w: Tensor) -> Tensor:
@@ -166,8 +172,9 @@ def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
         op.graph.grad_programs[op.name] = GradProgram(body, floats, wrt, body.args)
     specs = [(op.inputs[i]._shape, op.inputs[i].np_dtype) for i in floats]
     specs += [_grad_spec(caps[j]) for j in fcaps]
+    late = op.graph.grad_programs[op.name].late
     node = op.graph.create_op("WhileGrad", [op.outputs[n], *_out_grads(op, out_grads, floats),
-                                            *body.captured],
+                                            *body.captured, *late],
                               {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
     for k, i in enumerate(floats):
         result[i] = node.outputs[k]
@@ -182,6 +189,7 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     fwd, prog, nd = forward.attrs, forward.graph.grad_programs[forward.name], op.attrs["n_grads"]
     body = fwd["body"]
     caps = [f"cap{j}" for j in range(len(body.captured))]
+    lates = [f"late{j}" for j in range(len(prog.late))]
     fcap_names = [f"cap{body.captured.index(fwd['captured'][j])}" for j in op.attrs["fcaps"]]
     ds, acc = [f"d{k}" for k in range(nd)], [f"a{k}" for k in range(len(fcap_names))]
     saved = [f"s{k}" for k in range(len(prog.needed))]
@@ -196,13 +204,13 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     src.line("    for saved in reversed(trace):")
     if saved:
         src.line(f"        {', '.join(saved)}, = saved")
-    gs = src.inline(plan, saved + ds + caps, "g", 8, carried)
+    gs = src.inline(plan, saved + ds + caps + lates, "g", 8, carried)
     src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
     sums = [prog.grads[prog.wrt.index(w)] for w in wrt[nd:]]
     src.extend([f"        {a} += {g}" if _same_spec(t, out) else f"        {a} = {a} + {g}"
                 for a, g, t, out in zip(acc, gs[nd:], sums, op.outputs[nd:])])
     src.line(f"    return {_result(ds + acc)}")
-    return src.compile("while_grad", ["trace", *ds, *caps])
+    return src.compile("while_grad", ["trace", *ds, *caps, *lates])
 
 
 def _same_spec(t: Tensor, out: Tensor) -> bool:
@@ -227,7 +235,9 @@ def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
             GradProgram(r, floats, [r.graph.captures[caps[j]] for j in fcaps if caps[j] in r.graph.captures],
                         r.placeholders) for r in branches)
     specs = [_grad_spec(caps[j]) for j in fcaps]
-    node = op.graph.create_op("CondGrad", [op.outputs[n], *_out_grads(op, out_grads, floats), *caps],
+    late = _late(op.graph.grad_programs[op.name])
+    node = op.graph.create_op("CondGrad", [op.outputs[n], *_out_grads(op, out_grads, floats), *caps,
+                                           *late],
                               {"forward": op, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs)
     for k, j in enumerate(fcaps):
         result[1 + j] = node.outputs[k]
@@ -240,6 +250,7 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
     fwd, progs = forward.attrs, forward.graph.grad_programs[forward.name]
     caps = list(fwd["captured"])
     cap = {t: f"cap{j}" for j, t in enumerate(caps)}
+    late = {t: f"late{j}" for j, t in enumerate(_late(progs))}
     ds = [f"d{k}" for k in range(op.attrs["n_dys"])]
     src = Source(op)
     src.line("    which, saved = trace")
@@ -251,12 +262,17 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
         saved = [f"s{which}_{k}" for k in range(len(prog.needed))]
         if saved:
             src.line(f"{pad}{', '.join(saved)}, = saved")
-        gs = iter(src.inline(prog.plan(region, ctx), saved + ds + [cap[t] for t in region.captured],
-                             BRANCH_PREFIX[which], len(pad)))
+        gs = iter(src.inline(prog.plan(region, ctx), saved + ds + [cap[t] for t in region.captured]
+                             + [late[t] for t in prog.late], BRANCH_PREFIX[which], len(pad)))
         outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
                 for j in op.attrs["fcaps"]]
         src.line(f"{pad}return {_result(outs)}")
-    return src.compile("cond_grad", ["trace", *ds, *cap.values()])
+    return src.compile("cond_grad", ["trace", *ds, *cap.values(), *late.values()])
+
+
+def _late(progs: tuple) -> list[Tensor]:
+    """The outer tensors both branches' gradients captured themselves (see GradProgram)."""
+    return list(dict.fromkeys(t for p in progs for t in p.late))
 
 
 # --- the kinds, each declared once (a loop's and a cond's two TF type names share one) --------

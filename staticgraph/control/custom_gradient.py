@@ -27,11 +27,12 @@ from typing import Callable
 from ..framework.build import convert_to_tensor
 from ..framework.graph import Operation, get_default_graph
 from ..framework.kinds import defkind
-from ..util.nest import flatten, pack_sequence_as
+from ..util.nest import flatten, map_structure, pack_sequence_as
 from .gradient_tape import GradientTape
-from .gradients import RegisterGradient
+from .gradients import RegisterGradient, gradients
+from ..ops.core_ops import identity
 
-__all__ = ["custom_gradient", "identity_n"]
+__all__ = ["custom_gradient", "identity_n", "recompute_grad"]
 
 _uid = itertools.count(1)
 
@@ -73,7 +74,8 @@ def custom_gradient(f: Callable | None = None):
         if kwargs:
             raise ValueError("The custom_gradient decorator currently supports keywords "
                              "arguments only when eager execution is enabled.")
-        args = [convert_to_tensor(a) for a in args]
+        args = [map_structure(convert_to_tensor, a) for a in args]   # each may be a structure
+        flat_args = flatten(args)
         with GradientTape() as tape:           # which variables does f read?
             result, grad_fn = f(*args)
         variables = list(tape.watched_variables())
@@ -95,13 +97,35 @@ def custom_gradient(f: Callable | None = None):
             else:
                 input_grads, variable_grads = grad_fn(*result_grads), []
             input_grads = flatten(input_grads)
-            if len(input_grads) != len(args):
-                raise ValueError(f"custom_gradient function expected to return {len(args)} "
+            if len(input_grads) != len(flat_args):
+                raise ValueError(f"custom_gradient function expected to return {len(flat_args)} "
                                  f"gradients, but returned {len(input_grads)} instead.")
             return [None] * len(flat_result) + input_grads + list(variable_grads)
 
         with get_default_graph().gradient_override_map({"IdentityN": name}):
-            outs = identity_n(flat_result + args + [convert_to_tensor(v) for v in variables])
+            outs = identity_n(flat_result + flat_args + [convert_to_tensor(v) for v in variables])
         return pack_sequence_as(result, outs[:len(flat_result)])
 
     return decorated
+
+
+def recompute_grad(f: Callable) -> Callable:
+    """``tf.recompute_grad``: ``f``'s values, with a gradient that builds ``f`` again from its
+    inputs and differentiates that copy.  TF's memory trade: the backward pass does not
+    read the forward's intermediates, so a plan needs not keep them (the copy runs after the
+    incoming gradient is known, as TF orders it).  ``f`` may read variables."""
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        @custom_gradient
+        def call(*xs):
+            def grad_fn(*dresult, variables=None):
+                with get_default_graph().control_dependencies(
+                        [d for d in dresult if d is not None]):
+                    again_xs = [identity(x) for x in xs]
+                    again = flatten(f(*again_xs, **kwargs))
+                sources = again_xs + list(variables or [])
+                grads = gradients(again, sources, grad_ys=list(dresult))
+                return grads[:len(xs)], grads[len(xs):]
+            return f(*xs, **kwargs), grad_fn
+        return call(*args)
+    return inner

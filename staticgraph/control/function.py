@@ -42,14 +42,14 @@ import numpy as np
 from common.shapes import fmt_shape
 
 from ..framework import dtypes as _dtypes
-from ..framework.build import constant
+from ..framework.build import constant, convert_to_tensor
 from ..compiler.pipeline import Executable, compile_plan
 from .gradients import gradients
-from ..framework.graph import Graph, Tensor, get_default_graph
+from ..framework.graph import Graph, Tensor, entered_graph, get_default_graph
 from ..framework.kinds import SessionState
 from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
-from ..framework.sources import placeholder
+from ..framework.sources import placeholder, placeholder_with_default
 from ..autograph.conversion import convert
 
 __all__ = ["function", "Function", "ConcreteFunction", "TensorSpec", "RetracingWarning"]
@@ -307,13 +307,15 @@ class Function:
 
     # --- calling ----------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if len(args) == self._n_simple and not kwargs and self.input_signature is None:
+        building = entered_graph() is not None   # TF: a call while a graph is built adds to it
+        if len(args) == self._n_simple and not kwargs and self.input_signature is None \
+                and not building:
             cf = self._cache.get(tuple(map(_arg_key, args)))   # the hot path: all positional
             if cf is not None:
                 self._calls_per_trace[-1] += 1
                 return cf(*args)
         graph_tensors = _graph_tensors((args, kwargs))
-        if graph_tensors:
+        if graph_tensors or building:
             return self._build_into(graph_tensors, args, kwargs)
         names, values = self._bind(args, kwargs)
         cf = self._concrete(names, values)
@@ -377,19 +379,23 @@ class Function:
         return out
 
     def _build_into(self, tensors: list, args: tuple, kwargs: dict) -> Any:
-        """Called with graph tensors: build the function's body into their graph, inlined."""
-        graph = _caller_graph(tensors)
-        if self.input_signature is not None:
-            self._check_signature(args, kwargs)
+        """Called with graph tensors, or while a graph is built: build the function's body
+        into that graph, inlined."""
+        graph = _caller_graph(tensors) if tensors else get_default_graph()
         if self._converted is None:
             self._converted = self._convert()
         with graph.as_default(), graph.name_scope("PartitionedCall"):
+            if self.input_signature is not None:
+                args, kwargs = self._signature_args(args, kwargs), {}
             result = self._converted(*args, **kwargs)
             leaves: list[Tensor] = []
             rebuild = flatten_with_rebuild(result, _output, leaves)
         return rebuild(leaves)
 
-    def _check_signature(self, args: tuple, kwargs: dict) -> None:
+    def _signature_args(self, args: tuple, kwargs: dict) -> tuple:
+        """The arguments of a call built into a graph, checked against the input_signature;
+        a Python or numpy value becomes a tensor of its spec (dtype, and the spec's looser
+        static shape, as the traced function sees it in TF)."""
         names, values = [], []
         for name, v in self._sig.bind(*args, **kwargs).arguments.items():
             names.append(name)
@@ -397,12 +403,21 @@ class Function:
         if len(values) != len(self.input_signature):
             raise TypeError(f"{self.__name__} has an input_signature of "
                             f"{len(self.input_signature)} tensors, got {len(values)} arguments")
+        out = []
         for name, v, spec in zip(names, values, self.input_signature):
+            if not _graph_tensors([v]):
+                try:
+                    v = placeholder_with_default(convert_to_tensor(v, dtype=spec.dtype),
+                                                 spec.shape.dims_tuple, name=name)
+                except (TypeError, ValueError):
+                    pass   # refused just below, in the signature's words
             dtype, shape = getattr(v, "dtype", None), getattr(v, "_shape", None)
             if dtype is not spec.dtype or not spec.shape.is_compatible_with(
                     TensorShape(shape)):
                 raise TypeError(f"Python inputs incompatible with input_signature: argument "
                                 f"'{name}' is {v!r}, expected {spec}")
+            out.append(v)
+        return tuple(out)
 
     # --- tracing ----------------------------------------------------------------------
     def _key(self, values: tuple) -> tuple:

@@ -126,12 +126,15 @@ class GradientTape:
         """Trainable variables a recorded op reads, in creation order of the reads."""
         if self._graph is None:
             return []
+        home = self._graph   # in a loop body or branch: the variables are the outer graph's
+        while getattr(home, "outer", None) is not None:
+            home = home.outer
         by_handle = {id(v.handle): v for name in ("variables", "local_variables")
-                     for v in self._graph.get_collection(name)}
+                     for v in home.get_collection(name)}
         found = []
         for op in sorted(recorded, key=lambda o: o.index):
             if op.type == "ReadVariableOp":
-                var = by_handle.get(id(op.inputs[0]))
+                var = by_handle.get(id(_outer_tensor(op.inputs[0])))
                 if var is not None and var.trainable and var not in found:
                     found.append(var)
         return found
@@ -213,7 +216,7 @@ class GradientTape:
                               stop_gradients=list(stops))
             for k, g in zip(positions, found):
                 grads[k] = g
-        if getattr(unconnected, "value", unconnected) == UnconnectedGradients.ZERO:
+        if getattr(unconnected, "value", unconnected) == UnconnectedGradients.ZERO.value:
             grads = [zeros_like(s if isinstance(s, Tensor) else convert_to_tensor(s))
                      if g is None else g for s, g in zip(sources, grads)]
         return grads
@@ -230,6 +233,14 @@ class GradientTape:
         if self._watch_accessed_variables:
             keys.update(id(v.handle) for v in self._accessed_variables(recorded))
         return keys
+
+
+def _outer_tensor(t: Tensor) -> Tensor:
+    """The tensor of the outermost graph that ``t`` stands for (``t`` itself, or the tensor a
+    loop body's or branch's capture placeholder -- maybe several levels deep -- receives)."""
+    while t in getattr(t.op.graph, "captured_from", ()):
+        t = t.op.graph.captured_from[t]
+    return t
 
 
 def _read_of(t: Tensor, watched: set[int]) -> bool:

@@ -24,6 +24,7 @@ passes its gradient to the handle, so they are summed.
 from __future__ import annotations
 
 import contextlib
+import enum
 import operator
 
 from typing import Any
@@ -34,12 +35,24 @@ from ..framework.graph import Operation, SubGraph, Tensor, creation_site, get_de
 from ..framework.kinds import handle_op, kind_of
 from ..ops.core_ops import add_n, ones_like, reshape, stack, zeros, zeros_like
 
-__all__ = ["gradients", "differentiable", "UnconnectedGradients", "RegisterGradient",
-           "NotDifferentiable", "no_gradient", "hessians"]
+__all__ = ["gradients", "differentiable", "UnconnectedGradients", "AggregationMethod",
+           "RegisterGradient", "NotDifferentiable", "no_gradient", "hessians"]
 
 
-class UnconnectedGradients:
-    """What ``gradients`` returns for an x no y depends on: None (TF's default) or zeros."""
+class AggregationMethod:
+    """How ``gradients`` sums the gradients an input receives from several uses, as TF names
+    the choices.  Every method gives the same sums here (one ``AddN``); TF's tree and
+    accumulate variants trade memory and ordering on its executors."""
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradients`` returns for an x no y depends on: None (TF's default) or zeros.
+    An enum, as TF's (``gradients`` also takes its value, ``"zero"``)."""
 
     NONE = "none"
     ZERO = "zero"
@@ -49,36 +62,62 @@ def _as_list(x) -> list:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _x_tensor(x, graph) -> Tensor:
-    """What a gradient is taken with respect to: a tensor, or a variable's handle -- as seen
-    from ``graph`` (inside a loop body, an outer tensor is its captured placeholder)."""
+def _x_tensor(x) -> Tensor:
+    """What a gradient is taken with respect to: a tensor, or a variable's handle."""
     handle = getattr(x, "handle", None)
-    t = handle if isinstance(handle, Tensor) else convert_to_tensor(x)
-    if t.graph is not graph and isinstance(graph, SubGraph):
-        t = graph.capture(t, "gradients")
-    return t
+    return handle if isinstance(handle, Tensor) else convert_to_tensor(x)
+
+
+def _captured(op: Operation) -> Tensor | None:
+    """The outer tensor ``op`` stands for, if it is a loop body's or branch's capture
+    placeholder: gradients flow across it (TF differentiates a body's use of an outer
+    tensor back into the outer ops, building their gradients inside the body)."""
+    if op.type != "Placeholder":
+        return None
+    return getattr(op.graph, "captured_from", {}).get(op.outputs[0])
+
+
+def _inputs(op: Operation, nested: bool) -> tuple:
+    """``op``'s inputs; in a nested graph a capture placeholder's input is its outer tensor."""
+    outer = _captured(op) if nested else None
+    return op.inputs if outer is None else (outer,)
+
+
+def _graphs(graph) -> list:
+    """``graph`` and the graphs enclosing it, outermost first."""
+    chain = [graph]
+    while isinstance(chain[-1], SubGraph):
+        chain.append(chain[-1].outer)
+    return chain[::-1]
 
 
 def _between(ys: list[Tensor], xs: list[Tensor], stops: set[Tensor]) -> set[Operation]:
     """Ops on a path from some x to some y, not going back through a stop tensor's op (TF: a
-    stop tensor still receives its gradient -- it is only not propagated further)."""
+    stop tensor still receives its gradient -- it is only not propagated further).  From a
+    loop body or branch the paths go on into the enclosing graphs (see :func:`_captured`)."""
+    nested = isinstance(ys[0].graph, SubGraph)
     reach_back, stack = set(), [y.op for y in ys if y not in stops]
     while stack:
         op = stack.pop()
         if op not in reach_back:
             reach_back.add(op)
-            for t in op.inputs:
+            for t in _inputs(op, nested):
                 if t not in stops:
                     stack.append(t.op)
-    graph = ys[0].graph
     forward, x_set = set(), set(xs)
-    for op in graph._ops:  # creation order: inputs come first
-        if op in reach_back:
-            for t in op.inputs:
-                if t in x_set or (t not in stops and t.op in forward):
-                    forward.add(op)
-                    break
+    for graph in _graphs(ys[0].graph):   # outer graphs first, each in creation order: inputs first
+        for op in graph._ops:
+            if op in reach_back:
+                for t in _inputs(op, nested):
+                    if t in x_set or (t not in stops and t.op in forward):
+                        forward.add(op)
+                        break
     return forward
+
+
+def _depth_index(op: Operation) -> tuple[int, int]:
+    """Creation order across nested graphs: a body's ops after all of the enclosing graph's."""
+    return len(_graphs(op.graph)), op.index
 
 
 def differentiable(t: Tensor) -> bool:
@@ -99,12 +138,17 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
 
     ``stop_gradients``: tensors treated as constants (no gradient flows through them).
     """
+    methods = [AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
+               AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
+    if aggregation_method is not None and aggregation_method not in methods:
+        raise ValueError(f"Invalid `aggregation_method` specified {aggregation_method}. "
+                         f"Accepted values are {methods}.")
     mode = getattr(unconnected_gradients, "value", unconnected_gradients)
-    if mode not in (UnconnectedGradients.NONE, UnconnectedGradients.ZERO):
+    if mode not in (UnconnectedGradients.NONE.value, UnconnectedGradients.ZERO.value):
         raise ValueError(f"Unknown value for unconnected_gradients: '{unconnected_gradients}'")
     originals = _as_list(xs)
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs = [_x_tensor(x, ys[0].graph) for x in originals]
+    xs = [_x_tensor(x) for x in originals]
     stops = {convert_to_tensor(s) for s in _as_list(stop_gradients or [])}
     grad_ys = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys)
     graph = get_default_graph()
@@ -118,7 +162,14 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 g = ones_like(y, name=f"grad_ys_{len(grads)}") if gy is None else convert_to_tensor(gy, dtype=y.dtype)
             grads.setdefault(y, []).append(g)
         between, x_set = _between(ys, xs, stops), set(xs)
-        for op in sorted(between, key=_index, reverse=True):
+        nested = isinstance(ys[0].graph, SubGraph)
+        for op in sorted(between, key=_depth_index if nested else _index, reverse=True):
+            outer = _captured(op) if nested else None
+            if outer is not None:   # a capture placeholder: its gradient is its outer tensor's
+                gs = grads.get(op.outputs[0])
+                if gs:
+                    grads.setdefault(outer, []).append(_total(gs))
+                continue
             outs = op.outputs
             if len(outs) == 1 and not colocate_gradients_with_ops:   # the common case
                 gs = grads.get(outs[0])
@@ -148,7 +199,7 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
                 if g is not None and w:
                     grads.setdefault(t, []).append(g)
         out = [_total(grads.get(x)) for x in xs]
-    if mode == UnconnectedGradients.ZERO:
+    if mode == UnconnectedGradients.ZERO.value:
         out = [g if g is not None else _zeros_for(x, orig) for g, x, orig in zip(out, xs, originals)]
     return out
 

@@ -272,6 +272,7 @@ class Graph:
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
+        self._unfetchable: set = set()
         self.seed: int | None = None  # graph-level random seed (tf.set_random_seed)
         self.grad_programs: dict = {}   # control-flow node name -> what its gradient reads (never in attrs)
         self.version = 0
@@ -457,6 +458,14 @@ class Graph:
     def is_feedable(self, tensor: "Tensor") -> bool:
         return tensor not in self._unfeedable
 
+    def prevent_fetching(self, op: "Operation") -> None:
+        """Refuse to fetch ``op`` or its outputs (TF's API)."""
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op: Any) -> bool:
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable
+
     def finalize(self) -> None:
         self._finalized = True
 
@@ -582,11 +591,16 @@ class SubGraph(Graph):
     inputs of the control-flow node, so pruning and ordering see them.
     """
 
-    def __init__(self, outer: Graph, name: str = "body"):
+    is_control_flow_graph = True
+    """TF's mark of a loop body's or branch's graph (its FuncGraph attribute)."""
+
+    def __init__(self, outer: Graph, name: str = "body", role: str | None = None):
         super().__init__()
         self.outer = outer
         self.name = name
+        self.role = role   # how TF's errors name it: "true_fn", "false_fn" (a cond's branches)
         self.captures: dict[Tensor, Tensor] = {}
+        self.captured_from: dict[Tensor, Tensor] = {}   # the inverse: placeholder -> outer tensor
         self.control_captures: list[Operation] = []
         self._device_stack = list(outer._device_stack)   # TF: a body's ops inherit tf.device
 
@@ -603,7 +617,10 @@ class SubGraph(Graph):
         return tuple(d for d in deps if d.graph is self)
 
     def capture(self, tensor: Tensor, type_: str = "op", inputs=()) -> Tensor:
-        if tensor.op.graph is not self.outer:      # from further out: the outer graph captures first
+        home = tensor.op.graph
+        if self.role and getattr(home, "outer", None) is self.outer and getattr(home, "role", None):
+            raise ValueError(f"Tensor {tensor.name} in {home.role} is accessed from {self.role}.")
+        if home is not self.outer:      # from further out: the outer graph captures first
             if not isinstance(self.outer, SubGraph):
                 return super().capture(tensor, type_)
             tensor = self.outer.capture(tensor, type_)
@@ -619,6 +636,7 @@ class SubGraph(Graph):
             finally:
                 self._name_stack = saved
             inner = self.captures[tensor] = op.outputs[0]
+            self.captured_from[inner] = tensor
         return inner
 
 
@@ -655,6 +673,12 @@ _global_graph = Graph()
 
 def get_default_graph() -> Graph:
     return _default_stack[-1] if _default_stack else _global_graph
+
+
+def entered_graph() -> Graph | None:
+    """The graph a ``with g.as_default():`` block (a loop body, a branch, a function's trace)
+    has entered, or None at the top level, where only the global default graph is."""
+    return _default_stack[-1] if _default_stack else None
 
 
 def reset_default_graph() -> None:

@@ -47,6 +47,9 @@ def constant_value(t: Any, _depth: int = 0) -> np.ndarray | None:
         if s is None or (op.kind != "Rank" and None in s):
             return None
         return np.asarray(op.op_def.impl(np.broadcast_to(np.empty((), np.int8), s), **op.attrs))
+    if op.kind == "Placeholder":   # a body's stand-in for an outer tensor: that tensor's value
+        outer = getattr(op.graph, "captured_from", {}).get(t)
+        return None if outer is None or _depth > _DEPTH_LIMIT else constant_value(outer, _depth + 1)
     if op.kind == "GetItem":
         vs = [constant_value(i, _depth + 1) for i in op.inputs]
         return None if any(v is None for v in vs) else vs[0][decode_index(op.attrs["key"], vs[1:])]

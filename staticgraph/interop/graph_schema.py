@@ -425,9 +425,11 @@ class _Checker:
             if len(self.want(progs, (list,), "a gradient program list")) != n:
                 self.fail(f"a {kind} node has {n} gradient programs, not {len(progs)}")
             for p in progs:
-                self.fields(p, ("dys", "grads", "needed", "wrt"), (), "a gradient program")
-                for field in ("dys", "grads", "needed", "wrt"):
-                    self.strings(p[field], repr(field))
+                self.fields(p, ("dys", "grads", "needed", "wrt"), ("late", "late_inner"),
+                            "a gradient program")
+                for field in ("dys", "grads", "needed", "wrt", "late", "late_inner"):
+                    if field in p:
+                        self.strings(p[field], repr(field))
         self.path.pop()
 
     def variable(self, v: Any, names: _Names) -> str:

@@ -165,7 +165,8 @@ def _names(ts) -> list[str]:
 def _grad_programs(graph: Graph) -> dict:
     def one(p: GradProgram) -> dict:
         return {"dys": _names(p.dys), "grads": _names(p.grads), "needed": _names(p.needed),
-                "wrt": _names(p.wrt)}
+                "wrt": _names(p.wrt), **({"late": _names(p.late), "late_inner": _names(p.late_inner)}
+                                         if p.late else {})}   # a grad_fn's own captures
     return {name: [one(p) for p in (ps if isinstance(ps, tuple) else (ps,))]
             for name, ps in graph.grad_programs.items()}
 
@@ -266,8 +267,11 @@ def _load_grad_programs(table: dict, graph: Graph) -> None:
         loaded = []
         for p, region in zip(progs, regions):
             g = GradProgram.__new__(GradProgram)
-            for field in GradProgram.__slots__:
-                setattr(g, field, [region.graph.get_tensor_by_name(n) for n in p[field]])
+            for field in GradProgram.__slots__:   # "late": tensors of the node's own graph
+                home = graph if field == "late" else region.graph
+                setattr(g, field, [home.get_tensor_by_name(n) for n in p.get(field, [])])
+            region.graph.captures.update(zip(g.late, g.late_inner))
+            region.graph.captured_from.update(zip(g.late_inner, g.late))
             loaded.append(g)
         graph.grad_programs[name] = loaded[0] if op.kind in LOOP_TYPES else tuple(loaded)
 
@@ -283,6 +287,7 @@ def _load_region(d: dict, outer: Graph) -> Region:
     r.captured = [outer.get_tensor_by_name(n) for n in d["captured"]]
     r.placeholders = [sub.get_tensor_by_name(n) for n in d["placeholders"]]
     sub.captures = dict(zip(r.captured, r.placeholders))
+    sub.captured_from = dict(zip(r.placeholders, r.captured))
     sub.control_captures = [outer.get_operation_by_name(n) for n in d["control_captures"]]
     return r
 

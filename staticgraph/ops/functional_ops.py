@@ -22,7 +22,7 @@ from typing import Any, Callable
 from ..framework.build import convert_to_tensor
 from ..control.control_flow import while_loop
 from ..framework.graph import Tensor, name_scope
-from ..util.nest import flatten, pack_sequence_as
+from ..util.nest import flatten, pack_sequence_as, structure_error
 from .tensor_array import TensorArray
 from .array_ops import shape
 from .core_ops import gather_index
@@ -68,13 +68,13 @@ def map_fn(fn: Callable, elems, dtype=None, parallel_iterations=None, back_prop=
 
         def body(i, *tas):
             x = pack_sequence_as(structure, [ta.read(i) for ta in in_tas])
-            y = [convert_to_tensor(v) for v in flatten(fn(x))]
-            if len(y) != len(tas):
-                raise ValueError(f"The two structures don't have the same nested structure.\n\n"
-                                 f"First structure: {out_structure!r}\n\nSecond structure: "
-                                 f"{y!r}\n\n(fn returned {len(y)} tensors where {len(tas)} were "
-                                 f"expected: pass dtype= or fn_output_signature= when fn changes "
-                                 f"the structure)")
+            result = fn(x)
+            y = [convert_to_tensor(v) for v in flatten(result)]
+            if len(y) != len(tas) or structure_error(out_structure, result):   # TF's words, then ours
+                raise (ValueError if len(y) != len(tas) else TypeError)(
+                    f"{structure_error(out_structure, result)}\n\n(fn returned {len(y)} tensors "
+                    f"where {len(tas)} were expected: pass dtype= or fn_output_signature= when fn "
+                    f"changes the structure)")
             return (i + 1, *[ta.write(i, v) for ta, v in zip(tas, y)])
 
         results = while_loop(lambda i, *_: i < n, body, [0, *out_tas], back_prop=back_prop,

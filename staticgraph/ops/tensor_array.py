@@ -145,9 +145,14 @@ class TensorArray:
     def stack(self, name=None) -> Tensor:
         """All elements stacked: ``[size, *element]`` (named as TF 2 names it:
         ``TensorArrayV2Stack/TensorListStack:0``)."""
-        with name_scope(name or "TensorArrayV2Stack"):
-            out = identity(self._buffer(), name="TensorListStack")
         full = self._full_shape()
+        buf = self._buffer()
+        with name_scope(name or "TensorArrayV2Stack"):
+            if full is not None and None not in full[1:] and buf._shape != full:
+                # nothing written to it (a loop of 0 steps) it is the empty marker [0]: TF's
+                # stack of it is [0, *element]
+                buf = reshape(buf, [-1, *full[1:]])
+            out = identity(buf, name="TensorListStack")
         if full is not None and (out._shape is None or len(out._shape) == len(full)):
             out.set_shape(full)
         return out
@@ -164,12 +169,13 @@ class TensorArray:
     def unstack(self, value, name=None) -> "TensorArray":
         """A TensorArray holding the rows of ``value``."""
         value = convert_to_tensor(value, dtype=self._dtype)
-        if value.ndim is None or value.ndim < 1:
+        if value.ndim is not None and value.ndim < 1:
             raise ValueError(f"Shape must be at least rank 1 but is rank {value.ndim}")
-        size = value._shape[0]
+        size = value._shape[0] if value._shape is not None else None   # an unknown rank: TF builds
         if self._size is not None and size is not None and size != self._size and not self._dynamic:
             raise ValueError(f"Cannot unstack {size} elements into a TensorArray of size {self._size}")
-        return TensorArray._with(self, value, value._shape[1:], size if size is not None else self._size)
+        element = value._shape[1:] if value._shape is not None else None
+        return TensorArray._with(self, value, element, size if size is not None else self._size)
 
     def scatter(self, indices, value, name=None) -> "TensorArray":
         """Rows of ``value`` written at ``indices`` (known when the graph is built)."""

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 
 __all__ = ["is_nested", "is_namedtuple", "flatten", "flatten_up_to", "pack_sequence_as",
            "map_structure", "assert_same_structure", "first_difference", "describe",
-           "flatten_with_rebuild", "flatten_dict_items", "LITERAL"]
+           "flatten_with_rebuild", "flatten_dict_items", "LITERAL", "structure_error"]
 
 
 def is_namedtuple(s: Any) -> bool:
@@ -183,6 +183,8 @@ def _skeleton(s: Any) -> str:
         return "{" + ", ".join(f"{k!r}: {_skeleton(v)}" for k, v in s.items()) + "}"
     if isinstance(s, list):
         return "[" + ", ".join(_skeleton(v) for v in s) + "]"
+    if is_namedtuple(s):
+        return f"{type(s).__name__}(" + ", ".join(f"{k}={_skeleton(v)}" for k, v in zip(s._fields, s)) + ")"
     if isinstance(s, tuple):
         inner = ", ".join(_skeleton(v) for v in s)
         return f"({inner},)" if len(s) == 1 else f"({inner})"
@@ -224,3 +226,13 @@ def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True) -> N
               f"First structure: {_typed(nest1)}\n\nSecond structure: {_typed(nest2)}\n\n"
               f"More specifically: {detail}\nEntire first structure:\n{_skeleton(nest1)}\n"
               f"Entire second structure:\n{_skeleton(nest2)}")
+
+
+def structure_error(nest1: Any, nest2: Any, check_types: bool = True) -> str | None:
+    """:func:`assert_same_structure`'s message if the structures differ, else None (for a
+    caller that words its own error around TF's: ``cond``, ``while_loop``, ``map_fn``)."""
+    try:
+        assert_same_structure(nest1, nest2, check_types=check_types)
+    except (ValueError, TypeError) as e:
+        return str(e)
+    return None

@@ -103,6 +103,11 @@ NAMESPACES: dict[str, list[str]] = {
     "tensor_spec": [""], "tensor_array_ops": [""], "variable_scope": [""],
     "check_ops": ["debugging", ""], "def_function": [""], "backprop": [""],
     "context": [""], "tf_logging": ["logging"], "nest": ["nest"],
+    "control_flow_v2_toggles": [""], "unconnected_gradients": [""], "map_fn": [""],
+    "functional_ops": [""], "dataset_ops": ["data"], "custom_gradient": [""],
+    "control_flow_case": [""], "control_flow_switch_case": [""], "control_flow_assert": [""],
+    "logging_ops": [""], "data_flow_ops": [""], "wrap_function": [""], "sparse_ops": ["sparse", ""],
+    "linalg_ops": ["linalg", ""], "script_ops": [""], "importer": [""], "saver": ["train"],
 }
 
 # Names whose public spelling differs from the internal one: (module, name) -> path.
@@ -123,6 +128,7 @@ RENAMES: dict[tuple[str, str], str] = {
     ("embedding_ops", "embedding_lookup"): "nn.embedding_lookup",
     ("state_ops", "variable_op"): "Variable",
     ("tensor", "Tensor"): "Tensor",
+    ("array_ops", "squeeze_v2"): "squeeze",
 }
 
 
@@ -149,9 +155,13 @@ class FakeModule(types.ModuleType):
             raise AttributeError(attr)
         if not _is_leaf(self.__name__):
             return fake_module(self.__name__ + "." + attr)
+        if attr.startswith("_"):
+            return _internal(f"{self.__name__}.{attr}")
         local = LOCAL.get(self._short, {})
         if attr in local:
             return local[attr]
+        if (self._short, attr) in LIVE:
+            return LIVE[self._short, attr]()
         if self._short.startswith("gen_"):
             raise SetAside(f"uses a generated op wrapper ({self._short}.{attr})")
         rename = RENAMES.get((self._short, attr))
@@ -164,18 +174,20 @@ class FakeModule(types.ModuleType):
         try:
             return backend().lookup(paths, attr, self._short)
         except MissingName as missing:
-            if self._short == "dtypes":   # in a file's dtype list: fails where it is used
-                return MissingDType(str(missing))
-            raise
+            # named at a file's module level (a dtype list, a decorator's parameters): the
+            # file loads, and the tests that use the name fail where they use it
+            return MissingDType(str(missing))
 
 
 class MissingDType:
-    """A dtype the backend lacks, named in a test file's module-level dtype list."""
+    """A name the backend lacks (a dtype, a function), standing in until it is used."""
 
     def __init__(self, message: str) -> None:
         self._message = message
 
     def __getattr__(self, attr: str) -> Any:
+        if attr == "as_numpy_dtype":  # in a module-level list of numpy types
+            return self
         raise MissingName(self._message)
 
     def __eq__(self, other: object) -> bool:
@@ -212,7 +224,9 @@ def _find_test_file(short: str) -> str | None:
 # Packages below `tensorflow.python.<pkg>` that test files import modules from.
 SUBPACKAGES = {"tensorflow.python.compiler.xla", "tensorflow.python.compiler.xla.experimental",
                "tensorflow.python.ops.ragged", "tensorflow.python.ops.linalg",
-               "tensorflow.python.ops.numpy_ops", "tensorflow.python.ops.signal"}
+               "tensorflow.python.ops.numpy_ops", "tensorflow.python.ops.signal",
+               "tensorflow.python.data.ops", "tensorflow.python.data.experimental",
+               "tensorflow.python.data.experimental.ops"}
 
 
 def _is_leaf(fullname: str) -> bool:
@@ -404,6 +418,66 @@ def _set_aside_decorator(reason: str) -> Callable[..., Any]:
 @contextlib.contextmanager
 def _null_context(*_a: Any, **_k: Any) -> Any:
     yield
+
+
+# ------------------------------------------------ control flow v1/v2 (TF's test_util)
+# TF 2.21 runs with control flow v2 on (`control_flow_util.ENABLE_CONTROL_FLOW_V2`, which
+# `disable_eager_execution` leaves on), so TF's decorators reduce to: `with_control_flow_v2`
+# returns the class as is, `disable_control_flow_v2(reason)` only marks a method (read by
+# `with_control_flow_v2` when v2 is off), `enable_control_flow_v2` runs a method with v2 on.
+
+def _disable_control_flow_v2(_reason: str) -> Callable[..., Any]:
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn._disable_control_flow_v2 = True  # type: ignore[attr-defined]
+        return fn
+    return mark
+
+
+def _enable_control_flow_v2(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def with_v2(*args: Any, **kwargs: Any) -> Any:
+        v1 = backend().v1
+        was = v1.control_flow_v2_enabled()
+        v1.enable_control_flow_v2()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if not was:
+                v1.disable_control_flow_v2()
+    return with_v2
+
+
+def _with_control_flow_v2(cls: type) -> type:
+    if backend().v1.control_flow_v2_enabled():
+        return cls
+
+
+def _while_v2(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+              shape_invariants: Any = None, parallel_iterations: int = 10,
+              maximum_iterations: Any = None, name: str | None = None,
+              return_same_structure: bool = True, back_prop: bool = True) -> Any:
+    """`while_v2.while_loop` (its own argument order and defaults) as the public v1 call."""
+    return backend().v1.while_loop(
+        cond, body, loop_vars, shape_invariants=shape_invariants,
+        parallel_iterations=parallel_iterations, back_prop=back_prop, name=name,
+        maximum_iterations=maximum_iterations, return_same_structure=return_same_structure)
+
+
+def _cond_v2(pred: Any, true_fn: Callable[..., Any], false_fn: Callable[..., Any],
+             name: str = "cond") -> Any:
+    """`cond_v2.cond_v2`: the public cond, keeping a branch's structure as is (strict)."""
+    return backend().v1.cond(pred, true_fn, false_fn, strict=True, name=name)
+
+
+def _indexed_case(branch_index: Any, branch_fns: Any, name: str = "indexed_case",
+                  lower_using_switch_merge: Any = None) -> Any:
+    """`cond_v2.indexed_case`: the public `switch_case`."""
+    return backend().v1.switch_case(branch_index, branch_fns, name=name)
+    for name, value in list(vars(cls).items()):
+        if (callable(value) and name.startswith("test")
+                and not getattr(value, "_disable_control_flow_v2", False)):
+            setattr(cls, name + "WithControlFlowV2", _enable_control_flow_v2(value))
+    return cls
 
 
 class TestCase(unittest.TestCase):
@@ -665,6 +739,12 @@ LOCAL: dict[str, dict[str, Any]] = {
         "is_gpu_available": lambda *a, **k: False, "IsMklEnabled": lambda: False,
         "is_xla_enabled": lambda: False, "GpuSupportsHalfMatMulAndConv": lambda: False,
         "TensorFlowTestCase": TestCase,
+        "disable_control_flow_v2": _disable_control_flow_v2,
+        "enable_control_flow_v2": _enable_control_flow_v2,
+        "with_control_flow_v2": _with_control_flow_v2,
+        "enable_output_all_intermediates": _graph_mode,
+        "build_as_function_and_v1_graph": _graph_mode,
+        "enable_quantized_dtypes_training": _graph_mode,
     },
     "gradient_checker": {"compute_gradient": compute_gradient,
                          "compute_gradient_error": compute_gradient_error},
@@ -673,8 +753,17 @@ LOCAL: dict[str, dict[str, Any]] = {
     "context": {"eager_mode": _eager_only, "graph_mode": _null_context,
                 "context": _internal("eager context")},
     "tf2": {"enabled": lambda: False},
+    "while_v2": {"while_loop": _while_v2},
+    "cond_v2": {"cond_v2": _cond_v2, "indexed_case": _indexed_case},
+    "control_flow_ops": {"XLAControlFlowContext": _internal("an XLA control-flow context")},
     "compat": {"as_bytes": lambda s, encoding="utf-8": s.encode(encoding)
                if isinstance(s, str) else bytes(s),
                "as_str": lambda s, encoding="utf-8": s.decode(encoding)
                if isinstance(s, bytes) else str(s)},
+}
+
+# Module attributes read at each access (they follow a backend switch made during a test).
+LIVE: dict[tuple[str, str], Callable[[], Any]] = {
+    ("control_flow_util", "ENABLE_CONTROL_FLOW_V2"):
+        lambda: backend().v1.control_flow_v2_enabled(),
 }
