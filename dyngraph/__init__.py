@@ -63,6 +63,7 @@ from .printing import set_printoptions
 from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
 from .methods import attach as _attach_methods
+from .linalg import tensor_norm as norm  # torch.norm: vector/matrix norms by p (dyngraph.linalg)
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", "nn", "onnx", "optim",
             "utils",
@@ -75,7 +76,7 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", 
             "cuda", "accelerator", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
             "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype",
             "set_default_tensor_type", "memory_format", "layout", "contiguous_format",
-            "preserve_format", "channels_last", "channels_last_3d", "strided"]
+            "preserve_format", "channels_last", "channels_last_3d", "strided", "norm"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all + _composite_all)
 

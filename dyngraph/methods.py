@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from common import REGISTRY
 
-from . import composite, creation, functions, legacy, pointwise, random, reductions, selection
+from . import (composite, creation, functions, legacy, linalg, pointwise, random, reductions,
+               selection)
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -185,6 +186,7 @@ def attach(cls: type = Tensor) -> None:
                  "baddbmm", "addbmm", "addmv", "addr", "nan_to_num", "logit"):
         setattr(cls, name + "_", pointwise.inplace(getattr(composite, name)))
     cls.erfinv_ = pointwise.inplace(pointwise.erfinv)
+    cls.norm = linalg.tensor_norm
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
     cls.T = property(functions.permute_all)
