@@ -566,7 +566,8 @@ def _caster(name: str, np_type):
 
 CASTS = {name: _caster(name, np_type) for name, np_type in [
     ("float", np.float32), ("double", np.float64), ("half", np.float16), ("long", np.int64),
-    ("int", np.int32), ("bool", np.bool_)]}
+    ("int", np.int32), ("bool", np.bool_), ("short", np.int16), ("char", np.int8),
+    ("byte", np.uint8)]}
 
 
 def type_as(input, other):

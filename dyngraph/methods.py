@@ -24,7 +24,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from . import (composite, creation, functions, legacy, linalg, pointwise, random, reductions,
-               selection)
+               selection, shaping)
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -175,7 +175,8 @@ def attach(cls: type = Tensor) -> None:
         if callable(fn):
             fn.__qualname__ = f"{cls.__name__}.{name}"
             setattr(cls, name, fn)
-    for module in (functions, pointwise, reductions, selection, random, creation, composite):
+    for module in (functions, pointwise, reductions, selection, random, creation, composite,
+                   shaping):
         for name in module.METHODS:
             setattr(cls, name, getattr(module, name))
     for name, fn in pointwise.OPERATORS.items():
@@ -187,6 +188,7 @@ def attach(cls: type = Tensor) -> None:
         setattr(cls, name + "_", pointwise.inplace(getattr(composite, name)))
     cls.erfinv_ = pointwise.inplace(pointwise.erfinv)
     cls.norm = linalg.tensor_norm
+    cls.__rdiv__ = cls.__rtruediv__   # torch keeps Python 2's name too
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
     cls.T = property(functions.permute_all)
