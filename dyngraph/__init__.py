@@ -66,6 +66,8 @@ from .methods import attach as _attach_methods
 from .linalg import tensor_norm as norm  # torch.norm: vector/matrix norms by p (dyngraph.linalg)
 from .shaping import *  # noqa: F403  (select, *_scatter, tensor_split, rot90, *_copy ...)
 from .shaping import __all__ as _shaping_all
+from .statistics import *  # noqa: F403  (median, quantile, nansum, cummax, cov, histc ...)
+from .statistics import __all__ as _statistics_all
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", "nn", "onnx", "optim",
             "utils",
@@ -80,7 +82,8 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", 
             "set_default_tensor_type", "memory_format", "layout", "contiguous_format",
             "preserve_format", "channels_last", "channels_last_3d", "strided", "norm"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
-           + _selection_all + _composite_all + _shaping_all)
+           + _selection_all + _composite_all + _shaping_all
+           + _statistics_all)
 
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])
