@@ -68,6 +68,7 @@ from .shaping import *  # noqa: F403  (select, *_scatter, tensor_split, rot90, *
 from .shaping import __all__ as _shaping_all
 from .statistics import *  # noqa: F403  (median, quantile, nansum, cummax, cov, histc ...)
 from .statistics import __all__ as _statistics_all
+from .scatter_reduce import index_reduce, scatter_reduce
 from . import masked  # noqa: E402  (torch.masked: reductions over the elements a mask keeps)
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", "nn", "onnx", "optim",
@@ -84,7 +85,7 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", 
             "preserve_format", "channels_last", "channels_last_3d", "strided", "norm"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
            + _selection_all + _composite_all + _shaping_all
-           + _statistics_all + ["masked"])
+           + _statistics_all + ["masked", "scatter_reduce", "index_reduce"])
 
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])

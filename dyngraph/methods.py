@@ -24,7 +24,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from . import (composite, creation, functions, legacy, linalg, pointwise, random, reductions,
-               selection, shaping, statistics)
+               scatter_reduce, selection, shaping, statistics)
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -176,7 +176,7 @@ def attach(cls: type = Tensor) -> None:
             fn.__qualname__ = f"{cls.__name__}.{name}"
             setattr(cls, name, fn)
     for module in (functions, pointwise, reductions, selection, random, creation, composite,
-                   shaping, statistics):
+                   shaping, statistics, scatter_reduce):
         for name in module.METHODS:
             setattr(cls, name, getattr(module, name))
     for name, fn in pointwise.OPERATORS.items():
