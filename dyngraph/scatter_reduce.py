@@ -87,8 +87,14 @@ def _picked_or_multiplied(input: Tensor, src: Tensor, index: np.ndarray, where_:
     linear = add(mul(input, make(c_self.astype(x.dtype))),
                  scatter_add(make(np.zeros_like(x)), d, make(index.astype(np.int64)),
                              mul(src, make(c_src.astype(x.dtype)))))
-    stand_in = add(make(result), sub(linear, linear.detach()))
-    return where(make(hit), stand_in, input)
+    return where(make(hit), linear_stand_in(result, linear), input)
+
+
+def linear_stand_in(result: np.ndarray, linear: Tensor) -> Tensor:
+    """``result`` (computed in numpy) as a tensor whose first derivative is ``linear``'s:
+    ``result + (linear - linear.detach())`` -- the difference is exactly 0 for finite values.
+    (its second derivative is not carried)."""
+    return add(make(result), sub(linear, linear.detach()))
 
 
 def _exclusive_products(start: np.ndarray, s: np.ndarray, where_: tuple,
