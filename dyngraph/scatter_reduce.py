@@ -40,6 +40,7 @@ def scatter_reduce(input, dim: int, index, src, reduce: str, *, include_self: bo
     """``input`` with each ``src[i][j]`` combined (``reduce``) into ``input[index[i][j]][j]``
     (for ``dim=0``); ``include_self=False`` leaves out ``input``'s own values where ``index``
     writes."""
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)   # torch's older spellings
     if reduce not in _REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
                            f"{reduce}")

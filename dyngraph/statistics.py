@@ -158,8 +158,10 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, name: str, skip_
     qs = np.asarray(q._data if isinstance(q, Tensor) else q, np.float64)
     if qs.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-    if np.any((qs < 0) | (qs > 1)):
-        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    bad = qs[(qs < 0) | (qs > 1)]
+    if bad.size:   # torch's two wordings: a tensor q, a number q
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]" if qs.ndim else
+                           f"{name}() q must be in the range [0, 1] but got {bad.flat[0]:g}")
     if input._data.dtype.kind != "f":
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if dim is None:
@@ -175,8 +177,8 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, name: str, skip_
     count = n - nan.sum(axis=d, keepdims=True) if skip_nan else np.full(_keep_shape(
         x._data.shape, d), n)
     outs = []
-    for qv in qs.reshape(-1):
-        pos = qv * np.maximum(count - 1, 0)
+    for qv in qs.reshape(-1).astype(x._data.dtype):   # ranks in the input's precision, as torch
+        pos = qv * np.maximum(count - 1, 0).astype(x._data.dtype)
         lo = np.floor(pos).astype(np.int64)
         hi = np.ceil(pos).astype(np.int64)
         if interpolation == "nearest":
