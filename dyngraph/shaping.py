@@ -28,7 +28,7 @@ from common import REGISTRY
 from common.indexing import ARRAY, Slice
 
 from .composite import meshgrid
-from .creation import as_tensor, tensor as _tensor
+from .creation import as_tensor, new_zeros, tensor as _tensor, zeros
 from .dtypes import get_default_dtype, np_dtype_of
 from .engine import apply
 from .functions import (_shape_args, _t, clone, expand, flatten, permute, reshape, squeeze, stack,
@@ -45,6 +45,7 @@ __all__ = ["select", "select_scatter", "slice_scatter", "diagonal_scatter",
            "masked_scatter", "combinations", "cartesian_prod", "diag_embed", "diagflat",
            "constant_pad_nd", "broadcast_shapes", "tril_indices", "triu_indices", "unravel_index",
            "argwhere", "nonzero_static", "msort", "scalar_tensor", "logspace", "positive",
+           "empty_strided", "empty_permuted",
            "alias_copy", "as_strided_copy", "diagonal_copy", "expand_copy", "narrow_copy",
            "permute_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy",
            "unbind_copy", "unfold_copy", "unsqueeze_copy", "view_copy"]
@@ -53,7 +54,7 @@ METHODS = ["select", "select_scatter", "slice_scatter", "diagonal_scatter",
            "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes",
            "unsafe_split", "unsafe_chunk", "fliplr", "flipud", "rot90", "ravel", "take", "put",
            "masked_scatter", "diag_embed", "diagflat", "argwhere", "msort", "positive", "unfold",
-           "sum_to_size", "resize_", "resize_as_"]
+           "sum_to_size", "resize_", "resize_as_", "new_empty_strided"]
 
 _R = REGISTRY
 
@@ -474,6 +475,30 @@ def positive(input):
     if input._data.dtype == np.bool_:
         raise TypeError("The `+` operator, on a bool tensor is not supported.")
     return input
+
+
+# --- uninitialised memory (zeros here, as dyngraph's torch.empty) -------------------------------
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None,
+                  requires_grad: bool = False, pin_memory: bool = False):
+    """A new tensor of ``size`` (its ``stride`` is a memory layout dyngraph does not keep)."""
+    return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad: bool = False, pin_memory: bool = False):
+    """A new tensor of ``size`` (``physical_layout`` orders its memory in torch)."""
+    dims = [wrap_dim(d, len(size)) for d in physical_layout]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("Duplicate dim not allowed")
+    return zeros(tuple(size), dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def new_empty_strided(input, size, stride, *, dtype=None, layout=None, device=None,
+                      requires_grad: bool = False, pin_memory: bool = False):
+    return new_zeros(input, tuple(size), dtype=dtype, device=device,
+                     requires_grad=requires_grad)
 
 
 # --- shape changes in place: sum_to_size, resize_ ------------------------------------------------

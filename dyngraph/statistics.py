@@ -590,3 +590,4 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
         bounds = np.append(np.flatnonzero(start), start.shape[0])
         out.append(make(np.diff(bounds).astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
+
