@@ -310,7 +310,7 @@ _MEAN_NAMES = (node_class_for(_MEAN), node_class_for(_MEAN, "dim"))
 def reduced_dims(input, dim):
     """``dim`` as the registry's ``axis``: a tuple for a list; for a 0-d tensor (whose only
     valid dims are 0 and -1, as torch) ``None``, after torch's range and repeat checks."""
-    if input.dim() or dim is None:
+    if dim is None or input._data.ndim:
         return _axis(dim)
     dims = dim if isinstance(dim, (tuple, list)) else (dim,)
     seen = set()

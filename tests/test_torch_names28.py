@@ -224,3 +224,9 @@ def test_shaping_values_and_messages():
            lambda: torch.select(torch.zeros(2, 3), 1, 3))
     raises(NotImplementedError, "\"tril_indices\" not implemented for 'Float'",
            lambda: torch.tril_indices(3, 2, dtype=torch.float32))
+
+
+def test_randint_like_takes_torchs_keywords():
+    out = torch.randint_like(torch.zeros(2, 3), 5, device="cpu", requires_grad=False)
+    assert tuple(out.shape) == (2, 3) and out.dtype == torch.float32
+    assert 0 <= out.min().item() and out.max().item() < 5
