@@ -707,5 +707,5 @@ METHODS = ["add", "sub", "mul", "div", "pow", "neg", "exp", "log", "sqrt", "tanh
            "lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not",
            "mm", "matmul", "sum", "mean", "max", "min", "argmax", "argmin", "reshape", "view",
            "view_as", "flatten", "unsqueeze", "squeeze", "t", "transpose", "permute", "expand",
-           "to", "type_as", "clone", "fill",
+           "to", "type_as", "clone",
            "add_", "sub_", "mul_", "div_", "fill_", "zero_", "copy_"]
