@@ -64,6 +64,13 @@ from .printing import set_printoptions
 from .out_arg import OUT_FUNCTIONS as _OUT, with_out as _with_out
 from .serialization import load, save
 from .methods import attach as _attach_methods
+from .linalg import tensor_norm as norm  # torch.norm: vector/matrix norms by p (dyngraph.linalg)
+from .shaping import *  # noqa: F403  (select, *_scatter, tensor_split, rot90, *_copy ...)
+from .shaping import __all__ as _shaping_all
+from .statistics import *  # noqa: F403  (median, quantile, nansum, cummax, cov, histc ...)
+from .statistics import __all__ as _statistics_all
+from .scatter_reduce import index_reduce, scatter_reduce
+from . import masked  # noqa: E402  (torch.masked: reductions over the elements a mask keeps)
 
 __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", "nn", "onnx", "optim",
             "utils",
@@ -76,9 +83,10 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", 
             "cuda", "accelerator", "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor",
             "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor", "tensortype",
             "set_default_tensor_type", "memory_format", "layout", "contiguous_format",
-            "preserve_format", "channels_last", "channels_last_3d", "strided"]
+            "preserve_format", "channels_last", "channels_last_3d", "strided", "norm"]
            + _creation_all + _functions_all + _pointwise_all + _random_all + _reductions_all
-           + _selection_all + _composite_all)
+           + _selection_all + _composite_all + _shaping_all
+           + _statistics_all + ["masked", "scatter_reduce", "index_reduce"])
 
 # torch.special, torch.signal and the rest of the elementwise functions (issue #28)
 from . import signal, special  # noqa: E402

@@ -24,7 +24,7 @@ from .engine import apply, binary, node_class_for
 from .errors import broadcast_message, c_type_name
 from .memory_format import check_memory_format
 from .node import node_class, torch_node
-from .grad_mode import STATE
+from .grad_mode import STATE, no_grad
 from .tensor import Tensor, check_inplace, make, rebase
 
 __all__ = ["OPS", "broadcast_tensors", "add", "sub", "rsub", "mul", "div", "true_divide", "divide", "multiply",
@@ -33,7 +33,8 @@ __all__ = ["OPS", "broadcast_tensors", "add", "sub", "rsub", "mul", "div", "true
            "log_softmax", "lt", "le", "gt", "ge", "eq", "ne", "less", "greater", "logical_and",
            "logical_or", "logical_not", "mm", "matmul", "sum", "mean", "max", "min", "argmax",
            "argmin", "reshape", "view", "flatten", "unsqueeze", "squeeze", "t", "transpose",
-           "permute", "expand", "broadcast_to", "cat", "concat", "stack", "clone", "getitem"]
+           "permute", "expand", "broadcast_to", "cat", "concat", "stack", "clone", "getitem",
+           "fill"]
 
 OPS = Namespace(apply)
 """``F`` of the registry bound to this engine: every op, plus what composites need."""
@@ -115,7 +116,8 @@ def _integer_zero_division(input, other) -> None:
 
 def div(input, other, *, rounding_mode=None):
     """``input / other``; ``rounding_mode="trunc"`` rounds the quotient toward zero,
-    ``"floor"`` down (Python's ``//``, the FloorDiv op: no gradient); integers stay integers."""
+    ``"floor"`` down (Python's ``//``, the FloorDiv op); integers stay integers. A rounded
+    quotient's gradient is 0 to both operands, as torch's."""
     a, b = _t(input), _t(other)
     if rounding_mode is None:
         return apply(_R["RealDiv"], (a, b))
@@ -123,12 +125,31 @@ def div(input, other, *, rounding_mode=None):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                            f"but found '{rounding_mode}'")
     _integer_zero_division(a, b)
-    if rounding_mode == "floor":
-        return apply(_R["FloorDiv"], (a, b))
-    if a._data.dtype.kind in "iub" and b._data.dtype.kind in "iub":
-        q = np.abs(a._data) // np.abs(b._data) * (np.sign(a._data) * np.sign(b._data))
-        return as_tensor(q.astype(np.result_type(a._data, b._data), copy=False))
-    return apply(_R["Trunc"], (apply(_R["RealDiv"], (a, b)),))
+    x, y = (np.asarray(getattr(v, "_data", v)) for v in (a, b))
+    if x.dtype.kind in "iub" and y.dtype.kind in "iub":
+        if rounding_mode == "floor":
+            return apply(_R["FloorDiv"], (a, b))
+        q = np.abs(x) // np.abs(y) * (np.sign(x) * np.sign(y))
+        dtype = np.result_type(*(v._data if isinstance(v, Tensor) else v for v in (a, b)))
+        return as_tensor(q.astype(dtype, copy=False))
+    op = _R["FloorDiv"] if rounding_mode == "floor" else _R["Trunc"]
+    with no_grad():
+        q = apply(op, (a, b)) if rounding_mode == "floor" else apply(op, (apply(_R["RealDiv"], (a, b)),))
+    return zero_gradient(q, a, b)
+
+
+def zero_gradient(value: Tensor, *inputs: Tensor, cls=None) -> Tensor:
+    """``value`` (computed from ``inputs`` without a graph) as a result whose gradient to each
+    input is exactly 0, as torch's ``div(rounding_mode=)`` and ``fill``: ``where(True, value,
+    a + b)`` -- the untaken branch carries the zeros, and never a NaN (``0 / b`` would)."""
+    if not STATE.enabled or not builtins.any(getattr(x, "_rg", False) for x in inputs):
+        return value
+    total = inputs[0]
+    for x in inputs[1:]:
+        total = apply(_R["Add"], (total, x))
+    shape = np.broadcast_shapes(value._data.shape, total._data.shape)
+    everywhere = make(np.ones(shape, np.bool_))
+    return apply(_R["Select"], (everywhere, value, total), cls=cls)
 
 
 true_divide = divide = div
@@ -304,9 +325,24 @@ _SUM_NAMES = (node_class_for(_SUM), node_class_for(_SUM, "dim"))
 _MEAN_NAMES = (node_class_for(_MEAN), node_class_for(_MEAN, "dim"))
 
 
+def reduced_dims(input, dim):
+    """``dim`` as the registry's ``axis``: a tuple for a list; for a 0-d tensor (whose only
+    valid dims are 0 and -1, as torch) ``None``, after torch's range and repeat checks."""
+    if dim is None or input._data.ndim:
+        return _axis(dim)
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    seen = set()
+    for d in dims:
+        d = wrap_dim(d, 0)
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)
+    return None
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
-    return apply(_SUM, (x,), {"axis": _axis(dim), "keepdims": keepdim},
+    return apply(_SUM, (x,), {"axis": reduced_dims(x, dim), "keepdims": keepdim},
                  cls=_SUM_NAMES[dim is not None])
 
 
@@ -315,7 +351,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if x._data.dtype.kind not in "fc":
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {x.dtype.scalar_name}")
-    return apply(_MEAN, (x,), {"axis": _axis(dim), "keepdims": keepdim},
+    return apply(_MEAN, (x,), {"axis": reduced_dims(x, dim), "keepdims": keepdim},
                  cls=_MEAN_NAMES[dim is not None])
 
 
@@ -393,6 +429,15 @@ _SQUEEZE_DIM = node_class_for(_R["Squeeze"], "dim")
 
 
 def squeeze(input, dim=None):
+    if isinstance(dim, (tuple, list)):   # the dims of size 1 among ``dim``; the others stay
+        rank = input.dim()
+        dims = [wrap_dim(d, rank) for d in dim]
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {next(d for d in dims if dims.count(d) > 1)} appears "
+                               f"multiple times in the list of dims")
+        shape = input._data.shape
+        keep = tuple(n for i, n in enumerate(shape) if not (i in dims and n == 1))
+        return apply(_R["Reshape"], (input,), {"shape": keep}, cls=_SQUEEZE_DIM)
     if dim is not None:
         wrap_dim(dim, input.dim())
     if dim is not None and input._data.shape and input._data.shape[dim] != 1:
@@ -412,6 +457,8 @@ def t(input):
 
 def transpose(input, dim0, dim1):
     dim0, dim1 = wrap_dim(dim0, input.dim()), wrap_dim(dim1, input.dim())
+    if input.dim() == 0:
+        return apply(_R["Transpose"], (input,), {"perm": ()}, cls=_TRANSPOSE_NAME)
     perm = list(range(input.dim()))
     perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
     return apply(_R["Transpose"], (input,), {"perm": tuple(perm)}, cls=_TRANSPOSE_NAME)
@@ -466,6 +513,12 @@ def broadcast_tensors(*tensors):
 
 def cat(tensors, dim=0):
     tensors = [_t(x) for x in tensors]
+    if len(tensors) > 1 and builtins.any(x._data.shape == (0,) for x in tensors):
+        # torch's legacy rule: a 1-d empty tensor joins anything (it is skipped)
+        rest = [x for x in tensors if x._data.shape != (0,)]
+        if rest:
+            dim = wrap_dim(dim, rest[0].dim())
+            tensors = rest
     try:
         return apply(_R["ConcatV2"], tuple(tensors), {"axis": dim})
     except RuntimeError:
@@ -531,7 +584,8 @@ def _caster(name: str, np_type):
 
 CASTS = {name: _caster(name, np_type) for name, np_type in [
     ("float", np.float32), ("double", np.float64), ("half", np.float16), ("long", np.int64),
-    ("int", np.int32), ("bool", np.bool_)]}
+    ("int", np.int32), ("bool", np.bool_), ("short", np.int16), ("char", np.int8),
+    ("byte", np.uint8)]}
 
 
 def type_as(input, other):
@@ -619,11 +673,13 @@ def _fill(input, value, cls):
     requiring grad, and the history it overwrites gets gradient 0 (torch's FillBackward0):
     the new value is ``where(True, value, old)``, so no old value leaks into it."""
     check_inplace(input)
+    if isinstance(value, Tensor) and value.dim():
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions.")
     if input._rg and STATE.enabled:
         old = make(input._data.copy(), True, input.grad_fn)
-        everywhere = make(np.ones(input._data.shape, np.bool_))
         new = make(np.asarray(value, input._data.dtype))
-        return rebase(input, apply(_R["Select"], (everywhere, new, old), cls=cls))
+        return rebase(input, zero_gradient(new, old, cls=cls))
     input._data[...] = value
     input._vc[0] += 1
     return input
@@ -632,6 +688,11 @@ def _fill(input, value, cls):
 @torch_node("FillBackward0")
 def fill_(input, value):
     return _fill(input, value, fill_.node)
+
+
+def fill(input, value):
+    """A new tensor shaped like ``input``, every element ``value`` (gradient 0 to ``input``)."""
+    return _fill(clone(input), value, fill_.node)
 
 
 @torch_node("ZeroBackward0")

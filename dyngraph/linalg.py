@@ -27,6 +27,7 @@ from .node import renamed, torch_node
 from .reductions import _root, amax, amin
 
 __all__ = ["vector_norm", "matrix_norm", "norm"]
+# (``tensor_norm`` is ``torch.norm`` / ``Tensor.norm``: the package exports it under that name)
 
 _R = REGISTRY
 
@@ -115,3 +116,16 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
     return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+def tensor_norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
+    """``torch.norm``, as torch 2.13 defines it over ``torch.linalg``: a number ``p`` (``0``,
+    negative, ``+-inf`` too) is ``vector_norm``; ``"fro"`` the 2-norm over at most two dims;
+    another string (``"nuc"``) ``matrix_norm`` over ``dim`` (all dims by default)."""
+    dims = _dims(dim)
+    if isinstance(p, str):
+        if p == "fro" and (dims is None or len(dims) <= 2):
+            return vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        return matrix_norm(input, p, tuple(range(input.dim())) if dims is None else dims,
+                           keepdim, dtype=dtype)
+    return vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)

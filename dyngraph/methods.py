@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from common import REGISTRY
 
-from . import composite, creation, functions, legacy, pointwise, random, reductions, selection
+from . import (composite, creation, functions, legacy, linalg, pointwise, random, reductions,
+               scatter_reduce, selection, shaping, statistics)
 from . import numeric
 from . import complex as complex_
 from .autograd.engine import backward as _backward
@@ -176,7 +177,8 @@ def attach(cls: type = Tensor) -> None:
         if callable(fn):
             fn.__qualname__ = f"{cls.__name__}.{name}"
             setattr(cls, name, fn)
-    for module in (functions, pointwise, reductions, selection, random, creation, composite):
+    for module in (functions, pointwise, reductions, selection, random, creation, composite,
+                   shaping, statistics, scatter_reduce):
         for name in module.METHODS:
             setattr(cls, name, getattr(module, name))
     for name, fn in pointwise.OPERATORS.items():
@@ -187,6 +189,8 @@ def attach(cls: type = Tensor) -> None:
                  "baddbmm", "addbmm", "addmv", "addr", "nan_to_num", "logit"):
         setattr(cls, name + "_", pointwise.inplace(getattr(composite, name)))
     cls.erfinv_ = pointwise.inplace(pointwise.erfinv)
+    cls.norm = linalg.tensor_norm
+    cls.__rdiv__ = cls.__rtruediv__   # torch keeps Python 2's name too
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
     cls.T = property(functions.permute_all)

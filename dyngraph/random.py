@@ -316,11 +316,12 @@ def randn_like(input: Tensor, *, dtype=None, generator=None, device=None,
                  device=device, requires_grad=requires_grad)
 
 
-def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None) -> Tensor:
+def randint_like(input: Tensor, low=0, high=None, *, dtype=None, generator=None, layout=None,
+                 device=None, requires_grad: bool = False, memory_format=None) -> Tensor:
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, generator=generator,
-                   dtype=_dtype(dtype, input._data.dtype))
+    return randint(low, high, input.shape, generator=generator, device=device,
+                   dtype=_dtype(dtype, input._data.dtype), requires_grad=requires_grad)
 
 
 # --- in-place draws (parameter initialisation) -----------------------------------------------

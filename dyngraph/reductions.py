@@ -22,13 +22,13 @@ from common import REGISTRY
 from common.indexing import Slice
 
 from .engine import apply, node_class_for
-from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _t, abs, eq, max, mean,
-                        mul, reshape, sub, sum, to, wrap_dim)
+from .functions import (_RETURN_TYPES, _ValuesIndices, _axis, _t, eq, mean, mul, reduced_dims,
+                        reshape, sub, sum, to, wrap_dim)
 from .node import torch_node
 from .tensor import Tensor, make
 
 __all__ = ["prod", "cumsum", "cumprod", "any", "all", "logsumexp", "var", "std", "var_mean", "std_mean",
-           "norm", "equal", "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin",
+           "equal", "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin",
            "unique"]
 
 _R = REGISTRY
@@ -44,7 +44,7 @@ _AMAX, _AMIN = node_class_for(_MAX, "amax"), node_class_for(_MIN, "amin")
 
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
     x = input if dtype is None else to(input, dtype)
-    return apply(_PROD, (x,), {"axis": dim, "keepdims": keepdim},
+    return apply(_PROD, (x,), {"axis": reduced_dims(x, dim), "keepdims": keepdim},
                  cls=_PROD_ALL if dim is None else None)
 
 
@@ -78,16 +78,17 @@ def all(input, dim=None, keepdim: bool = False):  # noqa: A001
 
 
 def logsumexp(input, dim, keepdim: bool = False):
-    return apply(_R["ReduceLogSumExp"], (input,), {"axis": _axis(dim), "keepdims": keepdim})
+    return apply(_R["ReduceLogSumExp"], (input,), {"axis": reduced_dims(input, dim),
+                                                   "keepdims": keepdim})
 
 
 def amax(input, dim=(), keepdim: bool = False):
-    return apply(_MAX, (input,), {"axis": _axis(dim) if dim != () else None,
+    return apply(_MAX, (input,), {"axis": reduced_dims(input, dim) if dim != () else None,
                                   "keepdims": keepdim}, cls=_AMAX)
 
 
 def amin(input, dim=(), keepdim: bool = False):
-    return apply(_MIN, (input,), {"axis": _axis(dim) if dim != () else None,
+    return apply(_MIN, (input,), {"axis": reduced_dims(input, dim) if dim != () else None,
                                   "keepdims": keepdim}, cls=_AMIN)
 
 
@@ -123,29 +124,17 @@ def std(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=Non
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    if isinstance(dim, builtins.bool):  # var_mean(x, True): the old positional ``unbiased``
+        dim, unbiased = None, dim
     return (var(input, dim, unbiased, keepdim, correction=correction),
             mean(input, _axis(dim), keepdim))
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    if isinstance(dim, builtins.bool):  # std_mean(x, True): the old positional ``unbiased``
+        dim, unbiased = None, dim
     return (std(input, dim, unbiased, keepdim, correction=correction),
             mean(input, _axis(dim), keepdim))
-
-
-@torch_node("LinalgVectorNormBackward0")
-def norm(input, p="fro", dim=None, keepdim: bool = False, dtype=None):
-    """Vector p-norm over ``dim`` (all elements by default); ``"fro"`` is the 2-norm."""
-    x = input if dtype is None else to(input, dtype)
-    axis = _axis(dim)
-    if p in ("fro", 2, 2.0):
-        return _root(sum(mul(x, x), axis, keepdim), norm.node)
-    if p in (math.inf, "inf"):
-        return max(abs(x)) if axis is None else amax(abs(x), axis, keepdim)
-    if p == 1:
-        return sum(abs(x), axis, keepdim)
-    if isinstance(p, (builtins.int, builtins.float)) and p > 0:
-        return sum(abs(x) ** p, axis, keepdim) ** (1.0 / p)
-    raise RuntimeError(f"norm: p={p!r} is not supported (use a positive number, 'fro' or inf)")
 
 
 def unique(input, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
@@ -209,10 +198,15 @@ def topk(input, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
     size = input._data.shape[dim] if input.dim() else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    if input.dim() == 0:   # torch: a scalar is its own top 1 (and, oddly, its own top 0)
+        wrap_dim(dim, 0)
+        values = apply(_TAKE, (reshape(input, (1,)), make(np.zeros(1, np.int64))), {"axis": 0},
+                       cls=_TOPK)
+        return _RETURN_TYPES["topk"](reshape(values, ()), make(np.array(0, np.int64)))
     idx = _indices(input, dim, largest, k)
     values = apply(_TAKE, (input, idx), {"axis": dim}, cls=_TOPK)
     return _RETURN_TYPES["topk"](values, idx)
 
 
-METHODS = ["prod", "cumsum", "cumprod", "any", "all", "logsumexp", "var", "std", "norm", "equal",
+METHODS = ["prod", "cumsum", "cumprod", "any", "all", "logsumexp", "var", "std", "equal",
            "allclose", "isclose", "topk", "sort", "argsort", "amax", "amin", "unique"]

@@ -56,12 +56,21 @@ def _cut(x: Tensor, shape: tuple, skip: int) -> Tensor:
 
 
 def _index_tensor(index, input: Tensor, what: str) -> Tensor:
+    """``index`` checked as torch checks gather's and scatter's: int64 or int32, as many dims as
+    ``input`` (a 0-d tensor counts as 1-d); an empty index passes unchecked."""
     index = as_tensor(index)
-    if index._data.dtype != np.int64:
-        raise RuntimeError(f"{what}(): Expected dtype int64 for index")
-    if index.dim() != input.dim():
+    if index._data.size == 0:
+        return index
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{what}(): Expected dtype int32/int64 for index")
+    if builtins.max(index.dim(), 1) != builtins.max(input.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     return index
+
+
+def _as_vector(x: Tensor) -> Tensor:
+    """A 0-d tensor as shape ``[1]`` (gather/scatter/index_select see a scalar so)."""
+    return reshape(x, (1,)) if x.dim() == 0 else x
 
 
 # --- gather / scatter ------------------------------------------------------------------------
@@ -71,6 +80,11 @@ def gather(input, dim: int, index):
     """``out[i][j] = input[i][index[i][j]]`` (for ``dim=1``)."""
     index = _index_tensor(index, input, "gather")
     d = _dim(dim, input.dim())
+    if index._data.size == 0:   # nothing picked (torch then checks neither dtype nor dims)
+        return reshape(_slice(reshape(input, (-1,)), 0, 0, 0), index._data.shape)
+    if input.dim() == 0 or index.dim() == 0:
+        out = gather(_as_vector(input), d, _as_vector(index))
+        return out if index.dim() else reshape(out, ())
     x = _cut(input, index._data.shape, d)
     return apply(_R["TakeAlongAxis"], (x, index), {"axis": d})
 
@@ -78,9 +92,24 @@ def gather(input, dim: int, index):
 _TAKE_ALONG_DIM = node_class_for(_R["TakeAlongAxis"], "take_along_dim")
 
 
-def take_along_dim(input, indices, dim: int):
-    return apply(_R["TakeAlongAxis"], (input, as_tensor(indices)), {"axis": dim},
-                 cls=_TAKE_ALONG_DIM)
+def take_along_dim(input, indices, dim=None):
+    """``input`` picked at ``indices`` along ``dim``; both broadcast in the other dims, and with
+    no ``dim`` both are flattened first (torch's rules)."""
+    indices = as_tensor(indices)
+    if dim is None:
+        return apply(_R["TakeAlongAxis"], (reshape(input, (-1,)), reshape(indices, (-1,))),
+                     {"axis": 0}, cls=_TAKE_ALONG_DIM)
+    if input.dim() != indices.dim():
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same "
+                           f"number of dimensions, but got {input.dim()} dimensions for input, "
+                           f"and {indices.dim()} dimensions for indices")
+    d = _dim(dim, input.dim())
+    shape = np.broadcast_shapes(tuple(1 if i == d else n for i, n in enumerate(input._data.shape)),
+                                tuple(1 if i == d else n for i, n in enumerate(indices._data.shape)))
+    x = expand(input, tuple(input._data.shape[d] if i == d else n for i, n in enumerate(shape)))
+    idx = expand(indices, tuple(indices._data.shape[d] if i == d else n
+                                for i, n in enumerate(shape)))
+    return apply(_R["TakeAlongAxis"], (x, idx), {"axis": d}, cls=_TAKE_ALONG_DIM)
 
 
 def _source(src, index: Tensor, input: Tensor, d: int):
@@ -94,6 +123,9 @@ def scatter_add(input, dim: int, index, src):
     """``input`` plus ``src`` added at ``index`` along ``dim`` (repeats accumulate)."""
     index = _index_tensor(index, input, "scatter_add")
     d = _dim(dim, input.dim())
+    if input.dim() == 0:
+        return reshape(scatter_add(_as_vector(input), d, _as_vector(index), _as_vector(_t(src))
+                                   if isinstance(src, Tensor) else src), ())
     added = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
                   {"axis": d})
     return apply(_R["Add"], (input, added), cls=scatter_add.node)
@@ -104,11 +136,16 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
     """A copy of ``input`` with ``src`` (a tensor or number) written at ``index`` along ``dim``."""
     if reduce == "add":
         return scatter_add(input, dim, index, src if src is not None else value)
+    if reduce == "multiply":
+        return _scatter_multiply(input, dim, index, src if src is not None else value)
     if reduce is not None:
-        raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+        raise RuntimeError("reduce argument must be either add or multiply.")
     index = _index_tensor(index, input, "scatter")
     d = _dim(dim, input.dim())
     src = src if src is not None else value
+    if input.dim() == 0:
+        return reshape(scatter(_as_vector(input), d, _as_vector(index), _as_vector(src)
+                               if isinstance(src, Tensor) else src), ())
     hits = np.zeros(input._data.shape, dtype=np.int64)
     np.add.at(hits, along_axis_index(index._data, d), 1)
     placed = apply(_R["ScatterAddAlongAxis"], (_source(src, index, input, d), input, index),
@@ -117,6 +154,19 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None):
         placed = _one_value_per_place(placed, hits)
     cls = scatter.nodes["src" if isinstance(src, Tensor) else "value"]
     return apply(_R["Select"], (make(hits > 0), placed, input), cls=cls)
+
+
+def _scatter_multiply(input, dim: int, index, src):
+    """``input`` with each place hit by ``index`` multiplied by its ``src`` values. No
+    gradient: torch has none for ``scatter(reduce=...)`` either."""
+    index = _index_tensor(index, input, "scatter")
+    d = _dim(dim, input.dim())
+    x = np.array(input._data).reshape(builtins.max(input.dim(), 1) * (1,) if input.dim() == 0
+                                      else input._data.shape)
+    idx = index._data.reshape(x.ndim * (1,)) if index.dim() == 0 else index._data
+    values = _source(src, make(idx), input, d)._data
+    np.multiply.at(x, along_axis_index(idx.astype(np.int64), d), values)
+    return make(x.reshape(input._data.shape))
 
 
 def _one_value_per_place(placed: Tensor, hits: np.ndarray) -> Tensor:
@@ -135,7 +185,16 @@ def index_select(input, dim: int, index):
     index = as_tensor(index)
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._data.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     d = _dim(dim, input.dim())
+    if input.dim() == 0:
+        if index._data.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{index._data.size} value(s)")
+        if index._data.reshape(-1)[0] not in (0, -1):
+            raise IndexError("index out of range in self")
+        return reshape(index_select(reshape(input, (1,)), 0, index.reshape(-1)), ())
     return apply(_R["GetItem"], (input, index.reshape(-1)), {"key": (FULL,) * d + (ARRAY,)},
                  cls=_INDEX_SELECT)
 
@@ -169,7 +228,8 @@ def masked_select(input, mask):
 
 
 def nonzero(input, *, as_tuple: bool = False):
-    idx = np.argwhere(input._data).astype(np.int64)
+    data = input._data
+    idx = np.argwhere(data.reshape(1) if as_tuple and data.ndim == 0 else data).astype(np.int64)
     if as_tuple:
         return tuple(make(np.ascontiguousarray(idx[:, k])) for k in range(idx.shape[1]))
     return make(idx)
@@ -403,31 +463,68 @@ def triu(input, diagonal: int = 0):
     return _triangle(input, diagonal, False, "triu")
 
 
+def _diagonal_positions(rows: int, cols: int, offset: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the ``offset``-th diagonal of a ``rows x cols`` matrix
+    (above the main one for ``offset > 0``, below it for ``offset < 0``; empty past the edge)."""
+    k = builtins.max(0, builtins.min(rows + builtins.min(offset, 0), cols - builtins.max(offset, 0)))
+    i = np.arange(k, dtype=np.int64)
+    return i - builtins.min(offset, 0), i + builtins.max(offset, 0)
+
+
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1):
-    if (offset, dim1 % input.dim(), dim2 % input.dim()) != (0, 0, 1) or input.dim() != 2:
-        raise RuntimeError("diagonal: only the main diagonal of a matrix is supported")
-    return _diagonal(input, "diagonal")
+    """The ``offset``-th diagonal of the matrices spanned by ``dim1`` and ``dim2``, as a last dim."""
+    n = input.dim()
+    d1, d2 = _dim(dim1, n), _dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return _diagonal(input, "diagonal", offset, d1, d2)
 
 
-def _diagonal(input, form: str):
-    n = builtins.min(input._data.shape)
-    idx = make(np.arange(n))
-    return apply(_GETITEM, (input, idx, idx), {"key": (ARRAY, ARRAY)}, cls=_DIAGONAL[form])
+def _diagonal(input, form: str, offset: int = 0, d1: int = 0, d2: int = 1):
+    """``diagonal`` after its checks: the two dims moved last, then one paired index into them."""
+    rest = [d for d in range(input.dim()) if d not in (d1, d2)]
+    x = input
+    if (d1, d2) != (input.dim() - 2, input.dim() - 1):
+        x = apply(_R["Transpose"], (input,), {"perm": tuple(rest + [d1, d2])})
+    rows, cols = input._data.shape[d1], input._data.shape[d2]
+    r, c = _diagonal_positions(rows, cols, offset)
+    return apply(_GETITEM, (x, make(r), make(c)), {"key": (FULL,) * len(rest) + (ARRAY, ARRAY)},
+                 cls=_DIAGONAL[form])
 
 
 _DIAG_EMBED = node_class_for(_R["Mul"], "diag_embed")
 
 
 def diag(input, diagonal: int = 0):
-    """A vector's diagonal matrix, or a matrix's main diagonal."""
-    if diagonal != 0:
-        raise RuntimeError("diag: only diagonal=0 is supported")
+    """A vector placed on the ``diagonal``-th diagonal of a square matrix, or a matrix's
+    ``diagonal``-th diagonal."""
     if input.dim() == 1:
-        eye = make(np.eye(input._data.shape[0], dtype=input._data.dtype))
-        return apply(_R["Mul"], (eye, input), cls=_DIAG_EMBED)
+        if diagonal == 0:
+            eye = make(np.eye(input._data.shape[0], dtype=input._data.dtype))
+            return apply(_R["Mul"], (eye, input), cls=_DIAG_EMBED)
+        return embed_diagonal(input, diagonal, 0, 1)
     if input.dim() == 2:
-        return _diagonal(input, "diag")
+        return _diagonal(input, "diag", diagonal)
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.dim()}D")
+
+
+def embed_diagonal(input, offset: int, d1: int, d2: int):
+    """Zeros with ``input``'s last dim placed on the ``offset``-th diagonal of new dims ``d1``,
+    ``d2`` (torch.diag_embed; its gradient is ``diagonal`` of the incoming gradient)."""
+    shape = input._data.shape
+    m = shape[-1] + builtins.abs(offset)
+    rest = list(shape[:-1])
+    r, c = _diagonal_positions(m, m, offset)
+    zeros = make(np.zeros(tuple(rest) + (m, m), input._data.dtype))
+    key = (FULL,) * len(rest) + (ARRAY, ARRAY)
+    placed = apply(_R["ScatterLike"], (input, zeros, make(r), make(c)), {"key": key})
+    rank = len(rest) + 2
+    perm = [0] * rank
+    others = iter(range(len(rest)))
+    for d in range(rank):
+        perm[d] = rank - 2 if d == d1 else rank - 1 if d == d2 else next(others)
+    return placed if perm == list(range(rank)) else apply(_R["Transpose"], (placed,),
+                                                          {"perm": tuple(perm)})
 
 
 _TRACE = node_class_for(_R["Sum"], "trace")

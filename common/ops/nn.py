@@ -28,10 +28,12 @@ def _row_max(x, axis):
     which neither softmax nor log-softmax can tell (``exp(+-0) = 1``, and such a row sums to
     at least 2, so ``log`` of its sum is not 0)."""
     shape = getattr(x, "shape", ())   # (a list or a number: numpy's own way below)
-    if len(shape) >= 2 and shape[-1] <= 32 and (axis == -1 or axis == len(shape) - 1) \
+    if len(shape) >= 2 and 0 < shape[-1] <= 32 and (axis == -1 or axis == len(shape) - 1) \
             and x.size >= 8 * shape[-1]:
         columns = np.ascontiguousarray(x.reshape(-1, shape[-1]).T)
         return _max(columns, axis=0).reshape(shape[:-1] + (1,))
+    if getattr(x, "size", 1) == 0:   # an empty tensor: no maximum, and no row that needs one
+        return np.zeros_like(x, shape=np.shape(np.sum(x, axis=axis, keepdims=True)))
     return _max(x, axis=axis, keepdims=True)
 
 

@@ -214,6 +214,9 @@ defop("All", _all, reduction(lambda _: np.dtype(bool)), inputs=("x",), fname="re
 def _logsumexp(x, axis=None, keepdims=False):
     """``log(sum(exp(x)))`` shifted by the max, so large inputs do not overflow."""
     x = np.asarray(x)
+    if x.size == 0:   # nothing to shift by: log(sum of no terms) = log(0) = -inf, as torch
+        with np.errstate(divide="ignore"):
+            return np.log(np.sum(np.exp(x), axis=axis, keepdims=keepdims))
     m = np.max(x, axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m

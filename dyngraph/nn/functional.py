@@ -20,7 +20,7 @@ from common import REGISTRY, composites
 
 from .. import functions as _f
 from .. import pointwise as _pw
-from .. import reductions as _reductions
+from .. import linalg as _linalg
 from ..engine import apply, node_class_for as _node_class_for
 from ..functions import OPS, _t
 from ..selection import where
@@ -187,7 +187,7 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
-    n = _f.clamp(_reductions.norm(input, p, dim, True), min=eps)
+    n = _f.clamp(_linalg.vector_norm(input, p, dim, True), min=eps)
     return _f.div(input, n)
 
 
