@@ -36,6 +36,10 @@ from .functional_activations import *  # noqa: F403  (logsigmoid, glu, mish, sel
 from .functional_activations import __all__ as _activations_all
 from .functional_resample import *  # noqa: F403  (interpolate, pixel_shuffle, group_norm ...)
 from .functional_resample import __all__ as _resample_all
+from .functional_extra import *  # noqa: F403  (hardshrink, prelu, pdist, dropout2d ...)
+from .functional_extra import __all__ as _extra_all
+from .functional_losses import *  # noqa: F403  (margin, embedding, triplet, Poisson losses ...)
+from .functional_losses import __all__ as _losses_all
 
 __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "elu", "softplus", "silu", "hardtanh", "linear", "one_hot", "normalize",
@@ -43,7 +47,7 @@ __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax"
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
            "scaled_dot_product_attention", "multi_head_attention_forward", *_layers_all,
-           *_activations_all, *_resample_all]
+           *_activations_all, *_resample_all, *_extra_all, *_losses_all]
 
 _R = REGISTRY
 
@@ -194,22 +198,8 @@ def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
 # --- losses -------------------------------------------------------------------------------------
 
 
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _reduce(loss, reduction: str):
-    if reduction == "mean":
-        return _f.mean(loss)
-    if reduction == "sum":
-        return _f.sum(loss)
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
-def _check_reduction(reduction: str) -> None:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+_REDUCTIONS = _reduction.REDUCTIONS
+_reduce, _check_reduction = _reduction.apply_reduction, _reduction.check_reduction
 
 
 def _size_warning(input, target) -> None:
