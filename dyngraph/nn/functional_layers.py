@@ -31,6 +31,7 @@ from ..functions import OPS, mean, squeeze, unsqueeze
 from ..selection import where
 from ..grad_mode import no_grad
 from ..node import renamed, torch_node
+from .functional_pool import avg_pool_nd, max_pool_nd
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
            "avg_pool2d", "adaptive_avg_pool2d", "dropout", "batch_norm", "layer_norm",
@@ -154,9 +155,11 @@ def _pool_args(input, kernel_size, stride, padding, ceil_mode):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """The maximum of each window (padding counts as ``-inf``)."""
+    """The maximum of each window (padding counts as ``-inf``); with a dilation or
+    ``return_indices``, the gather form of :func:`.functional_pool.max_pool_nd`."""
     if _pair(dilation) != (1, 1) or return_indices:
-        raise ValueError("max_pool2d here supports dilation=1 and return_indices=False only")
+        return max_pool_nd(input, 2, kernel_size, stride, padding, dilation, ceil_mode,
+                           return_indices)
     attrs = _pool_args(input, kernel_size, stride, padding, ceil_mode)
     return _batched(lambda x: apply(_R["MaxPool"], (x,), attrs), input, 4)
 
@@ -165,7 +168,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean of each window; ``count_include_pad`` counts the zero padding in the divisor."""
     if divisor_override is not None:
-        raise ValueError("avg_pool2d here does not support divisor_override")
+        return avg_pool_nd(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override)
     attrs = _pool_args(input, kernel_size, stride, padding, ceil_mode)
     p = _pair(padding)
     attrs["count_pads"] = ((p[0], p[0]), (p[1], p[1])) if count_include_pad else ((0, 0), (0, 0))
@@ -180,6 +184,9 @@ def _one_d(fn, input, kernel_size, stride, padding, **kw):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    if _pair(dilation)[0] != 1 or return_indices:
+        return max_pool_nd(input, 1, kernel_size, stride, padding, dilation, ceil_mode,
+                           return_indices)
     return _one_d(max_pool2d, input, kernel_size, stride, padding, dilation=dilation,
                   ceil_mode=ceil_mode, return_indices=return_indices)
 

@@ -23,7 +23,7 @@ from .. import functions as _f
 from ..grad_mode import no_grad
 from ..node import renamed, torch_node
 from ..reductions import var as _var
-from ..tensor import make
+from ._dims import map_dim as _resample_dim
 from .functional_layers import adaptive_avg_pool2d
 
 __all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "group_norm",
@@ -68,13 +68,6 @@ def _weights(mode: str, size: int, out: int, scale: float | None, align_corners:
         np.add.at(w, (rows, i0), 1.0 - lam)
         np.add.at(w, (rows, i1), lam)
     return w
-
-
-def _resample_dim(x, dim: int, w: np.ndarray):
-    """``x`` with dim ``dim`` mapped through ``w`` (``out x in``): a matmul on the last dim."""
-    moved = _f.transpose(x, dim, -1)
-    y = _f.matmul(moved, make(np.ascontiguousarray(w.T).astype(x._data.dtype)))
-    return _f.transpose(y, dim, -1)
 
 
 @torch_node(nearest1="UpsampleNearest1DBackward0", nearest2="UpsampleNearest2DBackward0",
