@@ -113,19 +113,31 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    """Transposed convolution: the input-gradient of the conv2d whose weight is ``weight``."""
+    """Transposed convolution: the input-gradient of the conv2d whose weight is ``weight``.
+
+    An ``output_padding`` of a stride or more (allowed when the dilation is larger) would
+    give the conv2d it is the gradient of more windows than the input has rows: the excess
+    ``extra`` comes off that conv2d's bottom/right padding, and what the padding cannot
+    absorb is rows no input reaches, zeros appended after the op."""
     stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
     output_padding = _pair(output_padding)
+    extra = [op - op % s for op, s in zip(output_padding, stride)]
+    after = [max(e - p, 0) for e, p in zip(extra, padding)]
+    pads = tuple((p, max(p - e, 0)) for p, e in zip(padding, extra))
     k = weight.shape[2:]
 
     def run(x):
         n, _, h, w = x.shape
-        hw = [(size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1) + output_padding[i] + 1
-              for i, size in enumerate((h, w))]
+        hw = [(size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1)
+              + output_padding[i] + 1 - after[i] for i, size in enumerate((h, w))]
         ref = ShapeRef((n, weight.shape[1] * groups, hw[0], hw[1]), x.np_dtype)
-        attrs = dict(strides=stride, padding=((padding[0],) * 2, (padding[1],) * 2),
-                     dilations=dilation, groups=groups, **_TORCH)
-        return _add_bias(apply(_R["Conv2DBackpropInput"], (x, weight, ref), attrs), bias)
+        attrs = dict(strides=stride, padding=pads, dilations=dilation, groups=groups, **_TORCH)
+        y = apply(_R["Conv2DBackpropInput"], (x, weight, ref), attrs)
+        if any(after):
+            zeros = ((0, 0), (0, 0), (0, after[0]), (0, after[1]))
+            y = renamed(apply(_R["Pad"], (y,), {"paddings": zeros, "constant_values": 0}),
+                        _CONVOLUTION)
+        return _add_bias(y, bias)
     return _batched(run, input, 4)
 
 
