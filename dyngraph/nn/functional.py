@@ -163,6 +163,9 @@ def linear(input, weight, bias=None):
     """PyTorch runs a 2-D input with a bias as one ``addmm``, any other rank as that on the
     flattened rows and a view back: the last node is named for it (without a bias, the matmul
     names its own node)."""
+    if input.dim() == 1:   # a vector: the registry's MatMul takes matrices, dyngraph's matmul both
+        y = _f.matmul(input, _f.transpose(weight, 0, 1))
+        return y if bias is None else _named(_f.add(y, bias), linear.nodes["view"])
     y = composites.linear(OPS, input, weight, bias)
     return y if bias is None else _named(y, linear.nodes["addmm" if input.dim() == 2 else "view"])
 
@@ -471,3 +474,47 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
     if reduction == "batchmean":
         return _f.div(_f.sum(loss), float(input.shape[0]) if input.dim() else 1.0)
     return _reduce(loss, reduction)
+
+
+# --- linear_cross_entropy (after cross_entropy and linear, which it composes) ------------------
+
+__all__ += ["linear_cross_entropy"]
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction: str = "mean", ignore_index=None, label_smoothing: float = 0.0,
+                         options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`` -- PyTorch's
+    reference formula; ``options`` (its chunking of the batch, to save memory) changes how
+    PyTorch computes it, not the value, and is accepted for that reason only."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {in_features} and {linear_weight.shape[-1]}, "
+                           f"respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, "
+                           f"(N, {in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batches, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if out_features:
+        linear_weight = _f.reshape(linear_weight, math.prod(out_features, start=classes),
+                                   in_features)
+        if linear_bias is not None:
+            linear_bias = _f.reshape(linear_bias, math.prod(out_features, start=classes))
+    logits = _f.reshape(linear(input, linear_weight, linear_bias), *logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)

@@ -27,13 +27,13 @@ import numpy as np
 
 from .. import creation, functions as _f
 from ..random import rand
-from ..selection import gather
+from ..selection import gather, narrow
 from ._dims import map_dim
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool1d",
            "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-           "fractional_max_pool2d", "fractional_max_pool3d"]
+           "fractional_max_pool2d", "fractional_max_pool3d", "unfold", "fold"]
 
 
 def _ntuple(v, n: int, name: str = "") -> tuple:
@@ -415,3 +415,70 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+# --- sliding blocks: unfold (im2col) and its adjoint fold (col2im) ---------------------------
+
+def _blocks(sizes: tuple, kernel_size, dilation, padding, stride, what: str, extra: str = ""):
+    """``(C*K rows' flat positions (K, L) with -1 in the padding, block grid (Lh, Lw))``."""
+    k, d, p, s = (_ntuple(v, 2) for v in (kernel_size, dilation, padding, stride))
+    outs = tuple((sizes[i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in (0, 1))
+    if any(o < 1 for o in outs):
+        raise RuntimeError(f"Given {what}=({sizes[0]}, {sizes[1]}), kernel_size={k}, "
+                           f"dilation={d}, padding={p}, {extra}calculated shape of the array of "
+                           f"sliding blocks as ({outs[0]}, {outs[1]}), but its components must "
+                           f"be at least one.")
+    windows = [_strided_windows(sizes[i], outs[i], k[i], s[i], p[i], d[i]) for i in (0, 1)]
+    positions, _ = _combine(windows, sizes)               # (L, K)
+    return positions.T, outs, k, d, p, s
+
+
+def _with_zero_slot(flat_positions: np.ndarray, size: int) -> np.ndarray:
+    """Positions into a plane with one more cell, a zero, where ``-1`` (the padding) points."""
+    return np.where(flat_positions >= 0, flat_positions, size)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """``(N, C, H, W)`` -> ``(N, C*kh*kw, L)``: every sliding block as a column (im2col),
+    padding read as zeros; the gradient of the gather is ATen's col2im."""
+    if input.dim() not in (3, 4) or any(v == 0 for v in input.shape[input.dim() - 3:]):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(input.shape)}")
+    x, added = (_f.unsqueeze(input, 0), True) if input.dim() == 3 else (input, False)
+    n, c, h, w = x.shape
+    pos, _, k, *_ = _blocks((h, w), kernel_size, dilation, padding, stride, "input with spatial size")
+    flat = _f.reshape(x, n, c, h * w)
+    padded = _f.cat([flat, creation.zeros(n, c, 1, dtype=x.dtype)], 2)
+    idx = np.broadcast_to(_with_zero_slot(pos, h * w).reshape(1, 1, -1), (n, c, pos.size))
+    cols = gather(padded, 2, creation.as_tensor(np.ascontiguousarray(idx)))
+    return _unbatched(_f.reshape(cols, n, c * k[0] * k[1], pos.shape[1]), added)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """``(N, C*kh*kw, L)`` -> ``(N, C, H, W)``: the columns summed back into their blocks'
+    places (col2im, the adjoint of :func:`unfold`); its gradient is the unfold."""
+    if input.dim() not in (2, 3) or any(v == 0 for v in input.shape[input.dim() - 2:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    x, added = (_f.unsqueeze(input, 0), True) if input.dim() == 2 else (input, False)
+    sizes = _ntuple(output_size, 2)
+    k = _ntuple(kernel_size, 2)
+    n, ck, blocks = x.shape
+    if ck % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={ck} and kernel_size={k}.")
+    pos, outs, k, d, p, s = _blocks(sizes, kernel_size, dilation, padding, stride,
+                                    "output_size", f"stride={_ntuple(stride, 2)}, ")
+    if outs[0] * outs[1] != blocks:
+        raise RuntimeError(f"Given output_size={sizes}, kernel_size={k}, dilation={d}, "
+                           f"padding={p}, stride={s}, expected size of input's dimension 2 to "
+                           f"match the calculated number of sliding blocks {outs[0]} * {outs[1]} "
+                           f"= {outs[0] * outs[1]}, but got input.size(2)={blocks}.")
+    c, hw = ck // (k[0] * k[1]), sizes[0] * sizes[1]
+    idx = np.broadcast_to(_with_zero_slot(pos, hw).reshape(1, 1, -1), (n, c, pos.size))
+    zeros = creation.zeros(n, c, hw + 1, dtype=x.dtype)
+    summed = zeros.scatter_add(2, creation.as_tensor(np.ascontiguousarray(idx)),
+                               _f.reshape(x, n, c, -1))
+    out = _f.reshape(narrow(summed, 2, 0, hw), n, c, *sizes)
+    return _unbatched(out, added)
