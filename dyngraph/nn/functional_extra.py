@@ -21,13 +21,13 @@ import numpy as np
 from .. import creation, functions as _f
 from ..linalg import vector_norm
 from ..node import renamed, torch_node
-from ..selection import index_select, narrow, where
-from .functional_layers import dropout_mask, pad
+from ..selection import gather, index_select, narrow, where
+from .functional_layers import _renorm_rows, dropout_mask, pad
 from .functional_resample import interpolate
 
 __all__ = ["hardshrink", "softshrink", "prelu", "pairwise_distance", "pdist", "bilinear",
            "channel_shuffle", "local_response_norm", "upsample_nearest", "upsample_bilinear",
-           "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+           "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "embedding_bag"]
 
 
 # --- shrinkage and PReLU ------------------------------------------------------------------------
@@ -273,3 +273,93 @@ def feature_alpha_dropout(input, p: float = 0.5, training: bool = False, inplace
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     return _dropout_with(input, p, training, inplace, shape, True)
+
+
+# --- embedding_bag --------------------------------------------------------------------------------
+
+def _bags(input, offsets, include_last_offset: bool) -> list[np.ndarray]:
+    """The positions in the flat ``input`` of each bag (PyTorch's ``offsets`` rule)."""
+    n = input.numel()
+    starts = [int(v) for v in np.asarray(offsets._data).reshape(-1)]
+    if include_last_offset:
+        ends, starts = starts[1:], starts[:-1]
+    else:
+        ends = starts[1:] + [n]
+    return [np.arange(s, min(e, n)) for s, e in zip(starts, ends)]
+
+
+@torch_node("EmbeddingBagBackward0")
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights=None, include_last_offset: bool = False, padding_idx=None):
+    """The sum, mean or max of each bag of ``weight``'s rows: bags are the rows of a 2-D
+    ``input``, or the segments of a 1-D one that ``offsets`` starts.  Entries equal to
+    ``padding_idx`` are left out (and uncounted); an empty bag gives zeros.  Sum and mean are
+    one matrix ``(bags, entries)`` times the looked-up rows; max gathers each bag's winners."""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated "
+                             f"is a mini-batch of fixed length sequences. However, found offsets "
+                             f"of type {offsets.type()}")
+        bags = [np.arange(r * input.shape[1], (r + 1) * input.shape[1])
+                for r in range(input.shape[0])]
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        bags = _bags(input, offsets, include_last_offset)
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on the Pytorch "
+                                  f"GitHub.")
+    ids = input._data.reshape(-1).astype(np.int64)
+    rows_n = weight.shape[0]
+    if ids.size and (ids.min() < 0 or ids.max() >= rows_n):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, ids, max_norm, norm_type)
+    keep = np.ones(ids.size, bool)
+    if padding_idx is not None:
+        keep = ids != padding_idx % rows_n
+    rows = index_select(weight, 0, creation.as_tensor(ids))
+    if mode == "max":
+        out = _bag_max(rows, bags, keep)
+    else:
+        if per_sample_weights is not None:
+            rows = _f.mul(rows, _f.unsqueeze(_f.reshape(per_sample_weights, -1), 1))
+        m = np.zeros((len(bags), ids.size), weight.np_dtype)
+        for b, members in enumerate(bags):
+            members = members[keep[members]]
+            if members.size:
+                m[b, members] = 1.0 if mode == "sum" else 1.0 / members.size
+        out = _f.matmul(creation.as_tensor(m), rows)
+    return renamed(out, embedding_bag.node)
+
+
+def _bag_max(rows, bags: list, keep: np.ndarray):
+    """Per bag and column the first largest of its (kept) rows, gathered; empty bags zero."""
+    data = rows._data
+    winners = np.zeros((len(bags), data.shape[1]), np.int64)
+    empty = np.zeros((len(bags), 1), bool)
+    for b, members in enumerate(bags):
+        members = members[keep[members]]
+        if members.size:
+            winners[b] = members[np.argmax(data[members], 0)]
+        else:
+            empty[b] = True
+    picked = gather(rows, 0, creation.as_tensor(winners))
+    return where(creation.as_tensor(empty), _f.mul(picked, 0.0), picked) if empty.any() else picked
