@@ -28,6 +28,9 @@ def _row_max(x, axis):
     which neither softmax nor log-softmax can tell (``exp(+-0) = 1``, and such a row sums to
     at least 2, so ``log`` of its sum is not 0)."""
     shape = getattr(x, "shape", ())   # (a list or a number: numpy's own way below)
+    if len(shape) and not x.size:     # nothing to shift (numpy's max of nothing raises)
+        return np.zeros(tuple(1 if i == axis % len(shape) else n for i, n in enumerate(shape)),
+                        x.dtype)
     if len(shape) >= 2 and shape[-1] <= 32 and (axis == -1 or axis == len(shape) - 1) \
             and x.size >= 8 * shape[-1]:
         columns = np.ascontiguousarray(x.reshape(-1, shape[-1]).T)

@@ -20,9 +20,9 @@ from common import REGISTRY, composites
 
 from .. import functions as _f
 from .. import pointwise as _pw
-from .. import reductions as _reductions
 from ..engine import apply, node_class_for as _node_class_for
 from ..functions import OPS, _t
+from ..linalg import vector_norm
 from ..selection import where
 from ..node import Node, node_class  # noqa: F401  (public names of this module since before)
 from ..node import renamed as _named, torch_node as _torch_node
@@ -198,7 +198,8 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
-    n = _f.clamp(_reductions.norm(input, p, dim, True), min=eps)
+    """``x / max(||x||_p, eps)`` along ``dim``; any ``p`` the vector norm takes (0, negative)."""
+    n = _f.clamp(vector_norm(input, p, dim, True), min=eps)
     return _f.div(input, n)
 
 

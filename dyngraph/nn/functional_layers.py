@@ -28,7 +28,7 @@ from ..random_kernels import bernoulli_scalar
 from ..engine import apply, node_class_for
 from ..errors import SizeMismatchError
 from ..functions import OPS, mean, squeeze, unsqueeze
-from ..selection import where
+from ..selection import index_select, narrow, where
 from ..grad_mode import no_grad
 from ..node import renamed, torch_node
 from .functional_pool import avg_pool_nd, max_pool_nd
@@ -277,6 +277,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     with the batch variance unbiased (``n / (n - 1)``); ``momentum=None`` is handled by the
     module (cumulative average).
     """
+    if input.numel() == 0:   # ATen's empty-input branch: a copy
+        return input.clone()
     c = input.shape[1] if input.dim() > 1 else None
     if running_mean is not None and running_mean.shape[0] != c:
         raise RuntimeError(f"running_mean should contain {c} elements not {running_mean.shape[0]}")
@@ -370,17 +372,52 @@ def pad(input, pad, mode: str = "constant", value=None):
     pairs = [(0, 0)] * rank
     for i in range(n):
         pairs[rank - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
-    if any(lo < 0 or hi < 0 for lo, hi in pairs):
-        raise ValueError("negative padding (cropping) is not supported here")
+    negative = any(lo < 0 or hi < 0 for lo, hi in pairs)
+    if negative and mode in ("constant", "circular"):   # these crop first, then pad
+        input, pairs = _crop(input, pairs)
     if mode == "constant":
         return apply(_R["Pad"], (input,), {"paddings": tuple(pairs),
                                            "constant_values": 0 if value is None else value})
     for axis, (lo, hi) in enumerate(pairs):
         size = input.shape[axis]
+        if not lo and not hi:
+            continue
         if mode == "reflect" and (lo >= size or hi >= size):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
                                f"dimension, but got: padding ({lo}, {hi}) at dimension {axis} of input "
                                f"{list(input.shape)}")
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
+    if mode != "circular" and (negative or input.numel() == 0):
+        return _pad_by_index(input, pairs, mode)   # (MirrorPad checks every dim, as TF)
     return apply(_R["MirrorPad"], (input,), {"paddings": tuple(pairs), "mode": _PAD_MODES[mode]})
+
+
+def _crop(input, pairs: list) -> tuple:
+    """Negative pads cut (PyTorch's constant and circular padding crop first, then pad)."""
+    for axis, (lo, hi) in enumerate(pairs):
+        if lo < 0 or hi < 0:
+            cut_lo, cut_hi = max(-lo, 0), max(-hi, 0)
+            input = narrow(input, axis, cut_lo, max(input.shape[axis] - cut_lo - cut_hi, 0))
+    return input, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+
+
+def _pad_by_index(input, pairs: list, mode: str):
+    """Replicate and reflect padding with some pads negative (or of an empty input), as
+    PyTorch's kernels compute it:
+    output ``o`` of each dim reads input ``o - before``, clamped to the edge (replicate) or
+    mirrored at it (reflect), so a cut on one side and a pad on the other read what they
+    would without the cut.  A gather per dim: the gradient is its scatter-add."""
+    for axis, (lo, hi) in enumerate(pairs):
+        if not lo and not hi:
+            continue
+        size = input.shape[axis]
+        src = np.arange(size + lo + hi) - lo
+        if mode == "replicate":
+            src = np.clip(src, 0, size - 1)
+        else:
+            period = max(2 * size - 2, 1)
+            src = src % period
+            src = np.where(src >= size, period - src, src)
+        input = index_select(input, axis, creation.as_tensor(src.astype(np.int64)))
+    return input
