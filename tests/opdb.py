@@ -83,9 +83,10 @@ MIRRORED = {
     "zero_": lambda call, x: call(x.clone()),
     "nn.functional.embedding_bag": lambda call, weight, idx, **kw: call(idx, weight, **kw),
     # torch's ``wrapper_set_seed``: seed 42 on the default generator (dyngraph's draws the
-    # same stream), so the pooling windows come from the same samples
+    # same stream), so the pooling windows and dropout masks come from the same draws
     "nn.functional.fractional_max_pool2d": lambda call, *a, **kw: _seeded(call, *a, **kw),
     "nn.functional.fractional_max_pool3d": lambda call, *a, **kw: _seeded(call, *a, **kw),
+    "nn.functional.scaled_dot_product_attention": lambda call, *a, **kw: _seeded(call, *a, **kw),
 }
 
 
