@@ -46,6 +46,7 @@ from .functional_conv import *  # noqa: F403  (conv3d, conv_transpose1d/3d)
 from .functional_conv import __all__ as _conv_all
 from .functional_grid import *  # noqa: F403  (grid_sample, affine_grid)
 from .functional_grid import __all__ as _grid_all
+from .functional_ctc import ctc_loss  # noqa: F401  (listed in __all__ below)
 
 __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "elu", "softplus", "silu", "hardtanh", "linear", "one_hot", "normalize",
@@ -53,7 +54,7 @@ __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax"
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
            "scaled_dot_product_attention", "multi_head_attention_forward", *_layers_all,
-           *_activations_all, *_resample_all, *_extra_all, *_losses_all, *_pool_all, *_conv_all, *_grid_all]
+           *_activations_all, *_resample_all, *_extra_all, *_losses_all, *_pool_all, *_conv_all, *_grid_all, "ctc_loss"]
 
 _R = REGISTRY
 
