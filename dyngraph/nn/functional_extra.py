@@ -42,7 +42,8 @@ def hardshrink(input, lambd: float = 0.5):
 def softshrink(input, lambd: float = 0.5):
     """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0."""
     if lambd < 0:
-        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype "
+        top = np.finfo(input.np_dtype).max if input.is_floating_point() else np.iinfo(np.int64).max
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{input.dtype.scalar_name}, but found {lambd:g}")
     shrunk = _f.sub(input, _f.mul(_f.sign(input), lambd))
     return renamed(where(_f.gt(_f.abs(input), lambd), shrunk, _f.mul(input, 0.0)), softshrink.node)

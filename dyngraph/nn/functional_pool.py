@@ -393,7 +393,7 @@ def _unpool(input, indices, kernel_size, stride, padding, output_size, n: int):
     bad = (idx < 0) | (idx >= total)
     if bad.any():
         raise RuntimeError(f"Found an invalid max index: {int(idx[bad][0])} (output volumes are "
-                           f"of size {'x'.join(map(str, outs))}")
+                           f"of size {'x'.join(map(str, outs))})")
     flat = _f.reshape(x, x.shape[0], x.shape[1], -1)
     placed = np.zeros(flat.shape[:2] + (total,), x.np_dtype)
     np.put_along_axis(placed, idx, flat._data, 2)            # values: the last one written
