@@ -201,9 +201,12 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
-    """``x / max(||x||_p, eps)`` along ``dim``; any ``p`` the vector norm takes (0, negative)."""
-    n = _f.clamp(vector_norm(input, p, dim, True), min=eps)
-    return _f.div(input, n)
+    """``x / max(||x||_p, eps)`` along ``dim``; any ``p`` the vector norm takes (0, negative).
+    A 0-d input is its own norm's one element (its ``dim`` is 0 or -1, as PyTorch wraps it)."""
+    x = input if input.dim() else _f.reshape(input, 1)
+    n = _f.clamp(vector_norm(x, p, dim, True), min=eps)
+    y = _f.div(x, n)
+    return y if input.dim() else _f.reshape(y, ())
 
 
 # --- losses -------------------------------------------------------------------------------------
