@@ -19,7 +19,7 @@ from ..grad_mode import no_grad
 from ..tensor import Tensor
 from . import functional as F
 from . import init
-from .layers import _ConvNd, _tuple
+from .layers import AvgPool2d, MaxPool2d, _Conv, _ConvTransposeNd, _tuple
 from .module import Module, Parameter
 
 __all__ = ["Conv3d", "ConvTranspose1d", "ConvTranspose3d", "MaxPool3d", "AvgPool3d",
@@ -32,28 +32,14 @@ __all__ = ["Conv3d", "ConvTranspose1d", "ConvTranspose3d", "MaxPool3d", "AvgPool
 
 # --- convolution -------------------------------------------------------------------------------
 
-class Conv3d(_ConvNd):
+class Conv3d(_Conv):
     """3-d convolution over NCDHW input; weight ``(out, in/groups, kd, kh, kw)``."""
 
     _nd = 3
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                         bias, padding_mode)
-
     def forward(self, input: Tensor) -> Tensor:
         return F.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
-
-
-class _ConvTransposeNd(_ConvNd):
-    _transposed = True
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                         bias, padding_mode, output_padding)
 
 
 class ConvTranspose1d(_ConvTransposeNd):
@@ -78,39 +64,20 @@ class ConvTranspose3d(_ConvTransposeNd):
 
 # --- pooling -------------------------------------------------------------------------------------
 
-class MaxPool3d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+class MaxPool3d(MaxPool2d):
+    """Max pooling over ``(N, C, D, H, W)`` (the 2-d module's options, as ``MaxPool1d``)."""
 
     def forward(self, input: Tensor):
         return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
-
-class AvgPool3d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+class AvgPool3d(AvgPool2d):
+    """Average pooling over ``(N, C, D, H, W)`` (the 2-d module's options)."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class _Adaptive(Module):
