@@ -82,7 +82,24 @@ MIRRORED = {
     "einsum": lambda call, tensors, equation: call(equation, tensors),
     "nn.functional.embedding": lambda call, weight, idx, **kw: call(idx, weight, **kw),
     "zero_": lambda call, x: call(x.clone()),
+    "nn.functional.embedding_bag": lambda call, weight, idx, **kw: call(idx, weight, **kw),
+    # torch's ``wrapper_set_seed``: seed 42 on the default generator (dyngraph's draws the
+    # same stream), so the pooling windows and dropout masks come from the same draws
+    "nn.functional.fractional_max_pool2d": lambda call, *a, **kw: _seeded(call, *a, **kw),
+    "nn.functional.fractional_max_pool3d": lambda call, *a, **kw: _seeded(call, *a, **kw),
+    "nn.functional.scaled_dot_product_attention": lambda call, *a, **kw: _seeded(call, *a, **kw),
 }
+
+
+def _seeded(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call`` after ``manual_seed(42)``, the generator's state restored afterwards."""
+    import dyngraph
+    state = dyngraph.get_rng_state()
+    dyngraph.manual_seed(42)
+    try:
+        return call(*args, **kwargs)
+    finally:
+        dyngraph.set_rng_state(state)
 
 FORWARD_CLASSES = ("agree", "both raise", "wrong value", "wrong shape", "wrong dtype",
                    "wrong type", "dyngraph raises", "dyngraph answers", "both raise (other type)",

@@ -18,6 +18,19 @@ from .parameter import Parameter
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
+from .layers_more import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
+                          AdaptiveMaxPool2d, AdaptiveMaxPool3d, AlphaDropout, AvgPool3d, Bilinear,
+                          ChannelShuffle, Conv3d, ConvTranspose1d, ConvTranspose3d, Dropout1d,
+                          Dropout2d, Dropout3d, EmbeddingBag, FeatureAlphaDropout, Fold,
+                          FractionalMaxPool2d, FractionalMaxPool3d, Hardshrink, LocalResponseNorm,
+                          MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, PairwiseDistance,
+                          PReLU, Softshrink, Unfold)
+from .layers_more import __all__ as _layers_more_all
+from .loss_more import (CosineEmbeddingLoss, CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+                        MarginRankingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                        MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+                        TripletMarginWithDistanceLoss)
+from .loss_more import __all__ as _loss_more_all
 from . import modules, parameter  # torch.nn.modules.rnn & co., torch.nn.parameter.Parameter
 
 __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", "Sequential",
@@ -34,4 +47,4 @@ __all__ = ["Module", "Parameter", "Linear", "Identity", "Flatten", "Unflatten", 
            "parameter", "LogSigmoid", "Softsign", "Tanhshrink", "Mish", "Hardswish", "Hardsigmoid",
            "SELU", "CELU", "GLU", "Softmin", "Threshold", "RReLU", "GroupNorm", "InstanceNorm1d",
            "InstanceNorm2d", "RMSNorm", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
-           "PixelShuffle", "PixelUnshuffle"]
+           "PixelShuffle", "PixelUnshuffle", *_layers_more_all, *_loss_more_all]

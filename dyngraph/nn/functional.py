@@ -20,9 +20,9 @@ from common import REGISTRY, composites
 
 from .. import functions as _f
 from .. import pointwise as _pw
-from .. import linalg as _linalg
 from ..engine import apply, node_class_for as _node_class_for
 from ..functions import OPS, _t
+from ..linalg import vector_norm
 from ..selection import where
 from ..node import Node, node_class  # noqa: F401  (public names of this module since before)
 from ..node import renamed as _named, torch_node as _torch_node
@@ -36,6 +36,17 @@ from .functional_activations import *  # noqa: F403  (logsigmoid, glu, mish, sel
 from .functional_activations import __all__ as _activations_all
 from .functional_resample import *  # noqa: F403  (interpolate, pixel_shuffle, group_norm ...)
 from .functional_resample import __all__ as _resample_all
+from .functional_extra import *  # noqa: F403  (hardshrink, prelu, pdist, dropout2d ...)
+from .functional_extra import __all__ as _extra_all
+from .functional_losses import *  # noqa: F403  (margin, embedding, triplet, Poisson losses ...)
+from .functional_losses import __all__ as _losses_all
+from .functional_pool import *  # noqa: F403  (3-d, adaptive, fractional pooling, max_unpool ...)
+from .functional_pool import __all__ as _pool_all
+from .functional_conv import *  # noqa: F403  (conv3d, conv_transpose1d/3d)
+from .functional_conv import __all__ as _conv_all
+from .functional_grid import *  # noqa: F403  (grid_sample, affine_grid)
+from .functional_grid import __all__ as _grid_all
+from .functional_ctc import ctc_loss  # noqa: F401  (listed in __all__ below)
 
 __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax", "leaky_relu",
            "gelu", "elu", "softplus", "silu", "hardtanh", "linear", "one_hot", "normalize",
@@ -43,7 +54,7 @@ __all__ = ["relu", "relu_", "relu6", "tanh", "sigmoid", "softmax", "log_softmax"
            "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "kl_div",
            "scaled_dot_product_attention", "multi_head_attention_forward", *_layers_all,
-           *_activations_all, *_resample_all]
+           *_activations_all, *_resample_all, *_extra_all, *_losses_all, *_pool_all, *_conv_all, *_grid_all, "ctc_loss"]
 
 _R = REGISTRY
 
@@ -155,6 +166,9 @@ def linear(input, weight, bias=None):
     """PyTorch runs a 2-D input with a bias as one ``addmm``, any other rank as that on the
     flattened rows and a view back: the last node is named for it (without a bias, the matmul
     names its own node)."""
+    if input.dim() == 1:   # a vector: the registry's MatMul takes matrices, dyngraph's matmul both
+        y = _f.matmul(input, _f.transpose(weight, 0, 1))
+        return y if bias is None else _named(_f.add(y, bias), linear.nodes["view"])
     y = composites.linear(OPS, input, weight, bias)
     return y if bias is None else _named(y, linear.nodes["addmm" if input.dim() == 2 else "view"])
 
@@ -187,29 +201,19 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):
-    n = _f.clamp(_linalg.vector_norm(input, p, dim, True), min=eps)
-    return _f.div(input, n)
+    """``x / max(||x||_p, eps)`` along ``dim``; any ``p`` the vector norm takes (0, negative).
+    A 0-d input is its own norm's one element (its ``dim`` is 0 or -1, as PyTorch wraps it)."""
+    x = input if input.dim() else _f.reshape(input, 1)
+    n = _f.clamp(vector_norm(x, p, dim, True), min=eps)
+    y = _f.div(x, n)
+    return y if input.dim() else _f.reshape(y, ())
 
 
 # --- losses -------------------------------------------------------------------------------------
 
 
-_REDUCTIONS = ("none", "mean", "sum")
-
-
-def _reduce(loss, reduction: str):
-    if reduction == "mean":
-        return _f.mean(loss)
-    if reduction == "sum":
-        return _f.sum(loss)
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
-def _check_reduction(reduction: str) -> None:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+_REDUCTIONS = _reduction.REDUCTIONS
+_reduce, _check_reduction = _reduction.apply_reduction, _reduction.check_reduction
 
 
 def _size_warning(input, target) -> None:
@@ -477,3 +481,47 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
     if reduction == "batchmean":
         return _f.div(_f.sum(loss), float(input.shape[0]) if input.dim() else 1.0)
     return _reduce(loss, reduction)
+
+
+# --- linear_cross_entropy (after cross_entropy and linear, which it composes) ------------------
+
+__all__ += ["linear_cross_entropy"]
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction: str = "mean", ignore_index=None, label_smoothing: float = 0.0,
+                         options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`` -- PyTorch's
+    reference formula; ``options`` (its chunking of the batch, to save memory) changes how
+    PyTorch computes it, not the value, and is accepted for that reason only."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got "
+                           f"{linear_weight.dim()}")
+    batches, in_features = tuple(input.shape[:-1]), input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions "
+                           f"(in_features), got {in_features} and {linear_weight.shape[-1]}, "
+                           f"respectively")
+    classes, out_features = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batches:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape "
+                           f"{tuple(linear_weight.shape)} requires batched input, "
+                           f"(N, {in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*batches, classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if out_features:
+        linear_weight = _f.reshape(linear_weight, math.prod(out_features, start=classes),
+                                   in_features)
+        if linear_bias is not None:
+            linear_bias = _f.reshape(linear_bias, math.prod(out_features, start=classes))
+    logits = _f.reshape(linear(input, linear_weight, linear_bias), *logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)

@@ -28,9 +28,10 @@ from ..random_kernels import bernoulli_scalar
 from ..engine import apply, node_class_for
 from ..errors import SizeMismatchError
 from ..functions import OPS, mean, squeeze, unsqueeze
-from ..selection import where
+from ..selection import index_select, narrow, where
 from ..grad_mode import no_grad
 from ..node import renamed, torch_node
+from .functional_pool import avg_pool_nd, max_pool_nd
 
 __all__ = ["conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
            "avg_pool2d", "adaptive_avg_pool2d", "dropout", "batch_norm", "layer_norm",
@@ -112,19 +113,31 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
-    """Transposed convolution: the input-gradient of the conv2d whose weight is ``weight``."""
+    """Transposed convolution: the input-gradient of the conv2d whose weight is ``weight``.
+
+    An ``output_padding`` of a stride or more (allowed when the dilation is larger) would
+    give the conv2d it is the gradient of more windows than the input has rows: the excess
+    ``extra`` comes off that conv2d's bottom/right padding, and what the padding cannot
+    absorb is rows no input reaches, zeros appended after the op."""
     stride, padding, dilation = _pair(stride), _pair(padding), _pair(dilation)
     output_padding = _pair(output_padding)
+    extra = [op - op % s for op, s in zip(output_padding, stride)]
+    after = [max(e - p, 0) for e, p in zip(extra, padding)]
+    pads = tuple((p, max(p - e, 0)) for p, e in zip(padding, extra))
     k = weight.shape[2:]
 
     def run(x):
         n, _, h, w = x.shape
-        hw = [(size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1) + output_padding[i] + 1
-              for i, size in enumerate((h, w))]
+        hw = [(size - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k[i] - 1)
+              + output_padding[i] + 1 - after[i] for i, size in enumerate((h, w))]
         ref = ShapeRef((n, weight.shape[1] * groups, hw[0], hw[1]), x.np_dtype)
-        attrs = dict(strides=stride, padding=((padding[0],) * 2, (padding[1],) * 2),
-                     dilations=dilation, groups=groups, **_TORCH)
-        return _add_bias(apply(_R["Conv2DBackpropInput"], (x, weight, ref), attrs), bias)
+        attrs = dict(strides=stride, padding=pads, dilations=dilation, groups=groups, **_TORCH)
+        y = apply(_R["Conv2DBackpropInput"], (x, weight, ref), attrs)
+        if any(after):
+            zeros = ((0, 0), (0, 0), (0, after[0]), (0, after[1]))
+            y = renamed(apply(_R["Pad"], (y,), {"paddings": zeros, "constant_values": 0}),
+                        _CONVOLUTION)
+        return _add_bias(y, bias)
     return _batched(run, input, 4)
 
 
@@ -154,9 +167,11 @@ def _pool_args(input, kernel_size, stride, padding, ceil_mode):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    """The maximum of each window (padding counts as ``-inf``)."""
+    """The maximum of each window (padding counts as ``-inf``); with a dilation or
+    ``return_indices``, the gather form of :func:`.functional_pool.max_pool_nd`."""
     if _pair(dilation) != (1, 1) or return_indices:
-        raise ValueError("max_pool2d here supports dilation=1 and return_indices=False only")
+        return max_pool_nd(input, 2, kernel_size, stride, padding, dilation, ceil_mode,
+                           return_indices)
     attrs = _pool_args(input, kernel_size, stride, padding, ceil_mode)
     return _batched(lambda x: apply(_R["MaxPool"], (x,), attrs), input, 4)
 
@@ -165,7 +180,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean of each window; ``count_include_pad`` counts the zero padding in the divisor."""
     if divisor_override is not None:
-        raise ValueError("avg_pool2d here does not support divisor_override")
+        return avg_pool_nd(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override)
     attrs = _pool_args(input, kernel_size, stride, padding, ceil_mode)
     p = _pair(padding)
     attrs["count_pads"] = ((p[0], p[0]), (p[1], p[1])) if count_include_pad else ((0, 0), (0, 0))
@@ -180,6 +196,9 @@ def _one_d(fn, input, kernel_size, stride, padding, **kw):
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    if _pair(dilation)[0] != 1 or return_indices:
+        return max_pool_nd(input, 1, kernel_size, stride, padding, dilation, ceil_mode,
+                           return_indices)
     return _one_d(max_pool2d, input, kernel_size, stride, padding, dilation=dilation,
                   ceil_mode=ceil_mode, return_indices=return_indices)
 
@@ -258,6 +277,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     with the batch variance unbiased (``n / (n - 1)``); ``momentum=None`` is handled by the
     module (cumulative average).
     """
+    if input.numel() == 0:   # ATen's empty-input branch: a copy
+        return input.clone()
     c = input.shape[1] if input.dim() > 1 else None
     if running_mean is not None and running_mean.shape[0] != c:
         raise RuntimeError(f"running_mean should contain {c} elements not {running_mean.shape[0]}")
@@ -351,17 +372,52 @@ def pad(input, pad, mode: str = "constant", value=None):
     pairs = [(0, 0)] * rank
     for i in range(n):
         pairs[rank - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
-    if any(lo < 0 or hi < 0 for lo, hi in pairs):
-        raise ValueError("negative padding (cropping) is not supported here")
+    negative = any(lo < 0 or hi < 0 for lo, hi in pairs)
+    if negative and mode in ("constant", "circular"):   # these crop first, then pad
+        input, pairs = _crop(input, pairs)
     if mode == "constant":
         return apply(_R["Pad"], (input,), {"paddings": tuple(pairs),
                                            "constant_values": 0 if value is None else value})
     for axis, (lo, hi) in enumerate(pairs):
         size = input.shape[axis]
+        if not lo and not hi:
+            continue
         if mode == "reflect" and (lo >= size or hi >= size):
             raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
                                f"dimension, but got: padding ({lo}, {hi}) at dimension {axis} of input "
                                f"{list(input.shape)}")
         if mode == "circular" and (lo > size or hi > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
+    if mode != "circular" and (negative or input.numel() == 0):
+        return _pad_by_index(input, pairs, mode)   # (MirrorPad checks every dim, as TF)
     return apply(_R["MirrorPad"], (input,), {"paddings": tuple(pairs), "mode": _PAD_MODES[mode]})
+
+
+def _crop(input, pairs: list) -> tuple:
+    """Negative pads cut (PyTorch's constant and circular padding crop first, then pad)."""
+    for axis, (lo, hi) in enumerate(pairs):
+        if lo < 0 or hi < 0:
+            cut_lo, cut_hi = max(-lo, 0), max(-hi, 0)
+            input = narrow(input, axis, cut_lo, max(input.shape[axis] - cut_lo - cut_hi, 0))
+    return input, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
+
+
+def _pad_by_index(input, pairs: list, mode: str):
+    """Replicate and reflect padding with some pads negative (or of an empty input), as
+    PyTorch's kernels compute it:
+    output ``o`` of each dim reads input ``o - before``, clamped to the edge (replicate) or
+    mirrored at it (reflect), so a cut on one side and a pad on the other read what they
+    would without the cut.  A gather per dim: the gradient is its scatter-add."""
+    for axis, (lo, hi) in enumerate(pairs):
+        if not lo and not hi:
+            continue
+        size = input.shape[axis]
+        src = np.arange(size + lo + hi) - lo
+        if mode == "replicate":
+            src = np.clip(src, 0, size - 1)
+        else:
+            period = max(2 * size - 2, 1)
+            src = src % period
+            src = np.where(src >= size, period - src, src)
+        input = index_select(input, axis, creation.as_tensor(src.astype(np.int64)))
+    return input

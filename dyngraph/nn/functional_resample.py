@@ -23,8 +23,9 @@ from .. import functions as _f
 from ..grad_mode import no_grad
 from ..node import renamed, torch_node
 from ..reductions import var as _var
-from ..tensor import make
+from ._dims import map_dim as _resample_dim
 from .functional_layers import adaptive_avg_pool2d
+from .functional_pool import adaptive_avg_pool1d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "pixel_shuffle", "pixel_unshuffle", "group_norm",
            "instance_norm", "rms_norm"]
@@ -68,13 +69,6 @@ def _weights(mode: str, size: int, out: int, scale: float | None, align_corners:
         np.add.at(w, (rows, i0), 1.0 - lam)
         np.add.at(w, (rows, i1), lam)
     return w
-
-
-def _resample_dim(x, dim: int, w: np.ndarray):
-    """``x`` with dim ``dim`` mapped through ``w`` (``out x in``): a matmul on the last dim."""
-    moved = _f.transpose(x, dim, -1)
-    y = _f.matmul(moved, make(np.ascontiguousarray(w.T).astype(x._data.dtype)))
-    return _f.transpose(y, dim, -1)
 
 
 @torch_node(nearest1="UpsampleNearest1DBackward0", nearest2="UpsampleNearest2DBackward0",
@@ -127,9 +121,11 @@ def interpolate(input, size=None, scale_factor=None, mode: str = "nearest", alig
             scales = [None] * rank
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if mode == "area":
-        if rank != 2:
-            raise NotImplementedError("interpolate: mode='area' is supported for 4-D input only")
+    if mode == "area":   # PyTorch's adaptive average pooling of the input's rank
+        if rank == 1:
+            return adaptive_avg_pool1d(input, sizes)
+        if rank == 3:
+            return adaptive_avg_pool3d(input, sizes)
         return renamed(adaptive_avg_pool2d(input, sizes), interpolate.nodes["area2"])
     family = "linear" if mode in _LINEAR.values() else mode
     if family == "linear" and _LINEAR.get(input.dim()) != mode:

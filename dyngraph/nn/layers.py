@@ -81,36 +81,17 @@ class _ConvNd(Module):
         return s
 
 
-class Conv2d(_ConvNd):
-    """2-d convolution over NCHW input; weight ``(out, in/groups, kh, kw)``."""
+class _Conv(_ConvNd):
+    """A (not transposed) convolution's constructor, PyTorch's argument order."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
                  groups=1, bias=True, padding_mode="zeros"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          bias, padding_mode)
 
-    def forward(self, input: Tensor) -> Tensor:
-        return FL.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                         self.groups)
 
-
-class Conv1d(_ConvNd):
-    """1-d convolution over NCL input; weight ``(out, in/groups, k)``."""
-
-    _nd = 1
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                         bias, padding_mode)
-
-    def forward(self, input: Tensor) -> Tensor:
-        return FL.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                         self.groups)
-
-
-class ConvTranspose2d(_ConvNd):
-    """Transposed 2-d convolution; weight ``(in, out/groups, kh, kw)``."""
+class _ConvTransposeNd(_ConvNd):
+    """A transposed convolution's constructor (``output_padding`` before ``groups``, as PyTorch)."""
 
     _transposed = True
 
@@ -118,6 +99,28 @@ class ConvTranspose2d(_ConvNd):
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          bias, padding_mode, output_padding)
+
+
+class Conv2d(_Conv):
+    """2-d convolution over NCHW input; weight ``(out, in/groups, kh, kw)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FL.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                         self.groups)
+
+
+class Conv1d(_Conv):
+    """1-d convolution over NCL input; weight ``(out, in/groups, k)``."""
+
+    _nd = 1
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FL.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                         self.groups)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-d convolution; weight ``(in, out/groups, kh, kw)``."""
 
     def forward(self, input: Tensor) -> Tensor:
         return FL.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,

@@ -27,3 +27,10 @@ __all__ = sorted(name for part in (activation, batchnorm, container, conv, dropo
                                    linear, loss, module, normalization, pooling, rnn, sparse,
                                    transformer)
                  for name in part.__all__)
+
+from . import channelshuffle, distance, fold  # noqa: E402
+from .channelshuffle import *  # noqa: F403,E402
+from .distance import *  # noqa: F403,E402
+from .fold import *  # noqa: F403,E402
+
+__all__ = sorted({*__all__, *channelshuffle.__all__, *distance.__all__, *fold.__all__})

@@ -2,3 +2,7 @@
 from ..layers import LayerNorm
 
 __all__ = ["LayerNorm"]
+
+from ..layers_more import LocalResponseNorm  # noqa: E402
+
+__all__ += ["LocalResponseNorm"]
