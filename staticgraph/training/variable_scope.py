@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import threading
 
 from ..framework import dtypes as _dtypes
 from ..framework.graph import Graph, get_default_graph
@@ -86,10 +87,16 @@ class VariableScope:
         return f"<tf.VariableScope '{self._name}' reuse={self._reuse}>"
 
 
-class _ScopeStore:
-    """Per graph: the current VariableScope and how often each scope name has been opened."""
+class _ScopeStore(threading.local):
+    """Per graph and per thread: the current VariableScope, how often each scope name was opened.
+
+    Thread-local as TF's: a thread that enters ``variable_scope("foo")`` while another
+    thread is inside its own ``"foo"`` gets ``foo``, not ``foo/foo`` (each thread starts at
+    the root scope; the variables themselves are shared through the graph's store).
+    """
 
     def __init__(self):
+        super().__init__()
         self.current = VariableScope(False)
         self.counts: dict[str, int] = {}
 
