@@ -206,3 +206,11 @@ def fmt_shape(shape) -> str:
     if shape is None:
         return "<unknown>"
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def tf_shape(shape) -> str:
+    """A shape as TF's kernels and shape functions print it in errors: ``[2,3]``, ``[?,3]``,
+    ``?`` (unknown rank) -- no spaces, unlike ``fmt_shape``."""
+    if shape is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"

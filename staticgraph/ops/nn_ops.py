@@ -47,8 +47,25 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         raise ValueError("Only call `sparse_softmax_cross_entropy_with_logits` with named "
                          "arguments (labels=..., logits=..., ...).")
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits"):   # TF: the op inside its scope
-        return apply(REGISTRY["SparseSoftmaxCrossEntropyWithLogits"],
-                     (convert_to_tensor(logits), convert_to_tensor(labels)), {}, name=name)
+        labels, logits = convert_to_tensor(labels), convert_to_tensor(logits)
+        _check_sparse_xent_shapes(labels.shape, logits)
+        return apply(REGISTRY["SparseSoftmaxCrossEntropyWithLogits"], (logits, labels), {},
+                     name=name)
+
+
+def _check_sparse_xent_shapes(labels, logits) -> None:
+    """TF's build-time ValueErrors (its Python wrapper's words, before the op's shape rule)."""
+    if logits.shape.ndims == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
+    ranks = labels.ndims, logits.shape.ndims
+    if None not in ranks and ranks[0] != ranks[1] - 1:
+        raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+                         f"labels.shape={labels} of rank {ranks[0]} and "
+                         f"logits.shape={logits.shape} of rank {ranks[1]}")
+    if None not in ranks and not labels.is_compatible_with(logits.shape[:-1]):
+        raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last "
+                         f"dimension. Received: labels.shape={labels} and "
+                         f"logits.shape={logits.shape}")
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None,
