@@ -64,3 +64,112 @@ def test_a_new_thread_starts_at_the_root_scope():
         t.start()
         t.join(10)
     assert names == ["", "bar/v:0"]   # TF 2.21
+
+
+# --- Variable methods (variables_test, resource_variable_ops_test) ------------------------
+
+def test_count_up_to_returns_the_value_before_and_stops_at_the_limit():
+    with tf.Graph().as_default():
+        v = tf.Variable(0, name="c")
+        count = v.count_up_to(3)
+        assert (count.name, count.op.type) == ("ResourceCountUpTo:0", "ResourceCountUpTo")
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert [sess.run(count) for _ in range(3)] == [0, 1, 2]
+            with pytest.raises(tf.errors.OutOfRangeError, match="Reached limit of 3"):
+                sess.run(count)
+            assert sess.run(v) == 3                                       # TF 2.21
+
+
+def test_count_up_to_is_undone_with_the_run_that_failed():
+    with tf.Graph().as_default():
+        v = tf.Variable(0)
+        x = tf.placeholder(tf.float32)
+        failing = tf.debugging.check_numerics(x, "boom")
+        count = tf.count_up_to(v, 3)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run([count, failing], {x: np.nan})
+            assert sess.run(v) == 0
+
+
+def test_constraint_is_kept_and_must_be_callable():
+    with tf.Graph().as_default():
+        project = lambda x: x   # noqa: E731
+        assert tf.Variable(1.0, constraint=project).constraint is project
+        assert tf.Variable(1.0).constraint is None
+        with pytest.raises(ValueError) as info:
+            tf.Variable(1.0, constraint=0)
+    assert str(info.value) == ("Argument `constraint` must be None or a callable. a callable. "
+                               "Got a <class 'int'>:  0")                 # TF 2.21, verbatim
+
+
+def test_sparse_read_and_gather_nd_read_rows_of_the_variable():
+    with tf.Graph().as_default():
+        w = tf.Variable([[1., 2.], [3., 4.]])
+        rows, picked = w.sparse_read([1, 0]), w.gather_nd([[1, 0]])
+        assert rows.name == "Gather:0" and rows.shape.as_list() == [2, 2]
+        with tf.Session() as sess:
+            sess.run(w.initializer)
+            np.testing.assert_array_equal(sess.run(rows), [[3., 4.], [1., 2.]])
+            np.testing.assert_array_equal(sess.run(picked), [3.])
+
+
+def test_an_initial_value_of_another_shape_than_shape_is_refused():
+    with tf.Graph().as_default(), pytest.raises(ValueError) as info:
+        tf.Variable(np.zeros(3), shape=[4])
+    assert str(info.value) == ("In this `tf.Variable` creation, the initial value's shape ((3,)) "
+                               "is not compatible with the explicitly supplied `shape` argument "
+                               "([4]).")                                  # TF 2.21
+
+
+@pytest.mark.parametrize("method, delta, words", [
+    ("assign_add", 1, "Shapes must be equal rank, but are 1 and 0 for '{{node AssignAddVariableOp}}"
+                      " = AssignAddVariableOp[dtype=DT_INT32](v, Const)' with input shapes: [], []."),
+    ("assign_sub", [1, 2], "Dimension 0 in both shapes must be equal, but are 4 and 2. Shapes are "
+                           "[4] and [2]. for '{{node AssignSubVariableOp}} = AssignSubVariableOp"
+                           "[dtype=DT_INT32](v, Const)' with input shapes: [], [2]."),
+])
+def test_assign_add_of_another_shape_is_the_ops_shape_error(method, delta, words):
+    with tf.Graph().as_default():
+        v = tf.Variable([0, 1, 2, 3], name="v")
+        with pytest.raises(ValueError) as info:
+            getattr(v, method)(delta)
+    assert str(info.value) == words                                       # TF 2.21
+
+
+def test_a_caching_device_places_value_reads_there():
+    with tf.Graph().as_default(), tf.device("/job:server/task:1"):
+        v = tf.Variable(2.0, caching_device="/job:localhost")
+        assert v.device == "/job:server/task:1"
+        assert v.value().device == "/job:localhost"                      # TF 2.21
+
+
+def test_assert_variables_initialized_of_no_variables_is_none():
+    with tf.Graph().as_default():
+        assert tf.assert_variables_initialized() is None
+
+
+def test_save_slice_info_spec_round_trips():
+    info = tf.Variable.SaveSliceInfo(full_name="foo", full_shape=[2, 3, 4], var_offset=[0, 2, 0],
+                                     var_shape=[1, 1, 3])
+    assert info.spec == "2 3 4 0,1:2,1:0,3"                                # TF 2.21
+    back = tf.Variable.SaveSliceInfo.from_spec(info.spec)
+    assert (back.full_name, back.full_shape, back.var_offset, back.var_shape) == (
+        None, [2, 3, 4], [0, 2, 0], [1, 1, 3])
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("0", "Spec string must contain space-separated full_shape info."),
+    ("0:0", "Spec string must contain space-separated full_shape info."),
+    ("a b", "Spec string full_shape must be a sequence of integers. Found 'a', which is not an "
+            "integer."),
+    ("0 0:0", "Spec string must contain comma-separated pairs of offsets and shapes."),
+    ("0 a,0:0:0", "Spec string var_offset must be an integer. Found 'a', which is not an integer."),
+    ("0 0,a:0:0", "Spec string var_shape must be an integer. Found 'a', which is not an integer."),
+])
+def test_save_slice_info_from_a_bad_spec_says_what_is_wrong(spec, words):
+    with pytest.raises(ValueError) as info:
+        tf.Variable.SaveSliceInfo.from_spec(spec)
+    assert str(info.value) == words                                       # TF 2.21
