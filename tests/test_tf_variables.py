@@ -173,3 +173,108 @@ def test_save_slice_info_from_a_bad_spec_says_what_is_wrong(spec, words):
     with pytest.raises(ValueError) as info:
         tf.Variable.SaveSliceInfo.from_spec(spec)
     assert str(info.value) == words                                       # TF 2.21
+
+
+# --- variable_scope features (variable_scope_test) ----------------------------------------
+
+def test_custom_getters_chain_innermost_first_and_name_from_the_root():
+    def sum_getter(getter, name, *args, **kwargs):
+        a, b = getter(f"{name}/sum_0", *args, **kwargs), getter(f"{name}/sum_1", *args, **kwargs)
+        with tf.name_scope("sum_getter"):
+            return a + b
+
+    def prod_getter(getter, name, *args, **kwargs):
+        a, b = getter(f"{name}/prod_0", *args, **kwargs), getter(f"{name}/prod_1", *args, **kwargs)
+        with tf.name_scope("prod_getter"):
+            return a * b
+
+    with tf.Graph().as_default():
+        with tf.variable_scope("prod_scope", custom_getter=prod_getter):
+            with tf.variable_scope("sum_scope", custom_getter=sum_getter):
+                v = tf.get_variable("v", [1, 2, 3])
+        names = [x.name for x in tf.trainable_variables()]
+    assert v.shape.as_list() == [1, 2, 3] and v.name == "sum_getter/add:0"   # TF 2.21
+    assert names == [f"prod_scope/sum_scope/v/sum_{i}/prod_{j}:0" for i in (0, 1) for j in (0, 1)]
+
+
+def test_a_custom_getter_sees_reuse_and_the_distribution_arguments():
+    seen = []
+
+    def getter(next_getter, *args, **kwargs):
+        seen.append((kwargs["reuse"], kwargs["synchronization"], kwargs["aggregation"]))
+        return next_getter(*args, **kwargs)
+
+    with tf.Graph().as_default():
+        with tf.variable_scope("scope", custom_getter=getter) as scope:
+            v = tf.get_variable("v", [1])
+        with tf.variable_scope(scope, reuse=True):   # the scope keeps its getter
+            assert tf.get_variable("v", [1]) is v
+    assert seen == [(None, tf.VariableSynchronization.AUTO, tf.VariableAggregation.NONE),
+                    (True, tf.VariableSynchronization.AUTO, tf.VariableAggregation.NONE)]
+
+
+def test_a_custom_getter_that_is_not_callable_is_refused():
+    with tf.Graph().as_default():
+        for make in (lambda: tf.variable_scope("s", custom_getter=3),
+                     lambda: tf.get_variable("n", custom_getter=3)):
+            with pytest.raises(ValueError) as info:
+                make()
+            assert str(info.value) == "Passed a custom_getter which is not callable: 3"
+
+
+def test_scope_collections_list_only_the_scopes_variables():
+    with tf.Graph().as_default():
+        tf.get_variable("a", [])
+        with tf.variable_scope("foo") as scope:
+            tf.get_variable("a", [])
+            tf.get_variable("b", [], trainable=False)
+            tf.get_variable("c", [], synchronization=tf.VariableSynchronization.ON_READ)
+            tf.get_local_variable("d", [])
+        assert [v.name for v in scope.trainable_variables()] == ["foo/a:0"]
+        assert [v.name for v in scope.global_variables()] == ["foo/a:0", "foo/b:0", "foo/c:0"]
+        assert [v.name for v in scope.local_variables()] == ["foo/d:0"]
+
+
+def test_scope_defaults_reach_the_variable_and_no_regularizer_turns_one_off():
+    project = lambda x: x   # noqa: E731
+    with tf.Graph().as_default():
+        with tf.variable_scope("a", constraint=project, caching_device="/job:moo",
+                               regularizer=lambda v: tf.reduce_sum(v)):
+            v = tf.get_variable("v", [])
+            w = tf.get_variable("w", [], regularizer=tf.no_regularizer)
+        assert v.constraint is project and v.value().device == "/job:moo"
+        assert len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 1
+        assert w.constraint is project
+
+
+def test_an_initializer_taking_no_arguments_makes_the_value():
+    with tf.Graph().as_default():
+        v = tf.get_variable("foo", initializer=lambda: [2])
+        w = tf.get_variable("bar", initializer=lambda x=True: [2])
+        assert (v.name, v.shape.as_list(), v.dtype) == ("foo:0", [1], tf.int32)   # TF 2.21
+        assert w.name == "bar:0"
+
+
+def test_an_initial_value_of_another_dtype_than_dtype_is_refused():
+    with tf.Graph().as_default(), pytest.raises(ValueError) as info:
+        tf.get_variable("s", initializer=tf.constant(1), dtype=tf.float64)
+    assert str(info.value) == ("Initializer type '<dtype: 'int32'>' and explicit dtype "
+                               "'<dtype: 'float64'>' don't match.")      # TF 2.21
+
+
+def test_leaving_an_outer_scope_before_an_inner_one_is_refused():
+    with tf.Graph().as_default(), tf.variable_scope("aa"):
+        outer = tf.variable_scope("bb")
+        outer.__enter__()
+        with tf.variable_scope("cc"):
+            with pytest.raises(RuntimeError, match="^Improper nesting of variable_scope.$"):
+                outer.__exit__(None, None, None)
+        outer.__exit__(None, None, None)
+        assert tf.get_variable_scope().name == "aa"
+
+
+def test_auxiliary_name_scope_must_be_a_bool():
+    with tf.Graph().as_default(), pytest.raises(TypeError) as info:
+        tf.variable_scope("s", auxiliary_name_scope="invalid")
+    assert str(info.value) == ("The auxiliary_name_scope must be `True` or `False`, while get "
+                               "invalid")                                 # TF 2.21

@@ -36,6 +36,7 @@ one in place, so a value read earlier in a run keeps it.
 """
 from __future__ import annotations
 
+import enum
 import re
 from typing import Any
 
@@ -59,11 +60,28 @@ __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
            "local_variables", "is_variable_initialized", "read_handle", "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES",
            "assign", "assign_add", "assign_sub", "report_uninitialized_variables", "count_up_to",
-           "assert_variables_initialized"]
+           "assert_variables_initialized", "VariableSynchronization", "VariableAggregation"]
 
 GLOBAL_VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
 LOCAL_VARIABLES = "local_variables"
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's copies agree (accepted; one copy here).  ``ON_READ``
+    variables are not trainable unless asked (TF)."""
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's copies' updates combine (accepted; one copy here)."""
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
 
 
 def _root(graph):
@@ -149,7 +167,9 @@ class Variable:
                 with graph.name_scope("Read"):
                     self._graph_element = self._read(site=site)
         self._ref = ref
-        self.trainable = True if trainable is None else bool(trainable)
+        if trainable is None:   # a variable synchronized on read is not trained unless asked
+            trainable = synchronization != VariableSynchronization.ON_READ
+        self.trainable = bool(trainable)
         self._parent_op = None
         if collections is None:
             collections = [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if self.trainable else [])
