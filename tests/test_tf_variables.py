@@ -278,3 +278,64 @@ def test_auxiliary_name_scope_must_be_a_bool():
         tf.variable_scope("s", auxiliary_name_scope="invalid")
     assert str(info.value) == ("The auxiliary_name_scope must be `True` or `False`, while get "
                                "invalid")                                 # TF 2.21
+
+
+# --- train.Saver and write_graph (saver_test) ----------------------------------------------
+
+def test_a_saver_allowed_to_be_empty_saves_and_restores_nothing(tmp_path):
+    path = str(tmp_path / "allow_empty")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.constant(1)
+        with pytest.raises(ValueError, match="^No variables to save$"):
+            tf.train.Saver()
+        saver = tf.train.Saver(allow_empty=True)
+        assert saver.save(sess, path) is None                              # TF 2.21
+        saver.restore(sess, path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("max_to_keep", [None, 0])
+def test_max_to_keep_none_or_zero_keeps_every_checkpoint_and_lists_none(tmp_path, max_to_keep):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = tf.Variable(10.0, name="v")
+        sess.run(v.initializer)
+        saver = tf.train.Saver({"v": v}, max_to_keep=max_to_keep)
+        paths = [saver.save(sess, str(tmp_path / f"s{i}")) for i in range(1, 8)]
+        assert saver.last_checkpoints == []                                # TF 2.21
+        assert all(tf.train.checkpoint_exists(p) for p in paths)
+        assert tf.train.latest_checkpoint(str(tmp_path)) == paths[-1]
+
+
+def test_a_deferred_saver_takes_the_variables_there_are_at_build(tmp_path):
+    path = str(tmp_path / "deferred")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        one = tf.Variable(1.0)
+        with pytest.raises(ValueError) as info:
+            tf.train.Saver([one], defer_build=True)
+        assert str(info.value) == ("If `var_list` is provided then build cannot be deferred. "
+                                   "Either set defer_build=False or var_list=None.")
+        saver = tf.train.Saver(defer_build=True)
+        twos = tf.Variable([2.0, 2.0, 2.0])
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(RuntimeError) as info:
+            saver.save(sess, path)
+        assert str(info.value) == "`build()` should be called before save if defer_build==True"
+        saver.build()
+        saver.save(sess, path)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        one, twos = tf.Variable(0.0), tf.Variable([0.0, 0.0, 0.0])
+        tf.train.Saver().restore(sess, path)
+        assert sess.run(one) == 1.0 and sess.run(twos).tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("as_graph_def", [False, True])
+def test_write_graph_makes_the_directories_and_returns_the_path(tmp_path, as_graph_def):
+    pytest.importorskip("tensorboard")   # (the GraphDef proto comes from tensorboard's package)
+    with tf.Graph().as_default() as graph:
+        tf.Variable([[1, 2, 3], [4, 5, 6]], dtype=tf.float32, name="v0")
+        what = graph.as_graph_def() if as_graph_def else graph
+        path = tf.train.write_graph(what, str(tmp_path / "l1" / "l2"), "graph.pbtxt")
+    assert path == str(tmp_path / "l1" / "l2" / "graph.pbtxt")              # TF 2.21
+    assert 'name: "v0"' in open(path).read()
+    binary = tf.io.write_graph(graph, str(tmp_path), "graph.pb", as_text=False)
+    assert open(binary, "rb").read() == graph.as_graph_def().SerializeToString(deterministic=True)
