@@ -13,7 +13,7 @@ from ..framework.graph import name_scope
 from .math_ops import in_top_k, log_sigmoid, softplus, top_k
 from .nn_layers import *  # noqa: F403  (the layer functions live there)
 from .nn_layers import __all__ as _layers_all
-from .core_ops import (abs as _abs, add, cast, exp, greater, log, matmul, maximum, minimum,
+from .core_ops import (abs as _abs, add, cast, concat, exp, greater, log, matmul, maximum, minimum,
                        multiply, negative, reduce_sum, sigmoid, sqrt, square, subtract, tanh,
                        truediv, where)
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn
@@ -186,3 +186,29 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         x = convert_to_tensor(x)
         ss = reduce_sum(square(x), axis, keepdims=True)
         return truediv(x, sqrt(maximum(ss, epsilon)), name=scope)
+
+
+# --- issue #30 (TF's relu and conv tests) -------------------------------------------------
+
+def crelu(features, name=None, axis=-1):
+    """``relu(concat([x, -x], axis))``: both signs' activations side by side, as TF builds it
+    (``CRelu/Neg``, the concat named ``CRelu``, then ``CRelu/Relu``)."""
+    with name_scope(name, "CRelu") as scope:
+        features = convert_to_tensor(features, name="features")
+        both = concat([features, negative(features)], axis, name=scope)
+        return relu(both)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None,  # noqa: A002
+                     name=None, data_format=None, dilations=None):
+    """A depthwise conv2d (one filter set per input channel) then a 1x1 conv2d mixing the
+    channels (``pointwise_filter``: ``[1, 1, in * multiplier, out]``), as TF composes it."""
+    with name_scope(name, "separable_conv2d") as scope:
+        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate,
+                                     name="depthwise", data_format=data_format,
+                                     dilations=dilations)
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID",
+                      data_format=data_format or "NHWC", name=scope)
+
+
+__all__ += ["crelu", "separable_conv2d"]
