@@ -19,7 +19,7 @@ from common.shapes import is_compatible
 from ..framework import dtypes as _dtypes
 from ..framework.build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
 from ..framework.error_text import ShapeAttr, input_names, shape_inference_error
-from ..framework.graph import Tensor, name_scope, tensor_of
+from ..framework.graph import Tensor, get_default_graph, name_scope, tensor_of
 from ..framework.shape import as_shape_tuple
 from ..framework.shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
 
@@ -341,8 +341,12 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """The slices of ``value`` along ``axis`` (its size there must be known, or ``num``
     given): ONE ``Unpack`` node with an output per slice, ``unstack:0``, ``unstack:1``..."""
     value = convert_to_tensor(value)
-    axis = axis % value.ndim
-    n = value._shape[axis] if num is None else num
+    rank = value.ndim
+    if rank is not None:
+        if not -rank <= axis < rank:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-rank}, {rank})")
+        axis = axis % rank
+    n = num if num is not None else (None if rank is None else value._shape[axis])
     if n is None:
         raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
     return list(apply(_R["Unpack"], (value,), {"num": int(n), "axis": axis}, name=name or "unstack"))
@@ -370,6 +374,12 @@ def _axis(axis, reduction_indices):
 def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keep_dims is None else keep_dims)
+    if isinstance(axis, (list, tuple)) and np.ndim(axis) > 1:   # TF's shape function's words
+        node = get_default_graph().unique_name(name or op_type, mark_as_used=False)
+        raise ValueError(shape_inference_error(
+            f"Shape must be at most rank 1 but is rank {np.ndim(axis)}", node, op_type,
+            {"T": x.dtype, "Tidx": _dtypes.int32, "keep_dims": keep},
+            [*input_names((x,)), f"{node}/reduction_indices"], [x._shape, np.shape(axis)]))
     attrs = {"axis": _axes(axis), "keepdims": keep}
     if op_type in ("Sum", "Mean") and (x.dtype.is_integer or x.dtype.is_bool) and \
             _WIDEN[op_type](np.zeros(1, x.dtype._np)).dtype != x.dtype._np:

@@ -9,6 +9,7 @@ from common import REGISTRY
 
 from . import rnn_cell
 from ..framework.build import apply, convert_to_tensor
+from ..framework.errors import InvalidArgumentError
 from ..framework.graph import name_scope
 from .math_ops import in_top_k, log_sigmoid, softplus, top_k
 from .nn_layers import *  # noqa: F403  (the layer functions live there)
@@ -33,12 +34,25 @@ def relu(features, name=None):
 
 def softmax(logits, axis=None, name=None, dim=None):
     axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
-    return apply(REGISTRY["Softmax"], (convert_to_tensor(logits),), {"axis": axis}, name=name)
+    logits = convert_to_tensor(logits)
+    _check_softmax_axis(logits, axis)
+    return apply(REGISTRY["Softmax"], (logits,), {"axis": axis}, name=name)
 
 
 def log_softmax(logits, axis=None, name=None, dim=None):
     axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
-    return apply(REGISTRY["LogSoftmax"], (convert_to_tensor(logits),), {"axis": axis}, name=name)
+    logits = convert_to_tensor(logits)
+    _check_softmax_axis(logits, axis)
+    return apply(REGISTRY["LogSoftmax"], (logits,), {"axis": axis}, name=name)
+
+
+def _check_softmax_axis(logits, axis) -> None:
+    """TF's wrapper refuses an axis outside the rank with an InvalidArgumentError (its words)."""
+    rank = logits.ndim
+    if rank is not None and isinstance(axis, int) and not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"`dim` must be in the range [{-rank}, {rank}) "
+                                               f"where {rank} is the number of dimensions in the "
+                                               f"input. Received: dim={axis}")
 
 
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):

@@ -1,0 +1,66 @@
+"""Errors TF's kernel tests (unstack, softmax, reduction, matmul) check by type and words;
+recorded from TF 2.21 (``tf.compat.v1``, graph mode)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+
+
+@pytest.mark.parametrize("axis", [2, -3])
+def test_unstack_refuses_an_axis_outside_the_rank(axis):
+    with tf.Graph().as_default():
+        a = tf.constant([[1, 2, 3], [4, 5, 6]])
+        with pytest.raises(ValueError) as info:
+            tf.unstack(a, axis=axis)
+    assert str(info.value) == f"Argument `axis` = {axis} not in range [-2, 2)"   # TF 2.21
+
+
+def test_unstack_of_an_unknown_rank_needs_num():
+    with tf.Graph().as_default():
+        x = tf.placeholder(np.float32)
+        with pytest.raises(ValueError) as info:
+            tf.unstack(x)
+        assert str(info.value) == "Cannot infer argument `num` from shape <unknown>"   # TF
+        parts = tf.unstack(x, num=2)
+        assert [p.name for p in parts] == ["unstack:0", "unstack:1"]                 # TF 2.21
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("axis", [2, -3])
+def test_softmax_refuses_an_axis_outside_the_rank_as_invalid_argument(fn, axis):
+    with tf.Graph().as_default():
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            getattr(tf.nn, fn)(tf.ones([2, 3]), axis=axis)
+    assert info.value.message == (f"`dim` must be in the range [-2, 2) where 2 is the number of "
+                                  f"dimensions in the input. Received: dim={axis}")  # TF 2.21
+
+
+@pytest.mark.parametrize("axis", [[-3], [2], [0, 2], 2])
+def test_a_reduction_over_a_dimension_the_input_lacks_says_tfs_words(axis):
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(10).reshape(2, 5).astype(np.float32))
+        with pytest.raises(ValueError) as info:
+            tf.reduce_sum(x, axis)
+    bad = [a for a in np.atleast_1d(axis) if not -2 <= a < 2][0]
+    assert str(info.value).startswith(f"Invalid reduction dimension {bad} for input with 2 "
+                                      f"dimensions. for '{{{{node Sum}}}} = Sum[")  # TF 2.21
+
+
+def test_reduction_indices_of_rank_two_are_refused():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError) as info:
+            tf.reduce_sum(tf.placeholder(tf.float32), [[1], [2]])
+    assert str(info.value) == (
+        "Shape must be at most rank 1 but is rank 2 for '{{node Sum}} = Sum[T=DT_FLOAT, "
+        "Tidx=DT_INT32, keep_dims=false](Placeholder, Sum/reduction_indices)' with input shapes: "
+        "?, [2,1].")                                                                 # TF 2.21
+
+
+def test_matmul_of_a_vector_is_tfs_rank_error():
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError) as info:
+            tf.matmul(tf.constant([10., 20., 30.]), tf.constant([[40., 50.], [60., 70.]]))
+    assert str(info.value).startswith("Shape must be rank 2 but is rank 1 for '{{node MatMul}} "
+                                      "= MatMul[")                                  # TF 2.21
