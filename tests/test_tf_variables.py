@@ -339,3 +339,53 @@ def test_write_graph_makes_the_directories_and_returns_the_path(tmp_path, as_gra
     assert 'name: "v0"' in open(path).read()
     binary = tf.io.write_graph(graph, str(tmp_path), "graph.pb", as_text=False)
     assert open(binary, "rb").read() == graph.as_graph_def().SerializeToString(deterministic=True)
+
+
+# --- more of resource_variable_ops_test / variables_test -----------------------------------
+
+def test_a_variable_def_reattaches_to_the_same_nodes():
+    with tf.Graph().as_default():
+        v = tf.Variable(0.0, name="v")
+        frozen = tf.Variable(1.0, trainable=False, name="nt")
+        vd = v.to_proto()
+        assert (vd.variable_name, vd.initializer_name, vd.snapshot_name, vd.initial_value_name,
+                vd.trainable, vd.is_resource) == ("v:0", "v/Assign", "v/Read/ReadVariableOp:0",
+                                                  "v/Initializer/initial_value:0", True, True)
+        again = tf.Variable(variable_def=vd)
+        assert (again.name, again.op is v.op, again.initializer is v.initializer) == (
+            "v:0", True, True)
+        assert tf.Variable.from_proto(frozen.to_proto()).trainable is False
+        assert len(tf.global_variables()) == 2        # re-attaching adds no variable (TF 2.21)
+
+
+def test_iterating_a_variable_is_tfs_graph_mode_error():
+    with tf.Graph().as_default():
+        for value in (0.0, [0.0, 1.0]):
+            with pytest.raises(TypeError, match=r"^Iterating over a symbolic `tf.Tensor` is not "
+                                                r"allowed\. .*If you are running in Graph mode"):
+                for _ in tf.Variable(value):
+                    pass
+
+
+def test_a_variable_cannot_be_deep_copied_in_graph_mode():
+    import copy
+    with tf.Graph().as_default():
+        v = tf.Variable(np.ones((4, 4, 4)))
+        with pytest.raises(NotImplementedError) as info:
+            copy.deepcopy(v)
+    assert str(info.value) == "__deepcopy__() is only available when eager execution is enabled."
+
+
+def test_get_attr_of_a_missing_attribute_is_a_value_error():
+    with tf.Graph().as_default():
+        c = tf.constant(1.0)
+        with pytest.raises(ValueError) as info:
+            c.op.get_attr("nope")
+    assert str(info.value) == "Operation 'Const' has no attr named 'nope'."    # TF 2.21
+
+
+def test_group_of_a_list_groups_its_items_without_reading_the_variable():
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+        g = tf.group([v.assign_add(1.0)])
+        assert [op.type for op in g.control_inputs] == ["AssignAddVariableOp"]   # TF 2.21

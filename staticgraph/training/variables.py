@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -46,7 +46,9 @@ from ..framework import behavior
 from ..framework import dtypes as _dtypes
 from ..framework.build import F, constant, convert_to_tensor
 from ..framework.error_text import input_names, shape_inference_error, tf_shape
-from ..framework.graph import Operation, Tensor, creation_site, default_session, get_default_graph
+from ..framework.errors import OperatorNotAllowedInGraphError
+from ..framework.graph import (ITERATING_NOT_ALLOWED, Operation, Tensor, creation_site,
+                               default_session, get_default_graph)
 from ..framework.kinds import handle_op
 from ..framework.sources import group
 from ..framework.indexed_slices import IndexedSlices
@@ -114,6 +116,14 @@ class Variable:
                  variable_def=None, dtype=None, expected_shape=None, import_scope=None,
                  constraint=None, use_resource=None, synchronization=None, aggregation=None,
                  shape=None):
+        if variable_def is not None:   # re-attach to the nodes a VariableDef names (TF)
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            graph = get_default_graph()
+            self._attach(graph, variable_def.variable_name.split(":")[0],
+                         variable_def.initializer_name, variable_def.initial_value_name,
+                         variable_def.snapshot_name, variable_def.trainable)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         if constraint is not None and not callable(constraint):   # (TF's words, repeated "a callable")
@@ -181,6 +191,14 @@ class Variable:
                    trainable: bool, collections=None) -> "Variable":
         """Re-attach a Variable to nodes that already exist (a graph loaded from JSON)."""
         self = cls.__new__(cls)
+        self._attach(graph, op_name, init, initial_value, read, trainable)
+        for c in collections or [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else []):
+            graph.add_to_collection(c, self)
+        return self
+
+    def _attach(self, graph, op_name: str, init: str, initial_value: str, read: str,
+                trainable: bool) -> None:
+        """This Variable's state from nodes already in ``graph`` (no new nodes)."""
         handle_op = graph.get_operation_by_name(op_name)
         self._handle = handle_op.outputs[0]
         self._shared = handle_op.attrs["shared_name"]
@@ -196,9 +214,23 @@ class Variable:
         self.trainable = trainable
         self._parent_op = None
         self._constraint = self._caching_device = None
-        for c in collections or [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else []):
-            graph.add_to_collection(c, self)
-        return self
+
+    def to_proto(self, export_scope=None) -> "VariableDef":
+        """The names of this variable's nodes (TF's ``VariableDef``): ``Variable(variable_def=)``
+        and ``Variable.from_proto`` re-attach to them."""
+        return VariableDef(self.name, self.initializer.name, self._graph_element.name,
+                           self._initial_value.name, self.trainable, not self._ref)
+
+    @staticmethod
+    def from_proto(variable_def: "VariableDef", import_scope=None) -> "Variable":
+        return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    def __iter__(self):
+        raise OperatorNotAllowedInGraphError(ITERATING_NOT_ALLOWED)
+
+    def __deepcopy__(self, memo):
+        raise NotImplementedError("__deepcopy__() is only available when eager execution is "
+                                  "enabled.")
 
     # --- reads --------------------------------------------------------------------------
     def _read(self, name: str = "ReadVariableOp", site: str | None = None,
@@ -459,6 +491,16 @@ def _spec_int(text: str, what: str) -> int:
         return int(text)
     except ValueError:
         raise ValueError(f"Spec string {what}. Found '{text}', which is not an integer.") from None
+
+
+class VariableDef(NamedTuple):
+    """What TF's ``VariableDef`` proto holds: the names of a variable's nodes."""
+    variable_name: str
+    initializer_name: str
+    snapshot_name: str
+    initial_value_name: str
+    trainable: bool = True
+    is_resource: bool = True
 
 
 class _UnreadVariable(Variable):
