@@ -64,3 +64,29 @@ def test_matmul_of_a_vector_is_tfs_rank_error():
             tf.matmul(tf.constant([10., 20., 30.]), tf.constant([[40., 50.], [60., 70.]]))
     assert str(info.value).startswith("Shape must be rank 2 but is rank 1 for '{{node MatMul}} "
                                       "= MatMul[")                                  # TF 2.21
+
+
+@pytest.mark.parametrize("index, words", [
+    (lambda a: tf.constant(0)[:], "Attempting to slice scalar input."),
+    (lambda a: a[1:, 1:], "Index out of range using input dim 1; input has only 1 dims"),
+    (lambda a: a[5], "slice index 5 of dimension 0 out of bounds."),
+    (lambda a: tf.constant([[1, 2]])[0, -3], "slice index -1 of dimension 1 out of bounds."),
+])
+def test_indexing_past_the_tensor_says_tfs_strided_slice_words(index, words):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError) as info:
+            index(tf.constant([1, 2]))
+    assert str(info.value).startswith(words + " for '{{node strided_slice")        # TF 2.21
+
+
+def test_slice_bounds_may_be_tensors_the_graph_fixes():
+    with tf.Graph().as_default():
+        a = tf.constant([0, 1, 2], dtype=tf.int64)
+        i = tf.constant(1, dtype=tf.int32)
+        one, rows = a[i], a[i:i + 1]
+        assert rows.shape.as_list() == [1]
+        with tf.Session() as sess:
+            assert sess.run(one) == 1 and sess.run(rows).tolist() == [1]            # TF 2.21
+        with pytest.raises(TypeError, match="slice bounds known only at run time"):
+            p = tf.placeholder(tf.int32, [])
+            a[p:p + 1]

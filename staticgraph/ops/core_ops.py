@@ -356,10 +356,28 @@ def gather_index(x, key, name=None, tf_type=None):
     """``x[key]`` (ints, slices, None, ..., integer arrays/tensors): the GetItem op, shown as
     TF's ``StridedSlice`` unless ``tf_type`` says which TF op made it (``GatherV2``...)."""
     x = convert_to_tensor(x)
+    key = tuple(map(_static_bounds, key)) if isinstance(key, tuple) else _static_bounds(key)
     spec, arrays = encode_index(key, is_array=lambda k: isinstance(k, (list, np.ndarray, Tensor)))
     arrays = [a if isinstance(a, Tensor) else constant(np.asarray(a), name="index") for a in arrays]
     return apply(_R["GetItem"], (x, *arrays), {"key": spec}, name=name or "strided_slice",
                  tf_type=tf_type)
+
+
+def _static_bounds(k):
+    """A slice whose bounds are tensors the graph fixes (``a[i:i + 1]`` with ``i`` a constant)
+    as the same slice of ints; other keys as they are."""
+    if not isinstance(k, slice):
+        return k
+    bounds = []
+    for b in (k.start, k.stop, k.step):
+        if isinstance(b, Tensor):
+            value = static_value(b)
+            if value is None or np.ndim(value) != 0:
+                raise TypeError(f"slice bounds known only at run time ({b}) are not supported "
+                                f"here: pass ints, or tensors whose value the graph fixes")
+            b = int(value)
+        bounds.append(b)
+    return slice(*bounds)
 
 
 # --- reductions -------------------------------------------------------------------------
