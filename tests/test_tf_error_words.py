@@ -90,3 +90,41 @@ def test_slice_bounds_may_be_tensors_the_graph_fixes():
         with pytest.raises(TypeError, match="slice bounds known only at run time"):
             p = tf.placeholder(tf.int32, [])
             a[p:p + 1]
+
+
+def test_concat_of_scalars_is_refused_even_with_a_run_time_axis():
+    with tf.Graph().as_default():
+        s = tf.constant(7)
+        for axis in (tf.placeholder(tf.int32), 0):
+            with pytest.raises(ValueError, match=r"^Can't concatenate scalars \(use tf\.stack "
+                                                 r"instead\) for '\{\{node concat\}\} = ConcatV2"):
+                tf.concat([s, s, s], axis)                                        # TF 2.21
+
+
+@pytest.mark.parametrize("values, axis, error, words", [
+    ("b", "a", ValueError, "Incompatible type conversion requested to type int32 for `tf.Variable "
+                           "of type float32."),
+    (1, 4.2, TypeError, "Expected int32, but got 4.2 of type 'float'."),
+    (["a", "b"], "a", TypeError, "Value passed to parameter 'axis' has DataType float32 not in "
+                                 "list of allowed values: int32, int64"),
+    (["a", "b"], [3], ValueError, "Shape must be rank 0 but is rank 1 for '{{node concat}}"),
+    ([], 0, ValueError, "List argument 'values' to 'ConcatV2' Op with length 0 shorter than "
+                        "minimum length 2."),
+])
+def test_concat_checks_its_axis_as_tf(values, axis, error, words):
+    with tf.Graph().as_default():
+        named = {"a": tf.Variable(tf.constant(1.0, shape=[1])),
+                 "b": tf.Variable(tf.constant(2.0, shape=[1]))}
+        pick = lambda x: named.get(x, x) if isinstance(x, str) else x   # noqa: E731
+        values = [pick(v) for v in values] if isinstance(values, list) else pick(values)
+        with pytest.raises(error) as info:
+            tf.concat(values, pick(axis))
+    assert str(info.value).startswith(words)                                      # TF 2.21
+
+
+def test_concat_of_one_value_is_its_identity_and_a_fixed_tensor_axis_is_taken():
+    with tf.Graph().as_default():
+        one = tf.concat(1, tf.constant(0, shape=[]))
+        assert one.name == "concat/concat:0"                                       # TF 2.21
+        both = tf.concat([tf.ones([2]), tf.zeros([1])], tf.constant(0))
+        assert both.shape.as_list() == [3]

@@ -305,8 +305,57 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 
 
 def concat(values, axis, name="concat"):
+    """``ConcatV2`` along ``axis`` (an int, or a scalar tensor the graph fixes); one value is
+    its identity (``concat/concat``), as TF's wrapper makes it, after the same axis checks."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:   # TF converts the axis to an int32 scalar: a ValueError if it is not
+        axis = _concat_axis(axis, converting=True)
+        if np.ndim(axis) != 0:
+            raise ValueError(f"Shape {tuple(np.shape(axis))} must have rank 0")
+        with name_scope(name):
+            return identity(values[0], name=name)
+    if not values:
+        raise ValueError("List argument 'values' to 'ConcatV2' Op with length 0 shorter than "
+                         "minimum length 2.")
     values = _operands("ConcatV2", *values)
-    return apply(_R["ConcatV2"], values, {"axis": int(axis)}, name=name)
+    axis_tensor = tensor_of(axis) if isinstance(axis, Tensor) else None
+    fixed = _concat_axis(axis, converting=False) if axis_tensor is None or \
+        static_value(axis_tensor) is not None else None
+    if np.ndim(fixed) != 0 or all(v.ndim == 0 for v in values):   # TF's shape function's words
+        node = get_default_graph().unique_name(name or "concat", mark_as_used=False)
+        reason = (f"Shape must be rank 0 but is rank {np.ndim(fixed)}" if np.ndim(fixed) != 0
+                  else "Can't concatenate scalars (use tf.stack instead)")
+        axis_name, axis_shape = ((input_names((axis_tensor,))[0], axis_tensor._shape)
+                                 if axis_tensor is not None else (f"{node}/axis", np.shape(fixed)))
+        raise ValueError(shape_inference_error(
+            reason, node, "ConcatV2",
+            {"N": len(values), "T": values[0].dtype, "Tidx": _dtypes.int32},
+            [*input_names(values), axis_name], [*(v._shape for v in values), axis_shape]))
+    if fixed is None:
+        fixed = _axes(axis_tensor)   # known only at run time: refused, saying so
+    return apply(_R["ConcatV2"], values, {"axis": int(fixed)}, name=name)
+
+
+def _concat_axis(axis, converting: bool):
+    """``concat``'s axis as a Python int (a list: refused by the caller with TF's words).
+    ``converting``: TF converts it to int32 itself (one value), a float tensor is then its
+    conversion ValueError; else the op's dtype check, a TypeError."""
+    if tensor_of(axis) is not None or hasattr(axis, "_to_tensor"):
+        dtype = axis.dtype.base_dtype
+        if not dtype.is_integer:
+            if converting and hasattr(axis, "_to_tensor"):
+                raise ValueError(f"Incompatible type conversion requested to type int32 for "
+                                 f"`tf.Variable of type {dtype.name}. (Variable: {axis!r})")
+            if converting:
+                raise ValueError(f"Tensor conversion requested dtype int32 for Tensor with "
+                                 f"dtype {dtype.name}: {axis!r}")
+            raise TypeError(f"Value passed to parameter 'axis' has DataType {dtype.name} not in "
+                            f"list of allowed values: int32, int64")
+        return _axes(axis)
+    if isinstance(axis, float) and not axis.is_integer():
+        raise TypeError(f"Expected int32, but got {axis!r} of type 'float'.")
+    return list(axis) if isinstance(axis, (list, tuple, np.ndarray)) and np.ndim(axis) else int(axis)
 
 
 def stack(values, axis=0, name="stack"):
