@@ -128,3 +128,32 @@ def test_concat_of_one_value_is_its_identity_and_a_fixed_tensor_axis_is_taken():
         assert one.name == "concat/concat:0"                                       # TF 2.21
         both = tf.concat([tf.ones([2]), tf.zeros([1])], tf.constant(0))
         assert both.shape.as_list() == [3]
+
+
+@pytest.mark.parametrize("args, words", [
+    (([[0, 1], [2, 3]], 4, 2), "Dimension size, given by scalar input 2 must be in range [-2, 2) "
+                               "for '{{node split}} = Split[T=DT_INT32, num_split=4]"),
+    (([[0, 1], [2, 3]], [1, 1], -3), "Dimension size, given by scalar input -3 must be in range "
+                                     "[-2, 2) for '{{node split}} = SplitV["),
+    (([0, 1], [3, -1], 0), "Split size at index 1 must be >= 0. Got: -1 for '{{node split}}"),
+    (([1., 2., 3.], [-1, -2], 0), "Split size at index 1 must be >= 0. Got: -2 for "),
+])
+def test_split_refuses_a_bad_axis_or_sizes_with_tfs_words(args, words):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError) as info:
+            tf.split(*args)
+    assert str(info.value).startswith(words)                                      # TF 2.21
+
+
+def test_split_checks_num_against_the_sizes_and_infers_a_minus_one():
+    with tf.Graph().as_default():
+        value = list(range(1, 11))
+        with pytest.raises(ValueError, match="^Length of size_splits should be equal to "
+                                             "num_outputs for '{{node split}} = SplitV\\[T=DT_INT32"
+                                             ", Tlen=DT_INT32, num_split=4\\]"):
+            tf.split(value, tf.constant([2, 2, 6]), num=4)
+        a, b = tf.split([0, 1, 2], [2, -1])
+        assert (a.shape.as_list(), b.shape.as_list()) == ([2], [1])                 # TF 2.21
+        with pytest.raises(ValueError) as info:
+            tf.split(np.zeros([5, 30]), tf.placeholder(tf.int32), axis=tf.placeholder(tf.int32))
+        assert str(info.value).startswith("Cannot infer argument `num` from shape Tensor(")
