@@ -157,3 +157,26 @@ def test_split_checks_num_against_the_sizes_and_infers_a_minus_one():
         with pytest.raises(ValueError) as info:
             tf.split(np.zeros([5, 30]), tf.placeholder(tf.int32), axis=tf.placeholder(tf.int32))
         assert str(info.value).startswith("Cannot infer argument `num` from shape Tensor(")
+
+
+def test_transpose_takes_negative_perm_entries_and_refuses_bad_ones_in_tfs_words():
+    with tf.Graph().as_default():
+        t = tf.transpose(tf.constant(1, dtype=tf.int32, shape=[100, 37, 15]), [-1, -3, -2])
+        assert t.shape.as_list() == [15, 100, 37]                                 # TF 2.21
+        x = np.arange(0., 30).reshape([2, 3, 5])
+        for perm, words in (([[0, 1], [2, 3]], "Shape must be rank 1 but is rank 2"),
+                            ([0, 1, 3], "perm dim 3 is out of range of input rank 3"),
+                            ([0, -4, 1], "perm dim -4 is out of range of input rank 3")):
+            with pytest.raises(ValueError) as info:
+                tf.transpose(x, perm)
+            assert str(info.value).startswith(words + " for '{{node transpose")
+
+
+def test_a_bad_gather_index_is_named_by_its_position_in_the_index_array():
+    with tf.Graph().as_default():
+        params = [[0, 1, 2], [3, 4, 5]]
+        with tf.Session() as sess:
+            for axis, size in ((0, 2), (1, 3)):
+                with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                    sess.run(tf.gather(params, [[7]], axis=axis))
+                assert f"\nindices[0,0] = 7 is not in [0, {size})\n" in info.value.message

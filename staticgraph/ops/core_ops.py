@@ -237,10 +237,24 @@ def _axes(axis):
 
 
 def transpose(a, perm=None, name=None, conjugate=False):
-    """``a`` with its dims permuted (reversed by default); ``conjugate`` conjugates complex
-    values, a no-op for the real dtypes here."""
-    return apply(_R["Transpose"], (convert_to_tensor(a),),
-                 {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")
+    """``a`` with its dims permuted (reversed by default; a negative entry counts from the
+    end, as TF); ``conjugate`` conjugates complex values, a no-op for the real dtypes here."""
+    a = convert_to_tensor(a)
+    if perm is not None:
+        perm = _axes(perm) if isinstance(perm, Tensor) or np.ndim(perm) == 1 else perm
+        rank, bad = a.ndim, None
+        if np.ndim(perm) != 1:
+            bad = f"Shape must be rank 1 but is rank {np.ndim(perm)}"
+        elif rank is not None:
+            bad = next((f"perm dim {p} is out of range of input rank {rank}" for p in perm
+                        if not -rank <= p < rank), None)
+            perm = tuple(p % rank for p in perm)
+        if bad is not None:   # TF's shape function's words
+            node = get_default_graph().unique_name(name or "transpose", mark_as_used=False)
+            raise ValueError(shape_inference_error(
+                bad, node, "Transpose", {"T": a.dtype, "Tperm": _dtypes.int32},
+                [*input_names((a,)), f"{node}/perm"], [a._shape, np.shape(perm)]))
+    return apply(_R["Transpose"], (a,), {"perm": perm}, name=name or "transpose")
 
 
 def reshape(tensor, shape, name=None):
