@@ -148,10 +148,11 @@ def executing_eagerly() -> bool:
 
 
 # TF's variable tests (issue #30): the module-level spellings of two variable methods
+from .framework.shape import Dimension  # noqa: E402
 from .training.variables import assert_variables_initialized, count_up_to  # noqa: E402
 from .training.variable_scope import (VariableAggregation, VariableSynchronization,  # noqa: E402
                                       no_regularizer)
-__all__ += ["assert_variables_initialized", "count_up_to", "VariableAggregation",
+__all__ += ["Dimension", "assert_variables_initialized", "count_up_to", "VariableAggregation",
             "VariableSynchronization", "no_regularizer"]
 
 vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))

@@ -3,6 +3,7 @@ them; names and values recorded from TF 2.21 (``tf.compat.v1``, graph mode)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import staticgraph as tf
 
@@ -35,3 +36,17 @@ def test_separable_conv2d_is_a_depthwise_then_a_pointwise_conv():
     np.testing.assert_allclose(got, [[[[1.164, 1.68, 2.196], [1.644, 2.32, 2.9959998]],
                                       [[3.0839996, 4.24, 5.396], [3.564, 4.8799996, 6.1959996]]]],
                                rtol=1e-6)                                           # TF 2.21
+
+
+def test_tf1_dimension_objects_convert_where_ints_are_taken():
+    d = tf.Dimension(100)
+    assert (repr(d), str(d), int(d), d.value, d == 100) == ("Dimension(100)", "100", 100, 100,
+                                                             True)               # TF 2.21
+    unknown = tf.Dimension(None)
+    assert (repr(unknown), str(unknown), unknown == 3) == ("Dimension(None)", "?", None)
+    assert repr(d + 1) == "Dimension(101)"
+    with tf.Graph().as_default():
+        y = tf.reshape(tf.zeros([1, 100]), [tf.Dimension(100), tf.Dimension(1)])
+        assert y.shape.as_list() == [100, 1]
+    with pytest.raises(ValueError, match=r"^Dimension -1 must be >= 0$"):
+        tf.Dimension(-1)
