@@ -180,3 +180,12 @@ def test_a_bad_gather_index_is_named_by_its_position_in_the_index_array():
                 with pytest.raises(tf.errors.InvalidArgumentError) as info:
                     sess.run(tf.gather(params, [[7]], axis=axis))
                 assert f"\nindices[0,0] = 7 is not in [0, {size})\n" in info.value.message
+
+
+def test_a_reshape_whose_minus_one_cannot_fit_says_tfs_shape_function_words():
+    with tf.Graph().as_default():
+        y = tf.constant(0.0, shape=[23, 29, 31])
+        with pytest.raises(ValueError) as info:
+            tf.reshape(y, [17, -1])
+    assert str(info.value).startswith("Dimension size must be evenly divisible by 17 but is "
+                                      "20677 for '{{node Reshape}} = Reshape[")   # TF 2.21
