@@ -23,8 +23,7 @@ def write_graph(graph_or_graph_def, logdir: str, name: str, as_text: bool = True
     os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
     if as_text:
-        from google.protobuf import text_format   # (tensorboard's dependency, as as_graph_def)
-        data = text_format.MessageToString(graph_def).encode("utf-8")
+        data = str(graph_def).encode("utf-8")   # a proto's str() is its text format
     else:
         data = graph_def.SerializeToString(deterministic=True)
     atomic_write(path, lambda f: f.write(data))
