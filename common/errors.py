@@ -5,7 +5,7 @@ for shapes, ``TypeError`` for dtypes), so ``except ValueError`` keeps working.
 """
 from __future__ import annotations
 
-__all__ = ["ShapeError", "DTypeError"]
+__all__ = ["ShapeError", "DTypeError", "invalid"]
 
 
 class ShapeError(ValueError):
@@ -28,3 +28,11 @@ class ShapeError(ValueError):
 
 class DTypeError(TypeError):
     """A dtype an op cannot take, or dtypes that do not combine."""
+
+
+def invalid(message: str) -> ValueError:
+    """A kernel's run-time refusal in TF's words: ``tf`` is set, so the static engine puts the
+    words first, as TF's kernels say them (its ``InvalidArgumentError``)."""
+    err = ValueError(message)
+    err.tf = message  # type: ignore[attr-defined]
+    return err

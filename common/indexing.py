@@ -14,6 +14,7 @@ the op, marked by :data:`ARRAY` in the attribute.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -126,13 +127,28 @@ def index_shape(shape, spec: tuple, array_shapes) -> tuple | None:
                 return None       # unknown array lengths we could not line up: say nothing
             if array_shapes and 0 in dims:
                 return None       # the run's index values decide (an empty axis: TF builds it)
-            raise ShapeError(f"cannot index a tensor of shape {list(shape)}: {e}") from None
+            raise ShapeError(f"cannot index a tensor of shape {list(shape)}: {e}",
+                             tf=_strided_slice_words(str(e), len(shape))) from None
     if len(tries[0]) != len(tries[1]):
         return None
     return tuple(a if a == b else None for a, b in zip(*tries))
 
 
 _UNKNOWN_SIZES = (1_000_003, 1_000_033)
+_OUT_OF_BOUNDS = re.compile(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)")
+
+
+def _strided_slice_words(numpy_words: str, rank: int) -> str | None:
+    """TF's StridedSlice shape-function sentence for numpy's indexing error (None: no match)."""
+    if not rank:
+        return "Attempting to slice scalar input."
+    if "too many indices" in numpy_words:
+        return f"Index out of range using input dim {rank}; input has only {rank} dims"
+    m = _OUT_OF_BOUNDS.search(numpy_words)
+    if m:
+        index, axis, size = (int(g) for g in m.groups())
+        return f"slice index {index + size if index < 0 else index} of dimension {axis} out of bounds."
+    return None
 
 
 def _passed_through(spec: tuple, ndim: int) -> set[int]:

@@ -127,7 +127,13 @@ def reduced_shape(shape, axis, keepdims: bool) -> tuple | None:
     """Shape after reducing ``axis`` (None = all axes: a scalar, even when the rank is unknown)."""
     if shape is None:
         return () if axis is None and not keepdims else None
-    axes = normalize_axes(axis, len(shape))
+    rank = len(shape)
+    for a in () if axis is None else (axis,) if isinstance(axis, (int, np.integer)) else axis:
+        if not -rank <= a < max(rank, 1):   # TF's reduction words, besides ours
+            raise ShapeError(f"axis {a} is out of range for a tensor of rank {rank}",
+                             tf=f"Invalid reduction dimension {a} for input with {rank} "
+                                f"dimensions.")
+    axes = normalize_axes(axis, rank)
     if keepdims:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     return tuple(d for i, d in enumerate(shape) if i not in axes)
@@ -234,3 +240,11 @@ def fmt_shape(shape) -> str:
     if shape is None:
         return "<unknown>"
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def tf_shape(shape) -> str:
+    """A shape as TF's kernels and shape functions print it in errors: ``[2,3]``, ``[?,3]``,
+    ``?`` (unknown rank) -- no spaces, unlike ``fmt_shape``."""
+    if shape is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"

@@ -164,5 +164,12 @@ from .control.custom_gradient import recompute_grad  # noqa: E402
 from .control.gradients import AggregationMethod  # noqa: E402
 
 __all__ += ["AggregationMethod", "recompute_grad"]
+# TF's variable tests (issue #30): the module-level spellings of two variable methods
+from .framework.shape import Dimension  # noqa: E402
+from .training.variables import assert_variables_initialized, count_up_to  # noqa: E402
+from .training.variable_scope import (VariableAggregation, VariableSynchronization,  # noqa: E402
+                                      no_regularizer)
+__all__ += ["Dimension", "assert_variables_initialized", "count_up_to", "VariableAggregation",
+            "VariableSynchronization", "no_regularizer"]
 
 vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))

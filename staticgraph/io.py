@@ -5,5 +5,6 @@
 True
 """
 from . import gfile
+from .training.graph_io import write_graph
 
-__all__ = ["gfile"]
+__all__ = ["gfile", "write_graph"]

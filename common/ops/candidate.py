@@ -36,7 +36,7 @@ from typing import Callable
 import numpy as np
 
 from .. import libm
-from ..errors import DTypeError
+from ..errors import DTypeError, invalid
 from ..examples import Example as E, ints
 from ..philox import GuardedPhiloxRandom, PhiloxRandom
 from ..registry import Spec, defop
@@ -48,13 +48,6 @@ __all__ = ["SimplePhilox", "expected_count", "alias_table"]
 _M32, _M64 = 0xFFFFFFFF, (1 << 64) - 1
 _F32 = np.float32
 _INT32_MAX = 2**31 - 1
-
-
-def _invalid(message: str) -> ValueError:
-    """A run-time refusal in TF's words (the engine puts ``tf`` first, as TF's kernels say it)."""
-    err = ValueError(message)
-    err.tf = message
-    return err
 
 
 class SimplePhilox:
@@ -213,9 +206,9 @@ class _Fixed(_Sampler):
     def __init__(self, range_max, vocab_file, distortion, num_reserved_ids, num_shards, shard,
                  unigrams):
         if not vocab_file and not len(unigrams):
-            raise _invalid("Must provide either vocab_file or unigrams.")
+            raise invalid("Must provide either vocab_file or unigrams.")
         if vocab_file and len(unigrams):
-            raise _invalid("Must only provide one of vocab_file and unigrams.")
+            raise invalid("Must only provide one of vocab_file and unigrams.")
         self.range_max = range_max
         reserved = sum(1 for i in range(num_reserved_ids) if i % num_shards == shard)
         raw = _vocab_weights(vocab_file) if vocab_file else [float(w) for w in unigrams]
@@ -224,7 +217,7 @@ class _Fixed(_Sampler):
         kept = np.power(kept, _F32(distortion), dtype=_F32)
         self.weights = np.concatenate([np.zeros(reserved, _F32), kept])
         if len(self.weights) != range_max:
-            raise _invalid(f"range is {range_max} must be equal to weights size  "
+            raise invalid(f"range is {range_max} must be equal to weights size  "
                          f"{len(self.weights)}")
         self.total = _F32(0)
         for w in kept:                  # TF's running float sum, in order
@@ -251,7 +244,7 @@ def _vocab_weights(path: str) -> list[float]:
             try:
                 weights.append(float(field))
             except ValueError:
-                raise _invalid(f"Wrong vocabulary format at line: {line}") from None
+                raise invalid(f"Wrong vocabulary format at line: {line}") from None
     return weights
 
 
@@ -260,9 +253,9 @@ def _vocab_weights(path: str) -> list[float]:
 def _check_true(true_classes, num_true: int) -> np.ndarray:
     true_classes = np.asarray(true_classes)
     if true_classes.ndim != 2:
-        raise _invalid("true_classes must be a matrix")
+        raise invalid("true_classes must be a matrix")
     if true_classes.shape[1] != num_true:
-        raise _invalid(f"true_classes must have num_true columns, expected: "
+        raise invalid(f"true_classes must have num_true columns, expected: "
                        f"{true_classes.shape[1]} was: {num_true}")
     return true_classes
 
@@ -273,10 +266,10 @@ def _draw(sampler: _Sampler, gen: GuardedPhiloxRandom, true_classes, num_true: i
     expected counts, the sampled ids' expected counts; then the sampler learns (if it does)."""
     true_classes = _check_true(true_classes, num_true)       # in TF's order of checks
     if unique and num_sampled > sampler.range_max:
-        raise _invalid("Sampler's range is too small.")
+        raise invalid("Sampler's range is too small.")
     bad = (true_classes < 0) | (true_classes >= sampler.range_max)
     if bad.any():
-        raise _invalid(f"`true_candidate` out of range [0, {sampler.range_max}), received "
+        raise invalid(f"`true_candidate` out of range [0, {sampler.range_max}), received "
                        f"{true_classes[bad][0]}")
     rnd = SimplePhilox(gen.reserve_samples32(2048 * num_sampled))
     if unique:
@@ -303,7 +296,7 @@ def _kernel(make: Callable[..., _Sampler], doc: str):
         gen = stream(rng, seed, seed2)
         if gen.kept is None:
             if range_max <= 0:
-                raise _invalid("range_max must be positive")
+                raise invalid("range_max must be positive")
             gen.kept = make(int(range_max), **config)
         return _draw(gen.kept, gen, true_classes, int(num_true), int(num_sampled), bool(unique))
     impl.__doc__ = doc
@@ -325,7 +318,7 @@ def _infer(true_classes: Spec, num_true, num_sampled, unique, range_max, **_) ->
 
 def _unigram_sampler(range_max: int) -> _Learned:
     if range_max >= _INT32_MAX:
-        raise _invalid(f"range_max must be less than {_INT32_MAX} for unigram samplers, "
+        raise invalid(f"range_max must be less than {_INT32_MAX} for unigram samplers, "
                      f"got {range_max}")
     return _Learned(range_max)
 
@@ -357,10 +350,10 @@ def _accidental_hits(true_classes, sampled_candidates, num_true, seed=None, seed
     sample int64, -FLT_MAX float32)``, rows in order (a repeated sampled id: its last place)."""
     true_classes = np.asarray(true_classes)
     if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
-        raise _invalid("true_candidates must be a batch_size * num_true matrix")
+        raise invalid("true_candidates must be a batch_size * num_true matrix")
     sampled = np.asarray(sampled_candidates)
     if sampled.ndim != 1:
-        raise _invalid("sampled_candidates must be a vector, which is typically an output "
+        raise invalid("sampled_candidates must be a vector, which is typically an output "
                      "from CandidateSampler")
     position = {int(c): i for i, c in enumerate(sampled.tolist())}
     hits = [(row, position[c]) for row, cs in enumerate(true_classes.tolist()) for c in cs

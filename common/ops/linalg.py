@@ -19,8 +19,9 @@ def _matmul_infer(a: Spec, b: Spec) -> Spec:
     if a.shape is None or b.shape is None:
         return Spec(None, dtype)
     if len(a.shape) < 2 or len(b.shape) < 2:
+        low = min(len(a.shape), len(b.shape))
         raise ShapeError(f"matmul needs tensors of rank >= 2, got {fmt_shape(a.shape)} "
-                         f"and {fmt_shape(b.shape)}")
+                         f"and {fmt_shape(b.shape)}", tf=f"Shape must be rank 2 but is rank {low}")
     k1, k2 = a.shape[-1], b.shape[-2]
     if k1 is not None and k2 is not None and k1 != k2:
         raise ShapeError(tf=f"Dimensions must be equal, but are {k1} and {k2}", message=

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ShapeError, invalid
 from ..examples import Example as E, ints
 from ..registry import Spec, defop
-from ..shapes import fmt_shape, normalize_axes, require_kind
+from ..shapes import fmt_shape, normalize_axes, require_kind, tf_shape
 from .elementwise import floating
 
 
@@ -79,15 +79,29 @@ def _xent(logits, labels):
     as TF's kernel computes it: ``log(sum(exp(shifted))) - shifted[label]`` (only the picked
     entries are subtracted, not the whole log-softmax: ~10% faster; the same values, but a
     loss of exactly zero is +0.0, as in TF, where the negated log-softmax gave -0.0)."""
+    if labels.shape != logits.shape[:-1]:
+        raise invalid(_xent_shape_words(logits.shape, labels.shape))
     if labels.size and (labels.min() < 0 or labels.max() >= logits.shape[-1]):
-        raise ValueError(f"labels must be in [0, {logits.shape[-1]}), got values from "
-                         f"{labels.min()} to {labels.max()}")
+        flat = labels.ravel()
+        bad = flat[(flat < 0) | (flat >= logits.shape[-1])][-1]   # TF's kernel names the last
+        raise invalid(f"Received a label value of {bad} which is outside the valid range of "
+                      f"[0, {logits.shape[-1]}).  Label values: {' '.join(map(str, flat))}")
     shifted = logits - _max(logits, axis=-1, keepdims=True)
     log_total = np.log(_sum(np.exp(shifted), axis=-1))
     if shifted.ndim == 2:        # the usual [batch, classes]: one gather, same values
         return log_total - shifted[np.arange(len(labels)), labels]
     picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0]
     return log_total - picked
+
+
+def _xent_shape_words(logits: tuple, labels: tuple) -> str:
+    """TF's kernel words for labels that do not match ``logits[:-1]`` at run time."""
+    if len(logits) == 2 and len(labels) != 1:
+        return f"labels must be 1-D, but got shape {tf_shape(labels)}"
+    if len(logits) != 2 and len(labels) != len(logits) - 1:
+        return f"labels must be {len(logits) - 1}-D, but got shape {tf_shape(labels)}"
+    return (f"logits and labels must have the same first dimension, got logits shape "
+            f"{tf_shape(logits)} and labels shape {tf_shape(labels)}")
 
 
 def _xent_infer(logits: Spec, labels: Spec) -> Spec:

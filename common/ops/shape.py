@@ -89,7 +89,8 @@ def _reshape_infer(x: Spec, shape) -> Spec:
                                  f"into {list(shape)}",
                                  tf="Reshape cannot infer the missing input size for an empty "
                                     "tensor unless all specified input sizes are non-zero"
-                                 if known == 0 else reshape_size_words(size, known, True))
+                                 if known == 0 else f"Dimension size must be evenly divisible "
+                                                    f"by {known} but is {size}")   # TF's shape fn
             shape = tuple(size // known if d == -1 else d for d in shape)
         elif known != size:
             raise ShapeError(f"cannot reshape {fmt_shape(x.shape)} ({size} elements) "

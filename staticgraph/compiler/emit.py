@@ -160,8 +160,9 @@ def _tf_words(err: BaseException, op_type: str, inputs: list) -> str:
         bad, size = int(m.group(1)), int(m.group(2))
         for x in inputs:              # the index array holding the bad value: its flat position
             if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and (x == bad).any():
-                at = int(np.flatnonzero(x.reshape(-1) == bad)[0])
-                return f"indices[{at}] = {bad} is not in [0, {size})"
+                at = np.unravel_index(int(np.flatnonzero(x.reshape(-1) == bad)[0]), x.shape)
+                where = ",".join(str(int(i)) for i in at)   # TF: indices[0,0] for a 2-d index
+                return f"indices[{where}] = {bad} is not in [0, {size})"
         return f"indices = {bad} is not in [0, {size})"
     m = _RESHAPE.search(text)
     if m:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from common import DTypeError, Namespace, OpDef, ShapeError, Spec
+from common import REGISTRY, DTypeError, Namespace, OpDef, ShapeError, Spec
 from common.shapes import fmt_shape
 
 from . import dtypes as _dtypes
@@ -151,7 +151,73 @@ def convert_to_tensor(value: Any, dtype=None, name: str | None = None) -> Tensor
             raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} "
                              f"for Tensor with dtype {t.dtype.name}: {t}")
         return t
+    if isinstance(value, (list, tuple)):
+        found = _first_tensor_dtype(value)
+        if found is not None:   # TF's auto-packing: ``[1, t, 2]`` is stack([1, t, 2])
+            target = found if dtype is None else _dtypes.as_dtype(dtype)
+            if target != found:   # an explicit dtype: every tensor cast to it first (TF)
+                value = _cast_nested(value, target)
+            with get_default_graph().name_scope(name or "packed") as scope:
+                return _pack(value, target, scope)
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _is_tensorish(x: Any) -> bool:
+    """A tensor or a variable (without making the variable's read: this only looks)."""
+    return isinstance(x, Tensor) or hasattr(x, "_to_tensor")
+
+
+def _first_tensor_dtype(items: list | tuple):
+    """The dtype of the first tensor in a nested list, depth first (None: no tensor)."""
+    for x in items:
+        if type(x) in (int, float, bool):
+            continue
+        if _is_tensorish(x):
+            return x.dtype.base_dtype
+        if isinstance(x, (list, tuple)):
+            found = _first_tensor_dtype(x)
+            if found is not None:
+                return found
+    return None
+
+
+def _cast_nested(items: list | tuple, dtype: _dtypes.DType) -> list:
+    """The nested list with every tensor of another dtype cast to ``dtype``."""
+    out = []
+    for x in items:
+        if _is_tensorish(x) and x.dtype.base_dtype != dtype:
+            x = apply(REGISTRY["Cast"], (tensor_of(x),), {"dtype": dtype._np}, name="Cast")
+        elif isinstance(x, (list, tuple)):
+            x = _cast_nested(x, dtype)
+        out.append(x)
+    return out
+
+
+def _pack(items: list | tuple, dtype: _dtypes.DType, scope: str):
+    """A nested list holding tensors as one ``Pack`` per level that holds one, named as TF's:
+    ``packed``; the values beside the tensors ``packed/0``...; each nested level in its own
+    scope ``packed/<i>/`` (opened even for a level without tensors, which stays a list).  A
+    tensor of another dtype than ``dtype`` is refused."""
+    graph = get_default_graph()
+    parts, has_tensor = [], False
+    for i, x in enumerate(items):
+        if _is_tensorish(x):
+            x = tensor_of(x)
+            if x.dtype.base_dtype != dtype:
+                raise TypeError(f"Cannot convert a list containing a tensor of dtype "
+                                f"{x.dtype} to {dtype} (Tensor is: {x!r})")
+            has_tensor = True
+        elif isinstance(x, (list, tuple)):
+            with graph.name_scope(str(i)) as inner:
+                x = _pack(x, dtype, inner)
+            has_tensor = has_tensor or isinstance(x, Tensor)
+        parts.append(x)
+    if not has_tensor:
+        return list(parts)
+    with graph.name_scope(scope):
+        tensors = [x if isinstance(x, Tensor) else constant(x, dtype=dtype, name=str(i))
+                   for i, x in enumerate(parts)]
+    return apply(REGISTRY["Pack"], tuple(tensors), {"axis": 0}, name=scope)
 
 
 def _hint(inputs) -> np.dtype | None:

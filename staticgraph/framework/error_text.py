@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from common.shapes import tf_shape  # the kernels' shape words, shared with common/ops
+
 __all__ = ["node_tag", "at_node", "dt_name", "tf_shape", "ShapeAttr", "input_names", "node_summary",
            "shape_inference_error"]
 
@@ -46,11 +48,6 @@ def dt_name(dtype: Any) -> str:
     return "DT_" + dtype.tf_name.upper()
 
 
-def tf_shape(shape: Sequence[int | None] | None) -> str:
-    """A shape as TF prints it in errors: ``[2,3]``, ``[?,3]``, ``?`` (unknown rank)."""
-    if shape is None:
-        return "?"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 class ShapeAttr(tuple):

@@ -54,6 +54,16 @@ GRAPH_WRITERS: dict[str, Callable[["Graph"], Any]] = {}
 compiler's order, which build on this module, so it cannot import them; the package imports
 both before any graph can be printed."""
 
+ITERATING_NOT_ALLOWED = (
+    "Iterating over a symbolic `tf.Tensor` is not allowed. You can attempt the following "
+    "resolutions to the problem: If you are running in Graph mode, use Eager execution mode or "
+    "decorate this function with @tf.function. If you are using AutoGraph, you can try decorating "
+    "this function with @tf.function. If that does not work, then you may be using an unsupported "
+    "feature or your source code may not be visible to AutoGraph. See https://github.com/"
+    "tensorflow/tensorflow/blob/master/tensorflow/python/autograph/g3doc/reference/"
+    "limitations.md#access-to-source-code for more information.")
+"""TF 2.21's words for iterating a tensor (or a variable) in graph mode."""
+
 _pinned = threading.local()   # .site: the site every node made now gets (see pinned_site)
 
 VALID_OP_NAME = re.compile(r"[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*")
@@ -192,8 +202,8 @@ class Tensor:
 
     def __iter__(self):
         raise OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic `tf.Tensor` is not allowed: {self.name} has no value at "
-            f"graph-build time. Index it (t[0]) or use tf.unstack / tf.while_loop.")
+            f"{ITERATING_NOT_ALLOWED} ({self.name} has no value at graph-build time: index it, "
+            f"t[0], or use tf.unstack / tf.while_loop.)")
 
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}); "
@@ -249,7 +259,10 @@ class Operation:
         self.graph.invalidate()
 
     def get_attr(self, name: str) -> Any:
-        return self.attrs[name]
+        try:
+            return self.attrs[name]
+        except KeyError:
+            raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
 
     def run(self, feed_dict: dict | None = None, session=None) -> None:
         (session or default_session()).run(self, feed_dict)

@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 from common import shapes
 
-__all__ = ["TensorShape", "as_shape_tuple"]
+__all__ = ["TensorShape", "as_shape_tuple", "Dimension"]
 
 
 def as_shape_tuple(shape: Any) -> tuple | None:
@@ -100,3 +100,55 @@ class TensorShape:
 
     def __repr__(self) -> str:
         return "TensorShape(None)" if self.dims_tuple is None else f"TensorShape({list(self.dims_tuple)})"
+
+
+class Dimension:
+    """TF1's ``tf.compat.v1.Dimension``: one dimension of a shape, its size or None (unknown).
+
+    TF 2 shapes hold plain ints (as ``TensorShape`` here does); TF1 code still builds shapes
+    from ``Dimension(100)`` objects, which convert wherever an int is taken (``__index__``)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: Any):
+        if isinstance(value, Dimension):
+            value = value.value
+        if value is not None:
+            try:
+                value = value.__index__()
+            except AttributeError:
+                raise TypeError(f"Dimension value must be integer or None or have an __index__ "
+                                f"method, got value '{value!r}' with type '{type(value)}'") from None
+            if value < 0:
+                raise ValueError(f"Dimension {value} must be >= 0")
+        self._value = value
+
+    @property
+    def value(self) -> int | None:
+        return self._value
+
+    def __index__(self) -> int:
+        if self._value is None:
+            raise TypeError("an unknown Dimension has no integer value")
+        return self._value
+
+    __int__ = __index__
+
+    def __eq__(self, other: Any):
+        """True/False between known sizes; None (not known) when either is unknown, as TF."""
+        other = other.value if isinstance(other, Dimension) else other
+        if self._value is None or other is None:
+            return None
+        return self._value == other
+
+    __hash__ = None   # unhashable, as TF's (its == may be None)
+
+    def __add__(self, other: Any) -> "Dimension":
+        other = other.value if isinstance(other, Dimension) else other
+        return Dimension(None if self._value is None or other is None else self._value + other)
+
+    def __repr__(self) -> str:
+        return f"Dimension({self._value})"
+
+    def __str__(self) -> str:
+        return "?" if self._value is None else str(self._value)

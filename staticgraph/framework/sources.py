@@ -41,10 +41,18 @@ def no_op(name: str | None = None) -> Operation:
     return get_default_graph().create_op("NoOp", (), {}, [], name=name or "NoOp")
 
 
+def _flat(items) -> list:
+    """Nested lists and tuples of inputs, flattened (TF's group takes ``group([a, b])`` too)."""
+    out = []
+    for item in items:
+        out.extend(_flat(item) if isinstance(item, (list, tuple)) else [item])
+    return out
+
+
 def group(*inputs, name: str | None = None) -> Operation:
     """One op that runs all ``inputs`` (tensors or ops): a NoOp with control inputs."""
     ops = [i.op if isinstance(i, Tensor) else getattr(i, "op", i) if not isinstance(i, Operation) else i
-           for i in inputs]
+           for i in _flat(inputs)]
     return get_default_graph().create_op("NoOp", (), {}, [], name=name or "group_deps",
                                          control_inputs=tuple(dict.fromkeys(ops)))
 

@@ -262,33 +262,57 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
 def split(value, num_or_size_splits, axis=0, num=None, name="split") -> list[Tensor]:
     """Pieces of ``value`` along ``axis``: ``n`` equal ones (a ``Split`` node), or of the given
     sizes, one of which may be -1 (``SplitV``) -- ONE node whose outputs are the pieces,
-    ``split:0``, ``split:1``..., as TF."""
+    ``split:0``, ``split:1``..., as TF.  Bad arguments are TF's ValueErrors, in its words."""
     value = convert_to_tensor(value)
-    axis = int(axis) % value.ndim
-    dim = value._shape[axis]
-    if isinstance(num_or_size_splits, (int, np.integer)):
+    equal = isinstance(num_or_size_splits, (int, np.integer))
+    if not equal and num is None and isinstance(num_or_size_splits, Tensor) and (
+            num_or_size_splits.shape.rank is None or None in num_or_size_splits.shape.as_list()):
+        raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
+    if isinstance(axis, Tensor):
+        axis = _int_list(axis, "split's axis")[0]
+    node = value.graph.unique_name(name or "split", mark_as_used=False)
+    sizes = None if equal else _int_list(num_or_size_splits, "size_splits")
+    if equal:
         n = int(num_or_size_splits)
+        op_type, attrs = "Split", {"T": value.dtype, "num_split": n}
+        inputs, shapes, computed = [f"{node}/split_dim", value.op.name], [(), value._shape], {0: axis}
+    else:
+        op_type = "SplitV"
+        attrs = {"T": value.dtype, "Tlen": _dtypes.int32,
+                 "num_split": len(sizes) if num is None else num}
+        inputs = [value.op.name, "Const", f"{node}/split_dim"]
+        shapes, computed = [value._shape, (len(sizes),), ()], {1: list(sizes), 2: axis}
+
+    def fail(reason: str) -> ValueError:
+        return ValueError(shape_inference_error(reason, node, op_type, attrs, inputs, shapes,
+                                                computed))
+    rank = value.ndim
+    if rank is not None and not -rank <= axis < max(rank, 1):
+        raise fail(f"Dimension size, given by scalar input {axis} must be in range "
+                   f"[{-rank}, {rank})")
+    axis = axis % rank if rank else axis
+    dim = value._shape[axis] if rank else None
+    if equal:
         if dim is not None and dim % n:
-            node = value.graph.unique_name(name or "split", mark_as_used=False)
-            raise ValueError(shape_inference_error(
-                f"Dimension size must be evenly divisible by {n} but is {dim}\n\tNumber of ways to "
-                f"split should evenly divide the split dimension", node, "Split",
-                {"T": value.dtype, "num_split": n}, [f"{node}/split_dim", value.op.name],
-                [(), value._shape], {0: axis}))
+            raise fail(f"Dimension size must be evenly divisible by {n} but is {dim}\n\tNumber "
+                       f"of ways to split should evenly divide the split dimension")
         return list(apply(REGISTRY["Split"], (value,), {"num_split": n, "axis": axis},
                           name=name or "split"))
-    sizes = _int_list(num_or_size_splits, "size_splits")
+    if num is not None and num != len(sizes):
+        raise fail("Length of size_splits should be equal to num_outputs")
+    for i, size in enumerate(sizes):
+        if size < 0 and (size != -1 or i != sizes.index(-1)):
+            raise fail(f"Split size at index {i} must be >= 0. Got: {size}")
     if -1 in sizes:
         if dim is None:
             raise ValueError("a -1 split size needs the dimension to be known")
-        sizes[sizes.index(-1)] = dim - (sum(sizes) + 1)
+        i = sizes.index(-1)
+        sizes[i] = dim - (sum(sizes) + 1)
+        if sizes[i] < 0:
+            raise fail(f"Split size at index {i} must be >= 0. Got: {sizes[i]}")
     if dim is not None and sum(sizes) != dim:
-        node = value.graph.unique_name(name or "split", mark_as_used=False)
-        raise ValueError(shape_inference_error(
-            f"can't split axis of size {dim} into pieces of size [{','.join(map(str, sizes))}]",
-            node, "SplitV", {"T": value.dtype, "Tlen": _dtypes.int32, "num_split": len(sizes)},
-            [value.op.name, "Const", f"{node}/split_dim"], [value._shape, (len(sizes),), ()],
-            {1: sizes, 2: axis}))
+        raise fail(f"can't split axis of size {dim} into pieces of size "
+                   f"[{','.join(map(str, sizes))}]")
     return list(apply(REGISTRY["SplitV"], (value,), {"sizes": tuple(sizes), "axis": axis},
                       name=name or "split"))
 

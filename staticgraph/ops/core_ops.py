@@ -19,7 +19,7 @@ from common.shapes import is_compatible
 from ..framework import dtypes as _dtypes
 from ..framework.build import _INPUT_NAMES, apply, checked_array, constant, convert_to_tensor, default_dtype
 from ..framework.error_text import ShapeAttr, input_names, shape_inference_error
-from ..framework.graph import Tensor, name_scope, tensor_of
+from ..framework.graph import Tensor, get_default_graph, name_scope, tensor_of
 from ..framework.shape import as_shape_tuple
 from ..framework.shape_values import constant_value_as_shape, is_runtime_shape, shape_tensor, static_value
 from .complex_ops import conj
@@ -243,14 +243,27 @@ def _axes(axis):
 
 
 def transpose(a, perm=None, name=None, conjugate=False):
-    """``a`` with its dims permuted (reversed by default); ``conjugate`` conjugates complex
-    values too (a no-op for real dtypes)."""
+    """``a`` with its dims permuted (reversed by default; a negative entry counts from the
+    end, as TF); ``conjugate`` conjugates complex values too (a no-op for real dtypes)."""
     a = convert_to_tensor(a)
+    if perm is not None:
+        perm = _axes(perm) if isinstance(perm, Tensor) or np.ndim(perm) == 1 else perm
+        rank, bad = a.ndim, None
+        if np.ndim(perm) != 1:
+            bad = f"Shape must be rank 1 but is rank {np.ndim(perm)}"
+        elif rank is not None:
+            bad = next((f"perm dim {p} is out of range of input rank {rank}" for p in perm
+                        if not -rank <= p < rank), None)
+            perm = tuple(p % rank for p in perm)
+        if bad is not None:   # TF's shape function's words
+            node = get_default_graph().unique_name(name or "transpose", mark_as_used=False)
+            raise ValueError(shape_inference_error(
+                bad, node, "Transpose", {"T": a.dtype, "Tperm": _dtypes.int32},
+                [*input_names((a,)), f"{node}/perm"], [a._shape, np.shape(perm)]))
     if conjugate and a.dtype.is_complex:
         with name_scope(name, "transpose") as scope:
             return transpose(conj(a), perm, name=scope)
-    return apply(_R["Transpose"], (a,),
-                 {"perm": None if perm is None else _axes(perm)}, name=name or "transpose")
+    return apply(_R["Transpose"], (a,), {"perm": perm}, name=name or "transpose")
 
 
 def reshape(tensor, shape, name=None):
@@ -315,8 +328,57 @@ def expand_dims(input, axis, name=None):  # noqa: A002
 
 
 def concat(values, axis, name="concat"):
+    """``ConcatV2`` along ``axis`` (an int, or a scalar tensor the graph fixes); one value is
+    its identity (``concat/concat``), as TF's wrapper makes it, after the same axis checks."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:   # TF converts the axis to an int32 scalar: a ValueError if it is not
+        axis = _concat_axis(axis, converting=True)
+        if np.ndim(axis) != 0:
+            raise ValueError(f"Shape {tuple(np.shape(axis))} must have rank 0")
+        with name_scope(name):
+            return identity(values[0], name=name)
+    if not values:
+        raise ValueError("List argument 'values' to 'ConcatV2' Op with length 0 shorter than "
+                         "minimum length 2.")
     values = _operands("ConcatV2", *values)
-    return apply(_R["ConcatV2"], values, {"axis": int(axis)}, name=name)
+    axis_tensor = tensor_of(axis) if isinstance(axis, Tensor) else None
+    fixed = _concat_axis(axis, converting=False) if axis_tensor is None or \
+        static_value(axis_tensor) is not None else None
+    if np.ndim(fixed) != 0 or all(v.ndim == 0 for v in values):   # TF's shape function's words
+        node = get_default_graph().unique_name(name or "concat", mark_as_used=False)
+        reason = (f"Shape must be rank 0 but is rank {np.ndim(fixed)}" if np.ndim(fixed) != 0
+                  else "Can't concatenate scalars (use tf.stack instead)")
+        axis_name, axis_shape = ((input_names((axis_tensor,))[0], axis_tensor._shape)
+                                 if axis_tensor is not None else (f"{node}/axis", np.shape(fixed)))
+        raise ValueError(shape_inference_error(
+            reason, node, "ConcatV2",
+            {"N": len(values), "T": values[0].dtype, "Tidx": _dtypes.int32},
+            [*input_names(values), axis_name], [*(v._shape for v in values), axis_shape]))
+    if fixed is None:
+        fixed = _axes(axis_tensor)   # known only at run time: refused, saying so
+    return apply(_R["ConcatV2"], values, {"axis": int(fixed)}, name=name)
+
+
+def _concat_axis(axis, converting: bool):
+    """``concat``'s axis as a Python int (a list: refused by the caller with TF's words).
+    ``converting``: TF converts it to int32 itself (one value), a float tensor is then its
+    conversion ValueError; else the op's dtype check, a TypeError."""
+    if tensor_of(axis) is not None or hasattr(axis, "_to_tensor"):
+        dtype = axis.dtype.base_dtype
+        if not dtype.is_integer:
+            if converting and hasattr(axis, "_to_tensor"):
+                raise ValueError(f"Incompatible type conversion requested to type int32 for "
+                                 f"`tf.Variable of type {dtype.name}. (Variable: {axis!r})")
+            if converting:
+                raise ValueError(f"Tensor conversion requested dtype int32 for Tensor with "
+                                 f"dtype {dtype.name}: {axis!r}")
+            raise TypeError(f"Value passed to parameter 'axis' has DataType {dtype.name} not in "
+                            f"list of allowed values: int32, int64")
+        return _axes(axis)
+    if isinstance(axis, float) and not axis.is_integer():
+        raise TypeError(f"Expected int32, but got {axis!r} of type 'float'.")
+    return list(axis) if isinstance(axis, (list, tuple, np.ndarray)) and np.ndim(axis) else int(axis)
 
 
 def stack(values, axis=0, name="stack"):
@@ -351,8 +413,12 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """The slices of ``value`` along ``axis`` (its size there must be known, or ``num``
     given): ONE ``Unpack`` node with an output per slice, ``unstack:0``, ``unstack:1``..."""
     value = convert_to_tensor(value)
-    axis = axis % value.ndim
-    n = value._shape[axis] if num is None else num
+    rank = value.ndim
+    if rank is not None:
+        if not -rank <= axis < rank:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-rank}, {rank})")
+        axis = axis % rank
+    n = num if num is not None else (None if rank is None else value._shape[axis])
     if n is None:
         raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
     return list(apply(_R["Unpack"], (value,), {"num": int(n), "axis": axis}, name=name or "unstack"))
@@ -362,10 +428,28 @@ def gather_index(x, key, name=None, tf_type=None):
     """``x[key]`` (ints, slices, None, ..., integer arrays/tensors): the GetItem op, shown as
     TF's ``StridedSlice`` unless ``tf_type`` says which TF op made it (``GatherV2``...)."""
     x = convert_to_tensor(x)
+    key = tuple(map(_static_bounds, key)) if isinstance(key, tuple) else _static_bounds(key)
     spec, arrays = encode_index(key, is_array=lambda k: isinstance(k, (list, np.ndarray, Tensor)))
     arrays = [a if isinstance(a, Tensor) else constant(np.asarray(a), name="index") for a in arrays]
     return apply(_R["GetItem"], (x, *arrays), {"key": spec}, name=name or "strided_slice",
                  tf_type=tf_type)
+
+
+def _static_bounds(k):
+    """A slice whose bounds are tensors the graph fixes (``a[i:i + 1]`` with ``i`` a constant)
+    as the same slice of ints; other keys as they are."""
+    if not isinstance(k, slice):
+        return k
+    bounds = []
+    for b in (k.start, k.stop, k.step):
+        if isinstance(b, Tensor):
+            value = static_value(b)
+            if value is None or np.ndim(value) != 0:
+                raise TypeError(f"slice bounds known only at run time ({b}) are not supported "
+                                f"here: pass ints, or tensors whose value the graph fixes")
+            b = int(value)
+        bounds.append(b)
+    return slice(*bounds)
 
 
 # --- reductions -------------------------------------------------------------------------
@@ -380,6 +464,12 @@ def _axis(axis, reduction_indices):
 def _reduce(op_type, input_tensor, axis, keepdims, keep_dims, name):
     x = convert_to_tensor(input_tensor)
     keep = bool(keepdims if keep_dims is None else keep_dims)
+    if isinstance(axis, (list, tuple)) and np.ndim(axis) > 1:   # TF's shape function's words
+        node = get_default_graph().unique_name(name or op_type, mark_as_used=False)
+        raise ValueError(shape_inference_error(
+            f"Shape must be at most rank 1 but is rank {np.ndim(axis)}", node, op_type,
+            {"T": x.dtype, "Tidx": _dtypes.int32, "keep_dims": keep},
+            [*input_names((x,)), f"{node}/reduction_indices"], [x._shape, np.shape(axis)]))
     attrs = {"axis": _axes(axis), "keepdims": keep}
     if op_type in ("Sum", "Mean") and (x.dtype.is_integer or x.dtype.is_bool) and \
             _WIDEN[op_type](np.zeros(1, x.dtype._np)).dtype != x.dtype._np:

@@ -9,11 +9,12 @@ from common import REGISTRY
 
 from . import rnn_cell
 from ..framework.build import apply, convert_to_tensor
+from ..framework.errors import InvalidArgumentError
 from ..framework.graph import name_scope
 from .math_ops import in_top_k, log_sigmoid, softplus, top_k
 from .nn_layers import *  # noqa: F403  (the layer functions live there)
 from .nn_layers import __all__ as _layers_all
-from .core_ops import (abs as _abs, add, cast, exp, greater, log, matmul, maximum, minimum,
+from .core_ops import (abs as _abs, add, cast, concat, exp, greater, log, matmul, maximum, minimum,
                        multiply, negative, reduce_sum, sigmoid, sqrt, square, subtract, tanh,
                        truediv, where)
 from .rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn
@@ -33,12 +34,25 @@ def relu(features, name=None):
 
 def softmax(logits, axis=None, name=None, dim=None):
     axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
-    return apply(REGISTRY["Softmax"], (convert_to_tensor(logits),), {"axis": axis}, name=name)
+    logits = convert_to_tensor(logits)
+    _check_softmax_axis(logits, axis)
+    return apply(REGISTRY["Softmax"], (logits,), {"axis": axis}, name=name)
 
 
 def log_softmax(logits, axis=None, name=None, dim=None):
     axis = -1 if axis is None and dim is None else (axis if axis is not None else dim)
-    return apply(REGISTRY["LogSoftmax"], (convert_to_tensor(logits),), {"axis": axis}, name=name)
+    logits = convert_to_tensor(logits)
+    _check_softmax_axis(logits, axis)
+    return apply(REGISTRY["LogSoftmax"], (logits,), {"axis": axis}, name=name)
+
+
+def _check_softmax_axis(logits, axis) -> None:
+    """TF's wrapper refuses an axis outside the rank with an InvalidArgumentError (its words)."""
+    rank = logits.ndim
+    if rank is not None and isinstance(axis, int) and not -rank <= axis < rank:
+        raise InvalidArgumentError(None, None, f"`dim` must be in the range [{-rank}, {rank}) "
+                                               f"where {rank} is the number of dimensions in the "
+                                               f"input. Received: dim={axis}")
 
 
 def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, name=None):
@@ -47,8 +61,25 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         raise ValueError("Only call `sparse_softmax_cross_entropy_with_logits` with named "
                          "arguments (labels=..., logits=..., ...).")
     with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits"):   # TF: the op inside its scope
-        return apply(REGISTRY["SparseSoftmaxCrossEntropyWithLogits"],
-                     (convert_to_tensor(logits), convert_to_tensor(labels)), {}, name=name)
+        labels, logits = convert_to_tensor(labels), convert_to_tensor(logits)
+        _check_sparse_xent_shapes(labels.shape, logits)
+        return apply(REGISTRY["SparseSoftmaxCrossEntropyWithLogits"], (logits, labels), {},
+                     name=name)
+
+
+def _check_sparse_xent_shapes(labels, logits) -> None:
+    """TF's build-time ValueErrors (its Python wrapper's words, before the op's shape rule)."""
+    if logits.shape.ndims == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits}`")
+    ranks = labels.ndims, logits.shape.ndims
+    if None not in ranks and ranks[0] != ranks[1] - 1:
+        raise ValueError(f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+                         f"labels.shape={labels} of rank {ranks[0]} and "
+                         f"logits.shape={logits.shape} of rank {ranks[1]}")
+    if None not in ranks and not labels.is_compatible_with(logits.shape[:-1]):
+        raise ValueError(f"`labels.shape` must equal `logits.shape` except for the last "
+                         f"dimension. Received: labels.shape={labels} and "
+                         f"logits.shape={logits.shape}")
 
 
 def softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits=None, dim=-1, name=None,
@@ -172,3 +203,29 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         x = convert_to_tensor(x)
         ss = reduce_sum(square(x), axis, keepdims=True)
         return truediv(x, sqrt(maximum(ss, epsilon)), name=scope)
+
+
+# --- issue #30 (TF's relu and conv tests) -------------------------------------------------
+
+def crelu(features, name=None, axis=-1):
+    """``relu(concat([x, -x], axis))``: both signs' activations side by side, as TF builds it
+    (``CRelu/Neg``, the concat named ``CRelu``, then ``CRelu/Relu``)."""
+    with name_scope(name, "CRelu") as scope:
+        features = convert_to_tensor(features, name="features")
+        both = concat([features, negative(features)], axis, name=scope)
+        return relu(both)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None,  # noqa: A002
+                     name=None, data_format=None, dilations=None):
+    """A depthwise conv2d (one filter set per input channel) then a 1x1 conv2d mixing the
+    channels (``pointwise_filter``: ``[1, 1, in * multiplier, out]``), as TF composes it."""
+    with name_scope(name, "separable_conv2d") as scope:
+        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate,
+                                     name="depthwise", data_format=data_format,
+                                     dilations=dilations)
+        return conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID",
+                      data_format=data_format or "NHWC", name=scope)
+
+
+__all__ += ["crelu", "separable_conv2d"]

@@ -23,7 +23,8 @@ from common import numerics
 
 from ..framework.check_numerics import finite_check
 from ..framework.build import constant, convert_to_tensor
-from ..framework.error_text import input_names, shape_inference_error, tf_shape
+from ..framework.error_text import at_node, input_names, shape_inference_error, tf_shape
+from ..framework.errors import OutOfRangeError
 from ..framework.graph import get_default_graph
 from ..framework.kinds import _reads_writes, _uninitialized, defkind, handle_op
 from .core_ops import concat, expand_dims
@@ -185,3 +186,26 @@ def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
     batch = np.moveaxis(np.indices(shape)[:-1], 0, -1).astype(indices.dtype.as_numpy_dtype)
     nd = concat([constant(batch), expand_dims(indices, -1)], axis=-1)
     return ref._scatter("ResourceScatterNdUpdate", nd, updates, name)
+
+
+def _count_up_to(op, ctx):
+    """``ResourceCountUpTo``'s kernel: the value before, the variable one higher after; at
+    ``limit`` the run fails (TF's ``OutOfRangeError``) and the variable keeps its value."""
+    limit = op.attrs["limit"]
+
+    def count(handle):
+        try:
+            old = handle.store[handle.name]
+        except KeyError:
+            raise _uninitialized(op, handle.name) from None
+        if old >= limit:
+            raise OutOfRangeError(None, op, at_node(f"Reached limit of {limit}", op.name))
+        new = np.array(old + 1, dtype=old.dtype)
+        new.setflags(write=False)
+        handle.store[handle.name] = new
+        return old
+    return count
+
+
+defkind("ResourceCountUpTo", _count_up_to, effects=_reads_writes, returns_state=True,
+        attrs=("var", "limit", "T"))

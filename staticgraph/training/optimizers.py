@@ -31,6 +31,7 @@ from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exis
                     get_checkpoint_state, export_meta_graph, import_meta_graph, latest_checkpoint, list_variables,
                     load_checkpoint, load_variable)
 from .moving_averages import ExponentialMovingAverage
+from .graph_io import write_graph
 from ..framework.sources import group
 from .variables import Variable, trainable_variables
 
@@ -40,7 +41,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
            "load_checkpoint",
            "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay",
-           "natural_exp_decay", "cosine_decay", "ExponentialMovingAverage"]
+           "natural_exp_decay", "cosine_decay", "ExponentialMovingAverage", "write_graph"]
 
 
 class Optimizer:

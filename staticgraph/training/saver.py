@@ -68,24 +68,44 @@ class Saver:
     e.g. ``"w"`` and ``"w/Adam"``) or a dict ``{key: Variable}``.
     """
 
-    def __init__(self, var_list=None, max_to_keep: int = 5, name: str | None = None, **_):
+    def __init__(self, var_list=None, max_to_keep: int | None = 5, name: str | None = None,
+                 allow_empty: bool = False, defer_build: bool = False, **_):
+        if defer_build and var_list:
+            raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
+                             "set defer_build=False or var_list=None.")
+        self._allow_empty, self._max_to_keep = allow_empty, max_to_keep
+        self.last_checkpoints: list[str] = []
+        self._vars: dict[str, Variable] | None = None   # None until built (defer_build)
+        self.graph = get_default_graph()
+        if not defer_build:
+            self._build(var_list)
+
+    def build(self) -> None:
+        """With ``defer_build=True``: take the global variables as they are now."""
+        if self._vars is None:
+            self._build(None)
+
+    def _build(self, var_list) -> None:
         if var_list is None:
             var_list = global_variables()
         if not isinstance(var_list, dict):
             var_list = {v.op.name: v for v in var_list}
-        if not var_list:
+        self._empty = not var_list   # allow_empty: save returns None, restore does nothing (TF)
+        if self._empty and not self._allow_empty:
             raise ValueError("No variables to save")
         for key, v in var_list.items():
             if not isinstance(v, Variable):
                 raise TypeError(f"Saver var_list entries must be Variables; {key!r} is {v!r}")
-        self._vars: dict[str, Variable] = dict(var_list)
-        self.graph = next(iter(self._vars.values())).graph
-        self._max_to_keep = max_to_keep
-        self.last_checkpoints: list[str] = []
+        self._vars = dict(var_list)
+        self.graph = next(iter(self._vars.values())).graph if var_list else get_default_graph()
 
     def save(self, sess, save_path: str, global_step=None, write_meta_graph: bool = True,
              **_) -> str:
         """Write the variables' current values; returns the checkpoint path (``save_path-step``)."""
+        if self._vars is None:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
+        if self._empty:
+            return None
         self._check_session(sess)
         stem = os.path.basename(save_path)
         if global_step is not None:
@@ -113,8 +133,11 @@ class Saver:
         """Name ``save_path`` (now whole) in the state file as the newest checkpoint; then, as
         TF, delete the oldest checkpoints beyond ``max_to_keep`` -- after the state file has
         stopped naming them, so a kill in between never leaves it naming a deleted one."""
+        if not self._max_to_keep:   # None or 0: keep every checkpoint, list none (TF)
+            write_state(save_path, [save_path])
+            return
         kept = [p for p in self.last_checkpoints if p != save_path] + [save_path]
-        dropped = kept[:-self._max_to_keep] if self._max_to_keep else []
+        dropped = kept[:-self._max_to_keep]
         kept = kept[len(dropped):]
         write_state(save_path, kept)
         self.last_checkpoints = kept
@@ -131,6 +154,10 @@ class Saver:
 
     def restore(self, sess, save_path: str) -> None:
         """Assign every variable its saved value -- all of them, or (on any error) none."""
+        if self._vars is None:
+            self.build()   # (TF builds a deferred saver on restore)
+        if self._empty:
+            return
         self._check_session(sess)
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")

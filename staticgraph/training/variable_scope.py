@@ -23,16 +23,22 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
+import inspect
+import threading
 
 from ..framework import dtypes as _dtypes
+from ..framework.build import convert_to_tensor
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
 from .initializers import GlorotUniform, Zeros
 from ..framework.shape import TensorShape
-from .variables import _root, local_variables, Variable, variables_initializer
+from .variables import (_root, local_variables, Variable, VariableAggregation,
+                        VariableSynchronization, variables_initializer)
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_variable_scope",
-           "get_local_variable", "local_variables_initializer"]
+           "get_local_variable", "local_variables_initializer", "VariableSynchronization",
+           "VariableAggregation", "no_regularizer"]
 
 
 class _ReuseMode(enum.Enum):
@@ -46,13 +52,37 @@ _SCOPE_STORE = ("__varscope",)  # tuple keys, as TF: not listed by get_all_colle
 _VAR_STORE = ("__variable_store",)
 
 
+def no_regularizer(_):
+    """A regularizer that adds no loss: turns a scope's regularizer off for a variable."""
+    return None
+
+
+def _check_getter(custom_getter) -> None:
+    if custom_getter is not None and not callable(custom_getter):
+        raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
+
+
+def _chain_getters(inner, outer):
+    """A scope's custom getter wrapping its parent's (TF: the inner one runs first, and its
+    ``getter`` argument runs the outer one, which gets the true getter)."""
+    if outer is None or inner is None:
+        return inner if outer is None else outer
+    return lambda getter, *args, **kwargs: inner(functools.partial(outer, getter), *args, **kwargs)
+
+
 class VariableScope:
-    """What ``get_variable`` reads: the name prefix, reuse mode, defaults for new variables."""
+    """What ``get_variable`` reads: the name prefix, reuse mode, defaults for new variables
+    (initializer, regularizer, dtype, constraint, caching device, custom getter)."""
 
     def __init__(self, reuse, name: str = "", initializer=None, regularizer=None, dtype=None,
-                 name_scope: str = ""):
+                 name_scope: str = "", caching_device=None, partitioner=None,
+                 custom_getter=None, use_resource=None, constraint=None):
+        _check_getter(custom_getter)
         self._reuse, self._name, self._initializer = reuse, name, initializer
         self._regularizer, self._dtype, self._name_scope = regularizer, dtype, name_scope
+        self._caching_device, self._partitioner = caching_device, partitioner
+        self._custom_getter, self._use_resource = custom_getter, use_resource
+        self._constraint = constraint
 
     name = property(lambda self: self._name)
     original_name_scope = property(lambda self: self._name_scope)
@@ -60,6 +90,41 @@ class VariableScope:
     initializer = property(lambda self: self._initializer)
     regularizer = property(lambda self: self._regularizer)
     dtype = property(lambda self: self._dtype or _dtypes.float32)
+    caching_device = property(lambda self: self._caching_device)
+    partitioner = property(lambda self: self._partitioner)
+    custom_getter = property(lambda self: self._custom_getter)
+    use_resource = property(lambda self: self._use_resource)
+    constraint = property(lambda self: self._constraint)
+
+    def _inherit(self, name: str, reuse, name_scope: str) -> "VariableScope":
+        """A scope with this one's defaults under another name (a sub-scope, a re-entry)."""
+        return VariableScope(reuse, name, self._initializer, self._regularizer, self._dtype,
+                             name_scope, self._caching_device, self._partitioner,
+                             self._custom_getter, self._use_resource, self._constraint)
+
+    def set_caching_device(self, caching_device) -> None:
+        self._caching_device = caching_device
+
+    def set_partitioner(self, partitioner) -> None:
+        self._partitioner = partitioner
+
+    def set_custom_getter(self, custom_getter) -> None:
+        _check_getter(custom_getter)
+        self._custom_getter = custom_getter
+
+    def get_collection(self, name: str) -> list:
+        """The collection's items whose name starts with this scope's ``name/``."""
+        scope = self._name + "/" if self._name else None
+        return get_default_graph().get_collection(name, scope)
+
+    def trainable_variables(self) -> list:
+        return self.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+
+    def global_variables(self) -> list:
+        return self.get_collection(GraphKeys.GLOBAL_VARIABLES)
+
+    def local_variables(self) -> list:
+        return self.get_collection(GraphKeys.LOCAL_VARIABLES)
 
     def reuse_variables(self) -> None:
         """From now on, ``get_variable`` in this scope returns existing variables."""
@@ -75,21 +140,63 @@ class VariableScope:
         self._dtype = dtype
 
     def get_variable(self, name: str, shape=None, dtype=None, initializer=None, regularizer=None,
-                     trainable=None, collections=None, validate_shape=True, **_) -> Variable:
+                     reuse=None, trainable=None, collections=None, caching_device=None,
+                     partitioner=None, validate_shape=True, use_resource=None,
+                     custom_getter=None, constraint=None,
+                     synchronization=VariableSynchronization.AUTO,
+                     aggregation=VariableAggregation.NONE):
+        """``<scope>/<name>``, through the custom getters of the call and of the scopes."""
+        _check_getter(custom_getter)
         full = f"{self._name}/{name}" if self._name else name
-        return _store().get(full, shape, dtype or self._dtype or _dtypes.float32,
-                            initializer if initializer is not None else self._initializer,
-                            regularizer if regularizer is not None else self._regularizer,
-                            self._reuse, trainable, collections, validate_shape)
+        reuse = self._reuse if reuse is None else reuse
+        if reuse is False:
+            reuse = None   # TF passes a reuse of False on as None (create only)
+        defaults = dict(
+            initializer=self._initializer if initializer is None else initializer,
+            regularizer=self._regularizer if regularizer is None else regularizer,
+            caching_device=self._caching_device if caching_device is None else caching_device,
+            partitioner=self._partitioner if partitioner is None else partitioner,
+            constraint=self._constraint if constraint is None else constraint)
+        if dtype is None and not (defaults["initializer"] is not None
+                                  and not callable(defaults["initializer"])):
+            dtype = self._dtype or _dtypes.float32
+        getter = _chain_getters(custom_getter, self._custom_getter)
+        graph = get_default_graph()
+        with graph.name_scope(None):   # what a getter builds is named from the root (TF)
+            kwargs = dict(name=full, shape=shape, dtype=dtype, reuse=reuse, trainable=trainable,
+                          collections=collections, validate_shape=validate_shape,
+                          use_resource=use_resource, synchronization=synchronization,
+                          aggregation=aggregation, **defaults)
+            if getter is None:
+                return _true_getter(**kwargs)
+            return getter(_true_getter, **kwargs)
 
     def __repr__(self) -> str:
         return f"<tf.VariableScope '{self._name}' reuse={self._reuse}>"
 
 
-class _ScopeStore:
-    """Per graph: the current VariableScope and how often each scope name has been opened."""
+def _true_getter(name: str, shape=None, dtype=None, initializer=None, regularizer=None,
+                 reuse=None, trainable=None, collections=None, caching_device=None,
+                 partitioner=None, validate_shape=True, use_resource=None, constraint=None,
+                 synchronization=VariableSynchronization.AUTO,
+                 aggregation=VariableAggregation.NONE) -> Variable:
+    """The getter at the end of every custom getter chain: the graph's variable store."""
+    if trainable is None:
+        trainable = synchronization != VariableSynchronization.ON_READ
+    return _store().get(name, shape, dtype, initializer, regularizer, reuse, trainable,
+                        collections, validate_shape, caching_device, constraint)
+
+
+class _ScopeStore(threading.local):
+    """Per graph and per thread: the current VariableScope, how often each scope name was opened.
+
+    Thread-local as TF's: a thread that enters ``variable_scope("foo")`` while another
+    thread is inside its own ``"foo"`` gets ``foo``, not ``foo/foo`` (each thread starts at
+    the root scope; the variables themselves are shared through the graph's store).
+    """
 
     def __init__(self):
+        super().__init__()
         self.current = VariableScope(False)
         self.counts: dict[str, int] = {}
 
@@ -133,11 +240,19 @@ class _VarStore:
         self.vars: dict[str, Variable] = {}
 
     def get(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
-            validate_shape) -> Variable:
-        dtype = _dtypes.as_dtype(dtype)
+            validate_shape, caching_device=None, constraint=None) -> Variable:
         from_value = initializer is not None and not callable(initializer)
         if shape is not None and from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
+        if from_value and dtype is not None:
+            value_dtype = convert_to_tensor(initializer).dtype.base_dtype
+            if _dtypes.as_dtype(dtype) != value_dtype:
+                raise ValueError(f"Initializer type '{value_dtype}' and explicit dtype "
+                                 f"'{_dtypes.as_dtype(dtype)}' don't match.")
+        if dtype is not None:
+            dtype = _dtypes.as_dtype(dtype)
+        elif not from_value:
+            dtype = _dtypes.float32   # (a value's own dtype is the variable's: Variable's rule)
         shape = None if shape is None else TensorShape(shape)
         found = self.vars.get(name)
         if found is not None:
@@ -147,7 +262,7 @@ class _VarStore:
             if shape is not None and not shape.is_compatible_with(found.shape):
                 raise ValueError(f"Trying to share variable {name}, but specified shape "
                                  f"{_tuple_str(shape)} and found shape {_tuple_str(found.shape)}.")
-            if dtype != found.dtype.base_dtype:   # a ref variable (classic mode): float32_ref
+            if dtype is not None and dtype != found.dtype.base_dtype:   # (ref: float32_ref)
                 raise ValueError(f"Trying to share variable {name}, but specified dtype "
                                  f"{dtype.name} and found dtype {found.dtype.base_dtype.name}.")
             return found
@@ -155,7 +270,7 @@ class _VarStore:
             raise ValueError(f"Variable {name} does not exist, or was not created with "
                              f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
         v = self._create(name, shape, dtype, initializer, from_value, trainable, collections,
-                         validate_shape)
+                         validate_shape, caching_device, constraint)
         self.vars[name] = v
         if regularizer is not None:
             graph = get_default_graph()
@@ -167,7 +282,7 @@ class _VarStore:
 
     @staticmethod
     def _create(name, shape, dtype, initializer, from_value, trainable, collections,
-                validate_shape) -> Variable:
+                validate_shape, caching_device=None, constraint=None) -> Variable:
         if initializer is None:
             if shape is None:
                 raise ValueError(f"Variable {name} did not get an initializer, so its `shape` "
@@ -180,6 +295,8 @@ class _VarStore:
                 raise ValueError(f"An initializer for variable {name} of {dtype.name} is required")
         if from_value:
             initial, var_dtype = initializer, None
+        elif shape is None and _takes_no_arguments(initializer):
+            initial, var_dtype = initializer, None   # ``initializer=lambda: [2]`` (TF)
         else:
             if isinstance(initializer, type):
                 initializer = initializer()
@@ -200,7 +317,20 @@ class _VarStore:
         root = _root(get_default_graph())
         with root.name_scope(None), get_default_graph().name_scope(None):  # names ignore op scopes
             return Variable(initial, trainable=trainable, name=name, dtype=var_dtype,
-                            validate_shape=validate_shape, collections=collections)
+                            validate_shape=validate_shape, collections=collections,
+                            caching_device=caching_device, constraint=constraint)
+
+
+def _takes_no_arguments(fn) -> bool:
+    """Can ``fn`` be called with no arguments (a lambda with none, or only defaults)?"""
+    if isinstance(fn, type):
+        return False
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in params)
 
 
 def _tuple_str(shape: TensorShape) -> str:
@@ -220,10 +350,13 @@ def get_variable_scope() -> VariableScope:
 def get_variable(name: str, shape=None, dtype=None, initializer=None, regularizer=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None,
                  validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
-                 **_) -> Variable:
+                 synchronization=VariableSynchronization.AUTO,
+                 aggregation=VariableAggregation.NONE):
     """The variable ``<scope>/<name>``: created, or shared when the scope reuses."""
-    return get_variable_scope().get_variable(name, shape, dtype, initializer, regularizer,
-                                             trainable, collections, validate_shape)
+    return get_variable_scope().get_variable(
+        name, shape, dtype, initializer, regularizer, None, trainable, collections,
+        caching_device, partitioner, validate_shape, use_resource, custom_getter, constraint,
+        synchronization, aggregation)
 
 
 def get_local_variable(name: str, shape=None, dtype=None, initializer=None, collections=None,
@@ -254,9 +387,16 @@ class variable_scope:  # noqa: N801  (TF's name)
             raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
         if name_or_scope is None and reuse:
             raise ValueError("reuse=True cannot be used without a name_or_scope")
+        if not isinstance(auxiliary_name_scope, bool):
+            raise TypeError(f"The auxiliary_name_scope must be `True` or `False`, while get "
+                            f"{auxiliary_name_scope}")
+        _check_getter(custom_getter)
         self._name_or_scope, self._default_name = name_or_scope, default_name
         self._initializer, self._regularizer = initializer, regularizer
         self._reuse, self._dtype, self._aux = reuse, dtype, auxiliary_name_scope
+        self._caching_device, self._partitioner = caching_device, partitioner
+        self._custom_getter, self._use_resource = custom_getter, use_resource
+        self._constraint = constraint
         self._stack: contextlib.ExitStack | None = None
 
     def __enter__(self) -> VariableScope:
@@ -276,16 +416,14 @@ class variable_scope:  # noqa: N801  (TF's name)
                 name_scope = graph._name_stack + "/" if graph._name_stack else ""
         old = store.current
         if isinstance(given, VariableScope):
-            new = VariableScope(self._reuse if self._reuse else given.reuse, given.name,
-                                given.initializer, given.regularizer, given._dtype,
-                                given.original_name_scope)
+            new = given._inherit(given.name, self._reuse if self._reuse else given.reuse,
+                                 given.original_name_scope)
             store.open(new.name)
             saved_counts = dict(store.counts)  # restored on exit (TF: counts after opening)
         else:
             part = given if given is not None else store.unique(self._default_name)
             full = f"{old.name}/{part}" if old.name else part
-            new = VariableScope(self._reuse or old.reuse, full, old.initializer, old.regularizer,
-                                old._dtype, name_scope)
+            new = old._inherit(full, self._reuse or old.reuse, name_scope)
             store.open(new.name)
             saved_counts = None
         if self._initializer is not None:
@@ -294,6 +432,16 @@ class variable_scope:  # noqa: N801  (TF's name)
             new.set_regularizer(self._regularizer)
         if self._dtype is not None:
             new.set_dtype(self._dtype)
+        if self._caching_device is not None:
+            new.set_caching_device(self._caching_device)
+        if self._partitioner is not None:
+            new.set_partitioner(self._partitioner)
+        if self._use_resource is not None:
+            new._use_resource = self._use_resource
+        if self._constraint is not None:
+            new._constraint = self._constraint
+        if self._custom_getter is not None:
+            new.set_custom_getter(_chain_getters(self._custom_getter, new.custom_getter))
         store.current = new
 
         def restore():
@@ -303,10 +451,12 @@ class variable_scope:  # noqa: N801  (TF's name)
                 store.close_subscopes(new.name)
             store.current = old
         stack.callback(restore)
-        self._stack = stack
+        self._stack, self._entered = stack, new
         return new
 
     def __exit__(self, *exc) -> None:
+        if _scopes().current is not self._entered:   # a scope entered inside is still open
+            raise RuntimeError("Improper nesting of variable_scope.")
         stack, self._stack = self._stack, None
         stack.close()
 

@@ -36,20 +36,24 @@ one in place, so a value read earlier in a run keeps it.
 """
 from __future__ import annotations
 
+import enum
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..framework import behavior
 from ..framework import dtypes as _dtypes
 from ..framework.build import F, constant, convert_to_tensor
-from ..framework.graph import Operation, Tensor, creation_site, default_session, get_default_graph
+from ..framework.error_text import input_names, shape_inference_error, tf_shape
+from ..framework.errors import OperatorNotAllowedInGraphError
+from ..framework.graph import (ITERATING_NOT_ALLOWED, Operation, Tensor, creation_site,
+                               default_session, get_default_graph)
 from ..framework.kinds import handle_op
 from ..framework.sources import group
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.shape import TensorShape, as_shape_tuple
-from ..ops.array_ops import boolean_mask
+from ..ops.array_ops import boolean_mask, gather, gather_nd, rank
 from ..ops.core_ops import logical_not, stack
 from ..ops.state_ops import batch_scatter_update, scatter_node
 from ..control.control_flow import cond
@@ -57,11 +61,29 @@ from ..control.control_flow import cond
 __all__ = ["Variable", "global_variables_initializer", "variables_initializer",
            "initialize_all_variables", "global_variables", "trainable_variables",
            "local_variables", "is_variable_initialized", "read_handle", "GLOBAL_VARIABLES", "TRAINABLE_VARIABLES",
-           "assign", "assign_add", "assign_sub", "report_uninitialized_variables"]
+           "assign", "assign_add", "assign_sub", "report_uninitialized_variables", "count_up_to",
+           "assert_variables_initialized", "VariableSynchronization", "VariableAggregation"]
 
 GLOBAL_VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
 LOCAL_VARIABLES = "local_variables"
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's copies agree (accepted; one copy here).  ``ON_READ``
+    variables are not trainable unless asked (TF)."""
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable's copies' updates combine (accepted; one copy here)."""
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
 
 
 def _root(graph):
@@ -94,8 +116,20 @@ class Variable:
                  variable_def=None, dtype=None, expected_shape=None, import_scope=None,
                  constraint=None, use_resource=None, synchronization=None, aggregation=None,
                  shape=None):
+        if variable_def is not None:   # re-attach to the nodes a VariableDef names (TF)
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            graph = get_default_graph()
+            self._attach(graph, variable_def.variable_name.split(":")[0],
+                         variable_def.initializer_name, variable_def.initial_value_name,
+                         variable_def.snapshot_name, variable_def.trainable)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
+        if constraint is not None and not callable(constraint):   # (TF's words, repeated "a callable")
+            raise ValueError(f"Argument `constraint` must be None or a callable. a callable. "
+                             f"Got a {type(constraint)}:  {constraint}")
+        self._constraint, self._caching_device = constraint, caching_device
         if isinstance(dtype, _dtypes.DType):   # TF1 code passes a ref variable's: float32_ref
             dtype = dtype.base_dtype
         graph = _root(get_default_graph())
@@ -115,6 +149,10 @@ class Variable:
                 raise ValueError(f"initial value dtype {init.dtype.name} does not match {dtype}")
             if shape is not None:
                 var_shape = as_shape_tuple(shape)
+                if not init.shape.is_compatible_with(TensorShape(var_shape)):
+                    raise ValueError(f"In this `tf.Variable` creation, the initial value's shape "
+                                     f"({init.shape}) is not compatible with the explicitly "
+                                     f"supplied `shape` argument ({list(var_shape)}).")
             else:
                 var_shape = init._shape if validate_shape else None
             self._dtype = init.dtype
@@ -139,7 +177,9 @@ class Variable:
                 with graph.name_scope("Read"):
                     self._graph_element = self._read(site=site)
         self._ref = ref
-        self.trainable = True if trainable is None else bool(trainable)
+        if trainable is None:   # a variable synchronized on read is not trained unless asked
+            trainable = synchronization != VariableSynchronization.ON_READ
+        self.trainable = bool(trainable)
         self._parent_op = None
         if collections is None:
             collections = [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if self.trainable else [])
@@ -151,6 +191,14 @@ class Variable:
                    trainable: bool, collections=None) -> "Variable":
         """Re-attach a Variable to nodes that already exist (a graph loaded from JSON)."""
         self = cls.__new__(cls)
+        self._attach(graph, op_name, init, initial_value, read, trainable)
+        for c in collections or [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else []):
+            graph.add_to_collection(c, self)
+        return self
+
+    def _attach(self, graph, op_name: str, init: str, initial_value: str, read: str,
+                trainable: bool) -> None:
+        """This Variable's state from nodes already in ``graph`` (no new nodes)."""
         handle_op = graph.get_operation_by_name(op_name)
         self._handle = handle_op.outputs[0]
         self._shared = handle_op.attrs["shared_name"]
@@ -165,9 +213,24 @@ class Variable:
         self._graph_element = graph.get_tensor_by_name(read)
         self.trainable = trainable
         self._parent_op = None
-        for c in collections or [GLOBAL_VARIABLES] + ([TRAINABLE_VARIABLES] if trainable else []):
-            graph.add_to_collection(c, self)
-        return self
+        self._constraint = self._caching_device = None
+
+    def to_proto(self, export_scope=None) -> "VariableDef":
+        """The names of this variable's nodes (TF's ``VariableDef``): ``Variable(variable_def=)``
+        and ``Variable.from_proto`` re-attach to them."""
+        return VariableDef(self.name, self.initializer.name, self._graph_element.name,
+                           self._initial_value.name, self.trainable, not self._ref)
+
+    @staticmethod
+    def from_proto(variable_def: "VariableDef", import_scope=None) -> "Variable":
+        return Variable(variable_def=variable_def, import_scope=import_scope)
+
+    def __iter__(self):
+        raise OperatorNotAllowedInGraphError(ITERATING_NOT_ALLOWED)
+
+    def __deepcopy__(self, memo):
+        raise NotImplementedError("__deepcopy__() is only available when eager execution is "
+                                  "enabled.")
 
     # --- reads --------------------------------------------------------------------------
     def _read(self, name: str = "ReadVariableOp", site: str | None = None,
@@ -195,7 +258,31 @@ class Variable:
         return self._graph_element
 
     def value(self) -> Tensor:
-        return self._to_tensor()
+        """A read here; with a ``caching_device``, a read placed on that device (TF's cached
+        copy: ``<name>/Read/Identity`` there), wherever the variable itself lives."""
+        if self._caching_device is None:
+            return self._to_tensor()
+        graph = get_default_graph()
+        with graph.device(None), graph.device(self._caching_device):
+            return F.identity(self._to_tensor())
+
+    def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
+        """The rows ``indices`` of the variable (a gather of one read: ``Gather``)."""
+        return gather(self._to_tensor(), indices, name=name or "Gather")
+
+    def gather_nd(self, indices: Any, name: str | None = None) -> Tensor:
+        """``gather_nd`` of one read of the variable."""
+        return gather_nd(self._to_tensor(), indices, name=name or "GatherNd")
+
+    def count_up_to(self, limit: int) -> Tensor:
+        """Add one per run and return the value before (TF's ``ResourceCountUpTo``); a run
+        that finds the value at ``limit`` fails with ``OutOfRangeError: Reached limit of ...``."""
+        return count_up_to(self, limit)
+
+    @property
+    def constraint(self):
+        """The projection an optimizer applies after each update (None: none); kept, as TF."""
+        return self._constraint
 
     def read_value(self) -> Tensor:
         """A fresh read, ordered by the control dependencies in scope (``Read/ReadVariableOp``)."""
@@ -264,7 +351,10 @@ class Variable:
     # --- assignment ----------------------------------------------------------------
     def _assign_op(self, kind: str, value: Any, name: str | None, read_value: bool):
         value = convert_to_tensor(value, dtype=self._dtype)
-        self._check_assign_shape(value)
+        if kind == "AssignVariableOp":
+            self._check_assign_shape(value)
+        else:
+            self._check_update_shape(kind, value, name)
         op = get_default_graph().create_op(kind, (self._handle, value),
                                            {"var": self._shared, "dtype": self._dtype}, [],
                                            name=name or kind)
@@ -280,6 +370,25 @@ class Variable:
                                  {"var": self._shared, "dtype": self._dtype}, [],
                                  name=scope, tf_type=tf_type)
         return _RefAssignment(self, op)
+
+    def _check_update_shape(self, kind: str, value: Tensor, name: str | None) -> None:
+        """assign_add/assign_sub: the op's own shape function (TF has no Python check there)."""
+        if self._shape is None or value.shape.rank is None:
+            return
+        want, got = list(self._shape), value.shape.as_list()
+        if len(want) != len(got):
+            reason = f"Shapes must be equal rank, but are {len(want)} and {len(got)}"
+        else:
+            bad = [(i, a, b) for i, (a, b) in enumerate(zip(want, got))
+                   if a is not None and b is not None and a != b]
+            if not bad:
+                return
+            i, a, b = bad[0]
+            reason = (f"Dimension {i} in both shapes must be equal, but are {a} and {b}. "
+                      f"Shapes are {tf_shape(want)} and {tf_shape(got)}.")
+        node = get_default_graph().unique_name(name or kind, mark_as_used=False)
+        raise ValueError(shape_inference_error(reason, node, kind, {"dtype": self._dtype},
+                                               input_names((self._handle, value)), [(), got]))
 
     def _check_assign_shape(self, value: Tensor) -> None:
         if self._shape is not None and not value.shape.is_compatible_with(self._shape):
@@ -343,6 +452,56 @@ class Variable:
     def __repr__(self) -> str:
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
+    class SaveSliceInfo:
+        """Where a partition lives in the full variable a checkpoint holds: its offset and shape
+        in ``full_shape``.  ``spec`` is the checkpoint's text form, ``"2 3 4 0,1:2,1:0,3"``
+        (the full shape, then ``offset,size`` per dimension)."""
+
+        def __init__(self, full_name: str | None = None, full_shape=None, var_offset=None,
+                     var_shape=None, save_slice_info_def=None, import_scope=None):
+            self.full_name, self.full_shape = full_name, full_shape
+            self.var_offset, self.var_shape = var_offset, var_shape
+
+        @property
+        def spec(self) -> str:
+            full = " ".join(str(d) for d in self.full_shape)
+            parts = ":".join(f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
+            return f"{full} {parts}"
+
+        @classmethod
+        def from_spec(cls, spec: str) -> "Variable.SaveSliceInfo":
+            """The slice a ``spec`` names (no ``full_name``); TF's ValueErrors for a bad one."""
+            if " " not in spec:
+                raise ValueError("Spec string must contain space-separated full_shape info.")
+            *dims, slices = spec.split(" ")
+            full_shape = [_spec_int(d, "full_shape must be a sequence of integers") for d in dims]
+            offsets, sizes = [], []
+            for pair in slices.split(":"):
+                if pair.count(",") != 1:
+                    raise ValueError("Spec string must contain comma-separated pairs of offsets "
+                                     "and shapes.")
+                offset, size = pair.split(",")
+                offsets.append(_spec_int(offset, "var_offset must be an integer"))
+                sizes.append(_spec_int(size, "var_shape must be an integer"))
+            return cls(full_shape=full_shape, var_offset=offsets, var_shape=sizes)
+
+
+def _spec_int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"Spec string {what}. Found '{text}', which is not an integer.") from None
+
+
+class VariableDef(NamedTuple):
+    """What TF's ``VariableDef`` proto holds: the names of a variable's nodes."""
+    variable_name: str
+    initializer_name: str
+    snapshot_name: str
+    initial_value_name: str
+    trainable: bool = True
+    is_resource: bool = True
+
 
 class _UnreadVariable(Variable):
     """What an assignment returns: the variable, read *after* that assignment at every use.
@@ -357,6 +516,7 @@ class _UnreadVariable(Variable):
         self._is_initialized, self._ref = parent._is_initialized, parent._ref
         self.initializer, self._initial_value = parent.initializer, parent._initial_value
         self.trainable = parent.trainable
+        self._constraint, self._caching_device = parent._constraint, parent._caching_device
         self._parent_op = assign_op
         with get_default_graph().control_dependencies([assign_op]):
             self._graph_element = self._read()
@@ -420,6 +580,27 @@ def assign_add(ref: Variable, value: Any, use_locking=None, name: str | None = N
 def assign_sub(ref: Variable, value: Any, use_locking=None, name: str | None = None):
     """``tf.assign_sub(v, delta)``: ``v.assign_sub(delta)``."""
     return ref.assign_sub(value, name=name)
+
+
+def count_up_to(ref: Variable, limit: int, name: str | None = None) -> Tensor:
+    """``tf.count_up_to(v, limit)``: one ``ResourceCountUpTo`` node (``CountUpTo`` for a TF1
+    ref variable) that adds one to ``v`` per run and returns the value before the addition."""
+    graph = get_default_graph()
+    op = graph.create_op("ResourceCountUpTo", (ref.handle,),
+                         {"var": ref._shared, "limit": int(limit), "T": ref._dtype},
+                         [(ref._shape, ref._dtype._np)], name=name or "ResourceCountUpTo",
+                         tf_type="CountUpTo" if ref._ref else None)
+    return op.outputs[0]
+
+
+def assert_variables_initialized(var_list=None):
+    """TF1's check: the ranks of ``var_list`` (default: global and local variables) stacked,
+    None when there are none."""
+    if var_list is None:
+        var_list = [*global_variables(), *local_variables()]
+    if not var_list:
+        return None
+    return stack([rank(v._to_tensor()) for v in var_list])
 
 
 def report_uninitialized_variables(var_list=None, name: str = "report_uninitialized_variables") -> Tensor:

@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 import unittest
@@ -206,6 +207,12 @@ def main(argv: list[str] | None = None) -> None:
               file=sys.stderr, flush=True)
     with open(args.out, "w") as handle:
         json.dump(results, handle, indent=1, sort_keys=True)
+    if threading.active_count() > 1:
+        # A failed multithreaded test can leave a thread waiting forever (e.g. on an
+        # Event its partner never sets); the results are written, so do not wait for it.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
 
 
 if __name__ == "__main__":
