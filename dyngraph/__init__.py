@@ -82,4 +82,8 @@ __all__ = (["Tensor", "Size", "dtype", "autograd", "backends", "jit", "linalg", 
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])
 
+from .decompositions import TOP_LEVEL as _DECOMPOSITIONS  # noqa: E402  (torch.det, torch.qr...)
+globals().update(_DECOMPOSITIONS)
+__all__ += [name for name in _DECOMPOSITIONS if name not in __all__]
+
 _attach_methods(Tensor)  # x + y, x.exp(), x.detach()...: see dyngraph.methods

@@ -5,8 +5,8 @@ chose are kept: the gradient of a 2-norm (or any ``p > 0`` norm) at a zero vecto
 NaN; ``ord=inf`` splits the gradient evenly among the largest entries (``amax``'s rule);
 ``ord=0`` counts the non-zero entries and has a zero gradient.
 
-The spectral norms (``ord=2``, ``-2`` of a matrix, and ``'nuc'``) need singular values, which
-no registry op computes yet: they raise ``NotImplementedError`` naming the missing piece.
+The spectral norms (``ord=2``, ``-2`` of a matrix, and ``'nuc'``) are the largest, smallest
+and summed singular values (``svdvals``, whose gradient is ``U diag(g) V^T``).
 
 >>> import dyngraph as torch
 >>> torch.linalg.vector_norm(torch.tensor([3.0, 4.0])).item()
@@ -91,13 +91,24 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, "
-                                  f"which no registry op computes yet")
+        return _spectral_norm(A, ord, d0, d1, keepdim)
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     summed, over = (d0, d1) if ord in (1, -1) else (d1, d0)
     sums = _sum(_abs(A), summed, True)
     return (amax if ord > 0 else amin)(sums, (d0, d1), keepdim)
+
+
+def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):
+    """The sum (``'nuc'``), largest (2) or smallest (-2) singular value of the matrices in
+    dims ``d0``, ``d1``."""
+    from .decompositions import svdvals
+    rest = [d for d in range(A.dim()) if d not in (d0, d1)]
+    s = svdvals(apply(_R["Transpose"], (A,), {"perm": tuple(rest + [d0, d1])}))
+    out = _sum(s, -1) if ord == "nuc" else (amax if ord == 2 else amin)(s, -1)
+    for d in sorted((d0, d1)) if keepdim else ():
+        out = apply(_R["ExpandDims"], (out,), {"axis": d})
+    return out
 
 
 def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
@@ -115,3 +126,16 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord}")
     return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+# The inverses, solves and factorizations (dyngraph/decompositions.py) are torch.linalg's too.
+from .decompositions import (LinAlgError, cholesky, cholesky_ex, cond, det, eigvalsh,  # noqa: E402
+                             inv, inv_ex, lstsq, matrix_power, matrix_rank, multi_dot, pinv, qr,
+                             slogdet, solve, solve_ex, solve_triangular, svd, svdvals, tensorinv,
+                             tensorsolve, vander, vecdot)
+from .decompositions import _linalg_cross as cross  # noqa: E402  (dim is keyword-only, -1)
+
+__all__ += ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "eigvalsh", "inv",
+            "inv_ex", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr",
+            "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+            "tensorsolve", "vander", "vecdot"]

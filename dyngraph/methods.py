@@ -24,6 +24,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from . import composite, creation, functions, legacy, pointwise, random, reductions, selection
+from . import decompositions
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -187,6 +188,8 @@ def attach(cls: type = Tensor) -> None:
     cls.erfinv_ = pointwise.inplace(pointwise.erfinv)
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
+    for name, fn in decompositions.TOP_LEVEL.items():   # A.det(), A.cholesky(), b.cholesky_solve(L)
+        setattr(cls, name, fn)
     cls.T = property(functions.permute_all)
     cls.mT, cls.mH = property(composite.mT), property(composite.mH)
     cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new

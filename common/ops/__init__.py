@@ -5,6 +5,7 @@
     shape            data moved without arithmetic: reshape, transpose, concat, slicing
     reduce           sum, mean, max, min over an axis
     linalg           matrix multiplication (2-D and batched), einsum's equation
+    decompositions   inverse, determinants, solves, Cholesky, QR, eigh, SVD (LAPACK kernels)
     gather_scatter   index ops along one axis: gather and scatter_add
     nn               softmax, log-softmax, sparse softmax cross-entropy, one-hot
     conv, pool       convolution and its gradients; max/average pooling and padding
@@ -17,3 +18,4 @@ from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random
                sequence, shape, special)
 from . import dynamic_shape  # noqa: F401,E402  (registered after shape, whose tile-sum it reuses)
 from . import candidate  # noqa: F401,E402
+from . import decompositions  # noqa: F401,E402  (inverses, solves, factorizations: after linalg)

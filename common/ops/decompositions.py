@@ -1,0 +1,503 @@
+"""Inverses, determinants, solves and factorizations of (batches of) matrices.
+
+LAPACK does the work (numpy's batched ``linalg``; scipy's ``solve_triangular`` and
+``lu_factor`` where numpy has none).  Each op carries TF's op type (``MatrixInverse``,
+``Cholesky``, ``Svd`` ...) and the gradient PyTorch derives (``FunctionsManual.cpp``), written
+with registry ops so it serves eager backward, ``create_graph`` and static ``gradients()``::
+
+    op                       gradient of the input (real matrices, X^-T = inverse transposed)
+    MatrixInverse   A^-1     -A^-T G A^-T
+    MatrixDeterminant det A  g det(A) A^-T
+    LogMatrixDeterminant     g_logabsdet A^-T            (the sign has none)
+    MatrixSolve     A^-1 B   B: A^-T G;  A: -(A^-T G) X^T
+    MatrixTriangularSolve    the same, kept to A's triangle
+    Cholesky        L        L^-T Phi(L^T G) L^-1        (Phi: lower half, symmetrised)
+    Qr              Q, R     (G_Q + Q copyltu(R G_R^T - G_Q^T Q)) R^-T, split when m < n
+    SelfAdjointEigV2  e, V   V (diag(g_e) + skew(V^T G_V) / (e_j - e_i)) V^T
+    Svd             s, U, V  PyTorch's svd_backward
+
+Cholesky and the symmetric eigensolver factor the symmetric part ``(A + A^T) / 2``: equal to
+``A`` for the symmetric matrices they are meant for, and it makes the symmetric gradient that
+PyTorch and TF both return the true derivative (finite differences agree with it).
+
+A matrix the kernel cannot handle raises :class:`~common.errors.LinAlgError` with PyTorch's
+sentence (and TF's in ``.tf``), naming the batch element as PyTorch does.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+
+from ..errors import DTypeError, LinAlgError, ShapeError
+from ..examples import Example as E
+from ..registry import Spec, defop
+from ..shapes import broadcast_shapes, fmt_shape, unbroadcast as ub
+from .linalg import matrix_transpose as mT
+
+# A symmetric positive-definite and a symmetric matrix with distinct eigenvalues: the
+# examples of the ops meant for them (random data is neither).
+_SPD = np.array([[4.0, 1.2, -0.6], [1.2, 3.0, 0.4], [-0.6, 0.4, 2.5]])
+_SYM = np.array([[1.0, 0.5, -0.3], [0.5, -2.0, 0.8], [-0.3, 0.8, 3.0]])
+_UPPER = np.array([[2.0, 0.3, -0.5], [0.0, 1.5, 0.7], [0.0, 0.0, -1.8]])
+
+
+def _floating(x: np.ndarray, what: str) -> None:
+    if x.dtype.kind != "f":
+        raise DTypeError(f"{what} needs a floating-point matrix, not {x.dtype}")
+
+
+def _matrices_infer(x: Spec, what: str, square: bool = True) -> tuple | None:
+    """``x``'s shape checked to be a (batch of) matrices (square ones when ``square``)."""
+    if np.dtype(x.dtype).kind != "f":
+        raise DTypeError(f"{what} needs a floating-point matrix, not {np.dtype(x.dtype)}")
+    if x.shape is None:
+        return None
+    if len(x.shape) < 2:
+        raise ShapeError(f"{what} needs a matrix, got shape {fmt_shape(x.shape)}",
+                         tf=f"Input tensor 0 must have rank >= 2, but got shape "
+                            f"{fmt_shape(x.shape)}")
+    m, n = x.shape[-2:]
+    if square and m is not None and n is not None and m != n:
+        raise ShapeError(f"{what} needs square matrices, got shape {fmt_shape(x.shape)}",
+                         tf=f"Input matrix must be square, got {m} by {n}")
+    return x.shape
+
+
+def _batch_words(shape: tuple, i: int) -> str:
+    return f"(Batch element {i}): " if len(shape) > 2 else ""
+
+
+def _first_zero_pivot(a: np.ndarray) -> int:
+    """1-based position of LU's first zero pivot (LAPACK's ``info``), 0 when there is none."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lu, _ = sla.lu_factor(a, check_finite=False)
+    zeros = np.flatnonzero(np.diagonal(lu) == 0)
+    return int(zeros[0]) + 1 if zeros.size else 0
+
+
+def _singular(x: np.ndarray, words: str, tf: str) -> LinAlgError:
+    """The error for singular ``x``: ``words`` formatted with the first singular batch element
+    (``{batch}``) and its zero pivot (``{k}``)."""
+    mats = x.reshape((-1,) + x.shape[-2:])
+    for i, a in enumerate(mats):
+        k = _first_zero_pivot(a)
+        if k:
+            return LinAlgError(words.format(batch=_batch_words(x.shape, i), k=k), tf=tf)
+    return LinAlgError(words.format(batch="", k=0), tf=tf)
+
+
+def _expand2(F, v):
+    """``v[..., None, None]``: one number per matrix, against the matrix."""
+    return F.expand_dims(v, axis=(-2, -1))
+
+
+# --- band part and diagonal matrices: the masks the gradients below need --------------------
+
+def _band_part(x, num_lower=-1, num_upper=-1):
+    """Entries within ``num_lower`` below and ``num_upper`` above the diagonal (-1: all), the
+    rest zero -- TF's ``MatrixBandPart`` (``tril`` is ``(-1, 0)``, ``triu`` ``(0, -1)``)."""
+    m, n = x.shape[-2:]
+    i, j = np.arange(m)[:, None], np.arange(n)[None, :]
+    keep = ((num_lower < 0) | (i - j <= num_lower)) & ((num_upper < 0) | (j - i <= num_upper))
+    return np.where(keep, x, np.zeros((), x.dtype))
+
+
+def _band_part_infer(x: Spec, num_lower=-1, num_upper=-1) -> Spec:
+    if x.shape is not None and len(x.shape) < 2:
+        raise ShapeError(f"band part needs a matrix, got shape {fmt_shape(x.shape)}",
+                         tf=f"input must be at least 2-dim, received shape: "
+                            f"{fmt_shape(x.shape)}")
+    return x
+
+
+defop("MatrixBandPart", _band_part, _band_part_infer, inputs=("x",), fname="matrix_band_part",
+      examples=(E(((3, 4),), {"num_lower": -1, "num_upper": 0}),
+                E(((2, 4, 3),), {"num_lower": 1, "num_upper": -1})),
+      grads=(lambda F, g, num_lower, num_upper:
+             F.matrix_band_part(g, num_lower=num_lower, num_upper=num_upper),))
+
+
+def _matrix_diag(d):
+    """The square matrices with ``d``'s last axis on the diagonal, zeros elsewhere (TF's
+    ``MatrixDiag``, torch's ``diag_embed``)."""
+    k = d.shape[-1]
+    out = np.zeros(d.shape + (k,), d.dtype)
+    idx = np.arange(k)
+    out[..., idx, idx] = d
+    return out
+
+
+def _matrix_diag_infer(d: Spec) -> Spec:
+    if d.shape is None:
+        return d
+    if not d.shape:
+        raise ShapeError("a diagonal needs at least one dimension",
+                         tf="input must be at least 1-dim, received shape: []")
+    return Spec(d.shape + (d.shape[-1],), d.dtype)
+
+
+def _main_diagonal(F, g):
+    """The main diagonal of square ``g`` (MatrixDiag's gradient): the row sums of ``g * I``."""
+    eye = F.matrix_diag(F.ones_like(F.sum(g, axis=-1)))
+    return F.sum(F.mul(g, eye), axis=-1)
+
+
+defop("MatrixDiag", _matrix_diag, _matrix_diag_infer, inputs=("diagonal",), fname="matrix_diag",
+      torch_name="DiagEmbedBackward0",
+      examples=(E(((3,),)), E(((2, 4),))),
+      grads=(_main_diagonal,))
+
+
+# --- inverse, determinants ------------------------------------------------------------------
+
+def _inverse(x):
+    _floating(x, "MatrixInverse")
+    try:
+        return np.linalg.inv(x)
+    except np.linalg.LinAlgError:
+        raise _singular(x, "linalg.inv: {batch}The diagonal element {k} is zero, the inversion "
+                           "could not be completed because the input matrix is singular.",
+                        "Input is not invertible.") from None
+
+
+def _square_infer(what: str):
+    def infer(x: Spec, **attrs) -> Spec:
+        _matrices_infer(x, what)
+        return x
+    return infer
+
+
+defop("MatrixInverse", _inverse, _square_infer("MatrixInverse"), inputs=("x",),
+      fname="matrix_inverse", torch_name="LinalgInvExBackward0",
+      examples=(E(((3, 3),)), E(((2, 4, 4),))),
+      grads=(lambda F, g, out: F.neg(F.matmul(mT(F, out), F.matmul(g, mT(F, out)))),))
+
+
+def _det(x):
+    _floating(x, "MatrixDeterminant")
+    return np.asarray(np.linalg.det(x))
+
+
+def _det_infer(x: Spec) -> Spec:
+    shape = _matrices_infer(x, "MatrixDeterminant")
+    return Spec(None if shape is None else shape[:-2], x.dtype)
+
+
+defop("MatrixDeterminant", _det, _det_infer, inputs=("x",), fname="matrix_determinant",
+      torch_name="LinalgDetBackward0",
+      examples=(E(((3, 3),)), E(((2, 4, 4),))),
+      grads=(lambda F, g, x, out:
+             F.mul(_expand2(F, F.mul(g, out)), mT(F, F.matrix_inverse(x))),))
+
+
+def _slogdet(x):
+    _floating(x, "LogMatrixDeterminant")
+    sign, logabs = np.linalg.slogdet(x)
+    return np.asarray(sign), np.asarray(logabs)
+
+
+def _slogdet_infer(x: Spec) -> tuple[Spec, Spec]:
+    spec = _det_infer(x)
+    return spec, spec
+
+
+defop("LogMatrixDeterminant", _slogdet, _slogdet_infer, inputs=("x",),
+      fname="log_matrix_determinant", outputs=2, torch_name="LinalgSlogdetBackward0",
+      examples=(E(((3, 3),)), E(((2, 4, 4),))),
+      grads=(lambda F, g, x: F.mul(_expand2(F, g[1]), mT(F, F.matrix_inverse(x))),))
+
+
+# --- solves ---------------------------------------------------------------------------------
+
+def _solve(matrix, rhs, adjoint=False):
+    """``X`` with ``A X = B`` (``A^T X = B`` when ``adjoint``); batch dims broadcast."""
+    _floating(matrix, "MatrixSolve")
+    a = np.swapaxes(matrix, -1, -2) if adjoint else matrix
+    try:
+        return np.linalg.solve(a, rhs)
+    except np.linalg.LinAlgError:
+        batch = broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+        raise _singular(np.broadcast_to(a, batch + a.shape[-2:]),
+                        "torch.linalg.solve: {batch}The solver failed because the input matrix "
+                        "is singular.", "Input matrix is not invertible.") from None
+
+
+def _solve_infer(matrix: Spec, rhs: Spec, adjoint=False, lower=True, unit_diagonal=False) -> Spec:
+    a = _matrices_infer(matrix, "MatrixSolve")
+    b = _matrices_infer(rhs, "MatrixSolve", square=False)
+    dtype = np.result_type(matrix.dtype, rhs.dtype)
+    if a is None or b is None:
+        return Spec(None, dtype)
+    if a[-1] is not None and b[-2] is not None and a[-1] != b[-2]:
+        raise ShapeError(f"solve: A {fmt_shape(a)} and B {fmt_shape(b)} do not fit AX = B",
+                         tf=f"Input matrix and right-hand side must have the same number of "
+                            f"rows: {a[-1]} vs. {b[-2]}")
+    return Spec(broadcast_shapes(a[:-2], b[:-2]) + b[-2:], dtype)
+
+
+def _solve_grad_matrix(F, g, matrix, out, matrix_shape, adjoint):
+    gb = F.matrix_solve(matrix, g, adjoint=not adjoint)
+    ga = F.matmul(out, mT(F, gb)) if adjoint else F.matmul(gb, mT(F, out))
+    return ub(F, F.neg(ga), matrix_shape)
+
+
+defop("MatrixSolve", _solve, _solve_infer, inputs=("matrix", "rhs"), fname="matrix_solve",
+      torch_name="LinalgSolveExBackward0",
+      examples=(E(((3, 3), (3, 2))), E(((2, 3, 3), (3, 1)), {"adjoint": True})),
+      grads=(_solve_grad_matrix,
+             lambda F, g, matrix, rhs_shape, adjoint:
+                 ub(F, F.matrix_solve(matrix, g, adjoint=not adjoint), rhs_shape)))
+
+
+def _triangular_solve(matrix, rhs, lower=True, adjoint=False, unit_diagonal=False):
+    """``X`` with ``A X = B`` for triangular ``A`` (only its ``lower`` or upper triangle is
+    read; ``unit_diagonal``: its diagonal is taken as ones), batch dims broadcast."""
+    _floating(matrix, "MatrixTriangularSolve")
+    batch = broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
+    dtype = np.result_type(matrix.dtype, rhs.dtype)
+    out = np.zeros(batch + rhs.shape[-2:], dtype)
+    if out.size == 0:
+        return out
+    a = np.broadcast_to(matrix, batch + matrix.shape[-2:]).reshape((-1,) + matrix.shape[-2:])
+    b = np.broadcast_to(rhs, batch + rhs.shape[-2:]).reshape((-1,) + rhs.shape[-2:])
+    flat = out.reshape((-1,) + rhs.shape[-2:])
+    with np.errstate(all="ignore"):
+        for i in range(len(flat)):
+            flat[i] = sla.solve_triangular(a[i], b[i], trans=1 if adjoint else 0, lower=lower,
+                                           unit_diagonal=unit_diagonal, check_finite=False)
+    return out
+
+
+def _triangular_solve_grad_matrix(F, g, matrix, out, matrix_shape, lower, adjoint,
+                                  unit_diagonal):
+    gb = F.matrix_triangular_solve(matrix, g, lower=lower, adjoint=not adjoint,
+                                   unit_diagonal=unit_diagonal)
+    ga = F.neg(F.matmul(out, mT(F, gb)) if adjoint else F.matmul(gb, mT(F, out)))
+    ga = F.matrix_band_part(ga, num_lower=-1 if lower else 0, num_upper=0 if lower else -1)
+    if unit_diagonal:  # the diagonal is not read: no gradient
+        ga = F.sub(ga, F.matrix_band_part(ga, num_lower=0, num_upper=0))
+    return ub(F, ga, matrix_shape)
+
+
+defop("MatrixTriangularSolve", _triangular_solve, _solve_infer, inputs=("matrix", "rhs"),
+      fname="matrix_triangular_solve", torch_name="LinalgSolveTriangularBackward0",
+      examples=(E((_UPPER, (3, 2)), {"lower": False}),
+                E((np.ascontiguousarray(_UPPER.T), (2, 3, 1)), {"lower": True, "adjoint": True}),
+                E((_UPPER, (3, 2)), {"lower": False, "unit_diagonal": True})),
+      grads=(_triangular_solve_grad_matrix,
+             lambda F, g, matrix, rhs_shape, lower, adjoint, unit_diagonal:
+                 ub(F, F.matrix_triangular_solve(matrix, g, lower=lower, adjoint=not adjoint,
+                                                 unit_diagonal=unit_diagonal), rhs_shape)))
+
+
+# --- Cholesky -------------------------------------------------------------------------------
+
+def _symmetric_part(x):
+    return (x + np.swapaxes(x, -1, -2)) / 2
+
+
+def _cholesky(x):
+    """Lower ``L`` with ``L L^T`` = the symmetric part of ``x``."""
+    _floating(x, "Cholesky")
+    s = _symmetric_part(x)
+    try:
+        return np.linalg.cholesky(s)
+    except np.linalg.LinAlgError:
+        raise _not_positive_definite(s) from None
+
+
+def _not_positive_definite(s: np.ndarray) -> LinAlgError:
+    mats = s.reshape((-1,) + s.shape[-2:])
+    for i, a in enumerate(mats):
+        try:
+            sla.cholesky(a, lower=True, check_finite=False)
+        except np.linalg.LinAlgError as e:
+            found = re.match(r"\s*(\d+)", str(e))
+            order = found.group(1) if found else "?"
+            return LinAlgError(f"linalg.cholesky: {_batch_words(s.shape, i)}The factorization "
+                               f"could not be completed because the input is not "
+                               f"positive-definite (the leading minor of order {order} is not "
+                               f"positive-definite).",
+                               tf="Cholesky decomposition was not successful. The input might "
+                                  "not be valid.")
+    return LinAlgError("linalg.cholesky: The factorization could not be completed because the "
+                       "input is not positive-definite.")
+
+
+def _cholesky_grad(F, g, out):
+    """PyTorch's ``cholesky_backward``: ``L^-T Phi L^-1`` with ``P = tril(L^T G)`` and
+    ``Phi = (P + tril(P, -1)^T) / 2`` -- symmetric, as the input is meant to be."""
+    p = F.matrix_band_part(F.matmul(mT(F, out), g), num_lower=-1, num_upper=0)
+    strictly_lower = F.sub(p, F.matrix_band_part(p, num_lower=0, num_upper=0))
+    phi = F.mul(F.add(p, mT(F, strictly_lower)), 0.5)
+    t = F.matrix_triangular_solve(out, phi, lower=True, adjoint=True)
+    return mT(F, F.matrix_triangular_solve(out, mT(F, t), lower=True, adjoint=True))
+
+
+defop("Cholesky", _cholesky, _square_infer("Cholesky"), inputs=("x",), fname="cholesky",
+      torch_name="LinalgCholeskyExBackward0",
+      examples=(E((_SPD,)), E((np.stack([_SPD, _SPD @ _SPD]),))),
+      grads=(_cholesky_grad,))
+
+
+# --- QR -------------------------------------------------------------------------------------
+
+def _qr(x, full_matrices=False):
+    _floating(x, "Qr")
+    q, r = np.linalg.qr(x, mode="complete" if full_matrices else "reduced")
+    return q, r
+
+
+def _qr_infer(x: Spec, full_matrices=False) -> tuple[Spec, Spec]:
+    shape = _matrices_infer(x, "Qr", square=False)
+    if shape is None:
+        return Spec(None, x.dtype), Spec(None, x.dtype)
+    m, n = shape[-2:]
+    k = m if full_matrices else (None if m is None or n is None else min(m, n))
+    return Spec(shape[:-2] + (m, k), x.dtype), Spec(shape[:-2] + (k, n), x.dtype)
+
+
+def _copyltu(F, m):
+    """The symmetric matrix whose lower triangle is ``m``'s."""
+    lower = F.matrix_band_part(m, num_lower=-1, num_upper=0)
+    return F.add(lower, mT(F, F.sub(lower, F.matrix_band_part(m, num_lower=0, num_upper=0))))
+
+
+def _qr_square_grad(F, gq, gr, q, r):
+    """``(G_Q + Q copyltu(R G_R^T - G_Q^T Q)) R^-T`` for ``m >= n`` (R square)."""
+    m = F.sub(F.matmul(r, mT(F, gr)), F.matmul(mT(F, gq), q))
+    b = F.add(gq, F.matmul(q, _copyltu(F, m)))
+    return mT(F, F.matrix_triangular_solve(r, mT(F, b), lower=False))
+
+
+def _qr_grad(F, g, x, out, full_matrices):
+    gq, gr = g
+    q, r = out
+    m, n = F.shape(x)[-2:]
+    if m is None or n is None:
+        raise ValueError("the gradient of QR needs the matrix dimensions known")
+    if full_matrices and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    if m >= n:
+        return _qr_square_grad(F, gq, gr, q, r)
+    # A = [X | Y] with X square: R = [U | V], X = Q U, Y = Q V.
+    _, y = F.split_v(x, sizes=(m, n - m), axis=-1)
+    gu, gv = F.split_v(gr, sizes=(m, n - m), axis=-1)
+    u, _ = F.split_v(r, sizes=(m, n - m), axis=-1)
+    gx = _qr_square_grad(F, F.add(gq, F.matmul(y, mT(F, gv))), gu, q, u)
+    return F.concat(gx, F.matmul(q, gv), axis=-1)
+
+
+defop("Qr", _qr, _qr_infer, inputs=("x",), fname="qr", outputs=2,
+      torch_name="LinalgQrBackward0",
+      examples=(E(((4, 3),)), E(((3, 3),)), E(((2, 3, 5),)), E(((3, 4),), {"full_matrices": True})),
+      grads=(_qr_grad,))
+
+
+# --- symmetric eigenproblem, singular values ------------------------------------------------
+
+def _eigh(x):
+    """Eigenvalues (ascending) and eigenvectors of the symmetric part of ``x``."""
+    _floating(x, "SelfAdjointEigV2")
+    e, v = np.linalg.eigh(_symmetric_part(x))
+    return e, v
+
+
+def _eigh_infer(x: Spec) -> tuple[Spec, Spec]:
+    shape = _matrices_infer(x, "SelfAdjointEigV2")
+    return Spec(None if shape is None else shape[:-1], x.dtype), Spec(shape, x.dtype)
+
+
+def _off_diagonal_ratio(F, numer, d):
+    """``numer / (d_j - d_i)`` off the diagonal, where ``numer`` is 0 (its diagonal is)."""
+    diff = F.sub(F.expand_dims(d, axis=-2), F.expand_dims(d, axis=-1))
+    return F.div(numer, F.add(diff, F.matrix_diag(F.ones_like(d))))
+
+
+def _skew(F, a):
+    return F.sub(a, mT(F, a))
+
+
+def _eigh_grad(F, g, out):
+    """PyTorch's ``linalg_eig_backward`` for symmetric input:
+    ``V (diag(g_e) + skew(V^T G_V) / 2 / (e_j - e_i)) V^T``."""
+    ge, gv = g
+    e, v = out
+    inner = F.mul(_off_diagonal_ratio(F, _skew(F, F.matmul(mT(F, v), gv)), e), 0.5)
+    inner = F.add(inner, F.matrix_diag(ge))
+    return F.matmul(v, F.matmul(inner, mT(F, v)))
+
+
+defop("SelfAdjointEigV2", _eigh, _eigh_infer, inputs=("x",), fname="self_adjoint_eig",
+      outputs=2, torch_name="LinalgEighBackward0",
+      examples=(E((_SYM,)), E((np.stack([_SYM, _SPD]),))),
+      grads=(_eigh_grad,))
+
+
+def _svd(x, full_matrices=False, compute_uv=True):
+    """``s, U, V`` with ``x = U diag(s) V^T`` (TF's order; V, not V^T); without ``compute_uv``
+    U and V are empty, as TF returns them."""
+    _floating(x, "Svd")
+    if not compute_uv:
+        empty = np.zeros((0,), x.dtype)
+        return np.linalg.svd(x, compute_uv=False), empty, empty
+    u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+    return s, u, np.swapaxes(vh, -1, -2)
+
+
+def _svd_infer(x: Spec, full_matrices=False, compute_uv=True) -> tuple[Spec, Spec, Spec]:
+    shape = _matrices_infer(x, "Svd", square=False)
+    if shape is None:
+        unknown = Spec(None, x.dtype)
+        empty = Spec((0,), x.dtype)
+        return (unknown, empty, empty) if not compute_uv else (unknown, unknown, unknown)
+    m, n = shape[-2:]
+    k = None if m is None or n is None else min(m, n)
+    batch = shape[:-2]
+    if not compute_uv:
+        empty = Spec((0,), x.dtype)
+        return Spec(batch + (k,), x.dtype), empty, empty
+    return (Spec(batch + (k,), x.dtype), Spec(batch + (m, m if full_matrices else k), x.dtype),
+            Spec(batch + (n, n if full_matrices else k), x.dtype))
+
+
+def _svd_grad(F, g, x, out, full_matrices, compute_uv):
+    """PyTorch's ``svd_backward`` (the columns past ``min(m, n)`` of full U or V get none)."""
+    gs, gu, gv = g
+    s, u, v = out
+    m, n = F.shape(x)[-2:]
+    if not compute_uv:          # svdvals: U diag(g_s) V^T, U and V computed again
+        _, u, v = F.svd(x)
+        return F.matmul(F.mul(u, F.expand_dims(gs, axis=-2)), mT(F, v))
+    k = min(m, n)
+    if full_matrices and m != n:
+        def narrow(a, size):
+            return F.split_v(a, sizes=(k, size - k), axis=-1)[0]
+        u, gu = (narrow(a, m) for a in (u, gu))
+        v, gv = (narrow(a, n) for a in (v, gv))
+    s_row, s_col = F.expand_dims(s, axis=-2), F.expand_dims(s, axis=-1)
+    both = F.add(F.mul(_skew(F, F.matmul(mT(F, u), gu)), s_row),
+                 F.mul(s_col, _skew(F, F.matmul(mT(F, v), gv))))
+    inner = F.add(_off_diagonal_ratio(F, both, F.mul(s, s)), F.matrix_diag(gs))
+    if m > n:       # U's columns span only part of the space: (I - U U^T) G_U S^-1
+        gus = F.div(gu, s_row)
+        left = F.add(F.matmul(u, inner), F.sub(gus, F.matmul(u, F.matmul(mT(F, u), gus))))
+        return F.matmul(left, mT(F, v))
+    if m < n:       # likewise for V
+        gvs = F.div(gv, s_row)
+        right = F.add(F.matmul(inner, mT(F, v)),
+                      F.sub(mT(F, gvs), F.matmul(F.matmul(mT(F, gvs), v), mT(F, v))))
+        return F.matmul(u, right)
+    return F.matmul(u, F.matmul(inner, mT(F, v)))
+
+
+defop("Svd", _svd, _svd_infer, inputs=("x",), fname="svd", outputs=3,
+      torch_name="LinalgSvdBackward0",
+      examples=(E(((3, 3),)), E(((4, 2),)), E(((2, 2, 4),)), E(((4, 3),), {"compute_uv": False}),
+                E(((3, 3),), {"full_matrices": True})),
+      grads=(_svd_grad,))
