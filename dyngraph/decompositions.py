@@ -166,7 +166,8 @@ def solve(A, B, *, left: bool = True, out=None):
     A, B = _matrices(A, "linalg.solve"), _t(B)
     vector = _vector_case(A, B)
     rhs = apply(_R["ExpandDims"], (B,), {"axis": -1}) if vector else B
-    n, k = A._data.shape[-1], rhs._data.shape[-2] if rhs.dim() >= 2 else -1
+    n = A._data.shape[-1]
+    k = -1 if rhs.dim() < 2 else rhs._data.shape[-2] if left else rhs._data.shape[-1]
     if n != k or not left and vector:
         shape = "x".join(map(str, rhs._data.shape[-2:])) if rhs.dim() >= 2 else "?"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
@@ -243,6 +244,8 @@ def _leading_minor(a: np.ndarray) -> int:
     return 0
 
 
+# Not exported yet: PyTorch's gradient of cholesky_solve with respect to L is symmetrised
+# (cholesky_solve_backward), this composition's is the triangular solves' own.
 def cholesky_solve(B, L, upper: bool = False):
     """``X`` with ``(L L^T) X = B`` given the Cholesky factor ``L`` (``U^T U`` when
     ``upper``)."""
@@ -310,37 +313,17 @@ def svdvals(A, *, driver=None, out=None):
     return apply(_R["Svd"], (A,), {"compute_uv": False})[0]
 
 
-def _detached(x):
-    return x.detach() if isinstance(x, Tensor) else x
-
-
-def _tolerance(s_max, m: int, n: int, dtype, atol, rtol):
-    """PyTorch's cutoff ``max(atol, rtol * s_max)`` (no gradient); ``rtol`` defaults to
-    ``eps * max(m, n)``, or to 0 when ``atol`` is given."""
-    if rtol is None:
-        rtol = 0.0 if atol is not None else float(np.finfo(dtype).eps) * builtins.max(m, n)
-    rel = mul(s_max.detach(), _detached(rtol))
-    return apply(_R["Maximum"], (rel, 0.0 if atol is None else _detached(atol)))
+def _number(x):
+    """A tolerance as a Python float (a 0-d tensor's value; PyTorch takes those too)."""
+    return None if x is None else builtins.float(x.item() if isinstance(x, Tensor) else x)
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian: bool = False, out=None):
-    """The pseudo-inverse: ``V diag(1/s) U^T`` over the singular values above the cutoff."""
-    A = _matrices(A, "linalg.pinv", square=False)
-    m, n = A._data.shape[-2:]
-    if A._data.size == 0:
-        return mul(_mT(A), 0.0)
-    if hermitian:   # singular values |e|, vectors V: PyTorch's composite through eigh
-        e, v = _eigh(A)
-        s, u, inverted = _abs(e), v, e
-    else:
-        s, u, v = apply(_R["Svd"], (A,))
-        inverted = s
-    s_max = apply(_R["Max"], (s,), {"axis": -1, "keepdims": True})
-    cutoff = _tolerance(s_max, m, n, A._data.dtype, atol, rtol)
-    keep = apply(_R["Greater"], (s.detach(), cutoff.detach()))
-    safe = where(keep, inverted, 1.0)
-    scale = where(keep, div(1.0, safe), 0.0)
-    return matmul(mul(v, apply(_R["ExpandDims"], (scale,), {"axis": -2})), _mT(u))
+    """The pseudo-inverse: ``V diag(1/s) U^T`` over the singular values above
+    ``max(atol, rtol * max(s))`` (``hermitian``: from ``A``'s lower triangle, by ``eigh``)."""
+    A = _matrices(A, "linalg.pinv", square=hermitian)
+    return apply(_R["Pinv"], (A,), {"rtol": _number(rtol), "atol": _number(atol),
+                                    "hermitian": hermitian})
 
 
 def pinverse(input, rcond: float = 1e-15):
@@ -382,12 +365,14 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False, out=None):
     """The number of singular values above the cutoff (int64, no gradient)."""
     A = _matrices(A, "torch.linalg.matrix_rank", square=False)
     m, n = A._data.shape[-2:]
-    s = svdvals(A.detach()) if not hermitian else _abs(_eigh(A.detach())[0])
-    if s._data.shape[-1] == 0:
+    s = (svdvals(A.detach()) if not hermitian else _abs(_eigh(A.detach())[0]))._data
+    if s.shape[-1] == 0:
         return make(np.zeros(A._data.shape[:-2], np.int64))
-    s_max = apply(_R["Max"], (s,), {"axis": -1, "keepdims": True})
-    cutoff = _tolerance(s_max, m, n, A._data.dtype, atol, rtol)
-    return make((s._data > cutoff._data).sum(-1).astype(np.int64))
+    atol, rtol = _number(atol), _number(rtol)
+    if rtol is None:
+        rtol = 0.0 if atol is not None else float(np.finfo(s.dtype).eps) * builtins.max(m, n)
+    cutoff = np.maximum(rtol * s.max(-1, keepdims=True), atol or 0.0)
+    return make((s > cutoff).sum(-1).astype(np.int64))
 
 
 def cond(A, p=None, *, out=None):
@@ -496,8 +481,8 @@ def vander(x, N=None):
     from .reductions import cumprod
     from .functions import cat, expand
     x = _t(x)
-    if x.dim() < 1:
-        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    if x.dim() == 0:          # a number: one row
+        x = reshape(x, (1,))
     n = x._data.shape[-1] if N is None else N
     if n <= 1:
         if n < 0:
@@ -568,7 +553,6 @@ def _torch_matrix_power(input, n: int):
 #: The ``torch.*`` functions (and Tensor methods) of this module, by PyTorch's name.
 TOP_LEVEL = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse,
              "pinverse": pinverse, "matrix_power": _torch_matrix_power,
-             "cholesky": _torch_cholesky, "cholesky_solve": cholesky_solve,
-             "cholesky_inverse": cholesky_inverse, "triangular_solve": triangular_solve,
+             "cholesky": _torch_cholesky, "triangular_solve": triangular_solve,
              "qr": qr, "svd": _torch_svd, "kron": kron, "inner": inner, "dist": dist,
              "cross": cross}

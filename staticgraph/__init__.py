@@ -60,6 +60,7 @@ from .ops.core_ops import __all__ as _ops_all
 from .ops.math_ops import *  # noqa: F403
 from .ops.math_ops import __all__ as _math_all
 from . import math
+from . import linalg
 from .ops.overloads import install as _install
 from .interop.serialize import from_json, to_json, to_networkx
 from .framework import printing as _printing  # noqa: F401  (registers str(graph))

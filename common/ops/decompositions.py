@@ -501,3 +501,57 @@ defop("Svd", _svd, _svd_infer, inputs=("x",), fname="svd", outputs=3,
       examples=(E(((3, 3),)), E(((4, 2),)), E(((2, 2, 4),)), E(((4, 3),), {"compute_uv": False}),
                 E(((3, 3),), {"full_matrices": True})),
       grads=(_svd_grad,))
+
+
+# --- pseudo-inverse -------------------------------------------------------------------------
+
+def _pinv(x, rtol=None, atol=None, hermitian=False):
+    """``V diag(1/s) U^T`` over the singular values ``s > max(atol, rtol * max(s))``
+    (PyTorch's defaults: ``rtol = eps * max(m, n)``, or 0 when only ``atol`` is given).
+    ``hermitian``: ``x``'s lower triangle holds a symmetric matrix (its eigenvalues' sizes are
+    its singular values)."""
+    _floating(x, "Pinv")
+    m, n = x.shape[-2:]
+    if x.size == 0:
+        return np.zeros(x.shape[:-2] + (n, m), x.dtype)
+    if rtol is None:
+        rtol = 0.0 if atol is not None else float(np.finfo(x.dtype).eps) * max(m, n)
+    if hermitian:
+        low = np.tril(x)
+        e, u = np.linalg.eigh(low + np.swapaxes(np.tril(x, -1), -1, -2))
+        s, inv_s, v = np.abs(e), e, u
+    else:
+        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        inv_s, v = s, np.swapaxes(vh, -1, -2)
+    cutoff = np.maximum(rtol * np.max(s, axis=-1, keepdims=True), atol or 0.0)
+    with np.errstate(divide="ignore"):
+        scale = np.where(s > cutoff, 1 / np.where(s > cutoff, inv_s, 1), 0).astype(x.dtype)
+    return np.matmul(v * scale[..., None, :], np.swapaxes(u, -1, -2))
+
+
+def _pinv_infer(x: Spec, rtol=None, atol=None, hermitian=False) -> Spec:
+    shape = _matrices_infer(x, "Pinv", square=hermitian)
+    return Spec(None if shape is None else shape[:-2] + (shape[-1], shape[-2]), x.dtype)
+
+
+def _pinv_grad(F, g, x, out):
+    """PyTorch's ``pinv_backward`` (the derivative of the pseudo-inverse at constant rank),
+    in the orientation that keeps the products small."""
+    p, pt, gt = out, mT(F, out), mT(F, g)
+    m, n = F.shape(x)[-2:]
+    if m <= n:
+        k = F.matmul(gt, p)
+        kpt = F.matmul(k, pt)
+        return F.add(F.sub(kpt, mT(F, F.matmul(p, k))),
+                     F.sub(F.matmul(F.matmul(pt, p), F.sub(gt, F.matmul(k, x))),
+                           F.matmul(F.matmul(x, p), kpt)))
+    k = F.matmul(p, gt)
+    ptk = F.matmul(pt, k)
+    return F.add(F.sub(ptk, mT(F, F.matmul(k, p))),
+                 F.sub(F.matmul(F.matmul(F.sub(gt, F.matmul(x, k)), p), pt),
+                       F.matmul(F.matmul(ptk, p), x)))
+
+
+defop("Pinv", _pinv, _pinv_infer, inputs=("x",), fname="pinv", torch_name="LinalgPinvBackward0",
+      examples=(E(((3, 3),)), E(((2, 4, 3),)), E(((3, 5),)), E(((3, 3),), {"rtol": 1e-3})),
+      grads=(_pinv_grad,))

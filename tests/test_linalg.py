@@ -1,0 +1,111 @@
+"""torch.linalg and tf.linalg behaviours the op_db replay does not cover: refusals of singular
+and indefinite matrices (type and words), the triangle a kernel reads, keyword forms, the
+spectral norms, and TF's gradients.  Expected values recorded from torch 2.13 / TF 2.21."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dyngraph as torch
+import staticgraph as tf
+
+A = np.array([[4., 1., 2.], [0.5, 3., 1.], [-1., 2., 5.]])   # not symmetric
+
+
+def test_singular_inverse_raises_torchs_linalg_error_naming_the_batch_element():
+    batch = torch.tensor(np.stack([np.eye(2), [[1., 2.], [2., 4.]]]))
+    with pytest.raises(torch.linalg.LinAlgError) as info:
+        torch.linalg.inv(batch)
+    assert isinstance(info.value, RuntimeError) and type(info.value).__name__ == "_LinAlgError"
+    assert str(info.value).startswith(
+        "linalg.inv: (Batch element 1): The diagonal element 2 is zero, the inversion could not "
+        "be completed because the input matrix is singular.")
+    inverse, code = torch.linalg.inv_ex(batch)
+    assert code.tolist() == [0, 2] and code.dtype == torch.int32
+
+
+def test_singular_solve_and_indefinite_cholesky_use_torchs_words():
+    with pytest.raises(torch.linalg.LinAlgError, match=r"^torch\.linalg\.solve: The solver "
+                       r"failed because the input matrix is singular\."):
+        torch.linalg.solve(torch.tensor([[1., 2.], [2., 4.]]), torch.ones(2))
+    with pytest.raises(RuntimeError) as info:
+        torch.linalg.cholesky(torch.tensor([[1., 2.], [2., 1.]]))
+    assert str(info.value).startswith(
+        "linalg.cholesky: The factorization could not be completed because the input is not "
+        "positive-definite (the leading minor of order 2 is not positive-definite).")
+    assert torch.linalg.cholesky_ex(torch.tensor([[1., 2.], [2., 1.]])).info.item() == 2
+
+
+def test_shape_refusals_in_torchs_words():
+    with pytest.raises(RuntimeError, match="linalg.inv: A must be batches of square matrices, "
+                                           "but they are 2 by 3 matrices"):
+        torch.linalg.inv(torch.ones(2, 3))
+    with pytest.raises(RuntimeError, match="linalg.det: The input tensor A must have at least "
+                                           "2 dimensions."):
+        torch.linalg.det(torch.ones(3))
+    with pytest.raises(RuntimeError, match=r"linalg.solve: Incompatible shapes of A and B for "
+                                           r"the equation AX = B \(2x2 and 3x1\)"):
+        torch.linalg.solve(torch.eye(2), torch.ones(3))
+
+
+def test_cholesky_and_eigvalsh_read_one_triangle_as_torch():
+    x = torch.tensor(A)
+    np.testing.assert_allclose(torch.linalg.cholesky(x).numpy(), [
+        [2.0, 0.0, 0.0], [0.25, 1.713913650100261, 0.0],
+        [-0.5, 1.2398524277321037, 1.7924190239580724]], rtol=1e-12)
+    np.testing.assert_allclose(torch.linalg.cholesky(x, upper=True).numpy(), [
+        [2.0, 0.5, 1.0], [0.0, 1.6583123951777, 0.30151134457776363],
+        [0.0, 0.0, 1.9771421064483223]], rtol=1e-12)
+    np.testing.assert_allclose(torch.linalg.eigvalsh(x).numpy(),
+                               [1.4054333647131585, 4.201305224207133, 6.393261411079709])
+    np.testing.assert_allclose(torch.linalg.eigvalsh(x, UPLO="U").numpy(),
+                               [2.307978528369904, 2.6431041321077897, 7.048917339522305])
+
+
+def test_pinv_hermitian_of_a_nonsymmetric_input_takes_torchs_gradient():
+    x = torch.tensor(A, requires_grad=True)
+    p = torch.linalg.pinv(x, hermitian=True)
+    (p * torch.arange(9.).reshape(3, 3).double()).sum().backward()
+    np.testing.assert_allclose(p.detach().numpy()[0], [0.29139072847682135, -0.11920529801324498,
+                                                       0.10596026490066222], rtol=1e-10)
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [-0.3271542348409841, 0.06173889782340711, -0.5663287104579766],
+        [0.010003046804906025, -0.06503548845162165, 0.04506947673667083],
+        [-0.349370641638525, -0.22398314701545324, -0.42348613151915343]], rtol=1e-9)
+
+
+def test_spectral_matrix_norms_and_their_gradient():
+    x = torch.tensor(A, requires_grad=True)
+    n = (torch.linalg.matrix_norm(x, "nuc") + torch.linalg.matrix_norm(x, 2)
+         - torch.linalg.matrix_norm(x, -2))
+    n.backward()
+    assert n.item() == pytest.approx(16.696001296493844, rel=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [1.0180302281113294, 0.46915853270677255, 0.600080652647245],
+        [0.21002500508749827, 0.396461115903906, 0.6400051142846641],
+        [-0.19318140528636424, 0.8131222559779467, 1.4401467328529751]], rtol=1e-9)
+
+
+def test_solve_vector_and_right_hand_forms():
+    x = torch.tensor(A)
+    np.testing.assert_allclose(torch.linalg.solve(x, torch.tensor([1., 2., 3.]).double()).numpy(),
+                               [-0.07079646017699115, 0.5575221238938053, 0.36283185840707965])
+    np.testing.assert_allclose(torch.linalg.solve(x, torch.eye(3).double()[:2], left=False).numpy(),
+                               [[0.23008849557522124, -0.017699115044247787, -0.08849557522123894],
+                                [-0.061946902654867256, 0.3893805309734513, -0.05309734513274336]])
+
+
+def test_tf_linalg_op_types_gradients_and_refusal():
+    a = tf.constant(np.array([[4., 1.], [1., 3.]]))
+    i, c = tf.linalg.inv(a), tf.linalg.cholesky(a)
+    s, _, _ = tf.linalg.svd(a)
+    q, _ = tf.linalg.qr(a)
+    assert [t.op.type for t in (i, c, s, q, tf.linalg.slogdet(a)[0], tf.linalg.det(a))] == [
+        "MatrixInverse", "Cholesky", "Svd", "Qr", "LogMatrixDeterminant", "MatrixDeterminant"]
+    g, = tf.gradients(tf.reduce_sum(i) + tf.reduce_sum(c) + tf.reduce_sum(s) + tf.linalg.det(a), a)
+    bad = tf.linalg.inv(tf.constant([[1., 2.], [2., 4.]]))
+    with tf.compat.v1.Session() as sess:
+        np.testing.assert_allclose(sess.run(g), [[4.17328661, -0.87496461],
+                                                 [-0.87496461, 5.22713118]], rtol=1e-8)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible."):
+            sess.run(bad)
