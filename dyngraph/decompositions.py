@@ -30,7 +30,7 @@ from collections import namedtuple
 import numpy as np
 
 from common import REGISTRY
-from common.ops.decompositions import _first_zero_pivot
+from common.ops.decompositions import _first_zero_pivot, permutation_matrix
 
 from .engine import apply
 from .errors import _LinAlgError
@@ -556,3 +556,117 @@ TOP_LEVEL = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": invers
              "cholesky": _torch_cholesky, "triangular_solve": triangular_solve,
              "qr": qr, "svd": _torch_svd, "kron": kron, "inner": inner, "dist": dist,
              "cross": cross}
+
+
+# --- LU -------------------------------------------------------------------------------------
+
+_LU_FACTOR = _result("linalg_lu_factor", "LU pivots")
+_LU_FACTOR_EX = _result("linalg_lu_factor_ex", "LU pivots info")
+_LU = _result("linalg_lu", "P L U")
+_LU_UNPACK = _result("lu_unpack", "P L U")
+
+
+def _zero_pivot_info(LU: Tensor) -> np.ndarray:
+    """LAPACK's ``info`` of a packed LU: the 1-based position of U's first zero pivot, or 0."""
+    d = np.diagonal(LU._data, axis1=-2, axis2=-1) == 0
+    return np.where(d.any(-1), d.argmax(-1) + 1, 0).astype(np.int32)
+
+
+def _no_pivoting(pivot: bool, fname: str) -> None:
+    if not pivot:
+        raise RuntimeError(f"{fname}: LU without pivoting is not implemented on the CPU")
+
+
+def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False, out=None):
+    """``(LU, pivots, info)``: L and U packed in one matrix, LAPACK's 1-based int32 pivots,
+    and ``info`` (the first zero pivot of U, 1-based; 0 when there is none)."""
+    A = _matrices(A, "linalg.lu_factor_ex", square=False)
+    _no_pivoting(pivot, "linalg.lu_factor_ex")
+    LU, pivots, _ = apply(_R["LuFactor"], (A,))
+    info = _zero_pivot_info(LU)
+    if check_errors and info.any():
+        i = int(np.flatnonzero(info.reshape(-1))[0])
+        raise _LinAlgError(f"torch.linalg.lu_factor_ex: {_batch(A, i)}U[{info.reshape(-1)[i]},"
+                           f"{info.reshape(-1)[i]}] is zero")
+    return _LU_FACTOR_EX(LU, pivots, make(info))
+
+
+def _batch(A: Tensor, i: int) -> str:
+    return f"(Batch element {i}): " if A.dim() > 2 else ""
+
+
+def lu_factor(A, *, pivot: bool = True, out=None):
+    """``(LU, pivots)`` of :func:`lu_factor_ex`; a zero pivot of U is refused, as PyTorch
+    refuses it (``lu_solve`` would divide by it)."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if info._data.any():
+        i = int(np.flatnonzero(info._data.reshape(-1))[0])
+        k = int(info._data.reshape(-1)[i])
+        raise RuntimeError(f"torch.linalg.lu_factor: {_batch(LU, i)}U[{k},{k}] is zero and "
+                           f"using it on lu_solve would result in a division by zero. If you "
+                           f"still want to perform the factorization, consider calling "
+                           f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return _LU_FACTOR(LU, pivots)
+
+
+def _unpacked(LU: Tensor):
+    """``(L, U)`` of a packed ``LU``: unit-lower ``m x k`` and upper ``k x n``."""
+    m, n = LU._data.shape[-2:]
+    k = builtins.min(m, n)
+    band = _R["MatrixBandPart"]
+    lower = sub(apply(band, (LU,), {"num_lower": -1, "num_upper": 0}),
+                apply(band, (LU,), {"num_lower": 0, "num_upper": 0}))
+    L = add(lower[..., :, :k], make(np.eye(m, k, dtype=LU._data.dtype)))
+    U = apply(band, (LU,), {"num_lower": 0, "num_upper": -1})[..., :k, :]
+    return L, U
+
+
+def lu(A, *, pivot: bool = True, out=None):
+    """``(P, L, U)`` with ``A = P L U`` (P a permutation, L unit lower, U upper)."""
+    A = _matrices(A, "linalg.lu", square=False)
+    _no_pivoting(pivot, "linalg.lu")
+    LU, _, P = apply(_R["LuFactor"], (A,))
+    return _LU(P.detach(), *_unpacked(LU))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True, *,
+              out=None):
+    """``(P, L, U)`` from the packed ``LU`` and ``pivots`` of :func:`lu_factor` (empty
+    tensors for the parts not asked for)."""
+    LU = _matrices(LU_data, "lu_unpack", square=False)
+    empty = make(np.zeros((0,), LU._data.dtype))
+    P = make(permutation_matrix(np.asarray(_t(LU_pivots)._data), LU._data.shape[-2],
+                                LU._data.dtype)) if unpack_pivots else empty
+    L, U = _unpacked(LU) if unpack_data else (empty, empty)
+    return _LU_UNPACK(P, L, U)
+
+
+def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False, out=None):
+    """``X`` with ``A X = B`` (``A^T X = B`` when ``adjoint``; ``X A = B`` when not ``left``)
+    for ``A = P L U`` given by :func:`lu_factor`: two triangular solves and the permutation."""
+    LU, B = _matrices(LU, "linalg.lu_solve"), _t(B)
+    if not left:
+        return _mT(lu_solve(LU, pivots, _mT(B), adjoint=not adjoint))
+    P = make(permutation_matrix(np.asarray(_t(pivots)._data), LU._data.shape[-1],
+                                LU._data.dtype))
+    tri = _R["MatrixTriangularSolve"]
+    if adjoint:     # A^T = U^T L^T P^T
+        y = apply(tri, (LU, B), {"lower": False, "adjoint": True})
+        return matmul(P, apply(tri, (LU, y), {"lower": True, "adjoint": True,
+                                              "unit_diagonal": True}))
+    y = apply(tri, (LU, matmul(_mT(P), B)), {"lower": True, "unit_diagonal": True})
+    return apply(tri, (LU, y), {"lower": False})
+
+
+def _torch_lu(A, pivot: bool = True, get_infos: bool = False, out=None):
+    """The legacy ``torch.lu``: ``(LU, pivots)``, and ``infos`` when ``get_infos``."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def _torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """The legacy ``torch.lu_solve(b, LU, pivots)``."""
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+TOP_LEVEL.update({"lu": _torch_lu, "lu_solve": _torch_lu_solve, "lu_unpack": lu_unpack})

@@ -132,10 +132,10 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
 from .decompositions import (LinAlgError, cholesky, cholesky_ex, cond, det, eigvalsh,  # noqa: E402
                              inv, inv_ex, lstsq, matrix_power, matrix_rank, multi_dot, pinv, qr,
                              slogdet, solve, solve_ex, solve_triangular, svd, svdvals, tensorinv,
-                             tensorsolve, vander, vecdot)
+                             tensorsolve, vander, vecdot, lu, lu_factor, lu_factor_ex, lu_solve)
 from .decompositions import _linalg_cross as cross  # noqa: E402  (dim is keyword-only, -1)
 
 __all__ += ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "eigvalsh", "inv",
             "inv_ex", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr",
             "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
-            "tensorsolve", "vander", "vecdot"]
+            "tensorsolve", "vander", "vecdot", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]

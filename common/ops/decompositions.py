@@ -555,3 +555,101 @@ def _pinv_grad(F, g, x, out):
 defop("Pinv", _pinv, _pinv_infer, inputs=("x",), fname="pinv", torch_name="LinalgPinvBackward0",
       examples=(E(((3, 3),)), E(((2, 4, 3),)), E(((3, 5),)), E(((3, 3),), {"rtol": 1e-3})),
       grads=(_pinv_grad,))
+
+
+# --- LU with partial pivoting ---------------------------------------------------------------
+
+def permutation_of(pivots: np.ndarray, m: int) -> np.ndarray:
+    """The row order LAPACK's 1-based ``pivots`` (row ``i`` swapped with row ``pivots[i]``,
+    in turn) make of ``m`` rows: ``A[order] = L U``."""
+    order = np.broadcast_to(np.arange(m), pivots.shape[:-1] + (m,)).copy()
+    flat, piv = order.reshape(-1, m), pivots.reshape(-1, pivots.shape[-1]) - 1
+    for row, p in zip(flat, piv):
+        for i, j in enumerate(p):
+            row[i], row[j] = row[j], row[i]
+    return order
+
+
+def permutation_matrix(pivots: np.ndarray, m: int, dtype) -> np.ndarray:
+    """``P`` with ``A = P L U`` for LAPACK's ``pivots``."""
+    order = permutation_of(pivots, m)
+    return np.swapaxes(np.eye(m, dtype=dtype)[order], -1, -2)
+
+
+def _lu_factor(x):
+    """``(LU, pivots, P)``: L (unit lower, below the diagonal) and U packed in one matrix,
+    LAPACK's 1-based int32 pivots, and the permutation matrix with ``x = P L U``."""
+    _floating(x, "LuFactor")
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    lu = np.array(x, copy=True)
+    pivots = np.broadcast_to(np.arange(1, k + 1, dtype=np.int32), x.shape[:-2] + (k,)).copy()
+    if x.size:
+        flat_lu, flat_piv = lu.reshape((-1, m, n)), pivots.reshape((-1, k))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")    # a zero pivot is reported by info, not here
+            for i, a in enumerate(flat_lu):
+                flat_lu[i], piv = sla.lu_factor(a, check_finite=False)
+                flat_piv[i] = piv + 1
+    return lu, pivots, permutation_matrix(pivots, m, x.dtype)
+
+
+def _lu_factor_infer(x: Spec) -> tuple[Spec, Spec, Spec]:
+    shape = _matrices_infer(x, "LuFactor", square=False)
+    if shape is None:
+        return Spec(None, x.dtype), Spec(None, np.dtype(np.int32)), Spec(None, x.dtype)
+    m, n = shape[-2:]
+    k = None if m is None or n is None else min(m, n)
+    return (Spec(shape, x.dtype), Spec(shape[:-2] + (k,), np.dtype(np.int32)),
+            Spec(shape[:-2] + (m, m), x.dtype))
+
+
+def _strictly_lower(F, a):
+    return F.sub(F.matrix_band_part(a, num_lower=-1, num_upper=0),
+                 F.matrix_band_part(a, num_lower=0, num_upper=0))
+
+
+def _upper(F, a):
+    return F.matrix_band_part(a, num_lower=0, num_upper=-1)
+
+
+def _lu_square_grad(F, packed, g_l, g_u):
+    """``L^-T (tril_-1(L^T G_L) + triu(G_U U^T)) U^-T`` for square unit-lower L and upper U,
+    both read from ``packed`` (PyTorch's ``linalg_lu_backward``, m == n)."""
+    unit_lower = F.add(_strictly_lower(F, packed),
+                       F.matrix_diag(F.ones_like(F.sum(packed, axis=-1))))
+    u = _upper(F, packed)
+    gx = F.add(_strictly_lower(F, F.matmul(mT(F, unit_lower), g_l)),
+               _upper(F, F.matmul(g_u, mT(F, u))))
+    t = F.matrix_triangular_solve(packed, gx, lower=True, adjoint=True, unit_diagonal=True)
+    return mT(F, F.matrix_triangular_solve(packed, mT(F, t), lower=False))
+
+
+def _lu_grad(F, g, x, out):
+    """The gradient of the packed ``LU`` (L's part below the diagonal, U's on and above);
+    a wide matrix's extra columns of U and a tall one's extra rows of L fold into the square
+    block's cotangents, as PyTorch derives them."""
+    g_lu = g[0]
+    packed, _, p = out
+    m, n = F.shape(x)[-2:]
+    if m == n:
+        grad = _lu_square_grad(F, packed, _strictly_lower(F, g_lu), _upper(F, g_lu))
+    elif m < n:     # U = [U1 | U2], U2 = L^-1 P^T A2
+        sq, u2 = F.split_v(packed, sizes=(m, n - m), axis=-1)
+        g1, g2 = F.split_v(g_lu, sizes=(m, n - m), axis=-1)
+        g_a2 = F.matrix_triangular_solve(sq, g2, lower=True, adjoint=True, unit_diagonal=True)
+        g_l = _strictly_lower(F, F.sub(g1, F.matmul(g_a2, mT(F, u2))))
+        grad = F.concat(_lu_square_grad(F, sq, g_l, _upper(F, g1)), g_a2, axis=-1)
+    else:           # L = [L1; L2], L2 = P^T A2 U^-1
+        sq, l2 = F.split_v(packed, sizes=(n, m - n), axis=-2)
+        g1, g2 = F.split_v(g_lu, sizes=(n, m - n), axis=-2)
+        g_a2 = mT(F, F.matrix_triangular_solve(sq, mT(F, g2), lower=False))
+        g_u = _upper(F, F.sub(g1, F.matmul(mT(F, l2), g_a2)))
+        grad = F.concat(_lu_square_grad(F, sq, _strictly_lower(F, g1), g_u), g_a2, axis=-2)
+    return F.matmul(p, grad)
+
+
+defop("LuFactor", _lu_factor, _lu_factor_infer, inputs=("x",), fname="lu_factor", outputs=3,
+      torch_name="LinalgLuFactorExBackward0",
+      examples=(E(((3, 3),)), E(((2, 3, 5),)), E(((5, 3),)), E(((2, 4, 4),))),
+      grads=(_lu_grad,))
