@@ -34,14 +34,16 @@ from common.ops.decompositions import _first_zero_pivot, permutation_matrix
 
 from .engine import apply
 from .errors import _LinAlgError
-from .functions import _t, abs as _abs, add, div, log, matmul, mul, reshape, sub, sum as _sum
-from .selection import where
+from .functions import (_t, abs as _abs, add, cat, div, expand, log, matmul, mul, reshape, sub,
+                        sum as _sum)
+from .reductions import cumprod
+from .selection import index_select, where
 from .tensor import Tensor, make
 
 __all__ = ["inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "cholesky", "cholesky_ex",
            "qr", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_power", "matrix_rank",
            "multi_dot", "solve_triangular", "vecdot", "vander", "tensorinv", "tensorsolve",
-           "cond", "cross", "LinAlgError"]
+           "cross", "LinAlgError"]
 
 _R = REGISTRY
 
@@ -375,20 +377,6 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian: bool = False, out=None):
     return make((s > cutoff).sum(-1).astype(np.int64))
 
 
-def cond(A, p=None, *, out=None):
-    """The condition number: ``s_max / s_min`` (``p`` None, 2; -2 the reverse), else
-    ``norm(A, p) * norm(inv(A), p)``."""
-    from .linalg import matrix_norm
-    A = _matrices(A, "linalg.cond", square=False)
-    if p in (None, 2, -2):
-        s = svdvals(A)
-        hi = apply(_R["Max"], (s,), {"axis": -1, "keepdims": False})
-        lo = apply(_R["Min"], (s,), {"axis": -1, "keepdims": False})
-        return div(hi, lo) if p != -2 else div(lo, hi)
-    A = _matrices(A, "linalg.cond")
-    return mul(matrix_norm(A, p), matrix_norm(inv(A), p))
-
-
 # --- products -------------------------------------------------------------------------------
 
 def matrix_power(A, n: int, *, out=None):
@@ -470,16 +458,8 @@ def kron(input, other, *, out=None):
     return reshape(mul(a_exp, b_exp), shape)
 
 
-def dist(input, other, p: float = 2):
-    """The ``p``-norm of ``input - other``."""
-    from .linalg import vector_norm
-    return vector_norm(sub(_t(input), _t(other)), p)
-
-
 def vander(x, N=None):
     """Columns ``x**0, x**1, ..., x**(N-1)`` (a cumulative product, as PyTorch)."""
-    from .reductions import cumprod
-    from .functions import cat, expand
     x = _t(x)
     if x.dim() == 0:          # a number: one row
         x = reshape(x, (1,))
@@ -497,7 +477,6 @@ def vander(x, N=None):
 def cross(input, other, dim=None, *, out=None):
     """The 3-vector cross product along ``dim`` (``linalg.cross``: the last dim; the legacy
     ``torch.cross``: the first dim of size 3 when ``dim`` is None)."""
-    from .selection import index_select
     a, b = _t(input), _t(other)
     if dim is None:
         dim = next((d for d, s in enumerate(np.broadcast_shapes(a._data.shape, b._data.shape))
@@ -554,7 +533,7 @@ def _torch_matrix_power(input, n: int):
 TOP_LEVEL = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse,
              "pinverse": pinverse, "matrix_power": _torch_matrix_power,
              "cholesky": _torch_cholesky, "triangular_solve": triangular_solve,
-             "qr": qr, "svd": _torch_svd, "kron": kron, "inner": inner, "dist": dist,
+             "qr": qr, "svd": _torch_svd, "kron": kron, "inner": inner,
              "cross": cross}
 
 

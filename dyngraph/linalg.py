@@ -19,14 +19,16 @@ import math
 
 from common import REGISTRY
 
+from .decompositions import _matrices, inv, svdvals
 from .engine import apply
-from .functions import _t, abs as _abs, add, eq, mul, ne, pow as _pow, sum as _sum, to
+from .functions import (_t, abs as _abs, add, div, eq, mul, ne, pow as _pow, sub, sum as _sum,
+                        to)
 from .pointwise import isfinite
 from .selection import where
 from .node import renamed, torch_node
 from .reductions import _root, amax, amin
 
-__all__ = ["vector_norm", "matrix_norm", "norm"]
+__all__ = ["vector_norm", "matrix_norm", "norm", "cond"]
 
 _R = REGISTRY
 
@@ -53,6 +55,15 @@ def _p_root(s, p: float, cls):
     return apply(_R["Select"], (zero, 0.0, root), cls=cls)
 
 
+def _masked_pow(x, a, p: float):
+    """``|x| ** p`` whose gradient is 0 at ``x == 0`` for ``p < 1`` (PyTorch masks the
+    infinite ``p |x|**(p-1)`` there), not NaN."""
+    if p >= 1:
+        return _pow(a, p)
+    zero = eq(x, 0)
+    return where(zero, 0.0 if p > 0 else math.inf, _pow(where(zero, 1.0, a), p))
+
+
 @torch_node("LinalgVectorNormBackward0")
 def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
     """``sum(|x|**ord) ** (1/ord)`` over ``dim`` (all elements by default); ``inf``/``-inf``
@@ -74,9 +85,9 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
     elif ord == 2:
         out = _root(_sum(mul(x, x), axes, keepdim), vector_norm.node)
     elif ord > 0:
-        out = _p_root(_sum(_pow(a, ord), axes, keepdim), ord, vector_norm.node)
+        out = _p_root(_sum(_masked_pow(x, a, ord), axes, keepdim), ord, vector_norm.node)
     else:
-        out = _pow(_sum(_pow(a, ord), axes, keepdim), 1.0 / ord)
+        out = _pow(_sum(_masked_pow(x, a, ord), axes, keepdim), 1.0 / ord)
     return renamed(out, vector_norm.node)
 
 
@@ -102,7 +113,6 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
 def _spectral_norm(A, ord, d0: int, d1: int, keepdim: bool):
     """The sum (``'nuc'``), largest (2) or smallest (-2) singular value of the matrices in
     dims ``d0``, ``d1``."""
-    from .decompositions import svdvals
     rest = [d for d in range(A.dim()) if d not in (d0, d1)]
     s = svdvals(apply(_R["Transpose"], (A,), {"perm": tuple(rest + [d0, d1])}))
     out = _sum(s, -1) if ord == "nuc" else (amax if ord == 2 else amin)(s, -1)
@@ -128,14 +138,32 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
 
 
+def cond(A, p=None, *, out=None):
+    """The condition number: ``s_max / s_min`` (``p`` None, 2; -2 the reverse), else
+    ``norm(A, p) * norm(inv(A), p)``."""
+    A = _matrices(A, "linalg.cond", square=False)
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        hi = apply(_R["Max"], (s,), {"axis": -1, "keepdims": False})
+        lo = apply(_R["Min"], (s,), {"axis": -1, "keepdims": False})
+        return div(hi, lo) if p != -2 else div(lo, hi)
+    A = _matrices(A, "linalg.cond")
+    return mul(matrix_norm(A, p), matrix_norm(inv(A), p))
+
+
+def dist(input, other, p: float = 2):
+    """The ``p``-norm of ``input - other``."""
+    return vector_norm(sub(_t(input), _t(other)), p)
+
+
 # The inverses, solves and factorizations (dyngraph/decompositions.py) are torch.linalg's too.
-from .decompositions import (LinAlgError, cholesky, cholesky_ex, cond, det, eigvalsh,  # noqa: E402
+from .decompositions import (LinAlgError, cholesky, cholesky_ex, det, eigvalsh,  # noqa: E402
                              inv, inv_ex, lstsq, matrix_power, matrix_rank, multi_dot, pinv, qr,
                              slogdet, solve, solve_ex, solve_triangular, svd, svdvals, tensorinv,
                              tensorsolve, vander, vecdot, lu, lu_factor, lu_factor_ex, lu_solve)
 from .decompositions import _linalg_cross as cross  # noqa: E402  (dim is keyword-only, -1)
 
-__all__ += ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "eigvalsh", "inv",
+__all__ += ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigvalsh", "inv",
             "inv_ex", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr",
             "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
             "tensorsolve", "vander", "vecdot", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from . import composite, creation, functions, legacy, pointwise, random, reductions, selection
-from . import decompositions
+from . import decompositions, linalg
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
 from .grad_mode import STATE
@@ -190,6 +190,7 @@ def attach(cls: type = Tensor) -> None:
         setattr(cls, name, cast)
     for name, fn in decompositions.TOP_LEVEL.items():   # A.det(), A.cholesky(), b.cholesky_solve(L)
         setattr(cls, name, fn)
+    cls.dist = linalg.dist
     cls.T = property(functions.permute_all)
     cls.mT, cls.mH = property(composite.mT), property(composite.mH)
     cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new
