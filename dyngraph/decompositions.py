@@ -32,6 +32,7 @@ import numpy as np
 from common import REGISTRY
 from common.ops.decompositions import _first_zero_pivot, permutation_matrix
 
+from .dtypes import lookup
 from .engine import apply
 from .errors import _LinAlgError
 from .functions import (_t, abs as _abs, add, cat, div, expand, log, matmul, mul, reshape, sub,
@@ -649,3 +650,73 @@ def _torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
 
 
 TOP_LEVEL.update({"lu": _torch_lu, "lu_solve": _torch_lu_solve, "lu_unpack": lu_unpack})
+
+
+def matrix_exp(A):
+    """``exp(A) = sum A^k / k!`` of each square matrix (scipy's Padé approximation)."""
+    return apply(_R["MatrixExponential"], (_matrices(A, "linalg.matrix_exp"),))
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Products summed over ``dims`` pairs of dims (the last ``dims`` of ``a`` with the first
+    of ``b`` when an int): the free dims of ``a`` then of ``b``."""
+    a, b = _t(a), _t(b)
+    if isinstance(dims, builtins.int) or isinstance(dims, Tensor) and dims.dim() == 0:
+        k = builtins.int(dims)
+        if k < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={k}")
+        dims_a, dims_b = list(range(a.dim() - k, a.dim())), list(range(k))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, builtins.int) else list(d) for d in dims)
+    dims_a = [d % a.dim() for d in dims_a]
+    dims_b = [d % b.dim() for d in dims_b]
+    sizes_a, sizes_b = list(a._data.shape), list(b._data.shape)
+    for da, db in zip(dims_a, dims_b):   # a contracted dim of size 1 broadcasts (as torch)
+        if sizes_a[da] != sizes_b[db]:
+            if 1 not in (sizes_a[da], sizes_b[db]):
+                raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                                   f"{sizes_a[da]} in dim {da} and second has size "
+                                   f"{sizes_b[db]} in dim {db}")
+            if sizes_a[da] == 1:
+                sizes_a[da] = sizes_b[db]
+            else:
+                sizes_b[db] = sizes_a[da]
+    a, b = expand(a, *sizes_a), expand(b, *sizes_b)
+    free_a = [d for d in range(a.dim()) if d not in dims_a]
+    free_b = [d for d in range(b.dim()) if d not in dims_b]
+    shape_a, shape_b = a._data.shape, b._data.shape
+    inner_size = int(np.prod([shape_a[d] for d in dims_a]))
+    at = reshape(apply(_R["Transpose"], (a,), {"perm": tuple(free_a + dims_a)}), (-1, inner_size)) \
+        if a._data.size else reshape(a, (int(np.prod([shape_a[d] for d in free_a])), inner_size))
+    bt = reshape(apply(_R["Transpose"], (b,), {"perm": tuple(dims_b + free_b)}),
+                 (inner_size, int(np.prod([shape_b[d] for d in free_b]))))
+    return reshape(matmul(at, bt), tuple(shape_a[d] for d in free_a) +
+                   tuple(shape_b[d] for d in free_b))
+
+
+def block_diag(*tensors):
+    """The tensors (0-d: 1 x 1, 1-d: one row) along the diagonal of one matrix, zeros
+    elsewhere."""
+    mats = []
+    for t in map(_t, tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer "
+                               f"dimensions. Input {len(mats)} has {t.dim()} dimensions")
+        mats.append(reshape(t, (1, -1) if t.dim() == 1 else (1, 1)) if t.dim() < 2 else t)
+    if not mats:
+        return make(np.zeros((1, 0), np.float32))
+    dtype = np.result_type(*[m._data.dtype for m in mats])
+    width = builtins.sum(m._data.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        r, c = m._data.shape
+        parts = [make(np.zeros((r, left), dtype)), m.to(lookup(dtype)),
+                 make(np.zeros((r, width - left - c), dtype))]
+        rows.append(cat(parts, 1))
+        left += c
+    return cat(rows, 0)
+
+
+TOP_LEVEL.update({"matrix_exp": matrix_exp, "tensordot": tensordot, "block_diag": block_diag})
+#: Those that are Tensor methods too (``A.det()``, ``b.lu_solve(LU, pivots)``).
+METHODS = [name for name in TOP_LEVEL if name not in ("lu_unpack", "tensordot", "block_diag")]

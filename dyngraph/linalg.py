@@ -160,10 +160,11 @@ def dist(input, other, p: float = 2):
 from .decompositions import (LinAlgError, cholesky, cholesky_ex, det, eigvalsh,  # noqa: E402
                              inv, inv_ex, lstsq, matrix_power, matrix_rank, multi_dot, pinv, qr,
                              slogdet, solve, solve_ex, solve_triangular, svd, svdvals, tensorinv,
-                             tensorsolve, vander, vecdot, lu, lu_factor, lu_factor_ex, lu_solve)
+                             tensorsolve, vander, vecdot, lu, lu_factor, lu_factor_ex, lu_solve,
+                             matrix_exp)
 from .decompositions import _linalg_cross as cross  # noqa: E402  (dim is keyword-only, -1)
 
 __all__ += ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigvalsh", "inv",
             "inv_ex", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr",
             "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
-            "tensorsolve", "vander", "vecdot", "lu", "lu_factor", "lu_factor_ex", "lu_solve"]
+            "tensorsolve", "vander", "vecdot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp"]

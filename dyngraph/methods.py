@@ -188,8 +188,8 @@ def attach(cls: type = Tensor) -> None:
     cls.erfinv_ = pointwise.inplace(pointwise.erfinv)
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
-    for name, fn in decompositions.TOP_LEVEL.items():   # A.det(), A.cholesky(), b.cholesky_solve(L)
-        setattr(cls, name, fn)
+    for name in decompositions.METHODS:   # A.det(), A.cholesky(), b.lu_solve(LU, pivots)
+        setattr(cls, name, decompositions.TOP_LEVEL[name])
     cls.dist = linalg.dist
     cls.T = property(functions.permute_all)
     cls.mT, cls.mH = property(composite.mT), property(composite.mH)

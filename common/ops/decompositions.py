@@ -653,3 +653,30 @@ defop("LuFactor", _lu_factor, _lu_factor_infer, inputs=("x",), fname="lu_factor"
       torch_name="LinalgLuFactorExBackward0",
       examples=(E(((3, 3),)), E(((2, 3, 5),)), E(((5, 3),)), E(((2, 4, 4),))),
       grads=(_lu_grad,))
+
+
+# --- matrix exponential ---------------------------------------------------------------------
+
+def _expm(x):
+    _floating(x, "MatrixExponential")
+    if x.size == 0:
+        return np.array(x, copy=True)
+    return np.asarray(sla.expm(x), dtype=x.dtype)
+
+
+def _expm_grad(F, g, x):
+    """PyTorch's ``matrix_exp_backward``: the upper-right block of
+    ``exp([[A^T, G], [0, A^T]])`` (the Fréchet derivative's adjoint)."""
+    at = mT(F, x)
+    top = F.concat(at, g, axis=-1)
+    bottom = F.concat(F.zeros_like(at), at, axis=-1)
+    n = F.shape(x)[-1]
+    upper, _ = F.split_v(F.matrix_exponential(F.concat(top, bottom, axis=-2)), sizes=(n, n),
+                         axis=-2)
+    return F.split_v(upper, sizes=(n, n), axis=-1)[1]
+
+
+defop("MatrixExponential", _expm, _square_infer("MatrixExponential"), inputs=("x",),
+      fname="matrix_exponential", torch_name="LinalgMatrixExpBackward0",
+      examples=(E(((3, 3),)), E(((2, 2, 2),))),
+      grads=(_expm_grad,))
