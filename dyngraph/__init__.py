@@ -84,7 +84,7 @@ for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they 
 
 from .decompositions import TOP_LEVEL as _DECOMPOSITIONS  # noqa: E402  (torch.det, torch.qr...)
 globals().update(_DECOMPOSITIONS)
-dist = linalg.dist
-__all__ += [name for name in _DECOMPOSITIONS if name not in __all__] + ["dist"]
+dist, renorm = linalg.dist, linalg.renorm
+__all__ += [name for name in _DECOMPOSITIONS if name not in __all__] + ["dist", "renorm"]
 
 _attach_methods(Tensor)  # x + y, x.exp(), x.detach()...: see dyngraph.methods

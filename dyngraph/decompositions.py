@@ -28,6 +28,7 @@ import math
 from collections import namedtuple
 
 import numpy as np
+import scipy.linalg.lapack as lapack
 
 from common import REGISTRY
 from common.ops.decompositions import _first_zero_pivot, permutation_matrix
@@ -247,18 +248,14 @@ def _leading_minor(a: np.ndarray) -> int:
     return 0
 
 
-# Not exported yet: PyTorch's gradient of cholesky_solve with respect to L is symmetrised
-# (cholesky_solve_backward), this composition's is the triangular solves' own.
-def cholesky_solve(B, L, upper: bool = False):
+def cholesky_solve(B, L, upper: bool = False, *, out=None):
     """``X`` with ``(L L^T) X = B`` given the Cholesky factor ``L`` (``U^T U`` when
-    ``upper``)."""
-    L, B = _matrices(L, "cholesky_solve"), _t(B)
-    lower = not upper
-    Y = apply(_R["MatrixTriangularSolve"], (L, B), {"lower": lower, "adjoint": upper})
-    return apply(_R["MatrixTriangularSolve"], (L, Y), {"lower": lower, "adjoint": lower})
+    ``upper``); PyTorch's gradient, which treats the factor as a full matrix."""
+    L = _matrices(L, "cholesky_solve")
+    return apply(_R["CholeskySolve"], (_t(B), L), {"upper": upper})
 
 
-def cholesky_inverse(L, upper: bool = False):
+def cholesky_inverse(L, upper: bool = False, *, out=None):
     """``(L L^T)^-1`` (``(U^T U)^-1`` when ``upper``) from the Cholesky factor."""
     L = _matrices(L, "cholesky_inverse")
     eye = make(np.broadcast_to(np.eye(L._data.shape[-1], dtype=L._data.dtype),
@@ -534,6 +531,7 @@ def _torch_matrix_power(input, n: int):
 TOP_LEVEL = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse,
              "pinverse": pinverse, "matrix_power": _torch_matrix_power,
              "cholesky": _torch_cholesky, "triangular_solve": triangular_solve,
+             "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse,
              "qr": qr, "svd": _torch_svd, "kron": kron, "inner": inner,
              "cross": cross}
 
@@ -720,3 +718,117 @@ def block_diag(*tensors):
 TOP_LEVEL.update({"matrix_exp": matrix_exp, "tensordot": tensordot, "block_diag": block_diag})
 #: Those that are Tensor methods too (``A.det()``, ``b.lu_solve(LU, pivots)``).
 METHODS = [name for name in TOP_LEVEL if name not in ("lu_unpack", "tensordot", "block_diag")]
+
+
+# --- Householder reflections (LAPACK's geqrf and what reads its output) ---------------------
+
+_GEQRF = _result("geqrf", "a tau")
+_LDL = _result("linalg_ldl_factor", "LD pivots")
+_LDL_EX = _result("linalg_ldl_factor_ex", "LD pivots info")
+
+
+def _per_matrix(A: np.ndarray, kernel, *outs):
+    """Run ``kernel(matrix) -> tuple`` over the matrices of ``A``, filling ``outs``."""
+    flat = [o.reshape((-1,) + o.shape[len(A.shape) - 2:]) for o in outs]
+    for i, a in enumerate(A.reshape((-1,) + A.shape[-2:])):
+        for o, r in zip(flat, kernel(a)):
+            o[i] = r
+    return outs
+
+
+def geqrf(input, *, out=None):
+    """LAPACK's ``geqrf``: R on and above the diagonal, the Householder vectors below it, and
+    their scales ``tau`` (no gradient, as in PyTorch)."""
+    A = _matrices(input, "geqrf", square=False)
+    a = A._data
+    m, n = a.shape[-2:]
+    qr, tau = np.zeros_like(a), np.zeros(a.shape[:-2] + (builtins.min(m, n),), a.dtype)
+    if a.size:
+        raw = lapack.get_lapack_funcs("geqrf", (a,))
+        _per_matrix(a, lambda x: raw(x)[:2], qr, tau)
+    return _GEQRF(make(qr), make(tau))
+
+
+def _householder_q(A: Tensor, tau: Tensor) -> Tensor:
+    """``H_1 ... H_k`` (``m x m``), ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the column ``i``
+    of ``A`` below the diagonal and 1 on it -- composed of products, so its gradient is."""
+    m, k = A._data.shape[-2], tau._data.shape[-1]
+    eye = np.eye(m, dtype=A._data.dtype)
+    Q = add(make(eye), mul(_sum(A, (-2, -1), True), 0.0))   # on the graph, as PyTorch's
+    for i in range(k):
+        below = make((np.arange(m) > i).astype(A._data.dtype))
+        v = add(mul(A[..., :, i], below), make(eye[i]))
+        qv = matmul(Q, apply(_R["ExpandDims"], (v,), {"axis": -1}))
+        outer = matmul(qv, apply(_R["ExpandDims"], (v,), {"axis": -2}))
+        Q = sub(Q, mul(apply(_R["ExpandDims"], (tau[..., i],), {"axis": (-2, -1)}), outer))
+    return Q
+
+
+def householder_product(A, tau, *, out=None):
+    """The first ``n`` columns of ``H_1 ... H_k`` (``orgqr``): Q from :func:`geqrf`'s output."""
+    A, tau = _matrices(A, "torch.linalg.householder_product", square=False), _t(tau)
+    m, n = A._data.shape[-2:]
+    if m < n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater "
+                           "than or equal to input.shape[-1]")
+    if n < tau._data.shape[-1]:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater "
+                           "than or equal to tau.shape[-1]")
+    return _householder_q(A, tau)[..., :, :n]
+
+
+def ormqr(input, input2, input3, left: bool = True, transpose: bool = False, *, out=None):
+    """``op(Q) C`` (``C op(Q)`` when not ``left``; ``op``: transposed when ``transpose``) for
+    the full ``Q`` of :func:`geqrf`'s reflections ``(input, input2)``."""
+    A, tau, C = _matrices(input, "ormqr", square=False), _t(input2), _t(input3)
+    Q = _householder_q(A, tau)
+    Q = _mT(Q) if transpose else Q
+    return matmul(Q, C) if left else matmul(C, Q)
+
+
+def ldl_factor_ex(A, *, hermitian: bool = False, check_errors: bool = False, out=None):
+    """LAPACK's ``sytrf`` (Bunch-Kaufman) of the lower triangle: ``(LD, pivots, info)``, no
+    gradient (as in PyTorch)."""
+    A = _matrices(A, "torch.linalg.ldl_factor_ex")
+    a = A._data
+    n = a.shape[-1]
+    ld, piv = np.zeros_like(a), np.zeros(a.shape[:-1], np.int32)
+    info = np.zeros(a.shape[:-2], np.int32)
+    if a.size:
+        sytrf = lapack.get_lapack_funcs("sytrf", (a,))
+        _per_matrix(a, lambda x: (np.tril(sytrf(x, lower=1)[0]), sytrf(x, lower=1)[1]), ld, piv)
+        info = _info(A, lambda x: builtins.max(sytrf(x, lower=1)[2], 0))._data
+    if check_errors and info.any():
+        raise _LinAlgError(f"torch.linalg.ldl_factor_ex: The factorization could not be "
+                           f"completed because the input is singular (D[{info.max()},"
+                           f"{info.max()}] is zero)")
+    del n
+    return _LDL_EX(make(ld), make(piv), make(info))
+
+
+def ldl_factor(A, *, hermitian: bool = False, out=None):
+    """``(LD, pivots)`` of :func:`ldl_factor_ex`."""
+    LD, pivots, _ = ldl_factor_ex(A, hermitian=hermitian)
+    return _LDL(LD, pivots)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian: bool = False, out=None):
+    """``X`` with ``A X = B`` from :func:`ldl_factor`'s output (``sytrs``; no gradient)."""
+    LD, B, piv = _matrices(LD, "torch.linalg.ldl_solve"), _t(B), _t(pivots)
+    batch = np.broadcast_shapes(LD._data.shape[:-2], B._data.shape[:-2])
+    ld = np.broadcast_to(LD._data, batch + LD._data.shape[-2:])
+    p = np.broadcast_to(piv._data, batch + piv._data.shape[-1:])
+    b = np.broadcast_to(B._data, batch + B._data.shape[-2:])
+    x = np.zeros(b.shape, np.result_type(ld, b))
+    if x.size:
+        sytrs = lapack.get_lapack_funcs("sytrs", (ld,))
+        flat_x = x.reshape((-1,) + b.shape[-2:])
+        for i, (l_, p_, b_) in enumerate(zip(ld.reshape((-1,) + ld.shape[-2:]),
+                                            p.reshape((-1, p.shape[-1])),
+                                            b.reshape((-1,) + b.shape[-2:]))):
+            flat_x[i] = sytrs(l_, p_, b_, lower=1)[0]
+    return make(x)
+
+
+TOP_LEVEL.update({"geqrf": geqrf, "ormqr": ormqr})
+METHODS += ["geqrf", "ormqr"]

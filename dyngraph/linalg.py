@@ -17,6 +17,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import numpy as np
+
 from common import REGISTRY
 
 from .decompositions import _matrices, inv, svdvals
@@ -151,6 +153,30 @@ def cond(A, p=None, *, out=None):
     return mul(matrix_norm(A, p), matrix_norm(inv(A), p))
 
 
+def diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1):
+    """The ``offset`` diagonal of the matrices in dims ``dim1``, ``dim2``, as the last dim."""
+    A = _t(A)
+    nd = A.dim()
+    d1, d2 = dim1 % nd, dim2 % nd
+    rest = [d for d in range(nd) if d not in (d1, d2)]
+    y = apply(_R["Transpose"], (A,), {"perm": tuple(rest + [d1, d2])})
+    rows, cols = y._data.shape[-2:]
+    size = builtins.max(0, builtins.min(rows + builtins.min(offset, 0),
+                                        cols - builtins.max(offset, 0)))
+    r = np.arange(size) - builtins.min(offset, 0)
+    return y[..., r, r + offset]
+
+
+def renorm(input, p: float, dim: int, maxnorm: float):
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to it
+    (``maxnorm / (norm + 1e-7)``, PyTorch's factor)."""
+    x = _t(input)
+    dims = tuple(d for d in range(x.dim()) if d != dim % x.dim())
+    n = vector_norm(x, p, dims, True)
+    factor = where(apply(_R["Greater"], (n, maxnorm)), div(maxnorm, add(n, 1e-7)), 1.0)
+    return mul(x, factor)
+
+
 def dist(input, other, p: float = 2):
     """The ``p``-norm of ``input - other``."""
     return vector_norm(sub(_t(input), _t(other)), p)
@@ -161,10 +187,12 @@ from .decompositions import (LinAlgError, cholesky, cholesky_ex, det, eigvalsh, 
                              inv, inv_ex, lstsq, matrix_power, matrix_rank, multi_dot, pinv, qr,
                              slogdet, solve, solve_ex, solve_triangular, svd, svdvals, tensorinv,
                              tensorsolve, vander, vecdot, lu, lu_factor, lu_factor_ex, lu_solve,
-                             matrix_exp)
+                             matrix_exp, householder_product, ldl_factor, ldl_factor_ex,
+                             ldl_solve)
 from .decompositions import _linalg_cross as cross  # noqa: E402  (dim is keyword-only, -1)
 
 __all__ += ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "eigvalsh", "inv",
             "inv_ex", "lstsq", "matrix_power", "matrix_rank", "multi_dot", "pinv", "qr",
             "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
-            "tensorsolve", "vander", "vecdot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp"]
+            "tensorsolve", "vander", "vecdot", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matrix_exp", "householder_product", "ldl_factor", "ldl_factor_ex",
+            "ldl_solve", "diagonal"]

@@ -190,7 +190,7 @@ def attach(cls: type = Tensor) -> None:
         setattr(cls, name, cast)
     for name in decompositions.METHODS:   # A.det(), A.cholesky(), b.lu_solve(LU, pivots)
         setattr(cls, name, decompositions.TOP_LEVEL[name])
-    cls.dist = linalg.dist
+    cls.dist, cls.renorm = linalg.dist, linalg.renorm
     cls.T = property(functions.permute_all)
     cls.mT, cls.mH = property(composite.mT), property(composite.mH)
     cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new

@@ -680,3 +680,34 @@ defop("MatrixExponential", _expm, _square_infer("MatrixExponential"), inputs=("x
       fname="matrix_exponential", torch_name="LinalgMatrixExpBackward0",
       examples=(E(((3, 3),)), E(((2, 2, 2),))),
       grads=(_expm_grad,))
+
+
+# --- solves with a Cholesky factor ----------------------------------------------------------
+
+def _cholesky_solve(rhs, chol, upper=False):
+    """``X`` with ``(L L^T) X = B`` (``U^T U`` when ``upper``).  The product is formed from the
+    whole factor, so the op's derivative is PyTorch's ``cholesky_solve_backward`` (which
+    treats the factor as a full matrix)."""
+    _floating(chol, "CholeskySolve")
+    t = np.swapaxes(chol, -1, -2)
+    return np.linalg.solve(t @ chol if upper else chol @ t, rhs)
+
+
+def _cholesky_solve_infer(rhs: Spec, chol: Spec, upper=False) -> Spec:
+    return _solve_infer(chol, rhs)
+
+
+def _cholesky_solve_grad_chol(F, g, rhs, chol, out, chol_shape, upper):
+    gb = F.cholesky_solve(g, chol, upper=upper)
+    s = F.matmul(gb, mT(F, out))
+    s = F.add(s, mT(F, s))
+    return ub(F, F.neg(F.matmul(chol, s) if upper else F.matmul(s, chol)), chol_shape)
+
+
+defop("CholeskySolve", _cholesky_solve, _cholesky_solve_infer, inputs=("rhs", "chol"),
+      fname="cholesky_solve", torch_name="CholeskySolveBackward0",
+      examples=(E(((3, 2), np.linalg.cholesky(_SPD))),
+                E(((2, 3, 1), np.ascontiguousarray(np.linalg.cholesky(_SPD).T)), {"upper": True})),
+      grads=(lambda F, g, chol, rhs_shape, upper:
+                 ub(F, F.cholesky_solve(g, chol, upper=upper), rhs_shape),
+             _cholesky_solve_grad_chol))
