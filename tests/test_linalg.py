@@ -109,3 +109,80 @@ def test_tf_linalg_op_types_gradients_and_refusal():
                                                  [-0.87496461, 5.22713118]], rtol=1e-8)
         with pytest.raises(tf.errors.InvalidArgumentError, match="Input is not invertible."):
             sess.run(bad)
+
+
+W = np.arange(9.).reshape(3, 3)
+S = A @ A.T + np.eye(3)   # symmetric positive-definite
+
+
+def test_lu_factor_values_pivots_gradient_and_refusal():
+    x = torch.tensor(A, requires_grad=True)
+    LU, piv = torch.linalg.lu_factor(x)
+    (LU * torch.tensor(W)).sum().backward()
+    np.testing.assert_allclose(LU.detach().numpy(), [[4.0, 1.0, 2.0], [0.125, 2.875, 0.75],
+                                                     [-0.25, 0.782608695652174, 4.913043478260869]])
+    assert piv.tolist() == [1, 2, 3] and piv.dtype == torch.int32
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [-0.7028000945179584, 0.6209829867674859, 4.157608695652174],
+        [0.448487712665407, 3.727788279773157, -1.2608695652173925],
+        [-2.5869565217391304, 0.34782608695652173, 8.0]], rtol=1e-10, atol=1e-12)
+    with pytest.raises(RuntimeError) as info:
+        torch.linalg.lu_factor(torch.tensor([[1., 2.], [2., 4.]]))
+    assert str(info.value) == (
+        "torch.linalg.lu_factor: U[2,2] is zero and using it on lu_solve would result in a "
+        "division by zero. If you still want to perform the factorization, consider calling "
+        "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+def test_cholesky_solve_gradient_treats_the_factor_as_full_as_torch():
+    L = torch.linalg.cholesky(torch.tensor(S)).detach().requires_grad_()
+    X = torch.cholesky_solve(torch.tensor([[1.], [2.], [3.]]).double(), L)
+    X.sum().backward()
+    np.testing.assert_allclose(X.detach().numpy().ravel(), [-0.018403441682600382,
+                                                            0.13814531548757172,
+                                                            0.0547323135755258])
+    np.testing.assert_allclose(L.grad.numpy(), [
+        [-0.0006114743298918071, -0.007732580128465751, -0.005203765002350529],
+        [-0.0452491004119938, -0.07284104947956047, -0.019678949234773428],
+        [-0.012025661821205555, -0.013360220296797232, -0.0008408058964588145]], rtol=1e-9)
+
+
+def test_matrix_exp_and_its_gradient():
+    x = torch.tensor(A, requires_grad=True)
+    E = torch.linalg.matrix_exp(x * 0.3)
+    (E * torch.tensor(W)).sum().backward()
+    np.testing.assert_allclose(E.detach().numpy()[0], [3.0710737239080186, 1.4698784591173673,
+                                                       2.486780419820859], rtol=1e-10)
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [-0.16242225128886548, 0.2910881554919906, 1.4252163481453648],
+        [7.531414632712211, 6.528967102887256, 9.112931737675206],
+        [12.323149334118986, 10.275876408449104, 13.783629495689096]], rtol=1e-9)
+
+
+def test_tensordot_broadcasts_a_contracted_dim_of_size_one():
+    out = torch.tensordot(torch.ones(1, 1, 1).double(), torch.arange(4.).reshape(2, 1, 2).double(),
+                          dims=([0, 1], [2, 0]))
+    assert out.tolist() == [[6.0]]
+
+
+def test_geqrf_householder_product_and_ldl_factor():
+    a, tau = torch.geqrf(torch.tensor(A))
+    np.testing.assert_allclose(torch.linalg.householder_product(a, tau).numpy(), [
+        [-0.9630868246861535, -0.05168138445041823, 0.26418327467353053],
+        [-0.1203858530857692, -0.7950982223141265, -0.5944123680154437],
+        [0.2407717061715384, -0.6042746489587362, 0.7595269146864004]], rtol=1e-10)
+    LD, pivots = torch.linalg.ldl_factor(torch.tensor(S))
+    np.testing.assert_allclose(LD.numpy(), [[22.0, 0.0, 0.0],
+                                            [0.3181818181818182, 9.022727272727273, 0.0],
+                                            [0.36363636363636365, 0.8816120906801007,
+                                             21.07808564231738]], rtol=1e-12)
+    assert pivots.tolist() == [1, 2, 3]
+    np.testing.assert_allclose(torch.linalg.ldl_solve(LD, pivots, torch.tensor(S)).numpy(),
+                               np.eye(3), atol=1e-12)
+
+
+def test_vector_norm_below_one_has_a_zero_gradient_at_zero_as_torch():
+    for p in (0.5, -0.5):
+        x = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+        torch.linalg.vector_norm(x, p).backward()
+        assert x.grad.tolist() == [0.0, 0.0, 0.0]
