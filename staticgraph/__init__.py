@@ -139,6 +139,10 @@ __all__ = [*_ops_all, *_state_ops_all, *[n for n in _math_all if n != "top_k"], 
 
 _install()
 
+for _v1, _name in linalg.V1_ALIASES.items():   # tf.matrix_inverse, tf.cholesky, tf.svd ...
+    globals()[_v1] = getattr(linalg, _name)
+__all__ += ["linalg", *linalg.V1_ALIASES]
+
 
 def disable_eager_execution() -> None:
     """Accepted for TF2-ported code: staticgraph is always in graph mode."""

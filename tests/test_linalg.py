@@ -186,3 +186,23 @@ def test_vector_norm_below_one_has_a_zero_gradient_at_zero_as_torch():
         x = torch.zeros(3, dtype=torch.float64, requires_grad=True)
         torch.linalg.vector_norm(x, p).backward()
         assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_tf_linalg_compositions_match_tf_values_and_gradients():
+    a = tf.constant(np.array([[4., 1.], [1., 3.]]))
+    w = tf.constant(np.arange(6.).reshape(3, 2) + np.eye(3, 2))
+    ls = tf.linalg.lstsq(w, tf.ones((3, 1), tf.float64), l2_regularizer=0.1)
+    e = tf.linalg.expm(a)
+    loss = (tf.reduce_sum(tf.linalg.pinv(a)) + tf.reduce_sum(tf.linalg.lstsq(a, a[:, :1]))
+            + tf.reduce_sum(ls) + tf.reduce_sum(e))
+    g = tf.gradients(loss, [a, w])
+    assert tf.compat.v1.matrix_inverse is tf.linalg.inv and tf.linalg.diag(a[0]).op.type == "MatrixDiagV3"
+    with tf.compat.v1.Session() as sess:
+        got_ls, got_e, ga, gw = sess.run([ls, e] + g)
+    np.testing.assert_allclose(got_ls.ravel(), [0.09934474741069467, 0.16909744240118418])
+    np.testing.assert_allclose(got_e.ravel(), [76.28980484865923, 40.4587536380933,
+                                               40.458753638093285, 35.831051210565874])
+    np.testing.assert_allclose(gw.ravel(), [0.19164689551741265, -0.14074431200533358,
+                                            0.045929470979401865, -0.0015588167843417766,
+                                            -0.09433723278790818, -0.005553033480248354], rtol=1e-7)
+    assert ga.shape == (2, 2)

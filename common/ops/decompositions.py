@@ -147,7 +147,7 @@ def _main_diagonal(F, g):
 
 
 defop("MatrixDiag", _matrix_diag, _matrix_diag_infer, inputs=("diagonal",), fname="matrix_diag",
-      torch_name="DiagEmbedBackward0",
+      torch_name="DiagEmbedBackward0", tf_type="MatrixDiagV3",
       examples=(E(((3,),)), E(((2, 4),))),
       grads=(_main_diagonal,))
 
