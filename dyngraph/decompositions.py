@@ -28,10 +28,9 @@ import math
 from collections import namedtuple
 
 import numpy as np
-import scipy.linalg.lapack as lapack
 
 from common import REGISTRY
-from common.ops.decompositions import _first_zero_pivot, permutation_matrix
+from common.ops.decompositions import _first_zero_pivot, permutation_matrix, scipy_linalg
 
 from .dtypes import lookup
 from .engine import apply
@@ -744,7 +743,7 @@ def geqrf(input, *, out=None):
     m, n = a.shape[-2:]
     qr, tau = np.zeros_like(a), np.zeros(a.shape[:-2] + (builtins.min(m, n),), a.dtype)
     if a.size:
-        raw = lapack.get_lapack_funcs("geqrf", (a,))
+        raw = scipy_linalg().get_lapack_funcs("geqrf", (a,))
         _per_matrix(a, lambda x: raw(x)[:2], qr, tau)
     return _GEQRF(make(qr), make(tau))
 
@@ -795,7 +794,7 @@ def ldl_factor_ex(A, *, hermitian: bool = False, check_errors: bool = False, out
     ld, piv = np.zeros_like(a), np.zeros(a.shape[:-1], np.int32)
     info = np.zeros(a.shape[:-2], np.int32)
     if a.size:
-        sytrf = lapack.get_lapack_funcs("sytrf", (a,))
+        sytrf = scipy_linalg().get_lapack_funcs("sytrf", (a,))
         _per_matrix(a, lambda x: (np.tril(sytrf(x, lower=1)[0]), sytrf(x, lower=1)[1]), ld, piv)
         info = _info(A, lambda x: builtins.max(sytrf(x, lower=1)[2], 0))._data
     if check_errors and info.any():
@@ -821,7 +820,7 @@ def ldl_solve(LD, pivots, B, *, hermitian: bool = False, out=None):
     b = np.broadcast_to(B._data, batch + B._data.shape[-2:])
     x = np.zeros(b.shape, np.result_type(ld, b))
     if x.size:
-        sytrs = lapack.get_lapack_funcs("sytrs", (ld,))
+        sytrs = scipy_linalg().get_lapack_funcs("sytrs", (ld,))
         flat_x = x.reshape((-1,) + b.shape[-2:])
         for i, (l_, p_, b_) in enumerate(zip(ld.reshape((-1,) + ld.shape[-2:]),
                                             p.reshape((-1, p.shape[-1])),

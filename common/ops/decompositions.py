@@ -29,7 +29,6 @@ import re
 import warnings
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..errors import DTypeError, LinAlgError, ShapeError
 from ..examples import Example as E
@@ -42,6 +41,12 @@ from .linalg import matrix_transpose as mT
 _SPD = np.array([[4.0, 1.2, -0.6], [1.2, 3.0, 0.4], [-0.6, 0.4, 2.5]])
 _SYM = np.array([[1.0, 0.5, -0.3], [0.5, -2.0, 0.8], [-0.3, 0.8, 3.0]])
 _UPPER = np.array([[2.0, 0.3, -0.5], [0.0, 1.5, 0.7], [0.0, 0.0, -1.8]])
+
+
+def scipy_linalg():
+    """``scipy.linalg``, imported by the first kernel that needs it (not at ``import``)."""
+    import scipy.linalg  # noqa: PLC0415  (~0.3 s to import: only LU, triangular solves, expm)
+    return scipy.linalg
 
 
 def _floating(x: np.ndarray, what: str) -> None:
@@ -74,7 +79,7 @@ def _first_zero_pivot(a: np.ndarray) -> int:
     """1-based position of LU's first zero pivot (LAPACK's ``info``), 0 when there is none."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        lu, _ = sla.lu_factor(a, check_finite=False)
+        lu, _ = scipy_linalg().lu_factor(a, check_finite=False)
     zeros = np.flatnonzero(np.diagonal(lu) == 0)
     return int(zeros[0]) + 1 if zeros.size else 0
 
@@ -265,9 +270,10 @@ def _triangular_solve(matrix, rhs, lower=True, adjoint=False, unit_diagonal=Fals
     a = np.broadcast_to(matrix, batch + matrix.shape[-2:]).reshape((-1,) + matrix.shape[-2:])
     b = np.broadcast_to(rhs, batch + rhs.shape[-2:]).reshape((-1,) + rhs.shape[-2:])
     flat = out.reshape((-1,) + rhs.shape[-2:])
+    solve_triangular = scipy_linalg().solve_triangular
     with np.errstate(all="ignore"):
         for i in range(len(flat)):
-            flat[i] = sla.solve_triangular(a[i], b[i], trans=1 if adjoint else 0, lower=lower,
+            flat[i] = solve_triangular(a[i], b[i], trans=1 if adjoint else 0, lower=lower,
                                            unit_diagonal=unit_diagonal, check_finite=False)
     return out
 
@@ -314,7 +320,7 @@ def _not_positive_definite(s: np.ndarray) -> LinAlgError:
     mats = s.reshape((-1,) + s.shape[-2:])
     for i, a in enumerate(mats):
         try:
-            sla.cholesky(a, lower=True, check_finite=False)
+            scipy_linalg().cholesky(a, lower=True, check_finite=False)
         except np.linalg.LinAlgError as e:
             found = re.match(r"\s*(\d+)", str(e))
             order = found.group(1) if found else "?"
@@ -589,7 +595,7 @@ def _lu_factor(x):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")    # a zero pivot is reported by info, not here
             for i, a in enumerate(flat_lu):
-                flat_lu[i], piv = sla.lu_factor(a, check_finite=False)
+                flat_lu[i], piv = scipy_linalg().lu_factor(a, check_finite=False)
                 flat_piv[i] = piv + 1
     return lu, pivots, permutation_matrix(pivots, m, x.dtype)
 
@@ -661,7 +667,7 @@ def _expm(x):
     _floating(x, "MatrixExponential")
     if x.size == 0:
         return np.array(x, copy=True)
-    return np.asarray(sla.expm(x), dtype=x.dtype)
+    return np.asarray(scipy_linalg().expm(x), dtype=x.dtype)
 
 
 def _expm_grad(F, g, x):
