@@ -384,8 +384,9 @@ def _qr_grad(F, g, x, out, full_matrices):
     gq, gr = g
     q, r = out
     m, n = F.shape(x)[-2:]
-    if m is None or n is None:
-        raise ValueError("the gradient of QR needs the matrix dimensions known")
+    if m is None or n is None:   # a graph's unknown dims: taken as m >= n (R square; a wide
+        # matrix then fails at run time in the triangular solve, naming the node)
+        return _qr_square_grad(F, gq, gr, q, r)
     if full_matrices and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
                            "nrows > ncols.")
@@ -401,7 +402,7 @@ def _qr_grad(F, g, x, out, full_matrices):
 
 defop("Qr", _qr, _qr_infer, inputs=("x",), fname="qr", outputs=2,
       torch_name="LinalgQrBackward0",
-      examples=(E(((4, 3),)), E(((3, 3),)), E(((2, 3, 5),)), E(((3, 4),), {"full_matrices": True})),
+      examples=(E(((4, 3),)), E(((3, 3),)), E(((2, 3, 5),)), E(((2, 3, 4),), {"full_matrices": True})),
       grads=(_qr_grad,))
 
 
@@ -480,8 +481,9 @@ def _svd_grad(F, g, x, out, full_matrices, compute_uv):
     if not compute_uv:          # svdvals: U diag(g_s) V^T, U and V computed again
         _, u, v = F.svd(x)
         return F.matmul(F.mul(u, F.expand_dims(gs, axis=-2)), mT(F, v))
-    k = min(m, n)
-    if full_matrices and m != n:
+    unknown = m is None or n is None      # a graph's unknown dims: the formula for any shape
+    k = None if unknown else min(m, n)
+    if full_matrices and not unknown and m != n:
         def narrow(a, size):
             return F.split_v(a, sizes=(k, size - k), axis=-1)[0]
         u, gu = (narrow(a, m) for a in (u, gu))
@@ -490,6 +492,11 @@ def _svd_grad(F, g, x, out, full_matrices, compute_uv):
     both = F.add(F.mul(_skew(F, F.matmul(mT(F, u), gu)), s_row),
                  F.mul(s_col, _skew(F, F.matmul(mT(F, v), gv))))
     inner = F.add(_off_diagonal_ratio(F, both, F.mul(s, s)), F.matrix_diag(gs))
+    if unknown:     # both corrections below (the one for a square factor is zero)
+        gus, gvs = F.div(gu, s_row), F.div(gv, s_row)
+        left = F.add(F.matmul(u, inner), F.sub(gus, F.matmul(u, F.matmul(mT(F, u), gus))))
+        right = F.sub(mT(F, gvs), F.matmul(F.matmul(mT(F, gvs), v), mT(F, v)))
+        return F.add(F.matmul(left, mT(F, v)), F.matmul(u, right))
     if m > n:       # U's columns span only part of the space: (I - U U^T) G_U S^-1
         gus = F.div(gu, s_row)
         left = F.add(F.matmul(u, inner), F.sub(gus, F.matmul(u, F.matmul(mT(F, u), gus))))
@@ -545,7 +552,7 @@ def _pinv_grad(F, g, x, out):
     in the orientation that keeps the products small."""
     p, pt, gt = out, mT(F, out), mT(F, g)
     m, n = F.shape(x)[-2:]
-    if m <= n:
+    if m is None or n is None or m <= n:   # either orientation is exact; this one is smaller
         k = F.matmul(gt, p)
         kpt = F.matmul(k, pt)
         return F.add(F.sub(kpt, mT(F, F.matmul(p, k))),
@@ -638,7 +645,8 @@ def _lu_grad(F, g, x, out):
     g_lu = g[0]
     packed, _, p = out
     m, n = F.shape(x)[-2:]
-    if m == n:
+    if m is None or n is None or m == n:   # unknown dims: taken as square (another shape
+        # fails at run time, naming the node)
         grad = _lu_square_grad(F, packed, _strictly_lower(F, g_lu), _upper(F, g_lu))
     elif m < n:     # U = [U1 | U2], U2 = L^-1 P^T A2
         sq, u2 = F.split_v(packed, sizes=(m, n - m), axis=-1)
@@ -657,7 +665,7 @@ def _lu_grad(F, g, x, out):
 
 defop("LuFactor", _lu_factor, _lu_factor_infer, inputs=("x",), fname="lu_factor", outputs=3,
       torch_name="LinalgLuFactorExBackward0",
-      examples=(E(((3, 3),)), E(((2, 3, 5),)), E(((5, 3),)), E(((2, 4, 4),))),
+      examples=(E(((3, 3),)), E(((2, 3, 5),)), E(((2, 5, 3),)), E(((2, 4, 4),))),
       grads=(_lu_grad,))
 
 
