@@ -5,7 +5,7 @@ for shapes, ``TypeError`` for dtypes), so ``except ValueError`` keeps working.
 """
 from __future__ import annotations
 
-__all__ = ["ShapeError", "DTypeError", "invalid"]
+__all__ = ["ShapeError", "DTypeError", "LinAlgError", "invalid"]
 
 
 class ShapeError(ValueError):
@@ -36,3 +36,17 @@ def invalid(message: str) -> ValueError:
     err = ValueError(message)
     err.tf = message  # type: ignore[attr-defined]
     return err
+
+
+class LinAlgError(RuntimeError):
+    """A matrix the kernel cannot factor or invert (singular, not positive-definite).
+
+    A ``RuntimeError``, as PyTorch's ``torch.linalg.LinAlgError`` (whose class is
+    ``torch._C._LinAlgError``; dyngraph exports a subclass under both names).  The message is
+    PyTorch's sentence; ``tf`` is TF's (``Input is not invertible.``), which the static engine
+    puts first, as it does for :class:`ShapeError`.
+    """
+
+    def __init__(self, message: str, tf: str | None = None):
+        super().__init__(message)
+        self.tf = tf

@@ -97,6 +97,11 @@ __all__ += ["signal", "special"] + _numeric_all
 for _name in _OUT:  # torch.add(a, b, out=c) & co.; Tensor methods stay as they are
     globals()[_name] = _with_out(globals()[_name])
 
+from .decompositions import TOP_LEVEL as _DECOMPOSITIONS  # noqa: E402  (torch.det, torch.qr...)
+globals().update(_DECOMPOSITIONS)
+dist, renorm = linalg.dist, linalg.renorm
+__all__ += [name for name in _DECOMPOSITIONS if name not in __all__] + ["dist", "renorm"]
+
 _attach_methods(Tensor)  # x + y, x.exp(), x.detach()...: see dyngraph.methods
 
 # complex and unsigned dtypes (issue #28/#30)

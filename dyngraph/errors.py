@@ -12,10 +12,11 @@ import sys
 import numpy as np
 
 from common import ShapeError
+from common.errors import LinAlgError
 
 from .dtypes import lookup
 
-__all__ = ["SizeMismatchError", "explain", "internal", "user_site", "torch_type_name", "c_type_name",
+__all__ = ["SizeMismatchError", "_LinAlgError", "explain", "internal", "user_site", "torch_type_name", "c_type_name",
            "scalar_type_name"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,6 +25,11 @@ _COMMON = os.path.join(os.path.dirname(_HERE), "common")
 
 class SizeMismatchError(RuntimeError, ShapeError):
     """Shapes that do not fit an op.  A ``RuntimeError`` as in PyTorch, and a ``ShapeError``."""
+
+
+class _LinAlgError(LinAlgError):
+    """``torch.linalg.LinAlgError``, a ``RuntimeError``; PyTorch's class is named
+    ``torch._C._LinAlgError``, and so is this one, for handlers that match on the name."""
 
 
 def internal(filename: str) -> bool:
@@ -64,6 +70,8 @@ def explain(op, inputs, error: Exception) -> Exception:
     shapes = _shapes(inputs)
     where = f"(in {op.fname} on shapes {', '.join(map(str, shapes))}, at {user_site()})"
     text = str(error)
+    if isinstance(error, LinAlgError):   # a singular matrix: the kernel spoke PyTorch's words
+        return _LinAlgError(f"{text} {where}")
     if isinstance(error, np.exceptions.AxisError) and error.ndim is not None:
         n = max(error.ndim, 1)
         return IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

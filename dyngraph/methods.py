@@ -25,7 +25,7 @@ from common import REGISTRY
 
 from . import (composite, creation, functions, legacy, linalg, pointwise, random, reductions,
                scatter_reduce, selection, shaping, statistics)
-from . import numeric
+from . import decompositions, numeric
 from . import complex as complex_
 from .autograd.engine import backward as _backward
 from .engine import base_counter, binary
@@ -193,6 +193,9 @@ def attach(cls: type = Tensor) -> None:
     cls.__rdiv__ = cls.__rtruediv__   # torch keeps Python 2's name too
     for name, cast in functions.CASTS.items():
         setattr(cls, name, cast)
+    for name in decompositions.METHODS:   # A.det(), A.cholesky(), b.lu_solve(LU, pivots)
+        setattr(cls, name, decompositions.TOP_LEVEL[name])
+    cls.dist, cls.renorm = linalg.dist, linalg.renorm
     cls.T = property(functions.permute_all)
     cls.mT, cls.mH = property(composite.mT), property(composite.mH)
     cls.__init__, cls.new = legacy.tensor_init, legacy.tensor_new

@@ -60,6 +60,7 @@ from .ops.core_ops import __all__ as _ops_all
 from .ops.math_ops import *  # noqa: F403
 from .ops.math_ops import __all__ as _math_all
 from . import math
+from . import linalg
 from .ops.overloads import install as _install
 from .interop.serialize import from_json, to_json, to_networkx
 from .framework import printing as _printing  # noqa: F401  (registers str(graph))
@@ -149,6 +150,10 @@ __all__ += ["angle", "complex", "conj", "imag", "real", "complex64", "complex128
             "uint32", "uint64", "signal", "spectral", "fft", "ifft"]
 
 _install()
+
+for _v1, _name in linalg.V1_ALIASES.items():   # tf.matrix_inverse, tf.cholesky, tf.svd ...
+    globals()[_v1] = getattr(linalg, _name)
+__all__ += ["linalg", *linalg.V1_ALIASES]
 
 
 def disable_eager_execution() -> None:

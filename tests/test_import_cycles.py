@@ -57,6 +57,8 @@ LAZY = {
              "large draw (common/fastpath.py)",
     "matplotlib": "optional extra [plots]: graphs drawn for a notebook or a picture file "
                   "(common/display.py)",
+    "scipy": "a dependency, but ~0.3 s to import: the LAPACK kernels numpy lacks (LU, "
+             "triangular solves, expm; common/ops/decompositions.py), loaded on first use",
     "common.display": "imports networkx (and matplotlib when drawing): loaded when a notebook "
                       "displays a Graph or a tape (_repr_svg_)",
 }

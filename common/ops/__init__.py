@@ -5,6 +5,7 @@
     shape            data moved without arithmetic: reshape, transpose, concat, slicing
     reduce           sum, mean, max, min over an axis
     linalg           matrix multiplication (2-D and batched), einsum's equation
+    decompositions   inverse, determinants, solves, Cholesky, QR, eigh, SVD (LAPACK kernels)
     gather_scatter   index ops along one axis: gather and scatter_add
     nn               softmax, log-softmax, sparse softmax cross-entropy, one-hot
     conv, pool       convolution and its gradients; max/average pooling and padding
@@ -25,3 +26,4 @@ from . import special_fns  # noqa: F401,E402  (its rules use special's ops)
 from . import numeric  # noqa: F401,E402
 from . import complex  # noqa: F401,E402  (conj, real, imag, angle, complex; ComplexAbs)
 from . import fft  # noqa: F401,E402
+from . import decompositions  # noqa: F401,E402  (inverses, solves, factorizations: after linalg)
