@@ -88,6 +88,9 @@ MIRRORED = {
     "nn.functional.fractional_max_pool2d": lambda call, *a, **kw: _seeded(call, *a, **kw),
     "nn.functional.fractional_max_pool3d": lambda call, *a, **kw: _seeded(call, *a, **kw),
     "nn.functional.scaled_dot_product_attention": lambda call, *a, **kw: _seeded(call, *a, **kw),
+    # variants whose ``op`` wraps the name (keyed ``name.variant``)
+    "linalg.lstsq.grad_oriented": lambda call, a, b, driver: call(a, b, driver=driver)[:2],
+    "linalg.pinv.singular": lambda call, a, b: call(a @ b.mT),
 }
 
 
@@ -468,7 +471,8 @@ def _plain_call(how: tuple[str, Any], inp: Any, args: tuple, kwargs: dict) -> An
     return getattr(inp, target)(*args, **kwargs)
 
 
-def replay_sample(name: str, rec: dict, arrays: Any) -> tuple[str, str | None]:
+def replay_sample(name: str, rec: dict, arrays: Any,
+                  variant: str = "") -> tuple[str, str | None]:
     """(forward class, gradient class or None) of one recorded sample, through dyngraph."""
     import dyngraph
     how = resolve(name)
@@ -479,7 +483,8 @@ def replay_sample(name: str, rec: dict, arrays: Any) -> tuple[str, str | None]:
     try:
         with warnings.catch_warnings(), _time_limit(20):
             warnings.simplefilter("ignore")
-            out = _call(name, how, inp, args, kwargs)
+            out = _call(f"{name}.{variant}" if f"{name}.{variant}" in MIRRORED else name,
+                        how, inp, args, kwargs)
     except Exception as e:
         if "raises" not in rec:
             return "dyngraph raises", None
@@ -544,7 +549,7 @@ def replay(entries: list[dict], arrays: Any) -> dict[str, tuple[str, str | None]
     for entry in entries:
         for rec in entry.get("samples", ()):
             if "skip" not in rec:
-                results[sample_id(entry, rec)] = replay_sample(entry["name"], rec, arrays)
+                results[sample_id(entry, rec)] = replay_sample(entry["name"], rec, arrays, entry["variant"])
     return results
 
 
