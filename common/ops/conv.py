@@ -33,6 +33,8 @@ from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import fmt_shape, require_kind, result_dtype
+from . import conv_algorithms
+from .conv_algorithms import candidates, choose, shifted_gemm, winograd_3x3
 
 __all__ = ["resolve_padding", "output_size", "spatial", "channels_last", "from_channels_last",
            "check_channels"]
@@ -127,16 +129,49 @@ def _grad_matrix(g, groups):
     return g.reshape(n * ho * wo, groups, o // groups).transpose(1, 0, 2)
 
 
-def conv_nhwc(x, w, strides, padding, dilations, groups):
-    """Forward on channels-last ``x`` and HWIO ``w``: ``(N,Ho,Wo,O)``."""
-    pads = _pads(x.shape[1:3], w.shape[:2], strides, dilations, padding)
+def _im2col_conv(x, w, strides, pads, dilations, groups):
+    """The exact kernel: im2col + one GEMM (any stride, dilation, groups and dtype)."""
     cols, (n, ho, wo) = _cols(x, w.shape[:2], strides, dilations, pads, groups)
     out = np.matmul(cols, _filter_matrix(w, groups))           # (groups, M, Og)
     return out.transpose(1, 0, 2).reshape(n, ho, wo, w.shape[3])
 
 
-def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
-    """The gradient for an input of spatial size ``hw``: per filter offset ``(p, q)`` one matmul
+def _fast_names(x, w, strides, pads, dilations, groups) -> tuple:
+    """The algorithms that may compute this convolution (``("im2col",)`` when only it can):
+    the fast ones need stride 1, no dilation, one group, non-empty operands of one float dtype."""
+    if (tuple(strides) != (1, 1) or tuple(dilations) != (1, 1) or groups != 1
+            or x.dtype != w.dtype or not x.size or not w.size):
+        return ("im2col",)
+    return candidates(x.shape, w.shape, x.dtype, True)
+
+
+def _run_forward(name, x, w, strides, pads, dilations, groups):
+    if name == "im2col":
+        return _im2col_conv(x, w, strides, pads, dilations, groups)
+    xp = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
+    return winograd_3x3(xp, w) if name == "winograd" else shifted_gemm(xp, w)
+
+
+def conv_forward(x, w, strides, padding, dilations, groups, algorithm: str | None = None) -> tuple:
+    """``(algorithm, y)``: the forward on channels-last ``x`` and HWIO ``w``, computed by
+    ``algorithm`` or, when None, by the one :func:`~.conv_algorithms.choose` picks for the shape."""
+    pads = _pads(x.shape[1:3], w.shape[:2], strides, dilations, padding)
+    if algorithm is not None:
+        return algorithm, _run_forward(algorithm, x, w, strides, pads, dilations, groups)
+    names = _fast_names(x, w, strides, pads, dilations, groups)
+    if len(names) == 1:
+        return "im2col", _im2col_conv(x, w, strides, pads, dilations, groups)
+    return choose(("fwd", x.shape, w.shape, x.dtype.str, pads), names,
+                  lambda name: _run_forward(name, x, w, strides, pads, dilations, groups))
+
+
+def conv_nhwc(x, w, strides, padding, dilations, groups):
+    """Forward on channels-last ``x`` and HWIO ``w``: ``(N,Ho,Wo,O)``."""
+    return conv_forward(x, w, strides, padding, dilations, groups)[1]
+
+
+def _col2im_input_grad(g, w, hw, strides, padding, dilations, groups):
+    """The exact gradient for an input of spatial size ``hw``: per filter offset ``(p, q)`` one matmul
     ``g @ w[p, q]^T`` added into the window cells that offset read.
 
     (The same work as col2im of ``g @ filter^T``, but each product lands contiguous, so the
@@ -155,6 +190,37 @@ def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
             dx[:, p * dh:p * dh + sh * (ho - 1) + 1:sh, q * dw:q * dw + sw * (wo - 1) + 1:sw] += \
                 part.reshape(n, ho, wo, groups, cg)
     return dx[:, pt:pt + hw[0], pl:pl + hw[1]].reshape(n, hw[0], hw[1], groups * cg)
+
+
+def input_grad_forward(g, w, hw, strides, padding, dilations, groups,
+                       algorithm: str | None = None) -> tuple:
+    """``(algorithm, dx)``: the input gradient, by ``algorithm`` or the one chosen for the shape.
+
+    At stride 1 (no dilation, one group) the input gradient is itself a convolution: of ``g``
+    padded by ``k-1-pad`` on each side with the filter rotated by 180 degrees and its channel
+    axes swapped; Winograd and the shifted GEMM then compete with the per-offset col2im.
+    """
+    kh, kw = w.shape[:2]
+    pads = _pads(hw, (kh, kw), strides, dilations, padding)
+    gpads = ((kh - 1 - pads[0][0], kh - 1 - pads[0][1]), (kw - 1 - pads[1][0], kw - 1 - pads[1][1]))
+    exact = lambda: _col2im_input_grad(g, w, hw, strides, padding, dilations, groups)  # noqa: E731
+    if algorithm == "im2col" or min(min(gpads)) < 0:       # a pad wider than the filter: exact only
+        return "im2col", exact()
+    rotated = w[::-1, ::-1].swapaxes(2, 3)                 # HWIO (kh, kw, O, C)
+
+    def run(name):
+        return exact() if name == "im2col" else _run_forward(name, g, rotated, (1, 1), gpads, (1, 1), 1)
+    if algorithm is not None:
+        return algorithm, run(algorithm)
+    names = _fast_names(g, rotated, strides, gpads, dilations, groups)
+    if len(names) == 1:
+        return "im2col", exact()
+    return choose(("dx", g.shape, w.shape, g.dtype.str, pads, tuple(hw)), names, run)
+
+
+def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
+    """The gradient for a channels-last input of spatial size ``hw`` from ``g`` ``(N,Ho,Wo,O)``."""
+    return input_grad_forward(g, w, hw, strides, padding, dilations, groups)[1]
 
 
 def conv_filter_grad_nhwc(x, g, khw, strides, padding, dilations, groups):
@@ -198,6 +264,47 @@ def _conv2d_filter_grad(x, g, ref, strides=(1, 1), padding="VALID", dilations=(1
     dw = conv_filter_grad_nhwc(channels_last(x, data_format), channels_last(g, data_format),
                                _filter_hw(ref.shape, filter_format), strides, padding, dilations, groups)
     return _from_hwio(dw, filter_format)
+
+
+def _known(*shapes) -> bool:
+    return all(s is not None and None not in s for s in shapes)
+
+
+def _static_conv2d(x_shape, w_shape):
+    """A call site with known shapes picks its algorithm once, on its first run (cuDNN's
+    benchmark mode per node), and then calls that kernel without the per-shape lookup; a
+    change of :func:`~.conv_algorithms.set_algorithm` makes it pick again."""
+    if not _known(x_shape, w_shape):
+        return None
+    chosen = [None, None]                                  # (algorithm, the setting it was chosen under)
+
+    def conv2d_at_site(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
+                       data_format="NHWC", filter_format="HWIO"):
+        _check_numbers(x, w)
+        again = chosen[1] != conv_algorithms.ALGORITHM
+        chosen[0], y = conv_forward(channels_last(x, data_format), _hwio(w, filter_format), strides,
+                                    padding, dilations, groups, None if again else chosen[0])
+        chosen[1] = conv_algorithms.ALGORITHM
+        return from_channels_last(y, data_format)
+    return conv2d_at_site
+
+
+def _static_input_grad(g_shape, w_shape, ref_shape):
+    """As :func:`_static_conv2d`, for the input gradient (also the transposed convolution)."""
+    if not _known(g_shape, w_shape, ref_shape):
+        return None
+    chosen = [None, None]
+
+    def input_grad_at_site(g, w, ref, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
+                           data_format="NHWC", filter_format="HWIO"):
+        _check_numbers(g, w)
+        again = chosen[1] != conv_algorithms.ALGORITHM
+        chosen[0], dx = input_grad_forward(channels_last(g, data_format), _hwio(w, filter_format),
+                                           spatial(ref.shape, data_format), strides, padding,
+                                           dilations, groups, None if again else chosen[0])
+        chosen[1] = conv_algorithms.ALGORITHM
+        return from_channels_last(dx, data_format)
+    return input_grad_at_site
 
 
 def _filter_dims(w_shape, filter_format):
@@ -336,10 +443,11 @@ CONV_EXAMPLES = (
     E(((2, 2, 4, 5), (2, 2, 2, 3)), {"strides": (2, 1), "padding": "SAME", **TORCH}),
 )
 
-defop("Conv2D", _conv2d, _conv2d_infer, inputs=("x", "w"), fname="conv2d",
+defop("Conv2D", _conv2d, _conv2d_infer, static_impl=_static_conv2d, inputs=("x", "w"), fname="conv2d",
       torch_name="ConvolutionBackward0", examples=CONV_EXAMPLES,
       grads=(_dconv_dx, _dconv_dw))
-defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer, inputs=("out_backprop", "w", "ref"),
+defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer, static_impl=_static_input_grad,
+      inputs=("out_backprop", "w", "ref"),
       fname="conv2d_input_grad", torch_name="ConvolutionBackward0",
       examples=(E(((2, 2, 2, 3), (3, 3, 2, 3), (2, 4, 4, 2))),
                 E(((1, 3, 3, 2), (3, 2, 2, 2), (1, 5, 6, 2)), {"strides": (2, 2), "padding": "SAME"}),
