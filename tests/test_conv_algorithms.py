@@ -10,8 +10,8 @@ import pytest
 import dyngraph as torch
 import staticgraph as tf
 from common.ops import conv_algorithms as ca
-from common.ops.conv import (conv_forward, conv_input_grad_nhwc, input_grad_forward,
-                             conv_filter_grad_nhwc)
+from common.ops.conv import (conv_filter_grad_nhwc, conv_filter_grad_nhwc_with, conv_input_grad_nhwc,
+                             conv_input_grad_nhwc_with, conv_nhwc_with)
 from common.registry import REGISTRY
 
 RNG = np.random.default_rng(32)
@@ -48,20 +48,20 @@ def _close(got, want):
 def test_forward_matches_float64_reference(algorithm, xs, ws, padding):
     x, w = _operands(xs, ws)
     ca.set_algorithm(algorithm)
-    name, y = conv_forward(x, w, (1, 1), padding, (1, 1), 1)
+    name, y = conv_nhwc_with(x, w, (1, 1), padding, (1, 1), 1)
     assert name == (algorithm if algorithm == "direct" or ws[:2] == (3, 3) else "im2col")
     ca.set_algorithm("im2col")
-    _close(y, conv_forward(x.astype(np.float64), w.astype(np.float64), (1, 1), padding, (1, 1), 1)[1])
+    _close(y, conv_nhwc_with(x.astype(np.float64), w.astype(np.float64), (1, 1), padding, (1, 1), 1)[1])
 
 
 @pytest.mark.parametrize("algorithm", ["winograd", "direct"])
 @pytest.mark.parametrize("xs,ws,padding", SHAPES)
 def test_input_grad_matches_float64_reference(algorithm, xs, ws, padding):
     x, w = _operands(xs, ws)
-    y = conv_forward(x, w, (1, 1), padding, (1, 1), 1, "im2col")[1]
+    y = conv_nhwc_with(x, w, (1, 1), padding, (1, 1), 1, "im2col")[1]
     g = RNG.standard_normal(y.shape).astype(np.float32)
     ca.set_algorithm(algorithm)
-    name, dx = input_grad_forward(g, w, xs[1:3], (1, 1), padding, (1, 1), 1)
+    name, dx = conv_input_grad_nhwc_with(g, w, xs[1:3], (1, 1), padding, (1, 1), 1)
     assert name in (algorithm, "im2col")
     assert (name == algorithm) == (algorithm == "direct" or ws[:2] == (3, 3))
     ca.set_algorithm("im2col")
@@ -74,16 +74,16 @@ def test_im2col_switch_gives_the_exact_bits():
     """The switch reproduces the plain GEMM bit for bit (a forced algorithm, not the choice)."""
     x, w = _operands((4, 10, 10, 8), (3, 3, 8, 16))
     ca.set_algorithm("winograd")
-    fast = conv_forward(x, w, (1, 1), "SAME", (1, 1), 1)[1]
+    fast = conv_nhwc_with(x, w, (1, 1), "SAME", (1, 1), 1)[1]
     ca.set_algorithm("im2col")
-    exact = conv_forward(x, w, (1, 1), "SAME", (1, 1), 1)[1]
+    exact = conv_nhwc_with(x, w, (1, 1), "SAME", (1, 1), 1)[1]
     assert not np.array_equal(fast, exact)         # Winograd rounds differently ...
-    np.testing.assert_array_equal(exact, conv_forward(x, w, (1, 1), "SAME", (1, 1), 1, "im2col")[1])
+    np.testing.assert_array_equal(exact, conv_nhwc_with(x, w, (1, 1), "SAME", (1, 1), 1, "im2col")[1])
     ca.set_algorithm("auto")                       # ... and auto is one of the candidates, cached
-    name, y = conv_forward(x, w, (1, 1), "SAME", (1, 1), 1)
+    name, y = conv_nhwc_with(x, w, (1, 1), "SAME", (1, 1), 1)
     assert name in ("im2col", "winograd", "direct")
-    assert conv_forward(x, w, (1, 1), "SAME", (1, 1), 1)[0] == name
-    np.testing.assert_array_equal(conv_forward(x, w, (1, 1), "SAME", (1, 1), 1, name)[1], y)
+    assert conv_nhwc_with(x, w, (1, 1), "SAME", (1, 1), 1)[0] == name
+    np.testing.assert_array_equal(conv_nhwc_with(x, w, (1, 1), "SAME", (1, 1), 1, name)[1], y)
 
 
 def test_unknown_algorithm_is_refused_and_setting_kept():
@@ -104,9 +104,9 @@ def test_only_im2col_where_the_fast_kernels_do_not_apply(case):
     w = (RNG.standard_normal((3, 3, 4 // case.get("groups", 1), 4)) * 3).astype(dtype)
     args = (case.get("strides", (1, 1)), "SAME", case.get("dilations", (1, 1)), case.get("groups", 1))
     ca.set_algorithm("winograd")
-    name, y = conv_forward(x, w, *args)
+    name, y = conv_nhwc_with(x, w, *args)
     assert name == "im2col"
-    np.testing.assert_array_equal(y, conv_forward(x, w, *args, "im2col")[1])
+    np.testing.assert_array_equal(y, conv_nhwc_with(x, w, *args, "im2col")[1])
 
 
 def test_input_grad_with_a_pad_wider_than_the_filter_stays_exact():
@@ -114,20 +114,24 @@ def test_input_grad_with_a_pad_wider_than_the_filter_stays_exact():
     g = RNG.standard_normal((1, 9, 6, 2)).astype(np.float32)
     w = RNG.standard_normal((3, 3, 3, 2)).astype(np.float32)
     ca.set_algorithm("direct")
-    name, dx = input_grad_forward(g, w, (5, 6), (1, 1), ((3, 3), (1, 1)), (1, 1), 1)
+    name, dx = conv_input_grad_nhwc_with(g, w, (5, 6), (1, 1), ((3, 3), (1, 1)), (1, 1), 1)
     assert name == "im2col"
-    np.testing.assert_array_equal(dx, input_grad_forward(g, w, (5, 6), (1, 1), ((3, 3), (1, 1)),
+    np.testing.assert_array_equal(dx, conv_input_grad_nhwc_with(g, w, (5, 6), (1, 1), ((3, 3), (1, 1)),
                                                          (1, 1), 1, "im2col")[1])
 
 
-def test_filter_grad_unchanged():
-    """The filter gradient stays the one exact im2col GEMM (no competing kernel yet)."""
-    x, w = _operands((2, 6, 6, 3), (3, 3, 3, 4))
-    g = RNG.standard_normal((2, 6, 6, 4)).astype(np.float32)
+@pytest.mark.parametrize("xs,ws,padding", SHAPES)
+def test_filter_grad_matches_float64_reference(xs, ws, padding):
+    """Winograd's filter gradient (3x3 filters; others keep im2col, which has no competitor)."""
+    x, w = _operands(xs, ws)
+    g = RNG.standard_normal(conv_nhwc_with(x, w, (1, 1), padding, (1, 1), 1, "im2col")[1].shape)
+    g = g.astype(np.float32)
     ca.set_algorithm("winograd")
-    a = conv_filter_grad_nhwc(x, g, (3, 3), (1, 1), "SAME", (1, 1), 1)
+    name, dw = conv_filter_grad_nhwc_with(x, g, ws[:2], (1, 1), padding, (1, 1), 1)
+    assert name == ("winograd" if ws[:2] == (3, 3) else "im2col")
     ca.set_algorithm("im2col")
-    np.testing.assert_array_equal(a, conv_filter_grad_nhwc(x, g, (3, 3), (1, 1), "SAME", (1, 1), 1))
+    _close(dw, conv_filter_grad_nhwc(x.astype(np.float64), g.astype(np.float64), ws[:2], (1, 1),
+                                     padding, (1, 1), 1))
 
 
 def test_static_call_site_picks_once_and_again_after_the_switch():
@@ -161,7 +165,7 @@ def test_both_engines_agree_within_float32_tolerance():
             y_s, dx_s, dw_s = sess.run([ys, dxs, dws])
     ca.set_algorithm("im2col")
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
-    y64 = conv_forward(x64, w64, (1, 1), "SAME", (1, 1), 1)[1]
+    y64 = conv_nhwc_with(x64, w64, (1, 1), "SAME", (1, 1), 1)[1]
     dx64 = conv_input_grad_nhwc(2 * y64, w64, (10, 10), (1, 1), "SAME", (1, 1), 1)
     dw64 = conv_filter_grad_nhwc(x64, 2 * y64, (3, 3), (1, 1), "SAME", (1, 1), 1)
     _close(yt.detach().numpy().transpose(0, 2, 3, 1), y64)

@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "shifted_gemm", "winograd_filter"]
+__all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "winograd_3x3_filter_grad", "shifted_gemm", "winograd_filter"]
 
 #: ``"auto"`` (measured per shape), or one of ``"im2col"``, ``"winograd"``, ``"direct"``
 #: forced wherever it applies (im2col elsewhere).
@@ -61,27 +61,25 @@ def winograd_filter(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u, dtype=w.dtype).reshape(16, w.shape[2], w.shape[3])
 
 
-def winograd_3x3(xp: np.ndarray, w: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
-    """Valid 3x3 convolution, stride 1, of padded channels-last ``xp`` by HWIO ``w``.
-
-    ``u`` is :func:`winograd_filter` of ``w`` when the caller has it.  The input transform
-    ``B^T d B`` (``B^T = [[1,0,-1,0], [0,1,1,0], [0,-1,1,0], [0,1,0,-1]]``) runs on strided
-    views of all 4x4 tiles at once, written straight into the GEMM operand; the output
-    transform ``A^T m A`` (``A^T = [[1,1,1,0], [0,1,-1,-1]]``) straight into the result.
-    """
+def _tiles(xp: np.ndarray) -> tuple:
+    """``(xp, th, tw)``: the 4x4 tiles (stride 2) that cover a valid 3x3 output of ``xp``; an odd
+    output size gets one more row/column of zeros so the last tile is whole."""
     n, hp, wp, c = xp.shape
-    o = w.shape[3]
-    ho, wo = hp - 2, wp - 2
-    th, tw = -(-ho // 2), -(-wo // 2)
-    if 2 * th + 2 != hp or 2 * tw + 2 != wp:     # an odd output size: one more row/column of zeros
+    th, tw = -(-(hp - 2) // 2), -(-(wp - 2) // 2)
+    if 2 * th + 2 != hp or 2 * tw + 2 != wp:
         grown = np.zeros((n, 2 * th + 2, 2 * tw + 2, c), xp.dtype)
         grown[:, :hp, :wp] = xp
         xp = grown
-    if u is None:
-        u = winograd_filter(w)
-    # rows of every tile (r = 0..3), then columns: 16 arrays (N, th, tw, C) into d
+    return xp, th, tw
+
+
+def _input_transform(xp: np.ndarray, th: int, tw: int) -> np.ndarray:
+    """``B^T d B`` of every 4x4 tile ``d`` as ``(16, N*th*tw, C)`` (``B^T = [[1,0,-1,0],
+    [0,1,1,0], [0,-1,1,0], [0,1,0,-1]]``): rows on strided views of all tiles at once, then
+    columns, written straight into the GEMM operand."""
+    n, c = xp.shape[0], xp.shape[3]
     r = [xp[:, i:i + 2 * th:2] for i in range(4)]
-    rows = (r[0] - r[2], r[1] + r[2], r[2] - r[1], r[1] - r[3])     # each (N, th, Wp', C)
+    rows = (r[0] - r[2], r[1] + r[2], r[2] - r[1], r[1] - r[3])     # each (N, th, Wp, C)
     d = np.empty((16, n, th, tw, c), xp.dtype)
     for i, v in enumerate(rows):
         col = [v[:, :, j:j + 2 * tw:2] for j in range(4)]
@@ -89,7 +87,23 @@ def winograd_3x3(xp: np.ndarray, w: np.ndarray, u: np.ndarray | None = None) -> 
         np.add(col[1], col[2], out=d[4 * i + 1])
         np.subtract(col[2], col[1], out=d[4 * i + 2])
         np.subtract(col[1], col[3], out=d[4 * i + 3])
-    m = np.matmul(d.reshape(16, n * th * tw, c), u).reshape(4, 4, n, th, tw, o)
+    return d.reshape(16, n * th * tw, c)
+
+
+def winograd_3x3(xp: np.ndarray, w: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+    """Valid 3x3 convolution, stride 1, of padded channels-last ``xp`` by HWIO ``w``.
+
+    ``u`` is :func:`winograd_filter` of ``w`` when the caller has it.  16 GEMMs between the
+    input transform and the output transform ``A^T m A`` (``A^T = [[1,1,1,0], [0,1,-1,-1]]``),
+    which writes straight into the result.
+    """
+    n, hp, wp, _ = xp.shape
+    o = w.shape[3]
+    ho, wo = hp - 2, wp - 2
+    xp, th, tw = _tiles(xp)
+    if u is None:
+        u = winograd_filter(w)
+    m = np.matmul(_input_transform(xp, th, tw), u).reshape(4, 4, n, th, tw, o)
     s0 = m[0] + m[1] + m[2]                     # A^T along the tile rows: (4, N, th, tw, O)
     s1 = m[1] - m[2] - m[3]
     y = np.empty((n, 2 * th, 2 * tw, o), m.dtype)
@@ -97,6 +111,38 @@ def winograd_3x3(xp: np.ndarray, w: np.ndarray, u: np.ndarray | None = None) -> 
         np.add(s[0] + s[1], s[2], out=y[:, k::2, 0::2])
         np.subtract(s[1] - s[2], s[3], out=y[:, k::2, 1::2])
     return y if (ho, wo) == (2 * th, 2 * tw) else y[:, :ho, :wo]
+
+
+def winograd_3x3_filter_grad(xp: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """The HWIO ``(3,3,C,O)`` gradient of :func:`winograd_3x3`'s filter for output gradient ``g``.
+
+    The forward is ``y = A^T [(G w G^T) * (B^T d B)] A`` per tile, so the gradient runs it
+    backwards: ``A gy A^T`` of every 2x2 block of ``g`` (4x4, additions only), 16 GEMMs
+    ``(B^T d B)^T @ (A gy A^T)`` summed over the tiles, and ``G^T (.) G`` of the 4x4 sums --
+    the filter gradient's multiplies drop 2.25x as the forward's do.
+    """
+    n, _, _, o = g.shape
+    xp, th, tw = _tiles(xp)
+    if g.shape[1:3] != (2 * th, 2 * tw):
+        grown = np.zeros((n, 2 * th, 2 * tw, o), g.dtype)
+        grown[:, :g.shape[1], :g.shape[2]] = g
+        g = grown
+    r0, r1 = g[:, 0::2], g[:, 1::2]
+    rows = (r0, r0 + r1, r0 - r1, -r1)                               # A along the block rows
+    e = np.empty((16, n, th, tw, o), g.dtype)
+    for i, v in enumerate(rows):
+        c0, c1 = v[:, :, 0::2], v[:, :, 1::2]
+        e[4 * i] = c0
+        np.add(c0, c1, out=e[4 * i + 1])
+        np.subtract(c0, c1, out=e[4 * i + 2])
+        np.negative(c1, out=e[4 * i + 3])
+    du = np.matmul(_input_transform(xp, th, tw).transpose(0, 2, 1), e.reshape(16, n * th * tw, o))
+
+    def rows_gt(a):         # G^T applied along axis 0 of a (4, ...) array -> (3, ...)
+        s = (a[1] + a[2]) * 0.5
+        return np.stack((a[0] + s, (a[1] - a[2]) * 0.5, s + a[3]))
+    du = du.reshape(4, 4, *du.shape[1:])
+    return rows_gt(rows_gt(du).swapaxes(0, 1)).swapaxes(0, 1)
 
 
 # --- direct GEMM over shifted windows ---------------------------------------------------------
