@@ -11,6 +11,12 @@ attributes.  The work is im2col + one BLAS matmul::
 
 The filter gradient is ``cols^T @ g`` (one matmul); the input gradient is, per filter offset,
 ``g @ w[p, q]^T`` added into the cells that offset read (col2im without a strided scatter).
+These are the exact kernels, for every stride, dilation, group count and dtype.  A float
+convolution at stride 1 (no dilation, one group) may instead run Winograd F(2x2, 3x3) (3x3
+filters, float32: forward, input and filter gradient) or a shifted direct GEMM (forward and
+input gradient), whichever :mod:`.conv_algorithms` measures fastest for the shape -- the eager
+engine caches the choice per shape, the static engine fixes it per node
+(``defop(static_impl=)``); ``conv_algorithms.set_algorithm("im2col")`` gives the exact bits.
 
 The gradients are ops of their own (a third input, read only for its shape, gives the size
 of the input or filter they are the gradient for), each linear in its two data inputs, so they close

@@ -90,26 +90,44 @@ def _input_transform(xp: np.ndarray, th: int, tw: int) -> np.ndarray:
     return d.reshape(16, n * th * tw, c)
 
 
+#: Bytes of the largest transformed block (16 x tiles x channels) one chunk of images makes:
+#: the transforms then run in cache and the steady peak memory stays below im2col's.
+CHUNK_BYTES = 1 << 20
+
+
+def _chunks(n: int, th: int, tw: int, channels: int, itemsize: int) -> tuple:
+    """``(starts, step)``: the chunks of images the Winograd kernels work through."""
+    step = max(1, CHUNK_BYTES // (16 * th * tw * channels * itemsize))
+    return range(0, n, step), step
+
+
 def winograd_3x3(xp: np.ndarray, w: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
     """Valid 3x3 convolution, stride 1, of padded channels-last ``xp`` by HWIO ``w``.
 
-    ``u`` is :func:`winograd_filter` of ``w`` when the caller has it.  16 GEMMs between the
-    input transform and the output transform ``A^T m A`` (``A^T = [[1,1,1,0], [0,1,-1,-1]]``),
-    which writes straight into the result.
+    ``u`` is :func:`winograd_filter` of ``w`` when the caller has it.  Per chunk of images:
+    the input transform, 16 GEMMs, and the output transform ``A^T m A`` (``A^T = [[1,1,1,0],
+    [0,1,-1,-1]]``), which writes straight into the result.
     """
-    n, hp, wp, _ = xp.shape
+    n, hp, wp, c = xp.shape
     o = w.shape[3]
     ho, wo = hp - 2, wp - 2
     xp, th, tw = _tiles(xp)
     if u is None:
         u = winograd_filter(w)
-    m = np.matmul(_input_transform(xp, th, tw), u).reshape(4, 4, n, th, tw, o)
-    s0 = m[0] + m[1] + m[2]                     # A^T along the tile rows: (4, N, th, tw, O)
-    s1 = m[1] - m[2] - m[3]
-    y = np.empty((n, 2 * th, 2 * tw, o), m.dtype)
-    for k, s in enumerate((s0, s1)):            # A along the tile columns
-        np.add(s[0] + s[1], s[2], out=y[:, k::2, 0::2])
-        np.subtract(s[1] - s[2], s[3], out=y[:, k::2, 1::2])
+    y = np.empty((n, 2 * th, 2 * tw, o), np.result_type(xp, u))
+    starts, step = _chunks(n, th, tw, max(c, o), y.itemsize)
+    for a in starts:
+        b = min(a + step, n)
+        m = np.matmul(_input_transform(xp[a:b], th, tw), u).reshape(4, 4, b - a, th, tw, o)
+        s0 = m[0] + m[1]                        # A^T along the tile rows: (4, chunk, th, tw, O)
+        s0 += m[2]
+        s1 = np.subtract(m[1], m[2], out=m[0])
+        s1 -= m[3]
+        for k, s in enumerate((s0, s1)):        # A along the tile columns
+            t = np.add(s[0], s[1], out=y[a:b, k::2, 0::2])
+            t += s[2]
+            t = np.subtract(s[1], s[2], out=y[a:b, k::2, 1::2])
+            t -= s[3]
     return y if (ho, wo) == (2 * th, 2 * tw) else y[:, :ho, :wo]
 
 
@@ -118,30 +136,38 @@ def winograd_3x3_filter_grad(xp: np.ndarray, g: np.ndarray) -> np.ndarray:
 
     The forward is ``y = A^T [(G w G^T) * (B^T d B)] A`` per tile, so the gradient runs it
     backwards: ``A gy A^T`` of every 2x2 block of ``g`` (4x4, additions only), 16 GEMMs
-    ``(B^T d B)^T @ (A gy A^T)`` summed over the tiles, and ``G^T (.) G`` of the 4x4 sums --
-    the filter gradient's multiplies drop 2.25x as the forward's do.
+    ``(B^T d B)^T @ (A gy A^T)`` summed over the tiles (chunk by chunk of images), and
+    ``G^T (.) G`` of the 4x4 sums -- the filter gradient's multiplies drop 2.25x as the
+    forward's do.
     """
-    n, _, _, o = g.shape
+    n, _, _, c = xp.shape
+    o = g.shape[3]
     xp, th, tw = _tiles(xp)
     if g.shape[1:3] != (2 * th, 2 * tw):
         grown = np.zeros((n, 2 * th, 2 * tw, o), g.dtype)
         grown[:, :g.shape[1], :g.shape[2]] = g
         g = grown
-    r0, r1 = g[:, 0::2], g[:, 1::2]
-    rows = (r0, r0 + r1, r0 - r1, -r1)                               # A along the block rows
-    e = np.empty((16, n, th, tw, o), g.dtype)
-    for i, v in enumerate(rows):
-        c0, c1 = v[:, :, 0::2], v[:, :, 1::2]
-        e[4 * i] = c0
-        np.add(c0, c1, out=e[4 * i + 1])
-        np.subtract(c0, c1, out=e[4 * i + 2])
-        np.negative(c1, out=e[4 * i + 3])
-    du = np.matmul(_input_transform(xp, th, tw).transpose(0, 2, 1), e.reshape(16, n * th * tw, o))
+    du = np.zeros((16, o, c), np.result_type(xp, g))
+    starts, step = _chunks(n, th, tw, max(c, o), du.itemsize)
+    for a in starts:
+        b = min(a + step, n)
+        r0, r1 = g[a:b, 0::2], g[a:b, 1::2]
+        rows = (r0, r0 + r1, r0 - r1, -r1)                   # A along the block rows
+        e = np.empty((16, b - a, th, tw, o), g.dtype)
+        for i, v in enumerate(rows):                         # ... and along the block columns
+            c0, c1 = v[:, :, 0::2], v[:, :, 1::2]
+            np.copyto(e[4 * i], c0)
+            np.add(c0, c1, out=e[4 * i + 1])
+            np.subtract(c0, c1, out=e[4 * i + 2])
+            np.negative(c1, out=e[4 * i + 3])
+        # (O, T) @ (T, C): OpenBLAS runs this orientation ~25% faster than (C, T) @ (T, O) at
+        # C=32, O=64, T=3136 (12.0 against 16.0 ms CPU time, interleaved best of 7)
+        du += np.matmul(e.reshape(16, -1, o).transpose(0, 2, 1), _input_transform(xp[a:b], th, tw))
 
     def rows_gt(a):         # G^T applied along axis 0 of a (4, ...) array -> (3, ...)
         s = (a[1] + a[2]) * 0.5
         return np.stack((a[0] + s, (a[1] - a[2]) * 0.5, s + a[3]))
-    du = du.reshape(4, 4, *du.shape[1:])
+    du = du.transpose(0, 2, 1).reshape(4, 4, c, o)
     return rows_gt(rows_gt(du).swapaxes(0, 1)).swapaxes(0, 1)
 
 
