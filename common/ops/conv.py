@@ -325,12 +325,12 @@ def _at_call_site(pick):
     def static_impl(*shapes):
         if not all(s is not None and None not in s for s in shapes):
             return None
-        chosen = [None, None]                  # the algorithm, and the setting it was picked under
+        chosen = [None, -1]                    # the algorithm, and the setting's generation then
 
         def kernel(*args, **attrs):
-            again = chosen[1] != conv_algorithms.ALGORITHM
+            again = chosen[1] != conv_algorithms.GENERATION
             chosen[0], out = pick(*args, algorithm=None if again else chosen[0], **attrs)
-            chosen[1] = conv_algorithms.ALGORITHM
+            chosen[1] = conv_algorithms.GENERATION
             return out
         return kernel
     return static_impl

@@ -32,17 +32,21 @@ __all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "winograd_3x3
 #: ``"auto"`` (measured per shape), or one of ``"im2col"``, ``"winograd"``, ``"direct"``
 #: forced wherever it applies (im2col elsewhere).
 ALGORITHM = "auto"
+#: Counts :func:`set_algorithm` calls: a static call site that picked under an older setting
+#: picks again.
+GENERATION = 0
 _CHOICES: dict = {}      # shape key -> the chosen algorithm's name
 
 
 def set_algorithm(name: str) -> str:
     """Force the convolution algorithm (``"auto"``, ``"im2col"``, ``"winograd"``, ``"direct"``);
     returns the previous setting.  ``"im2col"`` reproduces the plain GEMM's bits exactly."""
-    global ALGORITHM
+    global ALGORITHM, GENERATION
     if name not in ("auto", "im2col", "winograd", "direct"):
         raise ValueError(f"unknown convolution algorithm {name!r}: expected one of "
                          "'auto', 'im2col', 'winograd', 'direct'")
     previous, ALGORITHM = ALGORITHM, name
+    GENERATION += 1
     _CHOICES.clear()
     return previous
 
