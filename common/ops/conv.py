@@ -472,11 +472,11 @@ CONV_EXAMPLES = (
     E(((2, 2, 4, 5), (2, 2, 2, 3)), {"strides": (2, 1), "padding": "SAME", **TORCH}),
 )
 
-defop("Conv2D", _conv2d, _conv2d_infer, static_impl=_at_call_site(_pick_conv2d), inputs=("x", "w"), fname="conv2d",
-      torch_name="ConvolutionBackward0", examples=CONV_EXAMPLES,
+defop("Conv2D", _conv2d, _conv2d_infer, static_impl=_at_call_site(_pick_conv2d), inputs=("x", "w"),
+      fname="conv2d", torch_name="ConvolutionBackward0", examples=CONV_EXAMPLES,
       grads=(_dconv_dx, _dconv_dw))
-defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer, static_impl=_at_call_site(_pick_input_grad),
-      inputs=("out_backprop", "w", "ref"),
+defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer,
+      static_impl=_at_call_site(_pick_input_grad), inputs=("out_backprop", "w", "ref"),
       fname="conv2d_input_grad", torch_name="ConvolutionBackward0",
       examples=(E(((2, 2, 2, 3), (3, 3, 2, 3), (2, 4, 4, 2))),
                 E(((1, 3, 3, 2), (3, 2, 2, 2), (1, 5, 6, 2)), {"strides": (2, 2), "padding": "SAME"}),

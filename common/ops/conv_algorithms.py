@@ -27,7 +27,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "winograd_3x3_filter_grad", "shifted_gemm", "winograd_filter"]
+__all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "winograd_3x3_filter_grad",
+           "shifted_gemm", "winograd_filter"]
 
 #: ``"auto"`` (measured per shape), or one of ``"im2col"``, ``"winograd"``, ``"direct"``
 #: forced wherever it applies (im2col elsewhere).
