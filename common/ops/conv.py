@@ -11,6 +11,12 @@ attributes.  The work is im2col + one BLAS matmul::
 
 The filter gradient is ``cols^T @ g`` (one matmul); the input gradient is, per filter offset,
 ``g @ w[p, q]^T`` added into the cells that offset read (col2im without a strided scatter).
+These are the exact kernels, for every stride, dilation, group count and dtype.  A float
+convolution at stride 1 (no dilation, one group) may instead run Winograd F(2x2, 3x3) (3x3
+filters, float32: forward, input and filter gradient) or a shifted direct GEMM (forward and
+input gradient), whichever :mod:`.conv_algorithms` measures fastest for the shape -- the eager
+engine caches the choice per shape, the static engine fixes it per node
+(``defop(static_impl=)``); ``conv_algorithms.set_algorithm("im2col")`` gives the exact bits.
 
 The gradients are ops of their own (a third input, read only for its shape, gives the size
 of the input or filter they are the gradient for), each linear in its two data inputs, so they close
@@ -33,6 +39,8 @@ from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import fmt_shape, require_kind, result_dtype
+from . import conv_algorithms
+from .conv_algorithms import candidates, choose, shifted_gemm, winograd_3x3, winograd_3x3_filter_grad
 
 __all__ = ["resolve_padding", "output_size", "spatial", "channels_last", "from_channels_last",
            "check_channels"]
@@ -127,16 +135,51 @@ def _grad_matrix(g, groups):
     return g.reshape(n * ho * wo, groups, o // groups).transpose(1, 0, 2)
 
 
-def conv_nhwc(x, w, strides, padding, dilations, groups):
-    """Forward on channels-last ``x`` and HWIO ``w``: ``(N,Ho,Wo,O)``."""
-    pads = _pads(x.shape[1:3], w.shape[:2], strides, dilations, padding)
+def _im2col_conv(x, w, strides, pads, dilations, groups):
+    """The exact kernel: im2col + one GEMM (any stride, dilation, groups and dtype)."""
     cols, (n, ho, wo) = _cols(x, w.shape[:2], strides, dilations, pads, groups)
     out = np.matmul(cols, _filter_matrix(w, groups))           # (groups, M, Og)
     return out.transpose(1, 0, 2).reshape(n, ho, wo, w.shape[3])
 
 
-def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
-    """The gradient for an input of spatial size ``hw``: per filter offset ``(p, q)`` one matmul
+def _fast_names(x, other, khw, strides, dilations, groups) -> tuple:
+    """The algorithms that may compute a convolution of ``x`` with a ``khw`` filter, ``other``
+    the second operand (``("im2col",)`` when only it can): the fast ones need stride 1, no
+    dilation, one group, non-empty operands of one float dtype."""
+    if (tuple(strides) != (1, 1) or tuple(dilations) != (1, 1) or groups != 1
+            or x.dtype != other.dtype or not x.size or not other.size):
+        return ("im2col",)
+    return candidates(x.shape, khw, x.dtype, True)
+
+
+def _run_forward(name, x, w, strides, pads, dilations, groups):
+    if name == "im2col":
+        return _im2col_conv(x, w, strides, pads, dilations, groups)
+    xp = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
+    return winograd_3x3(xp, w) if name == "winograd" else shifted_gemm(xp, w)
+
+
+def conv_nhwc_with(x, w, strides, padding, dilations, groups, algorithm: str | None = None) -> tuple:
+    """``(algorithm, y)``: the forward on channels-last ``x`` and HWIO ``w``, computed by
+    ``algorithm`` or, when None, by the one :func:`~.conv_algorithms.choose` picks for the shape."""
+    pads = _pads(x.shape[1:3], w.shape[:2], strides, dilations, padding)
+    names = _fast_names(x, w, w.shape[:2], strides, dilations, groups)
+    if algorithm is not None:
+        algorithm = algorithm if algorithm in names else "im2col"
+        return algorithm, _run_forward(algorithm, x, w, strides, pads, dilations, groups)
+    if len(names) == 1:
+        return "im2col", _im2col_conv(x, w, strides, pads, dilations, groups)
+    return choose(("fwd", x.shape, w.shape, x.dtype.str, pads), names,
+                  lambda name: _run_forward(name, x, w, strides, pads, dilations, groups))
+
+
+def conv_nhwc(x, w, strides, padding, dilations, groups):
+    """Forward on channels-last ``x`` and HWIO ``w``: ``(N,Ho,Wo,O)``."""
+    return conv_nhwc_with(x, w, strides, padding, dilations, groups)[1]
+
+
+def _col2im_input_grad(g, w, hw, strides, padding, dilations, groups):
+    """The exact gradient for an input of spatial size ``hw``: per filter offset ``(p, q)`` one matmul
     ``g @ w[p, q]^T`` added into the window cells that offset read.
 
     (The same work as col2im of ``g @ filter^T``, but each product lands contiguous, so the
@@ -157,9 +200,40 @@ def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
     return dx[:, pt:pt + hw[0], pl:pl + hw[1]].reshape(n, hw[0], hw[1], groups * cg)
 
 
-def conv_filter_grad_nhwc(x, g, khw, strides, padding, dilations, groups):
-    """``cols^T @ g``: the gradient for an HWIO filter of spatial size ``khw``."""
-    pads = _pads(x.shape[1:3], khw, strides, dilations, padding)
+def conv_input_grad_nhwc_with(g, w, hw, strides, padding, dilations, groups,
+                       algorithm: str | None = None) -> tuple:
+    """``(algorithm, dx)``: the input gradient, by ``algorithm`` or the one chosen for the shape.
+
+    At stride 1 (no dilation, one group) the input gradient is itself a convolution: of ``g``
+    padded by ``k-1-pad`` on each side with the filter rotated by 180 degrees and its channel
+    axes swapped; Winograd and the shifted GEMM then compete with the per-offset col2im.
+    """
+    kh, kw = w.shape[:2]
+    pads = _pads(hw, (kh, kw), strides, dilations, padding)
+    gpads = ((kh - 1 - pads[0][0], kh - 1 - pads[0][1]), (kw - 1 - pads[1][0], kw - 1 - pads[1][1]))
+    exact = lambda: _col2im_input_grad(g, w, hw, strides, padding, dilations, groups)  # noqa: E731
+    if algorithm == "im2col" or min(min(gpads)) < 0:       # a pad wider than the filter: exact only
+        return "im2col", exact()
+    rotated = w[::-1, ::-1].swapaxes(2, 3)                 # HWIO (kh, kw, O, C)
+
+    def run(name):
+        return exact() if name == "im2col" else _run_forward(name, g, rotated, (1, 1), gpads, (1, 1), 1)
+    names = _fast_names(g, rotated, (kh, kw), strides, dilations, groups)
+    if algorithm is not None:
+        algorithm = algorithm if algorithm in names else "im2col"
+        return algorithm, run(algorithm)
+    if len(names) == 1:
+        return "im2col", exact()
+    return choose(("dx", g.shape, w.shape, g.dtype.str, pads, tuple(hw)), names, run)
+
+
+def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
+    """The gradient for a channels-last input of spatial size ``hw`` from ``g`` ``(N,Ho,Wo,O)``."""
+    return conv_input_grad_nhwc_with(g, w, hw, strides, padding, dilations, groups)[1]
+
+
+def _im2col_filter_grad(x, g, khw, strides, pads, dilations, groups):
+    """The exact filter gradient ``cols^T @ g`` (any stride, dilation, groups and dtype)."""
     cols, _ = _cols(x, khw, strides, dilations, pads, groups)
     dw = np.matmul(cols.transpose(0, 2, 1), _grad_matrix(g, groups))   # (groups, K, Og)
     cg, og = x.shape[3] // groups, g.shape[3] // groups
@@ -167,15 +241,62 @@ def conv_filter_grad_nhwc(x, g, khw, strides, padding, dilations, groups):
         khw[0], khw[1], cg, groups * og)
 
 
+def conv_filter_grad_nhwc_with(x, g, khw, strides, padding, dilations, groups,
+                        algorithm: str | None = None) -> tuple:
+    """``(algorithm, dw)``: the gradient for an HWIO filter of spatial size ``khw``, by
+    ``algorithm`` or the one chosen for the shape (im2col, or Winograd for a 3x3 filter)."""
+    pads = _pads(x.shape[1:3], khw, strides, dilations, padding)
+
+    def run(name):
+        if name == "winograd":
+            return winograd_3x3_filter_grad(np.pad(x, ((0, 0), pads[0], pads[1], (0, 0))), g)
+        return _im2col_filter_grad(x, g, khw, strides, pads, dilations, groups)
+    names = tuple(n for n in _fast_names(x, g, tuple(khw), strides, dilations, groups) if n != "direct")
+    if algorithm is not None:
+        algorithm = algorithm if algorithm in names else "im2col"
+        return algorithm, run(algorithm)
+    if len(names) == 1:
+        return "im2col", run("im2col")
+    return choose(("dw", x.shape, g.shape, x.dtype.str, pads), names, run)
+
+
+def conv_filter_grad_nhwc(x, g, khw, strides, padding, dilations, groups):
+    """The gradient for an HWIO filter of spatial size ``khw`` (channels-last ``x`` and ``g``)."""
+    return conv_filter_grad_nhwc_with(x, g, khw, strides, padding, dilations, groups)[1]
+
+
 # --- registry ops ------------------------------------------------------------------------
+
+def _pick_conv2d(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
+                 data_format="NHWC", filter_format="HWIO", algorithm=None) -> tuple:
+    _check_numbers(x, w)
+    name, y = conv_nhwc_with(channels_last(x, data_format), _hwio(w, filter_format), strides, padding,
+                           dilations, groups, algorithm)
+    return name, from_channels_last(y, data_format)
+
+
+def _pick_input_grad(g, w, ref, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
+                     data_format="NHWC", filter_format="HWIO", algorithm=None) -> tuple:
+    _check_numbers(g, w)
+    name, dx = conv_input_grad_nhwc_with(channels_last(g, data_format), _hwio(w, filter_format),
+                                  spatial(ref.shape, data_format), strides, padding, dilations,
+                                  groups, algorithm)
+    return name, from_channels_last(dx, data_format)
+
+
+def _pick_filter_grad(x, g, ref, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
+                      data_format="NHWC", filter_format="HWIO", algorithm=None) -> tuple:
+    _check_numbers(x, g)
+    name, dw = conv_filter_grad_nhwc_with(channels_last(x, data_format), channels_last(g, data_format),
+                                   _filter_hw(ref.shape, filter_format), strides, padding,
+                                   dilations, groups, algorithm)
+    return name, _from_hwio(dw, filter_format)
+
 
 def _conv2d(x, w, strides=(1, 1), padding="VALID", dilations=(1, 1), groups=1,
             data_format="NHWC", filter_format="HWIO"):
     """2-d cross-correlation (what both frameworks call convolution)."""
-    _check_numbers(x, w)
-    y = conv_nhwc(channels_last(x, data_format), _hwio(w, filter_format), strides, padding,
-                  dilations, groups)
-    return from_channels_last(y, data_format)
+    return _pick_conv2d(x, w, strides, padding, dilations, groups, data_format, filter_format)[1]
 
 
 def _conv2d_input_grad(g, w, ref, strides=(1, 1), padding="VALID", dilations=(1, 1),
@@ -184,20 +305,35 @@ def _conv2d_input_grad(g, w, ref, strides=(1, 1), padding="VALID", dilations=(1,
 
     Also the transposed convolution of ``g`` by ``w`` (``ref`` then gives the output size).
     """
-    _check_numbers(g, w)
-    dx = conv_input_grad_nhwc(channels_last(g, data_format), _hwio(w, filter_format),
-                              spatial(ref.shape, data_format),
-                              strides, padding, dilations, groups)
-    return from_channels_last(dx, data_format)
+    return _pick_input_grad(g, w, ref, strides, padding, dilations, groups, data_format,
+                            filter_format)[1]
 
 
 def _conv2d_filter_grad(x, g, ref, strides=(1, 1), padding="VALID", dilations=(1, 1),
                         groups=1, data_format="NHWC", filter_format="HWIO"):
     """The gradient of conv2d for a filter shaped like ``ref``."""
-    _check_numbers(x, g)
-    dw = conv_filter_grad_nhwc(channels_last(x, data_format), channels_last(g, data_format),
-                               _filter_hw(ref.shape, filter_format), strides, padding, dilations, groups)
-    return _from_hwio(dw, filter_format)
+    return _pick_filter_grad(x, g, ref, strides, padding, dilations, groups, data_format,
+                             filter_format)[1]
+
+
+def _at_call_site(pick):
+    """The static engine's ``static_impl`` for a convolution op whose ``pick`` answers
+    ``(algorithm, result)``: a node with known shapes picks its algorithm once, on its first
+    run (cuDNN's benchmark mode per node), then calls that kernel without the per-shape lookup;
+    a change of :func:`~.conv_algorithms.set_algorithm` makes it pick again.  Unknown dims
+    keep the op's ``impl`` (its choice is cached per shape)."""
+    def static_impl(*shapes):
+        if not all(s is not None and None not in s for s in shapes):
+            return None
+        chosen = [None, -1]                    # the algorithm, and the setting's generation then
+
+        def kernel(*args, **attrs):
+            again = chosen[1] != conv_algorithms.GENERATION
+            chosen[0], out = pick(*args, algorithm=None if again else chosen[0], **attrs)
+            chosen[1] = conv_algorithms.GENERATION
+            return out
+        return kernel
+    return static_impl
 
 
 def _filter_dims(w_shape, filter_format):
@@ -336,17 +472,19 @@ CONV_EXAMPLES = (
     E(((2, 2, 4, 5), (2, 2, 2, 3)), {"strides": (2, 1), "padding": "SAME", **TORCH}),
 )
 
-defop("Conv2D", _conv2d, _conv2d_infer, inputs=("x", "w"), fname="conv2d",
-      torch_name="ConvolutionBackward0", examples=CONV_EXAMPLES,
+defop("Conv2D", _conv2d, _conv2d_infer, static_impl=_at_call_site(_pick_conv2d), inputs=("x", "w"),
+      fname="conv2d", torch_name="ConvolutionBackward0", examples=CONV_EXAMPLES,
       grads=(_dconv_dx, _dconv_dw))
-defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer, inputs=("out_backprop", "w", "ref"),
+defop("Conv2DBackpropInput", _conv2d_input_grad, _input_grad_infer,
+      static_impl=_at_call_site(_pick_input_grad), inputs=("out_backprop", "w", "ref"),
       fname="conv2d_input_grad", torch_name="ConvolutionBackward0",
       examples=(E(((2, 2, 2, 3), (3, 3, 2, 3), (2, 4, 4, 2))),
                 E(((1, 3, 3, 2), (3, 2, 2, 2), (1, 5, 6, 2)), {"strides": (2, 2), "padding": "SAME"}),
                 E(((1, 4, 5, 3), (4, 1, 3, 3), (1, 2, 5, 5)), {"padding": ((1, 1), (2, 0)),
                                                                "dilations": (1, 2), "groups": 2, **TORCH})),
       grads=(_dinput_grad_dg, _dinput_grad_dw, None), shape_only=(2,))
-defop("Conv2DBackpropFilter", _conv2d_filter_grad, _filter_grad_infer, inputs=("x", "out_backprop", "ref"),
+defop("Conv2DBackpropFilter", _conv2d_filter_grad, _filter_grad_infer,
+      static_impl=_at_call_site(_pick_filter_grad), inputs=("x", "out_backprop", "ref"),
       fname="conv2d_filter_grad", torch_name="ConvolutionBackward0",
       examples=(E(((2, 4, 4, 2), (2, 2, 2, 3), (3, 3, 2, 3))),
                 E(((1, 5, 6, 2), (1, 3, 3, 2), (3, 2, 2, 2)), {"strides": (2, 2), "padding": "SAME"}),
