@@ -632,7 +632,30 @@ def load_fixture() -> tuple[dict, Any]:
     """The recorded entries (json) and their arrays (npz)."""
     with open(FIXTURE_JSON) as f:
         doc = json.load(f)
-    return doc, np.load(FIXTURE_NPZ)
+    return doc, unpack(np.load(FIXTURE_NPZ), doc["layout"])
+
+
+def pack(arrays: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], dict[str, list]]:
+    """The arrays as one flat buffer per dtype, and where each lies: ``{key: [dtype, offset,
+    shape]}``.  Tens of thousands of small arrays, one zip member each, cost more in member
+    headers than in data (the fixture took 12.8 MB that way, 2.5 MB packed)."""
+    by_dtype: dict[str, list[np.ndarray]] = {}
+    layout: dict[str, list] = {}
+    sizes: dict[str, int] = {}
+    for k in sorted(arrays):
+        a = np.asarray(arrays[k])
+        dt = a.dtype.str
+        layout[k] = [dt, sizes.get(dt, 0), list(a.shape)]
+        sizes[dt] = sizes.get(dt, 0) + a.size
+        by_dtype.setdefault(dt, []).append(a.ravel())
+    return {dt: np.concatenate(parts) for dt, parts in by_dtype.items()}, layout
+
+
+def unpack(packed: Any, layout: dict[str, list]) -> dict[str, np.ndarray]:
+    """:func:`pack`'s inverse: each key's array, a view of its dtype's buffer."""
+    flat = {dt: packed[dt] for dt in {v[0] for v in layout.values()}}
+    return {k: flat[dt][off:off + math.prod(shape)].reshape(shape)
+            for k, (dt, off, shape) in layout.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -673,9 +696,10 @@ def _write(entries: list[dict], arrays: dict[str, np.ndarray],
         kept.append(e)
     used = sorted({k for e in kept for k in _keys(e.get("samples", []))}
                   | {k for e in kept for r in e.get("samples", []) for k in r.get("leaves", [])})
-    np.savez_compressed(FIXTURE_NPZ, **{k: arrays[k] for k in used})
+    packed, layout = pack({k: arrays[k] for k in used})
+    np.savez_compressed(FIXTURE_NPZ, **packed)
     with open(FIXTURE_JSON, "w") as f:
-        json.dump({"entries": kept, "known_agreeing": agreeing(results)}, f,
+        json.dump({"entries": kept, "known_agreeing": agreeing(results), "layout": layout}, f,
                   separators=(",", ":"))
     COVERAGE_MD.write_text(table)
     readme = README.read_text()
