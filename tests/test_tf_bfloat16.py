@@ -50,3 +50,17 @@ def test_cast_add_reduce_in_bfloat16_match_tf() -> None:
     assert s.dtype == ml_dtypes.bfloat16 and s.astype(np.float32).tolist() == [2.59375, 4.4375, 104.0]
     assert r.dtype == ml_dtypes.bfloat16 and float(r) == 111.0
     assert c.dtype == np.float32 and c == np.float32(111.0)
+
+
+def test_gradients_flow_through_bfloat16_not_float8() -> None:
+    """TF 2.21 (backprop_util.IsTrainable): a bfloat16 gradient exists, a float8 one is None."""
+    with tf.Graph().as_default():
+        x = tf.constant([[1.5, -2.0], [3.0, 4.0]], dtype=tf.bfloat16)
+        (g,) = tf.gradients(tf.reduce_sum(tf.nn.relu(x) * x), x)
+        e5 = tf.constant([1.0, 2.0], dtype=dtypes.float8_e5m2)
+        assert tf.gradients(tf.reduce_sum(e5 * e5), e5) == [None]
+        assert tf.reduce_mean(x).dtype is tf.bfloat16
+        with tf.Session() as sess:
+            out = sess.run(g)
+    # TF 2.21: [[3, 0], [6, 8]] in bfloat16
+    assert out.dtype == ml_dtypes.bfloat16 and out.astype(np.float32).tolist() == [[3, 0], [6, 8]]
