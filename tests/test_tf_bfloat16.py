@@ -64,3 +64,18 @@ def test_gradients_flow_through_bfloat16_not_float8() -> None:
             out = sess.run(g)
     # TF 2.21: [[3, 0], [6, 8]] in bfloat16
     assert out.dtype == ml_dtypes.bfloat16 and out.astype(np.float32).tolist() == [[3, 0], [6, 8]]
+
+
+def test_unary_float_ops_keep_bfloat16() -> None:
+    """exp/elu stay bfloat16 (numpy alone would promote bfloat16 with float16 to float32)."""
+    with tf.Graph().as_default():
+        x = tf.constant([-9.0, 7.0, -5.0, 3.0, -1.0], dtype=tf.bfloat16)
+        y, z = tf.nn.elu(x), tf.exp(x)
+        assert (y.dtype, z.dtype) == (tf.bfloat16, tf.bfloat16)
+        with tf.Session() as sess:
+            elu, exp = sess.run([y, z])
+    # TF 2.21, both bfloat16
+    assert elu.dtype == ml_dtypes.bfloat16 and exp.dtype == ml_dtypes.bfloat16
+    assert elu.astype(np.float32).tolist() == [-1.0, 7.0, -0.9921875, 3.0, -0.6328125]
+    assert exp.astype(np.float32).tolist() == [0.00012302398681640625, 1096.0, 0.006744384765625,
+                                               20.125, 0.3671875]
