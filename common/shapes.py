@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import ml_dtypes
 import numpy as np
 
 from .errors import ShapeError, DTypeError
 
 __all__ = ["broadcast_shapes", "normalize_axes", "reduced_shape", "result_dtype",
-           "sum_to_shape", "unbroadcast", "is_float", "require_kind", "is_known", "is_compatible", "refines",
+           "sum_to_shape", "unbroadcast", "is_float", "dtype_kind", "EXTENDED_FLOATS", "require_kind", "is_known", "is_compatible", "refines",
            "merge", "most_specific_compatible", "fmt_shape", "conjugate", "real_dtype"]
 
 def is_known(shape) -> bool:
@@ -139,8 +140,23 @@ def reduced_shape(shape, axis, keepdims: bool) -> tuple | None:
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+# The reduced-precision floats of ``ml_dtypes`` (what TF's ``tf.bfloat16`` and
+# ``tf.dtypes.experimental.float8_*`` hold): numpy reports them with kind "V" (bfloat16,
+# float8_e4m3fn) or "f" (float8_e5m2) and ``np.issubdtype(.., np.floating)`` says False,
+# so every "is this a float?" check goes through :func:`dtype_kind` / :func:`is_float`.
+EXTENDED_FLOATS = frozenset(np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+                                                  ml_dtypes.float8_e5m2))
+
+
+def dtype_kind(dtype) -> str:
+    """numpy's kind letter ("f", "i", "u", "c", "b"...), with the ``ml_dtypes`` floats as "f"."""
+    dtype = np.dtype(dtype)
+    return "f" if dtype in EXTENDED_FLOATS else dtype.kind
+
+
 def is_float(dtype) -> bool:
-    return np.issubdtype(np.dtype(dtype), np.floating)
+    """A real floating dtype: numpy's float16/32/64 or an ``ml_dtypes`` float (bfloat16...)."""
+    return dtype_kind(dtype) == "f"
 
 
 _KINDS = {"f": "floats only", "fiu": "numbers only, not bool", "fiuc": "numbers only, not bool"}
@@ -164,7 +180,7 @@ def require_kind(what: str, kinds: str, *tensors) -> None:
     """
     for t in tensors:
         dtype = np.dtype(t.dtype)
-        if dtype.kind not in kinds:
+        if dtype_kind(dtype) not in kinds:
             raise DTypeError(f"{what} is not implemented for {dtype} tensors ({_KINDS[kinds]})")
 
 

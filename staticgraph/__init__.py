@@ -177,4 +177,7 @@ from .training.variable_scope import (VariableAggregation, VariableSynchronizati
 __all__ += ["Dimension", "assert_variables_initialized", "count_up_to", "VariableAggregation",
             "VariableSynchronization", "no_regularizer"]
 
+from .dtypes import bfloat16  # ml_dtypes' bfloat16 (the float8s live in tf.dtypes only, as in TF)
+__all__ += ["bfloat16"]
+
 vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))

@@ -13,7 +13,7 @@ from ..blocked import blockable, by_blocks
 from ..examples import Example as E, pos
 from ..registry import Algebra, Spec, defop
 from ..errors import DTypeError, ShapeError
-from ..shapes import (broadcast_shapes, conjugate as cj, fmt_shape, is_compatible, merge,
+from ..shapes import (broadcast_shapes, dtype_kind, is_float, conjugate as cj, fmt_shape, is_compatible, merge,
                       real_dtype, require_kind, result_dtype, unbroadcast as ub)
 
 BOOL = np.dtype(bool)
@@ -28,7 +28,7 @@ def binary(a: Spec, b: Spec) -> Spec:
 
 def true_divide(a: Spec, b: Spec) -> Spec:
     dtype = result_dtype(a.dtype, b.dtype)
-    if not np.issubdtype(dtype, np.inexact):
+    if dtype_kind(dtype) not in "fc":
         dtype = np.dtype(np.float64)
     return Spec(broadcast_shapes(a.shape, b.shape), dtype)
 
@@ -61,8 +61,9 @@ def power(a: Spec, b: Spec, **_) -> Spec:
 
 
 def floating(x: Spec, **_) -> Spec:
-    """exp/log/tanh...: ints and bools become floats, as numpy does."""
-    return Spec(x.shape, result_dtype(x.dtype, np.float16))
+    """exp/log/tanh...: ints and bools become floats, as numpy does; a float stays itself
+    (numpy would promote bfloat16 with float16 to float32)."""
+    return Spec(x.shape, x.dtype if is_float(x.dtype) else result_dtype(x.dtype, np.float16))
 
 
 def compare(a: Spec, b: Spec) -> Spec:

@@ -12,7 +12,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
-from ..shapes import normalize_axes, reduced_shape, result_dtype
+from ..shapes import EXTENDED_FLOATS, dtype_kind, normalize_axes, reduced_shape, result_dtype
 
 __all__ = ["keep"]
 
@@ -38,7 +38,7 @@ def _sum_dtype(dtype):
 
 
 def _mean_dtype(dtype):
-    return result_dtype(dtype, np.float64) if not np.issubdtype(dtype, np.inexact) else np.dtype(dtype)
+    return np.dtype(dtype) if dtype_kind(dtype) in "fc" else result_dtype(dtype, np.float64)
 
 
 def keep(F, t, x_ref, axis, keepdims):
@@ -116,7 +116,7 @@ def _reduce_size(x, axis=None):
         n = math.prod([x.shape[a] for a in normalize_axes(axis, x.ndim)])
     dtype = x.dtype
     # a float dtype is its own promotion with float16 (np.result_type, ~1 us, says the same)
-    float_dtype = isinstance(dtype, np.dtype) and dtype.kind == "f"
+    float_dtype = isinstance(dtype, np.dtype) and (dtype.kind == "f" or dtype in EXTENDED_FLOATS)
     return np.array(n, dtype=dtype if float_dtype else result_dtype(dtype, np.float16))
 
 

@@ -29,6 +29,10 @@ import operator
 
 from typing import Any
 
+import ml_dtypes
+import numpy as np
+
+from common.shapes import EXTENDED_FLOATS
 from ..framework import dtypes as _dtypes
 from ..framework.build import F, convert_to_tensor
 from ..framework.graph import Operation, SubGraph, Tensor, creation_site, get_default_graph, pinned_site
@@ -126,7 +130,17 @@ def differentiable(t: Tensor) -> bool:
     dtype = t._dtype
     if dtype is _dtypes.resource:       # the one resource dtype object
         dtype = handle_op(t).attrs["dtype"]
-    return dtype._np.kind in "fc"       # ``dtype.is_floating or dtype.is_complex``, quicker
+    return trainable(dtype._np)
+
+
+_BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+_FLOAT8 = EXTENDED_FLOATS - {_BFLOAT16}
+
+
+def trainable(dtype: np.dtype) -> bool:
+    """TF's ``backprop_util.IsTrainable``: float and complex dtypes carry gradients, bfloat16
+    too (numpy kind "V"), the float8s not (float8_e5m2 has numpy kind "f")."""
+    return (dtype.kind in "fc" and dtype not in _FLOAT8) or dtype == _BFLOAT16
 
 
 def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None,
@@ -335,7 +349,7 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         out = op.outputs
     else:
         g, out = out_grads[0], op.outputs[0]
-        if g is None or out._dtype._np.kind not in "fc":   # neither float nor complex
+        if g is None or not trainable(out._dtype._np):   # neither float nor complex
             return [None] * len(op.inputs)
     saved = d.save(op.inputs, out)
     return [d.vjp(i, F, g, saved, op.attrs) if w else None   # (vjp: None where no rule)

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
+
+from common.shapes import EXTENDED_FLOATS
 
 __all__ = ["DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
            "int64", "uint8", "bool", "string", "double", "half", "complex64", "complex128",
-           "uint16", "uint32", "uint64"]
+           "uint16", "uint32", "uint64", "bfloat16", "float8_e4m3fn", "float8_e5m2"]
 
 _builtin_bool = bool
 
@@ -52,7 +55,8 @@ class DType:
 
     @property
     def is_floating(self) -> _builtin_bool:
-        return self._np.kind == "f"    # np.issubdtype(.., np.floating), without its cost
+        # np.issubdtype(.., np.floating) without its cost, plus ml_dtypes' bfloat16/float8
+        return self._np.kind == "f" or self._np in EXTENDED_FLOATS
 
     @property
     def is_integer(self) -> _builtin_bool:
@@ -105,8 +109,8 @@ class DType:
 
     def _limit(self, which: str, pick):
         kind = self._np.kind
-        if kind == "f":
-            return self._np.type(pick(np.finfo(self._np)))
+        if self.is_floating:           # ml_dtypes.finfo also knows bfloat16 and the float8s
+            return self._np.type(pick(ml_dtypes.finfo(self._np)))
         if kind in "iu":
             return int(pick(np.iinfo(self._np)))
         raise TypeError(f"Cannot find {which} value of {self} with type {self}.")
@@ -149,7 +153,8 @@ _TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 # TF's types.proto DataType numbers
 _DATATYPE_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
                   "string": 7, "complex64": 8, "int64": 9, "bool": 10, "float16": 19,
-                  "complex128": 18, "resource": 20, "uint16": 17, "uint32": 22, "uint64": 23}
+                  "complex128": 18, "resource": 20, "uint16": 17, "uint32": 22, "uint64": 23,
+                  "bfloat16": 14, "float8_e5m2": 24, "float8_e4m3fn": 25}
 
 
 def as_dtype(value: Any) -> DType:
@@ -171,8 +176,9 @@ def as_dtype(value: Any) -> DType:
     except TypeError:
         raise TypeError(f"cannot convert {value!r} to a dtype") from None
     # raw strings, records, long-double complex (object "O" is tf.string / plumbing)
-    if dt.kind in "SUV" or dt == np.clongdouble:
-        raise TypeError(f"staticgraph has no {dt} tensors (supported: float16/32/64, "
+    if (dt.kind in "SUV" and dt not in EXTENDED_FLOATS) or dt == np.clongdouble:
+        raise TypeError(f"staticgraph has no {dt} tensors (supported: float16/32/64, bfloat16, "
+                        f"float8_e4m3fn, float8_e5m2, "
                         f"complex64/128, int8/16/32/64, uint8/16/32/64, bool)")
     return DType(dt)
 
@@ -192,6 +198,10 @@ uint16 = DType(np.uint16)
 uint32 = DType(np.uint32)
 uint64 = DType(np.uint64)
 string = DType(np.object_)
+# ml_dtypes' numpy types, as TF itself holds them (numpy ufuncs compute on them directly)
+bfloat16 = DType(ml_dtypes.bfloat16)
+float8_e4m3fn = DType(ml_dtypes.float8_e4m3fn)
+float8_e5m2 = DType(ml_dtypes.float8_e5m2)
 
 
 class _Resource(DType):
