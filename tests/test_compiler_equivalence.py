@@ -193,16 +193,21 @@ def test_random_graph_optimised_equals_unoptimised_and_dyngraph(seed, batch_know
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=0, equal_nan=True)
 
 
-def test_random_programs_exercise_every_pass():
-    """The generator is worth something only if the passes actually fire on its graphs."""
-    fired = set()
-    for seed in range(25):
-        rng = np.random.default_rng(seed)
-        prog, fetch = random_program(rng)
+def compiled_random_programs(count: int = 25):
+    """The first ``count`` seeds' random programs, each compiled with every placeholder fed
+    (a new default graph each): what the compiler made of the generator's graphs."""
+    for seed in range(count):
+        prog, fetch = random_program(np.random.default_rng(seed))
         tf.reset_default_graph()
         phs = [tf.placeholder(tf.float64, shape=s, name=n) for n, s in SHAPES.items()]
         pool = interpret(SF, phs, prog)
-        exe = tf.Session().compiled([pool[i] for i in fetch], {p: None for p in phs})
+        yield tf.Session().compiled([pool[i] for i in fetch], {p: None for p in phs})
+
+
+def test_random_programs_exercise_every_pass():
+    """The generator is worth something only if the passes actually fire on its graphs."""
+    fired = set()
+    for exe in compiled_random_programs():
         fired |= {r.name for r in exe.report.records if r.changes}
         fired |= {"inplace"} if "out=" in exe.source else set()
     assert {"fold", "simplify", "cse", "dce", "inplace"} <= fired

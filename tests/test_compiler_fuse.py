@@ -12,8 +12,7 @@ import pytest
 
 import staticgraph as tf
 from staticgraph.compiler import PassConfig, fuse
-from staticgraph.framework.build import F as SF
-from tests.test_compiler_equivalence import SHAPES, feeds, interpret, random_program, run_static
+from tests.test_compiler_equivalence import compiled_random_programs, feeds, random_program, run_static
 
 pytestmark = pytest.mark.skipif(not fuse.available(), reason="numba is not installed")
 
@@ -99,15 +98,7 @@ def test_random_graphs_fused_equal_unoptimised_bit_for_bit(seed, fused):
 
 def test_random_programs_do_fuse(fused):
     """The random programs above are worth something only if chains are fused in them."""
-    fused_steps = 0
-    for seed in range(25):
-        rng = np.random.default_rng(seed)
-        prog, fetch = random_program(rng)
-        tf.reset_default_graph()
-        phs = [tf.placeholder(tf.float64, shape=s, name=n) for n, s in SHAPES.items()]
-        pool = interpret(SF, phs, prog)
-        exe = tf.Session().compiled([pool[i] for i in fetch], {p: None for p in phs})
-        fused_steps += exe.source.count("FusedElementwise")
+    fused_steps = sum(exe.source.count("FusedElementwise") for exe in compiled_random_programs())
     assert fused_steps >= 10
 
 
