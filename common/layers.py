@@ -81,12 +81,21 @@ def batch_norm_train(F, x, axes: Sequence[int], offset, scale, eps: float):
 
 
 def layer_norm(F, x, ndim: int, weight, bias, eps: float):
-    """Normalise over the last ``ndim`` dims (biased variance), then ``* weight + bias``."""
+    """Normalise over the last ``ndim`` dims (biased variance), then ``* weight + bias``.
+
+    The normalised value is PyTorch's ``x * rstd + (-mean * rstd)``, not ``(x - mean) / std``
+    (they differ by an ulp); with both ``weight`` and ``bias`` it is one registry op,
+    ``LayerNormAffine``, because PyTorch rounds its forward and its weight gradient
+    differently (see there).
+    """
     axes = tuple(range(-ndim, 0))
     mean = F.mean(x, axis=axes, keepdims=True)
     d = F.sub(x, mean)
     var = F.mean(F.mul(d, d), axis=axes, keepdims=True)
-    y = F.div(d, F.sqrt(F.add(var, eps)))
+    rstd = F.div(1.0, F.sqrt(F.add(var, eps)))
+    if weight is not None and bias is not None:
+        return F.layer_norm_affine(x, mean, rstd, weight, bias)
+    y = F.add(F.mul(x, rstd), F.neg(F.mul(mean, rstd)))
     if weight is not None:
         y = F.mul(y, weight)
     return y if bias is None else F.add(y, bias)

@@ -277,3 +277,15 @@ def test_a_traced_cnn_serves_other_batch_sizes():
     traced = torch.jit.trace(net, torch.randn(2, 1, 8, 8))
     x = torch.randn(5, 1, 8, 8)
     np.testing.assert_allclose(traced(x).detach().numpy(), net(x).detach().numpy(), rtol=1e-6)
+
+
+def test_layer_norm_rounds_as_pytorch_forward_and_weight_gradient():
+    """A one-element row normalises to exactly 0 forward (PyTorch's vectorised kernel rounds
+    ``x * rstd`` and ``-mean * rstd`` separately), but the weight's gradient takes ``xhat``
+    from one fused multiply-add, which keeps ``x * rstd``'s rounding error.  Values recorded
+    from torch 2.13: ``layer_norm(tensor([v]), (1,), tensor([2.]), tensor([.5]))``."""
+    for v, grad in ((-4.3228, -9.701238013803959e-06), (3.0, 0.0), (0.1, 8.526858437107876e-07)):
+        w = torch.tensor([2.0], requires_grad=True)
+        y = torch.nn.functional.layer_norm(torch.tensor([v]), (1,), w, torch.tensor([0.5]))
+        y.sum().backward()
+        assert y.item() == 0.5 and w.grad.item() == grad

@@ -1,4 +1,5 @@
-"""Neural-network ops: softmax, log-softmax, sparse softmax cross-entropy, one-hot.
+"""Neural-network ops: softmax, log-softmax, sparse softmax cross-entropy, one-hot, and the
+affine step of layer normalisation.
 
 They are primitives (not composites of exp/sum) because the fused forms are
 numerically stable and their gradients are short:
@@ -10,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ShapeError, invalid
-from ..examples import Example as E, ints
+from ..examples import Example as E, ints, pos
 from ..registry import Spec, defop
-from ..shapes import fmt_shape, normalize_axes, require_kind, tf_shape
-from .elementwise import floating
+from ..shapes import fmt_shape, normalize_axes, require_kind, tf_shape, unbroadcast as ub
+from .elementwise import binary, floating
 
 
 # np.max/np.sum call exactly these reductions, after a Python-level dispatch: same bits
@@ -149,3 +150,40 @@ defop("Softplus", _softplus, floating, inputs=("x",), fname="softplus",
           "of 1/2 at ``x == 0`` (relu's and abs's gradients there), e.g. for zero-initialised logits.",
       examples=(E(((4,),)), E((np.array([-30.0, -1.0, 0.0, 2.0, 40.0]),)), E(((2, 3),))),
       grads=(lambda F, g, x: F.mul(g, F.sigmoid(x)),))
+
+# --- layer normalisation's affine step -------------------------------------------------
+
+
+def _layer_norm_affine(x, mean, rstd, weight, bias):
+    """``(x * rstd + (-mean * rstd)) * weight + bias``, each step rounded (PyTorch's
+    vectorised forward kernel)."""
+    return (x * rstd + -(mean * rstd)) * weight + bias
+
+
+def _layer_norm_affine_infer(x: Spec, mean: Spec, rstd: Spec, weight: Spec, bias: Spec) -> Spec:
+    require_kind("layer_norm", "fiuc", x, mean, rstd, weight, bias)   # numpy negates no bools
+    return binary(binary(binary(x, mean), binary(rstd, weight)), bias)
+
+
+def _xhat_fused(F, x, mean, rstd):
+    """The normalised value as PyTorch's backward kernel computes it for the weight's
+    gradient: ``fma(x, rstd, -mean * rstd)``, one rounding (GCC contracts its scalar loop)."""
+    return F.fma(x, rstd, F.neg(F.mul(mean, rstd)))
+
+
+defop("LayerNormAffine", _layer_norm_affine, _layer_norm_affine_infer,
+      inputs=("x", "mean", "rstd", "weight", "bias"), fname="layer_norm_affine",
+      examples=(E(((2, 3), (2, 1), pos((2, 1)), (3,), (3,))),
+                E(((2, 2, 3), (2, 1, 1), pos((2, 1, 1)), (2, 3), (2, 3)))),
+      grads=(lambda F, g, weight, rstd, x_shape: ub(F, F.mul(F.mul(g, weight), rstd), x_shape),
+             lambda F, g, weight, rstd, mean_shape:
+                 ub(F, F.neg(F.mul(F.mul(g, weight), rstd)), mean_shape),
+             lambda F, g, x, mean, weight, rstd_shape:
+                 ub(F, F.mul(F.mul(g, weight), F.sub(x, mean)), rstd_shape),
+             lambda F, g, x, mean, rstd, weight_shape:
+                 ub(F, F.mul(g, _xhat_fused(F, x, mean, rstd)), weight_shape),
+             lambda F, g, bias_shape: ub(F, g, bias_shape)),
+      doc="Layer normalisation's last step, ``xhat * weight + bias`` with ``xhat = x * rstd - "
+      "mean * rstd``, rounded as PyTorch's kernels round it: the forward step by step, the "
+      "weight's gradient with ``xhat`` from one fused multiply-add (the two differ where a "
+      "row is one element: 0 forward, ``x * rstd``'s rounding error in the gradient).")

@@ -1,5 +1,5 @@
 """IEEE and integer elementwise functions: ``hypot``, ``copysign``, ``fmax``/``fmin``,
-``nextafter``, ``logaddexp``/``logaddexp2``, ``heaviside``, running ``logsumexp``, and the
+``nextafter``, ``fma``, ``logaddexp``/``logaddexp2``, ``heaviside``, running ``logsumexp``, and the
 integer ones -- ``gcd``/``lcm``, bitwise logic and shifts.
 
 Each is numpy's ufunc of the same name (C99's and IEEE 754's definitions, which PyTorch's
@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from ..examples import Example as E, ints
+from ..fma import fma32, fma64
 from ..registry import Spec, defop
 from ..shapes import require_kind, result_dtype, unbroadcast as ub
 from .elementwise import BINARY, UNARY, binary, compare, logical_unary
@@ -102,6 +103,35 @@ defop("Logaddexp2", _floating_ufunc(np.logaddexp2), floating_binary, inputs=("a"
       grads=(lambda F, g, a, b, a_shape: ub(F, _logaddexp_grad(F, g, a, b, 2.0), a_shape),
              lambda F, g, a, b, b_shape: ub(F, _logaddexp_grad(F, g, b, a, 2.0), b_shape)),
       doc="``log2(2^a + 2^b)`` without overflow.")
+def _fma(a, b, c):
+    """``a * b + c`` rounded once (C's ``fma``): float32 and float64 exactly (``common.fma``),
+    other dtypes through float64 and one cast."""
+    dtype = np.result_type(a, b, c)
+    if dtype == np.float32:
+        return fma32(a, b, c)
+    if dtype == np.float64:
+        return fma64(a, b, c)
+    if dtype.kind in "fiub":
+        f64 = [np.asarray(x, np.float64) for x in (a, b, c)]
+        return np.asarray(f64[0] * f64[1] + f64[2]).astype(result_dtype(dtype, np.float16))
+    return np.asarray(a * b + c)
+
+
+def _ternary(a: Spec, b: Spec, c: Spec) -> Spec:
+    """Broadcast three shapes; promote three dtypes, integers made floats."""
+    return floating_binary(binary(a, b), c)
+
+
+defop("Fma", _fma, _ternary, inputs=("a", "b", "c"), fname="fma",
+      examples=(E(((3,), (3,), (3,))), E(((2, 3), (3,), (2, 1))), E(((), (2, 2), ()))),
+      grads=(lambda F, g, b, a_shape: ub(F, F.mul(g, b), a_shape),
+             lambda F, g, a, b_shape: ub(F, F.mul(g, a), b_shape),
+             lambda F, g, c_shape: ub(F, g, c_shape)),
+      doc="``a * b + c`` with one rounding, as a compiled kernel's fused multiply-add computes "
+      "it: what PyTorch's CPU kernels round once (``x * rstd - mean * rstd`` in layer_norm), "
+      "so reproducing their bits needs it.")
+
+
 def _heaviside(x, values):
     """numpy's ``heaviside`` (float loops only), in the inputs' own dtype: ints stay ints."""
     dtype = np.result_type(x, values)
