@@ -212,7 +212,7 @@ def test_plots_are_written(tmp_path, capsys):
     assert main(["--quick", "--only", "gradient,rnn_cell", "--engines", "dyngraph,staticgraph",
                  "--json", "", "--plots", str(tmp_path)]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["amortization.png", "bars_gradient.png", "bars_rnn_cell.png"]
+    assert names == ["amortization.png", "bars_gradient.png", "bars_rnn_cell.png", "summary.png"]
 
 
 def test_missing_matplotlib_says_how_to_install(tmp_path, monkeypatch, capsys):

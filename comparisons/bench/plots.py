@@ -1,5 +1,7 @@
 """Plots of one benchmark run (matplotlib, from the optional ``[plots]`` extra).
 
+* ``summary.png``: every workload at once -- each engine's steady run as a multiple of
+  hand-written numpy (log scale, 1 = the floor): the README's one picture.
 * ``bars_<workload>.png``: steady time per run of each engine, labelled ``x numpy``.
 * ``amortization.png``: cumulative time against the number of runs k —
   static engines pay their build and each early run as timed (first run, interpreted
@@ -19,7 +21,7 @@ import numpy as np
 from .report import break_even, cumulative, series_points
 from .suite import Row
 
-__all__ = ["MISSING_HINT", "have_matplotlib", "write_plots", "amortization_svg"]
+__all__ = ["MISSING_HINT", "ENGINES", "have_matplotlib", "write_plots", "amortization_svg"]
 
 MISSING_HINT = "plots need matplotlib: pip install -e '.[plots]'"
 
@@ -65,6 +67,37 @@ def _bars(plt, work: str, rows: list[Row], path: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+ENGINES = ("dyngraph", "staticgraph", "torch", "tf1")
+
+
+def _summary(plt, by_work: dict[str, list[Row]], path: str) -> bool:
+    """Grouped bars: per workload, each engine's steady time over numpy's (log axis)."""
+    groups = []
+    for work, rows in by_work.items():
+        by = {r.engine: r for r in _ok(rows)}
+        if "numpy" in by and set(by) & set(ENGINES):
+            groups.append((work, {e: by[e].steady_s / by["numpy"].steady_s
+                                  for e in ENGINES if e in by}))
+    if not groups:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 0.55 * len(groups) * len(ENGINES) ** 0.5 + 1.5))
+    height = 0.8 / len(ENGINES)
+    for j, engine in enumerate(ENGINES):
+        ys = [i + (j - (len(ENGINES) - 1) / 2) * height for i, (_, r) in enumerate(groups) if engine in r]
+        xs = [r[engine] for _, r in groups if engine in r]
+        ax.barh(ys, xs, height=height, color=_color(engine), label=engine)
+    ax.axvline(1.0, color="0.3", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_yticks(range(len(groups)), [w for w, _ in groups], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("steady run / hand-written numpy's (log scale; < 1 is faster than the floor)")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
 
 
 def _amortization(plt, by_work: dict[str, list[Row]], path: str) -> bool:
@@ -184,6 +217,9 @@ def write_plots(rows: list[Row], out_dir: str) -> list[str]:
     os.makedirs(out_dir, exist_ok=True)
     by_work = _by_work(rows)
     paths = []
+    path = os.path.join(out_dir, "summary.png")
+    if _summary(plt, by_work, path):
+        paths.append(path)
     for work, rs in by_work.items():
         if _ok(rs):
             path = os.path.join(out_dir, f"bars_{work}.png")
