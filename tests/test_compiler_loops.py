@@ -77,39 +77,42 @@ def test_many_steps_batch_in_chunks_with_a_last_partial_one(monkeypatch):
     monkeypatch.setattr(loops, "CHUNK_BYTES", 1)      # one step per chunk
     one, text = _run(lambda d: _lstm(d, steps=11), tf.float32, None)
     assert "if len(gc" in text and "== 1:" in text and "< 1:" in text
-    # the gradient chunk is bounded by the kernel gradient's size, 9 x 20 floats: 720 bytes
-    # hold 2 steps of G_t (3 x 20, held and copied) and S_t (3 x 9, copied), 588 bytes each
-    monkeypatch.setattr(loops, "CHUNK_BYTES", 1 << 20)
-    two, text = _run(lambda d: _lstm(d, steps=11), tf.float32, None)
-    assert "== 1:" in text      # 720 // 588
-    four, text = _run(lambda d: _lstm(d, steps=11, batch=1), tf.float32, None)
-    assert "== 3:" in text      # 720 // (2 * 80 + 36): 3 + 3 + 3 + 2 steps
+    # a gradient step holds G_t (3 x 20 float32, held and copied) and S_t (3 x 9, copied):
+    # 588 bytes, so 4 of them a chunk (4 + 4 + 3); a hoisted step's product 3 x 20: 9 + 2
+    monkeypatch.setattr(loops, "CHUNK_BYTES", 4 * 588)
+    four, text = _run(lambda d: _lstm(d, steps=11), tf.float32, None)
+    assert "== 4:" in text and "< 9:" in text
     want, _ = _run(lambda d: _lstm(d, steps=11), tf.float64, PassConfig.off())
-    for a, w in zip(one + two, want + want):
+    for a, b, w in zip(one, four, want):
         np.testing.assert_allclose(a, w, rtol=2e-5, atol=2e-6)
-    want, _ = _run(lambda d: _lstm(d, steps=11, batch=1), tf.float64, PassConfig.off())
-    for a, w in zip(four, want):
-        np.testing.assert_allclose(a, w, rtol=2e-5, atol=2e-6)
+        np.testing.assert_allclose(b, w, rtol=2e-5, atol=2e-6)
 
 
 def _indexed(dtype, steps=6):
-    """``h = tanh(xs[t] @ W + h @ U)`` over ``xs``'s rows, W a captured constant."""
+    """``h = tanh(xs[t] @ W + (V @ xs[t]) @ W + h @ U)``: products of ``xs``'s rows by a
+    captured constant and by a variable on the left, and weight gradients of both forms
+    (``U``'s ``sum h^T G``, ``V``'s ``sum G xs[t]^T``)."""
     rng = np.random.RandomState(2)
     xs = tf.placeholder(dtype, (steps, 3, 4), name="xs")
     w = tf.constant(rng.randn(4, 5), dtype=dtype)
     u = tf.Variable(0.3 * rng.randn(5, 5).astype(dtype.as_numpy_dtype), name="u")
+    v = tf.Variable(0.3 * rng.randn(3, 3).astype(dtype.as_numpy_dtype), name="v")
 
     def body(t, h):
-        return t + 1, tf.tanh(tf.matmul(xs[t], w) + tf.matmul(h, u))
+        x = xs[t]
+        return t + 1, tf.tanh(tf.matmul(x, w) + tf.matmul(tf.matmul(v, x), w) + tf.matmul(h, u))
     _, h = tf.while_loop(lambda t, h: t < steps, body, [0, tf.zeros([3, 5], dtype)])
     loss = tf.reduce_sum(h)
-    return [h] + tf.gradients(loss, [u, xs]), {xs: rng.randn(steps, 3, 4)}, \
+    return [h] + tf.gradients(loss, [u, v, xs]), {xs: rng.randn(steps, 3, 4)}, \
         tf.global_variables_initializer(), {}
 
 
 def test_a_row_times_a_captured_weight_indexes_one_product():
     got, text = _run(_indexed, tf.float32, None)
-    assert "_hoist(" in text
+    assert text.count("= _hoist(") == 2              # xs[t] @ w and v @ xs[t]
+    sums = [line for line in text.splitlines() if "_accumulate(" in line]
+    assert sum(line.endswith(", 0)") for line in sums) == 2    # u's: rows (in and after the loop)
+    assert sum(line.endswith(", 1)") for line in sums) == 2    # v's: columns
     want, _ = _run(_indexed, tf.float64, PassConfig.off())
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)

@@ -46,7 +46,10 @@ from ..plan import Plan, Step
 __all__ = ["LoopRewrite", "hoisted_products", "batched_sums", "CHUNK_BYTES", "HELPERS"]
 
 CHUNK_BYTES = 1 << 20
-"""What a batched weight gradient may hold of its steps' factors at once (1 MiB)."""
+"""What a hoisted product or a batched weight gradient may hold of its steps at once (1 MiB)."""
+
+SMALL_CHUNK_BYTES = 1 << 16
+"""What a batched weight gradient may hold even when its per-step product was smaller."""
 
 Lines = Callable[[dict[int, str], str], list[str]]
 """Slot -> local name, indentation -> the lines a rewritten step is emitted as."""
@@ -64,15 +67,17 @@ class LoopRewrite(NamedTuple):
         return cls({}, [], [])
 
 
-def _hoist(xs: np.ndarray, w: np.ndarray, i, per: int, lo: int, hi: int | None,
+def _hoist(xs: np.ndarray, w: np.ndarray, i, per: int, lo: int | None, hi: int | None,
            rest_lo: int | None, rest_hi: int | None) -> tuple:
     """``xs[start:start + per] @ w[lo:hi]`` for the chunk of steps holding step ``i`` (``xs``:
     ``[T, batch, n]``), the rows of ``w`` the step still multiplies by (``w[rest_lo:rest_hi]``,
-    None when nothing is left), and ``start``.  A negative ``i`` gets a chunk of its own row."""
-    rows = w[lo:hi]
+    None when nothing is left), and ``start``.  A negative ``i`` gets a chunk of its own row.
+    ``lo`` None: the left product ``w @ xs[t]`` for each step of the chunk instead."""
     start = i - i % per if i >= 0 else i
     part = xs[start:start + per] if i >= 0 else xs[i][None]
-    flat = np.matmul(part.reshape(-1, part.shape[-1]), rows)
+    if lo is None:
+        return np.matmul(w, part), None, start
+    flat = np.matmul(part.reshape(-1, part.shape[-1]), w[lo:hi])
     rest = None if rest_lo is None else w[rest_lo:rest_hi]
     return flat.reshape(*part.shape[:-1], w.shape[-1]), rest, start
 
@@ -80,22 +85,24 @@ def _hoist(xs: np.ndarray, w: np.ndarray, i, per: int, lo: int, hi: int | None,
 _GEMM = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm}
 
 
-def _accumulate(acc: np.ndarray, chunk: list) -> None:
-    """``acc += sum_t S_t^T @ G_t`` over ``chunk`` (pairs ``(S_t, G_t)``) as one product
-    written into ``acc`` itself (BLAS ``gemm`` with ``beta=1`` on ``acc``'s transpose: no
-    product-sized temporary); empties ``chunk``."""
+def _accumulate(acc: np.ndarray, chunk: list, axis: int) -> None:
+    """``acc += sum_t S_t^T @ G_t`` (``axis`` 0) or ``acc += sum_t G_t @ S_t^T`` (``axis`` 1)
+    over ``chunk`` (pairs ``(S_t, G_t)``) as one product written into ``acc`` itself (BLAS
+    ``gemm`` with ``beta=1`` on ``acc``'s transpose: no product-sized temporary); empties it."""
     if len(chunk) == 1:
         s, g = chunk[0]
     else:
-        s = np.concatenate([p[0] for p in chunk])
-        g = np.concatenate([p[1] for p in chunk])
+        s = np.concatenate([p[0] for p in chunk], axis)
+        g = np.concatenate([p[1] for p in chunk], axis)
     chunk.clear()
     gemm = _GEMM.get(acc.dtype)
-    if gemm is not None and s.dtype == g.dtype == acc.dtype and acc.flags.c_contiguous and \
-            s.flags.c_contiguous and g.flags.c_contiguous:
+    if gemm is None or not s.dtype == g.dtype == acc.dtype or not acc.flags.c_contiguous or \
+            not s.flags.c_contiguous or not g.flags.c_contiguous:
+        acc += np.matmul(s.T, g) if axis == 0 else np.matmul(g, s.T)
+    elif axis == 0:
         gemm(1.0, g.T, s.T, 1.0, acc.T, trans_b=1, overwrite_c=1)   # acc.T += g.T @ s
     else:
-        acc += np.matmul(s.T, g)
+        gemm(1.0, s.T, g.T, 1.0, acc.T, trans_a=1, overwrite_c=1)   # acc.T += s @ g.T
 
 
 class _Uses:
@@ -159,8 +166,8 @@ def _row(plan: Plan, uses: _Uses, slot: int, invariant: set[int]) -> tuple[int, 
 
 
 def hoisted_products(plan: Plan, fixed: set[int], reads_ok: bool, prefix: str) -> LoopRewrite:
-    """The body ``plan``'s products ``X[i] @ W`` and ``concat([X[i], h], -1) @ W`` (or
-    ``[h, X[i]]``) with ``X`` and ``W`` loop-invariant, each rewritten to index one product
+    """The body ``plan``'s products ``X[i] @ W``, ``W @ X[i]`` and ``concat([X[i], h], -1) @ W``
+    (or ``[h, X[i]]``) with ``X`` and ``W`` loop-invariant, each rewritten to index one product
     over all steps, made at its first use in a run (see the module docstring).
 
     ``fixed``: slots of values the loop captured; ``reads_ok``: the loop writes no variable,
@@ -175,18 +182,18 @@ def hoisted_products(plan: Plan, fixed: set[int], reads_ok: bool, prefix: str) -
         a, w = step.inputs
         out = step.outputs[0]
         a_t, w_t = uses.tensor[a], uses.tensor[w]
-        if out is None or w not in invariant or _rank(a_t) != 2 or _rank(w_t) != 2 \
-                or not _float(a_t) or a_t.np_dtype != w_t.np_dtype:
+        if out is None or _rank(a_t) != 2 or _rank(w_t) != 2 or not _float(a_t) \
+                or a_t.np_dtype != w_t.np_dtype:
             continue
         cache = f"{prefix}hp{k}"
-        found = _row(plan, uses, a, invariant)
-        if found is not None:            # X[i] @ W: the step indexes the product
-            if out in uses.fetched:      # (a view of it: it must not leave the iteration)
-                continue
-            _, xs, i = found
-            before.append(f"{cache} = None")
-            steps[k] = _indexed(prefix, k, xs, w, i, out, _per_chunk(step), (0, None, None, None),
-                                None)
+        for x, m, bounds in ((a, w, (0, None, None, None)), (w, a, (None, None, None, None))):
+            found = m in invariant and _row(plan, uses, x, invariant)
+            if found and out not in uses.fetched:   # X[i] @ W or W @ X[i]: the step indexes
+                _, xs, i = found                    # (a view of) the product of its chunk
+                before.append(f"{cache} = None")
+                steps[k] = _indexed(prefix, k, xs, m, i, out, _per_chunk(step), bounds, None)
+                break
+        if k in steps or w not in invariant:
             continue
         concat = uses.producer.get(a)
         if concat is None or not _registry(plan.steps[concat], "ConcatV2") or \
@@ -239,7 +246,8 @@ def batched_sums(plan: Plan, sums: dict[int, str], stable: set[int], prefix: str
     ``stable``: fed slots nothing writes into (kept forward values, captures -- not the
     loop's own gradient buffers, which are written in place).
 
-    A product qualifies when ``S^T`` is a Transpose read only by it, ``S`` and ``G`` are 2-D
+    ``acc += G @ S^T`` (a weight on the left: ``W @ x_t``) likewise, the steps' columns side
+    by side.  A product qualifies when ``S^T`` is a Transpose read only by it, ``S`` and ``G`` are 2-D
     and neither a view of anything (a fresh result or a value the trace kept: nothing
     writes into them after the step), and its result is read by nothing but the sum."""
     uses = _Uses(plan)
@@ -255,6 +263,10 @@ def batched_sums(plan: Plan, sums: dict[int, str], stable: set[int], prefix: str
             continue
         st, g = step.inputs
         t = uses.producer.get(st)
+        axis = 0                                  # S^T @ G: the steps' rows side by side
+        if t is None or not _registry(plan.steps[t], "Transpose"):
+            g, st = step.inputs                   # G @ S^T: their columns
+            t, axis = uses.producer.get(st), 1
         if t is None or not _registry(plan.steps[t], "Transpose") or \
                 plan.steps[t].op.attrs.get("perm") is not None or uses.readers.get(st) != [k] \
                 or st in uses.fetched:
@@ -265,12 +277,13 @@ def batched_sums(plan: Plan, sums: dict[int, str], stable: set[int], prefix: str
                 not (_fresh(plan, uses, s, stable) and _fresh(plan, uses, g, stable)):
             continue
         chunk = f"{prefix}c{k}"
-        per = max(1, min(CHUNK_BYTES, _size(uses.tensor[out])) // _step_bytes(s_t, g_t))
+        budget = min(CHUNK_BYTES, max(SMALL_CHUNK_BYTES, _size(uses.tensor[out])))
+        per = max(1, budget // _step_bytes(s_t, g_t))
         before.append(f"{chunk} = []")
         steps[k] = _collect(chunk, s, g)
         steps[t] = lambda names, pad: []          # S^T is taken by the batched product
-        accumulate[pos] = f"if len({chunk}) == {int(per)!r}: _accumulate({acc}, {chunk})"
-        after.append(f"if {chunk}: _accumulate({acc}, {chunk})")
+        accumulate[pos] = f"if len({chunk}) == {int(per)!r}: _accumulate({acc}, {chunk}, {axis!r})"
+        after.append(f"if {chunk}: _accumulate({acc}, {chunk}, {axis!r})")
     return LoopRewrite(steps, before, after), accumulate
 
 
