@@ -75,11 +75,13 @@ def test_loops_off_gives_the_unoptimised_plans_exact_bits():
 
 def test_many_steps_batch_in_chunks_with_a_last_partial_one(monkeypatch):
     monkeypatch.setattr(loops, "CHUNK_BYTES", 1)      # one step per chunk
+    monkeypatch.setattr(loops, "GRAD_CHUNK_BYTES", 1)
     one, text = _run(lambda d: _lstm(d, steps=11), tf.float32, None)
     assert "if len(gc" in text and "== 1:" in text and "< 1:" in text
     # a gradient step holds G_t (3 x 20 float32, held and copied) and S_t (3 x 9, copied):
     # 588 bytes, so 4 of them a chunk (4 + 4 + 3); a hoisted step's product 3 x 20: 9 + 2
     monkeypatch.setattr(loops, "CHUNK_BYTES", 4 * 588)
+    monkeypatch.setattr(loops, "GRAD_CHUNK_BYTES", 4 * 588)
     four, text = _run(lambda d: _lstm(d, steps=11), tf.float32, None)
     assert "== 4:" in text and "< 9:" in text
     want, _ = _run(lambda d: _lstm(d, steps=11), tf.float64, PassConfig.off())
