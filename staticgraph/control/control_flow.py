@@ -41,6 +41,7 @@ from ..compiler.prune import pruned_order
 from ..compiler.passes.manager import run_passes
 from ..compiler.passes.report import PassReport
 from ..compiler.passes.carry import CarriedWrites, carried_writes
+from ..compiler.passes import loops
 from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
 from ..framework import behavior
@@ -469,6 +470,17 @@ def computed(op: Operation, n: int) -> range | tuple[int, ...]:
     return op.attrs.get("computed", range(n))
 
 
+def hoisted_products(op: Operation, plan: Plan, n_args: int, ctx: LowerContext
+                     ) -> loops.LoopRewrite:
+    """The loop body ``plan``'s input products hoisted out of the iteration (the ``loops``
+    pass, :mod:`..compiler.passes.loops`): the captured values (fed after the ``n_args``
+    loop variables) are loop-invariant, and so are variable reads if the loop writes none."""
+    if not ctx.config.loops:
+        return loops.LoopRewrite.none()
+    fixed = {plan.slot_of[t] for t in plan.feeds[n_args:]}
+    return loops.hoisted_products(plan, fixed, not region_effects(op).writes, "b")
+
+
 def lower_while(op, ctx: LowerContext) -> Callable:
     """The loop as one generated function (see its ``.source``); regions inlined.  A loop
     narrowed to some of its variables computes only those (the others' outputs are None)."""
@@ -485,10 +497,12 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     feeds, names = body_r.fed(xs, cap)
     body_plan = body_r.plan(ctx, [*(body_r.outs[k] for k in xs), *saved], feeds)
     carried = carried_in_place(body_plan, len(xs), grad, ctx)
+    hoisted = hoisted_products(op, body_plan, len(xs), ctx)
     current = list(xs.values())
     src.own([current[j] for j in carried.owned])
     if grad is not None:
         src.extend(["    trace = []", "    push = trace.append"])
+    src.extend(f"    {text}" for text in hoisted.before)
     if a["max_iter"]:
         src.extend(["    i, m = 0, int(m)"])
     src.line("    while True:")
@@ -497,7 +511,7 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     cond_feeds, cond_names = cond_r.fed(xs, cap)
     pred, = src.inline(cond_r.plan(ctx, cond_r.outs, cond_feeds), cond_names, "p", 8)
     src.line(f"        if not {pred}: break")
-    ys = src.inline(body_plan, names, "b", 8, carried)
+    ys = src.inline(body_plan, names, "b", 8, carried, hoisted)
     if grad is not None:
         src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
     if xs:

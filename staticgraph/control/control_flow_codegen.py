@@ -31,6 +31,7 @@ from common import ShapeRef
 from ..compiler.emit import Emitter, comment
 from ..compiler.spell import spelled_step
 from ..compiler.passes.carry import CarriedWrites
+from ..compiler.passes.loops import HELPERS as _LOOP_HELPERS, LoopRewrite
 from ..compiler.plan import Plan
 from ..framework.errors import OpError
 from ..framework.graph import Operation
@@ -61,6 +62,8 @@ class Source:
         for name, value in (("_zeros_like", _zeros_like), ("_OpError", OpError), ("_fresh", _fresh),
                             ("_shape_ref", _shape_ref), ("_own", _own), ("_ndarray", np.ndarray)):
             self.emitter.bind(name, value)
+        for name, value in _LOOP_HELPERS.items():
+            self.emitter.bind(name, value)
 
     def line(self, text: str) -> None:
         """A line of the kernel's own (not a node's step)."""
@@ -74,17 +77,20 @@ class Source:
         return self.emitter.bind(name, value)
 
     def inline(self, plan: Plan, feeds: list[str], prefix: str, indent: int,
-               carried: CarriedWrites | None = None) -> list[str]:
+               carried: CarriedWrites | None = None, rewrite: LoopRewrite | None = None
+               ) -> list[str]:
         """Emit ``plan``'s steps with its fed slots named ``feeds``; return its fetch names.
 
         ``carried`` (a loop body's): steps that write into the loop's own buffers, and the
-        order to emit the steps in (see :mod:`.compiler.passes.carry`)."""
+        order to emit the steps in (see :mod:`.compiler.passes.carry`).  ``rewrite`` (a
+        loop's): steps emitted as other lines (see :mod:`.compiler.passes.loops`)."""
         names = dict(enumerate(feeds))
         for slot, value in plan.consts.items():
             value = value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
             names[slot] = self.bind(f"{prefix}k{slot}", value)
         pad = " " * indent
         carried = carried or CarriedWrites.none(plan)
+        rewritten = rewrite.steps if rewrite is not None else {}
         for k in carried.order:
             step = plan.steps[k]
             kernel = carried.kernels.get(k, step.kernel)
@@ -92,6 +98,11 @@ class Source:
             for s in step.outputs:
                 if s is not None:
                     names[s] = f"{prefix}{s}"
+            if k in rewritten:
+                for text in rewritten[k](names, pad):
+                    self.emitter.line(f"{text}  {comment(step.op, ' (loops pass)', site=False)}",
+                                      step=(step.op, args))
+                continue
             sym = _OPERATORS.get(kernel) if len(args) == 2 and _hashable(kernel) else None
             spelled = None if k in carried.kernels else spelled_step(step, args)
             call = (f"{args[0]} {sym} {args[1]}" if sym else spelled or

@@ -35,6 +35,7 @@ from typing import Callable
 from ..framework import dtypes as _dtypes
 from .control_flow import BRANCH_PREFIX, BRANCH_TYPES, LOOP_TYPES, Region, lower_cond, lower_while, region_effects
 from ..compiler.passes.carry import CarriedWrites, carried_writes
+from ..compiler.passes import loops
 from .control_flow_codegen import Source, as_tuple
 from .control_flow_prune import narrow_cond, narrow_while
 from .gradients import differentiable, gradients
@@ -198,19 +199,37 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     plan = prog.plan(body, ctx, wrt)
     carried = (carried_writes(plan, {len(saved) + k: k for k in range(nd)}) if ctx.config.inplace
                else CarriedWrites.none(plan))
+    sums = [prog.grads[prog.wrt.index(w)] for w in wrt[nd:]]
+    same = [_same_spec(t, out) for t, out in zip(sums, op.outputs[nd:])]
+    batched, batched_lines = _batched_sums(plan, prog, {nd + j: a for j, a in enumerate(acc)
+                                                        if same[j]}, ctx)
     src = Source(op)
     src.own([ds[k - len(saved)] for k in carried.owned])
     src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
+    src.extend(f"    {text}" for text in batched.before)
     src.line("    for saved in reversed(trace):")
     if saved:
         src.line(f"        {', '.join(saved)}, = saved")
-    gs = src.inline(plan, saved + ds + caps + lates, "g", 8, carried)
+    gs = src.inline(plan, saved + ds + caps + lates, "g", 8, carried, batched)
     src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
-    sums = [prog.grads[prog.wrt.index(w)] for w in wrt[nd:]]
-    src.extend([f"        {a} += {g}" if _same_spec(t, out) else f"        {a} = {a} + {g}"
-                for a, g, t, out in zip(acc, gs[nd:], sums, op.outputs[nd:])])
+    src.extend([f"        {batched_lines[nd + j]}" if nd + j in batched_lines else
+                f"        {a} += {g}" if same[j] else f"        {a} = {a} + {g}"
+                for j, (a, g) in enumerate(zip(acc, gs[nd:]))])
+    src.extend(f"    {text}" for text in batched.after)
     src.line(f"    return {_result(ds + acc)}")
     return src.compile("while_grad", ["trace", *ds, *caps, *lates])
+
+
+def _batched_sums(plan, prog: GradProgram, sums: dict[int, str], ctx: LowerContext
+                  ) -> tuple[loops.LoopRewrite, dict[int, str]]:
+    """The gradient loop's weight gradients ``sums`` (fetch position -> accumulator) taken a
+    chunk of steps at a time (the ``loops`` pass, :mod:`..compiler.passes.loops`).  Every fed
+    value but the incoming gradients (buffers the loop writes in place) is stable."""
+    if not ctx.config.loops or not sums:
+        return loops.LoopRewrite.none(), {}
+    written = {plan.slot_of[t] for t in prog.dys if t in plan.slot_of}
+    stable = {plan.slot_of[t] for t in plan.feeds} - written
+    return loops.batched_sums(plan, sums, stable, "g")
 
 
 def _same_spec(t: Tensor, out: Tensor) -> bool:

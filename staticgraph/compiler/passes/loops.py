@@ -1,0 +1,325 @@
+"""Loop optimisations for ``while_loop`` plans: hoist the input projection, batch weight gradients.
+
+A recurrent step multiplies its input by a weight: ``concat([x_t, h]) @ W`` (TF's cells), or
+``x_t @ W_x``.  When ``x_t`` is row ``t`` of a tensor the loop does not change (a TensorArray's
+``unstack``ed buffer, an unstacked input: ``X[t]``), the input's share of the steps is one
+product for a chunk of steps, made when the step index enters the chunk::
+
+    if bhp3 is None or not 0 <= x0 - bhs3 < 16: bhp3, bhw3, bhs3 = _hoist(cap1, b9, x0, 16, 0, 32, 32, None)
+    b10 = bhp3[x0 - bhs3] + x3 @ bhw3   # MatMul 'basic_lstm_cell/MatMul' (loops pass)
+
+(``(X[a:b] @ W)[t - a] == X[t] @ W``: one product for 16 steps of ``X @ W[:32]``; the step
+keeps only the recurrent product ``h @ W[32:]``.)  In the gradient loop a captured weight's
+gradient is a sum over steps of ``S_t^T @ G_t``; it is taken a chunk of steps at a time,
+``concat(S)^T @ concat(G)`` as one ``gemm`` added into the accumulator in place, instead of
+one small product, one temporary and one addition per step::
+
+    gc30.append((s10, g45))             # MatMul '.../MatMul_1' (loops pass)
+    if len(gc30) == 1: _accumulate(a0, gc30, 0)
+    ...
+    if gc30: _accumulate(a0, gc30, 0)   # after the loop: what is left of the last chunk
+
+Chunks, not all steps at once: one product over every step would hold a ``[T, batch, 4 *
+units]`` array (13 MB for the 200-step LSTM), growing peak memory.  A hoisted chunk holds at
+most ``CHUNK_BYTES``, a gradient chunk ``GRAD_CHUNK_BYTES`` -- for the LSTM one step, whose
+product is still added in place: no product-sized temporary per step, the peak goes down.
+
+**Not bit-identical**: float sums are taken in another order (a split inner product, sums over
+chunks), so results differ from the unoptimised plan in the last bits (tests compare both to
+float64 references).  ``PassConfig(loops=False)`` (``passes.disable("loops")``, or
+``PassConfig.off()``) gives the unoptimised plan's exact bits.
+
+**State is sacred**: a product is hoisted only out of a loop that writes no variable (its
+weight may be a variable read in the body: every iteration then reads the same value); the
+read itself stays in every iteration, as every other stateful step stays where it is.
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+from scipy.linalg import blas
+
+from ...framework.graph import Tensor
+from ..plan import Plan, Step
+
+__all__ = ["LoopRewrite", "hoisted_products", "batched_sums", "CHUNK_BYTES", "GRAD_CHUNK_BYTES",
+           "HELPERS"]
+
+CHUNK_BYTES = 1 << 20
+"""What a hoisted product may hold of its steps' results at once (1 MiB)."""
+
+GRAD_CHUNK_BYTES = 1 << 16
+"""What a batched weight gradient may hold of its steps' factors at once (64 KiB).  Small: a
+step whose factors are large already makes an efficient ``gemm``, and copying them into a
+chunk cost more than the larger product gained (LSTM hidden 128, batch 32: one step a
+chunk, 2-3% faster than two, measured); small factors (``W @ x_t`` of a small RNN) gain most."""
+
+Lines = Callable[[dict[int, str], str], list[str]]
+"""Slot -> local name, indentation -> the lines a rewritten step is emitted as."""
+
+
+class LoopRewrite(NamedTuple):
+    """Steps of a loop's plan emitted otherwise, and the lines around the loop they need."""
+
+    steps: dict[int, Lines]        # step index -> its lines
+    before: list[str]              # lines before the loop (the caches and chunks, empty)
+    after: list[str]               # lines after the loop (what the last chunk left)
+
+    @classmethod
+    def none(cls) -> "LoopRewrite":
+        return cls({}, [], [])
+
+
+def _hoist(xs: np.ndarray, w: np.ndarray, i, per: int, lo: int | None, hi: int | None,
+           rest_lo: int | None, rest_hi: int | None) -> tuple:
+    """``xs[start:start + per] @ w[lo:hi]`` for the chunk of steps holding step ``i`` (``xs``:
+    ``[T, batch, n]``), the rows of ``w`` the step still multiplies by (``w[rest_lo:rest_hi]``,
+    None when nothing is left), and ``start``.  A negative ``i`` gets a chunk of its own row.
+    ``lo`` None: the left product ``w @ xs[t]`` for each step of the chunk instead."""
+    start = i - i % per if i >= 0 else i
+    part = xs[start:start + per] if i >= 0 else xs[i][None]
+    if lo is None:
+        return np.matmul(w, part), None, start
+    flat = np.matmul(part.reshape(-1, part.shape[-1]), w[lo:hi])
+    rest = None if rest_lo is None else w[rest_lo:rest_hi]
+    return flat.reshape(*part.shape[:-1], w.shape[-1]), rest, start
+
+
+_GEMM = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm}
+
+
+def _accumulate(acc: np.ndarray, chunk: list, axis: int) -> None:
+    """``acc += sum_t S_t^T @ G_t`` (``axis`` 0) or ``acc += sum_t G_t @ S_t^T`` (``axis`` 1)
+    over ``chunk`` (pairs ``(S_t, G_t)``) as one product written into ``acc`` itself (BLAS
+    ``gemm`` with ``beta=1`` on ``acc``'s transpose: no product-sized temporary); empties it."""
+    if len(chunk) == 1:
+        s, g = chunk[0]
+    else:
+        s = np.concatenate([p[0] for p in chunk], axis)
+        g = np.concatenate([p[1] for p in chunk], axis)
+    chunk.clear()
+    gemm = _GEMM.get(acc.dtype)
+    if gemm is None or not s.dtype == g.dtype == acc.dtype or not acc.flags.c_contiguous or \
+            not s.flags.c_contiguous or not g.flags.c_contiguous:
+        acc += np.matmul(s.T, g) if axis == 0 else np.matmul(g, s.T)
+    elif axis == 0:
+        gemm(1.0, g.T, s.T, 1.0, acc.T, trans_b=1, overwrite_c=1)   # acc.T += g.T @ s
+    else:
+        gemm(1.0, s.T, g.T, 1.0, acc.T, trans_a=1, overwrite_c=1)   # acc.T += s @ g.T
+
+
+class _Uses:
+    """Who produces and who reads each slot of a plan."""
+
+    def __init__(self, plan: Plan):
+        self.producer: dict[int, int] = {}
+        self.readers: dict[int, list[int]] = {}
+        for k, step in enumerate(plan.steps):
+            for s in step.outputs:
+                if s is not None:
+                    self.producer[s] = k
+            for s in step.inputs:
+                self.readers.setdefault(s, []).append(k)
+        self.fetched = {s for s in plan.fetches if s is not None}
+        self.tensor = {s: t for t, s in plan.slot_of.items()}
+
+
+def _registry(step: Step, name: str) -> bool:
+    d = step.op.op_def
+    return d is not None and d.name == name
+
+
+def _rank(t: Tensor) -> int | None:
+    return None if t._shape is None else len(t._shape)
+
+
+def _float(t: Tensor) -> bool:
+    return t.np_dtype.kind == "f"
+
+
+def _invariant(plan: Plan, uses: _Uses, fixed: set[int], reads_ok: bool) -> set[int]:
+    """Slots whose value is the same in every iteration: ``fixed`` (captured values), the
+    plan's constants, and results of pure registry steps over those -- and of variable reads
+    of such handles when ``reads_ok`` (the loop writes no variable)."""
+    out = set(fixed) | set(plan.consts)
+    for step in plan.steps:
+        d = step.op.op_def
+        pure = d is not None and not d.stateful
+        read = reads_ok and getattr(step.kernel, "store_lookup", False)
+        if (pure or read) and all(s in out for s in step.inputs):
+            out.update(s for s in step.outputs if s is not None)
+    return out
+
+
+def _row(plan: Plan, uses: _Uses, slot: int, invariant: set[int]) -> tuple[int, int, int] | None:
+    """``slot`` as ``X[i]`` (a 2-D row of a 3-D ``X`` that does not change in the loop, ``i``
+    a scalar integer): (read step, X's slot, i's slot), else None."""
+    k = uses.producer.get(slot)
+    if k is None:
+        return None
+    step = plan.steps[k]
+    if not _registry(step, "GetItem") or len(step.inputs) != 2 or \
+            repr(step.op.attrs.get("key")) != "(ARRAY,)":
+        return None
+    xs, i = step.inputs
+    xs_t, i_t = uses.tensor[xs], uses.tensor[i]
+    if xs not in invariant or _rank(xs_t) != 3 or _rank(i_t) != 0 or i_t.np_dtype.kind not in "iu":
+        return None
+    return k, xs, i
+
+
+def hoisted_products(plan: Plan, fixed: set[int], reads_ok: bool, prefix: str) -> LoopRewrite:
+    """The body ``plan``'s products ``X[i] @ W``, ``W @ X[i]`` and ``concat([X[i], h], -1) @ W``
+    (or ``[h, X[i]]``) with ``X`` and ``W`` loop-invariant, each rewritten to index one product
+    over all steps, made at its first use in a run (see the module docstring).
+
+    ``fixed``: slots of values the loop captured; ``reads_ok``: the loop writes no variable,
+    so a variable read gives the same value in every iteration."""
+    uses = _Uses(plan)
+    invariant = _invariant(plan, uses, fixed, reads_ok)
+    steps: dict[int, Lines] = {}
+    before: list[str] = []
+    for k, step in enumerate(plan.steps):
+        if not _registry(step, "MatMul") or step.op.attrs or len(step.inputs) != 2:
+            continue
+        a, w = step.inputs
+        out = step.outputs[0]
+        a_t, w_t = uses.tensor[a], uses.tensor[w]
+        if out is None or _rank(a_t) != 2 or _rank(w_t) != 2 or not _float(a_t) \
+                or a_t.np_dtype != w_t.np_dtype:
+            continue
+        cache = f"{prefix}hp{k}"
+        for x, m, bounds in ((a, w, (0, None, None, None)), (w, a, (None, None, None, None))):
+            found = m in invariant and _row(plan, uses, x, invariant)
+            if found and out not in uses.fetched:   # X[i] @ W or W @ X[i]: the step indexes
+                _, xs, i = found                    # (a view of) the product of its chunk
+                before.append(f"{cache} = None")
+                steps[k] = _indexed(prefix, k, xs, m, i, out, _per_chunk(step), bounds, None)
+                break
+        if k in steps or w not in invariant:
+            continue
+        concat = uses.producer.get(a)
+        if concat is None or not _registry(plan.steps[concat], "ConcatV2") or \
+                len(plan.steps[concat].inputs) != 2 or \
+                plan.steps[concat].op.attrs.get("axis") not in (1, -1):
+            continue
+        parts = plan.steps[concat].inputs
+        rows_of = [uses.tensor[p]._shape[1] for p in parts]
+        rowed = [_row(plan, uses, p, invariant) for p in parts]
+        if None in rows_of or sum(r is not None for r in rowed) != 1:
+            continue
+        j = 0 if rowed[0] is not None else 1
+        _, xs, i = rowed[j]
+        split = rows_of[0]
+        bounds = (0, split, split, None) if j == 0 else (split, None, 0, split)
+        before.append(f"{cache} = None")
+        steps[k] = _indexed(prefix, k, xs, w, i, out, _per_chunk(step), bounds, parts[1 - j])
+    return LoopRewrite(steps, before, [])
+
+
+def _per_chunk(step: Step) -> int:
+    """Steps per hoisted chunk: as many products ``[batch, units]`` as ``CHUNK_BYTES`` holds."""
+    return max(1, CHUNK_BYTES // _size(step.op.outputs[0]))
+
+
+def _indexed(prefix: str, k: int, xs: int, w: int, i: int, out: int, per: int, bounds: tuple,
+             rest: int | None) -> Lines:
+    """The lines of a hoisted product: the chunk holding step ``i`` (made when ``i`` leaves
+    the chunk at hand), indexed, plus the recurrent part's product."""
+    cache, rows, start = f"{prefix}hp{k}", f"{prefix}hw{k}", f"{prefix}hs{k}"
+    lo, hi, rest_lo, rest_hi = bounds
+
+    def lines(names: dict[int, str], pad: str) -> list[str]:
+        i_ = names[i]
+        first = (f"{pad}if {cache} is None or not 0 <= {i_} - {start} < {per!r}: "
+                 f"{cache}, {rows}, {start} = _hoist({names[xs]}, {names[w]}, {i_}, {per!r}, "
+                 f"{lo!r}, {hi!r}, {rest_lo!r}, {rest_hi!r})")
+        value = f"{cache}[{i_} - {start}]"
+        if rest is not None:
+            value += f" + {names[rest]} @ {rows}"
+        return [first, f"{pad}{names[out]} = {value}"]
+    return lines
+
+
+def batched_sums(plan: Plan, sums: dict[int, str], stable: set[int], prefix: str
+                 ) -> tuple[LoopRewrite, dict[int, str]]:
+    """The gradient loop's accumulated products ``acc += S^T @ G`` (fetch position ->
+    accumulator name in ``sums``) taken a chunk of steps at a time.  Returns the rewrite and,
+    per fetch position rewritten, the line that replaces its per-step accumulation.
+    ``stable``: fed slots nothing writes into (kept forward values, captures -- not the
+    loop's own gradient buffers, which are written in place).
+
+    ``acc += G @ S^T`` (a weight on the left: ``W @ x_t``) likewise, the steps' columns side
+    by side.  A product qualifies when ``S^T`` is a Transpose read only by it, ``S`` and ``G`` are 2-D
+    and neither a view of anything (a fresh result or a value the trace kept: nothing
+    writes into them after the step), and its result is read by nothing but the sum."""
+    uses = _Uses(plan)
+    steps: dict[int, Lines] = {}
+    before, after, accumulate = [], [], {}
+    for pos, acc in sums.items():
+        out = plan.fetches[pos]
+        k = uses.producer.get(out)
+        if k is None or uses.readers.get(out) or list(plan.fetches).count(out) != 1:
+            continue
+        step = plan.steps[k]
+        if not _registry(step, "MatMul") or step.op.attrs:
+            continue
+        st, g = step.inputs
+        t = uses.producer.get(st)
+        axis = 0                                  # S^T @ G: the steps' rows side by side
+        if t is None or not _registry(plan.steps[t], "Transpose"):
+            g, st = step.inputs                   # G @ S^T: their columns
+            t, axis = uses.producer.get(st), 1
+        if t is None or not _registry(plan.steps[t], "Transpose") or \
+                plan.steps[t].op.attrs.get("perm") is not None or uses.readers.get(st) != [k] \
+                or st in uses.fetched:
+            continue
+        s = plan.steps[t].inputs[0]
+        s_t, g_t = uses.tensor[s], uses.tensor[g]
+        if _rank(s_t) != 2 or _rank(g_t) != 2 or not _float(g_t) or \
+                not (_fresh(plan, uses, s, stable) and _fresh(plan, uses, g, stable)):
+            continue
+        chunk = f"{prefix}c{k}"
+        per = max(1, GRAD_CHUNK_BYTES // _step_bytes(s_t, g_t))
+        before.append(f"{chunk} = []")
+        steps[k] = _collect(chunk, s, g)
+        steps[t] = lambda names, pad: []          # S^T is taken by the batched product
+        accumulate[pos] = f"if len({chunk}) == {int(per)!r}: _accumulate({acc}, {chunk}, {axis!r})"
+        after.append(f"if {chunk}: _accumulate({acc}, {chunk}, {axis!r})")
+    return LoopRewrite(steps, before, after), accumulate
+
+
+def _size(t: Tensor) -> int:
+    """Bytes of a value of ``t`` (a dimension not known statically counted as 64)."""
+    n = t.np_dtype.itemsize
+    for d in t._shape:
+        n *= 64 if d is None else max(1, d)
+    return n
+
+
+def _step_bytes(s: Tensor, g: Tensor) -> int:
+    """Bytes one step adds to a chunk: its ``G_t`` held, both factors once more in the
+    chunk's concatenation."""
+    return 2 * _size(g) + _size(s)
+
+
+def _fresh(plan: Plan, uses: _Uses, slot: int, stable: set[int]) -> bool:
+    """Is ``slot`` a value nothing writes into later: a ``stable`` feed, or the result of a
+    registry step that aliases no input and writes in no place."""
+    k = uses.producer.get(slot)
+    if k is None:
+        return slot in stable
+    d = plan.steps[k].op.op_def
+    return d is not None and d.into is None and not d.stateful and \
+        not any(d.may_alias(i) for i in range(len(plan.steps[k].inputs)))
+
+
+def _collect(chunk: str, s: int, g: int) -> Lines:
+    def lines(names: dict[int, str], pad: str) -> list[str]:
+        return [f"{pad}{chunk}.append(({names[s]}, {names[g]}))"]
+    return lines
+
+
+HELPERS = {"_hoist": _hoist, "_accumulate": _accumulate}
+"""The functions the rewritten lines call, by the names a kernel's source binds them to."""
