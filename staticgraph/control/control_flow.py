@@ -29,6 +29,7 @@ regions hold the body's and branches' ops, so ``get_operations()`` does not list
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 import numpy as np
@@ -45,7 +46,7 @@ from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
 from ..framework import behavior
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph
+from ..framework.graph import ATTR_VIEWS, Graph, Operation, SubGraph, Tensor, get_default_graph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
 from ..ops.core_ops import cast, identity
@@ -93,6 +94,12 @@ class Region:
         self.outs = outs
         self.captured = list(self.graph.captures)
         self.placeholders = [self.graph.captures[t] for t in self.captured]
+
+    @property
+    def name(self) -> str:
+        """The name TF gives the function this region is (``cond_true_12``, ``while_body_6``:
+        the node's name, the role, a number unique in the process)."""
+        return getattr(self.graph, "function_name", self.graph.name)
 
     def __repr__(self) -> str:
         return (f"<Region {self.graph.name}: {len(self.graph._ops)} ops, {len(self.args)} args, "
@@ -194,6 +201,10 @@ def _expand_invariants(loop_vars: Any, shape_invariants: Any) -> Any:
     return pack_sequence_as(_expand(loop_vars), flat)
 
 
+_FUNCTION_IDS = itertools.count(1)
+"""Numbers that make regions' function names unique (TF's ``ops.uid``)."""
+
+
 def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
                   specs: list[tuple], wraps: list | None = None,
                   role: str | None = None) -> tuple[Region, Any]:
@@ -204,6 +215,7 @@ def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
     errors give the function (``true_fn``): a branch may not use another branch's tensors.
     """
     sub = SubGraph(outer, label, role)
+    sub.function_name = f"{outer._name_stack.replace('/', '_')}_{label}_{next(_FUNCTION_IDS)}"
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
         given = _rewrap(args, wraps)
@@ -689,3 +701,7 @@ def _lower_case_check(op, ctx: LowerContext) -> Callable:
 
 
 defkind("CaseCheck", _lower_case_check, stateful=True, attrs=("exclusive", "last_is_default"))
+
+for _type in BRANCH_TYPES:   # TF's If names its branches' functions in these attributes
+    ATTR_VIEWS[_type] = {"then_branch": lambda op: op.attrs["branches"][1],
+                         "else_branch": lambda op: op.attrs["branches"][0]}

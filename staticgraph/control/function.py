@@ -45,8 +45,9 @@ from ..framework import dtypes as _dtypes
 from ..framework.build import constant, convert_to_tensor
 from ..compiler.pipeline import Executable, compile_plan
 from .gradients import gradients
-from ..framework.graph import Graph, Tensor, entered_graph, get_default_graph
-from ..framework.kinds import SessionState
+from ..framework import dtypes as _dt
+from ..framework.graph import Graph, Operation, SubGraph, Tensor, entered_graph, get_default_graph
+from ..framework.kinds import SessionState, handle_variable
 from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder, placeholder_with_default
@@ -136,6 +137,42 @@ class _Arg:
 
 
 # --- concrete functions ------------------------------------------------------------------
+
+class FuncGraph(SubGraph):
+    """A traced function's graph (TF's ``FuncGraph``).
+
+    A tensor of the graph the function was traced from (or of one enclosing it) used in
+    the body is captured as a placeholder, as a loop body captures it, instead of being
+    refused; a call with such captures builds into the caller's graph (TF 1 graph mode
+    adds the function's ops there too).  Variables made in the body stay in this graph.
+    Ops that use the same variable run in the order the body made them (TF's automatic
+    control dependencies): each gets a control input on the previous one.
+    """
+
+    is_control_flow_graph = False
+
+    def __init__(self, outer: Graph):
+        super().__init__(outer, "function")
+        self._last_use: dict[str, Operation] = {}
+
+    def create_op(self, *args: Any, **kwargs: Any) -> Operation:
+        op = super().create_op(*args, **kwargs)
+        used = {v for t in op.inputs if t.dtype == _dt.resource and (v := _variable(t))}
+        after = [self._last_use[v] for v in used if v in self._last_use]
+        if after:
+            op.control_inputs = tuple(dict.fromkeys([*op.control_inputs, *after]))
+        for v in used:
+            self._last_use[v] = op
+        return op
+
+
+def _variable(handle: Tensor) -> str | None:
+    """The variable a resource tensor stands for, or None (a TensorArray's, say)."""
+    try:
+        return handle_variable(handle)
+    except TypeError:
+        return None
+
 
 def _output(value: Any):
     """An output of the traced function: a tensor (Python values become constants); None stays."""
@@ -319,6 +356,8 @@ class Function:
             return self._build_into(graph_tensors, args, kwargs)
         names, values = self._bind(args, kwargs)
         cf = self._concrete(names, values)
+        if cf.graph.captures:   # the body uses tensors of the default graph: build there
+            return self._build_into([], args, kwargs)
         return cf(*values)
 
     def value_and_gradients(self, *args: Any, **kwargs: Any) -> tuple[Any, list]:
@@ -439,7 +478,7 @@ class Function:
         if self._converted is None:
             self._converted = self._convert()
         self.trace_count += 1
-        graph = Graph()
+        graph = FuncGraph(get_default_graph())
         with graph.as_default():
             kinds = self.input_signature or values
             inputs = [self._placeholder(n, v) for n, v in zip(names, kinds)]
