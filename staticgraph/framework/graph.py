@@ -626,6 +626,8 @@ class SubGraph(Graph):
         self.captured_from: dict[Tensor, Tensor] = {}   # the inverse: placeholder -> outer tensor
         self.control_captures: list[Operation] = []
         self._device_stack = list(outer._device_stack)   # TF: a body's ops inherit tf.device
+        if self.is_control_flow_graph:   # TF: a body or branch reads and adds to its graph's
+            self._collections = outer._collections   # collections (the same tables)
 
     def capture_control(self, deps: tuple) -> tuple:
         """An op here waits for ops of an enclosing graph: the control-flow node waits instead
