@@ -569,7 +569,7 @@ def _branch_node(graph: Graph, types: tuple[str, str], selector: Tensor, fns: tu
     shown = 1 if op_name == "cond" else 0   # the branch TF builds first, compares others with
     order = [shown, *(k for k in range(len(fns)) if k != shown)]
     made = {k: _build_region(graph, labels[k], fns[k], None, [], role=roles[k]) for k in order}
-    built = [made[k] for k in range(len(fns))]
+    built = [(r, _ops_as_selector(r, res, selector)) for r, res in (made[k] for k in range(len(fns)))]
     regions = [r for r, _ in built]
     matched = _match_indexed_slices([regions[k] for k in order], [built[k][1] for k in order],
                                     op_name)
@@ -617,6 +617,23 @@ def _branch_node(graph: Graph, types: tuple[str, str], selector: Tensor, fns: tu
     attrs = {"branches": tuple(regions), "captured": tuple(captured)}
     op = _control_op(graph, types, [selector, *captured], attrs, specs, scope, tuple(regions))
     return op, first
+
+
+def _ops_as_selector(region: Region, result: Any, selector: Tensor) -> Any:
+    """A branch's result with each Operation in it replaced by the branch's selector (the
+    cond's predicate, the case's index) read after that Operation: TF's ``op_return_value``,
+    so ``cond(p, lambda: assign(...).op, ...)`` returns a tensor whose fetch runs the op."""
+    leaves = flatten(result)
+    if not any(isinstance(v, Operation) for v in leaves):
+        return result
+    out = []
+    with region.graph.as_default():
+        for v in leaves:
+            if isinstance(v, Operation):
+                with region.graph.control_dependencies([v]):
+                    v = identity(selector)
+            out.append(v)
+    return pack_sequence_as(result, out)
 
 
 def _match_indexed_slices(regions: list[Region], results: list, op_name: str) -> list:

@@ -47,7 +47,8 @@ from ..compiler.pipeline import Executable, compile_plan
 from .gradients import gradients
 from ..framework import dtypes as _dt
 from ..framework.graph import Graph, Operation, SubGraph, Tensor, entered_graph, get_default_graph
-from ..framework.kinds import SessionState, handle_variable
+from ..framework.kinds import SessionState, handle_variable, is_stateful
+from ..ops.core_ops import identity
 from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder, placeholder_with_default
@@ -423,12 +424,18 @@ class Function:
         graph = _caller_graph(tensors) if tensors else get_default_graph()
         if self._converted is None:
             self._converted = self._convert()
+        start = len(graph._ops)
         with graph.as_default(), graph.name_scope("PartitionedCall"):
             if self.input_signature is not None:
                 args, kwargs = self._signature_args(args, kwargs), {}
             result = self._converted(*args, **kwargs)
             leaves: list[Tensor] = []
             rebuild = flatten_with_rebuild(result, _output, leaves)
+            effects = [op for op in graph._ops[start:] if op.graph is graph and is_stateful(op)
+                       and op.kind != "ReadVariableOp"]
+            if effects:   # TF's automatic control dependencies: a result runs them all
+                with graph.control_dependencies(effects):
+                    leaves = [identity(t) if isinstance(t, Tensor) else t for t in leaves]
         return rebuild(leaves)
 
     def _signature_args(self, args: tuple, kwargs: dict) -> tuple:
