@@ -272,3 +272,16 @@ def test_a_variable_initialised_inside_a_classic_loop_is_refused_in_tf1s_words()
                 _variable_in_a_loop()
         finally:
             tf.compat.v1.enable_control_flow_v2()
+
+
+def test_a_differentiated_switch_case_survives_a_json_round_trip():
+    g = tf.Graph()
+    with g.as_default():
+        i, x = tf.placeholder(tf.int32, [], name="i"), tf.placeholder(tf.float32, [], name="x")
+        out = tf.switch_case(i, [lambda: tf.sin(x), lambda: x * x, lambda: x * 3.])
+        grad, = tf.gradients(out, [x])
+    loaded = tf.from_json(tf.to_json(g))
+    with tf.Session(graph=loaded) as s:
+        got = [s.run([loaded.get_tensor_by_name(out.name), loaded.get_tensor_by_name(grad.name)],
+                     {"i:0": k, "x:0": 2.}) for k in range(3)]
+    np.testing.assert_allclose(got, [[np.sin(2.), np.cos(2.)], [4., 4.], [6., 3.]], rtol=1e-6)
