@@ -285,3 +285,16 @@ def test_a_differentiated_switch_case_survives_a_json_round_trip():
         got = [s.run([loaded.get_tensor_by_name(out.name), loaded.get_tensor_by_name(grad.name)],
                      {"i:0": k, "x:0": 2.}) for k in range(3)]
     np.testing.assert_allclose(got, [[np.sin(2.), np.cos(2.)], [4., 4.], [6., 3.]], rtol=1e-6)
+
+
+def test_the_gradient_of_a_loop_is_shown_as_a_loop():
+    """testMultipleWhileLoopsGradStateless: TF's gradient of a while loop is a While op."""
+    with tf.Graph().as_default():
+        x = tf.constant(2.)
+        ret1 = tf.while_loop(lambda v: v < 4., lambda v: v * v, [x], name="while_1")
+        ret2 = tf.while_loop(lambda v: v < 16., lambda v: v * v, [x], name="while_2")
+        grad, = tf.gradients(ret1 + ret2, [x])
+        loops = [op for op in tf.get_default_graph().get_operations() if "While" in op.type]
+        assert [op.type for op in loops] == ["StatelessWhile"] * 4
+        assert [op.kind for op in loops] == ["StatelessWhile"] * 2 + ["WhileGrad"] * 2
+        assert not any(op.control_inputs for op in loops) and _run(grad) == 36.

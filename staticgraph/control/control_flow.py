@@ -1,4 +1,4 @@
-"""Control flow as graph nodes: ``while_loop``, ``cond``, ``case``.
+"""Control flow as graph nodes: ``while_loop``, ``cond``, ``case``, ``switch_case``.
 
 In a static graph a Python ``while``/``if`` runs once, while the graph is
 built.  A loop or branch that depends on data must itself be a node::

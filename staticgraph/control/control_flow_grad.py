@@ -26,7 +26,16 @@ Both node kinds are declared here, once, with their lowering (from
 ``WhileGrad`` walks the trace backwards, running the body's gradient plan
 once per iteration (``dx`` feeds the next step's ``dy``; captured tensors'
 gradients are summed over iterations).  ``CondGrad`` runs the gradient plan
-of the branch the forward pass took -- a cond on the same predicate.
+of the branch the forward pass took -- a cond (or switch_case) on the same predicate.
+
+**Second order.**  A gradient node's own gradient is that of an equivalent graph of
+ordinary nodes built from the gradient node's inputs: for a CondGrad, a cond on the same
+predicate whose branches recompute the forward branch and its gradient (copies of the
+region's ops); for a WhileGrad, a loop rerunning the forward loop from its initial values
+(the WhileGrad's last inputs) that stacks the loop variables, then a loop walking the stack
+backwards through copies of the body and its gradient.  Those are loops and conds again,
+so the gradient of the gradient of the gradient... follows from the registry's rules.  A
+region that changes state or draws random numbers cannot be recomputed: refused.
 """
 from __future__ import annotations
 
@@ -175,7 +184,8 @@ def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     # what it needs), but a second-order gradient flows to them (see _while_grad_grad)
     node = op.graph.create_op("WhileGrad", [op.outputs[n], *_out_grads(op, out_grads, floats),
                                             *body.captured, *late, *op.inputs[:n]],
-                              {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
+                              {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs,
+                              tf_type=op.type)   # TF's gradient of a loop is a loop
     for k, i in enumerate(floats):
         result[i] = node.outputs[k]
     for k, j in enumerate(fcaps):
@@ -239,7 +249,8 @@ def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     late = _late(op.graph.grad_programs[op.name])
     node = op.graph.create_op("CondGrad", [op.outputs[n], *_out_grads(op, out_grads, floats), *caps,
                                            *late],
-                              {"forward": op, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs)
+                              {"forward": op, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs,
+                              tf_type=op.type)   # TF's gradient of a cond is a cond
     for k, j in enumerate(fcaps):
         result[1 + j] = node.outputs[k]
     return result
