@@ -298,3 +298,20 @@ def test_the_gradient_of_a_loop_is_shown_as_a_loop():
         assert [op.type for op in loops] == ["StatelessWhile"] * 4
         assert [op.kind for op in loops] == ["StatelessWhile"] * 2 + ["WhileGrad"] * 2
         assert not any(op.control_inputs for op in loops) and _run(grad) == 36.
+
+
+def test_an_assignment_inside_a_function_or_a_loop_reads_the_variable_only_when_used():
+    """testUnreadVariableInsideFunction: TF reads an assignment's result only in
+    session.run-land; inside a function (or a loop body) only when something uses it."""
+    with tf.Graph().as_default():
+        v = tf.Variable(1.0)
+
+        @tf.function
+        def assign():
+            v.assign(1.0)
+        graph = assign.get_concrete_function().graph
+        assert [op.type for op in graph.get_operations()] == ["Const", "Placeholder",
+                                                              "AssignVariableOp"]
+        w = tf.Variable(0.)
+        i, r = tf.while_loop(lambda i, r: i < 3, lambda i, r: (i + 1, w.assign_add(1.)), [0, 0.])
+        assert _run([i, r]) == [3, 3.]

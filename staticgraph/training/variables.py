@@ -47,7 +47,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.build import F, constant, convert_to_tensor
 from ..framework.error_text import input_names, shape_inference_error, tf_shape
 from ..framework.errors import OperatorNotAllowedInGraphError
-from ..framework.graph import (ITERATING_NOT_ALLOWED, Operation, Tensor, creation_site,
+from ..framework.graph import (ITERATING_NOT_ALLOWED, Operation, SubGraph, Tensor, creation_site,
                                default_session, get_default_graph)
 from ..framework.kinds import handle_op
 from ..framework.sources import group
@@ -538,8 +538,16 @@ class _UnreadVariable(Variable):
         self.trainable = parent.trainable
         self._constraint, self._caching_device = parent._constraint, parent._caching_device
         self._parent_op = assign_op
-        with get_default_graph().control_dependencies([assign_op]):
-            self._graph_element = self._read()
+        self._graph_element = None
+        if not isinstance(get_default_graph(), SubGraph):   # TF: a function or a loop body
+            self._as_graph_element()                         # reads only when asked to
+
+    def _as_graph_element(self) -> Tensor:
+        if self._graph_element is None:
+            graph = self._parent_op.graph
+            with graph.as_default(), graph.control_dependencies([self._parent_op]):
+                self._graph_element = self._read()
+        return self._graph_element
 
     def _to_tensor(self) -> Tensor:
         with get_default_graph().control_dependencies([self._parent_op]):
