@@ -107,12 +107,6 @@ def _timings(traced, fn) -> tuple[list[str], dict]:
     return [f"{name:28}  {t * 1e6:8.1f} us/call" for name, t in rows], dict(rows)
 
 
-def _forward_nodes(cf, *kinds: str) -> int:
-    """Loop or cond nodes autograph made (their gradients, which TF types as loops and conds
-    too, are nodes of other kinds)."""
-    return sum(op.kind in kinds for op in cf.graph.get_operations())
-
-
 def main(argv: list[str] | None = None) -> None:
     parse_args(argv, __doc__)
     print(__doc__.strip().splitlines()[0])
@@ -143,8 +137,8 @@ def main(argv: list[str] | None = None) -> None:
         f"({results['trace'][1][0]:.4g} instead of {results['eager'][1][0]:.4g}), with only "
         f"{len(shown)} TracerWarning(s) at trace time as a hint.",
         f"tf.function traced {fn.experimental_get_tracing_count()} time(s) into a graph with "
-        f"{_forward_nodes(cf, 'While', 'StatelessWhile')} loop and "
-        f"{_forward_nodes(cf, 'If', 'StatelessIf')} cond node(s); it is "
+        f"{cf.count_kinds('While', 'StatelessWhile')} loop and "
+        f"{cf.count_kinds('If', 'StatelessIf')} cond node(s); it is "
         f"{'RIGHT' if right[1] else 'WRONG'} for both inputs, gradients included.",
         f"Per call: eager {times['eager (dyngraph)'] * 1e6:.1f} us, traced "
         f"{times['jit.trace (frozen graph)'] * 1e6:.1f} us, tf.function "

@@ -306,6 +306,12 @@ class ConcreteFunction:
         """How many nodes of these types (e.g. "While", "StatelessWhile") the traced graph has."""
         return sum(op.type in types for op in self.graph.get_operations())
 
+    def count_kinds(self, *kinds: str) -> int:
+        """How many nodes of these kinds the graph has: ``count_kinds("StatelessWhile")`` counts
+        the loops the function made, not their gradients (kind ``WhileGrad``, which TF and
+        :meth:`count_ops` type as loops too)."""
+        return sum(op.kind in kinds for op in self.graph.get_operations())
+
     def __repr__(self) -> str:
         sig = ", ".join(f"{n}: {t.dtype.name}{list(t.shape)}" for n, t in
                         zip([self.arg_names[i] for i in self._tensor_args], self.inputs))
