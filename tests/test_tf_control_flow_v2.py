@@ -315,3 +315,20 @@ def test_an_assignment_inside_a_function_or_a_loop_reads_the_variable_only_when_
         w = tf.Variable(0.)
         i, r = tf.while_loop(lambda i, r: i < 3, lambda i, r: (i + 1, w.assign_add(1.)), [0, 0.])
         assert _run([i, r]) == [3, 3.]
+
+
+def test_a_function_made_in_a_graph_runs_its_state_changes_but_not_its_variables_initializers():
+    with tf.Graph().as_default():
+        made = []
+
+        @tf.function
+        def f(x):
+            if not made:
+                made.append(tf.Variable(1.0))
+            made[0].assign_add(1.0)
+            return x * 2.
+        x = tf.placeholder(tf.float32, [])
+        y = f(x)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            assert [s.run(y, {x: 1.}) for _ in range(2)] == [2., 2.] and s.run(made[0]) == 3.

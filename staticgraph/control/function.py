@@ -45,7 +45,6 @@ from ..framework import dtypes as _dtypes
 from ..framework.build import constant, convert_to_tensor
 from ..compiler.pipeline import Executable, compile_plan
 from .gradients import gradients
-from ..framework import dtypes as _dt
 from ..framework.graph import Graph, Operation, SubGraph, Tensor, entered_graph, get_default_graph
 from ..framework.kinds import SessionState, handle_variable, is_stateful
 from ..ops.core_ops import identity
@@ -158,7 +157,7 @@ class FuncGraph(SubGraph):
 
     def create_op(self, *args: Any, **kwargs: Any) -> Operation:
         op = super().create_op(*args, **kwargs)
-        used = {v for t in op.inputs if t.dtype == _dt.resource and (v := _variable(t))}
+        used = {v for t in op.inputs if t.dtype == _dtypes.resource and (v := _variable(t))}
         after = [self._last_use[v] for v in used if v in self._last_use]
         if after:
             op.control_inputs = tuple(dict.fromkeys([*op.control_inputs, *after]))
@@ -437,8 +436,7 @@ class Function:
             result = self._converted(*args, **kwargs)
             leaves: list[Tensor] = []
             rebuild = flatten_with_rebuild(result, _output, leaves)
-            effects = [op for op in graph._ops[start:] if op.graph is graph and is_stateful(op)
-                       and op.kind != "ReadVariableOp"]
+            effects = _effects(graph, start)
             if effects:   # TF's automatic control dependencies: a result runs them all
                 with graph.control_dependencies(effects):
                     leaves = [identity(t) if isinstance(t, Tensor) else t for t in leaves]
@@ -547,6 +545,20 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<staticgraph.function {self.__name__} (traced {self.trace_count}x)>"
+
+
+_NOT_EFFECTS = frozenset({"ReadVariableOp", "VarHandleOp", "VarIsInitializedOp"})
+
+
+def _effects(graph: Graph, start: int) -> list[Operation]:
+    """The stateful ops a call built into ``graph`` made from op ``start`` on, except reads
+    and the making of variables (TF lifts those out of the function: a variable's initializer
+    runs when the user runs it, not with every call)."""
+    made = graph._ops[start:]
+    inits = {v.initializer for key in ("variables", "local_variables")
+             for v in graph.get_collection(key) if getattr(v, "initializer", None) in made}
+    return [op for op in made if is_stateful(op) and op.kind not in _NOT_EFFECTS
+            and op not in inits]
 
 
 def _graph_tensors(values: Any) -> list:
