@@ -550,72 +550,62 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         classic = not behavior.control_flow_v2_enabled()
         if classic:
             pred = identity(pred, name="pred_id")   # TF1's cond/pred_id
-        op, t_res = _branch_node(graph, BRANCH_TYPES, pred, (false_fn, true_fn), ("false", "true"),
-                                 ("false_fn", "true_fn"), "cond", scope, classic)
+        roles = ("true_fn", "false_fn")
+        op, t_res = _branch_node(graph, BRANCH_TYPES, pred, (true_fn, false_fn), ("true", "false"),
+                                 roles, roles, "cond", scope, (1, 0), classic)
         return _collapse(_results(op, t_res, unwrap_single=not strict, classic=classic))
 
 
 def _branch_node(graph: Graph, types: tuple[str, str], selector: Tensor, fns: tuple,
-                 labels: tuple, roles: tuple, op_name: str, scope: str,
-                 classic: bool = False, names: tuple | None = None) -> tuple[Operation, Any]:
-    """The ``If`` (``cond``) or ``Case`` (``switch_case``) node: one region per function in
-    ``fns`` (an If's are (false, true)), the first function's results' structure.
+                 labels: tuple, roles: tuple, names: tuple, op_name: str, scope: str,
+                 order: tuple, classic: bool = False) -> tuple[Operation, Any]:
+    """The ``If`` (``cond``) or ``Case`` (``switch_case``) node and the first function's
+    results' structure.  ``fns`` in the order TF builds them (``true_fn`` first); the node's
+    ``branches`` hold their regions at positions ``order`` (an If's are (false, true)).
 
-    Every branch must return the structure, number and dtypes of values the first one
-    (the shown one: ``true_fn``, ``branches[0]``) returns: else TF's TypeError (a
-    ValueError in classic mode, as TF1's nest words it).  ``roles``: how a branch is named
-    when another uses its tensors; ``names``: in those errors (default: the roles)."""
-    names = names or roles
-    shown = 1 if op_name == "cond" else 0   # the branch TF builds first, compares others with
-    order = [shown, *(k for k in range(len(fns)) if k != shown)]
-    made = {k: _build_region(graph, labels[k], fns[k], None, [], role=roles[k]) for k in order}
-    built = [(r, _ops_as_selector(r, res, selector)) for r, res in (made[k] for k in range(len(fns)))]
+    Every function must return the structure, number and dtypes of values the first one
+    returns: else TF's TypeError (a ValueError in classic mode, as TF1's nest words it).
+    ``roles``: how a branch is named when another uses its tensors (``true_fn``,
+    ``branch 1``); ``names``: how the structure errors name it (``branches[1]``)."""
+    built = [_build_region(graph, lbl, fn, None, [], role=role)
+             for lbl, fn, role in zip(labels, fns, roles)]
     regions = [r for r, _ in built]
-    matched = _match_indexed_slices([regions[k] for k in order], [built[k][1] for k in order],
-                                    op_name)
-    results = [matched[order.index(k)] for k in range(len(built))]
-    first, first_name = results[shown], names[shown]
-    outs_of = {}
-    for k, res in enumerate(results):
-        if k == shown:
-            continue
+    results = _match_indexed_slices(
+        regions, [_ops_as_selector(r, res, selector) for r, res in built], op_name)
+    first = results[0]
+    for name, res in zip(names[1:], results[1:]):
         words = structure_error(first, res, True)
-        name = names[k]
         if words:   # TF 2 words it as a TypeError about the outputs, TF1 as nest's ValueError
             diff = first_difference(first, res, "result")
             if diff:
-                words += (f"\n\ntf.{op_name}: {first_name} and {name} must return the same "
+                words += (f"\n\ntf.{op_name}: {names[0]} and {name} must return the same "
                           f"structure; they differ {diff}.")
             if classic:
                 raise ValueError(words)
-            raise TypeError(f"{_same_outputs(first_name, name, op_name)}\n\n{first_name} output: "
+            raise TypeError(f"{_same_outputs(names[0], name, op_name)}\n\n{names[0]} output: "
                             f"{_collapse(first)}\n{name} output: {_collapse(res)}\n\n"
                             f"Error details:\n{words}")
-    outs_of[shown] = [_inner(regions[shown].graph, v) for v in flatten(first)]
-    if not outs_of[shown]:
-        raise ValueError(f"tf.{op_name}: {' and '.join(names[::-1] if op_name == 'cond' else names)} "
-                         f"must return at least one tensor.")
-    for k, res in enumerate(results):
-        if k == shown:
-            continue
-        outs_of[k] = [_inner(regions[k].graph, v, t.dtype)
-                      for v, t in zip(flatten(res), outs_of[shown])]
-        for t, f in zip(outs_of[shown], outs_of[k]):
+    outs = [[_inner(regions[0].graph, v) for v in flatten(first)]]
+    if not outs[0]:
+        raise ValueError(f"tf.{op_name}: {' and '.join(names)} must return at least one tensor.")
+    for name, region, res in zip(names[1:], regions[1:], results[1:]):
+        outs.append([_inner(region.graph, v, t.dtype) for v, t in zip(flatten(res), outs[0])])
+        for t, f in zip(outs[0], outs[-1]):
             if t.dtype != f.dtype:
-                raise TypeError(f"{_same_outputs(first_name, names[k], op_name)}\n\n"
-                                f"{first_name} output: {t}\n{names[k]} output: {f}\n\n"
+                raise TypeError(f"{_same_outputs(names[0], name, op_name)}\n\n"
+                                f"{names[0]} output: {t}\n{name} output: {f}\n\n"
                                 f"Error details:\n{t} and {f} have different types")
-    for k, r in enumerate(regions):
-        r.seal(outs_of[k])
-    captured = _union(*regions)
+    for region, region_outs in zip(regions, outs):
+        region.seal(region_outs)
     specs = []
-    for i, t in enumerate(outs_of[shown]):
+    for i, t in enumerate(outs[0]):
         shape = t._shape
-        for k in range(len(regions)):
-            shape = most_specific_compatible(shape, outs_of[k][i]._shape)
+        for region_outs in outs[1:]:
+            shape = most_specific_compatible(shape, region_outs[i]._shape)
         specs.append((shape, t.np_dtype))
-    attrs = {"branches": tuple(regions), "captured": tuple(captured)}
-    op = _control_op(graph, types, [selector, *captured], attrs, specs, scope, tuple(regions))
+    placed = tuple(regions[order.index(k)] for k in range(len(regions)))
+    attrs = {"branches": placed, "captured": tuple(_union(*regions))}
+    op = _control_op(graph, types, [selector, *attrs["captured"]], attrs, specs, scope, placed)
     return op, first
 
 
@@ -765,8 +755,9 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Callable | None = N
         n = len(fns)
         op, first = _branch_node(graph, CASE_TYPES, index, tuple(fns),
                                  tuple(f"branch{k}" for k in range(n)),
-                                 tuple(f"branch {k}" for k in range(n)), "switch_case", scope,
-                                 names=tuple(f"branches[{k}]" for k in range(n)))
+                                 tuple(f"branch {k}" for k in range(n)),
+                                 tuple(f"branches[{k}]" for k in range(n)), "switch_case", scope,
+                                 tuple(range(n)))
         return _collapse(_results(op, first, unwrap_single=True))
 
 
