@@ -420,7 +420,7 @@ class _Checker:
         for name, progs in self.want(table, (dict,), "grad_programs").items():
             kind = names.get(name, ("", 0))[0]
             if kind not in LOOP_TYPES and kind not in BRANCH_TYPES and kind not in CASE_TYPES:
-                self.fail(f"{name!r} is not a while_loop, cond or switch_case node of this graph")
+                self.fail(f"{name!r} is not a while_loop or cond node of this graph")
             progs = self.want(progs, (list,), "a gradient program list")
             n = 1 if kind in LOOP_TYPES else 2 if kind in BRANCH_TYPES else max(len(progs), 1)
             if len(progs) != n:
