@@ -115,7 +115,7 @@ def _autograph(out) -> list[str]:
     draw_static(out, "branch_autograph_static", concrete.graph,
                 "staticgraph: tf.function traced the Python if into one cond")
     return [f"tf.function traced python_branch {f.experimental_get_tracing_count()} time(s) "
-            f"for both inputs into one graph with {concrete.count_ops('If', 'StatelessIf')} If op "
+            f"for both inputs into one graph with {concrete.count_kinds('If', 'StatelessIf')} If op "
             f"({static_summary(concrete.graph)}): the Python `if` became graph control flow, "
             f"chosen per run; the very same function runs eagerly on dyngraph tensors."]
 

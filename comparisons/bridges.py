@@ -137,8 +137,8 @@ def main(argv: list[str] | None = None) -> None:
         f"({results['trace'][1][0]:.4g} instead of {results['eager'][1][0]:.4g}), with only "
         f"{len(shown)} TracerWarning(s) at trace time as a hint.",
         f"tf.function traced {fn.experimental_get_tracing_count()} time(s) into a graph with "
-        f"{cf.count_ops('While', 'StatelessWhile')} loop and {cf.count_ops('If', 'StatelessIf')} "
-        f"cond node(s); it is "
+        f"{cf.count_kinds('While', 'StatelessWhile')} loop and "
+        f"{cf.count_kinds('If', 'StatelessIf')} cond node(s); it is "
         f"{'RIGHT' if right[1] else 'WRONG'} for both inputs, gradients included.",
         f"Per call: eager {times['eager (dyngraph)'] * 1e6:.1f} us, traced "
         f"{times['jit.trace (frozen graph)'] * 1e6:.1f} us, tf.function "

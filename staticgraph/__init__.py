@@ -39,7 +39,7 @@ from .framework.behavior import (control_flow_v2_enabled, disable_control_flow_v
                                  enable_v2_behavior, resource_variables_enabled)
 from .framework.config import ConfigProto, GPUOptions, GraphOptions, OptimizerOptions, RunMetadata, RunOptions
 from .framework.build import constant, convert_to_tensor, is_tensor
-from .control.control_flow import case, cond, while_loop
+from .control.control_flow import case, cond, switch_case, while_loop
 from .control import control_flow_grad  # noqa: F401  (declares While/If with their gradients)
 from . import autograph
 from .control.function import TensorSpec, function
@@ -119,7 +119,7 @@ __all__ = [*_ops_all, *_state_ops_all, *[n for n in _math_all if n != "top_k"], 
            "disable_v2_behavior", "enable_v2_behavior", "disable_resource_variables",
            "enable_resource_variables", "resource_variables_enabled", "disable_control_flow_v2",
            "enable_control_flow_v2", "control_flow_v2_enabled", "executing_eagerly", "compat", "debugging", "dtypes", "errors", "nest", "nn",
-           "train", "keras", "losses", "metrics", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case",
+           "train", "keras", "losses", "metrics", "layers", "summary", "to_json", "from_json", "to_networkx", "while_loop", "cond", "case", "switch_case",
            "function", "TensorSpec", "autograph", "initializers", "random", "gfile", "io", "GraphKeys",
            "add_to_collection", "add_to_collections", "get_collection", "get_collection_ref",
            "constant_initializer", "glorot_normal_initializer", "glorot_uniform_initializer",

@@ -98,6 +98,13 @@ def test_hessians():
                                        [[[8, 10], [32, 14]], [[10, 12], [14, 36]]]])
 
 
+def test_hessians_of_a_linear_function_are_refused_in_tfs_words():
+    """testHessianInvalidDimension: the gradient of the gradient is None (TF 2.21's words)."""
+    x = tf.placeholder(tf.float32, (10, 10))
+    with pytest.raises(ValueError, match=r"^None values not supported\.$"):
+        tf.hessians(x, x)
+
+
 def test_parallel_stack():
     x = tf.constant([1.0, 2.0, 3.0])
     ps = tf.parallel_stack([x, x * 2])

@@ -1,4 +1,4 @@
-"""Control flow as graph nodes: ``while_loop``, ``cond``, ``case``.
+"""Control flow as graph nodes: ``while_loop``, ``cond``, ``case``, ``switch_case``.
 
 In a static graph a Python ``while``/``if`` runs once, while the graph is
 built.  A loop or branch that depends on data must itself be a node::
@@ -29,6 +29,7 @@ regions hold the body's and branches' ops, so ``get_operations()`` does not list
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 import numpy as np
@@ -46,7 +47,7 @@ from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
 from ..framework import behavior
 from ..framework.errors import InvalidArgumentError
-from ..framework.graph import Graph, Operation, SubGraph, Tensor, get_default_graph
+from ..framework.graph import ATTR_VIEWS, Graph, Operation, SubGraph, Tensor, get_default_graph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.kinds import Effects, LowerContext, defkind, effects, is_stateful
 from ..ops.core_ops import cast, identity
@@ -55,8 +56,8 @@ from ..util.nest import (describe, first_difference, flatten, flatten_up_to, pac
 from ..framework.shape import TensorShape, as_shape_tuple
 from ..framework.sources import placeholder
 
-__all__ = ["while_loop", "cond", "case", "Region", "lower_while", "lower_cond", "region_effects",
-           "keeps_trace", "regions_of", "BRANCH_PREFIX", "LOOP_TYPES", "BRANCH_TYPES",
+__all__ = ["while_loop", "cond", "case", "switch_case", "Region", "lower_while", "lower_cond", "region_effects",
+           "keeps_trace", "regions_of", "branch_blocks", "LOOP_TYPES", "BRANCH_TYPES", "CASE_TYPES",
            "CONTROL_FLOW_TYPES", "carried_in_place"]
 
 LOOP_TYPES = ("While", "StatelessWhile")
@@ -64,7 +65,9 @@ LOOP_TYPES = ("While", "StatelessWhile")
 state (a variable, a random op, a print, an assert...), then ``While``.  Both are one kind."""
 BRANCH_TYPES = ("If", "StatelessIf")
 """A ``cond`` node's type, likewise: ``StatelessIf`` or ``If``."""
-CONTROL_FLOW_TYPES = LOOP_TYPES + BRANCH_TYPES
+CASE_TYPES = ("Case", "StatelessCase")
+"""A ``switch_case`` node's type: an If with any number of branches, chosen by an index."""
+CONTROL_FLOW_TYPES = LOOP_TYPES + BRANCH_TYPES + CASE_TYPES
 
 
 def _call(fn: Callable, args: Any) -> Any:
@@ -94,6 +97,12 @@ class Region:
         self.outs = outs
         self.captured = list(self.graph.captures)
         self.placeholders = [self.graph.captures[t] for t in self.captured]
+
+    @property
+    def name(self) -> str:
+        """The name TF gives the function this region is (``cond_true_12``, ``while_body_6``:
+        the node's name, the role, a number unique in the process)."""
+        return getattr(self.graph, "function_name", self.graph.name)
 
     def __repr__(self) -> str:
         return (f"<Region {self.graph.name}: {len(self.graph._ops)} ops, {len(self.args)} args, "
@@ -195,6 +204,10 @@ def _expand_invariants(loop_vars: Any, shape_invariants: Any) -> Any:
     return pack_sequence_as(_expand(loop_vars), flat)
 
 
+_FUNCTION_IDS = itertools.count(1)
+"""Numbers that make regions' function names unique (TF's ``ops.uid``)."""
+
+
 def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
                   specs: list[tuple], wraps: list | None = None,
                   role: str | None = None) -> tuple[Region, Any]:
@@ -205,6 +218,7 @@ def _build_region(outer: Graph, label: str, fn: Callable, structure: Any,
     errors give the function (``true_fn``): a branch may not use another branch's tensors.
     """
     sub = SubGraph(outer, label, role)
+    sub.function_name = f"{outer._name_stack.replace('/', '_')}_{label}_{next(_FUNCTION_IDS)}"
     with sub.as_default():
         args = [placeholder(dtype, shape, name=f"arg_{i}") for i, (shape, dtype) in enumerate(specs)]
         given = _rewrap(args, wraps)
@@ -550,35 +564,80 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         classic = not behavior.control_flow_v2_enabled()
         if classic:
             pred = identity(pred, name="pred_id")   # TF1's cond/pred_id
-        (t_r, t_res), (f_r, f_res) = (_build_region(graph, lbl, fn, None, [], role=f"{lbl}_fn")
-                                      for lbl, fn in (("true", true_fn), ("false", false_fn)))
-        t_res, f_res = _match_indexed_slices([t_r, f_r], [t_res, f_res], "cond")
-        words = structure_error(t_res, f_res, True)
+        roles = ("true_fn", "false_fn")
+        op, t_res = _branch_node(graph, BRANCH_TYPES, pred, (true_fn, false_fn), ("true", "false"),
+                                 roles, roles, "cond", scope, (1, 0), classic)
+        return _collapse(_results(op, t_res, unwrap_single=not strict, classic=classic))
+
+
+def _branch_node(graph: Graph, types: tuple[str, str], selector: Tensor, fns: tuple,
+                 labels: tuple, roles: tuple, names: tuple, op_name: str, scope: str,
+                 order: tuple, classic: bool = False) -> tuple[Operation, Any]:
+    """The ``If`` (``cond``) or ``Case`` (``switch_case``) node and the first function's
+    results' structure.  ``fns`` in the order TF builds them (``true_fn`` first); the node's
+    ``branches`` hold their regions at positions ``order`` (an If's are (false, true)).
+
+    Every function must return the structure, number and dtypes of values the first one
+    returns: else TF's TypeError (a ValueError in classic mode, as TF1's nest words it).
+    ``roles``: how a branch is named when another uses its tensors (``true_fn``,
+    ``branch 1``); ``names``: how the structure errors name it (``branches[1]``)."""
+    built = [_build_region(graph, lbl, fn, None, [], role=role)
+             for lbl, fn, role in zip(labels, fns, roles)]
+    regions = [r for r, _ in built]
+    results = _match_indexed_slices(
+        regions, [_ops_as_selector(r, res, selector) for r, res in built], op_name)
+    first = results[0]
+    for name, res in zip(names[1:], results[1:]):
+        words = structure_error(first, res, True)
         if words:   # TF 2 words it as a TypeError about the outputs, TF1 as nest's ValueError
-            diff = first_difference(t_res, f_res, "result")
+            diff = first_difference(first, res, "result")
             if diff:
-                words += (f"\n\ntf.cond: true_fn and false_fn must return the same structure; "
-                          f"they differ {diff}.")
+                words += (f"\n\ntf.{op_name}: {names[0]} and {name} must return the same "
+                          f"structure; they differ {diff}.")
             if classic:
                 raise ValueError(words)
-            raise TypeError(f"{_SAME_OUTPUTS}\n\ntrue_fn output: {_collapse(t_res)}\n"
-                            f"false_fn output: {_collapse(f_res)}\n\nError details:\n{words}")
-        t_outs = [_inner(t_r.graph, v) for v in flatten(t_res)]
-        f_outs = [_inner(f_r.graph, v, t.dtype) for v, t in zip(flatten(f_res), t_outs)]
-        if not t_outs:
-            raise ValueError("tf.cond: true_fn and false_fn must return at least one tensor.")
-        for t, f in zip(t_outs, f_outs):
+            raise TypeError(f"{_same_outputs(names[0], name, op_name)}\n\n{names[0]} output: "
+                            f"{_collapse(first)}\n{name} output: {_collapse(res)}\n\n"
+                            f"Error details:\n{words}")
+    outs = [[_inner(regions[0].graph, v) for v in flatten(first)]]
+    if not outs[0]:
+        raise ValueError(f"tf.{op_name}: {' and '.join(names)} must return at least one tensor.")
+    for name, region, res in zip(names[1:], regions[1:], results[1:]):
+        outs.append([_inner(region.graph, v, t.dtype) for v, t in zip(flatten(res), outs[0])])
+        for t, f in zip(outs[0], outs[-1]):
             if t.dtype != f.dtype:
-                raise TypeError(f"{_SAME_OUTPUTS}\n\ntrue_fn output: {t}\nfalse_fn output: {f}\n\nError details:\n"
-                                f"{t} and {f} have different types")
-        t_r.seal(t_outs)
-        f_r.seal(f_outs)
-        captured = _union(t_r, f_r)
-        specs = [(most_specific_compatible(t._shape, f._shape), t.np_dtype)
-                 for t, f in zip(t_outs, f_outs)]
-        attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
-        op = _control_op(graph, BRANCH_TYPES, [pred, *captured], attrs, specs, scope, (f_r, t_r))
-        return _collapse(_results(op, t_res, unwrap_single=not strict, classic=classic))
+                raise TypeError(f"{_same_outputs(names[0], name, op_name)}\n\n"
+                                f"{names[0]} output: {t}\n{name} output: {f}\n\n"
+                                f"Error details:\n{t} and {f} have different types")
+    for region, region_outs in zip(regions, outs):
+        region.seal(region_outs)
+    specs = []
+    for i, t in enumerate(outs[0]):
+        shape = t._shape
+        for region_outs in outs[1:]:
+            shape = most_specific_compatible(shape, region_outs[i]._shape)
+        specs.append((shape, t.np_dtype))
+    placed = tuple(regions[order.index(k)] for k in range(len(regions)))
+    attrs = {"branches": placed, "captured": tuple(_union(*regions))}
+    op = _control_op(graph, types, [selector, *attrs["captured"]], attrs, specs, scope, placed)
+    return op, first
+
+
+def _ops_as_selector(region: Region, result: Any, selector: Tensor) -> Any:
+    """A branch's result with each Operation in it replaced by the branch's selector (the
+    cond's predicate, the case's index) read after that Operation: TF's ``op_return_value``,
+    so ``cond(p, lambda: assign(...).op, ...)`` returns a tensor whose fetch runs the op."""
+    leaves = flatten(result)
+    if not any(isinstance(v, Operation) for v in leaves):
+        return result
+    out = []
+    with region.graph.as_default():
+        for v in leaves:
+            if isinstance(v, Operation):
+                with region.graph.control_dependencies([v]):
+                    v = identity(selector)
+            out.append(v)
+    return pack_sequence_as(result, out)
 
 
 def _match_indexed_slices(regions: list[Region], results: list, op_name: str) -> list:
@@ -607,12 +666,22 @@ def _match_indexed_slices(regions: list[Region], results: list, op_name: str) ->
     return [_expand(pack_sequence_as(_collapse(r), f)) for r, f in zip(results, flats)]
 
 
-_SAME_OUTPUTS = ("true_fn and false_fn arguments to tf.cond must have the same number, type, "
-                 "and overall structure of return values.")
+def _same_outputs(first: str, other: str, op_name: str) -> str:
+    return (f"{first} and {other} arguments to tf.{op_name} must have the same number, type, "
+            f"and overall structure of return values.")
 
 
-BRANCH_PREFIX = ("f", "t")
-"""Generated kernels name the false branch's locals f..., the true branch's t..."""
+def branch_blocks(op: Operation, var: str) -> list[tuple[int, str | None, str, int]]:
+    """How a generated kernel picks the branch to run from ``var`` (an If's predicate, a
+    Case's index): per branch ``(index, the test line or None, its locals' prefix, its
+    indent)``, in the order they are written; each block returns, the last one needs no
+    test.  An If is ``if p: <true> <false>`` (locals t..., f...); a Case tests the indices
+    in turn, and an index out of range runs the last branch (TF's rule: it is the default)."""
+    n = len(op.attrs["branches"])
+    if op.kind in BRANCH_TYPES:
+        return [(1, f"    if {var}:", "t", 8), (0, None, "f", 4)]
+    return [(k, f"    if {var} == {k}:" if k < n - 1 else None, f"c{k}_", 8 if k < n - 1 else 4)
+            for k in range(n)]
 
 
 def lower_cond(op, ctx: LowerContext) -> Callable:
@@ -624,18 +693,19 @@ def lower_cond(op, ctx: LowerContext) -> Callable:
     n = len(a["branches"][0].outs)
     wanted = computed(op, n)
     src = Source(op)
-    for which, region in ((1, a["branches"][1]), (0, a["branches"][0])):
+    for which, test, prefix, indent in branch_blocks(op, "p"):
+        region = a["branches"][which]
         saved = grad[which].needed if grad is not None else []
         feeds, names = region.fed({}, cap)
         plan = region.plan(ctx, [*(region.outs[k] for k in wanted), *saved], feeds)
-        if which:
-            src.line("    if p:")
-        outs = src.inline(plan, names, BRANCH_PREFIX[which], 8 if which else 4)
+        if test:
+            src.line(test)
+        outs = src.inline(plan, names, prefix, indent)
         got = dict(zip(wanted, outs))
         trace = ("None" if grad is None else
                  f"({which}, {as_tuple(kept(outs[len(wanted):], grad[which]))})")
         results = ", ".join(src.owned(got[k]) if k in got else "None" for k in range(n))
-        src.line(f"{' ' * (8 if which else 4)}return ({results}, {trace})")
+        src.line(f"{' ' * indent}return ({results}, {trace})")
     return src.compile("cond", ["p", *cap.values()])
 
 
@@ -675,6 +745,62 @@ def case(pred_fn_pairs: Any, default: Callable | None = None, exclusive: bool = 
         return branch(0)()
 
 
+def switch_case(branch_index: Any, branch_fns: Any, default: Callable | None = None,
+                name: str = "switch_case") -> Any:
+    """``branch_fns[branch_index]()`` -- each branch built once, only the chosen one runs.
+
+    Run-time semantics::
+
+        fns = branch_fns + ([default] if default else [])
+        return fns[i]() if 0 <= i < len(branch_fns) else fns[-1]()
+
+    ``branch_fns``: callables, ``(int, callable)`` pairs or an ``{int: callable}`` dict whose
+    keys are 0..n-1.  One ``Case`` node (``StatelessCase`` when no branch reads or changes
+    state), as TF builds it; it differentiates as a cond does.
+    """
+    fns = _case_branches(branch_fns, default)
+    graph = get_default_graph()
+    with graph.name_scope(name), graph.name_scope("indexed_case") as scope:
+        if isinstance(branch_index, int):
+            raise TypeError("branch_index must not be a Python int", branch_index)
+        index = convert_to_tensor(branch_index, name="branch_index")
+        if not index.dtype.is_integer:
+            raise TypeError(f"'branch_index' must be an integer Tensor, got {index.dtype}")
+        n = len(fns)
+        op, first = _branch_node(graph, CASE_TYPES, index, tuple(fns),
+                                 tuple(f"branch{k}" for k in range(n)),
+                                 tuple(f"branch {k}" for k in range(n)),
+                                 tuple(f"branches[{k}]" for k in range(n)), "switch_case", scope,
+                                 tuple(range(n)))
+        return _collapse(_results(op, first, unwrap_single=True))
+
+
+def _case_branches(branch_fns: Any, default: Callable | None) -> list[Callable]:
+    """TF's ``_indexed_case_verify_and_canonicalize_args``: the branches in key order, the
+    default last; its errors, in its words."""
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(fn) for fn in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'branch_fns' must be a 2-tuple. Received {pair}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [k for k, _ in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        raise ValueError(f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) "
+                         f"but found {{{','.join(map(str, sorted(keys)))}}}")
+    fns = [fn for _, fn in sorted(pairs, key=lambda p: p[0])]
+    return fns + ([default] if default is not None else [])
+
+
 def _case_check(preds: list[Tensor], exclusive: bool, last_is_default: bool) -> list[Tensor]:
     """The preds, passed through a node that enforces ``case``'s run-time conditions."""
     if not exclusive and not last_is_default:
@@ -703,3 +829,7 @@ def _lower_case_check(op, ctx: LowerContext) -> Callable:
 
 
 defkind("CaseCheck", _lower_case_check, stateful=True, attrs=("exclusive", "last_is_default"))
+
+for _type in BRANCH_TYPES:   # TF's If names its branches' functions in these attributes
+    ATTR_VIEWS[_type] = {"then_branch": lambda op: op.attrs["branches"][1],
+                         "else_branch": lambda op: op.attrs["branches"][0]}

@@ -26,22 +26,35 @@ Both node kinds are declared here, once, with their lowering (from
 ``WhileGrad`` walks the trace backwards, running the body's gradient plan
 once per iteration (``dx`` feeds the next step's ``dy``; captured tensors'
 gradients are summed over iterations).  ``CondGrad`` runs the gradient plan
-of the branch the forward pass took -- a cond on the same predicate.
+of the branch the forward pass took -- a cond (or switch_case) on the same predicate.
+
+**Second order.**  A gradient node's own gradient is that of an equivalent graph of
+ordinary nodes built from the gradient node's inputs: for a CondGrad, a cond on the same
+predicate whose branches recompute the forward branch and its gradient (copies of the
+region's ops); for a WhileGrad, a loop rerunning the forward loop from its initial values
+(the WhileGrad's last inputs) that stacks the loop variables, then a loop walking the stack
+backwards through copies of the body and its gradient.  Those are loops and conds again,
+so the gradient of the gradient of the gradient... follows from the registry's rules.  A
+region that changes state or draws random numbers cannot be recomputed: refused.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from ..framework import dtypes as _dtypes
-from .control_flow import BRANCH_PREFIX, BRANCH_TYPES, LOOP_TYPES, Region, lower_cond, lower_while, region_effects
+from .control_flow import (BRANCH_TYPES, CASE_TYPES, LOOP_TYPES, Region, branch_blocks, cond,
+                           lower_cond, lower_while, region_effects, switch_case, while_loop)
 from ..compiler.passes.carry import CarriedWrites, carried_writes
 from ..compiler.passes import loops
 from .control_flow_codegen import Source, as_tuple
 from .control_flow_prune import narrow_cond, narrow_while
 from .gradients import differentiable, gradients
-from ..framework.graph import Operation, Tensor
+from ..framework.graph import Operation, Tensor, get_default_graph
+from ..framework.shape import TensorShape
+from ..ops import array_ops
 from ..framework.kinds import LowerContext, defkind, handle_op, is_stateful
-from ..ops.core_ops import zeros, zeros_like
+from ..ops.core_ops import concat, expand_dims, zeros, zeros_like
+from ..util.nest import flatten
 from ..framework.sources import placeholder
 from ..training.variables import read_handle
 
@@ -146,12 +159,6 @@ def _zeros_of(t: Tensor) -> Tensor:
     return zeros_like(t)
 
 
-def _no_second_order(op: Operation, out_grads: list, wanted: list[bool]) -> list:
-    """Differentiating a control-flow gradient node: refused loudly, never a silent None."""
-    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}): "
-                      f"second-order gradients through while_loop/cond are not supported.")
-
-
 # --- While --------------------------------------------------------------------------
 
 def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
@@ -174,9 +181,12 @@ def _while_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     specs = [(op.inputs[i]._shape, op.inputs[i].np_dtype) for i in floats]
     specs += [_grad_spec(caps[j]) for j in fcaps]
     late = op.graph.grad_programs[op.name].late
+    # the loop's initial values come last: the kernel does not read them (the trace holds
+    # what it needs), but a second-order gradient flows to them (see _while_grad_grad)
     node = op.graph.create_op("WhileGrad", [op.outputs[n], *_out_grads(op, out_grads, floats),
-                                            *body.captured, *late],
-                              {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs)
+                                            *body.captured, *late, *op.inputs[:n]],
+                              {"forward": op, "n_grads": len(floats), "fcaps": tuple(fcaps)}, specs,
+                              tf_type=op.type)   # TF's gradient of a loop is a loop
     for k, i in enumerate(floats):
         result[i] = node.outputs[k]
     for k, j in enumerate(fcaps):
@@ -217,7 +227,8 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
                 for j, (a, g) in enumerate(zip(acc, gs[nd:]))])
     src.extend(f"    {text}" for text in batched.after)
     src.line(f"    return {_result(ds + acc)}")
-    return src.compile("while_grad", ["trace", *ds, *caps, *lates])
+    inits = [f"init{k}" for k in range(fwd["n_vars"])]   # not read (see _while_grad)
+    return src.compile("while_grad", ["trace", *ds, *caps, *lates, *inits])
 
 
 def _batched_sums(plan, prog: GradProgram, sums: dict[int, str], ctx: LowerContext
@@ -257,7 +268,8 @@ def _cond_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
     late = _late(op.graph.grad_programs[op.name])
     node = op.graph.create_op("CondGrad", [op.outputs[n], *_out_grads(op, out_grads, floats), *caps,
                                            *late],
-                              {"forward": op, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs)
+                              {"forward": op, "n_dys": len(floats), "fcaps": tuple(fcaps)}, specs,
+                              tf_type=op.type)   # TF's gradient of a cond is a cond
     for k, j in enumerate(fcaps):
         result[1 + j] = node.outputs[k]
     return result
@@ -273,16 +285,16 @@ def _lower_cond_grad(op: Operation, ctx: LowerContext) -> Callable:
     ds = [f"d{k}" for k in range(op.attrs["n_dys"])]
     src = Source(op)
     src.line("    which, saved = trace")
-    for which in (1, 0):
+    for which, test, prefix, indent in branch_blocks(forward, "which"):
         region, prog = fwd["branches"][which], progs[which]
-        pad = " " * (8 if which else 4)
-        if which:
-            src.line("    if which:")
+        pad = " " * indent
+        if test:
+            src.line(test)
         saved = [f"s{which}_{k}" for k in range(len(prog.needed))]
         if saved:
             src.line(f"{pad}{', '.join(saved)}, = saved")
         gs = iter(src.inline(prog.plan(region, ctx), saved + ds + [cap[t] for t in region.captured]
-                             + [late[t] for t in prog.late], BRANCH_PREFIX[which], len(pad)))
+                             + [late[t] for t in prog.late], prefix, len(pad)))
         outs = [next(gs) if caps[j] in region.graph.captures else f"_zeros_like(cap{j})"
                 for j in op.attrs["fcaps"]]
         src.line(f"{pad}return {_result(outs)}")
@@ -294,16 +306,179 @@ def _late(progs: tuple) -> list[Tensor]:
     return list(dict.fromkeys(t for p in progs for t in p.late))
 
 
+# --- second order: the gradient node's gradient, through an equivalent loop or cond -------
+
+def _replay(region: Region, targets: list[Tensor], mapping: dict[Tensor, Tensor]) -> list[Tensor]:
+    """Copies, in the default graph, of the ops of ``region`` that ``targets`` need; a region
+    tensor in ``mapping`` (its placeholders) is read as the tensor it maps to.  Returns the
+    copies of ``targets``.
+
+    A gradient node reads values its forward node kept while it ran; its own gradient needs
+    the graph of how those values came about, so it recomputes them: the forward ops and
+    the gradient ops of the region, copied.  Recomputing an op that changes state (or
+    draws random numbers) would repeat its effect, so such regions are refused, and so are
+    nested loops and conds (their regions would need copying too)."""
+    needed: set[Operation] = set()
+    stack = [t.op for t in targets if t not in mapping]
+    while stack:
+        o = stack.pop()
+        if o in needed:
+            continue
+        needed.add(o)
+        stack.extend(t.op for t in o.inputs if t not in mapping)
+        stack.extend(o.control_inputs)
+    graph, overrides = get_default_graph(), region.graph.gradient_overrides
+    copies: dict[Operation, Operation] = {}
+    for o in region.graph._ops:
+        if o not in needed:
+            continue
+        if any(isinstance(v, (Region, tuple)) and _has_region(v) for v in o.attrs.values()) \
+                or (is_stateful(o) and o.kind != "ReadVariableOp") or o.kind == "Placeholder":
+            raise LookupError(f"No second-order gradient through {region.name}: it would "
+                              f"recompute operation '{o.name}' (op type: {o.type}), which a "
+                              f"second-order gradient of a while_loop/cond cannot recompute "
+                              f"(it changes state, draws random numbers, or holds a loop or "
+                              f"cond of its own).")
+        new = graph.create_op(o.kind, [mapping.get(t, t) for t in o.inputs], dict(o.attrs),
+                              [(t._shape, t.np_dtype) for t in o.outputs],
+                              name=o.name.rsplit("/", 1)[-1], op_def=o.op_def, tf_type=o.type,
+                              control_inputs=[copies[c] for c in o.control_inputs if c in copies])
+        copies[o] = new
+        mapping.update(zip(o.outputs, new.outputs))
+        if o in overrides:
+            graph.gradient_overrides[new] = overrides[o]
+    return [mapping[t] for t in targets]
+
+
+def _has_region(value) -> bool:
+    if isinstance(value, Region):
+        return True
+    return isinstance(value, tuple) and any(isinstance(v, Region) for v in value)
+
+
+def _region_inputs(region: Region, prog: GradProgram, dys: list[Tensor]) -> dict[Tensor, Tensor]:
+    """What a replay of ``region``'s gradient reads for its placeholders: the outer
+    tensors it captured (the gradient's late captures too), and ``dys``."""
+    mapping = dict(zip(region.placeholders, region.captured))
+    mapping.update(zip(prog.late_inner, prog.late))
+    mapping.update(zip(prog.dys, dys))
+    return mapping
+
+
+def _differentiate_again(op: Operation, results: list[Tensor], out_grads: list,
+                         wanted: list[bool]) -> list:
+    """``op``'s input gradients, ``results`` being tensors equal to ``op``'s outputs computed
+    from ``op``'s inputs by ordinary nodes: the gradients of those, with the incoming ones."""
+    ys = [(r, g) for r, g in zip(results, out_grads) if g is not None]
+    xs = [i for i, w in enumerate(wanted) if w]
+    if not ys or not xs:
+        return [None] * len(op.inputs)
+    # partial derivatives: a path from one input of ``op`` to another is the caller's to follow
+    found = iter(gradients([r for r, _ in ys], [op.inputs[i] for i in xs],
+                           grad_ys=[g for _, g in ys], name="recomputed",
+                           stop_gradients=list(op.inputs)))
+    result: list = [None] * len(op.inputs)
+    for i in xs:
+        result[i] = next(found)
+    return result
+
+
+def _cond_grad_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
+    """A CondGrad's gradient: the same gradient as a new cond (or switch_case) on the same
+    predicate whose branches recompute the forward branch and its gradient from the
+    CondGrad's inputs (dys, captures); that node differentiates as any cond does."""
+    forward = op.attrs["forward"]
+    fwd, progs = forward.attrs, forward.graph.grad_programs[forward.name]
+    caps, fcaps, nd = list(fwd["captured"]), op.attrs["fcaps"], op.attrs["n_dys"]
+    dys = list(op.inputs[1:1 + nd])
+
+    def branch(which: int) -> Callable:
+        region, prog = fwd["branches"][which], progs[which]
+
+        def fn() -> list[Tensor]:
+            inner = [region.graph.captures.get(caps[j]) for j in fcaps]
+            grads = _replay(region, [prog.grads[prog.wrt.index(w)] for w in inner if w is not None],
+                            _region_inputs(region, prog, dys))
+            found = iter(grads)
+            return [next(found) if w is not None else _zeros_for(caps[j])
+                    for w, j in zip(inner, fcaps)]
+        return fn
+    fns = [branch(k) for k in range(len(fwd["branches"]))]
+    selector = forward.inputs[0]
+    if forward.kind in CASE_TYPES:
+        results = flatten(switch_case(selector, fns, name="recomputed_case"))
+    else:
+        results = flatten(cond(selector, fns[1], fns[0], strict=True, name="recomputed_cond"))
+    return _differentiate_again(op, results, out_grads, wanted)
+
+
+def _while_grad_grad(op: Operation, out_grads: list, wanted: list[bool]) -> list:
+    """A WhileGrad's gradient: the same gradient as two ordinary loops, differentiated.
+
+    The first loop reruns the forward loop from its initial values (the WhileGrad's last
+    inputs) and stacks each iteration's loop variables; the second walks the stack
+    backwards, recomputing the body and its gradient there (the WhileGrad's kernel reads
+    the same values from its trace).  Both are while_loops of copied ops, so their own
+    gradients -- the second order -- are the registry's rules, through the loops' gradient.
+    """
+    forward = op.attrs["forward"]
+    fwd, prog = forward.attrs, forward.graph.grad_programs[forward.name]
+    n, nd, fcaps = fwd["n_vars"], op.attrs["n_grads"], op.attrs["fcaps"]
+    body, cond_r, caps = fwd["body"], fwd["cond"], list(fwd["captured"])
+    inits, ds = list(op.inputs[-n:]), list(op.inputs[1:1 + nd])
+    shapes = [forward.outputs[k]._shape for k in range(n)]
+    for t, shape in zip(inits, shapes):
+        if t.np_dtype.kind not in "biufc" or shape is None or None in shape:
+            raise LookupError(f"No second-order gradient through {body.name}: its loop variable "
+                              f"{t.name} ({t.dtype.name}, shape {TensorShape(shape)} in the loop) "
+                              f"cannot be stacked to recompute the loop (a number array whose "
+                              f"shape stays the same can).")
+    floats = _floating(body.args)
+
+    def run_cond(*xs):
+        return _replay(cond_r, cond_r.outs, {**dict(zip(cond_r.args, xs[:n])),
+                                             **dict(zip(cond_r.placeholders, cond_r.captured))})[0]
+
+    def run_body(*xs):
+        outs = _replay(body, body.outs, {**dict(zip(body.args, xs[:n])),
+                                         **dict(zip(body.placeholders, body.captured))})
+        return [*outs, *(concat([s, expand_dims(x, 0)], 0) for s, x in zip(xs[n:], xs[:n]))]
+
+    with get_default_graph().name_scope("recomputed"):
+        starts = [zeros((0, *shape), x.dtype) for x, shape in zip(inits, shapes)]
+        ran = while_loop(run_cond, run_body, [*inits, *starts],
+                         shape_invariants=[*shapes, *(TensorShape([None, *s]) for s in shapes)],
+                         maximum_iterations=forward.inputs[-1] if fwd["max_iter"] else None,
+                         return_same_structure=True)
+        stacks = list(ran[n:])
+        wrt = [body.args[i] for i in floats] + [body.graph.captures[caps[j]] for j in fcaps]
+        targets = [prog.grads[prog.wrt.index(w)] for w in wrt]
+
+        def back(k, *carried):
+            k = k - 1
+            xs = [s[k] for s in stacks]
+            mapping = _region_inputs(body, prog, list(carried[:nd]))
+            mapping.update(zip(body.args, xs))
+            grads = _replay(body, targets, mapping)
+            return [k, *grads[:nd], *(a + g for a, g in zip(carried[nd:], grads[nd:]))]
+
+        count = array_ops.shape(stacks[0], out_type=_dtypes.int32)[0]
+        sums = [_zeros_for(caps[j]) for j in fcaps]
+        done = while_loop(lambda k, *_: k > 0, back, [count, *ds, *sums],
+                          return_same_structure=True)
+    return _differentiate_again(op, list(done[1:]), out_grads, wanted)
+
+
 # --- the kinds, each declared once (a loop's and a cond's two TF type names share one) --------
 
 for _type in LOOP_TYPES:
     defkind(_type, lower_while, gradient=_while_grad, effects=region_effects, narrow=narrow_while,
             attrs=("cond", "body", "n_vars", "captured", "max_iter", "back_prop"),
             optional_attrs=("computed",))   # a narrowed clone's (see control_flow_prune)
-for _type in BRANCH_TYPES:
+for _type in BRANCH_TYPES + CASE_TYPES:
     defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects, narrow=narrow_cond,
             attrs=("branches", "captured"), optional_attrs=("computed",))
-defkind("WhileGrad", _lower_while_grad, gradient=_no_second_order, stateful=True,
+defkind("WhileGrad", _lower_while_grad, gradient=_while_grad_grad, stateful=True,
         attrs=("forward", "n_grads", "fcaps"))
-defkind("CondGrad", _lower_cond_grad, gradient=_no_second_order, stateful=True,
+defkind("CondGrad", _lower_cond_grad, gradient=_cond_grad_grad, stateful=True,
         attrs=("forward", "n_dys", "fcaps"))

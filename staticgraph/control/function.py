@@ -45,8 +45,9 @@ from ..framework import dtypes as _dtypes
 from ..framework.build import constant, convert_to_tensor
 from ..compiler.pipeline import Executable, compile_plan
 from .gradients import gradients
-from ..framework.graph import Graph, Tensor, entered_graph, get_default_graph
-from ..framework.kinds import SessionState
+from ..framework.graph import Graph, Operation, SubGraph, Tensor, entered_graph, get_default_graph
+from ..framework.kinds import SessionState, handle_variable, is_stateful
+from ..ops.core_ops import identity
 from ..util.nest import LITERAL, flatten_with_rebuild
 from ..framework.shape import TensorShape
 from ..framework.sources import placeholder, placeholder_with_default
@@ -136,6 +137,42 @@ class _Arg:
 
 
 # --- concrete functions ------------------------------------------------------------------
+
+class FuncGraph(SubGraph):
+    """A traced function's graph (TF's ``FuncGraph``).
+
+    A tensor of the graph the function was traced from (or of one enclosing it) used in
+    the body is captured as a placeholder, as a loop body captures it, instead of being
+    refused; a call with such captures builds into the caller's graph (TF 1 graph mode
+    adds the function's ops there too).  Variables made in the body stay in this graph.
+    Ops that use the same variable run in the order the body made them (TF's automatic
+    control dependencies): each gets a control input on the previous one.
+    """
+
+    is_control_flow_graph = False
+
+    def __init__(self, outer: Graph):
+        super().__init__(outer, "function")
+        self._last_use: dict[str, Operation] = {}
+
+    def create_op(self, *args: Any, **kwargs: Any) -> Operation:
+        op = super().create_op(*args, **kwargs)
+        used = {v for t in op.inputs if t.dtype == _dtypes.resource and (v := _variable(t))}
+        after = [self._last_use[v] for v in used if v in self._last_use]
+        if after:
+            op.control_inputs = tuple(dict.fromkeys([*op.control_inputs, *after]))
+        for v in used:
+            self._last_use[v] = op
+        return op
+
+
+def _variable(handle: Tensor) -> str | None:
+    """The variable a resource tensor stands for, or None (a TensorArray's, say)."""
+    try:
+        return handle_variable(handle)
+    except TypeError:
+        return None
+
 
 def _output(value: Any):
     """An output of the traced function: a tensor (Python values become constants); None stays."""
@@ -268,6 +305,12 @@ class ConcreteFunction:
         """How many nodes of these types (e.g. "While", "StatelessWhile") the traced graph has."""
         return sum(op.type in types for op in self.graph.get_operations())
 
+    def count_kinds(self, *kinds: str) -> int:
+        """How many nodes of these kinds the graph has: ``count_kinds("StatelessWhile")`` counts
+        the loops the function made, not their gradients (kind ``WhileGrad``, which TF and
+        :meth:`count_ops` type as loops too)."""
+        return sum(op.kind in kinds for op in self.graph.get_operations())
+
     def __repr__(self) -> str:
         sig = ", ".join(f"{n}: {t.dtype.name}{list(t.shape)}" for n, t in
                         zip([self.arg_names[i] for i in self._tensor_args], self.inputs))
@@ -319,6 +362,8 @@ class Function:
             return self._build_into(graph_tensors, args, kwargs)
         names, values = self._bind(args, kwargs)
         cf = self._concrete(names, values)
+        if cf.graph.captures:   # the body uses tensors of the default graph: build there
+            return self._build_into([], args, kwargs)
         return cf(*values)
 
     def value_and_gradients(self, *args: Any, **kwargs: Any) -> tuple[Any, list]:
@@ -384,12 +429,17 @@ class Function:
         graph = _caller_graph(tensors) if tensors else get_default_graph()
         if self._converted is None:
             self._converted = self._convert()
+        start = len(graph._ops)
         with graph.as_default(), graph.name_scope("PartitionedCall"):
             if self.input_signature is not None:
                 args, kwargs = self._signature_args(args, kwargs), {}
             result = self._converted(*args, **kwargs)
             leaves: list[Tensor] = []
             rebuild = flatten_with_rebuild(result, _output, leaves)
+            effects = _effects(graph, start)
+            if effects:   # TF's automatic control dependencies: a result runs them all
+                with graph.control_dependencies(effects):
+                    leaves = [identity(t) if isinstance(t, Tensor) else t for t in leaves]
         return rebuild(leaves)
 
     def _signature_args(self, args: tuple, kwargs: dict) -> tuple:
@@ -439,7 +489,7 @@ class Function:
         if self._converted is None:
             self._converted = self._convert()
         self.trace_count += 1
-        graph = Graph()
+        graph = FuncGraph(get_default_graph())
         with graph.as_default():
             kinds = self.input_signature or values
             inputs = [self._placeholder(n, v) for n, v in zip(names, kinds)]
@@ -495,6 +545,20 @@ class Function:
 
     def __repr__(self) -> str:
         return f"<staticgraph.function {self.__name__} (traced {self.trace_count}x)>"
+
+
+_NOT_EFFECTS = frozenset({"ReadVariableOp", "VarHandleOp", "VarIsInitializedOp"})
+
+
+def _effects(graph: Graph, start: int) -> list[Operation]:
+    """The stateful ops a call built into ``graph`` made from op ``start`` on, except reads
+    and the making of variables (TF lifts those out of the function: a variable's initializer
+    runs when the user runs it, not with every call)."""
+    made = graph._ops[start:]
+    inits = {v.initializer for key in ("variables", "local_variables")
+             for v in graph.get_collection(key) if getattr(v, "initializer", None) in made}
+    return [op for op in made if is_stateful(op) and op.kind not in _NOT_EFFECTS
+            and op not in inits]
 
 
 def _graph_tensors(values: Any) -> list:

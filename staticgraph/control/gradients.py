@@ -237,6 +237,8 @@ def hessians(ys, xs, name: str = "hessians", colocate_gradients_with_ops=False,
                                  f"built (it has {x.shape})")
             flat = reshape(g, [-1])
             rows = [gradients(flat[i], x)[0] for i in range(n)]
+            if all(r is None for r in rows):   # TF's words: its loop body's gradient is None
+                raise ValueError("None values not supported.")
             rows = [zeros_like(x) if r is None else r for r in rows]
             out.append(reshape(stack(rows), x.shape.as_list() * 2))
     return out

@@ -221,6 +221,11 @@ class Tensor:
         return f"<tf.Tensor '{self.name}' shape={shape} dtype={self._dtype.name}>"
 
 
+ATTR_VIEWS: dict[str, dict[str, Callable[["Operation"], Any]]] = {}
+"""Per node kind, attributes TF's op has that this node keeps in another form (an ``If``'s
+``then_branch`` is its ``branches[1]``): name -> how to read it from the node."""
+
+
 class Operation:
     """A node: ``kind`` with registry ``op_def`` (None for structural kinds), inputs, attrs.
 
@@ -262,6 +267,9 @@ class Operation:
         try:
             return self.attrs[name]
         except KeyError:
+            view = ATTR_VIEWS.get(self.kind, {}).get(name)
+            if view is not None:
+                return view(self)
             raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
 
     def run(self, feed_dict: dict | None = None, session=None) -> None:
@@ -432,6 +440,8 @@ class Graph:
             return
         ops = [c if isinstance(c, Operation) else c.op if hasattr(c, "_to_tensor")
                else _as_graph_element(c).op for c in control_inputs]   # a Variable: its op
+        if any(o.graph is not self for o in ops):   # a SubGraph's node waits for them, even
+            self.capture_control(tuple(ops))         # if nothing is made inside (TF's FuncGraph)
         self._control_stack.append((ops, set()))
         try:
             yield
@@ -616,6 +626,8 @@ class SubGraph(Graph):
         self.captured_from: dict[Tensor, Tensor] = {}   # the inverse: placeholder -> outer tensor
         self.control_captures: list[Operation] = []
         self._device_stack = list(outer._device_stack)   # TF: a body's ops inherit tf.device
+        if self.is_control_flow_graph:   # TF: a body or branch reads and adds to its graph's
+            self._collections = outer._collections   # collections (the same tables)
 
     def capture_control(self, deps: tuple) -> tuple:
         """An op here waits for ops of an enclosing graph: the control-flow node waits instead

@@ -30,7 +30,7 @@ import numpy as np
 
 from common import REGISTRY
 
-from ..control.control_flow import BRANCH_TYPES, LOOP_TYPES
+from ..control.control_flow import BRANCH_TYPES, CASE_TYPES, LOOP_TYPES
 from ..data.graph_form import FORMS
 from ..framework.errors import DataLossError
 from ..framework.kinds import KINDS
@@ -419,10 +419,11 @@ class _Checker:
         self.path.append(".grad_programs")
         for name, progs in self.want(table, (dict,), "grad_programs").items():
             kind = names.get(name, ("", 0))[0]
-            if kind not in LOOP_TYPES and kind not in BRANCH_TYPES:
+            if kind not in LOOP_TYPES and kind not in BRANCH_TYPES and kind not in CASE_TYPES:
                 self.fail(f"{name!r} is not a while_loop or cond node of this graph")
-            n = 1 if kind in LOOP_TYPES else 2
-            if len(self.want(progs, (list,), "a gradient program list")) != n:
+            progs = self.want(progs, (list,), "a gradient program list")
+            n = 1 if kind in LOOP_TYPES else 2 if kind in BRANCH_TYPES else max(len(progs), 1)
+            if len(progs) != n:
                 self.fail(f"a {kind} node has {n} gradient programs, not {len(progs)}")
             for p in progs:
                 self.fields(p, ("dys", "grads", "needed", "wrt"), ("late", "late_inner"),

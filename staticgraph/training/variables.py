@@ -47,7 +47,7 @@ from ..framework import dtypes as _dtypes
 from ..framework.build import F, constant, convert_to_tensor
 from ..framework.error_text import input_names, shape_inference_error, tf_shape
 from ..framework.errors import OperatorNotAllowedInGraphError
-from ..framework.graph import (ITERATING_NOT_ALLOWED, Operation, Tensor, creation_site,
+from ..framework.graph import (ITERATING_NOT_ALLOWED, Operation, SubGraph, Tensor, creation_site,
                                default_session, get_default_graph)
 from ..framework.kinds import handle_op
 from ..framework.sources import group
@@ -88,10 +88,28 @@ class VariableAggregation(enum.Enum):
 
 def _root(graph):
     """Variables live in the outermost graph (TF's ``init_scope``): a loop body may use one,
-    but creating it there would make a new variable per body build."""
-    while getattr(graph, "outer", None) is not None:
+    but creating it there would make a new variable per body build.  A traced function's
+    graph (not a control-flow graph) keeps the variables its body makes."""
+    while getattr(graph, "outer", None) is not None and graph.is_control_flow_graph:
         graph = graph.outer
     return graph
+
+
+def _unliftable(init: Tensor, name: str | None, scope: str) -> str:
+    """TF's words for an initial value made inside a loop body or branch: the variable
+    lives in the outermost graph, which cannot compute it (v1 control flow words it
+    differently)."""
+    if behavior.control_flow_v2_enabled():
+        return (f"Argument `initial_value` ({init}) could not be lifted out of a `tf.function`. "
+                f"(Tried to create variable with name='{name}'). To avoid this error, when "
+                f"constructing `tf.Variable`s inside of `tf.function` you can create the "
+                f"`initial_value` tensor in a `tf.init_scope` or pass a callable `initial_value` "
+                f"(e.g., `tf.Variable(lambda : tf.truncated_normal([10, 40]))`). Please file a "
+                f"feature request if this restriction inconveniences you.")
+    return (f"The `initial_value` passed to `tf.Variable` {scope} is from inside a "
+            f"control-flow  construct, such as a loop or conditional. When creating a "
+            f"`tf.Variable` inside a loop or conditional, use a lambda as the `initial_value`. "
+            f"Got: initial_value=({init})")
 
 
 def read_handle(handle: Tensor, name: str = "ReadVariableOp") -> Tensor:
@@ -145,6 +163,8 @@ class Variable:
                     if callable(initial_value):
                         initial_value = initial_value()
                     init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            if init.graph is not graph:
+                raise ValueError(_unliftable(init, name, scope))
             if dtype is not None and init.dtype != _dtypes.as_dtype(dtype):
                 raise ValueError(f"initial value dtype {init.dtype.name} does not match {dtype}")
             if shape is not None:
@@ -518,8 +538,16 @@ class _UnreadVariable(Variable):
         self.trainable = parent.trainable
         self._constraint, self._caching_device = parent._constraint, parent._caching_device
         self._parent_op = assign_op
-        with get_default_graph().control_dependencies([assign_op]):
-            self._graph_element = self._read()
+        self._graph_element = None
+        if not isinstance(get_default_graph(), SubGraph):   # TF: a function or a loop body
+            self._as_graph_element()                         # reads only when asked to
+
+    def _as_graph_element(self) -> Tensor:
+        if self._graph_element is None:
+            graph = self._parent_op.graph
+            with graph.as_default(), graph.control_dependencies([self._parent_op]):
+                self._graph_element = self._read()
+        return self._graph_element
 
     def _to_tensor(self) -> Tensor:
         with get_default_graph().control_dependencies([self._parent_op]):
