@@ -142,9 +142,12 @@ class Variable:
                 init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             else:
                 with graph.name_scope("Initializer"):
-                    if callable(initial_value):
-                        initial_value = initial_value()
-                    init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+                    if callable(initial_value):   # TF: made beside the variable, on no device
+                        with graph.device(None), graph._colocation_scope([f"loc:@{shared}".encode()]):
+                            initial_value = initial_value()
+                            init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+                    else:
+                        init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             if dtype is not None and init.dtype != _dtypes.as_dtype(dtype):
                 raise ValueError(f"initial value dtype {init.dtype.name} does not match {dtype}")
             if shape is not None:
@@ -263,7 +266,8 @@ class Variable:
         if self._caching_device is None:
             return self._to_tensor()
         graph = get_default_graph()
-        with graph.device(None), graph.device(self._caching_device):
+        with graph.device(None), graph.device(self._caching_device), \
+                graph._colocation_scope([], ignore_existing=True):   # TF: colocated with nothing
             return F.identity(self._to_tensor())
 
     def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
