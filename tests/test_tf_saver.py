@@ -205,3 +205,79 @@ def test_save_to_a_file_uri(tmp_path):
         sess.run(v.assign(1.0))
         saver.restore(sess, uri)
         assert sess.run(v) == 10.0
+
+
+# --- partitioned variables (saver_test testPartitioned*, variable_scope_test) ---------------
+
+def test_partitioners_say_how_many_pieces_as_tf():
+    shape = tf.TensorShape([10, 3])
+    assert tf.fixed_size_partitioner(3)(shape=shape, dtype=tf.float32) == [3, 1]
+    assert tf.min_max_variable_partitioner(max_partitions=4, min_slice_size=64)(
+        shape=shape, dtype=tf.float32) == [2, 1]
+    assert tf.variable_axis_size_partitioner(max_shard_bytes=50)(
+        shape=shape, dtype=tf.float32) == [3, 1]
+
+
+def test_get_variable_with_a_partitioner_makes_pieces_that_read_as_one():
+    with tf.Graph().as_default():
+        with tf.variable_scope("s", partitioner=tf.fixed_size_partitioner(3)):
+            v = tf.get_variable("w", shape=[10, 3], initializer=tf.zeros_initializer())
+        assert (type(v).__name__, v.name, v._get_partitions()) == ("PartitionedVariable", "s/w", [3, 1])
+        assert [x.name for x in v] == ["s/w/part_0:0", "s/w/part_1:0", "s/w/part_2:0"]
+        assert [x.shape.as_list() for x in v] == [[4, 3], [3, 3], [3, 3]]   # the first one longer
+        t = v.as_tensor()
+        assert t.name == "s/w:0" and t.shape.as_list() == [10, 3]
+        assert tf.get_default_graph().get_operations()[-2].name == "s/w/ConcatPartitions/concat"
+        with tf.variable_scope("s", reuse=True):
+            assert tf.get_variable("w") is v                   # reused without a partitioner
+        def reuse_cut_in_two():
+            with tf.variable_scope("s", reuse=True):
+                tf.get_variable("w", shape=[10, 3], partitioner=tf.fixed_size_partitioner(2))
+        messages = [   # TF 2.21's words
+            (lambda: tf.get_variable("s/w", shape=[10, 3]),
+             "No partitioner was provided, but a partitioned version of the variable was found: "
+             "s/w/part_0. Perhaps a variable of the same name was already created with "
+             "partitioning?"),
+            (reuse_cut_in_two,
+             "Trying to reuse partitioned variable s/w, but specified partitions [2, 1] and found "
+             "partitions [3, 1]."),
+            (lambda: tf.get_variable("y", shape=[4, 4], partitioner=lambda shape, dtype: [2, 2]),
+             "Can only slice a variable along one dimension: shape: (4, 4), partitioning: [2, 2]"),
+            (lambda: tf.get_variable("z", shape=[4, 4], partitioner=lambda shape, dtype: [2]),
+             "Partitioner returned a partition list that does not match the Variable's rank: "
+             "[2] vs. (4, 4)")]
+        for make, message in messages:
+            with pytest.raises(ValueError) as info:
+                make()
+            assert str(info.value) == message
+        scalar = tf.get_variable("x", shape=[], partitioner=lambda shape, dtype: [2])
+        assert scalar.name == "x:0"                                # a scalar is never cut
+
+
+@pytest.mark.parametrize("by_dict", [False, True])
+def test_a_partitioned_variable_saves_as_one_entry_and_restores_into_any_cut(tmp_path, by_dict):
+    path = str(tmp_path / "ckpt")
+    value = np.arange(30, dtype=np.float32).reshape(10, 3)
+
+    def run(shards: int | None, save: bool) -> np.ndarray:
+        with tf.Graph().as_default(), tf.Session() as sess:
+            init = value if save else tf.zeros([10, 3])
+            if shards:
+                v = tf.get_variable("my_var", shape=[10, 3], initializer=init,
+                                    partitioner=tf.fixed_size_partitioner(shards))
+            else:
+                v = tf.Variable(init, name="my_var")
+            sess.run(tf.global_variables_initializer())
+            saver = tf.train.Saver({"my_var": v} if by_dict else [v])
+            if save:
+                assert saver.save(sess, path) == path
+            else:
+                saver.restore(sess, path)
+            return sess.run(v.as_tensor() if shards else v)
+
+    run(2, save=True)
+    assert tf.train.list_variables(path) == [("my_var", [10, 3])]
+    for shards in (None, 2, 3):
+        assert np.array_equal(run(shards, save=False), value)
+    run(None, save=True)
+    assert np.array_equal(run(3, save=False), value)

@@ -50,6 +50,7 @@ from ..framework.build import convert_to_tensor
 from ..interop.graph_def import as_graph_def
 from ..interop.serialize import from_json, to_json
 from .meta_graph import MetaGraphDef, MetaGraphFileError, SaverDef
+from .partitioned_variables import PartitionedVariable
 from .variables import GLOBAL_VARIABLES, Variable, global_variables
 from ..framework.dtypes import as_dtype
 
@@ -105,16 +106,29 @@ class Saver:
     def _build(self, var_list) -> None:
         if var_list is None:
             var_list = global_variables()
-        if not isinstance(var_list, dict):
-            var_list = {v.op.name: v for v in var_list}
+        if not isinstance(var_list, dict):   # keyed by name; a partitioned one's pieces as one
+            keyed: dict = {}
+            for v in var_list:
+                info = getattr(v, "_save_slice_info", None)
+                if isinstance(v, PartitionedVariable):
+                    keyed[v.name] = v
+                elif info is not None:
+                    keyed.setdefault(info.full_name, []).append(v)
+                else:
+                    keyed[v.op.name] = v
+            var_list = keyed
+        var_list = {key: list(v) if isinstance(v, PartitionedVariable) else v
+                    for key, v in var_list.items()}
         self._empty = not var_list   # allow_empty: save returns None, restore does nothing (TF)
         if self._empty and not self._allow_empty:
             raise ValueError("No variables to save")
         for key, v in var_list.items():
-            if not isinstance(v, Variable):
+            if not all(isinstance(p, Variable) for p in (v if isinstance(v, list) else [v])):
                 raise TypeError(f"Saver var_list entries must be Variables; {key!r} is {v!r}")
-        self._vars = dict(var_list)
-        self.graph = next(iter(self._vars.values())).graph if var_list else get_default_graph()
+        self._vars = dict(var_list)   # key -> a Variable, or a partitioned one's pieces
+        first = next(iter(self._vars.values()), None)
+        self.graph = (get_default_graph() if first is None else
+                      (first[0] if isinstance(first, list) else first).graph)
         if not self._empty:
             self.saver_def.filename_tensor_name = self._filename_tensor().name
 
@@ -153,10 +167,11 @@ class Saver:
         store = sess.state.variables
         arrays = {_MARK: np.array(FORMAT)}
         for key, v in self._vars.items():
-            if v.op.name not in store:
-                raise FailedPreconditionError(None, v.op, uninitialized_message(
-                    v.op.name, f"save/{key}", v.op.site) + f" (while saving {save_path})")
-            arrays[key] = store[v.op.name]
+            for piece in v if isinstance(v, list) else [v]:
+                if piece.op.name not in store:
+                    raise FailedPreconditionError(None, piece.op, uninitialized_message(
+                        piece.op.name, f"save/{key}", piece.op.site) + f" (while saving {save_path})")
+            arrays[key] = _whole(v, store) if isinstance(v, list) else store[v.op.name]
         meta = to_json(self.graph) if write_meta_graph else None   # may raise: nothing written yet
         remove_stale_temps(os.path.dirname(save_path), lambda name: name == STATE_FILE or (
             name.startswith(stem) and name.endswith(_SUFFIXES)))   # left by killed saves
@@ -205,19 +220,27 @@ class Saver:
         if not checkpoint_exists(save_path):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {save_path}")
         arrays = _read_checkpoint(save_path, RESTORE_FAILED)
-        values = {v.op.name: self._checked(key, v, arrays, save_path)
-                  for key, v in self._vars.items()}
+        values = {}
+        for key, v in self._vars.items():
+            if isinstance(v, list):   # a partitioned variable: its pieces of the whole value
+                whole = self._checked(key, v[0], arrays, save_path, v[0]._save_slice_info.full_shape)
+                for piece in v:
+                    values[piece.op.name] = np.ascontiguousarray(whole[_piece(piece)])
+            else:
+                values[v.op.name] = self._checked(key, v, arrays, save_path)
         for value in values.values():
             value.setflags(write=False)      # stored values are never changed in place
         sess.state.variables.update(values)
 
     @staticmethod
-    def _checked(key: str, v: Variable, arrays: dict, save_path: str) -> np.ndarray:
-        """The saved value for ``v``, refused unless it is present and fits exactly."""
+    def _checked(key: str, v: Variable, arrays: dict, save_path: str,
+                 shape: list[int] | None = None) -> np.ndarray:
+        """The saved value for ``v`` (of ``shape``: a partitioned variable's whole), refused
+        unless it is present and fits exactly."""
         if key not in arrays:
             raise NotFoundError(None, v.op, f"{RESTORE_FAILED}Key {key} not found in checkpoint "
                                             f"{save_path}")
-        value, shape = arrays[key], v._shape
+        value, shape = arrays[key], (v._shape if shape is None else tuple(shape))
         if value.dtype != v.dtype._np:
             raise InvalidArgumentError(None, v.op, f"tensor_name = {key}; expected dtype "
                                                    f"{v.dtype.name} does not equal original dtype "
@@ -225,7 +248,7 @@ class Saver:
         if shape is not None and (len(shape) != value.ndim or any(
                 d is not None and d != n for d, n in zip(shape, value.shape))):
             raise InvalidArgumentError(None, v.op, f"Assign requires shapes of both tensors to "
-                                                   f"match. lhs shape= {list(v.shape.as_list())} "
+                                                   f"match. lhs shape= {list(shape)} "
                                                    f"rhs shape= {list(value.shape)} (variable {key} "
                                                    f"in checkpoint {save_path})")
         return value
@@ -308,6 +331,21 @@ def import_meta_graph(meta_graph_or_file, clear_devices: bool = False, import_sc
         if any(v.op.name.startswith(prefix) for v in variables):
             return Saver()
     return None
+
+
+def _piece(piece: Variable) -> tuple[slice, ...]:
+    """Where a partitioned variable's piece sits in the whole value."""
+    info = piece._save_slice_info
+    return tuple(slice(o, o + n) for o, n in zip(info.var_offset, info.var_shape))
+
+
+def _whole(pieces: list[Variable], store: dict) -> np.ndarray:
+    """A partitioned variable's whole value, assembled from its pieces' values in ``store``."""
+    first = store[pieces[0].op.name]
+    whole = np.empty(pieces[0]._save_slice_info.full_shape, dtype=first.dtype)
+    for piece in pieces:
+        whole[_piece(piece)] = store[piece.op.name]
+    return whole
 
 
 def _local_path(path: str) -> str:

@@ -28,10 +28,12 @@ import inspect
 import threading
 
 from ..framework import dtypes as _dtypes
-from ..framework.build import convert_to_tensor
+from ..framework.build import convert_to_tensor, is_tensor
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
 from .initializers import GlorotUniform, Zeros
+from .partitioned_variables import (PartitionedVariable, SaveSliceInfo, call_partitioner,
+                                    iter_slices, piece_initializer)
 from ..framework.shape import TensorShape
 from .variables import (_root, local_variables, Variable, VariableAggregation,
                         VariableSynchronization, variables_initializer)
@@ -183,8 +185,14 @@ def _true_getter(name: str, shape=None, dtype=None, initializer=None, regularize
     """The getter at the end of every custom getter chain: the graph's variable store."""
     if trainable is None:
         trainable = synchronization != VariableSynchronization.ON_READ
-    return _store().get(name, shape, dtype, initializer, regularizer, reuse, trainable,
-                        collections, validate_shape, caching_device, constraint)
+    store = _store()
+    if (partitioner is not None and not (isinstance(shape, (list, tuple)) and not shape)) or (
+            reuse is True and partitioner is None and name in store.partitioned):
+        return store.get_partitioned(name, shape, dtype, initializer, regularizer, reuse,
+                                     trainable, collections, validate_shape, caching_device,
+                                     constraint, partitioner)   # (a scalar is never cut: TF)
+    return store.get(name, shape, dtype, initializer, regularizer, reuse, trainable,
+                     collections, validate_shape, caching_device, constraint)
 
 
 class _ScopeStore(threading.local):
@@ -238,6 +246,61 @@ class _VarStore:
 
     def __init__(self):
         self.vars: dict[str, Variable] = {}
+        self.partitioned: dict[str, PartitionedVariable] = {}
+
+    def get_partitioned(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
+                        collections, validate_shape, caching_device, constraint,
+                        partitioner) -> PartitionedVariable:
+        """A variable cut into pieces ``<name>/part_<i>`` by ``partitioner`` (see
+        :mod:`.partitioned_variables`): made, or found again with the same cut (TF's checks
+        and words)."""
+        if partitioner is not None and not callable(partitioner):
+            raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+        if name in self.vars:
+            raise ValueError(f"A partitioner was provided, but an unpartitioned version of the "
+                             f"variable was found: {name}.  Perhaps a variable of the same name "
+                             f"was already created without partitioning?")
+        dtype = _dtypes.float32 if dtype is None else _dtypes.as_dtype(dtype)
+        shape = TensorShape(shape)
+        if is_tensor(initializer):
+            shape = shape.merge_with(convert_to_tensor(initializer).shape)
+        partitions = None   # (reused without a partitioner: whatever cut it has, TF)
+        if not reuse or partitioner is not None:
+            partitions = call_partitioner(partitioner, shape, dtype)
+        found = self.partitioned.get(name)
+        if found is not None:
+            if reuse is False or reuse is None:
+                raise ValueError(f"Partitioned variable with name {name} already exists. Did you "
+                                 f"mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                                 f"shape {shape} and found shape {found.get_shape()}.")
+            if partitions is not None and found._get_partitions() != partitions:
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                                 f"partitions {partitions} and found partitions "
+                                 f"{found._get_partitions()}.")
+            return found
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created with "
+                             f"tf.get_variable(). Did you mean to set reuse=False or "
+                             f"reuse=tf.AUTO_REUSE in VarScope?")
+        full = shape.as_list()
+        pieces = []
+        for i, (offset, piece_shape) in enumerate(iter_slices(full, partitions)):
+            piece = f"{name}/part_{i}"
+            with get_default_graph().name_scope(None), \
+                    get_default_graph().name_scope(piece + "/PartitionedInitializer"):
+                init = (None if initializer is None else
+                        piece_initializer(initializer, offset, piece_shape, full))
+            var = self.get(piece, piece_shape if init is None or callable(init) else None,
+                           dtype if init is None or callable(init) else None, init,
+                           regularizer, reuse, trainable, collections, validate_shape,
+                           caching_device, constraint)
+            var._save_slice_info = SaveSliceInfo(name, full, offset, piece_shape)
+            pieces.append(var)
+        self.partitioned[name] = PartitionedVariable(name, shape, pieces[0].dtype.base_dtype,
+                                                     pieces, partitions)
+        return self.partitioned[name]
 
     def get(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
             validate_shape, caching_device=None, constraint=None) -> Variable:
@@ -254,6 +317,10 @@ class _VarStore:
         elif not from_value:
             dtype = _dtypes.float32   # (a value's own dtype is the variable's: Variable's rule)
         shape = None if shape is None else TensorShape(shape)
+        if f"{name}/part_0" in self.vars:
+            raise ValueError(f"No partitioner was provided, but a partitioned version of the "
+                             f"variable was found: {name}/part_0. Perhaps a variable of the same "
+                             f"name was already created with partitioning?")
         found = self.vars.get(name)
         if found is not None:
             if reuse is False or reuse is None:
