@@ -185,7 +185,8 @@ from .training.meta_graph import MetaGraphDef  # noqa: E402
 from .training.partitioned_variables import (fixed_size_partitioner,  # noqa: E402
                                              min_max_variable_partitioner,
                                              variable_axis_size_partitioner)
+from .training.variable_scope import variable_creator_scope  # noqa: E402
 __all__ += ["MetaGraphDef", "fixed_size_partitioner", "min_max_variable_partitioner",
-            "variable_axis_size_partitioner"]
+            "variable_axis_size_partitioner", "variable_creator_scope"]
 
 vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))

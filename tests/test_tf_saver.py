@@ -281,3 +281,33 @@ def test_a_partitioned_variable_saves_as_one_entry_and_restores_into_any_cut(tmp
         assert np.array_equal(run(shards, save=False), value)
     run(None, save=True)
     assert np.array_equal(run(3, save=False), value)
+
+
+# --- variable_creator_scope (variable_scope_test testVariableCreator) -----------------------
+
+def test_variable_creator_scopes_make_every_variable_innermost_first():
+    with tf.Graph().as_default():
+        names, seen = [], []
+
+        def creator_a(next_creator, **kwargs):
+            names.append(kwargs.get("name", ""))
+            return next_creator(**kwargs)
+
+        def creator_b(next_creator, **kwargs):
+            kwargs["name"] = "forced_name"
+            return next_creator(**kwargs)
+
+        with tf.variable_creator_scope(creator_a):
+            with tf.variable_creator_scope(creator_b):
+                v = tf.Variable(1.0, name="one_name")
+        assert names == ["forced_name"] and v.name == "forced_name:0"
+
+        def creator_c(next_creator, **kwargs):
+            seen.append((kwargs["synchronization"], kwargs["aggregation"]))
+            return next_creator(**kwargs)
+
+        with tf.variable_creator_scope(creator_c):
+            tf.get_variable("v", [], synchronization=tf.VariableSynchronization.ON_WRITE,
+                            aggregation=tf.VariableAggregation.MEAN)
+        assert seen == [(tf.VariableSynchronization.ON_WRITE, tf.VariableAggregation.MEAN)]
+        assert tf.Variable(2.0).name == "Variable:0" and len(seen) == 1   # the scopes are closed

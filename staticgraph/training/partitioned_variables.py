@@ -6,7 +6,7 @@ makes one ordinary variable per piece, ``<name>/part_0``, ``<name>/part_1``, ...
 ``size % pieces`` one row larger), and returns a :class:`PartitionedVariable` that reads as
 their concatenation (``as_tensor()``, or any use as a tensor: a ``<name>`` Identity).
 
-Each piece remembers where it sits in the whole (:class:`SaveSliceInfo`), so a Saver writes
+Each piece remembers where it sits in the whole (``Variable.SaveSliceInfo``), so a Saver writes
 a partitioned variable as *one* checkpoint entry, the whole value under ``<name>``: it
 restores into the same partitioning, another one, or an unpartitioned variable (TF's rule).
 """
@@ -24,25 +24,9 @@ from ..framework.shape import TensorShape
 from ..ops.array_ops import slice as slice_
 from ..ops.core_ops import concat, identity
 
-__all__ = ["PartitionedVariable", "SaveSliceInfo", "fixed_size_partitioner",
+__all__ = ["PartitionedVariable", "fixed_size_partitioner",
            "min_max_variable_partitioner", "variable_axis_size_partitioner",
            "call_partitioner", "iter_slices", "piece_initializer"]
-
-
-class SaveSliceInfo:
-    """Where a piece sits in its partitioned variable: the whole's name and shape, the
-    piece's offset and shape (TF's ``Variable.SaveSliceInfo``)."""
-
-    def __init__(self, full_name: str, full_shape: list[int], var_offset: list[int],
-                 var_shape: list[int]):
-        self.full_name, self.full_shape = full_name, list(full_shape)
-        self.var_offset, self.var_shape = list(var_offset), list(var_shape)
-
-    @property
-    def spec(self) -> str:
-        """TF's slice spec: ``"10 3 0,5:0,3"`` (the full shape, then offset,length per dim)."""
-        dims = ":".join(f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
-        return " ".join(map(str, self.full_shape)) + " " + dims
 
 
 class PartitionedVariable:

@@ -32,15 +32,15 @@ from ..framework.build import convert_to_tensor, is_tensor
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
 from .initializers import GlorotUniform, Zeros
-from .partitioned_variables import (PartitionedVariable, SaveSliceInfo, call_partitioner,
-                                    iter_slices, piece_initializer)
+from .partitioned_variables import (PartitionedVariable, call_partitioner, iter_slices,
+                                    piece_initializer)
 from ..framework.shape import TensorShape
-from .variables import (_root, local_variables, Variable, VariableAggregation,
+from .variables import (CREATORS, _root, local_variables, Variable, VariableAggregation,
                         VariableSynchronization, variables_initializer)
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_variable_scope",
            "get_local_variable", "local_variables_initializer", "VariableSynchronization",
-           "VariableAggregation", "no_regularizer"]
+           "VariableAggregation", "no_regularizer", "variable_creator_scope"]
 
 
 class _ReuseMode(enum.Enum):
@@ -192,7 +192,8 @@ def _true_getter(name: str, shape=None, dtype=None, initializer=None, regularize
                                      trainable, collections, validate_shape, caching_device,
                                      constraint, partitioner)   # (a scalar is never cut: TF)
     return store.get(name, shape, dtype, initializer, regularizer, reuse, trainable,
-                     collections, validate_shape, caching_device, constraint)
+                     collections, validate_shape, caching_device, constraint, synchronization,
+                     aggregation)
 
 
 class _ScopeStore(threading.local):
@@ -296,14 +297,16 @@ class _VarStore:
                            dtype if init is None or callable(init) else None, init,
                            regularizer, reuse, trainable, collections, validate_shape,
                            caching_device, constraint)
-            var._save_slice_info = SaveSliceInfo(name, full, offset, piece_shape)
+            var._save_slice_info = Variable.SaveSliceInfo(name, full, offset, piece_shape)
             pieces.append(var)
         self.partitioned[name] = PartitionedVariable(name, shape, pieces[0].dtype.base_dtype,
                                                      pieces, partitions)
         return self.partitioned[name]
 
     def get(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
-            validate_shape, caching_device=None, constraint=None) -> Variable:
+            validate_shape, caching_device=None, constraint=None,
+            synchronization=VariableSynchronization.AUTO,
+            aggregation=VariableAggregation.NONE) -> Variable:
         from_value = initializer is not None and not callable(initializer)
         if shape is not None and from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -337,7 +340,7 @@ class _VarStore:
             raise ValueError(f"Variable {name} does not exist, or was not created with "
                              f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
         v = self._create(name, shape, dtype, initializer, from_value, trainable, collections,
-                         validate_shape, caching_device, constraint)
+                         validate_shape, caching_device, constraint, synchronization, aggregation)
         self.vars[name] = v
         if regularizer is not None:
             graph = get_default_graph()
@@ -349,7 +352,9 @@ class _VarStore:
 
     @staticmethod
     def _create(name, shape, dtype, initializer, from_value, trainable, collections,
-                validate_shape, caching_device=None, constraint=None) -> Variable:
+                validate_shape, caching_device=None, constraint=None,
+                synchronization=VariableSynchronization.AUTO,
+                aggregation=VariableAggregation.NONE) -> Variable:
         if initializer is None:
             if shape is None:
                 raise ValueError(f"Variable {name} did not get an initializer, so its `shape` "
@@ -385,7 +390,8 @@ class _VarStore:
         with root.name_scope(None), get_default_graph().name_scope(None):  # names ignore op scopes
             return Variable(initial, trainable=trainable, name=name, dtype=var_dtype,
                             validate_shape=validate_shape, collections=collections,
-                            caching_device=caching_device, constraint=constraint)
+                            caching_device=caching_device, constraint=constraint,
+                            synchronization=synchronization, aggregation=aggregation)
 
 
 def _takes_no_arguments(fn) -> bool:
@@ -531,3 +537,17 @@ class variable_scope:  # noqa: N801  (TF's name)
 def local_variables_initializer():
     """One op initializing every variable in ``LOCAL_VARIABLES`` (``get_local_variable``'s)."""
     return variables_initializer(local_variables(), name="init")
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Every variable made inside (``tf.Variable``, ``get_variable``) is made by
+    ``variable_creator(next_creator, **kwargs)``, which may change the arguments, call
+    ``next_creator(**kwargs)`` (the enclosing scope's creator, or the constructor) or return
+    a variable of its own (TF's ``tf.compat.v1.variable_creator_scope``)."""
+    creators = _root(get_default_graph()).get_collection_ref(CREATORS)
+    creators.append(variable_creator)
+    try:
+        yield
+    finally:
+        del creators[len(creators) - 1 - creators[::-1].index(variable_creator)]   # this block's

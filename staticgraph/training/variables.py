@@ -37,6 +37,7 @@ one in place, so a value read earlier in a run keeps it.
 from __future__ import annotations
 
 import enum
+import inspect
 import re
 from typing import Any, NamedTuple
 
@@ -103,7 +104,33 @@ def read_handle(handle: Tensor, name: str = "ReadVariableOp") -> Tensor:
     return op.outputs[0]
 
 
-class Variable:
+CREATORS = ("__variable_creators",)
+"""The root graph's collection of ``variable_creator_scope`` creators, outermost first."""
+
+
+class _CreatedThroughCreators(type):
+    """``Variable(...)`` goes through the ``tf.variable_creator_scope`` creators of the graph,
+    when there are some (TF's variable metaclass): the innermost is called first, as
+    ``creator(next_creator, **kwargs)`` with every constructor argument by name, and the
+    outermost's ``next_creator`` builds the variable."""
+
+    def __call__(cls, *args, **kwargs):
+        creators = _root(get_default_graph()).get_collection(CREATORS) if cls is Variable else ()
+        if not creators:
+            return super().__call__(*args, **kwargs)
+        bound = _SIGNATURE.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = {k: v for k, v in bound.arguments.items() if k != "self"}
+
+        def build(**kw):
+            return type.__call__(cls, **kw)
+        create = build
+        for creator in creators:
+            create = (lambda c, inner: lambda **kw: c(inner, **kw))(creator, create)
+        return create(**arguments)
+
+
+class Variable(metaclass=_CreatedThroughCreators):
     """A named, session-held value; each use in an op reads it there (see the module docstring).
 
     >>> v = Variable(1.0, name="v")          # doctest: +SKIP
@@ -495,6 +522,9 @@ def _spec_int(text: str, what: str) -> int:
         return int(text)
     except ValueError:
         raise ValueError(f"Spec string {what}. Found '{text}', which is not an integer.") from None
+
+
+_SIGNATURE = inspect.signature(Variable.__init__)
 
 
 class VariableDef(NamedTuple):
