@@ -467,9 +467,13 @@ class Graph:
         ``ignore_existing``, only those: the groups of outer blocks are set aside)."""
         el = _as_graph_element(op)
         op = el.op if isinstance(el, Tensor) else el
-        with self.device(None), self.device(op.device or None), \
-                self._colocation_scope(op.colocation_groups(), ignore_existing):
+        saved = self._device_stack, self._colocation_stack   # one swap, not three nested blocks:
+        self._device_stack = [_device.scope_entry(op.device)] if op.device else []   # gradients
+        self._colocation_stack = ([] if ignore_existing else saved[1]) + [op.colocation_groups()]
+        try:                                                 # make one per sum they add
             yield
+        finally:
+            self._device_stack, self._colocation_stack = saved
 
     @contextlib.contextmanager
     def _colocation_scope(self, groups: list[bytes], ignore_existing: bool = False) -> Iterator[None]:
