@@ -311,3 +311,20 @@ def test_variable_creator_scopes_make_every_variable_innermost_first():
                             aggregation=tf.VariableAggregation.MEAN)
         assert seen == [(tf.VariableSynchronization.ON_WRITE, tf.VariableAggregation.MEAN)]
         assert tf.Variable(2.0).name == "Variable:0" and len(seen) == 1   # the scopes are closed
+
+
+def test_a_saver_refuses_two_variables_under_one_name():
+    """saver_test testSomeErrors (TF 2.21's words)."""
+    with tf.Graph().as_default():
+        v0, v1, v2 = (tf.Variable([x], name=n) for x, n in ((10.0, "v0"), (20.0, "v1"), (20.0, "v2")))
+        v2._set_save_slice_info(tf.Variable.SaveSliceInfo("v1", [1], [0], [1]))
+        with pytest.raises(ValueError, match="^Mixing slices and non-slices with the same name: v1$"):
+            tf.train.Saver([v0, v1, v2])
+        tf.train.Saver({"vee1": v1, "other": [v2]})
+        p_v1, p_v2 = (tf.get_variable(n, shape=[4, 5], partitioner=tf.fixed_size_partitioner(2))
+                      for n in ("p_v1", "p_v2"))
+        p_v2._name = "p_v1"
+        with pytest.raises(ValueError, match="^At least two variables have the same name: p_v1$"):
+            tf.train.Saver([p_v1, p_v2])
+        with pytest.raises(ValueError, match="^At least two variables have the same name: v0$"):
+            tf.train.Saver([v0, v0])

@@ -108,14 +108,18 @@ class Saver:
             var_list = global_variables()
         if not isinstance(var_list, dict):   # keyed by name; a partitioned one's pieces as one
             keyed: dict = {}
-            for v in var_list:
+            for v in sorted(var_list, key=lambda v: v.name):   # (TF's order: by name)
                 info = getattr(v, "_save_slice_info", None)
-                if isinstance(v, PartitionedVariable):
-                    keyed[v.name] = v
-                elif info is not None:
-                    keyed.setdefault(info.full_name, []).append(v)
-                else:
-                    keyed[v.op.name] = v
+                key = v.name if isinstance(v, PartitionedVariable) else (
+                    info.full_name if info is not None else v.op.name)
+                if info is not None and not isinstance(v, PartitionedVariable):
+                    if not isinstance(keyed.setdefault(key, []), list):
+                        raise ValueError(f"Mixing slices and non-slices with the same name: {key}")
+                    keyed[key].append(v)
+                    continue
+                if key in keyed:
+                    raise ValueError(f"At least two variables have the same name: {key}")
+                keyed[key] = v
             var_list = keyed
         var_list = {key: list(v) if isinstance(v, PartitionedVariable) else v
                     for key, v in var_list.items()}

@@ -297,7 +297,7 @@ class _VarStore:
                            dtype if init is None or callable(init) else None, init,
                            regularizer, reuse, trainable, collections, validate_shape,
                            caching_device, constraint)
-            var._save_slice_info = Variable.SaveSliceInfo(name, full, offset, piece_shape)
+            var._set_save_slice_info(Variable.SaveSliceInfo(name, full, offset, piece_shape))
             pieces.append(var)
         self.partitioned[name] = PartitionedVariable(name, shape, pieces[0].dtype.base_dtype,
                                                      pieces, partitions)

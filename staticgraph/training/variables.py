@@ -483,6 +483,13 @@ class Variable(metaclass=_CreatedThroughCreators):
     def __repr__(self) -> str:
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
+    _save_slice_info = None   # a partitioned variable's piece: where it sits (SaveSliceInfo)
+
+    def _set_save_slice_info(self, save_slice_info: "Variable.SaveSliceInfo") -> None:
+        """Mark this variable as a piece of a larger one (TF's name; the Saver then writes
+        the pieces sharing a ``full_name`` as one whole entry)."""
+        self._save_slice_info = save_slice_info
+
     class SaveSliceInfo:
         """Where a partition lives in the full variable a checkpoint holds: its offset and shape
         in ``full_shape``.  ``spec`` is the checkpoint's text form, ``"2 3 4 0,1:2,1:0,3"``
