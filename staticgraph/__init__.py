@@ -180,4 +180,13 @@ __all__ += ["Dimension", "assert_variables_initialized", "count_up_to", "Variabl
 from .dtypes import bfloat16  # ml_dtypes' bfloat16 (the float8s live in tf.dtypes only, as in TF)
 __all__ += ["bfloat16"]
 
+# TF's saver tests (issue #30): an exported graph, as tf.MetaGraphDef; partitioned variables
+from .training.meta_graph import MetaGraphDef  # noqa: E402
+from .training.partitioned_variables import (fixed_size_partitioner,  # noqa: E402
+                                             min_max_variable_partitioner,
+                                             variable_axis_size_partitioner)
+from .training.variable_scope import variable_creator_scope  # noqa: E402
+__all__ += ["MetaGraphDef", "fixed_size_partitioner", "min_max_variable_partitioner",
+            "variable_axis_size_partitioner", "variable_creator_scope"]
+
 vars(compat.v1).update({name: globals()[name] for name in __all__}, __all__=list(__all__))

@@ -200,13 +200,13 @@ def test_golden_before_and_after_the_seeds_gradient_example():
 %gradients/grad_ys_0 = OnesLike(%Mul)  # float32[1]
 %gradients/Mul_grad/Mul = Mul(%gradients/grad_ys_0, %Add_1)  # float32[1]
 %gradients/Mul_grad/Mul_1 = Mul(%gradients/grad_ys_0, %Add)  # float32[1]
-%gradients/AddN = AddN(%gradients/Mul_grad/Mul_1, %gradients/Mul_grad/Mul)  # float32[1]"""
+%gradients/AddN = AddN(%gradients/Mul_grad/Mul, %gradients/Mul_grad/Mul_1)  # float32[1]"""
     assert after == """\
 %Add = AddV2(%w, %x)  # float32[1]
 %Add_1/y = Const(value=1.0)  # float32[]
 %Add_1 = AddV2(%w, %Add_1/y)  # float32[1]
 %Mul = Mul(%Add, %Add_1)  # float32[1]
-%gradients/AddN = AddN(%Add, %Add_1)  # float32[1]"""
+%gradients/AddN = AddN(%Add_1, %Add)  # float32[1]"""
     assert fetched == ["Mul:0", "gradients/AddN:0", "Add_1:0"]     # dy/dx is w + 1 itself
 
 

@@ -394,11 +394,13 @@ def test_export_meta_graph_round_trips_through_import_meta_graph(tmp_path):
     with tf.Graph().as_default():
         v = tf.Variable([1.0, 2.0], name="v")
         tf.multiply(v, 3.0, name="y")
-        text = tf.train.export_meta_graph(filename=path)
-        assert open(path).read() == text
-        assert tf.train.Saver().export_meta_graph() == text
-    with tf.Graph().as_default():
-        tf.train.import_meta_graph(path)
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            assert sess.run("y:0").tolist() == [3.0, 6.0]
+        meta = tf.train.export_meta_graph(filename=path)
+        assert open(path).read() == meta.graph_json == str(meta)
+        saver = tf.train.Saver()
+        assert saver.export_meta_graph().saver_def is saver.as_saver_def()
+    for source in (path, meta):   # a file, or the MetaGraphDef itself (TF takes both)
+        with tf.Graph().as_default():
+            tf.train.import_meta_graph(source)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                assert sess.run("y:0").tolist() == [3.0, 6.0]

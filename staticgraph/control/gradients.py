@@ -212,7 +212,10 @@ def gradients(ys, xs, grad_ys=None, name: str = "gradients", stop_gradients=None
             for t, g, w in zip(op.inputs, in_grads, wanted):
                 if g is not None and w:
                     grads.setdefault(t, []).append(g)
-        out = [_total(grads.get(x)) for x in xs]
+        out = []
+        for x in xs:
+            with _colocated(graph, x.op, colocate_gradients_with_ops):
+                out.append(_total(grads.get(x)))
     if mode == UnconnectedGradients.ZERO.value:
         out = [g if g is not None else _zeros_for(x, orig) for g, x, orig in zip(out, xs, originals)]
     return out
@@ -322,9 +325,24 @@ def _colocated(graph, op: Operation, colocate: bool):
 
 
 def _total(gs: list | None) -> Tensor | None:
+    """The sum of one tensor's gradients, as TF's ``_MultiDeviceAddN`` makes it: an ``AddN``
+    per device (sorted), each made beside the first gradient on that device (its device and
+    colocation group), then one ``AddN`` of those; the terms in the order of the consumers
+    that sent them (the order of TF's walk: ``gs`` fills in reverse)."""
     if not gs:
         return None
-    total = gs[0] if len(gs) == 1 else add_n(gs)   # TF sums a tensor's gradients with AddN
+    if len(gs) == 1:
+        return gs[0]
+    gs.reverse()
+    by_device: dict[str, list] = {}
+    for g in gs:
+        by_device.setdefault(g.device, []).append(g)
+    graph = get_default_graph()
+    summands = []
+    for device in sorted(by_device):
+        with graph.colocate_with(by_device[device][0].op, ignore_existing=True):
+            summands.append(add_n(by_device[device]))
+    total = add_n(summands)
     gs[:] = [total]
     return total
 

@@ -270,7 +270,14 @@ class Operation:
             view = ATTR_VIEWS.get(self.kind, {}).get(name)
             if view is not None:
                 return view(self)
+            if name == "_class" and self in self.graph._colocation:   # kept beside the attrs
+                return list(self.graph._colocation[self])
             raise ValueError(f"Operation '{self.name}' has no attr named '{name}'.") from None
+
+    def colocation_groups(self) -> list[bytes]:
+        """TF's colocation groups: ``[b"loc:@<name>"]`` of the ops a ``tf.colocate_with``
+        block made this op beside (sorted), else the op's own group ``[b"loc:@<its name>"]``."""
+        return list(self.graph._colocation.get(self, ())) or [b"loc:@" + self.name.encode()]
 
     def run(self, feed_dict: dict | None = None, session=None) -> None:
         (session or default_session()).run(self, feed_dict)
@@ -290,6 +297,8 @@ class Graph:
         self._name_stack = ""
         self._control_stack: list[tuple[list[Operation], set[Operation]]] = []  # (deps, made inside)
         self._device_stack: list = []
+        self._colocation_stack: list[list[bytes]] = []   # the groups of each colocate_with block
+        self._colocation: dict[Operation, list[bytes]] = {}   # op -> its groups (TF's _class attr)
         self._collections: dict[str, list] = {}
         self._finalized = False
         self._unfeedable: set = set()
@@ -331,6 +340,10 @@ class Graph:
                        deps, site or creation_site(), len(self._ops), tf_type)
         if self._device_stack:
             op._device = _device.device_for(self._device_stack, op)
+        if self._colocation_stack:
+            groups = sorted({g for groups in self._colocation_stack for g in groups})
+            if groups:
+                self._colocation[op] = groups
         self._ops.append(op)
         for _, made in self._control_stack:
             made.add(op)
@@ -460,11 +473,27 @@ class Graph:
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing: bool = False) -> Iterator[None]:
         """Ops created inside ask for exactly ``op``'s device (outer ``tf.device`` scopes are
-        ignored, as TF's colocation does; TF also records a colocation group, not kept here)."""
+        ignored, as TF's colocation does) and join ``op``'s colocation groups (with
+        ``ignore_existing``, only those: the groups of outer blocks are set aside)."""
         el = _as_graph_element(op)
         op = el.op if isinstance(el, Tensor) else el
-        with self.device(None), self.device(op.device or None):
+        saved = self._device_stack, self._colocation_stack   # one swap, not three nested blocks:
+        self._device_stack = [_device.scope_entry(op.device)] if op.device else []   # gradients
+        self._colocation_stack = ([] if ignore_existing else saved[1]) + [op.colocation_groups()]
+        try:                                                 # make one per sum they add
             yield
+        finally:
+            self._device_stack, self._colocation_stack = saved
+
+    @contextlib.contextmanager
+    def _colocation_scope(self, groups: list[bytes], ignore_existing: bool = False) -> Iterator[None]:
+        """Ops created inside join ``groups`` (TF's ``_class`` attr: ``[b"loc:@v"]``)."""
+        saved = self._colocation_stack
+        self._colocation_stack = ([] if ignore_existing else list(saved)) + [groups]
+        try:
+            yield
+        finally:
+            self._colocation_stack = saved
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator["Graph"]:

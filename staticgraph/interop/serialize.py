@@ -66,9 +66,17 @@ def to_networkx(graph: Graph) -> nx.MultiDiGraph:
     return g
 
 
+_TO_TEXT = np.vectorize(lambda b: b.decode("utf-8", "surrogateescape") if isinstance(b, bytes)
+                       else b, otypes=[object])
+_TO_BYTES = np.vectorize(lambda s: s.encode("utf-8", "surrogateescape"), otypes=[object])
+"""A string tensor's elements (bytes) as JSON strings and back, every byte kept: UTF-8 text
+as itself, other bytes as the lone surrogates ``surrogateescape`` maps them to."""
+
+
 def _enc(v: Any) -> Any:
     if isinstance(v, np.ndarray):
-        return {"__ndarray__": v.tolist(), "dtype": v.dtype.str, "shape": list(v.shape)}
+        data = (_TO_TEXT(v) if v.dtype == object and v.size else v).tolist()
+        return {"__ndarray__": data, "dtype": v.dtype.str, "shape": list(v.shape)}
     if isinstance(v, np.generic):
         return _enc(np.asarray(v))
     if isinstance(v, np.dtype):
@@ -105,6 +113,8 @@ def _dec(v: Any, graph: Graph) -> Any:
         return v
     if "__ndarray__" in v:
         a = np.array(v["__ndarray__"], dtype=np.dtype(v["dtype"])).reshape(v["shape"])
+        if a.dtype == object and a.size:
+            a = _TO_BYTES(a)
         a.setflags(write=False)
         return a
     if "__dtype__" in v:
@@ -179,14 +189,35 @@ def _region(r: Region) -> dict:
             "control_captures": [op.name for op in r.graph.control_captures]}
 
 
-def to_json(graph: Graph, indent: int | None = None) -> str:
-    """The whole graph -- loop and branch bodies, gradient programs, variables -- as JSON."""
+def to_json(graph: Graph, indent: int | None = None, clear_devices: bool = False) -> str:
+    """The whole graph -- loop and branch bodies, gradient programs, variables -- as JSON;
+    ``clear_devices``: without the nodes' devices (``export_meta_graph(clear_devices=True)``)."""
     trainable = {id(v) for v in graph.get_collection(TRAINABLE_VARIABLES)}
     variables = [{"op": v.op.name, "init": v.initializer.name, "initial_value": v.initial_value.name,
                   "read": v._graph_element.name, "trainable": id(v) in trainable}
                  for v in graph.get_collection(GLOBAL_VARIABLES)]
-    return json.dumps({"format": FORMAT, "ops": _ops(graph), "grad_programs": _grad_programs(graph),
+    ops = _ops(graph)
+    if clear_devices:
+        _clear_devices(ops)
+    return json.dumps({"format": FORMAT, "ops": ops, "grad_programs": _grad_programs(graph),
                        "variables": variables, "collections": _collections(graph)}, indent=indent)
+
+
+def _clear_devices(ops: list[dict]) -> None:
+    """Drop the devices of these encoded nodes and of every node in their bodies (in place)."""
+    def walk(v: Any) -> None:
+        if isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            if "__region__" in v:
+                _clear_devices(v["__region__"]["ops"])
+            else:
+                for x in v.values():
+                    walk(x)
+    for d in ops:
+        d.pop("device", None)
+        walk(d["attrs"])
 
 
 def _collections(graph: Graph) -> dict:
@@ -292,8 +323,58 @@ def _load_region(d: dict, outer: Graph) -> Region:
     return r
 
 
+def _prefixed(data: dict, prefix: str) -> dict:
+    """The checked document ``data`` with every top-level name under ``prefix`` (``"scope/"``):
+    nodes, the tensors and nodes they name (inputs, control inputs, tensor/op attributes, what
+    bodies capture), variables, collections, gradient programs -- and the variables' shared
+    names (``shared_name``/``var`` attributes, at any depth), which key their values in a
+    session.  Names inside bodies are the bodies' own and stay as they are."""
+    def tensor(name: str) -> str:
+        return prefix + name
+
+    def attr(v: Any, top: bool) -> Any:
+        if isinstance(v, list):
+            return [attr(x, top) for x in v]
+        if not isinstance(v, dict):
+            return v
+        if top and ("__tensor__" in v or "__op__" in v):
+            return {k: tensor(x) for k, x in v.items()}
+        if "__region__" in v:
+            return {"__region__": region(v["__region__"], top)}
+        return {k: attr(x, top) for k, x in v.items()}
+
+    def op(d: dict, top: bool) -> dict:
+        d = dict(d)
+        d["attrs"] = {k: (prefix + v if k in ("shared_name", "var") and isinstance(v, str)
+                          else attr(v, top)) for k, v in d["attrs"].items()}
+        if top:
+            d["name"] = prefix + d["name"]
+            d["inputs"] = [tensor(n) for n in d["inputs"]]
+            d["control"] = [tensor(n) for n in d["control"]]
+        return d
+
+    def region(r: dict, outer_top: bool) -> dict:
+        r = dict(r, ops=[op(d, False) for d in r["ops"]])
+        if outer_top:   # what it captures are names of the top-level graph
+            r["captured"] = [tensor(n) for n in r["captured"]]
+            r["control_captures"] = [tensor(n) for n in r["control_captures"]]
+        return r
+
+    data = dict(data, ops=[op(d, True) for d in data["ops"]])
+    data["grad_programs"] = {   # "late": tensors of the node's own (top-level) graph
+        prefix + name: [{**p, "late": [tensor(n) for n in p["late"]]} if "late" in p else p
+                        for p in programs]
+        for name, programs in data["grad_programs"].items()}
+    data["variables"] = [{k: (tensor(x) if k != "trainable" else x) for k, x in v.items()}
+                         for v in data["variables"]]
+    data["collections"] = {key: [[kind, tensor(name)] for kind, name in items]
+                           for key, items in data.get("collections", {}).items()}
+    return data
+
+
 def from_json(text: str | bytes, graph: Graph | None = None,
-              source: str = "the JSON graph") -> Graph:
+              source: str = "the JSON graph", prefix: str = "",
+              clear_devices: bool = False) -> Graph:
     """A new Graph equal to the serialized one (names, attrs, shapes, bodies, variables).
 
     ``graph``: an empty Graph to rebuild into instead (``train.import_meta_graph``
@@ -305,12 +386,19 @@ def from_json(text: str | bytes, graph: Graph | None = None,
     naming the node and field), TF's error for "a truncated file, a corrupted file, the
     wrong data format".  Nothing is half-built: ``graph`` is then as it was.
     ``source`` names where the text came from in that message (a file, a worker's graph).
+    ``prefix`` (``"scope/"``, a scope no node of ``graph`` uses): every name goes under it
+    (``import_meta_graph(import_scope=)``), so ``graph`` may already hold other nodes.
+    ``clear_devices``: the nodes (bodies' too) are built without the devices they ask for.
     """
     data = parse(text, source)
     check(data, source)
+    if prefix:
+        data = _prefixed(data, prefix)
+    if clear_devices:
+        _clear_devices(data["ops"])
     if graph is None:
         graph = Graph()
-    elif graph._ops:
+    elif graph._ops and not prefix:
         raise ValueError("from_json restores op names exactly, so it needs an empty graph.")
     with _all_or_nothing(graph, source):
         _load_ops(data["ops"], graph)

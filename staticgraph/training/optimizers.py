@@ -27,7 +27,7 @@ from ..framework.graph import (Operation, Tensor, control_dependencies, creation
                                name_scope, pinned_site)
 from .learning_rate_decay import (cosine_decay, exponential_decay, inverse_time_decay,
                                   natural_exp_decay, piecewise_constant, polynomial_decay)
-from .saver import (CheckpointState, NewCheckpointReader, Saver, checkpoint_exists,
+from .saver import (CheckpointState, NewCheckpointReader, Saver, SaverDef, checkpoint_exists,
                     get_checkpoint_state, export_meta_graph, import_meta_graph, latest_checkpoint, list_variables,
                     load_checkpoint, load_variable)
 from .moving_averages import ExponentialMovingAverage
@@ -39,7 +39,7 @@ __all__ = ["Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdamOp
            "RMSPropOptimizer", "AdagradOptimizer", "AdadeltaOptimizer", "get_or_create_global_step", "get_global_step",
            "Saver", "import_meta_graph", "export_meta_graph", "latest_checkpoint", "list_variables", "load_variable",
            "get_checkpoint_state", "checkpoint_exists", "CheckpointState", "NewCheckpointReader",
-           "load_checkpoint",
+           "load_checkpoint", "SaverDef",
            "exponential_decay", "inverse_time_decay", "piecewise_constant", "polynomial_decay",
            "natural_exp_decay", "cosine_decay", "ExponentialMovingAverage", "write_graph"]
 

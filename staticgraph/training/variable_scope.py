@@ -28,17 +28,19 @@ import inspect
 import threading
 
 from ..framework import dtypes as _dtypes
-from ..framework.build import convert_to_tensor
+from ..framework.build import convert_to_tensor, is_tensor
 from ..framework.graph import Graph, get_default_graph
 from ..framework.graph_keys import GraphKeys
 from .initializers import GlorotUniform, Zeros
+from .partitioned_variables import (PartitionedVariable, call_partitioner, iter_slices,
+                                    piece_initializer)
 from ..framework.shape import TensorShape
-from .variables import (_root, local_variables, Variable, VariableAggregation,
+from .variables import (CREATORS, _root, local_variables, Variable, VariableAggregation,
                         VariableSynchronization, variables_initializer)
 
 __all__ = ["AUTO_REUSE", "VariableScope", "variable_scope", "get_variable", "get_variable_scope",
            "get_local_variable", "local_variables_initializer", "VariableSynchronization",
-           "VariableAggregation", "no_regularizer"]
+           "VariableAggregation", "no_regularizer", "variable_creator_scope"]
 
 
 class _ReuseMode(enum.Enum):
@@ -183,8 +185,15 @@ def _true_getter(name: str, shape=None, dtype=None, initializer=None, regularize
     """The getter at the end of every custom getter chain: the graph's variable store."""
     if trainable is None:
         trainable = synchronization != VariableSynchronization.ON_READ
-    return _store().get(name, shape, dtype, initializer, regularizer, reuse, trainable,
-                        collections, validate_shape, caching_device, constraint)
+    store = _store()
+    if (partitioner is not None and not (isinstance(shape, (list, tuple)) and not shape)) or (
+            reuse is True and partitioner is None and name in store.partitioned):
+        return store.get_partitioned(name, shape, dtype, initializer, regularizer, reuse,
+                                     trainable, collections, validate_shape, caching_device,
+                                     constraint, partitioner)   # (a scalar is never cut: TF)
+    return store.get(name, shape, dtype, initializer, regularizer, reuse, trainable,
+                     collections, validate_shape, caching_device, constraint, synchronization,
+                     aggregation)
 
 
 class _ScopeStore(threading.local):
@@ -238,9 +247,66 @@ class _VarStore:
 
     def __init__(self):
         self.vars: dict[str, Variable] = {}
+        self.partitioned: dict[str, PartitionedVariable] = {}
+
+    def get_partitioned(self, name, shape, dtype, initializer, regularizer, reuse, trainable,
+                        collections, validate_shape, caching_device, constraint,
+                        partitioner) -> PartitionedVariable:
+        """A variable cut into pieces ``<name>/part_<i>`` by ``partitioner`` (see
+        :mod:`.partitioned_variables`): made, or found again with the same cut (TF's checks
+        and words)."""
+        if partitioner is not None and not callable(partitioner):
+            raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+        if name in self.vars:
+            raise ValueError(f"A partitioner was provided, but an unpartitioned version of the "
+                             f"variable was found: {name}.  Perhaps a variable of the same name "
+                             f"was already created without partitioning?")
+        dtype = _dtypes.float32 if dtype is None else _dtypes.as_dtype(dtype)
+        shape = TensorShape(shape)
+        if is_tensor(initializer):
+            shape = shape.merge_with(convert_to_tensor(initializer).shape)
+        partitions = None   # (reused without a partitioner: whatever cut it has, TF)
+        if not reuse or partitioner is not None:
+            partitions = call_partitioner(partitioner, shape, dtype)
+        found = self.partitioned.get(name)
+        if found is not None:
+            if reuse is False or reuse is None:
+                raise ValueError(f"Partitioned variable with name {name} already exists. Did you "
+                                 f"mean to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                                 f"shape {shape} and found shape {found.get_shape()}.")
+            if partitions is not None and found._get_partitions() != partitions:
+                raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                                 f"partitions {partitions} and found partitions "
+                                 f"{found._get_partitions()}.")
+            return found
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created with "
+                             f"tf.get_variable(). Did you mean to set reuse=False or "
+                             f"reuse=tf.AUTO_REUSE in VarScope?")
+        full = shape.as_list()
+        pieces = []
+        for i, (offset, piece_shape) in enumerate(iter_slices(full, partitions)):
+            piece = f"{name}/part_{i}"
+            with get_default_graph().name_scope(None), \
+                    get_default_graph().name_scope(piece + "/PartitionedInitializer"):
+                init = (None if initializer is None else
+                        piece_initializer(initializer, offset, piece_shape, full))
+            var = self.get(piece, piece_shape if init is None or callable(init) else None,
+                           dtype if init is None or callable(init) else None, init,
+                           regularizer, reuse, trainable, collections, validate_shape,
+                           caching_device, constraint)
+            var._set_save_slice_info(Variable.SaveSliceInfo(name, full, offset, piece_shape))
+            pieces.append(var)
+        self.partitioned[name] = PartitionedVariable(name, shape, pieces[0].dtype.base_dtype,
+                                                     pieces, partitions)
+        return self.partitioned[name]
 
     def get(self, name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
-            validate_shape, caching_device=None, constraint=None) -> Variable:
+            validate_shape, caching_device=None, constraint=None,
+            synchronization=VariableSynchronization.AUTO,
+            aggregation=VariableAggregation.NONE) -> Variable:
         from_value = initializer is not None and not callable(initializer)
         if shape is not None and from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -254,6 +320,10 @@ class _VarStore:
         elif not from_value:
             dtype = _dtypes.float32   # (a value's own dtype is the variable's: Variable's rule)
         shape = None if shape is None else TensorShape(shape)
+        if f"{name}/part_0" in self.vars:
+            raise ValueError(f"No partitioner was provided, but a partitioned version of the "
+                             f"variable was found: {name}/part_0. Perhaps a variable of the same "
+                             f"name was already created with partitioning?")
         found = self.vars.get(name)
         if found is not None:
             if reuse is False or reuse is None:
@@ -270,7 +340,7 @@ class _VarStore:
             raise ValueError(f"Variable {name} does not exist, or was not created with "
                              f"tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in VarScope?")
         v = self._create(name, shape, dtype, initializer, from_value, trainable, collections,
-                         validate_shape, caching_device, constraint)
+                         validate_shape, caching_device, constraint, synchronization, aggregation)
         self.vars[name] = v
         if regularizer is not None:
             graph = get_default_graph()
@@ -282,7 +352,9 @@ class _VarStore:
 
     @staticmethod
     def _create(name, shape, dtype, initializer, from_value, trainable, collections,
-                validate_shape, caching_device=None, constraint=None) -> Variable:
+                validate_shape, caching_device=None, constraint=None,
+                synchronization=VariableSynchronization.AUTO,
+                aggregation=VariableAggregation.NONE) -> Variable:
         if initializer is None:
             if shape is None:
                 raise ValueError(f"Variable {name} did not get an initializer, so its `shape` "
@@ -318,7 +390,8 @@ class _VarStore:
         with root.name_scope(None), get_default_graph().name_scope(None):  # names ignore op scopes
             return Variable(initial, trainable=trainable, name=name, dtype=var_dtype,
                             validate_shape=validate_shape, collections=collections,
-                            caching_device=caching_device, constraint=constraint)
+                            caching_device=caching_device, constraint=constraint,
+                            synchronization=synchronization, aggregation=aggregation)
 
 
 def _takes_no_arguments(fn) -> bool:
@@ -464,3 +537,17 @@ class variable_scope:  # noqa: N801  (TF's name)
 def local_variables_initializer():
     """One op initializing every variable in ``LOCAL_VARIABLES`` (``get_local_variable``'s)."""
     return variables_initializer(local_variables(), name="init")
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Every variable made inside (``tf.Variable``, ``get_variable``) is made by
+    ``variable_creator(next_creator, **kwargs)``, which may change the arguments, call
+    ``next_creator(**kwargs)`` (the enclosing scope's creator, or the constructor) or return
+    a variable of its own (TF's ``tf.compat.v1.variable_creator_scope``)."""
+    creators = _root(get_default_graph()).get_collection_ref(CREATORS)
+    creators.append(variable_creator)
+    try:
+        yield
+    finally:
+        del creators[len(creators) - 1 - creators[::-1].index(variable_creator)]   # this block's

@@ -37,6 +37,7 @@ one in place, so a value read earlier in a run keeps it.
 from __future__ import annotations
 
 import enum
+import inspect
 import re
 from typing import Any, NamedTuple
 
@@ -121,7 +122,33 @@ def read_handle(handle: Tensor, name: str = "ReadVariableOp") -> Tensor:
     return op.outputs[0]
 
 
-class Variable:
+CREATORS = ("__variable_creators",)
+"""The root graph's collection of ``variable_creator_scope`` creators, outermost first."""
+
+
+class _CreatedThroughCreators(type):
+    """``Variable(...)`` goes through the ``tf.variable_creator_scope`` creators of the graph,
+    when there are some (TF's variable metaclass): the innermost is called first, as
+    ``creator(next_creator, **kwargs)`` with every constructor argument by name, and the
+    outermost's ``next_creator`` builds the variable."""
+
+    def __call__(cls, *args, **kwargs):
+        creators = _root(get_default_graph()).get_collection(CREATORS) if cls is Variable else ()
+        if not creators:
+            return super().__call__(*args, **kwargs)
+        bound = _SIGNATURE.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = {k: v for k, v in bound.arguments.items() if k != "self"}
+
+        def build(**kw):
+            return type.__call__(cls, **kw)
+        create = build
+        for creator in creators:
+            create = (lambda c, inner: lambda **kw: c(inner, **kw))(creator, create)
+        return create(**arguments)
+
+
+class Variable(metaclass=_CreatedThroughCreators):
     """A named, session-held value; each use in an op reads it there (see the module docstring).
 
     >>> v = Variable(1.0, name="v")          # doctest: +SKIP
@@ -160,9 +187,12 @@ class Variable:
                 init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             else:
                 with graph.name_scope("Initializer"):
-                    if callable(initial_value):
-                        initial_value = initial_value()
-                    init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+                    if callable(initial_value):   # TF: made beside the variable, on no device
+                        with graph.device(None), graph._colocation_scope([f"loc:@{shared}".encode()]):
+                            initial_value = initial_value()
+                            init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+                    else:
+                        init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
             if init.graph is not graph:
                 raise ValueError(_unliftable(init, name, scope))
             if dtype is not None and init.dtype != _dtypes.as_dtype(dtype):
@@ -283,7 +313,8 @@ class Variable:
         if self._caching_device is None:
             return self._to_tensor()
         graph = get_default_graph()
-        with graph.device(None), graph.device(self._caching_device):
+        with graph.device(None), graph.device(self._caching_device), \
+                graph._colocation_scope([], ignore_existing=True):   # TF: colocated with nothing
             return F.identity(self._to_tensor())
 
     def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
@@ -472,6 +503,13 @@ class Variable:
     def __repr__(self) -> str:
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
+    _save_slice_info = None   # a partitioned variable's piece: where it sits (SaveSliceInfo)
+
+    def _set_save_slice_info(self, save_slice_info: "Variable.SaveSliceInfo") -> None:
+        """Mark this variable as a piece of a larger one (TF's name; the Saver then writes
+        the pieces sharing a ``full_name`` as one whole entry)."""
+        self._save_slice_info = save_slice_info
+
     class SaveSliceInfo:
         """Where a partition lives in the full variable a checkpoint holds: its offset and shape
         in ``full_shape``.  ``spec`` is the checkpoint's text form, ``"2 3 4 0,1:2,1:0,3"``
@@ -511,6 +549,9 @@ def _spec_int(text: str, what: str) -> int:
         return int(text)
     except ValueError:
         raise ValueError(f"Spec string {what}. Found '{text}', which is not an integer.") from None
+
+
+_SIGNATURE = inspect.signature(Variable.__init__)
 
 
 class VariableDef(NamedTuple):
