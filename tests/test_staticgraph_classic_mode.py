@@ -44,7 +44,7 @@ def test_the_switches_as_tf_reports_them():
         tf.enable_v2_behavior()
 
 
-def test_reference_dtypes_as_tf():
+def test_reference_dtypes_as_tf(fresh_graph):
     ref = tf.float32._as_ref
     assert (repr(ref), str(ref), ref.name) == ("tf.float32_ref", "<dtype: 'float32_ref'>", "float32_ref")
     assert ref.base_dtype is tf.float32 and ref._as_ref is ref and tf.float32._as_ref is ref
