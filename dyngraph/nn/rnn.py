@@ -35,9 +35,11 @@ import warnings
 import numpy as np
 
 from common import layers
+from common.registry import REGISTRY
 
 from .. import creation
 from .. import functions as _f
+from ..engine import apply, node_class_for
 from ..functions import OPS
 from ..selection import split
 from ..tensor import Tensor
@@ -84,11 +86,17 @@ two-operand fast path (``F.mul`` the general one, ~10% slower on a small LSTM), 
 nodes are the ones PyTorch's users see (``1 - z``: the reverse subtraction, as in torch)."""
 
 
+_LSTM_CELL = REGISTRY["FusedLSTMCell"]
+_LSTM_NODE = node_class_for(_LSTM_CELL, "cell")
+
+
 def _lstm_step(gx, state, wh, bh):
-    """Gates in PyTorch's order i, f, g, o; the cell's maths is ``common.layers.lstm_cell``,
-    which TF's cells share."""
+    """Gates in PyTorch's order i, f, g, o; the pointwise part is one ``FusedLSTMCell`` node
+    (``common.ops.cells``: ``common.layers.lstm_cell``'s maths and bits, which TF's cells
+    share), as PyTorch's fused cell -- one node instead of a dozen."""
     h, c = state
-    return layers.lstm_cell(_CELL_OPS, gx + h.matmul(wh), c, layers.TORCH_LSTM_GATES)
+    h, c, _ = apply(_LSTM_CELL, (gx + h.matmul(wh), c), cls=_LSTM_NODE)   # _: the workspace
+    return h, c
 
 
 def _gru_step(gi, state, wh, bh):
