@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["lstm_cell_grad"]
+__all__ = ["lstm_cell_grad", "gru_cell_grad"]
 
 
 @njit(cache=True, nogil=True)
@@ -34,3 +34,26 @@ def lstm_cell_grad(ws, c, gh, gc, gws, dgates, dc, one):    # pragma: no cover (
             dgates[r, 2 * n + k] = (d * i + gws[r, 2 * n + k]) * (one - g * g)
             dgates[r, 3 * n + k] = (gh[r, k] * t + gws[r, 3 * n + k]) * (o * (one - o))
             dc[r, k] = d * f
+
+
+@njit(cache=True, nogil=True)
+def gru_cell_grad(ws, h, dh, gws, d_gi, d_gh, d_h, one):    # pragma: no cover (numba)
+    """Rows of ``(batch, H)``: ``ws``/``gws`` ``(rows, 4H)``, ``d_gi``/``d_gh`` ``(rows, 3H)``."""
+    rows, n = h.shape
+    for q in range(rows):
+        for k in range(n):
+            r, z, new, gh_n = ws[q, k], ws[q, n + k], ws[q, 2 * n + k], ws[q, 3 * n + k]
+            g = dh[q, k]
+            a_n = (one - z) * g
+            a_n += gws[q, 2 * n + k]
+            a_n *= one - new * new
+            a_r = a_n * gh_n
+            a_r += gws[q, k]
+            a_r *= r * (one - r)
+            a_z = (h[q, k] - new) * g
+            a_z += gws[q, n + k]
+            a_z *= z * (one - z)
+            d_gi[q, k], d_gi[q, n + k], d_gi[q, 2 * n + k] = a_r, a_z, a_n
+            d_gh[q, k], d_gh[q, n + k] = a_r, a_z
+            d_gh[q, 2 * n + k] = a_n * r + gws[q, 3 * n + k]
+            d_h[q, k] = z * g

@@ -44,13 +44,24 @@ class _RegistryCall:
                        for k, o in enumerate(self.outs))
             value = (lambda x: x) if recording else (
                 lambda x: x._data if isinstance(x, Tensor) else x)
-            ins = [x if isinstance(x, (Tensor, ShapeRef)) or not recording else make(np.asarray(x))
-                   for x in self.inputs]
+            ins = [x if x is None or isinstance(x, (Tensor, ShapeRef)) or not recording
+                   else make(np.asarray(x)) for x in self.inputs]
             saved = self.op.save([value(x) for x in ins], tuple(value(o) for o in self.outs),
                                  ref=lambda x: ShapeRef(np.shape(value(x)), np.asarray(value(x)).dtype))
             self.pending = (slots, saved, gs)
         _, saved, gs = self.pending
         return self.op.vjp(i, F, gs, saved, attrs)
+
+
+def _kept(op, inputs: tuple) -> tuple:
+    """The inputs the op's rules read, by value or for their shape (None for the others): as
+    a one-result node, the call keeps no input its gradient does not need (a fused LSTM cell's
+    gates are read through its workspace, not kept once per step)."""
+    if op.variadic:
+        return inputs
+    saves = op.saves
+    return tuple(x if name in saves or name + "_shape" in saves else None
+                 for name, x in zip(op.inputs, inputs))
 
 
 def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
@@ -71,9 +82,10 @@ def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
         return plain
     cls = cls or node_class(op.torch_name)
     call = cls.__new__(cls)
-    call.op, call.attrs, call.parents = _RegistryCall(op, inputs, plain), attrs, parents
+    kept = _kept(op, inputs)
+    call.op, call.attrs, call.parents = _RegistryCall(op, kept, plain), attrs, parents
     call.saved, call.frees, call.out_vc, call.hooks, call.retained = {}, False, None, None, None
-    call.versions = [(x, x._vc[0]) for x in inputs if isinstance(x, Tensor)]
+    call.versions = [(x, x._vc[0]) for x in kept if isinstance(x, Tensor)]
     call.seq = next_seq()
     results = []
     for k, o in enumerate(plain):

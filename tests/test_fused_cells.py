@@ -18,7 +18,7 @@ from common.registry import REGISTRY
 
 F = numpy_namespace()
 RNG = np.random.default_rng(32)
-LSTM = REGISTRY["FusedLSTMCell"]
+LSTM, GRU = REGISTRY["FusedLSTMCell"], REGISTRY["FusedGRUCell"]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -34,20 +34,43 @@ def test_lstm_cell_gives_the_composite_cells_bits(dtype, shape):
     np.testing.assert_array_equal(ws[..., 4 * shape[-1]:], np.tanh(want_c))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 5), (1, 30000)])   # the last: blocked sigmoid
+def test_gru_cell_gives_the_composite_cells_bits(dtype, shape):
+    gi, gh = (3 * RNG.standard_normal((2,) + shape[:-1] + (3 * shape[-1],))).astype(dtype)
+    h = RNG.standard_normal(shape).astype(dtype)
+    n = shape[-1]
+    got, ws = GRU.impl(gi, gh, h)
+    want = layers.gru_cell(F, h, gi[..., :2 * n] + gh[..., :2 * n],
+                           lambda r: gi[..., 2 * n:] + r * gh[..., 2 * n:])
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == ws.dtype == dtype
+
+
+def _lstm_grad_args(dtype):
+    gates = RNG.standard_normal((6, 4 * 7)).astype(dtype)
+    ws = LSTM.impl(gates, RNG.standard_normal((6, 7)).astype(dtype))[2]
+    return ws, *RNG.standard_normal((3, 6, 7)).astype(dtype), RNG.standard_normal(ws.shape).astype(dtype)
+
+
+def _gru_grad_args(dtype):
+    gi, gh = RNG.standard_normal((2, 6, 3 * 7)).astype(dtype)
+    ws = GRU.impl(gi, gh, RNG.standard_normal((6, 7)).astype(dtype))[1]
+    return ws, *RNG.standard_normal((2, 6, 7)).astype(dtype), RNG.standard_normal(ws.shape).astype(dtype)
+
+
 @pytest.mark.skipif(numba_module() is None, reason="numba is not installed")
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_compiled_gradient_gives_the_numpy_codes_bits(monkeypatch, dtype):
-    gates = RNG.standard_normal((6, 4 * 7)).astype(dtype)
-    c = RNG.standard_normal((6, 7)).astype(dtype)
-    ws = LSTM.impl(gates, c)[2]
-    gh, gc = RNG.standard_normal((2, 6, 7)).astype(dtype)
-    gws = RNG.standard_normal(ws.shape).astype(dtype)
-    gws_t = np.asfortranarray(gws)                     # any layout: the kernel reads rows
+@pytest.mark.parametrize("kernel, args", [("_lstm_cell_grad", _lstm_grad_args),
+                                          ("_gru_cell_grad", _gru_grad_args)])
+def test_compiled_gradient_gives_the_numpy_codes_bits(monkeypatch, dtype, kernel, args):
+    args = args(dtype)
+    any_layout = [*args[:-1], np.asfortranarray(args[-1])]    # the kernel reads rows
     monkeypatch.setattr(cells, "JIT_MIN", 0)
-    compiled = cells._lstm_cell_grad(ws, c, gh, gc, gws_t)
+    compiled = getattr(cells, kernel)(*any_layout)
     assert cells._jit, "the compiled kernel did not run"
-    numpy = cells._lstm_cell_grad_numpy(ws, c, gh, gc, gws)
-    for got, want in zip(compiled, numpy):
+    numpy = getattr(cells, kernel + "_numpy")(*args)
+    for got, want in zip(compiled, numpy, strict=True):
         assert got.dtype == want.dtype == dtype
         np.testing.assert_array_equal(got, want)
 
@@ -62,16 +85,30 @@ def test_lstm_step_is_one_node_named_as_pytorchs_cell():
     assert [type(f).__name__ for f, _ in call.next_functions] == ["AddBackward0", "NoneType"]
 
 
-def test_second_order_gradients_through_the_fused_cell():
-    """``create_graph=True`` records the fused gradient, whose own rules are registry ops."""
-    torch.manual_seed(0)
-    cell = torch.nn.LSTMCell(3, 4).double()
-    x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
-    h0 = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)
-    c0 = torch.randn(2, 4, dtype=torch.float64, requires_grad=True)
+def test_gru_step_is_one_node_named_as_pytorchs_cell():
+    h = torch.nn.GRUCell(3, 4)(torch.randn(2, 3), torch.randn(2, 4))
+    assert type(h.grad_fn).__name__ == "AddBackward0"
+    (call,) = [f for f, _ in h.grad_fn.next_functions]
+    assert [type(f).__name__ for f, _ in call.next_functions] == \
+        ["AddBackward0", "AddBackward0", "NoneType"]      # x W_ih + b_ih, h W_hh + b_hh, h
 
-    def step(x, h0, c0):
-        h, c = cell(x, (h0, c0))
+
+def _randn(*shape):
+    return torch.randn(*shape, dtype=torch.float64, requires_grad=True)
+
+
+def test_second_order_gradients_through_the_fused_cells():
+    """``create_graph=True`` records the fused gradients, whose own rules are registry ops."""
+    torch.manual_seed(0)
+    lstm, gru = torch.nn.LSTMCell(3, 4).double(), torch.nn.GRUCell(3, 4).double()
+
+    def lstm_step(x, h0, c0):
+        h, c = lstm(x, (h0, c0))
         return (h * c).sum()
 
-    assert torch.autograd.gradgradcheck(step, (x, h0, c0))
+    def gru_step(x, h0):
+        h = gru(x, h0)
+        return (h * h).sum()
+
+    assert torch.autograd.gradgradcheck(lstm_step, (_randn(2, 3), _randn(2, 4), _randn(2, 4)))
+    assert torch.autograd.gradgradcheck(gru_step, (_randn(2, 3), _randn(2, 4)))

@@ -251,3 +251,157 @@ defop("FusedLSTMCellGrad", _lstm_cell_grad, _lstm_grad_infer,
       examples=(E((_ws(_RNG.standard_normal((3, 8))), (3, 2), (3, 2), (3, 2), (3, 10))),
                 E((_ws(_RNG.standard_normal(12)), (3,), (3,), (3,), (15,)))),
       grads=(_lstm_grad_ws, _lstm_grad_c, _lstm_grad_gh, _lstm_grad_gc, _lstm_grad_gws))
+
+
+# --- GRU -----------------------------------------------------------------------------------
+
+def _gru_cell(gi, gh, h):
+    """``(h', ws)`` of one GRU step from the two projections ``gi``, ``gh`` (biases in, ``r, z,
+    n`` blocks) and ``h``.  ``ws`` is ``[r, z, n, gh_n]`` (``(..., 4H)``, PyTorch's fused
+    cell's workspace); the ufuncs are ``common.layers.gru_cell``'s (``_gru_step``'s reset
+    after the product), so the same bits."""
+    require_kind("FusedGRUCell", "fiu", gi, gh)
+    n = h.shape[-1]
+    ws = np.empty(h.shape[:-1] + (4 * n,), np.result_type(gi, gh, h, np.float16))
+    a = gi[..., :2 * n] + gh[..., :2 * n]
+    _sigmoid_block(a, ws[..., :2 * n], np.empty(a.shape, ws.dtype))
+    r, z, new, gh_n = _gru_blocks(ws)
+    gh_n[...] = gh[..., 2 * n:]
+    np.tanh(gi[..., 2 * n:] + r * gh_n, out=new)
+    return z * h + (1.0 - z) * new, ws
+
+
+def _gru_blocks(ws):
+    """The workspace's four blocks ``r, z, n, gh_n`` (views)."""
+    n = ws.shape[-1] // 4
+    return tuple(ws[..., k * n:(k + 1) * n] for k in range(4))
+
+
+def _gru_cell_grad(ws, h, dh, gws):
+    if h.size >= JIT_MIN and _same_float(ws, h, dh, gws) and h.shape == dh.shape \
+            and ws.shape == gws.shape and (jit := _kernels()) is not None:
+        d_gi = np.empty(h.shape[:-1] + (3 * h.shape[-1],), h.dtype)
+        d_gh, d_h = np.empty_like(d_gi), np.empty(h.shape, h.dtype)
+        jit.gru_cell_grad(*_rows(ws, h, dh, gws, d_gi, d_gh, d_h), h.dtype.type(1))
+        return d_gi, d_gh, d_h
+    return _gru_cell_grad_numpy(ws, h, dh, gws)
+
+
+def _gru_cell_grad_numpy(ws, h, dh, gws):
+    """``(d gi, d gh, d h)`` from the workspace and the cotangents of ``(h', ws)``::
+
+        a_n = ((1 - z) dh + w_n)(1 - n^2),   a_r = (a_n gh_n + w_r) r(1-r)
+        a_z = ((h - n) dh + w_z) z(1-z)
+        d gi = [a_r, a_z, a_n],  d gh = [a_r, a_z, a_n r + w_hn],  d h = z dh
+    """
+    r, z, new, gh_n = _gru_blocks(ws)
+    w_r, w_z, w_n, w_hn = _gru_blocks(gws)
+    n = h.shape[-1]
+    d_gi = np.empty(h.shape[:-1] + (3 * n,), np.result_type(ws, h, dh, gws))
+    a_r, a_z, a_n = (d_gi[..., k * n:(k + 1) * n] for k in range(3))
+    np.multiply(1 - z, dh, out=a_n)
+    a_n += w_n
+    a_n *= 1 - new * new
+    np.multiply(a_n, gh_n, out=a_r)
+    a_r += w_r
+    a_r *= r * (1 - r)
+    np.multiply(h - new, dh, out=a_z)
+    a_z += w_z
+    a_z *= z * (1 - z)
+    d_gh = d_gi.copy()
+    d_gh[..., 2 * n:] *= r
+    d_gh[..., 2 * n:] += w_hn
+    return d_gi, d_gh, z * dh
+
+
+def _gru_infer(gi: Spec, gh: Spec, h: Spec) -> tuple[Spec, Spec]:
+    spec = _blocks_infer("FusedGRUCell", gi, 3, h)
+    _blocks_infer("FusedGRUCell", gh, 3, h)
+    return spec, Spec(_times(spec.shape, 4), spec.dtype)
+
+
+def _times(shape, k: int):
+    """``shape`` with its last dimension ``k`` times as long (None stays None)."""
+    if shape is None:
+        return None
+    return shape[:-1] + (None if shape[-1] is None else k * shape[-1],)
+
+
+def _gru_grad_infer(ws: Spec, h: Spec, dh: Spec, gws: Spec) -> tuple[Spec, Spec, Spec]:
+    spec = _blocks_infer("FusedGRUCellGrad", ws, 4, h, dh, activates=False)
+    require_kind("FusedGRUCellGrad", "fiu", gws)
+    dtype = np.result_type(spec.dtype, gws.dtype)
+    gates = Spec(_times(spec.shape, 3), dtype)
+    return gates, gates, Spec(spec.shape, dtype)
+
+
+def _gru_second(F, ws, h, dh, gws, u):
+    """What every rule of ``FusedGRUCellGrad`` shares, for cotangents ``u = (u_gi, u_gh,
+    u_h)`` of its results and ``L = <u, results>``: with ``s_r = u_gi_r + u_gh_r`` (and
+    ``s_z``), ``A = dL/da_n = u_gi_n + u_gh_n r + s_r r' gh_n``."""
+    r, z, new, gh_n = F.split(ws, num_split=4, axis=-1)
+    w_r, w_z, w_n, w_hn = F.split(gws, num_split=4, axis=-1)
+    p_r, p_z, p_n = F.split(u[0], num_split=3, axis=-1)
+    q_r, q_z, q_n = F.split(u[1], num_split=3, axis=-1)
+    s_r, s_z = F.add(p_r, q_r), F.add(p_z, q_z)
+    dr, dz = F.mul(r, F.sub(1.0, r)), F.mul(z, F.sub(1.0, z))
+    dn = F.sub(1.0, F.mul(new, new))
+    b_n = F.add(F.mul(F.sub(1.0, z), dh), w_n)             # d n (before tanh's derivative)
+    a_n = F.mul(b_n, dn)
+    a = F.add(F.add(p_n, F.mul(q_n, r)), F.mul(F.mul(s_r, dr), gh_n))
+    b_z = F.add(F.mul(F.sub(h, new), dh), w_z)             # d z (before sigmoid's)
+    b_r = F.add(F.mul(a_n, gh_n), w_r)                     # d r (before sigmoid's)
+    return (r, z, new, gh_n), (s_r, s_z, q_n, u[2]), (dr, dz, dn), (b_r, b_z, b_n, a_n, a)
+
+
+def _gru_grad_ws(F, g, ws, h, dh, gws):
+    (r, z, new, gh_n), (s_r, s_z, q_n, u_h), (dr, dz, dn), (b_r, b_z, b_n, a_n, a) = \
+        _gru_second(F, ws, h, dh, gws, g)
+    return F.concat(
+        F.add(F.mul(F.mul(s_r, b_r), _twice_less(F, r)), F.mul(q_n, a_n)),
+        F.add(F.mul(F.mul(s_z, b_z), _twice_less(F, z)),
+              F.mul(F.sub(u_h, F.mul(a, dn)), dh)),
+        F.neg(F.add(F.mul(F.mul(a, b_n), F.mul(2.0, new)), F.mul(F.mul(s_z, dz), dh))),
+        F.mul(F.mul(s_r, dr), a_n),
+        axis=-1)
+
+
+def _gru_grad_h(F, g, ws, h, dh, gws):
+    _, (_, s_z, _, _), (_, dz, _), _ = _gru_second(F, ws, h, dh, gws, g)
+    return F.mul(F.mul(s_z, dz), dh)
+
+
+def _gru_grad_dh(F, g, ws, h, dh, gws):
+    (r, z, new, gh_n), (s_r, s_z, q_n, u_h), (dr, dz, dn), (b_r, b_z, b_n, a_n, a) = \
+        _gru_second(F, ws, h, dh, gws, g)
+    return F.add(F.add(F.mul(F.mul(a, dn), F.sub(1.0, z)), F.mul(F.mul(s_z, dz), F.sub(h, new))),
+                 F.mul(u_h, z))
+
+
+def _gru_grad_gws(F, g, ws, h, dh, gws):
+    _, (s_r, s_z, q_n, _), (dr, dz, dn), (*_, a) = _gru_second(F, ws, h, dh, gws, g)
+    return F.concat(F.mul(s_r, dr), F.mul(s_z, dz), F.mul(a, dn), q_n, axis=-1)
+
+
+def _gru_cell_rule(k: int):
+    """``FusedGRUCell``'s rule for input ``k`` (0: gi, 1: gh, 2: h): one ``FusedGRUCellGrad``."""
+    return lambda F, g, h, out: F.fused_gru_cell_grad(out[1], h, g[0], g[1])[k]
+
+
+def _gru_ws(shape) -> np.ndarray:
+    """A valid workspace for the examples: ``FusedGRUCell``'s own on random projections."""
+    n = shape[-1]
+    return _gru_cell(_RNG.standard_normal(shape[:-1] + (3 * n,)),
+                     _RNG.standard_normal(shape[:-1] + (3 * n,)), _RNG.standard_normal(shape))[1]
+
+
+defop("FusedGRUCell", _gru_cell, _gru_infer, inputs=("gi", "gh", "h"), fname="fused_gru_cell",
+      outputs=2, torch_name="ThnnFusedGruCellBackward0", torch_names={"cell": "AddBackward0"},
+      examples=(E(((3, 6), (3, 6), (3, 2))), E(((9,), (9,), (3,)))),
+      grads=(_gru_cell_rule(0), _gru_cell_rule(1), _gru_cell_rule(2)))
+defop("FusedGRUCellGrad", _gru_cell_grad, _gru_grad_infer, inputs=("ws", "h", "dh", "gws"),
+      fname="fused_gru_cell_grad", outputs=3, torch_name="ThnnFusedGruCellBackwardBackward0",
+      examples=(E((_gru_ws((3, 2)), (3, 2), (3, 2), (3, 8))), E((_gru_ws((3,)), (3,), (3,), (12,)))),
+      grads=(_gru_grad_ws, _gru_grad_h, _gru_grad_dh, _gru_grad_gws))
+
+
