@@ -112,3 +112,19 @@ def test_second_order_gradients_through_the_fused_cells():
 
     assert torch.autograd.gradgradcheck(lstm_step, (_randn(2, 3), _randn(2, 4), _randn(2, 4)))
     assert torch.autograd.gradgradcheck(gru_step, (_randn(2, 3), _randn(2, 4)))
+
+
+def test_the_tape_keeps_no_input_a_rule_does_not_read():
+    """A multi-result call keeps what its rules read (the cell's ``c`` and its workspace), as a
+    one-result node does -- not the step's gates, which would double an LSTM's tape memory."""
+    import gc
+    import weakref
+    w = torch.randn(3, 8, requires_grad=True)
+    gates = torch.randn(2, 3) @ w                     # a non-leaf: only the tape could keep it
+    seen = weakref.ref(gates._data)
+    h, c, _ = torch.fused_lstm_cell(gates, torch.randn(2, 2))
+    del gates
+    gc.collect()
+    assert seen() is None
+    h.sum().backward()
+    assert w.grad is not None
