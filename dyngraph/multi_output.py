@@ -30,10 +30,10 @@ __all__ = ["apply_multi"]
 class _RegistryCall:
     """The call node's op: the registry rule, run once per backward with every slot."""
 
-    __slots__ = ("op", "inputs", "outs", "pending")
+    __slots__ = ("op", "inputs", "outs", "pending", "last")
 
-    def __init__(self, op, inputs: tuple, outs: tuple):
-        self.op, self.inputs, self.outs, self.pending = op, inputs, outs, None
+    def __init__(self, op, inputs: tuple, outs: tuple, last: int):
+        self.op, self.inputs, self.outs, self.pending, self.last = op, inputs, outs, None, last
 
     def vjp(self, i, F, slots: _Slots, saved, attrs):
         recording = STATE.enabled            # the engine enables grad only for create_graph
@@ -50,6 +50,8 @@ class _RegistryCall:
                                  ref=lambda x: ShapeRef(np.shape(value(x)), np.asarray(value(x)).dtype))
             self.pending = (slots, saved, gs)
         _, saved, gs = self.pending
+        if i == self.last:        # the walk asks inputs in order: the last one frees the step's
+            self.pending = None   # cotangents (else every step's stay until the graph is dropped)
         return self.op.vjp(i, F, gs, saved, attrs)
 
 
@@ -83,7 +85,8 @@ def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
     cls = cls or node_class(op.torch_name)
     call = cls.__new__(cls)
     kept = _kept(op, inputs)
-    call.op, call.attrs, call.parents = _RegistryCall(op, kept, plain), attrs, parents
+    last = max(i for i, p in enumerate(parents) if p is not None)
+    call.op, call.attrs, call.parents = _RegistryCall(op, kept, plain, last), attrs, parents
     call.saved, call.frees, call.out_vc, call.hooks, call.retained = {}, False, None, None, None
     call.versions = [(x, x._vc[0]) for x in kept if isinstance(x, Tensor)]
     call.seq = next_seq()
