@@ -102,6 +102,8 @@ def _kernels() -> ModuleType | None:
 
 
 def _lstm_cell_grad(ws, c, gh, gc, gws):
+    """:func:`_lstm_cell_grad_numpy`'s results, from the compiled kernel where it applies (one
+    float dtype, exact shapes, numba there): the same bits in one pass instead of ~20 calls."""
     if c.size >= JIT_MIN and _same_float(ws, c, gh, gc, gws) and c.shape == gh.shape == gc.shape \
             and ws.shape == gws.shape and (jit := _kernels()) is not None:
         dgates = np.empty(c.shape[:-1] + (4 * c.shape[-1],), c.dtype)
@@ -278,6 +280,7 @@ def _gru_blocks(ws):
 
 
 def _gru_cell_grad(ws, h, dh, gws):
+    """:func:`_gru_cell_grad_numpy`'s results, from the compiled kernel where it applies."""
     if h.size >= JIT_MIN and _same_float(ws, h, dh, gws) and h.shape == dh.shape \
             and ws.shape == gws.shape and (jit := _kernels()) is not None:
         d_gi = np.empty(h.shape[:-1] + (3 * h.shape[-1],), h.dtype)
