@@ -30,10 +30,10 @@ __all__ = ["apply_multi"]
 class _RegistryCall:
     """The call node's op: the registry rule, run once per backward with every slot."""
 
-    __slots__ = ("op", "inputs", "outs", "pending")
+    __slots__ = ("op", "inputs", "outs", "pending", "last")
 
-    def __init__(self, op, inputs: tuple, outs: tuple):
-        self.op, self.inputs, self.outs, self.pending = op, inputs, outs, None
+    def __init__(self, op, inputs: tuple, outs: tuple, last: int):
+        self.op, self.inputs, self.outs, self.pending, self.last = op, inputs, outs, None, last
 
     def vjp(self, i, F, slots: _Slots, saved, attrs):
         recording = STATE.enabled            # the engine enables grad only for create_graph
@@ -44,13 +44,26 @@ class _RegistryCall:
                        for k, o in enumerate(self.outs))
             value = (lambda x: x) if recording else (
                 lambda x: x._data if isinstance(x, Tensor) else x)
-            ins = [x if isinstance(x, (Tensor, ShapeRef)) or not recording else make(np.asarray(x))
-                   for x in self.inputs]
+            ins = [x if x is None or isinstance(x, (Tensor, ShapeRef)) or not recording
+                   else make(np.asarray(x)) for x in self.inputs]
             saved = self.op.save([value(x) for x in ins], tuple(value(o) for o in self.outs),
                                  ref=lambda x: ShapeRef(np.shape(value(x)), np.asarray(value(x)).dtype))
             self.pending = (slots, saved, gs)
         _, saved, gs = self.pending
+        if i == self.last:        # the walk asks inputs in order: the last one frees the step's
+            self.pending = None   # cotangents (else every step's stay until the graph is dropped)
         return self.op.vjp(i, F, gs, saved, attrs)
+
+
+def _kept(op, inputs: tuple) -> tuple:
+    """The inputs the op's rules read, by value or for their shape (None for the others): as
+    a one-result node, the call keeps no input its gradient does not need (a fused LSTM cell's
+    gates are read through its workspace, not kept once per step)."""
+    if op.variadic:
+        return inputs
+    saves = op.saves
+    return tuple(x if name in saves or name + "_shape" in saves else None
+                 for name, x in zip(op.inputs, inputs))
 
 
 def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
@@ -71,9 +84,11 @@ def apply_multi(op, inputs: tuple, attrs: dict, arrays: list, needs: bool, vc,
         return plain
     cls = cls or node_class(op.torch_name)
     call = cls.__new__(cls)
-    call.op, call.attrs, call.parents = _RegistryCall(op, inputs, plain), attrs, parents
+    kept = _kept(op, inputs)
+    last = max(i for i, p in enumerate(parents) if p is not None)
+    call.op, call.attrs, call.parents = _RegistryCall(op, kept, plain, last), attrs, parents
     call.saved, call.frees, call.out_vc, call.hooks, call.retained = {}, False, None, None, None
-    call.versions = [(x, x._vc[0]) for x in inputs if isinstance(x, Tensor)]
+    call.versions = [(x, x._vc[0]) for x in kept if isinstance(x, Tensor)]
     call.seq = next_seq()
     results = []
     for k, o in enumerate(plain):

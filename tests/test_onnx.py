@@ -486,6 +486,14 @@ def test_dyngraph_cnn_and_lstm_export_through_the_trace(tmp_path):
     got, = _run(proto, {"x": sv})
     np.testing.assert_allclose(got, last_output(torch.tensor(sv)).detach().numpy(), **TOL)
 
+    gru = torch.nn.GRU(3, 5, batch_first=True)         # (its fused cell: FusedGRUCell's rule)
+
+    def gru_output(x):
+        return gru(x)[0]
+    proto = torch.onnx.export(gru_output, (torch.tensor(sv),), str(tmp_path / "gru.onnx"))
+    got, = _run(proto, {"x": sv})
+    np.testing.assert_allclose(got, gru_output(torch.tensor(sv)).detach().numpy(), **TOL)
+
 
 def test_same_padding_on_an_unknown_height_is_refused_by_name():
     with tf.Graph().as_default() as g:

@@ -16,7 +16,8 @@ whole sequence at once -- one ``(rows, input) @ W_ih.T`` matmul per layer and
 direction over the step-major rows (a padded batch's ``T*B`` rows, or a packed
 batch's data) -- and split into each step's rows with one ``split`` (whose
 gradient is one concatenation, not a scatter per step); only ``h @ W_hh.T`` and
-the gates run per step.
+the gates run per step -- an LSTM's or GRU's pointwise part as one fused node
+(``common/ops/cells.py``), as PyTorch's fused cells.
 
 >>> import dyngraph as torch
 >>> lstm = torch.nn.LSTM(10, 20, num_layers=2)
@@ -28,17 +29,15 @@ from __future__ import annotations
 
 import math
 import numbers
-import operator
-import types
 import warnings
 
 import numpy as np
 
-from common import layers
+from common.registry import REGISTRY
 
 from .. import creation
 from .. import functions as _f
-from ..functions import OPS
+from ..engine import apply, node_class_for
 from ..selection import split
 from ..tensor import Tensor
 from . import init
@@ -67,40 +66,32 @@ def _rnn_step(act):
     return step
 
 
-def _blocks(x: Tensor, num_split: int, axis: int) -> list:
-    """``x``'s last axis in ``num_split`` equal blocks: GRU's two as two slices, LSTM's four
-    as one ``split`` node -- each the cheaper to record (measured on a small GRU/LSTM:
-    a split node costs GRU ~10%, four slices cost LSTM ~7%)."""
-    if num_split > 2:
-        return OPS.split(x, num_split=num_split, axis=axis)
-    n = x.shape[-1] // num_split
-    return [x[..., k * n:(k + 1) * n] for k in range(num_split)]
-
-
-_CELL_OPS = types.SimpleNamespace(add=operator.add, sub=operator.sub, mul=operator.mul,
-                                  sigmoid=_f.sigmoid, tanh=_f.tanh, split=_blocks)
-"""What ``common.layers``' cells call, as Tensor operators: ``a * b`` takes the engine's
-two-operand fast path (``F.mul`` the general one, ~10% slower on a small LSTM), and the
-nodes are the ones PyTorch's users see (``1 - z``: the reverse subtraction, as in torch)."""
+_LSTM_CELL = REGISTRY["FusedLSTMCell"]
+_LSTM_NODE = node_class_for(_LSTM_CELL, "cell")
 
 
 def _lstm_step(gx, state, wh, bh):
-    """Gates in PyTorch's order i, f, g, o; the cell's maths is ``common.layers.lstm_cell``,
-    which TF's cells share."""
+    """Gates in PyTorch's order i, f, g, o; the pointwise part is one ``FusedLSTMCell`` node
+    (``common.ops.cells``: ``common.layers.lstm_cell``'s maths and bits, which TF's cells
+    share), as PyTorch's fused cell -- one node instead of a dozen."""
     h, c = state
-    return layers.lstm_cell(_CELL_OPS, gx + h.matmul(wh), c, layers.TORCH_LSTM_GATES)
+    h, c, _ = apply(_LSTM_CELL, (gx + h.matmul(wh), c), cls=_LSTM_NODE)   # _: the workspace
+    return h, c
+
+
+_GRU_CELL = REGISTRY["FusedGRUCell"]
+_GRU_NODE = node_class_for(_GRU_CELL, "cell")
 
 
 def _gru_step(gi, state, wh, bh):
-    """Gates in PyTorch's order r, z, n; ``b_hn`` stays inside ``r * (...)`` as PyTorch's
-    (the cell's maths is ``common.layers.gru_cell``, which TF's ``GRUCell`` shares)."""
+    """Gates in PyTorch's order r, z, n; ``b_hn`` stays inside ``r * (...)`` as PyTorch's.
+    The pointwise part is one ``FusedGRUCell`` node (``common.ops.cells``: the maths and
+    bits of ``common.layers.gru_cell``, which TF's ``GRUCell`` shares)."""
     h = state[0]
     gh = h.matmul(wh)
     if bh is not None:
         gh = gh + bh
-    n = h.shape[-1]
-    return (layers.gru_cell(_CELL_OPS, h, gi[..., :2 * n] + gh[..., :2 * n],
-                            lambda r: gi[..., 2 * n:] + r * gh[..., 2 * n:]),)
+    return (apply(_GRU_CELL, (gi, gh, h), cls=_GRU_NODE)[0],)
 
 
 def _step_for(mode: str):

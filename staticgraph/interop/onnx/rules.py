@@ -678,3 +678,41 @@ def coverage_markdown() -> str:
     lines += ["", f"{done} of {len(rows)} registry ops export to ONNX; graph kinds: "
               + "; ".join(f"{k} -> {v}" for k, v in KINDS.items()) + "."]
     return "\n".join(lines)
+
+
+# --- the fused recurrent cells (common/ops/cells.py): their composite, node by node ----------
+
+def _blocks(ctx, x: str, count: int, hint: str) -> list[str]:
+    pieces = [ctx.fresh(f"{hint}_{k}") for k in range(count)]
+    ctx.node("Split", [x], pieces, axis=-1, **_equal_pieces(ctx, None, count))
+    return pieces
+
+
+def _fused_lstm_cell(ctx, op, ins, outs):
+    """FusedLSTMCell -> i, f, o = Sigmoid, g = Tanh of the gate blocks; c' = c f + i g;
+    h' = tanh(c') o; the workspace as their Concat."""
+    i, f, g, o = _blocks(ctx, ins[0], 4, "lstm_gate")
+    i, f, o = (ctx.node("Sigmoid", [x]) for x in (i, f, o))
+    g = ctx.node("Tanh", [g])
+    ctx.node("Add", [ctx.node("Mul", [ins[1], f]), ctx.node("Mul", [i, g])], [outs[1]])
+    t = ctx.node("Tanh", [outs[1]])
+    ctx.node("Mul", [t, o], [outs[0]])
+    ctx.node("Concat", [i, f, g, o, t], [outs[2]], axis=-1)
+
+
+def _fused_gru_cell(ctx, op, ins, outs):
+    """FusedGRUCell -> r, z = Sigmoid(gi + gh) blocks; n = Tanh(gi_n + r gh_n);
+    h' = z h + (1 - z) n; the workspace as their Concat."""
+    gi_r, gi_z, gi_n = _blocks(ctx, ins[0], 3, "gru_gi")
+    gh_r, gh_z, gh_n = _blocks(ctx, ins[1], 3, "gru_gh")
+    r = ctx.node("Sigmoid", [ctx.node("Add", [gi_r, gh_r])])
+    z = ctx.node("Sigmoid", [ctx.node("Add", [gi_z, gh_z])])
+    n = ctx.node("Tanh", [ctx.node("Add", [gi_n, ctx.node("Mul", [r, gh_n])])])
+    one = ctx.const(np.array(1, _out_dtype(op)), "one")
+    ctx.node("Add", [ctx.node("Mul", [z, ins[2]]), ctx.node("Mul", [ctx.node("Sub", [one, z]), n])],
+             [outs[0]])
+    ctx.node("Concat", [r, z, n, gh_n], [outs[1]], axis=-1)
+
+
+RULES["FusedLSTMCell"] = Rule("Split + Sigmoid + Tanh + Mul + Add + Concat", _fused_lstm_cell)
+RULES["FusedGRUCell"] = Rule("Split + Add + Sigmoid + Tanh + Mul + Sub + Concat", _fused_gru_cell)
