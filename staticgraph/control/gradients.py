@@ -342,9 +342,9 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         return kind.gradient(op, out_grads, wanted)
     d = op.op_def
     if d.outputs is not None:   # multi_output: the rule reads every result's cotangent: zeros where none arrived
-        if all(g is None for g, t in zip(out_grads, op.outputs) if t.dtype.is_floating):
+        if all(g is None for g, t in zip(out_grads, op.outputs) if trainable(t._dtype._np)):
             return [None] * len(op.inputs)
-        g = tuple((F.zeros_like(t) if g is None else g) if t.dtype.is_floating else None
+        g = tuple((F.zeros_like(t) if g is None else g) if trainable(t._dtype._np) else None
                   for g, t in zip(out_grads, op.outputs))
         out = op.outputs
     else:

@@ -1,0 +1,49 @@
+"""Kernel behaviour TensorFlow's own tests check (issue #30: split/stack/concat/gather/conv/
+cwise/reduction op tests), recorded from TF 2.21 in ``tf.compat.v1`` graph mode as literals.
+
+CI has neither TF nor its test files: every expected value, name and message below is what
+real TF printed for the same program.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import staticgraph as tf
+
+
+def _run(fetches, feed_dict=None):
+    with tf.Session() as sess:
+        return sess.run(fetches, feed_dict)
+
+
+# --- narrow integers: tf.dtypes.experimental.int4 ... (split_op_test's _TEST_DTYPES) --------
+
+def test_int4_family_dtypes_as_tf():
+    exp = tf.dtypes.experimental
+    # TF 2.21: (name, as_datatype_enum, is_integer, is_unsigned, size, min, max)
+    got = [(d.name, d.as_datatype_enum, d.is_integer, d.is_unsigned, d.size, d.min, d.max)
+           for d in (exp.int4, exp.uint4, exp.int2, exp.uint2)]
+    assert got == [("int4", 29, True, False, 1, -8, 7), ("uint4", 30, True, True, 1, 0, 15),
+                   ("int2", 31, True, False, 1, -2, 1), ("uint2", 32, True, True, 1, 0, 3)]
+
+
+def test_split_moves_int4_values():
+    int4 = tf.dtypes.experimental.int4
+    with tf.Graph().as_default():
+        x = tf.constant(np.array([1, -3, 5], dtype=int4.as_numpy_dtype))
+        assert x.dtype == int4
+        a, b = _run(tf.split(x, [1, 2]))
+    assert a.dtype == int4.as_numpy_dtype and a.tolist() == [1] and b.tolist() == [-3, 5]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_gradient_flows_through_split_of_complex(dtype):
+    """A multi-output op's gradient reads every output's cotangent: complex ones count."""
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(4, dtype=dtype).reshape(2, 2) * (1 - 1j))
+        a, b = tf.split(x, 2, axis=1)
+        g, = tf.gradients([a, b], [x], [tf.constant([[1j], [2]], dtype=dtype),
+                                        tf.constant([[3], [4j]], dtype=dtype)])
+        assert g is not None
+        np.testing.assert_array_equal(_run(g), [[1j, 3], [2, 4j]])
