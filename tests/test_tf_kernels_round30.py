@@ -47,3 +47,14 @@ def test_gradient_flows_through_split_of_complex(dtype):
                                         tf.constant([[3], [4j]], dtype=dtype)])
         assert g is not None
         np.testing.assert_array_equal(_run(g), [[1j, 3], [2, 4j]])
+
+
+# --- pow's exponent gradient multiplies left to right (cwise_ops_binary_test testBCast_*B) ---
+
+def test_pow_exponent_gradient_of_a_zero_cotangent_stays_zero_in_float16():
+    """6**6 * log(6) overflows float16; TF forms (g * 6**6) * log(6), so g = 0 gives 0."""
+    with tf.Graph().as_default():
+        x = tf.constant(np.array([6, 2], np.float16))
+        y = tf.constant(np.float16(6))
+        g, = tf.gradients(tf.pow(x, y), [y], [tf.constant(np.array([0, 1], np.float16))])
+        assert _run(g) == np.float16(44.38)   # TF 2.21
