@@ -58,3 +58,52 @@ def test_pow_exponent_gradient_of_a_zero_cotangent_stays_zero_in_float16():
         y = tf.constant(np.float16(6))
         g, = tf.gradients(tf.pow(x, y), [y], [tf.constant(np.array([0, 1], np.float16))])
         assert _run(g) == np.float16(44.38)   # TF 2.21
+
+
+# --- small ops: count_nonzero of strings, matvec, leaky_relu, reshape, stack ---------------
+
+def test_count_nonzero_of_strings_counts_the_non_empty_ones():
+    with tf.Graph().as_default():
+        n = tf.math.count_nonzero(tf.constant([["", "a", ""], ["b", "c", ""]]), axis=1)
+        assert _run(n).tolist() == [1, 2]                       # TF 2.21
+
+
+def test_matvec_is_matmul_of_a_column_squeezed():
+    with tf.Graph().as_default():
+        a, b = tf.constant([[1, 2], [3, 4]]), tf.constant([5, 6])
+        c = tf.linalg.matvec(a, b)
+        assert c.name == "MatVec/Squeeze:0" and c.shape.as_list() == [2]
+        assert [o.type for o in tf.get_default_graph().get_operations()][-2:] == ["MatMul",
+                                                                                  "Squeeze"]
+        assert _run(c).tolist() == [17, 39]
+        assert _run(tf.linalg.matvec(a, b, transpose_a=True)).tolist() == [23, 34]   # TF 2.21
+
+
+def test_leaky_relu_of_ints_is_float32_and_any_alpha_selects():
+    with tf.Graph().as_default():
+        y = tf.nn.leaky_relu(np.array([-9, 7, -5], np.int32), alpha=0.2)
+        assert y.dtype == tf.float32
+        np.testing.assert_allclose(_run(y), [-1.8, 7.0, -1.0], rtol=1e-6)   # TF 2.21
+        x = np.array([-0.9, 0.7, -2.7])
+        assert _run(tf.nn.leaky_relu(x, alpha=10)).tolist() == [-9.0, 0.7, -27.0]
+        assert _run(tf.nn.leaky_relu(x, alpha=-10)).tolist() == [9.0, 0.7, 27.0]
+        v = tf.constant([-2.0, 3.0])
+        assert _run(tf.gradients(tf.nn.leaky_relu(v, alpha=10), v)[0]).tolist() == [10.0, 1.0]
+
+
+@pytest.mark.parametrize("shape, expected", [([0, -1, 3], (0, 2, 3)), ([0, -1], (0, 6)),
+                                             ([2, 0, -1], (2, 0, 3)), ([0, -1, 0], (0, 6, 0))])
+def test_reshape_of_an_empty_tensor_solves_a_minus_one_beside_a_zero(shape, expected):
+    """TF's kernel leaves zero dims out of both products (reshape_op_test)."""
+    with tf.Graph().as_default():
+        assert _run(tf.reshape(tf.zeros([0, 6]), shape)).shape == expected        # TF 2.21
+        p = tf.placeholder(tf.float32, [None, 6])
+        y = tf.reshape(p, tf.stack([tf.constant(d) for d in shape]))
+        assert _run(y, {p: np.zeros((0, 6))}).shape == expected
+
+
+def test_stack_of_an_array_and_a_tensor():
+    with tf.Graph().as_default():
+        s = tf.stack([np.zeros((2, 3), np.float32), tf.ones([2, 3])], axis=1)
+        assert s.shape.as_list() == [2, 2, 3]
+        assert _run(s)[:, :, 0].tolist() == [[0.0, 1.0], [0.0, 1.0]]          # TF 2.21
