@@ -107,3 +107,43 @@ def test_stack_of_an_array_and_a_tensor():
         s = tf.stack([np.zeros((2, 3), np.float32), tf.ones([2, 3])], axis=1)
         assert s.shape.as_list() == [2, 2, 3]
         assert _run(s)[:, :, 0].tolist() == [[0.0, 1.0], [0.0, 1.0]]          # TF 2.21
+
+
+# --- conv2d: several batch dims, spatial-only input_sizes, shape-function edge cases -------
+
+def test_conv2d_over_expanded_batch_dims_is_one_batch_between_reshapes():
+    with tf.Graph().as_default():
+        x = tf.constant(np.arange(2 * 5 * 2 * 3 * 3, dtype=np.float32).reshape(2, 5, 2, 3, 3) / 100)
+        f = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3) / 10
+        c = tf.nn.conv2d(x, f, strides=[1, 1], padding="VALID")
+        assert c.name == "squeeze_batch_dims/Reshape_1:0" and c.shape.as_list() == [2, 5, 2, 3, 3]
+        np.testing.assert_allclose(_run(c)[1, 4, 1, 2], [1.608, 2.142, 2.676], rtol=1e-6)  # TF
+        assert tf.gradients(c, x)[0].shape.as_list() == [2, 5, 2, 3, 3]
+
+
+def test_conv2d_backprop_input_takes_the_spatial_sizes_only():
+    with tf.Graph().as_default():
+        g = tf.nn.conv2d_backprop_input(
+            [2, 2], tf.constant(np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)),
+            tf.ones([3, 2, 2, 2]), strides=[1, 1, 1, 1], padding="VALID")
+        assert g.shape.as_list() == [3, 2, 2, 2]
+        assert _run(g).ravel()[:4].tolist() == [1.0, 5.0, 1.0, 5.0]                  # TF 2.21
+
+
+def test_conv2d_shape_function_edge_cases():
+    with tf.Graph().as_default():
+        unknown = tf.placeholder(tf.float32)
+        c = tf.nn.conv2d(unknown, tf.placeholder(tf.float32, [3, 3, 2, 5]), strides=1, padding="SAME")
+        assert c.shape.as_list() == [None, None, None, 5]                            # TF 2.21
+        with pytest.raises(ValueError, match="All elements of explicit_paddings must be nonnegative"):
+            tf.nn.conv2d(unknown, unknown, strides=1, padding=[[0, 0], [0, -1], [1, 2], [0, 0]])
+        with pytest.raises(ValueError, match="Nonzero explicit padding in the batch or depth "
+                                             "dimensions is not supported"):
+            tf.nn.conv2d(unknown, unknown, strides=1, padding=[[1, 0], [0, 0], [0, 0], [0, 0]])
+        with pytest.raises(ValueError, match=r"When padding is a list, it must be of size 4. "
+                                             r"Received: padding=\[\[0, 0\], \[1, 2\], \[3, 4\]\] of size 3"):
+            tf.nn.conv2d(unknown, unknown, strides=1, padding=[[0, 0], [1, 2], [3, 4]])
+        with pytest.raises(ValueError, match="each element of `padding` must be a list/tuple of "
+                                             "size 2. Received: padding=.* with element at index 0 "
+                                             "of type <class 'int'>"):
+            tf.nn.conv2d(unknown, unknown, strides=1, padding=[0, 1, 0, 1])
