@@ -147,3 +147,22 @@ def test_conv2d_shape_function_edge_cases():
                                              "size 2. Received: padding=.* with element at index 0 "
                                              "of type <class 'int'>"):
             tf.nn.conv2d(unknown, unknown, strides=1, padding=[0, 1, 0, 1])
+
+
+def test_indexed_slices_keep_their_dense_shape_as_given_through_clip_by_global_norm():
+    with tf.Graph().as_default():
+        s = tf.IndexedSlices(tf.constant([1.0]), tf.constant([0]), dense_shape=(1,))
+        (clipped,), _ = tf.clip_by_global_norm([s], 1.0)
+        assert s.dense_shape == (1,) and clipped.dense_shape == (1,)                 # TF 2.21
+
+
+def test_hessians_of_a_tensor_in_itself_fails_as_tf():
+    """TF's loop over the gradient's entries meets a None second gradient (gradients_test)."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, (10, 10))
+        with pytest.raises(ValueError, match="None values not supported."):
+            tf.hessians(x, x)
+        v = tf.placeholder(tf.float32, [3])
+        h, = tf.hessians(tf.reduce_sum(v * v), v)
+        assert h.shape.as_list() == [3, 3]
+        assert _run(h, {v: [1.0, 2.0, 3.0]}).tolist() == (2 * np.eye(3)).tolist()

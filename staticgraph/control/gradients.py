@@ -237,7 +237,9 @@ def hessians(ys, xs, name: str = "hessians", colocate_gradients_with_ops=False,
                                  f"built (it has {x.shape})")
             flat = reshape(g, [-1])
             rows = [gradients(flat[i], x)[0] for i in range(n)]
-            rows = [zeros_like(x) if r is None else r for r in rows]
+            if any(r is None for r in rows):   # TF's loop body converts the None and fails
+                raise ValueError(f"None values not supported. (The gradient of the gradient in "
+                                 f"{x.name} is None: ys is at most linear in it.)")
             out.append(reshape(stack(rows), x.shape.as_list() * 2))
     return out
 
