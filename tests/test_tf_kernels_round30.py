@@ -166,3 +166,13 @@ def test_hessians_of_a_tensor_in_itself_fails_as_tf():
         h, = tf.hessians(tf.reduce_sum(v * v), v)
         assert h.shape.as_list() == [3, 3]
         assert _run(h, {v: [1.0, 2.0, 3.0]}).tolist() == (2 * np.eye(3)).tolist()
+
+
+def test_gather_nd_ignoring_bad_indices_gives_zeros_and_no_gradient_there():
+    with tf.Graph().as_default():
+        m = tf.constant(np.arange(6.0).reshape(3, 2))
+        rows = tf.gather_nd(m, [[0], [5], [2]], bad_indices_policy="IGNORE")
+        assert _run(rows).tolist() == [[0.0, 1.0], [0.0, 0.0], [4.0, 5.0]]          # TF 2.21
+        assert _run(tf.gradients(tf.reduce_sum(rows), m)[0]).tolist() == [[1, 1], [0, 0], [1, 1]]
+        points = tf.gather_nd(m, [[0, 1], [5, 0], [2, 2]], bad_indices_policy="IGNORE")
+        assert _run(points).tolist() == [1.0, 0.0, 0.0]
