@@ -18,7 +18,7 @@ import numpy as np
 from .errors import ShapeError, DTypeError
 
 __all__ = ["broadcast_shapes", "normalize_axes", "reduced_shape", "result_dtype",
-           "sum_to_shape", "unbroadcast", "is_float", "dtype_kind", "EXTENDED_FLOATS", "require_kind", "is_known", "is_compatible", "refines",
+           "sum_to_shape", "unbroadcast", "is_float", "dtype_kind", "EXTENDED_FLOATS", "EXTENDED_INTS", "require_kind", "is_known", "is_compatible", "refines",
            "merge", "most_specific_compatible", "fmt_shape", "conjugate", "real_dtype"]
 
 def is_known(shape) -> bool:
@@ -146,12 +146,19 @@ def reduced_shape(shape, axis, keepdims: bool) -> tuple | None:
 # so every "is this a float?" check goes through :func:`dtype_kind` / :func:`is_float`.
 EXTENDED_FLOATS = frozenset(np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
                                                   ml_dtypes.float8_e5m2))
+# ``ml_dtypes``' narrow integers (TF's ``tf.int4``/``uint4``/``int2``/``uint2``), also kind "V"
+# to numpy: their kind letter ("i" signed, "u" unsigned) as :func:`dtype_kind` reports it.
+EXTENDED_INTS = {np.dtype(ml_dtypes.int4): "i", np.dtype(ml_dtypes.uint4): "u",
+                 np.dtype(ml_dtypes.int2): "i", np.dtype(ml_dtypes.uint2): "u"}
 
 
 def dtype_kind(dtype) -> str:
-    """numpy's kind letter ("f", "i", "u", "c", "b"...), with the ``ml_dtypes`` floats as "f"."""
+    """numpy's kind letter ("f", "i", "u", "c", "b"...), with the ``ml_dtypes`` floats as "f"
+    and its narrow integers as "i"/"u"."""
     dtype = np.dtype(dtype)
-    return "f" if dtype in EXTENDED_FLOATS else dtype.kind
+    if dtype.kind != "V":
+        return "f" if dtype in EXTENDED_FLOATS else dtype.kind
+    return "f" if dtype in EXTENDED_FLOATS else EXTENDED_INTS.get(dtype, "V")
 
 
 def is_float(dtype) -> bool:

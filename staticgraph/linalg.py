@@ -12,12 +12,13 @@ import numpy as np
 from common import REGISTRY
 
 from .framework.build import apply, convert_to_tensor
-from .ops.core_ops import matmul  # noqa: F401  (tf.linalg.matmul)
+from .framework.graph import name_scope
+from .ops.core_ops import expand_dims, matmul, squeeze  # (matmul: tf.linalg.matmul)
 from .ops.math_ops import einsum  # noqa: F401  (tf.linalg.einsum)
 
 __all__ = ["inv", "det", "slogdet", "logdet", "cholesky", "qr", "svd", "eigh", "eigvalsh",
            "solve", "triangular_solve", "band_part", "diag", "matmul", "einsum", "pinv",
-           "cholesky_solve", "lstsq", "expm", "trace", "diag_part"]
+           "cholesky_solve", "lstsq", "expm", "trace", "diag_part", "matvec"]
 #: TF 1's top-level names of the same functions (``tf.matrix_inverse`` ...).
 V1_ALIASES = {"matrix_inverse": "inv", "matrix_determinant": "det", "cholesky": "cholesky",
               "qr": "qr", "svd": "svd", "self_adjoint_eig": "eigh",
@@ -158,3 +159,13 @@ def diag_part(input, name=None, **_):  # noqa: A002
 def trace(x, name=None):
     """The sum of each matrix's main diagonal."""
     return apply(_R["Sum"], (diag_part(x),), {"axis": -1}, name=name)
+
+
+def matvec(a, b, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, name=None):
+    """``a @ b`` for a (batch of) matrix ``a`` and vector ``b``: TF's sugar over ``matmul``,
+    ``b`` made a column (``MatVec/ExpandDims``) and the result's last axis squeezed away."""
+    with name_scope(name, "MatVec"):
+        column = matmul(a, expand_dims(b, -1), transpose_a=transpose_a, adjoint_a=adjoint_a,
+                        a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse)
+        return squeeze(column, axis=-1)

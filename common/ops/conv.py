@@ -384,8 +384,8 @@ def _conv2d_infer(x: Spec, w: Spec, strides=(1, 1), padding="VALID", dilations=(
     _check_numbers(x, w)
     dtype = result_dtype(x.dtype, w.dtype)
     kh, kw, cg, o = _filter_dims(w.shape, filter_format)
-    if x.shape is None:
-        return Spec(None, dtype)
+    if x.shape is None:   # TF's shape function: still rank 4, the filter's out channels
+        return Spec(_from_nhwc((None, None, None, o), data_format), dtype)
     n, h, wd, c = _nhwc(x.shape, data_format)
     check_channels(c, cg, groups, x.shape, w.shape)
     out = []

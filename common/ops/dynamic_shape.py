@@ -21,7 +21,7 @@ from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import fmt_shape
-from .shape import _tile_sum, reshape_size_words
+from .shape import _tile_sum, reshape_size_words, tf_missing_dim_of_empty
 
 __all__: list[str] = []
 
@@ -52,6 +52,7 @@ def _unknown_dims(n: int | None) -> tuple | None:
 def _reshape_dynamic(x, shape):
     """``x`` reshaped to the run-time ``shape`` (TF's error when the sizes disagree)."""
     dims = _dims(shape)
+    dims = tf_missing_dim_of_empty(x.shape, dims) or dims
     known = int(np.prod([d for d in dims if d != -1]))
     if dims.count(-1) > 1:
         raise ValueError(f"Only one input size may be -1, not both {dims.index(-1)} and "

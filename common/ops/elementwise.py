@@ -195,13 +195,15 @@ def _pow_grad_exponent(F, g, a, b, out, b_shape, masked_at_zero):
     """d(a**b)/db = a**b * log(a). TF's rule takes ``log(a)`` where ``a > 0`` only (0 at a zero
     or negative base); PyTorch's (``masked_at_zero``) takes it everywhere (NaN for a negative
     base, ``-inf`` at ``0**-1``) but gives 0 where ``a == 0 and b >= 0``.  Complex tensors
-    (both frameworks): the conjugate of ``a**b * log(a)``, 0 where ``a == 0``."""
+    (both frameworks): the conjugate of ``a**b * log(a)``, 0 where ``a == 0``.
+    TF multiplies left to right, ``(g * a**b) * log(a)``: where ``a**b * log(a)`` overflows
+    (float16) a zero ``g`` still gives 0, not ``0 * inf = NaN`` (cwise_ops_binary_test)."""
     if F.dtype(out).kind == "c":
         return ub(F, F.mul(g, cj(F, F.mul(out, F.log(F.where(F.eq(a, 0.0), 1.0, a))))), b_shape)
     if not masked_at_zero:
         positive = F.gt(a, 0.0)
         log_a = F.where(positive, F.log(F.where(positive, a, 1.0)), 0.0)
-        return ub(F, F.mul(g, F.mul(out, log_a)), b_shape)
+        return ub(F, F.mul(F.mul(g, out), log_a), b_shape)
     d = F.mul(g, F.mul(out, F.log(a)))
     return ub(F, F.where(F.logical_and(F.eq(a, 0.0), F.ge(b, 0.0)), F.zeros_like(d), d), b_shape)
 

@@ -76,6 +76,18 @@ def reshape_size_words(size: int, known: int, inferred: bool) -> str:
             + (f"requires a multiple of {known}" if inferred else f"has {known}"))
 
 
+def tf_missing_dim_of_empty(in_shape, dims) -> tuple | None:
+    """TF's ``Reshape`` kernel's answer for a ``-1`` beside a requested 0 (``[0, 6]`` to
+    ``[0, -1, 3]`` is ``[0, 2, 3]``): zero dims are left out of both products, so the missing
+    dim is what the input's non-zero dims hold per the request's non-zero dims. None when the
+    rule does not apply (no -1, or no requested 0: the ordinary arithmetic then holds)."""
+    if -1 not in dims or 0 not in dims:
+        return None
+    have = int(np.prod([d for d in in_shape if d > 0]))
+    per = int(np.prod([d for d in dims if d > 0]))
+    return tuple(have // per if d == -1 else d for d in dims)
+
+
 def _reshape_infer(x: Spec, shape) -> Spec:
     shape = tuple(shape)
     if shape.count(-1) > 1:

@@ -157,8 +157,10 @@ def _expand(structure: Any) -> Any:
     """``structure`` with each IndexedSlices replaced by its :class:`_Parts` (TF's
     ``expand_composites``: the loop node and the cond node carry plain tensors)."""
     if isinstance(structure, IndexedSlices):
-        parts = (structure.values, structure.indices, structure.dense_shape)
-        return _Parts(parts if parts[2] is not None else parts[:2])
+        shape = structure.dense_shape   # (a loop carries it as a tensor)
+        if shape is None:
+            return _Parts((structure.values, structure.indices))
+        return _Parts((structure.values, structure.indices, convert_to_tensor(shape)))
     if isinstance(structure, dict):
         return type(structure)((k, _expand(v)) for k, v in structure.items())
     if isinstance(structure, list):

@@ -241,7 +241,8 @@ def hessians(ys, xs, name: str = "hessians", colocate_gradients_with_ops=False,
             flat = reshape(g, [-1])
             rows = [gradients(flat[i], x)[0] for i in range(n)]
             if all(r is None for r in rows):   # TF's words: its loop body's gradient is None
-                raise ValueError("None values not supported.")
+                raise ValueError(f"None values not supported. (The gradient of the gradient in "
+                                 f"{x.name} is None: ys is at most linear in it.)")
             rows = [zeros_like(x) if r is None else r for r in rows]
             out.append(reshape(stack(rows), x.shape.as_list() * 2))
     return out
@@ -362,9 +363,9 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         return kind.gradient(op, out_grads, wanted)
     d = op.op_def
     if d.outputs is not None:   # multi_output: the rule reads every result's cotangent: zeros where none arrived
-        if all(g is None for g, t in zip(out_grads, op.outputs) if t.dtype.is_floating):
+        if all(g is None for g, t in zip(out_grads, op.outputs) if trainable(t._dtype._np)):
             return [None] * len(op.inputs)
-        g = tuple((F.zeros_like(t) if g is None else g) if t.dtype.is_floating else None
+        g = tuple((F.zeros_like(t) if g is None else g) if trainable(t._dtype._np) else None
                   for g, t in zip(out_grads, op.outputs))
         out = op.outputs
     else:

@@ -11,11 +11,11 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from common.shapes import EXTENDED_FLOATS
+from common.shapes import EXTENDED_FLOATS, EXTENDED_INTS
 
 __all__ = ["DType", "as_dtype", "float16", "float32", "float64", "int8", "int16", "int32",
            "int64", "uint8", "bool", "string", "double", "half", "complex64", "complex128",
-           "uint16", "uint32", "uint64", "bfloat16", "float8_e4m3fn", "float8_e5m2"]
+           "uint16", "uint32", "uint64", "bfloat16", "float8_e4m3fn", "float8_e5m2", "int4", "uint4", "int2", "uint2"]
 
 _builtin_bool = bool
 
@@ -60,7 +60,8 @@ class DType:
 
     @property
     def is_integer(self) -> _builtin_bool:
-        return self._np.kind in "iu"   # np.issubdtype(.., np.integer), without its cost
+        # np.issubdtype(.., np.integer) without its cost, plus ml_dtypes' int4/uint4/int2/uint2
+        return self._np.kind in "iu" or self._np in EXTENDED_INTS
 
     @property
     def is_bool(self) -> _builtin_bool:
@@ -72,7 +73,7 @@ class DType:
 
     @property
     def is_unsigned(self) -> _builtin_bool:
-        return self._np.kind == "u"
+        return self._np.kind == "u" or EXTENDED_INTS.get(self._np) == "u"
 
     @property
     def is_quantized(self) -> _builtin_bool:
@@ -113,6 +114,8 @@ class DType:
             return self._np.type(pick(ml_dtypes.finfo(self._np)))
         if kind in "iu":
             return int(pick(np.iinfo(self._np)))
+        if self._np in EXTENDED_INTS:  # numpy's iinfo does not know int4...: ml_dtypes' does
+            return int(pick(ml_dtypes.iinfo(self._np)))
         raise TypeError(f"Cannot find {which} value of {self} with type {self}.")
 
     def is_compatible_with(self, other: Any) -> _builtin_bool:
@@ -154,7 +157,8 @@ _TF_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 _DATATYPE_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6,
                   "string": 7, "complex64": 8, "int64": 9, "bool": 10, "float16": 19,
                   "complex128": 18, "resource": 20, "uint16": 17, "uint32": 22, "uint64": 23,
-                  "bfloat16": 14, "float8_e5m2": 24, "float8_e4m3fn": 25}
+                  "bfloat16": 14, "float8_e5m2": 24, "float8_e4m3fn": 25,
+                  "int4": 29, "uint4": 30, "int2": 31, "uint2": 32}
 
 
 def as_dtype(value: Any) -> DType:
@@ -176,10 +180,11 @@ def as_dtype(value: Any) -> DType:
     except TypeError:
         raise TypeError(f"cannot convert {value!r} to a dtype") from None
     # raw strings, records, long-double complex (object "O" is tf.string / plumbing)
-    if (dt.kind in "SUV" and dt not in EXTENDED_FLOATS) or dt == np.clongdouble:
+    if ((dt.kind in "SUV" and dt not in EXTENDED_FLOATS and dt not in EXTENDED_INTS)
+            or dt == np.clongdouble):
         raise TypeError(f"staticgraph has no {dt} tensors (supported: float16/32/64, bfloat16, "
-                        f"float8_e4m3fn, float8_e5m2, "
-                        f"complex64/128, int8/16/32/64, uint8/16/32/64, bool)")
+                        f"float8_e4m3fn, float8_e5m2, complex64/128, int8/16/32/64, "
+                        f"uint8/16/32/64, int4, uint4, int2, uint2, bool)")
     return DType(dt)
 
 
@@ -202,6 +207,12 @@ string = DType(np.object_)
 bfloat16 = DType(ml_dtypes.bfloat16)
 float8_e4m3fn = DType(ml_dtypes.float8_e4m3fn)
 float8_e5m2 = DType(ml_dtypes.float8_e5m2)
+# ml_dtypes' narrow integers (TF's ``tf.dtypes.experimental.int4``...): storage types that
+# TF's data-movement kernels (split, concat, stack, gather...) accept, arithmetic does not
+int4 = DType(ml_dtypes.int4)
+uint4 = DType(ml_dtypes.uint4)
+int2 = DType(ml_dtypes.int2)
+uint2 = DType(ml_dtypes.uint2)
 
 
 class _Resource(DType):

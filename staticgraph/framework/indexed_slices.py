@@ -5,7 +5,7 @@ TF uses it for sparse updates (``Variable.scatter_add(IndexedSlices(...))``) and
 gradients of gathers; here it is the value type for the first use.
 
 >>> s = tf.IndexedSlices(tf.constant([[1., 1.]]), tf.constant([2]), dense_shape=[3, 2])
->>> s.values, s.indices, s.dense_shape        # three tensors (dense_shape may be None)
+>>> s.values, s.indices, s.dense_shape        # two tensors, and the dense shape as given
 """
 from __future__ import annotations
 
@@ -24,8 +24,7 @@ class IndexedSlices:
     def __init__(self, values: Any, indices: Any, dense_shape: Any = None):
         self._values = values if isinstance(values, Tensor) else convert_to_tensor(values)
         self._indices = indices if isinstance(indices, Tensor) else convert_to_tensor(indices)
-        self._dense_shape = (None if dense_shape is None else dense_shape
-                             if isinstance(dense_shape, Tensor) else convert_to_tensor(dense_shape))
+        self._dense_shape = dense_shape   # as given, as TF keeps it (a tuple stays a tuple)
 
     @property
     def values(self) -> Tensor:
@@ -36,7 +35,7 @@ class IndexedSlices:
         return self._indices
 
     @property
-    def dense_shape(self) -> Tensor | None:
+    def dense_shape(self) -> Any:
         return self._dense_shape
 
     @property

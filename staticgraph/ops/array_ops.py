@@ -34,7 +34,9 @@ from ..framework.graph import Tensor, name_scope
 from ..framework.shape_values import (constant_value, constant_value_as_shape, is_runtime_shape, shape_tensor,
                                       stack_or_none, static_value)
 from .core_ops import (cast, expand_dims, gather_index, less, logical_and, logical_not, logical_or,
-                       matmul, maximum, reshape, square, squeeze, subtract, transpose, where, zeros)
+                       matmul, maximum, reshape, square, squeeze, subtract, transpose, where, zeros,
+                       zeros_like)
+from .math_ops import reduce_all
 
 __all__ = ["constant_value", "shape", "size", "rank", "argmax", "argmin", "gather", "gather_nd",
            "scatter_nd", "tile", "pad", "slice", "strided_slice", "split", "range",
@@ -114,6 +116,26 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
                             name=scope, tf_type="GatherV2")
 
 
+def _gather_nd_ignoring_bad(params: Tensor, indices, name, batch_dims) -> Tensor:
+    """``gather_nd`` where each out-of-range index tuple reads row 0 and is then replaced by
+    zeros: the gather's gradient adds 0 there, so the ignored rows get none."""
+    indices = _indices(indices)
+    k = indices.shape.as_list()[-1] if indices.ndim else None
+    if batch_dims or k is None or params.ndim is None:
+        raise ValueError("gather_nd(bad_indices_policy='IGNORE') here takes batch_dims=0 and "
+                         "params and indices of known rank")
+    with name_scope(name, "GatherNd"):
+        limit = cast(gather_index(shape(params), (builtins.slice(0, k),)), indices.dtype)
+        in_range = logical_and(logical_not(less(indices, 0)), less(indices, limit))
+        ok = reduce_all(in_range, axis=-1, keepdims=True)
+        out = gather_nd(params, where(ok, indices, zeros_like(indices)))
+        for _ in builtins.range(params.ndim - k - 1):   # ok: the index shape, then 1s
+            ok = expand_dims(ok, -1)
+        if params.ndim == k:
+            ok = squeeze(ok, -1)
+        return where(ok, out, zeros_like(out))
+
+
 def _batch_positions(params: Tensor, batch_dims: int, rank: int) -> list[Tensor]:
     """``range(n_j)`` shaped to broadcast along dim ``j`` of a rank-``rank`` index array."""
     out = []
@@ -166,10 +188,15 @@ def _index_columns(indices: Tensor) -> list[Tensor]:
     return [gather_index(indices, (Ellipsis, i), name="index") for i in np.arange(k)]
 
 
-def gather_nd(params, indices, name=None, batch_dims=0) -> Tensor:
+def gather_nd(params, indices, name=None, batch_dims=0, bad_indices_policy="") -> Tensor:
     """``params[tuple(indices[..., j] for j)]``: slices picked by index tuples on the last axis
-    (after ``batch_dims`` leading batch dims shared by ``params`` and ``indices``)."""
+    (after ``batch_dims`` leading batch dims shared by ``params`` and ``indices``).
+
+    ``bad_indices_policy="IGNORE"``: an index tuple out of range gives zeros (and no gradient)
+    instead of TF's run-time error."""
     params = convert_to_tensor(params)
+    if str(bad_indices_policy).upper() == "IGNORE":
+        return _gather_nd_ignoring_bad(params, indices, name, batch_dims)
     with name_scope(name, "GatherNd") as scope:
         indices = _indices(indices)
         cols = _index_columns(indices)

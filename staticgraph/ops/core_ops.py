@@ -14,6 +14,7 @@ import numpy as np
 
 from common import REGISTRY
 from common.indexing import encode_index
+from common.ops.shape import tf_missing_dim_of_empty
 from common.shapes import is_compatible
 
 from ..framework import dtypes as _dtypes
@@ -277,14 +278,24 @@ def reshape(tensor, shape, name=None):
             return apply(_R["ReshapeLike"], (convert_to_tensor(tensor), shape.op.inputs[0]), {},
                          name=name or "Reshape")
         else:
-            with name_scope(name, "Reshape") as scope:
-                x = convert_to_tensor(tensor)
-                dims = shape_tensor(shape, "shape")
-                out = apply(_R["ReshapeDynamic"], (x, dims), {}, name=scope[:-1] + "/")
-            out.set_shape(_reshaped(x._shape, constant_value_as_shape(dims)))
-            return out
-    return apply(_R["Reshape"], (convert_to_tensor(tensor),), {"shape": tuple(int(d) for d in shape)},
-                 name=name)
+            return _reshape_at_run_time(tensor, shape, name)
+    x = convert_to_tensor(tensor)
+    dims = tuple(int(d) for d in shape)
+    if -1 in dims and 0 in dims:   # TF's -1 beside a requested 0: from the input's size
+        if x._shape is None or None in x._shape:
+            return _reshape_at_run_time(x, list(dims), name)
+        dims = tf_missing_dim_of_empty(x._shape, dims)
+    return apply(_R["Reshape"], (x,), {"shape": dims}, name=name)
+
+
+def _reshape_at_run_time(tensor, shape, name) -> Tensor:
+    """``ReshapeDynamic``: the target shape an int tensor the kernel reads when it runs."""
+    with name_scope(name, "Reshape") as scope:
+        x = convert_to_tensor(tensor)
+        dims = shape_tensor(shape, "shape")
+        out = apply(_R["ReshapeDynamic"], (x, dims), {}, name=scope[:-1] + "/")
+    out.set_shape(_reshaped(x._shape, constant_value_as_shape(dims)))
+    return out
 
 
 def _reshaped(x_shape, target) -> tuple | None:
@@ -388,7 +399,8 @@ def stack(values, axis=0, name="stack"):
                                                               for v in values):
         return convert_to_tensor(values, name=name)
     values = _operands("Pack", *values)
-    shape = values[0]._shape
+    first = values[0]                      # a tensor, or an array apply makes a Const of
+    shape = first._shape if isinstance(first, Tensor) else np.shape(first)
     if shape is not None and not -len(shape) - 1 <= axis <= len(shape):
         rank = len(shape)
         raise ValueError(f"Argument `axis` = {axis} not in range [{-rank - 1}, {rank + 1})")

@@ -283,7 +283,8 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype="int64", na
     axis = axis if axis is not None else reduction_indices
     with name_scope(name, "count_nonzero"):    # TF's result: ``count_nonzero/Sum:0`` (int64)
         x = convert_to_tensor(input_tensor if input_tensor is not None else input)
-        nz = cast(not_equal(x, np.zeros((), x.dtype._np)), "int64")
+        zero = "" if x.dtype == _dtypes.string else np.zeros((), x.dtype._np)   # TF: zeros([], dtype)
+        nz = cast(not_equal(x, zero), "int64")
         total = reduce_sum(nz, axis, keepdims=bool(keepdims or keep_dims))
         return total if _dtypes.as_dtype(dtype) == _dtypes.int64 else cast(total, dtype)
 

@@ -58,10 +58,24 @@ def _padding(padding, data_format: str, op_type: str):
             raise ValueError(f"Attr 'padding' of '{op_type}' Op passed string '{padding}' not in: "
                              f"\"SAME\", \"VALID\", \"EXPLICIT\".")
         return padding
+    if len(padding) != 4:   # TF's _convert_padding words
+        raise ValueError(f"When padding is a list, it must be of size 4. Received: "
+                         f"padding={padding} of size {len(padding)}")
+    for i, p in enumerate(padding):
+        if np.ndim(p) != 1 or len(p) != 2:
+            raise ValueError(f"When `padding` is a list, each element of `padding` must be a "
+                             f"list/tuple of size 2. Received: padding={padding} with element "
+                             f"at index {i} of " + (f"size {len(p)}" if np.ndim(p) == 1
+                                                    else f"type {type(p)}"))
     pairs = [tuple(int(i) for i in p) for p in padding]
-    if len(pairs) != 4:
-        raise ValueError(f"padding should be a string or a list of 4 pairs, got {padding!r}")
-    return (pairs[1], pairs[2]) if data_format == "NHWC" else (pairs[2], pairs[3])
+    if any(i < 0 for p in pairs for i in p):   # TF's Conv2D shape function's checks
+        raise ValueError(f"All elements of explicit_paddings must be nonnegative for '{op_type}' "
+                         f"(padding={padding!r})")
+    spatial = (1, 2) if data_format == "NHWC" else (2, 3)
+    if any(pairs[d] != (0, 0) for d in range(4) if d not in spatial):
+        raise ValueError(f"Nonzero explicit padding in the batch or depth dimensions is not "
+                         f"supported for '{op_type}' (padding={padding!r})")
+    return tuple(pairs[d] for d in spatial)
 
 
 def _channels(t, data_format):
@@ -77,13 +91,31 @@ def conv2d(input=None, filter=None, strides=None, padding=None, use_cudnn_on_gpu
     if x.dtype.name not in _CONV_DTYPES:   # TF's list; the registry's Conv2D takes int64 too (PyTorch does)
         raise TypeError(f"Value passed to parameter 'input' has DataType {x.dtype.name} not in list of "
                         f"allowed values: {', '.join(_CONV_DTYPES)}")
-    c, fc = _channels(x, data_format), (None if w._shape is None else w._shape[2])
+    c = _channels(x, data_format)
+    fc = w._shape[2] if w._shape is not None and len(w._shape) == 4 else None   # (rank: infer's)
     groups = 1 if c is None or fc is None else max(c // fc, 1)   # Conv2D's rule checks c == fc * groups
     attrs = dict(strides=_spatial_pair(strides, data_format, "strides"),
                  padding=_padding(padding, data_format, "Conv2D"),
                  dilations=_spatial_pair(dilations, data_format, "dilations"), groups=groups,
                  data_format=data_format, filter_format="HWIO")
+    if x._shape is not None and len(x._shape) > 4:
+        return _squeeze_batch_dims(x, w, attrs, name)
     return apply(_R["Conv2D"], (x, w), attrs, name=name)
+
+
+def _squeeze_batch_dims(x: Tensor, w: Tensor, attrs: dict, name) -> Tensor:
+    """TF's ``squeeze_batch_dims``: an input with several batch dims (``[2, 5, h, w, c]``) is
+    convolved as one batch (``Reshape`` to ``[-1, h, w, c]``, ``Conv2D``) and the batch dims
+    put back (``Reshape_1``), so its gradient is Conv2D's between two reshapes."""
+    batch = x._shape[:-3]
+    with get_default_graph().name_scope(name or "squeeze_batch_dims"):
+        flat = reshape(x, [-1, *x._shape[-3:]] if None not in x._shape[-3:]
+                       else concat([[-1], shape_of(x)[-3:]], 0))
+        out = apply(_R["Conv2D"], (flat, w), attrs, name="Conv2D")
+        inner = out._shape[1:]
+        if None in batch or None in inner:
+            return reshape(out, concat([shape_of(x)[:-3], shape_of(out)[1:]], 0))
+        return reshape(out, [*batch, *inner])
 
 
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None, data_format=None,  # noqa: A002
@@ -169,8 +201,13 @@ def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=N
                           dilations=(1, 1, 1, 1), name=None, filters=None):
     """The gradient of ``conv2d`` with respect to its input, of shape ``input_sizes``."""
     w = convert_to_tensor(filter if filter is not None else filters)
-    return _conv_grad("Conv2DBackpropInput", convert_to_tensor(out_backprop), w, input_sizes,
-                      "input_sizes", strides, padding, data_format, dilations, name)
+    g = convert_to_tensor(out_backprop)
+    sizes = _sizes(input_sizes, "input_sizes")
+    if len(sizes) == 2:   # TF: the spatial sizes only; batch from out_backprop, channels from filter
+        n, c = g.shape.as_list()[0], w.shape.as_list()[2]
+        sizes = (n, *sizes, c) if data_format == "NHWC" else (n, c, *sizes)
+    return _conv_grad("Conv2DBackpropInput", g, w, sizes, "input_sizes", strides, padding,
+                      data_format, dilations, name)
 
 
 def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
@@ -188,12 +225,12 @@ def convolution(input, filter=None, padding=None, strides=None, dilation_rate=No
     TF's ``strides``/``dilation_rate`` given per spatial dimension."""
     x = convert_to_tensor(input)
     w = convert_to_tensor(filter if filter is not None else filters)
-    rank = x.shape.rank if x.shape.rank is not None else w.shape.rank
+    rank = w.shape.rank if w.shape.rank is not None else x.shape.rank   # TF: the filter's rank
     dilation = dilation_rate if dilation_rate is not None else dilations
     spatial = (rank or 0) - 2
     if spatial not in (1, 2):
-        raise ValueError(f"convolution here takes 1-d and 2-d inputs (rank 3 or 4); got "
-                         f"{x.name} of shape {x.shape}")
+        raise ValueError(f"convolution here takes 1-d and 2-d filters (rank 3 or 4); got "
+                         f"{w.name} of shape {w.shape}")
     strides = [1] * spatial if strides is None else list(np.broadcast_to(strides, (spatial,)))
     dilation = [1] * spatial if dilation is None else list(np.broadcast_to(dilation, (spatial,)))
     with get_default_graph().name_scope(name or "convolution") as scope:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from common import REGISTRY
 
 from . import rnn_cell
+from ..framework import dtypes as _dtypes
 from ..framework.build import apply, convert_to_tensor
 from ..framework.errors import InvalidArgumentError
 from ..framework.graph import name_scope
@@ -175,10 +176,14 @@ def elu(features, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """``max(x, alpha * x)`` (TF's default ``alpha`` is 0.2)."""
+    """``x`` where positive, ``alpha * x`` elsewhere (TF's default ``alpha`` is 0.2; an
+    ``alpha`` above 1 or below 0 is no ``max(x, alpha * x)``).  Integer features are cast to
+    float32 first, as TF does."""
     with name_scope(name, "LeakyRelu") as scope:
         x = convert_to_tensor(features)
-        return maximum(x, multiply(x, alpha), name=scope)
+        if x.dtype.is_integer:
+            x = cast(x, _dtypes.float32)
+        return where(greater(x, 0.0), x, multiply(x, alpha), name=scope)
 
 
 def relu6(features, name=None):
