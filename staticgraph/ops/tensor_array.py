@@ -89,11 +89,17 @@ class TensorArray:
         """The storage tensor; before any write, zeros (element shape known) or the empty marker."""
         if self._buf is None:
             if self._element is not None and None not in self._element and self._size is not None:
-                self._buf = constant(np.zeros((self._size, *self._element), self._dtype._np),
+                self._buf = constant(self._zeros((self._size, *self._element)), self._dtype,
                                      name="TensorArray")
             else:
-                self._buf = constant(np.zeros((0,), self._dtype._np), name="TensorArray")
+                self._buf = constant(self._zeros((0,)), self._dtype, name="TensorArray")
         return self._buf
+
+    def _zeros(self, shape: tuple) -> np.ndarray:
+        """What an unwritten element reads as: zeros, or empty strings (TF's zero of a string)."""
+        if self._dtype == _dtypes.string:
+            return np.full(shape, b"", dtype=object)
+        return np.zeros(shape, self._dtype._np)
 
     def _as_graph_element(self) -> Tensor:
         return self._buffer()
@@ -118,6 +124,9 @@ class TensorArray:
     def write(self, index, value, name=None) -> "TensorArray":
         """A TensorArray with ``value`` at ``index`` (the element shape must not change)."""
         value = convert_to_tensor(value, dtype=self._dtype)
+        if value.dtype != self._dtype:   # TF builds it (logging an error) and the run fails
+            raise TypeError(f"Invalid data types; op elements {value.dtype.tf_name} but list "
+                            f"elements {self._dtype.tf_name}: TensorArray.write of {value}")
         element = value._shape
         if self._element is not None and element is not None and \
                 not TensorShape(self._element).is_compatible_with(element):
@@ -148,7 +157,12 @@ class TensorArray:
         full = self._full_shape()
         buf = self._buffer()
         with name_scope(name or "TensorArrayV2Stack"):
-            if full is not None and None not in full[1:] and buf._shape != full:
+            if full is None or None in full[1:]:   # nothing written: TF's run-time refusal
+                return apply(REGISTRY["TensorListStack"], (buf,),
+                             {"element_shape": self._element,
+                              "size": None if self._dynamic else self._size},
+                             name="TensorListStack")
+            if buf._shape != full:
                 # nothing written to it (a loop of 0 steps) it is the empty marker [0]: TF's
                 # stack of it is [0, *element]
                 buf = reshape(buf, [-1, *full[1:]])
