@@ -74,3 +74,31 @@ def test_writing_outside_the_list_fails_when_run(index):
     with tf.Graph().as_default():
         flow = tf.TensorArray(tf.float32, size=3, infer_shape=False).write(index, 3.0).flow
         _fails(flow, f"Trying to modify element {index} in a list with 3 elements.")
+
+
+def test_a_tensor_array_passes_through_cond_in_a_loop():
+    """cond_v2_test's testCondAndTensorArray: each branch writes, the cond returns the array."""
+    with tf.Graph().as_default():
+        x = tf.range(-5, 5)
+
+        def body(i, out):
+            out = tf.cond(x[i] > 0, lambda: out.write(i, x[i] ** 2), lambda: out.write(i, x[i]))
+            return i + 1, out
+
+        _, out = tf.while_loop(lambda i, _: i < 10, body,
+                               (tf.constant(0), tf.TensorArray(tf.int32, size=10)))
+        assert isinstance(out, tf.TensorArray)
+        assert _run(out.stack()).tolist() == [-5, -4, -3, -2, -1, 0, 1, 4, 9, 16]   # TF 2.21
+
+
+def test_an_unwritten_tensor_array_may_be_written_in_both_branches():
+    """Its (lazily made) empty buffer belongs to the graph the array was made in, not to the
+    branch that first wrote it."""
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=2)
+        pick = tf.compat.v1.placeholder(tf.bool, [])
+        out = tf.cond(pick, lambda: ta.write(0, [1.0, 2.0]), lambda: ta.write(1, [3.0, 4.0]))
+        assert isinstance(out, tf.TensorArray) and out.element_shape.as_list() == [2]
+        stacked = out.stack()
+        assert _run(stacked, {pick: True}).tolist() == [[1.0, 2.0], [0.0, 0.0]]
+        assert _run(stacked, {pick: False}).tolist() == [[0.0, 0.0], [3.0, 4.0]]

@@ -564,7 +564,10 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
                  for t, f in zip(t_outs, f_outs)]
         attrs = {"branches": (f_r, t_r), "captured": tuple(captured)}
         op = _control_op(graph, BRANCH_TYPES, [pred, *captured], attrs, specs, scope, (f_r, t_r))
-        return _collapse(_results(op, t_res, unwrap_single=not strict, classic=classic))
+        # a TensorArray a branch returns travels as its buffer: the result wraps it back
+        wraps = [getattr(r, "_loop_rewrap", None) for r in flatten(t_res)]
+        return _collapse(_results(op, t_res, unwrap_single=not strict, wraps=wraps,
+                                  classic=classic))
 
 
 def _match_indexed_slices(regions: list[Region], results: list, op_name: str) -> list:

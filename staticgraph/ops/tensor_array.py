@@ -34,7 +34,7 @@ from common.indexing import ARRAY
 
 from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
-from ..framework.graph import Tensor, name_scope
+from ..framework.graph import Tensor, get_default_graph, name_scope
 from ..framework.shape import TensorShape, as_shape_tuple
 from .array_ops import constant_value, gather, shape
 from .core_ops import cast, gather_index, identity, reshape
@@ -57,6 +57,7 @@ class TensorArray:
                              "dynamic_size=True")
         self._element = None if element_shape is None else as_shape_tuple(element_shape)
         self._buf: Tensor | None = flow
+        self._graph = get_default_graph()   # where its buffer is made, on first use
 
     @classmethod
     def _with(cls, like: "TensorArray", buf: Tensor | None, element=None, size=None) -> "TensorArray":
@@ -64,7 +65,7 @@ class TensorArray:
         ta._dtype, ta._dynamic = like._dtype, like._dynamic
         ta._size = like._size if size is None else size
         ta._element = like._element if element is None else element
-        ta._buf = buf
+        ta._buf, ta._graph = buf, like._graph
         return ta
 
     # --- facts --------------------------------------------------------------------------
@@ -87,6 +88,9 @@ class TensorArray:
 
     def _buffer(self) -> Tensor:
         """The storage tensor; before any write, zeros (element shape known) or the empty marker."""
+        if self._buf is None and get_default_graph() is not self._graph:
+            with self._graph.as_default():   # first used in a cond branch: made where it was
+                return self._buffer()        # created, so the other branch may use it too
         if self._buf is None:
             if self._element is not None and None not in self._element and self._size is not None:
                 self._buf = constant(self._zeros((self._size, *self._element)), self._dtype,
