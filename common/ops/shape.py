@@ -763,7 +763,8 @@ defop("TensorListStack", _list_stack,
       lambda buf, element_shape=None, size=None: Spec(
           None if element_shape is None else (size, *element_shape), buf.dtype),
       inputs=("buf",), fname="tensor_list_stack", aliases=(0,),
-      examples=(E(((3, 2),), {"element_shape": (None,), "size": 3}), E(((2, 4, 1),))),
+      examples=(E(((3, 2),), {"element_shape": (2,), "size": 3}),
+                E(((2, 4, 1),), {"element_shape": (4, 1), "size": 2})),
       grads=(lambda F, g: g,))
 
 
