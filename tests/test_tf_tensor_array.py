@@ -102,3 +102,131 @@ def test_an_unwritten_tensor_array_may_be_written_in_both_branches():
         stacked = out.stack()
         assert _run(stacked, {pick: True}).tolist() == [[1.0, 2.0], [0.0, 0.0]]
         assert _run(stacked, {pick: False}).tolist() == [[0.0, 0.0], [3.0, 4.0]]
+
+
+# --- elements of different shapes: infer_shape=False and split (a list of the elements) ----
+
+def _loose(size=3, **kw):
+    return tf.TensorArray(tf.float32, size=size, infer_shape=False, **kw)
+
+
+def test_infer_shape_false_holds_elements_of_different_shapes():
+    with tf.Graph().as_default():
+        ta = _loose().write(0, [[4.0, 5.0]]).write(1, [[1.0]]).write(2, -3.0)
+        got = _run([ta.read(0), ta.read(1), ta.read(2)])
+        rows = _loose().write(0, [[4.0, 5.0], [104.0, 105.0], [204.0, 205.0]]) \
+            .write(1, [[6.0, 7.0], [106.0, 107.0]]).write(2, [[8.0, 9.0]])
+        joined = _run(rows.concat())
+        big = tf.TensorArray(tf.float32, size=3, infer_shape=False, element_shape=[None, 10, 20])
+        big = big.write(0, tf.ones([50, 10, 20])).write(1, tf.ones([50, 10, 20])).write(
+            2, tf.ones([1, 10, 20]))
+        assert _run(big.concat()).shape == (101, 10, 20)
+        with pytest.raises(ValueError, match=r"^Inconsistent shapes: saw \(1, 20, 20\) but "
+                                             r"expected \(None, 10, 20\)"):
+            big.write(1, tf.ones([1, 20, 20]))
+    assert [g.tolist() for g in got] == [[[4.0, 5.0]], [[1.0]], -3.0]   # TF 2.21
+    assert joined.tolist() == [[4.0, 5.0], [104.0, 105.0], [204.0, 205.0], [6.0, 7.0],
+                               [106.0, 107.0], [8.0, 9.0]]
+
+
+def test_a_loop_writes_elements_of_different_lengths():
+    """tensor_array_ops_test's testTensorArrayWriteConcatInParallel: the carried array is
+    unwritten when the loop starts, so it travels as a list."""
+    with tf.Graph().as_default():
+        def pieces(values):
+            ta = tf.TensorArray(tf.int32, size=len(values), infer_shape=False)
+            for i, v in enumerate(values):
+                ta = ta.write(i, tf.constant(v, shape=(len(v),), dtype=tf.int32))
+            return ta.concat()
+
+        def body(i, out):
+            return i + 1, out.write(i, tf.cond(i < 3, lambda: pieces([[1], []]),
+                                               lambda: pieces([[8], [], [9]])))
+
+        _, out = tf.while_loop(lambda i, _: i < 6, body,
+                               (0, tf.TensorArray(tf.int32, size=6, infer_shape=False)))
+        assert _run(out.concat()).tolist() == [1, 1, 1, 8, 9, 8, 9, 8, 9]
+
+
+@pytest.mark.parametrize("writes, words", [
+    ([3.0, 4.0, [3.0]], "Concat saw a scalar shape at index 0 but requires at least vectors."),
+    ([[3.0], [4.0], [[3.0]]], "PartialTensorShape: Incompatible ranks during merge: 0 vs. 1"),
+    ([[[3.0, 1.0]], [[4.0]]], "PartialTensorShape: Incompatible shapes during merge: [2] vs. [1]"),
+])
+def test_concat_of_elements_that_do_not_join_fails_when_run(writes, words):
+    with tf.Graph().as_default():
+        ta = _loose(len(writes))
+        for i, w in enumerate(writes):
+            ta = ta.write(i, w)
+        _fails(ta.concat(), words)
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda: _loose().read(1), "Trying to read an uninitialized tensor but element_shape is not "
+                               "fully defined: <unknown> and no list element is set."),
+    (lambda: _loose(element_shape=[None]).read(1), "Trying to read an uninitialized tensor but "
+                                                   "element_shape is not fully defined: [?] and "
+                                                   "no list element is set."),
+    (lambda: _loose().read(-1), "Trying to access element -1 in a list with 3 elements."),
+    (lambda: _loose().read(3), "Trying to access element 3 in a list with 3 elements."),
+    (lambda: _loose(0).concat(), "All except the first dimension must be fully defined when "
+                                 "concating an empty tensor list. element_shape: <unknown>"),
+    (lambda: _loose(2).write(0, [3.0, 1.0]).write(1, [4.0]).stack(),
+     "PartialTensorShape: Incompatible shapes during merge: [2] vs. [1]"),
+])
+def test_reads_and_joins_that_cannot_be_made_fail_when_run(make, words):
+    with tf.Graph().as_default():
+        _fails(make(), words)
+
+
+def test_unwritten_elements_read_as_zeros_of_the_written_shape():
+    with tf.Graph().as_default():
+        got = _run([_loose(element_shape=[2]).read(1), _loose().write(0, [[1.0, 2.0]]).read(1),
+                    _loose(2).write(0, [[3.0, 1.0]]).concat(), _loose(2).write(0, [3.0, 1.0]).stack()])
+    assert [g.tolist() for g in got] == [[0.0, 0.0], [[0.0, 0.0]], [[3.0, 1.0], [0.0, 0.0]],
+                                         [[3.0, 1.0], [0.0, 0.0]]]   # TF 2.21
+
+
+def test_split_makes_pieces_of_different_lengths():
+    with tf.Graph().as_default():
+        w = _loose().split([1.0, 2.0, 3.0], [2, 0, 1])
+        assert w.flow.op.type == "TensorListSplit" and w.element_shape.rank is None
+        got = _run([w.read(0), w.read(1), w.read(2), w.concat(), w.size()])
+        matrix = _loose().split([[1.0, 101.0], [2.0, 201.0], [3.0, 301.0]], [2, 0, 1])
+        assert _run(matrix.read(1)).shape == (0, 2)
+    assert [g.tolist() for g in got] == [[1.0, 2.0], [], [3.0], [1.0, 2.0, 3.0], 3]   # TF 2.21
+
+
+def test_split_into_equal_lengths_keeps_a_known_element_shape_and_gradients():
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0, 3.0])
+        w = tf.TensorArray(tf.float32, size=3, dynamic_size=True).split(x, [1, 1, 1])
+        assert w.read(0).shape.as_list() == [1] and w.element_shape.as_list() == [1]
+        joined = w.write(3, [4.0]).concat()
+        grad = tf.gradients(joined, x)[0]
+        got = _run([joined, grad])
+        rows = tf.TensorArray(tf.float32, size=0, dynamic_size=True).split(
+            tf.compat.v1.placeholder(tf.float32, [10, 4, 2, 3]), tf.constant([5, 5]))
+        assert rows.read(0).shape.as_list() == [5, 4, 2, 3]
+    assert got[0].tolist() == [1.0, 2.0, 3.0, 4.0] and got[1].tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("value, lengths, words", [
+    ([1.0, 2.0, 3.0], [1], "Unused values in tensor. Length of tensor: 3 Values used: 1"),
+    ([1.0, 2.0, 3.0], [2, 2], "Attempting to slice [2, 4] from tensor with length 3"),
+])
+def test_split_lengths_that_do_not_fit_fail_when_run(value, lengths, words):
+    with tf.Graph().as_default():
+        _fails(_loose().split(value, lengths).flow, words)
+
+
+def test_split_lengths_must_be_a_vector_and_the_value_at_least_one():
+    with tf.Graph().as_default():
+        lengths = tf.compat.v1.placeholder(tf.int64)
+        flow = _loose().split([1.0, 2.0, 3.0], lengths).flow
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match=r"Expected lengths to be a vector, received shape: \[\]"):
+                sess.run(flow, {lengths: 1})
+        with pytest.raises(ValueError, match="^Shape must be at least rank 1 but is rank 0"):
+            _loose(1).split(1.0, [1])

@@ -27,3 +27,4 @@ from . import numeric  # noqa: F401,E402
 from . import complex  # noqa: F401,E402  (conj, real, imag, angle, complex; ComplexAbs)
 from . import fft  # noqa: F401,E402
 from . import decompositions  # noqa: F401,E402  (inverses, solves, factorizations: after linalg)
+from . import tensor_list  # noqa: F401,E402  (TensorArray elements of different shapes)
