@@ -94,19 +94,25 @@ def test_gradient_matches_finite_differences(name, k):
         pytest.skip("finite differences need a float64 result")
     g, gs = cotangents(op, outs, np.random.default_rng(1))
     saved = op.save(args, out if op.multi_output else outs[0], ref=lambda x: x)
-    checked = 0
+    checked = lists = 0
     for i, x in enumerate(args):
         if not op.input_differentiable(i) or not np.issubdtype(x.dtype, np.floating):
+            lists += x.dtype == object
             continue
         analytic = op.vjp(i, F, g, saved, attrs)
         if analytic is None:
             continue
         analytic = np.asarray(analytic)
+        if analytic.dtype == object:
+            lists += 1
+            continue
         assert analytic.shape == x.shape, f"{name} input {i}: grad shape {analytic.shape} != {x.shape}"
         numeric = numeric_grad(lambda: weighted(gs, results(op, op.impl(*args, **attrs))), x)
         np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6,
                                    err_msg=f"{name} example {k} input {i}")
         checked += 1
+    if not checked and lists:   # a TensorArray's list of elements (an object array)
+        pytest.skip("list gradients are checked end to end (tests/test_tf_tensor_array.py)")
     assert checked, f"{name} example {k}: no input was gradient-checked"
 
 

@@ -230,3 +230,19 @@ def test_split_lengths_must_be_a_vector_and_the_value_at_least_one():
                 sess.run(flow, {lengths: 1})
         with pytest.raises(ValueError, match="^Shape must be at least rank 1 but is rank 0"):
             _loose(1).split(1.0, [1])
+
+
+def test_gradients_flow_through_a_list_of_elements():
+    """tensor_array_ops_test's testSkipEagerTensorArrayGradientWriteRead and
+    testSkipEagerTensorArrayGradientSplitConcat (TF 2.21's values)."""
+    with tf.Graph().as_default():
+        v0, v1 = tf.constant([[4.0, 5.0]]), tf.constant(3.0)
+        w = _loose(2).write(0, v0).write(1, v1)             # shapes differ: a list
+        r0, r1, r0_again = w.read(0), w.read(1), w.read(0)
+        both = tf.gradients([r0, r0_again, r1], [v0, v1], [[[2.0, 3.0]], [[1.0, -1.0]], -2.0])
+        x = tf.constant([[1.0, -1.0], [10.0, -10.0], [100.0, -100.0]])
+        joined = _loose(2).split(x, [2, 1]).concat()
+        through = tf.gradients(joined, x, [[[2.0, -2.0], [20.0, -20.0], [200.0, -200.0]]])[0]
+        got = _run([*both, through])
+    assert got[0].tolist() == [[3.0, 2.0]] and got[1] == -2.0
+    assert got[2].tolist() == [[2.0, -2.0], [20.0, -20.0], [200.0, -200.0]]

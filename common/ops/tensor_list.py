@@ -164,6 +164,62 @@ def _split_infer(tensor: Spec, lengths: Spec) -> Spec:
                 _LIST)
 
 
+# --- gradients: a list's gradient is a list; an entry no gradient reached is 0 (what
+# ``zeros_like`` of a list holds, and what ``AddN`` of lists adds to an array as nothing)
+
+def _present(g) -> bool:
+    return isinstance(g, (np.ndarray, np.generic))
+
+
+def _clear_item(g, items, position):
+    """The gradient of a write's input list: ``g`` without element ``position`` (the write
+    replaced it) and as long as that list was (a write may have grown it)."""
+    out = ragged_list(list(g[:items.shape[0]]) + [0] * (items.shape[0] - len(g)))
+    if 0 <= int(position) < len(out):
+        out[int(position)] = 0
+    return out
+
+
+def _item_grad(g, position, item):
+    """The gradient of a written element: element ``position`` of ``g``, zeros where none."""
+    got = g[int(position)] if int(position) < len(g) else 0
+    return np.array(got, item.dtype) if _present(got) else np.zeros(item.shape, item.dtype)
+
+
+def _put_item(g, items, position):
+    """The gradient of a read's list: ``g`` at ``position``, nothing elsewhere."""
+    out = ragged_list([0] * items.shape[0])
+    if int(position) < len(out):
+        out[int(position)] = np.array(g)
+    return out
+
+
+def _join_grads(g, tensor, lengths):
+    """The gradient of a split's tensor: the pieces' gradients joined, zeros where none."""
+    rest = tuple(tensor.shape[1:])
+    return np.concatenate([np.asarray(p, tensor.dtype) if _present(p) else
+                           np.zeros((int(n), *rest), tensor.dtype)
+                           for p, n in zip(g, np.asarray(lengths).tolist())]
+                          or [np.zeros((0, *rest), tensor.dtype)])
+
+
+def _rows_grad(g, tensor):
+    """The gradient of a dense buffer made a list: its rows' gradients stacked, zeros where
+    none (the empty marker ``(0,)`` gets its zeros: nothing was written into it)."""
+    if tuple(tensor.shape) == (0,):
+        return np.zeros((0,), tensor.dtype)
+    row = tuple(tensor.shape[1:])
+    return np.stack([np.asarray(r, tensor.dtype) if _present(r) else np.zeros(row, tensor.dtype)
+                     for r in g]).reshape(tensor.shape)
+
+
+def _pieces_grad(g, items, element_shape=None, dtype=None):
+    """The gradient of a concat's list: ``g`` cut into the elements' lengths."""
+    lengths = [x.shape[0] for x in _filled(items, element_shape, dtype, "concat")]
+    return ragged_list([piece.copy() for piece in np.split(np.asarray(g), np.cumsum(lengths)[:-1])]
+                       if lengths else [])
+
+
 _THREE = ragged_list([np.ones((1, 2)), None, np.full((2, 2), 3.0)])
 _SCALARS = ragged_list([np.float64(1.0), np.float64(2.0)])
 
@@ -175,15 +231,21 @@ defop("RaggedListFromTensor", _from_tensor,
           (size,) if tensor.shape == (0,) else (None if tensor.shape is None else tensor.shape[0],),
           _LIST),
       inputs=("tensor",), tf_type="TensorListFromTensor",
-      examples=(E(((3, 2),)), E((np.zeros((0,)),), {"size": 2})))
+      examples=(E(((3, 2),)), E((np.zeros((0,)),), {"size": 2})),
+      grads=(lambda F, g, tensor_shape: F.ragged_list_rows_grad(g, tensor_shape),))
 defop("RaggedListSetItem", _set, lambda items, position, item, size=None: Spec(
           (size,) if size is not None else (None,), _LIST),
       inputs=("items", "position", "item"), tf_type="TensorListSetItem", sized_by_values=True,
-      examples=(E((_THREE, np.array(1), (1,)), {}), E((_THREE, np.array(4), (3,)))))
+      examples=(E((_THREE, np.array(1), (1,)), {}), E((_THREE, np.array(4), (3,)))),
+      grads=(lambda F, g, items_shape, position: F.ragged_list_clear_item(g, items_shape, position),
+             None,
+             lambda F, g, position, item_shape: F.ragged_list_item_grad(g, position, item_shape)))
 defop("RaggedListGetItem", _get,
       lambda items, position, element_shape=None, dtype=None, size=None: Spec(
           element_shape, np.dtype(dtype or np.float64)),
       inputs=("items", "position"), tf_type="TensorListGetItem",
+      grads=(lambda F, g, items_shape, position: F.ragged_list_put_item(g, items_shape, position),
+             None),
       examples=(E((_THREE, np.array(2)), {"element_shape": (2, 2)}),
                 E((ragged_list([np.ones((1, 2)), None]), np.array(1)), {"element_shape": (1, 2)}),
                 E((np.zeros((0,)), np.array(1)), {"element_shape": (2,), "size": 3})))
@@ -192,14 +254,49 @@ defop("RaggedListStack", _stack,
           None if element_shape is None else (items.shape[0], *element_shape),
           np.dtype(dtype or np.float64)),
       inputs=("items",), tf_type="TensorListStack",
+      grads=(lambda F, g: F.ragged_list_from_tensor(g),),
       examples=(E((_SCALARS,), {"element_shape": ()}),))
 defop("RaggedListConcat", _concat,
       lambda items, element_shape=None, dtype=None: Spec(
           None if element_shape is None else (None, *tuple(element_shape)[1:]),
           np.dtype(dtype or np.float64)),
       inputs=("items",), tf_type="TensorListConcatV2", sized_by_values=True,
+      grads=(lambda F, g, items, element_shape, dtype:
+             F.ragged_list_pieces_grad(g, items, element_shape=element_shape, dtype=dtype),),
       examples=(E((ragged_list([np.ones((1, 2)), np.full((2, 2), 3.0)]),),
                   {"element_shape": (None, 2)}),))
 defop("RaggedListSplit", _split, _split_infer, inputs=("tensor", "lengths"),
       tf_type="TensorListSplit",
+      grads=(lambda F, g, tensor_shape, lengths: F.ragged_list_join_grads(g, tensor_shape, lengths),
+             None),
       examples=(E(((3, 2), np.array([2, 0, 1]))),))
+
+_GRADS = ragged_list([np.ones((1, 2)), 0, np.full((2, 2), 3.0)])
+defop("RaggedListClearItem", _clear_item, lambda g, items, position: Spec(items.shape, _LIST),
+      inputs=("g", "items", "position"), shape_only=(1,), fname="ragged_list_clear_item",
+      examples=(E((_GRADS, ragged_list([None, None]), np.array(0))),))
+defop("RaggedListItemGrad", _item_grad, lambda g, position, item: Spec(item.shape, item.dtype),
+      inputs=("g", "position", "item"), shape_only=(2,), fname="ragged_list_item_grad",
+      examples=(E((_GRADS, np.array(1), (1, 2))), E((_GRADS, np.array(2), (2, 2)))))
+defop("RaggedListPutItem", _put_item, lambda g, items, position: Spec(items.shape, _LIST),
+      inputs=("g", "items", "position"), shape_only=(1,), fname="ragged_list_put_item",
+      examples=(E((np.array(2.0), ragged_list([None, None, None]), np.array(1))),))
+defop("RaggedListJoinGrads", _join_grads,
+      lambda g, tensor, lengths: Spec(tensor.shape, tensor.dtype),
+      inputs=("g", "tensor", "lengths"), shape_only=(1,), fname="ragged_list_join_grads",
+      examples=(E((_GRADS, (5, 2), np.array([1, 2, 2]))),))
+defop("RaggedListRowsGrad", _rows_grad, lambda g, tensor: Spec(tensor.shape, tensor.dtype),
+      inputs=("g", "tensor"), shape_only=(1,), fname="ragged_list_rows_grad",
+      examples=(E((ragged_list([np.ones(2), 0, np.ones(2)]), (3, 2))),
+                E((ragged_list([0, 0]), np.zeros((0,)))),))
+defop("RaggedListPiecesGrad", _pieces_grad,
+      lambda g, items, element_shape=None, dtype=None: Spec(items.shape, _LIST),
+      inputs=("g", "items"), fname="ragged_list_pieces_grad",
+      examples=(E(((3, 2), ragged_list([np.ones((1, 2)), np.full((2, 2), 3.0)])),
+                  {"element_shape": (None, 2)}),))
+
+LIST_OPS = frozenset(name for name in ("RaggedListReserve", "RaggedListFromTensor",
+                                       "RaggedListSetItem", "RaggedListSplit",
+                                       "RaggedListClearItem", "RaggedListPutItem",
+                                       "RaggedListPiecesGrad"))
+"""The ops whose result is a list: a gradient flows into one (``differentiable``)."""
