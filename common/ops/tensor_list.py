@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ShapeError, invalid
 from ..examples import Example as E
-from ..registry import Spec, defop
+from ..registry import REGISTRY, Spec, defop
 from ..shapes import fmt_shape, tf_shape
 
 _LIST = np.dtype(object)
@@ -300,3 +300,8 @@ LIST_OPS = frozenset(name for name in ("RaggedListReserve", "RaggedListFromTenso
                                        "RaggedListClearItem", "RaggedListPutItem",
                                        "RaggedListPiecesGrad"))
 """The ops whose result is a list: a gradient flows into one (``differentiable``)."""
+
+KERNELS = frozenset(name for name, op in REGISTRY.items() if op.impl.__module__ == __name__)
+"""Every op of this module: their values are lists (object arrays of arrays), which the
+generic per-op harnesses (placeholders fed an example, dyngraph tensors) cannot hold; they are
+checked end to end through ``tf.TensorArray`` instead (tests/test_tf_tensor_array.py)."""
