@@ -51,8 +51,8 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None):
 def _running(op: str, x, dim: int, attrs: dict):
     """``op`` (Cumsum, Cumprod) along ``dim``; a 0-d tensor is its own running total, shape
     ``[]`` (numpy's scans would return shape ``[1]``)."""
+    dim = wrap_dim(dim, x.dim())   # PyTorch's IndexError (the kernel's check is in TF's words)
     if x.dim() == 0:
-        wrap_dim(dim, 0)
         return reshape(apply(_R[op], (reshape(x, (1,)),), {**attrs, "axis": 0}), ())
     return apply(_R[op], (x,), {**attrs, "axis": dim})
 

@@ -94,19 +94,25 @@ def test_gradient_matches_finite_differences(name, k):
         pytest.skip("finite differences need a float64 result")
     g, gs = cotangents(op, outs, np.random.default_rng(1))
     saved = op.save(args, out if op.multi_output else outs[0], ref=lambda x: x)
-    checked = 0
+    checked = lists = 0
     for i, x in enumerate(args):
         if not op.input_differentiable(i) or not np.issubdtype(x.dtype, np.floating):
+            lists += x.dtype == object
             continue
         analytic = op.vjp(i, F, g, saved, attrs)
         if analytic is None:
             continue
         analytic = np.asarray(analytic)
+        if analytic.dtype == object:
+            lists += 1
+            continue
         assert analytic.shape == x.shape, f"{name} input {i}: grad shape {analytic.shape} != {x.shape}"
         numeric = numeric_grad(lambda: weighted(gs, results(op, op.impl(*args, **attrs))), x)
         np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6,
                                    err_msg=f"{name} example {k} input {i}")
         checked += 1
+    if not checked and lists:   # a TensorArray's list of elements (an object array)
+        pytest.skip("list gradients are checked end to end (tests/test_tf_tensor_array.py)")
     assert checked, f"{name} example {k}: no input was gradient-checked"
 
 
@@ -203,12 +209,15 @@ def test_expression_forms_decline_what_they_cannot_write():
 
 
 def test_in_place_forms_fall_back_on_negative_or_outgrown_positions():
-    for name, args in (("TensorListSetItem", (np.zeros((3, 2)), np.array(-1), np.ones(2))),
-                       ("TensorListZeroItem", (np.ones((3, 2)), np.zeros((3, 2)), np.array(-1)))):
-        op = REGISTRY[name]
-        attrs = {"size": 3} if name == "TensorListSetItem" else {}
-        out = op.into(*_own_arrays(args), **attrs)
-        np.testing.assert_array_equal(out, op.impl(*_own_arrays(args), **attrs))
+    zero_item = REGISTRY["TensorListZeroItem"]
+    args = (np.ones((3, 2)), np.zeros((3, 2)), np.array(-1))
+    np.testing.assert_array_equal(zero_item.into(*_own_arrays(args)), zero_item.impl(*_own_arrays(args)))
+    set_item = REGISTRY["TensorListSetItem"]
+    args = (np.zeros((3, 2)), np.array(-1), np.ones(2))
+    for form in (set_item.into, set_item.impl):   # a write at -1: TF's refusal, both forms
+        with pytest.raises(ShapeError) as info:
+            form(*_own_arrays(args), size=3)
+        assert info.value.tf == "Trying to modify element -1 in a list with 3 elements."
     grow = REGISTRY["TensorListSetItem"].into(np.zeros((2, 2)), np.array(3), np.ones(2), size=None)
     assert grow.shape == (4, 2) and grow[3].tolist() == [1, 1]
 

@@ -28,3 +28,4 @@ from . import complex  # noqa: F401,E402  (conj, real, imag, angle, complex; Com
 from . import fft  # noqa: F401,E402
 from . import decompositions  # noqa: F401,E402  (inverses, solves, factorizations: after linalg)
 from . import cells  # noqa: F401,E402  (fused LSTM/GRU cells: their rules use split, concat, sigmoid)
+from . import tensor_list  # noqa: F401,E402  (TensorArray elements of different shapes)

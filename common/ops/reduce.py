@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ShapeError, invalid
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import EXTENDED_FLOATS, dtype_kind, normalize_axes, reduced_shape, result_dtype
@@ -252,14 +252,40 @@ defop("EuclideanNorm", _euclidean_norm, reduction(np.dtype), inputs=("x",),
 # --- scans and sorting -------------------------------------------------------------------------
 
 
+def _scan_axis(x: np.ndarray, axis) -> int:
+    """``axis`` checked as TF's ``ScanOp`` kernel checks it when it runs (the graph builds
+    with any axis): a scalar in ``[-rank, rank)``, returned non-negative."""
+    if np.ndim(axis) != 0:
+        raise invalid(f"ScanOp: axis must be a scalar, not {list(np.shape(axis))}")
+    rank, axis = x.ndim, int(axis)
+    if not -rank <= axis < rank:   # TF's words show the axis after adding rank to a negative one
+        raise invalid(f"ScanOp: Expected scan axis in the range [{-rank}, {rank}), "
+                      f"but got {axis + rank if axis < 0 else axis}")
+    return axis % rank
+
+
+def _shifted(out: np.ndarray, axis: int, first) -> np.ndarray:
+    """``out`` moved one place along ``axis`` with ``first`` entering: an inclusive scan
+    made exclusive without undoing a step (``cumsum - x`` would turn the sums after a NaN
+    or inf into NaN, and lose float16's precision)."""
+    moved = np.empty_like(out)
+    into, src = [slice(None)] * out.ndim, [slice(None)] * out.ndim
+    into[axis], src[axis] = slice(1, None), slice(None, -1)
+    moved[tuple(into)] = out[tuple(src)]
+    into[axis] = slice(0, 1)
+    moved[tuple(into)] = first
+    return moved
+
+
 def _cumsum(x, axis=0, exclusive=False, reverse=False):
     """Running sums along ``axis`` (TF's ``exclusive``/``reverse`` options)."""
     x = np.asarray(x)
+    axis = _scan_axis(x, axis)
     if reverse:
         x = np.flip(x, axis)
     out = np.cumsum(x, axis=axis, dtype=_sum_dtype(x.dtype))
     if exclusive:
-        out = out - x
+        out = _shifted(out, axis, 0)
     return np.flip(out, axis) if reverse else out
 
 
@@ -276,12 +302,12 @@ def _cumprod(x, axis=0, exclusive=False, reverse=False, exact_at_zeros=False):
     """Running products along ``axis`` (TF's ``exclusive``/``reverse`` options;
     ``exact_at_zeros`` only chooses the gradient's convention, see :func:`_cumprod_grad`)."""
     x = np.asarray(x)
+    axis = _scan_axis(x, axis)
     if reverse:
         x = np.flip(x, axis)
     out = np.cumprod(x, axis=axis, dtype=_sum_dtype(x.dtype))
-    if exclusive:  # shift by one along axis, a leading 1
-        ones = np.ones_like(np.take(out, [0], axis=axis))
-        out = np.concatenate([ones, np.delete(out, -1, axis=axis)], axis=axis)
+    if exclusive:
+        out = _shifted(out, axis, 1)
     return np.flip(out, axis) if reverse else out
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ShapeError, invalid
 from ..examples import Example as E, ints
 from ..indexing import ARRAY, Slice, decode_index, index_shape
 from ..registry import Algebra, Spec, defop
-from ..shapes import broadcast_shapes, fmt_shape, is_known, normalize_axes, sum_to_shape
+from ..shapes import broadcast_shapes, fmt_shape, is_known, normalize_axes, sum_to_shape, tf_shape
 
 # --- the *Like family: shapes taken from a reference at run time -------------
 
@@ -686,6 +686,9 @@ def _set_item(buf, position, item, size=None):
                              f"{fmt_shape(item.shape)} which is incompatible with the TensorArray's "
                              f"inferred element shape: {fmt_shape(buf.shape[1:])}")
         buf = np.zeros((size or 0,) + item.shape, dtype=item.dtype)
+    if i < 0:   # TF's list counts its elements: the size, or a growing buffer's rows
+        raise ShapeError(f"Tried to write to index {i} of a TensorArray", tf=f"Trying to modify "
+                         f"element {i} in a list with {len(buf) if size is None else size} elements.")
     if i >= len(buf):
         if size is not None:
             raise ShapeError(f"Tried to write to index {i} but array is not resizeable and size "
@@ -754,6 +757,28 @@ defop("TensorListZeroItem", _zero_item, lambda x, ref, position: Spec(ref.shape,
                 E(((4,), (2,), np.array(3))), E(((2, 2), (3, 2), np.array(0)))),
       grads=(lambda F, g, x_shape, position: F.tensor_list_zero_item(g, x_shape, position),
              None, None))
+
+def _list_stack(buf, element_shape=None, size=None):
+    """A TensorArray's buffer as its stack, when the element shape is not fully known: a buffer
+    still the empty marker ``(0,)`` (nothing written) cannot say its elements' shape -- TF's
+    refusal then."""
+    if buf.shape == (0,):
+        shown = "<unknown>" if element_shape is None else tf_shape(element_shape)
+        raise invalid(f"Tried to stack elements of an empty list with non-fully-defined "
+                      f"element_shape: {shown}" if not size else
+                      f"Tried to stack list which only contains uninitialized tensors and has a "
+                      f"non-fully-defined element_shape: {shown}")
+    return buf
+
+
+defop("TensorListStack", _list_stack,
+      lambda buf, element_shape=None, size=None: Spec(
+          None if element_shape is None else (size, *element_shape), buf.dtype),
+      inputs=("buf",), fname="tensor_list_stack", aliases=(0,),
+      examples=(E(((3, 2),), {"element_shape": (2,), "size": 3}),
+                E(((2, 4, 1),), {"element_shape": (4, 1), "size": 2})),
+      grads=(lambda F, g: g,))
+
 
 # --- positions of the true elements (tf.where with one argument) -----------------------------
 

@@ -67,7 +67,7 @@ def _result(name: str | None, rank: int | None, mode: str | None) -> str:
     if rank == 0:
         return f"{name}[()]"
     if mode == "copy":
-        return f"_scalarize({name}.copy())"
+        return f"_scalarize({name}.copy())" if rank is not None else f"_copied({name})"
     if mode == "own":
         return f"_own({name})"
     return name if rank is not None else f"_scalarize({name})"
@@ -79,6 +79,12 @@ _KEYWORD_OUT = frozenset({np.maximum, np.minimum})
 
 def scalarize(v):
     return v[()] if getattr(v, "ndim", 1) == 0 else v
+
+
+def copied(v):
+    """A fresh copy of a fetch of unknown rank; a bare Python object (the ``bytes`` a string
+    scalar may come as) is immutable, returned as it is."""
+    return scalarize(v.copy()) if isinstance(v, np.ndarray) else v
 
 
 def own_result(v):
@@ -140,6 +146,7 @@ def generate(plan: Plan, fetch_ranks: list[int | None], container: str = "tuple"
     names = alloc.names if alloc is not None else {s: f"v{s}" for s in plan.slot_of.values()}
     em = Emitter("plan")
     em.bind("_scalarize", scalarize)
+    em.bind("_copied", copied)
     em.bind("_own", own_result)
     em.bind("_ndarray", np.ndarray)
     params = [f"v{i}" for i in range(len(plan.feeds))]

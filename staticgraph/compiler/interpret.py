@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..framework.errors import InvalidArgumentError
-from .codegen import own_result, scalarize
+from .codegen import copied, own_result, scalarize
 from .emit import explain
 from .plan import Plan
 
@@ -136,7 +136,7 @@ def run(prog: Interpreted, fed: tuple) -> Any:
     _steps(prog, v)
     out = [None if s is None else
            v[s][()] if rank == 0 else
-           scalarize(v[s].copy()) if mode == "copy" else
+           (scalarize(v[s].copy()) if rank is not None else copied(v[s])) if mode == "copy" else
            own_result(v[s]) if mode == "own" else
            v[s] if rank is not None else scalarize(v[s])
            for s, rank, mode in prog.results]

@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Sequence
 
 from common.notebook import Sections
 
+from ..framework import dtypes as _dtypes
 from ..framework.errors import OpError, graph_execution_error
 from ..framework.graph import Operation, Tensor
 from ..framework.kinds import SessionState, kind_of
@@ -218,7 +219,10 @@ class _Job:
         self.rollback: Rollback | None = rollback_for(order, state.variables)
 
     def ranks(self) -> list[int | None]:
-        return [f.ndim if isinstance(f, Tensor) else None for f in self.fetches]
+        """Each fetch's rank, None where unknown -- and for a string scalar, which may come as
+        the bare ``bytes`` an object array's element is (a TensorArray's read), not 0-d."""
+        return [f.ndim if isinstance(f, Tensor) and not (f.ndim == 0 and f.dtype == _dtypes.string)
+                else None for f in self.fetches]
 
     def interpreted(self) -> tuple[Plan, Interpreted]:
         """Tier 0: the unoptimised plan, laid out for the interpreter."""

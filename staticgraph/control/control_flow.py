@@ -569,7 +569,10 @@ def cond(pred: Any, true_fn: Callable | None = None, false_fn: Callable | None =
         roles = ("true_fn", "false_fn")
         op, t_res = _branch_node(graph, BRANCH_TYPES, pred, (true_fn, false_fn), ("true", "false"),
                                  roles, roles, "cond", scope, (1, 0), classic)
-        return _collapse(_results(op, t_res, unwrap_single=not strict, classic=classic))
+        # a TensorArray a branch returns travels as its buffer: the result wraps it back
+        wraps = [getattr(r, "_loop_rewrap", None) for r in flatten(t_res)]
+        return _collapse(_results(op, t_res, unwrap_single=not strict, wraps=wraps,
+                                  classic=classic))
 
 
 def _branch_node(graph: Graph, types: tuple[str, str], selector: Tensor, fns: tuple,

@@ -32,6 +32,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from common.ops.tensor_list import LIST_OPS
 from common.shapes import EXTENDED_FLOATS
 from ..framework import dtypes as _dtypes
 from ..framework.build import F, convert_to_tensor
@@ -125,12 +126,12 @@ def _depth_index(op: Operation) -> tuple[int, int]:
 
 
 def differentiable(t: Tensor) -> bool:
-    """Can a gradient flow into ``t``: a float or complex tensor, or the handle of a float or
-    complex variable."""
+    """Can a gradient flow into ``t``: a float or complex tensor, the handle of a float or
+    complex variable, or a TensorArray's list of elements of different shapes."""
     dtype = t._dtype
     if dtype is _dtypes.resource:       # the one resource dtype object
         dtype = handle_op(t).attrs["dtype"]
-    return trainable(dtype._np)
+    return trainable(dtype._np) or t.op.kind in LIST_OPS   # a TensorArray's list of elements
 
 
 _BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
@@ -370,7 +371,8 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
         out = op.outputs
     else:
         g, out = out_grads[0], op.outputs[0]
-        if g is None or not trainable(out._dtype._np):   # neither float nor complex
+        if g is None or not (trainable(out._dtype._np) or op.kind in LIST_OPS):   # neither float
+            # nor complex, nor a list of elements
             return [None] * len(op.inputs)
     saved = d.save(op.inputs, out)
     return [d.vjp(i, F, g, saved, op.attrs) if w else None   # (vjp: None where no rule)

@@ -101,7 +101,7 @@ def _constant(value: Any, dtype, shape, name: str | None, site: str | None) -> T
             raise TypeError(f"Expected {_dtypes.as_dtype(np_dtype).name}, but got {bad[0].item()!r} "
                             f"of type 'float'.")
     arr = checked_array(value, np_dtype)
-    if arr.dtype.kind == "O" and strings is None:
+    if arr.dtype.kind == "O" and strings is None and arr.size:   # empty: a string tensor
         raise TypeError(f"Failed to convert elements of {value!r:.60} to Tensor: tensors hold "
                         f"numbers, bools and strings.")
     _dtypes.as_dtype(arr.dtype)  # complex, strings...: refused here, with the supported list

@@ -21,6 +21,7 @@ from common.ops.linalg import einsum_equation
 from ..framework import dtypes as _dtypes
 from ..framework.build import apply, constant, convert_to_tensor
 from ..framework.graph import Tensor, name_scope, tensor_of
+from ..framework.shape_values import constant_value
 from .core_ops import (_axis, _binary, _operands, _reduce, _unary, abs, cast, equal, greater, less,
                        logical_and, maximum, minimum, multiply, negative, not_equal, one_hot,
                        ones_like, realdiv, reduce_sum, subtract, where, zeros_like)
@@ -109,19 +110,33 @@ def _keep_dtype(out, x):
     return cast(out, x.dtype) if out.dtype != x.dtype else out
 
 
-def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None):
+def _scan(kind: str, x, axis, exclusive: bool, reverse: bool, name) -> Tensor:
+    """``Cumsum``/``Cumprod`` of ``x``; ``axis`` (an int or a tensor the graph fixes) is checked
+    when the graph runs, as TF's kernel checks it (a bad one still builds)."""
     x = convert_to_tensor(x)
-    out = apply(_R["Cumsum"], (x,), {"axis": int(axis), "exclusive": bool(exclusive),
-                                     "reverse": bool(reverse)}, name=name)
+    value = constant_value(axis)
+    if value is None:
+        raise ValueError(f"{kind}'s axis must be known when the graph is built (ints, or tensors "
+                         f"whose value the graph fixes); {axis} is only known at run time")
+    value = np.asarray(value)
+    axis = int(value) if value.ndim == 0 else _nested_tuple(value.tolist())
+    out = apply(_R[kind], (x,), {"axis": axis, "exclusive": bool(exclusive),
+                                 "reverse": bool(reverse)}, name=name)
     return _keep_dtype(out, x)
+
+
+def _nested_tuple(value):
+    """A nested list as nested tuples (an attr is hashable; the kernel reads its shape)."""
+    return tuple(_nested_tuple(v) for v in value) if isinstance(value, list) else value
+
+
+def cumsum(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None):
+    return _scan("Cumsum", x, axis, exclusive, reverse, name)
 
 
 def cumprod(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None):
     """Running products along ``axis``.  Its gradient is TF's: 0 at an ``x`` that is 0."""
-    x = convert_to_tensor(x)
-    out = apply(_R["Cumprod"], (x,), {"axis": int(axis), "exclusive": bool(exclusive),
-                                      "reverse": bool(reverse)}, name=name)
-    return _keep_dtype(out, x)
+    return _scan("Cumprod", x, axis, exclusive, reverse, name)
 
 
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None,
