@@ -283,16 +283,18 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
 
     Every name in the source is the generator's own (``a0``, ``t3``, ``o1``, ufunc names from
     :data:`EXACT_UFUNCS`); op names and sites appear only in comments, through ``repr()``.
-    A chain that sums a member (``chain.summed``) becomes two functions: ``<name>_at(j, ...)``
-    computes element ``j`` (writing the other outputs) and returns the summed value, and
-    ``<name>`` runs :func:`pairwise_schedule` over it, returning the sum."""
+    A chain that sums a member (``chain.summed``) runs :func:`pairwise_schedule` instead: per
+    leaf (at most 128 elements) the element loop writes the summed values to ``buf`` (a
+    scratch array that stays in L1), then numpy's leaf sum adds them up.  The element loop
+    keeps the plain loop's form -- unsigned indices (no wraparound checks), no loop-carried
+    sums -- so LLVM vectorises it as it does the plain loop."""
     tensors = {s: t for t, s in plan.slot_of.items()}
     scalar = [tensors[s]._shape == () for s in chain.inputs]
     local = {s: (f"a{i}" if scalar[i] else f"x{i}") for i, s in enumerate(chain.inputs)}
     arrays = chain.outputs if chain.summed is None else chain.outputs[:-1]
     params = ", ".join([f"a{i}" for i in range(len(chain.inputs))] +
                        [f"o{i}" for i in range(len(arrays))])
-    pad = "        " if chain.summed is None else "    "
+    pad = "        " if chain.summed is None else "            "
     body = [f"{pad}x{i} = a{i}[j]" for i, sc in enumerate(scalar) if not sc]
     env = {}
     for n_t, k in enumerate(chain.members):
@@ -309,28 +311,27 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
     if chain.summed is None:
         return "\n".join([f"def {name}(n, {params}):", "    for j in range(n):"] + body) \
             + "\n", env
-    at = f"{name}_at({{}}, {params})".format
-    r = [f"r{i}" for i in range(8)]
-    source = [f"def {name}_at(j, {params}):", *body,
-              f"    return {local[chain.summed]}  "
-              f"{comment(plan.steps[chain.sum_step].op, site=False)}", "",
-              f"def {name}(n, {params}, lo, length, pops, stack, zero):",
+    source = [f"def {name}(n, {params}, lo, length, pops, stack, zero, buf):",
               "    sp = 0",
               "    for i in range(lo.shape[0]):",
               "        a = lo[i]",
-              "        m = length[i]",
+              "        for j in range(a, a + length[i]):",
+              *body,
+              f"            buf[j - a] = {local[chain.summed]}  "
+              f"{comment(plan.steps[chain.sum_step].op, site=False)}",
+              "        m = int(length[i])",
               "        if m < 8:",
               "            s = zero",
-              "            for j in range(a, a + m):",
-              f"                s += {at('j')}",
+              "            for k in range(m):",
+              "                s += buf[k]",
               "        else:",
-              *[f"            {r[i]} = {at(f'a + {i}')}" for i in range(8)],
-              "            e = a + m - m % 8",
-              "            for j in range(a + 8, e, 8):",
-              *[f"                {r[i]} += {at(f'j + {i}')}" for i in range(8)],
+              *[f"            r{k} = buf[{k}]" for k in range(8)],
+              "            e = m - m % 8",
+              "            for k in range(8, e, 8):",
+              *[f"                r{k} += buf[k + {k}]" for k in range(8)],
               "            s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))",
-              "            for j in range(e, a + m):",
-              f"                s += {at('j')}",
+              "            for k in range(e, m):",
+              "                s += buf[k]",
               "        stack[sp] = s",
               "        sp += 1",
               "        for _ in range(pops[i]):",
@@ -357,8 +358,7 @@ def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
               scalar: list[bool], n_out: int, summing: bool = False) -> Callable | None:
     """The numba function of ``source``, compiled now for contiguous arrays (once per process
     per source text): None if numba refuses it -- then the chain is not fused.  A summing
-    kernel (:func:`kernel_source`) also takes its schedule, stack and zero, and its
-    element function ``<name>_at`` is compiled with it (numba inlines it into the loop).
+    kernel (:func:`kernel_source`) also takes its schedule, stack, zero and scratch buffer.
 
     ``error_model="numpy"``: a division by zero gives inf/NaN, as numpy's, not an exception."""
     available()
@@ -372,9 +372,8 @@ def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
         signature = (nb.types.intp, *[item if sc else array for sc in scalar],
                      *[array] * n_out)
         if summing:
-            index = nb.types.Array(nb.types.intp, 1, "C")
-            signature += (index, index, index, array, item)
-            scope[f"{name}_at"] = nb.njit(nogil=True, error_model="numpy")(scope[f"{name}_at"])
+            index = nb.types.Array(nb.types.uintp, 1, "C")
+            signature += (index, index, index, array, item, array)
         fn = nb.njit(nogil=True, error_model="numpy")(scope[name])
         try:                 # (other layouts -- read-only, broadcast -- compile on first use)
             fn.compile(signature)
@@ -402,7 +401,8 @@ class FusedKernel:
         self.size = math.prod(shape)
         self.n_arrays = n_out - summing
         self._kept: list[np.ndarray | None] = [None] * self.n_arrays
-        self._sum = (*pairwise_schedule(self.size), np.empty(64, dtype), dtype.type(0)) \
+        self._sum = (*[a.astype(np.uintp) for a in pairwise_schedule(self.size)],
+                     np.empty(64, dtype), dtype.type(0), np.empty(PW_BLOCKSIZE, dtype)) \
             if summing else ()
 
     def __call__(self, *xs):
