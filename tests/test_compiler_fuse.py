@@ -57,16 +57,17 @@ def _run(fetches, feed, config=None):
 
 
 def test_a_chain_and_its_gradient_run_as_one_fused_loop_with_the_unfused_bits(fused):
-    """The gradient's steps join the forward chain across the ``Sum`` (they do not read it):
-    one loop writes the summed values and both gradients; the ``Sum`` runs after it."""
+    """The gradient's steps join the forward chain across the ``Sum`` (they do not read it),
+    and the ``Sum`` joins too: one loop sums ``l`` (without writing it) and writes both
+    gradients."""
     fetches, feed = _pointwise()
     want, _ = _run(fetches, feed, PassConfig(fuse=False))
     got, exe = _run(fetches, feed)
     assert_bitwise(got, want)
     assert exe.report.changed("fuse") == ["fuse: 23 steps -> FusedElementwise 'gradients/AddN_4'"]
     lines = [line for line in exe.source.splitlines() if "  # " in line]
-    assert [line.split("  # ")[1].split()[0] for line in lines] == ["FusedElementwise", "Sum"]
-    assert lines[0].split(" = ")[0].strip() == "r0, r1, r2"      # l (for the Sum), dx, dy
+    assert [line.split("  # ")[1].split()[0] for line in lines] == ["FusedElementwise"]
+    assert lines[0].split(" = ")[0].strip() == "r0, r1, r2"      # dx, dy, sum(l)
     off, _ = _run(fetches, feed, PassConfig.off())
     assert_bitwise(got, off)
 
@@ -223,10 +224,125 @@ def test_a_chain_numba_refuses_stays_unfused(fused, monkeypatch):
 
     def refused(plan, chain, name):
         source, env = real(plan, chain, name)
-        return source.replace("for j in range(n):", "for j in range(n):\n        unknown_name()"), env
+        return source.replace("):\n", "):\n    unknown_name()\n", 1), env
     monkeypatch.setattr(fuse, "kernel_source", refused)
     fetches, feed = _pointwise()
     want, _ = _run(fetches, feed, PassConfig(fuse=False))
     got, exe = _run(fetches, feed)
     assert "FusedElementwise" not in exe.source and exe.report.changed("fuse") == []
     assert_bitwise(got, want)
+
+
+# --- a chain's full Sum, summed inside the loop --------------------------------------------------
+
+def _numpy_pairwise(x: np.ndarray):
+    """Run :func:`fuse.pairwise_schedule` over ``x`` with numpy scalars (the kernel's stack
+    machine, slowly): numpy's own summation order, if the schedule is right."""
+    flat = x.reshape(-1)
+    lo, length, pops = fuse.pairwise_schedule(flat.size)
+    zero, stack = x.dtype.type(0), []
+    for a, m, p in zip(lo, length, pops):
+        if m < 8:
+            s = zero
+            for v in flat[a:a + m]:
+                s = s + v
+        else:
+            e = a + m - m % 8
+            r = list(flat[a:a + 8])
+            for j in range(a + 8, e, 8):
+                r = [r[i] + flat[j + i] for i in range(8)]
+            s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+            for v in flat[e:a + m]:
+                s = s + v
+        stack.append(s)
+        for _ in range(p):
+            right = stack.pop()
+            stack.append(stack.pop() + right)
+    return zero + stack[0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_pairwise_schedule_is_numpys_summation_order(dtype):
+    """``np.add.reduce`` over all axes of a contiguous array is ``0 + pairwise_sum`` over the
+    whole array in one inner loop, whatever the shape: the schedule gives its bits on random
+    shapes and sizes (below 8, up to 128, not multiples of 8 or 128; values spread over many
+    magnitudes so that any other order rounds differently)."""
+    rng = np.random.default_rng(7)
+    shapes = [(1,), (5,), (8,), (9,), (127,), (128,), (129,), (136,), (1000,), (3, 7, 11),
+              (64, 65), (2, 1, 517), (4099,)] + \
+        [tuple(int(v) for v in rng.integers(1, 40, rng.integers(1, 4))) for _ in range(20)]
+    for shape in shapes:
+        x = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 6, shape)).astype(dtype)
+        want = np.add.reduce(x, None)
+        got = _numpy_pairwise(x)
+        assert type(got) is type(want) and got.tobytes() == want.tobytes(), shape
+    assert _numpy_pairwise(np.full(200, -0.0, dtype)).tobytes() == np.sum(
+        np.full(200, -0.0, dtype)).tobytes()                     # +0.0: numpy starts from 0
+
+
+def _summed_chain(rng, shape, dtype):
+    """A random elementwise chain over two placeholders ending in ``reduce_sum``."""
+    tf.reset_default_graph()
+    x = tf.placeholder(dtype, shape=shape, name="x")
+    y = tf.placeholder(dtype, shape=shape, name="y")
+    v, w = x, y
+    for _ in range(int(rng.integers(2, 7))):
+        op = rng.choice(["add", "sub", "mul", "div", "max", "sq"])
+        v, w = {"add": lambda: (v + w, v), "sub": lambda: (w - v, w),
+                "mul": lambda: (v * w, w), "div": lambda: (v / (w + 3.0), v),
+                "max": lambda: (tf.maximum(v, w) * 0.5, w),
+                "sq": lambda: (tf.square(v) - w, v)}[op]()
+    return tf.reduce_sum(v), x, y
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_summed_chain_keeps_the_unfused_bits(seed, fused):
+    """Random chains ending in a full sum, on sizes below 8, up to 128 and beyond, not
+    multiples of 8 or 128, with NaN and Inf inputs: the loop sums the last member itself
+    (no ``Sum`` step is left) and gives the unfused plan's bits."""
+    rng = np.random.default_rng(seed)
+    dtype = [np.float32, np.float64][seed % 2]
+    shape = [(3,), (9,), (127,), (129,), (7, 37), (300, 41), (5, 13, 17), (2, 1025),
+             (130, 130), (1,), (8, 16), (65537,)][seed]
+    loss, x, y = _summed_chain(rng, shape, dtype)
+    xv = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-3, 5, shape)).astype(dtype)
+    yv = rng.standard_normal(shape).astype(dtype)
+    if seed % 3 == 1:
+        xv.flat[rng.integers(0, xv.size)] = [np.nan, np.inf, -np.inf][seed % 3]
+    if seed % 4 == 2:
+        yv.flat[rng.integers(0, yv.size)] = np.inf
+    feed = {x: xv, y: yv}
+    want, _ = _run([loss], feed, PassConfig(fuse=False))
+    got, exe = _run([loss], feed)
+    assert_bitwise(got, want)
+    assert type(got[0]) is type(want[0])
+    assert "FusedElementwise" in exe.source and " Sum " not in exe.source
+
+
+def test_a_summed_array_that_is_also_fetched_is_still_written(fused):
+    """A member the ``Sum`` reads but that is fetched too must exist as an array: the loop
+    writes it and the ``Sum`` stays a step of its own."""
+    fetches, feed = _pointwise()
+    graph = tf.get_default_graph()
+    summed = graph.get_operation_by_name("Sum").inputs[0]
+    want, _ = _run(fetches + [summed], feed, PassConfig(fuse=False))
+    got, exe = _run(fetches + [summed], feed)
+    assert_bitwise(got, want)
+    lines = [line for line in exe.source.splitlines() if "  # " in line]
+    assert [line.split("  # ")[1].split()[0] for line in lines] == ["FusedElementwise", "Sum"]
+
+
+@pytest.mark.parametrize("keepdims, axis", [(True, None), (False, 1), (False, (0, 1))])
+def test_only_a_full_sum_to_a_scalar_joins_the_loop(fused, keepdims, axis):
+    """A sum over some axes, or keeping them, is not numpy's one pairwise sum over the
+    whole array (nor a scalar): it stays a step.  A sum over every axis named one by one
+    is the full sum and joins."""
+    rng = np.random.default_rng(1)
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, shape=(40, 70), name="x")
+    loss = tf.reduce_sum(x * x + x, axis=axis, keepdims=keepdims)
+    xv = rng.standard_normal((40, 70)).astype(np.float32)
+    want, _ = _run([loss], {x: xv}, PassConfig(fuse=False))
+    got, exe = _run([loss], {x: xv})
+    assert_bitwise(got, want)
+    assert (" Sum " in exe.source) == (axis != (0, 1))

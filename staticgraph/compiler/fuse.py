@@ -57,6 +57,8 @@ import numpy as np
 
 from common.fastpath import numba_module
 
+from common.ops.reduce import _sum
+
 from .emit import comment
 from .plan import Plan, Step
 
@@ -89,6 +91,8 @@ class Chain(NamedTuple):
     shape: tuple[int, ...]
     dtype: np.dtype
     at: int          # the fused step runs just before the step at this index (or replaces it)
+    summed: int | None = None    # a member result the loop sums instead of writing ...
+    sum_step: int | None = None  # ... for this full ``Sum`` step (its result: the last output)
 
 
 def _form(step: Step) -> Callable[[list[str]], str] | None:
@@ -170,16 +174,90 @@ def find_chains(plan: Plan) -> list[Chain]:
 
 def _chain(plan: Plan, members: list[int], made: set[int], key: tuple, at: int) -> Chain:
     """The chain of these member steps: what it reads from outside, what it must write out
-    (a member result read by a step outside the chain, or fetched)."""
+    (a member result read by a step outside the chain, or fetched).
+
+    A member result that is not fetched and whose one reader outside the chain is a full
+    ``Sum`` (:func:`_full_sum`) is summed by the loop itself instead of written: the ``Sum``
+    step joins the chain and its result becomes the chain's last output."""
     member_set = set(members)
     fetched = {s for s in plan.fetches if s is not None}
-    readers = {s for k, step in enumerate(plan.steps) if k not in member_set
-               for s in step.inputs}
+    readers: dict[int, list[int]] = {}
+    for k, step in enumerate(plan.steps):
+        if k not in member_set:
+            for s in step.inputs:
+                readers.setdefault(s, []).append(k)
     inputs = list(dict.fromkeys(s for k in members for s in plan.steps[k].inputs
                                 if s not in made))
     outputs = [s for k in members for s in plan.steps[k].outputs
                if s in fetched or s in readers]
-    return Chain(tuple(members), tuple(inputs), tuple(outputs), key[0], key[1], at)
+    summed = next((s for s in outputs if s not in fetched and len(readers[s]) == 1
+                   and _full_sum(plan.steps[readers[s][0]], key[0])), None)
+    if summed is None:
+        return Chain(tuple(members), tuple(inputs), tuple(outputs), key[0], key[1], at)
+    sum_step = readers[summed][0]
+    outputs = [s for s in outputs if s != summed] + [plan.steps[sum_step].outputs[0]]
+    return Chain(tuple(members), tuple(inputs), tuple(outputs), key[0], key[1], at,
+                 summed, sum_step)
+
+
+def _full_sum(step: Step, shape: tuple) -> bool:
+    """Is ``step`` numpy's sum of all of its one input's elements (``axis`` None or every
+    axis, no ``keepdims``), to one scalar of the input's dtype?  Only that sum is the one
+    pairwise summation over the whole contiguous array that :func:`pairwise_schedule`
+    reproduces bit for bit."""
+    d, kernel = step.op.op_def, step.kernel
+    if getattr(kernel, "func", kernel) is not _sum or d is None or d.impl is not _sum or \
+            len(step.inputs) != 1 or len(step.outputs) != 1 or step.outputs[0] is None:
+        return False                # (the kernel: ``_sum``, or a partial of it binding attrs)
+    if kernel is not _sum and (kernel.args or kernel.keywords != {
+            n: v for n, v in step.op.attrs.items() if n in kernel.keywords}):
+        return False
+    attrs = step.op.attrs
+    if set(attrs) - {"axis", "keepdims"} or attrs.get("keepdims", False):
+        return False
+    axis = attrs.get("axis")
+    if axis is not None:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        if not all(isinstance(a, int) and -len(shape) <= a < len(shape) for a in axes) or \
+                sorted(a % len(shape) for a in axes) != list(range(len(shape))):
+            return False
+    out = step.op.outputs[0]
+    return out._shape == () and out.np_dtype == step.op.inputs[0].np_dtype
+
+
+PW_BLOCKSIZE = 128
+"""numpy's pairwise summation block (``numpy/_core/src/umath/loops_utils.h.src``)."""
+
+
+def pairwise_schedule(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """numpy's pairwise summation of ``n`` contiguous elements as a flat schedule: the
+    leaves of its recursion in order (first index, length: at most :data:`PW_BLOCKSIZE`) and,
+    per leaf, how many pairs of partial sums to add once that leaf's sum is pushed.
+
+    ``pairwise_sum(a, n)``: below 8 elements a sequential sum from 0; up to 128, eight
+    accumulators ``r[i % 8]`` started at ``a[0..7]``, combined as
+    ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))``, the tail added after; above, split at ``n/2``
+    rounded down to a multiple of 8, both halves summed so and added.  ``np.add.reduce``
+    of a contiguous float array (any shape, all axes) is ``0 + pairwise_sum(a, size)`` --
+    one inner loop over the whole coalesced array (checked on random shapes in the tests).
+    A stack machine running this schedule adds in numpy's very order, so a fused kernel can
+    sum the values it computes on the fly with numpy's bits."""
+    lo: list[int] = []
+    length: list[int] = []
+    pops: list[int] = []
+    todo = [(0, n, 0)]        # (first, length, pairs to add after this subtree's last leaf)
+    while todo:
+        a, m, after = todo.pop()
+        if m <= PW_BLOCKSIZE:
+            lo.append(a)
+            length.append(m)
+            pops.append(after)
+            continue
+        n2 = m // 2
+        n2 -= n2 % 8
+        todo.append((a + n2, m - n2, after + 1))
+        todo.append((a, n2, 0))
+    return (np.array(lo, np.intp), np.array(length, np.intp), np.array(pops, np.intp))
 
 
 # --- the kernel ---------------------------------------------------------------------------------
@@ -204,14 +282,20 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
     """The numba loop of ``chain`` (source, and the ufuncs it names).
 
     Every name in the source is the generator's own (``a0``, ``t3``, ``o1``, ufunc names from
-    :data:`EXACT_UFUNCS`); op names and sites appear only in comments, through ``repr()``."""
+    :data:`EXACT_UFUNCS`); op names and sites appear only in comments, through ``repr()``.
+    A chain that sums a member (``chain.summed``) runs :func:`pairwise_schedule` instead: per
+    leaf (at most 128 elements) the element loop writes the summed values to ``buf`` (a
+    scratch array that stays in L1), then numpy's leaf sum adds them up.  The element loop
+    keeps the plain loop's form -- unsigned indices (no wraparound checks), no loop-carried
+    sums -- so LLVM vectorises it as it does the plain loop."""
     tensors = {s: t for t, s in plan.slot_of.items()}
     scalar = [tensors[s]._shape == () for s in chain.inputs]
     local = {s: (f"a{i}" if scalar[i] else f"x{i}") for i, s in enumerate(chain.inputs)}
-    params = [f"a{i}" for i in range(len(chain.inputs))] + \
-        [f"o{i}" for i in range(len(chain.outputs))]
-    body = [f"def {name}(n, {', '.join(params)}):", "    for j in range(n):"]
-    body += [f"        x{i} = a{i}[j]" for i, sc in enumerate(scalar) if not sc]
+    arrays = chain.outputs if chain.summed is None else chain.outputs[:-1]
+    params = ", ".join([f"a{i}" for i in range(len(chain.inputs))] +
+                       [f"o{i}" for i in range(len(arrays))])
+    pad = "        " if chain.summed is None else "            "
+    body = [f"{pad}x{i} = a{i}[j]" for i, sc in enumerate(scalar) if not sc]
     env = {}
     for n_t, k in enumerate(chain.members):
         step = plan.steps[k]
@@ -220,11 +304,41 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
         if isinstance(impl, np.ufunc) and step.op.op_def.scalar is None:
             env[impl.__name__] = impl
         t = f"t{n_t}"
-        body.append(f"        {t} = {form([local[s] for s in step.inputs])}  "
+        body.append(f"{pad}{t} = {form([local[s] for s in step.inputs])}  "
                     f"{comment(step.op, site=False)}")
         local[step.outputs[0]] = t
-    body += [f"        o{i}[j] = {local[s]}" for i, s in enumerate(chain.outputs)]
-    return "\n".join(body) + "\n", env
+    body += [f"{pad}o{i}[j] = {local[s]}" for i, s in enumerate(arrays)]
+    if chain.summed is None:
+        return "\n".join([f"def {name}(n, {params}):", "    for j in range(n):"] + body) \
+            + "\n", env
+    source = [f"def {name}(n, {params}, lo, length, pops, stack, zero, buf):",
+              "    sp = 0",
+              "    for i in range(lo.shape[0]):",
+              "        a = lo[i]",
+              "        for j in range(a, a + length[i]):",
+              *body,
+              f"            buf[j - a] = {local[chain.summed]}  "
+              f"{comment(plan.steps[chain.sum_step].op, site=False)}",
+              "        m = int(length[i])",
+              "        if m < 8:",
+              "            s = zero",
+              "            for k in range(m):",
+              "                s += buf[k]",
+              "        else:",
+              *[f"            r{k} = buf[{k}]" for k in range(8)],
+              "            e = m - m % 8",
+              "            for k in range(8, e, 8):",
+              *[f"                r{k} += buf[k + {k}]" for k in range(8)],
+              "            s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))",
+              "            for k in range(e, m):",
+              "                s += buf[k]",
+              "        stack[sp] = s",
+              "        sp += 1",
+              "        for _ in range(pops[i]):",
+              "            sp -= 1",
+              "            stack[sp - 1] = stack[sp - 1] + stack[sp]",
+              "    return zero + stack[0]"]
+    return "\n".join(source) + "\n", env
 
 
 _numba = None
@@ -241,9 +355,10 @@ def available() -> bool:
 
 
 def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
-              scalar: list[bool], n_out: int) -> Callable | None:
+              scalar: list[bool], n_out: int, summing: bool = False) -> Callable | None:
     """The numba function of ``source``, compiled now for contiguous arrays (once per process
-    per source text): None if numba refuses it -- then the chain is not fused.
+    per source text): None if numba refuses it -- then the chain is not fused.  A summing
+    kernel (:func:`kernel_source`) also takes its schedule, stack, zero and scratch buffer.
 
     ``error_model="numpy"``: a division by zero gives inf/NaN, as numpy's, not an exception."""
     available()
@@ -256,6 +371,9 @@ def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
         item, array = nb.from_dtype(dtype), nb.types.Array(nb.from_dtype(dtype), 1, "C")
         signature = (nb.types.intp, *[item if sc else array for sc in scalar],
                      *[array] * n_out)
+        if summing:
+            index = nb.types.Array(nb.types.uintp, 1, "C")
+            signature += (index, index, index, array, item, array)
         fn = nb.njit(nogil=True, error_model="numpy")(scope[name])
         try:                 # (other layouts -- read-only, broadcast -- compile on first use)
             fn.compile(signature)
@@ -267,7 +385,8 @@ def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
 
 class FusedKernel:
     """A fused step's kernel: ``kernel(*inputs)`` returns the chain's outputs (one array, or
-    a tuple), each a C-contiguous array of the chain's shape.
+    a tuple), each a C-contiguous array of the chain's shape -- but for a summing kernel's
+    last output, the sum: a scalar of the dtype, as ``np.add.reduce`` returns it.
 
     An output array whose only reference left is the kernel's own (the run that got it, and
     whoever it was handed to, dropped it) is written again by the next call instead of a new
@@ -276,22 +395,28 @@ class FusedKernel:
     So between runs a fused plan keeps at most one array per output alive."""
 
     def __init__(self, fn: Callable, shape: tuple, dtype: np.dtype, scalar: list[bool],
-                 n_out: int, source: str):
+                 n_out: int, source: str, summing: bool = False):
         self.fn, self.shape, self.dtype = fn, shape, dtype
         self.scalar, self.n_out, self.source = scalar, n_out, source
         self.size = math.prod(shape)
-        self._kept: list[np.ndarray | None] = [None] * n_out
+        self.n_arrays = n_out - summing
+        self._kept: list[np.ndarray | None] = [None] * self.n_arrays
+        self._sum = (*[a.astype(np.uintp) for a in pairwise_schedule(self.size)],
+                     np.empty(64, dtype), dtype.type(0), np.empty(PW_BLOCKSIZE, dtype)) \
+            if summing else ()
 
     def __call__(self, *xs):
         n = self.size
         args = [x[()] if sc else _flat(x, n) for x, sc in zip(xs, self.scalar)]
         kept, outs = self._kept, []
-        for i in range(self.n_out):
+        for i in range(self.n_arrays):
             o = kept[i]
             if o is None or getrefcount(o) > 3:   # (o, kept[i], getrefcount's argument)
                 o = kept[i] = np.empty(self.shape, self.dtype)
             outs.append(o)
-        self.fn(n, *args, *[o.reshape(-1) for o in outs])
+        total = self.fn(n, *args, *[o.reshape(-1) for o in outs], *self._sum)
+        if self._sum:
+            outs.append(self.dtype.type(total))
         return outs[0] if self.n_out == 1 else tuple(outs)
 
 
@@ -317,16 +442,21 @@ def fuse_plan(plan: Plan, chains: list[Chain]) -> tuple[Plan, list[Chain]]:
         name = f"fused_{n}"
         source, env = kernel_source(plan, chain, name)
         scalar = [tensors[s]._shape == () for s in chain.inputs]
-        fn = _compiled(source, name, env, chain.dtype, scalar, len(chain.outputs))
+        summing = chain.summed is not None
+        n_arrays = len(chain.outputs) - summing
+        fn = _compiled(source, name, env, chain.dtype, scalar, n_arrays, summing)
         if fn is None:
             continue
         done.append(chain)
-        kernel = FusedKernel(fn, chain.shape, chain.dtype, scalar, len(chain.outputs), source)
+        kernel = FusedKernel(fn, chain.shape, chain.dtype, scalar, len(chain.outputs), source,
+                             summing)
         op = FusedOp([plan.steps[k].op for k in chain.members],
                      tuple(tensors[s] for s in chain.inputs),
                      tuple(tensors[s] for s in chain.outputs))
         before[chain.at] = Step(op, kernel, chain.inputs, chain.outputs)
         dropped.update(chain.members)
+        if summing:
+            dropped.add(chain.sum_step)
     steps = []
     for k, step in enumerate(plan.steps):
         if k in before:
