@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from ..framework.graph import Operation, Tensor
-from ..framework.kinds import Constant, LowerContext, SessionState, lower
+from ..framework.kinds import KINDS, Constant, LowerContext, SessionState, lower
 
 __all__ = ["Step", "Plan", "lower_plan"]
 
@@ -75,7 +75,10 @@ def lower_plan(order: list[Operation], feeds: list[Tensor],
         if kernel.__class__ is Constant:
             consts[outs[0]] = kernel.value
         else:
-            steps.append(new_step(Step, (op, kernel, tuple([slot_of[t] for t in op.inputs]),
+            ins, kind = op.inputs, KINDS.get(op.kind) if op.op_def is None else None
+            if kind is not None and kind.unread_inputs is not None:   # graph-only edges
+                ins = ins[:len(ins) - kind.unread_inputs(op)]
+            steps.append(new_step(Step, (op, kernel, tuple([slot_of[t] for t in ins]),
                                          tuple(outs))))
     fetch_slots = tuple(slot_of[f] if isinstance(f, Tensor) else None for f in fetches)
     return Plan(tuple(slot_of)[:n_fed], steps, consts, fetch_slots, slot_of)

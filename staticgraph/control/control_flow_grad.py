@@ -227,8 +227,8 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
                 for j, (a, g) in enumerate(zip(acc, gs[nd:]))])
     src.extend(f"    {text}" for text in batched.after)
     src.line(f"    return {_result(ds + acc)}")
-    inits = [f"init{k}" for k in range(fwd["n_vars"])]   # not read (see _while_grad)
-    return src.compile("while_grad", ["trace", *ds, *caps, *lates, *inits])
+    return src.compile("while_grad", ["trace", *ds, *caps, *lates])   # (no initial values:
+    # the node's last inputs are for a second-order gradient only, see _while_grad)
 
 
 def _batched_sums(plan, prog: GradProgram, sums: dict[int, str], ctx: LowerContext
@@ -479,6 +479,7 @@ for _type in BRANCH_TYPES + CASE_TYPES:
     defkind(_type, lower_cond, gradient=_cond_grad, effects=region_effects, narrow=narrow_cond,
             attrs=("branches", "captured"), optional_attrs=("computed",))
 defkind("WhileGrad", _lower_while_grad, gradient=_while_grad_grad, stateful=True,
-        attrs=("forward", "n_grads", "fcaps"))
+        attrs=("forward", "n_grads", "fcaps"),
+        unread_inputs=lambda op: op.attrs["forward"].attrs["n_vars"])   # the initial values
 defkind("CondGrad", _lower_cond_grad, gradient=_cond_grad_grad, stateful=True,
         attrs=("forward", "n_dys", "fcaps"))

@@ -132,6 +132,7 @@ class Kind(NamedTuple):
     narrow: Callable[[Operation, frozenset], Operation] | None = None
     attrs: frozenset[str] = frozenset()
     optional_attrs: frozenset[str] = frozenset()
+    unread_inputs: Callable[[Operation], int] | None = None
 
 
 KINDS: dict[str, Kind] = {}
@@ -141,12 +142,16 @@ def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
             effects: Callable[[Operation], Effects] | None = None, pure: bool = False,
             stateful: bool = False, returns_state: bool = False,
             narrow: Callable[[Operation, frozenset], Operation] | None = None,
-            attrs: Iterable[str] = (), optional_attrs: Iterable[str] = ()) -> Kind:
+            attrs: Iterable[str] = (), optional_attrs: Iterable[str] = (),
+            unread_inputs: Callable[[Operation], int] | None = None) -> Kind:
     """Declare a structural node type once: its lowering, gradient, effects and properties.
 
     ``attrs``: every attribute a node of this kind always has; ``optional_attrs``: those it
     may have.  A node read from a graph file with any other attribute, or without one of
     ``attrs``, is refused (:mod:`.interop.graph_schema`): the lowering can rely on them.
+    ``unread_inputs(op)``: how many of the node's last inputs its kernel never reads (edges
+    for the graph alone, e.g. where a higher-order gradient flows): the plan does not pass
+    them, so their buffers are freed as if the edges were not there.
 
     >>> defkind("MyPrint", _print, attrs=("message", "first_n"))  # doctest: +SKIP
     """
@@ -155,7 +160,7 @@ def defkind(name: str, lower: Callable, *, gradient: Callable | None = None,
                          f"a node's type names one declaration")
     kind = KINDS[name] = Kind(name, lower, gradient, effects, pure,
                               stateful or effects is not None, returns_state, narrow,
-                              frozenset(attrs), frozenset(optional_attrs))
+                              frozenset(attrs), frozenset(optional_attrs), unread_inputs)
     return kind
 
 
