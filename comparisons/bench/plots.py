@@ -82,7 +82,7 @@ def _summary(plt, by_work: dict[str, list[Row]], path: str) -> bool:
                                   for e in ENGINES if e in by}))
     if not groups:
         return False
-    fig, ax = plt.subplots(figsize=(8, 0.55 * len(groups) * len(ENGINES) ** 0.5 + 1.5))
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(groups) + 1.5))
     height = 0.8 / len(ENGINES)
     for j, engine in enumerate(ENGINES):
         ys = [i + (j - (len(ENGINES) - 1) / 2) * height for i, (_, r) in enumerate(groups) if engine in r]
