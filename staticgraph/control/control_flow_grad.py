@@ -227,8 +227,9 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
                 for j, (a, g) in enumerate(zip(acc, gs[nd:]))])
     src.extend(f"    {text}" for text in batched.after)
     src.line(f"    return {_result(ds + acc)}")
-    return src.compile("while_grad", ["trace", *ds, *caps, *lates])   # (no initial values:
-    # the node's last inputs are for a second-order gradient only, see _while_grad)
+    # no parameters for the node's last inputs, the loop's initial values: they are there for
+    # a second-order gradient only (_while_grad), and the plan does not pass them (unread_inputs)
+    return src.compile("while_grad", ["trace", *ds, *caps, *lates])
 
 
 def _batched_sums(plan, prog: GradProgram, sums: dict[int, str], ctx: LowerContext
