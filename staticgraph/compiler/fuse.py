@@ -230,7 +230,8 @@ PW_BLOCKSIZE = 128
 
 
 def pairwise_schedule(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """numpy's pairwise summation of ``n`` contiguous elements as a flat schedule: the
+    """numpy's pairwise summation of ``n`` contiguous elements as a flat schedule (unsigned
+    index arrays, as the kernel takes them): the
     leaves of its recursion in order (first index, length: at most :data:`PW_BLOCKSIZE`) and,
     per leaf, how many pairs of partial sums to add once that leaf's sum is pushed.
 
@@ -257,7 +258,7 @@ def pairwise_schedule(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n2 -= n2 % 8
         todo.append((a + n2, m - n2, after + 1))
         todo.append((a, n2, 0))
-    return (np.array(lo, np.intp), np.array(length, np.intp), np.array(pops, np.intp))
+    return tuple(np.array(v, np.uintp) for v in (lo, length, pops))
 
 
 # --- the kernel ---------------------------------------------------------------------------------
@@ -401,7 +402,7 @@ class FusedKernel:
         self.size = math.prod(shape)
         self.n_arrays = n_out - summing
         self._kept: list[np.ndarray | None] = [None] * self.n_arrays
-        self._sum = (*[a.astype(np.uintp) for a in pairwise_schedule(self.size)],
+        self._sum = (*pairwise_schedule(self.size),
                      np.empty(64, dtype), dtype.type(0), np.empty(PW_BLOCKSIZE, dtype)) \
             if summing else ()
 
