@@ -21,8 +21,9 @@ def seeded(fresh_graph):
     tf.set_random_seed(0)
 
 
-def _lstm(dtype, steps=7, batch=3, inp=4, units=5):
-    """A dynamic_rnn LSTM's loss and gradients (kernel, bias, inputs), fed the seeded data."""
+def _lstm(dtype, steps=7, batch=3, inp=4, units=5, inputs=True):
+    """A dynamic_rnn LSTM's loss and gradients (kernel, bias, and inputs unless not
+    ``inputs``), fed the seeded data."""
     rng = np.random.RandomState(1)
     xs = tf.placeholder(dtype, (None, batch, inp), name="xs")
     cell = tf.nn.rnn_cell.BasicLSTMCell(units, forget_bias=0.0)
@@ -32,7 +33,7 @@ def _lstm(dtype, steps=7, batch=3, inp=4, units=5):
     init = tf.global_variables_initializer()
     feeds = {xs: rng.randn(steps, batch, inp).astype(dtype.as_numpy_dtype)}
     weights = {kernel: 0.3 * rng.randn(inp + units, 4 * units), bias: 0.1 * rng.randn(4 * units)}
-    return [loss] + tf.gradients(loss, [kernel, bias, xs]), feeds, init, weights
+    return [loss] + tf.gradients(loss, [kernel, bias] + [xs] * inputs), feeds, init, weights
 
 
 def _run(build, dtype, config):
@@ -58,6 +59,26 @@ def test_lstm_hoists_the_input_product_and_batches_the_weight_gradient():
     for g, w in zip(got, want):
         assert np.asarray(g).dtype == np.float32
         np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+
+
+def test_only_the_recurrent_piece_of_the_input_gradient_is_multiplied():
+    # d concat([x_t, h]) = dgates @ kernel^T; without the inputs' gradient only h's piece
+    # (the kernel's last 5 rows) flows on, and only those are multiplied
+    build = lambda d: _lstm(d, inputs=False)
+    got, text = _run(build, tf.float32, None)
+    assert "@ g47[:, 4:9]" in text and "SplitPart" in text and "split_part" not in text
+    want, _ = _run(build, tf.float64, PassConfig.off())
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+    exact, text = _run(build, tf.float32, PassConfig(loops=False))
+    assert "[:, 4:9]" not in text
+    floor, _ = _run(build, tf.float32, PassConfig.off())
+    for a, b in zip(exact, floor):
+        np.testing.assert_array_equal(a, b)
+    # with the inputs' gradient both pieces are read: one product, cut into views
+    _, text = _run(_lstm, tf.float32, None)
+    parts = [line for line in text.splitlines() if "# SplitPart" in line]
+    assert "[:, 4:9]" not in text and len(parts) == 2 and "loops pass" not in "".join(parts)
 
 
 def test_loops_off_gives_the_unoptimised_plans_exact_bits():

@@ -490,11 +490,13 @@ def hoisted_products(op: Operation, plan: Plan, n_args: int, ctx: LowerContext
                      ) -> loops.LoopRewrite:
     """The loop body ``plan``'s input products hoisted out of the iteration (the ``loops``
     pass, :mod:`..compiler.passes.loops`): the captured values (fed after the ``n_args``
-    loop variables) are loop-invariant, and so are variable reads if the loop writes none."""
+    loop variables) are loop-invariant, and so are variable reads if the loop writes none.
+    A product of which one piece is used multiplies by that piece's columns only."""
     if not ctx.config.loops:
         return loops.LoopRewrite.none()
     fixed = {plan.slot_of[t] for t in plan.feeds[n_args:]}
-    return loops.hoisted_products(plan, fixed, not region_effects(op).writes, "b")
+    hoisted = loops.hoisted_products(plan, fixed, not region_effects(op).writes, "b")
+    return hoisted.merged(loops.split_products(plan, set(hoisted.steps)))
 
 
 def lower_while(op, ctx: LowerContext) -> Callable:

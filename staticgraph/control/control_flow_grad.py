@@ -235,13 +235,16 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
 def _batched_sums(plan, prog: GradProgram, sums: dict[int, str], ctx: LowerContext
                   ) -> tuple[loops.LoopRewrite, dict[int, str]]:
     """The gradient loop's weight gradients ``sums`` (fetch position -> accumulator) taken a
-    chunk of steps at a time (the ``loops`` pass, :mod:`..compiler.passes.loops`).  Every fed
-    value but the incoming gradients (buffers the loop writes in place) is stable."""
-    if not ctx.config.loops or not sums:
+    chunk of steps at a time, and its products of which one piece is used (``d concat([x_t,
+    h]) @ W`` when only ``h``'s piece flows on) by that piece's columns only (the ``loops``
+    pass, :mod:`..compiler.passes.loops`).  Every fed value but the incoming gradients
+    (buffers the loop writes in place) is stable."""
+    if not ctx.config.loops:
         return loops.LoopRewrite.none(), {}
     written = {plan.slot_of[t] for t in prog.dys if t in plan.slot_of}
     stable = {plan.slot_of[t] for t in plan.feeds} - written
-    return loops.batched_sums(plan, sums, stable, "g")
+    batched, lines = loops.batched_sums(plan, sums, stable, "g")
+    return batched.merged(loops.split_products(plan, set(batched.steps))), lines
 
 
 def _same_spec(t: Tensor, out: Tensor) -> bool:
