@@ -8,6 +8,8 @@ is never hoisted from.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -79,6 +81,17 @@ def test_only_the_recurrent_piece_of_the_input_gradient_is_multiplied():
     _, text = _run(_lstm, tf.float32, None)
     parts = [line for line in text.splitlines() if "# SplitPart" in line]
     assert "[:, 4:9]" not in text and len(parts) == 2 and "loops pass" not in "".join(parts)
+
+
+def test_the_inputs_row_gradients_are_added_in_place():
+    # d xs[t] is a ScatterLike of xs's shape; the loop adds its row into the sum in place
+    # (not a [steps, batch, inputs] array of zeros and a sum of all of it, every step)
+    got, text = _run(lambda d: _lstm(d, steps=9), tf.float32, None)
+    assert re.search(r"a\d+\[s\d+\] \+= g\d+  # ScatterLike .* \(loops pass\)", text)
+    want, _ = _run(lambda d: _lstm(d, steps=9), tf.float64, PassConfig.off())
+    np.testing.assert_allclose(got[-1], want[-1], rtol=2e-5, atol=2e-6)
+    _, text = _run(lambda d: _lstm(d, steps=9), tf.float32, PassConfig(loops=False))
+    assert not re.search(r"\] \+= g\d+  # ScatterLike", text)
 
 
 def test_loops_off_gives_the_unoptimised_plans_exact_bits():

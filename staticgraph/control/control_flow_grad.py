@@ -213,6 +213,11 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     same = [_same_spec(t, out) for t, out in zip(sums, op.outputs[nd:])]
     batched, batched_lines = _batched_sums(plan, prog, {nd + j: a for j, a in enumerate(acc)
                                                         if same[j]}, ctx)
+    if ctx.config.loops:    # a captured sequence's row gradients added in place
+        scattered, taken = loops.scattered_sums(
+            plan, {nd + j: a for j, a in enumerate(acc) if nd + j not in batched_lines},
+            {nd + j: plan.slot_of.get(w) for j, w in enumerate(wrt[nd:])})
+        batched, batched_lines = batched.merged(scattered), {**batched_lines, **taken}
     src = Source(op)
     src.own([ds[k - len(saved)] for k in carried.owned])
     src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
@@ -224,7 +229,8 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
     src.extend([f"        {batched_lines[nd + j]}" if nd + j in batched_lines else
                 f"        {a} += {g}" if same[j] else f"        {a} = {a} + {g}"
-                for j, (a, g) in enumerate(zip(acc, gs[nd:]))])
+                for j, (a, g) in enumerate(zip(acc, gs[nd:]))
+                if batched_lines.get(nd + j, "") is not None])
     src.extend(f"    {text}" for text in batched.after)
     src.line(f"    return {_result(ds + acc)}")
     # no parameters for the node's last inputs, the loop's initial values: they are there for

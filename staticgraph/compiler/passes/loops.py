@@ -47,7 +47,7 @@ from scipy.linalg import blas
 from ...framework.graph import Tensor
 from ..plan import Plan, Step
 
-__all__ = ["LoopRewrite", "hoisted_products", "split_products", "batched_sums", "CHUNK_BYTES", "GRAD_CHUNK_BYTES",
+__all__ = ["LoopRewrite", "hoisted_products", "split_products", "batched_sums", "scattered_sums", "CHUNK_BYTES", "GRAD_CHUNK_BYTES",
            "HELPERS"]
 
 CHUNK_BYTES = 1 << 20
@@ -349,6 +349,43 @@ def _columns(inputs: tuple[int, int], out: int, lo: int, hi: int) -> Lines:
 def _renamed(src: int, out: int) -> Lines:
     def lines(names: dict[int, str], pad: str) -> list[str]:
         return [f"{pad}{names[out]} = {names[src]}"]
+    return lines
+
+
+def scattered_sums(plan: Plan, sums: dict[int, str], refs: dict[int, int]
+                   ) -> tuple[LoopRewrite, dict[int, None]]:
+    """The gradient loop's sums ``acc = acc + ScatterLike(u, ref, i)`` (fetch position ->
+    accumulator in ``sums``) as ``acc[i] += u``: the gradient of a step's read ``X[i]`` of a
+    captured ``X`` (an input sequence) adds its row in place instead of building a
+    ``X``-sized array of zeros and adding all of it, every step (quadratic in the steps).
+    ``refs``: per position, the slot of the captured value the accumulator is shaped like;
+    the scatter must be shaped like it.  The same bits (the other rows gained zeros).
+    Returns the rewrite and the positions whose per-step sum it takes."""
+    uses = _Uses(plan)
+    steps: dict[int, Lines] = {}
+    taken: dict[int, None] = {}
+    for pos, acc in sums.items():
+        out = plan.fetches[pos]
+        k = uses.producer.get(out)
+        if k is None or uses.readers.get(out) or list(plan.fetches).count(out) != 1:
+            continue
+        step = plan.steps[k]
+        if not _registry(step, "ScatterLike") or len(step.inputs) != 3 or \
+                repr(step.op.attrs.get("key")) != "(ARRAY,)":
+            continue
+        u, ref, i = step.inputs
+        i_t = uses.tensor[i]
+        if ref != refs.get(pos) or _rank(i_t) != 0 or i_t.np_dtype.kind not in "iu" or \
+                uses.tensor[u].np_dtype != uses.tensor[ref].np_dtype:
+            continue
+        steps[k] = _added_at(acc, u, i)
+        taken[pos] = None
+    return LoopRewrite(steps, [], []), taken
+
+
+def _added_at(acc: str, u: int, i: int) -> Lines:
+    def lines(names: dict[int, str], pad: str) -> list[str]:
+        return [f"{pad}{acc}[{names[i]}] += {names[u]}"]
     return lines
 
 
