@@ -56,7 +56,7 @@ def _run(build, dtype, config):
 
 def test_lstm_hoists_the_input_product_and_batches_the_weight_gradient():
     got, text = _run(_lstm, tf.float32, None)
-    assert "_hoist(" in text and "_accumulate(" in text
+    assert "_hoist(" in text and "_accumulate(" in text and "_add_rows(" in text
     want, _ = _run(_lstm, tf.float64, PassConfig.off())
     for g, w in zip(got, want):
         assert np.asarray(g).dtype == np.float32
@@ -96,7 +96,7 @@ def test_the_inputs_row_gradients_are_added_in_place():
 
 def test_loops_off_gives_the_unoptimised_plans_exact_bits():
     exact, text = _run(_lstm, tf.float32, PassConfig(loops=False))
-    assert "_hoist(" not in text and "_accumulate(" not in text
+    assert "_hoist(" not in text and "_accumulate(" not in text and "_add_rows(" not in text
     floor, _ = _run(_lstm, tf.float32, PassConfig.off())
     for a, b in zip(exact, floor):
         np.testing.assert_array_equal(a, b)
@@ -175,3 +175,16 @@ def test_a_loop_that_writes_a_variable_is_not_hoisted_from():
     assert "_hoist(" not in text
     want = sum(x[t] @ (w0 + t) for t in range(4))
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_a_bias_gradient_adds_its_rows_in_place(dtype):
+    rng = np.random.RandomState(4)
+    g = rng.randn(6, 5).astype(dtype)
+    for rows in (g, g[::2], np.asfortranarray(g)):     # BLAS, and the sum for other layouts
+        acc = rng.randn(5).astype(dtype)
+        want = acc.astype(np.float64) + rows.astype(np.float64).sum(0)
+        same = acc
+        loops._add_rows(acc, rows)
+        assert acc is same and acc.dtype == dtype
+        np.testing.assert_allclose(acc, want, rtol=1e-2 if dtype == np.float16 else 1e-5)

@@ -239,7 +239,7 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
 
 
 def _batched_sums(plan, prog: GradProgram, sums: dict[int, str], ctx: LowerContext
-                  ) -> tuple[loops.LoopRewrite, dict[int, str]]:
+                  ) -> tuple[loops.LoopRewrite, dict[int, str | None]]:
     """The gradient loop's weight gradients ``sums`` (fetch position -> accumulator) taken a
     chunk of steps at a time, and its products of which one piece is used (``d concat([x_t,
     h]) @ W`` when only ``h``'s piece flows on) by that piece's columns only (the ``loops``

@@ -44,6 +44,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 from scipy.linalg import blas
 
+from common.shapes import sum_to_shape
+
 from ...framework.graph import Tensor
 from ..plan import Plan, Step
 
@@ -117,6 +119,26 @@ def _accumulate(acc: np.ndarray, chunk: list, axis: int) -> None:
         gemm(1.0, g.T, s.T, 1.0, acc.T, trans_b=1, overwrite_c=1)   # acc.T += g.T @ s
     else:
         gemm(1.0, s.T, g.T, 1.0, acc.T, trans_a=1, overwrite_c=1)   # acc.T += s @ g.T
+
+
+_GEMV = {np.dtype(np.float32): blas.sgemv, np.dtype(np.float64): blas.dgemv}
+_ONES: dict[tuple[int, np.dtype], np.ndarray] = {}
+
+
+def _add_rows(acc: np.ndarray, g: np.ndarray) -> None:
+    """``acc += g.sum(0)`` (a bias's gradient, ``g`` ``[batch, n]``) as one BLAS ``gemv``
+    written into ``acc`` itself: ``acc += g^T @ ones`` (~5 us against ~12 us for the sum, its
+    temporary and the addition, [32, 512] float32, measured)."""
+    gemv = _GEMV.get(acc.dtype)
+    if gemv is None or g.dtype != acc.dtype or not acc.flags.c_contiguous or \
+            not g.flags.c_contiguous:
+        acc += sum_to_shape(g, acc.shape)
+        return
+    key = (g.shape[0], g.dtype)
+    ones = _ONES.get(key)
+    if ones is None:
+        ones = _ONES[key] = np.ones(g.shape[0], g.dtype)
+    gemv(1.0, g.T, ones, 1.0, acc, overwrite_y=1)
 
 
 class _Uses:
@@ -253,10 +275,12 @@ def _indexed(prefix: str, k: int, xs: int, w: int, i: int, out: int, per: int, b
 
 
 def batched_sums(plan: Plan, sums: dict[int, str], stable: set[int], prefix: str
-                 ) -> tuple[LoopRewrite, dict[int, str]]:
+                 ) -> tuple[LoopRewrite, dict[int, str | None]]:
     """The gradient loop's accumulated products ``acc += S^T @ G`` (fetch position ->
-    accumulator name in ``sums``) taken a chunk of steps at a time.  Returns the rewrite and,
-    per fetch position rewritten, the line that replaces its per-step accumulation.
+    accumulator name in ``sums``) taken a chunk of steps at a time, and its bias gradients
+    ``acc += SumLike(G)`` added in place (:func:`_add_rows`).  Returns the rewrite and, per
+    fetch position rewritten, the line that replaces its per-step accumulation (None: none,
+    the rewritten step adds).
     ``stable``: fed slots nothing writes into (kept forward values, captures -- not the
     loop's own gradient buffers, which are written in place).
 
@@ -273,6 +297,10 @@ def batched_sums(plan: Plan, sums: dict[int, str], stable: set[int], prefix: str
         if k is None or uses.readers.get(out) or list(plan.fetches).count(out) != 1:
             continue
         step = plan.steps[k]
+        rows = _summed_rows(step, uses)
+        if rows is not None:                      # a bias's gradient: each step's rows
+            steps[k], accumulate[pos] = _call("_add_rows", acc, rows), None    # added in
+            continue                                                           # place
         if not _registry(step, "MatMul") or step.op.attrs:
             continue
         st, g = step.inputs
@@ -352,6 +380,24 @@ def _renamed(src: int, out: int) -> Lines:
     return lines
 
 
+def _summed_rows(step: Step, uses: _Uses) -> int | None:
+    """``G``'s slot if ``step`` is ``SumLike(G, ref)`` summing a float ``[batch, n]`` to
+    ``[n]`` (a bias's gradient), else None."""
+    if not _registry(step, "SumLike"):
+        return None
+    g_t, out_t = uses.tensor[step.inputs[0]], uses.tensor[step.outputs[0]]
+    if _rank(g_t) != 2 or _rank(out_t) != 1 or not _float(g_t) or out_t._shape[0] is None \
+            or g_t._shape[1] != out_t._shape[0]:
+        return None
+    return step.inputs[0]
+
+
+def _call(helper: str, acc: str, slot: int) -> Lines:
+    def lines(names: dict[int, str], pad: str) -> list[str]:
+        return [f"{pad}{helper}({acc}, {names[slot]})"]
+    return lines
+
+
 def scattered_sums(plan: Plan, sums: dict[int, str], refs: dict[int, int]
                    ) -> tuple[LoopRewrite, dict[int, None]]:
     """The gradient loop's sums ``acc = acc + ScatterLike(u, ref, i)`` (fetch position ->
@@ -420,5 +466,5 @@ def _collect(chunk: str, s: int, g: int) -> Lines:
     return lines
 
 
-HELPERS = {"_hoist": _hoist, "_accumulate": _accumulate}
+HELPERS = {"_hoist": _hoist, "_accumulate": _accumulate, "_add_rows": _add_rows}
 """The functions the rewritten lines call, by the names a kernel's source binds them to."""
