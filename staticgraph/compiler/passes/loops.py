@@ -39,7 +39,7 @@ read itself stays in every iteration, as every other stateful step stays where i
 """
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 from scipy.linalg import blas
@@ -291,16 +291,11 @@ def batched_sums(plan: Plan, sums: dict[int, str], stable: set[int], prefix: str
     uses = _Uses(plan)
     steps: dict[int, Lines] = {}
     before, after, accumulate = [], [], {}
-    for pos, acc in sums.items():
-        out = plan.fetches[pos]
-        k = uses.producer.get(out)
-        if k is None or uses.readers.get(out) or list(plan.fetches).count(out) != 1:
-            continue
-        step = plan.steps[k]
+    for pos, acc, k, step in _summed_steps(plan, uses, sums):
         rows = _summed_rows(step, uses)
-        if rows is not None:                      # a bias's gradient: each step's rows
-            steps[k], accumulate[pos] = _call("_add_rows", acc, rows), None    # added in
-            continue                                                           # place
+        if rows is not None:                      # a bias's gradient: rows added in place
+            steps[k], accumulate[pos] = _call("_add_rows", acc, rows), None
+            continue
         if not _registry(step, "MatMul") or step.op.attrs:
             continue
         st, g = step.inputs
@@ -380,6 +375,17 @@ def _renamed(src: int, out: int) -> Lines:
     return lines
 
 
+def _summed_steps(plan: Plan, uses: _Uses, sums: dict[int, str]
+                  ) -> Iterator[tuple[int, str, int, Step]]:
+    """(fetch position, accumulator, step index, step) of each sum in ``sums`` whose
+    per-step value a step of ``plan`` makes for the sum alone (read by nothing else)."""
+    for pos, acc in sums.items():
+        out = plan.fetches[pos]
+        k = uses.producer.get(out)
+        if k is not None and not uses.readers.get(out) and list(plan.fetches).count(out) == 1:
+            yield pos, acc, k, plan.steps[k]
+
+
 def _summed_rows(step: Step, uses: _Uses) -> int | None:
     """``G``'s slot if ``step`` is ``SumLike(G, ref)`` summing a float ``[batch, n]`` to
     ``[n]`` (a bias's gradient), else None."""
@@ -410,12 +416,7 @@ def scattered_sums(plan: Plan, sums: dict[int, str], refs: dict[int, int]
     uses = _Uses(plan)
     steps: dict[int, Lines] = {}
     taken: dict[int, None] = {}
-    for pos, acc in sums.items():
-        out = plan.fetches[pos]
-        k = uses.producer.get(out)
-        if k is None or uses.readers.get(out) or list(plan.fetches).count(out) != 1:
-            continue
-        step = plan.steps[k]
+    for pos, acc, k, step in _summed_steps(plan, uses, sums):
         if not _registry(step, "ScatterLike") or len(step.inputs) != 3 or \
                 repr(step.op.attrs.get("key")) != "(ARRAY,)":
             continue
