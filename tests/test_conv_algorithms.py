@@ -174,3 +174,24 @@ def test_both_engines_agree_within_float32_tolerance():
     _close(y_s, y64)
     _close(dx_s, dx64)
     _close(dw_s, dw64)
+
+
+@pytest.mark.parametrize("xs,ws,padding", SHAPES[:4] + [((5, 14, 14, 8), (3, 3, 8, 16), "SAME")])
+def test_compiled_winograd_transforms_give_the_numpy_code_bits(monkeypatch, xs, ws, padding):
+    """numba's transforms (common/conv_jit.py) against the numpy code they replace: forward, input
+    and filter gradient, bit for bit -- a channels-first input's view included."""
+    jit = ca._kernels()
+    if jit is None:
+        pytest.skip("numba cannot load here: the numpy code is the only path")
+    x, w = _operands(xs, ws)
+    views = (x, x.transpose(0, 3, 1, 2).copy().transpose(0, 2, 3, 1))
+
+    def run():
+        ys = [conv_nhwc_with(v, w, (1, 1), padding, (1, 1), 1, "winograd")[1] for v in views]
+        g = np.ascontiguousarray(ys[0]) * np.float32(0.5)
+        return ys + [conv_input_grad_nhwc_with(g, w, xs[1:3], (1, 1), padding, (1, 1), 1, "winograd")[1],
+                     conv_filter_grad_nhwc_with(x, g, (3, 3), (1, 1), padding, (1, 1), 1, "winograd")[1]]
+    compiled = run()
+    monkeypatch.setattr(ca, "_jit", False)
+    for got, want in zip(compiled, run()):
+        np.testing.assert_array_equal(got, want)
