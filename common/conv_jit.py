@@ -1,4 +1,5 @@
-"""The Winograd F(2x2, 3x3) transforms compiled with numba: one pass, the numpy code's bits.
+"""The convolution's Winograd F(2x2, 3x3) transforms and the max-pool gradient compiled with
+numba: one pass each, the numpy code's bits.
 
 :mod:`common.ops.conv_algorithms` spends a Winograd convolution's time in 16 GEMMs and in the
 transforms around them, which numpy runs as a dozen strided calls each (``B^T d B`` of every
@@ -8,18 +9,21 @@ transform is one loop over the tiles, the channels innermost (contiguous, vector
 per channel what the numpy calls do per array -- the same IEEE additions in the same order
 (no ``fastmath``), so the same bits.  Each row of a transform is its own inner loop
 (``_input_row``, ``_grad_row``) with four stores: sixteen stores in one loop would need more
-aliasing checks than LLVM's vectoriser makes, and it would run scalar.
+aliasing checks than LLVM's vectoriser makes, and it would run scalar.  The max-pool
+gradient (:func:`max_pool_grad`) is numpy's ~16 calls over the offsets' strided views (the
+window maxima again, then first hits) as one pass over the windows.
 
-Nothing here is called directly: ``conv_algorithms`` imports this module (and so numba,
-through :func:`common.fastpath.numba_module`) on its first Winograd convolution and runs its
-numpy code where numba is missing.  ``cache=True`` keeps the machine code between processes.
+Nothing here is called directly: :func:`common.ops.conv_algorithms.compiled_kernels` imports
+this module (and so numba, through :func:`common.fastpath.numba_module`) for the first input
+of ``JIT_MIN`` elements or more, and the numpy code runs below that or where numba is
+missing.  ``cache=True`` keeps the machine code between processes.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-__all__ = ["winograd_input", "winograd_output", "winograd_grad_blocks"]
+__all__ = ["winograd_input", "winograd_output", "winograd_grad_blocks", "max_pool_grad"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -122,3 +126,51 @@ def winograd_grad_blocks(g, a, b, th, tw, e):    # pragma: no cover (numba)
                 _grad_row(g, n, i, 2, j, e, 8, t)
                 _grad_row(g, n, i, 3, j, e, 12, t)
                 t += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _window_cell(x, n, row, col, inside, k, best, taken, g, i, j, dx, grad):    # pragma: no cover
+    """One cell of a pooling window for every channel: ``grad`` false folds it into the window
+    maxima ``best`` (cell ``k`` of the window in offset order), true hands out the gradient."""
+    ninf = x.dtype.type(-np.inf)
+    one, zero = g.dtype.type(1), g.dtype.type(0)
+    for ch in range(x.shape[3]):
+        v = x[n, row, col, ch] if inside else ninf
+        if not grad:     # np.maximum's rule: a NaN, once in, stays
+            b = best[ch]
+            best[ch] = v if k == 0 or (b == b and (v != v or v > b)) else b
+        else:
+            hit = v == best[ch] and not taken[ch]
+            taken[ch] = taken[ch] or hit
+            if inside:
+                dx[n, row, col, ch] = g[n, i, j, ch] * (one if hit else zero)
+
+
+@njit(cache=True, nogil=True)
+def max_pool_grad(x, g, top, left, kh, kw, sh, sw, dx):    # pragma: no cover (numba)
+    """``dx`` (zeros, shaped like channels-last ``x``) gets ``g * hit`` at every cell of every
+    window, ``hit`` true at the window's first maximum only -- windows that do not overlap
+    (``kh <= sh``, ``kw <= sw``), ``x`` padded with ``-inf`` by ``top``/``left`` (and past its
+    far edges).  What :func:`common.ops.pool._max_pool_grad` computes with ``np.maximum`` over
+    the offsets, then ``equal``/``&``/``|``/``multiply`` per offset: NaN wins the maximum (so no
+    cell of its window equals it), a padding cell may take the hit (and its gradient is
+    dropped), and ``g * 0`` keeps its sign and NaN as numpy's product does."""
+    h, w = x.shape[1], x.shape[2]
+    best = np.empty(x.shape[3], x.dtype)
+    taken = np.empty(x.shape[3], np.bool_)
+    for n in range(x.shape[0]):
+        for i in range(g.shape[1]):
+            for j in range(g.shape[2]):
+                for p in range(kh):
+                    row = i * sh + p - top
+                    for q in range(kw):
+                        col = j * sw + q - left
+                        inside = 0 <= row < h and 0 <= col < w
+                        _window_cell(x, n, row, col, inside, p * kw + q, best, taken, g, i, j, dx, False)
+                taken[:] = False
+                for p in range(kh):
+                    row = i * sh + p - top
+                    for q in range(kw):
+                        col = j * sw + q - left
+                        inside = 0 <= row < h and 0 <= col < w
+                        _window_cell(x, n, row, col, inside, p * kw + q, best, taken, g, i, j, dx, True)

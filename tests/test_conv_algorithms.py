@@ -180,8 +180,8 @@ def test_both_engines_agree_within_float32_tolerance():
 def test_compiled_winograd_transforms_give_the_numpy_code_bits(monkeypatch, xs, ws, padding):
     """numba's transforms (common/conv_jit.py) against the numpy code they replace: forward, input
     and filter gradient, bit for bit -- a channels-first input's view included."""
-    jit = ca._kernels()
-    if jit is None:
+    monkeypatch.setattr(ca, "JIT_MIN", 0)
+    if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
         pytest.skip("numba cannot load here: the numpy code is the only path")
     x, w = _operands(xs, ws)
     views = (x, x.transpose(0, 3, 1, 2).copy().transpose(0, 2, 3, 1))
@@ -195,3 +195,29 @@ def test_compiled_winograd_transforms_give_the_numpy_code_bits(monkeypatch, xs, 
     monkeypatch.setattr(ca, "_jit", False)
     for got, want in zip(compiled, run()):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("xs,ksize,strides,padding,data_format", [
+    ((2, 8, 8, 5), (2, 2), (2, 2), "VALID", "NHWC"),
+    ((2, 7, 9, 3), (2, 2), (2, 2), "SAME", "NHWC"),       # padding cells: -inf, may take a tie
+    ((2, 3, 9, 8), (2, 3), (3, 3), "SAME", "NCHW"),       # windows with gaps between them
+    ((1, 9, 7, 4), (1, 2), (2, 2), "VALID", "NHWC")])
+def test_compiled_max_pool_grad_gives_the_numpy_code_bits(monkeypatch, xs, ksize, strides, padding,
+                                                          data_format):
+    """numba's max-pool gradient against the numpy code: ties (first maximum wins), NaN and -inf
+    inputs, inf/NaN/negative gradients (``g * 0`` is NaN or -0 there), both layouts."""
+    monkeypatch.setattr(ca, "JIT_MIN", 0)
+    if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
+        pytest.skip("numba cannot load here: the numpy code is the only path")
+    x = np.round(RNG.standard_normal(xs) * 2).astype(np.float32)       # many ties
+    x.flat[::7], x.flat[::11] = np.nan, -np.inf
+    attrs = dict(ksize=ksize, strides=strides, padding=padding, data_format=data_format)
+    y = REGISTRY["MaxPool"].impl(x, **attrs)
+    g = RNG.standard_normal(y.shape).astype(np.float32)
+    g.flat[::5], g.flat[::13], g.flat[::3] = np.inf, np.nan, -g.flat[::3] ** 2
+    compiled = REGISTRY["MaxPoolGrad"].impl(x, g, **attrs)
+    monkeypatch.setattr(ca, "_jit", False)
+    with np.errstate(invalid="ignore"):                                  # inf * 0
+        want = REGISTRY["MaxPoolGrad"].impl(x, g, **attrs)
+    np.testing.assert_array_equal(compiled, want)
+    assert np.array_equal(np.signbit(compiled), np.signbit(want))

@@ -33,7 +33,7 @@ import numpy as np
 from ..fastpath import numba_module
 
 __all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "winograd_3x3_filter_grad",
-           "shifted_gemm", "winograd_filter"]
+           "shifted_gemm", "winograd_filter", "compiled_kernels"]
 
 #: ``"auto"`` (measured per shape), or one of ``"im2col"``, ``"winograd"``, ``"direct"``
 #: forced wherever it applies (im2col elsewhere).
@@ -80,12 +80,25 @@ def _tile_counts(x_shape, pads) -> tuple:
     return ho, wo, -(-ho // 2), -(-wo // 2)
 
 
+JIT_MIN = 1 << 12
+"""Input elements from which a convolution's transforms (or a pooling gradient) run numba's
+kernels (:mod:`common.conv_jit`, the same bits): below, numpy's calls are cheap enough not to
+load numba for them."""
+
 _jit: ModuleType | bool | None = None
-"""The compiled transforms (:mod:`common.conv_jit`); False once numba proved missing."""
+"""The loaded kernel module; False once numba proved missing; None before the first try."""
 
 
-def _kernels() -> ModuleType | None:
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def compiled_kernels(x: np.ndarray, *others: np.ndarray) -> ModuleType | None:
+    """:mod:`common.conv_jit` for an input ``x`` of :data:`JIT_MIN` elements or more, whose
+    operands ``others`` share its dtype, float32 or float64 (what the kernels are compiled
+    for); else None: run the numpy code."""
     global _jit
+    if x.size < JIT_MIN or x.dtype not in _KERNEL_DTYPES or any(o.dtype != x.dtype for o in others):
+        return None
     if _jit is None:
         _jit = numba_module() is not None and importlib.import_module("common.conv_jit")
     return _jit or None
@@ -97,7 +110,7 @@ def _input_transform(x: np.ndarray, pads, a: int, b: int, th: int, tw: int, d: n
     [0,1,0,-1]]``): numba's one pass, or rows on strided views of all tiles at once, then
     columns (the same additions in the same order: the same bits)."""
     (pt, _), (pl, _) = pads
-    jit = _kernels()
+    jit = compiled_kernels(x, d)
     if jit is not None:
         jit.winograd_input(x, pt, pl, a, b, th, tw, d)
         return
@@ -118,7 +131,7 @@ def _input_transform(x: np.ndarray, pads, a: int, b: int, th: int, tw: int, d: n
 def _output_transform(m: np.ndarray, a: int, b: int, th: int, tw: int, y: np.ndarray) -> None:
     """``y[a:b]`` ``(N, 2*th, 2*tw, O)`` from the 16 GEMM results ``m`` ``(16, (b-a)*th*tw, O)``
     of each tile: ``A^T m A`` (``A^T = [[1,1,1,0], [0,1,-1,-1]]``)."""
-    jit = _kernels()
+    jit = compiled_kernels(y, m)
     if jit is not None:
         jit.winograd_output(m, a, b, th, tw, y)
         return
@@ -137,7 +150,7 @@ def _output_transform(m: np.ndarray, a: int, b: int, th: int, tw: int, y: np.nda
 def _grad_transform(g: np.ndarray, a: int, b: int, th: int, tw: int, e: np.ndarray) -> None:
     """``A gy A^T`` of every 2x2 block ``gy`` of images ``a..b-1`` of ``g`` ``(N, 2*th, 2*tw, O)``,
     written into ``e`` ``(16, (b-a)*th*tw, O)`` (additions only)."""
-    jit = _kernels()
+    jit = compiled_kernels(g, e)
     if jit is not None:
         jit.winograd_grad_blocks(g, a, b, th, tw, e)
         return

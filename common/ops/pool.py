@@ -25,6 +25,7 @@ from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import fmt_shape, require_kind
 from .conv import channels_last, from_channels_last, output_size, resolve_padding, spatial
+from .conv_algorithms import compiled_kernels
 
 __all__ = ["pool_output_shape"]
 
@@ -103,9 +104,14 @@ def _max_pool_grad(x, g, ksize=(2, 2), strides=(2, 2), padding="VALID", data_for
     """Each window's gradient, sent to the place of its (first) maximum."""
     _check_float(x)
     xc, gc = channels_last(x, data_format), channels_last(g, data_format)
+    add = _overlapping(ksize, strides)      # else each cell is in one window at most: assign
+    if not add and (jit := compiled_kernels(x, g)) is not None:
+        (pt, _), (pl, _) = _pads(xc.shape[1:3], ksize, strides, padding)
+        dx = np.zeros(xc.shape, x.dtype)    # numba's one pass: the same bits
+        jit.max_pool_grad(xc, gc, pt, pl, ksize[0], ksize[1], strides[0], strides[1], dx)
+        return from_channels_last(dx, data_format)
     best, pads, xp = _window_max(xc, ksize, strides, padding)
     dx = np.zeros_like(xp, dtype=np.result_type(x.dtype, g.dtype))
-    add = _overlapping(ksize, strides)      # else each cell is in one window at most: assign
     views = _offsets(dx, ksize, strides, best.shape[1:3])
     for (_, hit), (_, target) in zip(_first_hits(xp, best, ksize, strides), views):
         if add:
