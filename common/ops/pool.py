@@ -10,7 +10,9 @@ is ``kh*kw`` vectorised elementwise steps::
 Max pooling pads with ``-inf``; its gradient goes to the first maximum of each window
 (PyTorch's and TF's choice), found without branches: ``np.maximum`` over the offsets, then
 per offset ``hit = (view == max) & ~taken``; the gradient of that gradient gathers from the same places
-(``MaxPoolGradGrad``), so the family closes under differentiation.  Average pooling divides
+(``MaxPoolGradGrad``), so the family closes under differentiation.  Where windows do not
+overlap, the gradient runs as one numba pass instead (``common.conv_jit.max_pool_grad``, the
+same bits; 64x28x28x32 by 2x2: 10 -> 4 ms).  Average pooling divides
 by the number of window cells inside ``count_pads`` (the input grown by those pads): TF and
 PyTorch's ``count_include_pad=False`` count only real cells (``((0, 0), (0, 0))``), PyTorch's
 default also counts its symmetric zero padding but not the extra cells ``ceil_mode`` adds.
