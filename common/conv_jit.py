@@ -129,21 +129,28 @@ def winograd_grad_blocks(g, a, b, th, tw, e):    # pragma: no cover (numba)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _window_cell(x, n, row, col, inside, k, best, taken, g, i, j, dx, grad):    # pragma: no cover
-    """One cell of a pooling window for every channel: ``grad`` false folds it into the window
-    maxima ``best`` (cell ``k`` of the window in offset order), true hands out the gradient."""
+def _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, grad):    # pragma: no cover
+    """One pass over the cells of window ``(i, j)`` of image ``n`` for every channel, in offset
+    order: ``grad`` false folds them into the window maxima ``best`` (``np.maximum``'s rule:
+    a NaN, once in, stays), true hands ``g`` out to the first maximum (``taken`` marks it)."""
+    h, w = x.shape[1], x.shape[2]
     ninf = x.dtype.type(-np.inf)
     one, zero = g.dtype.type(1), g.dtype.type(0)
-    for ch in range(x.shape[3]):
-        v = x[n, row, col, ch] if inside else ninf
-        if not grad:     # np.maximum's rule: a NaN, once in, stays
-            b = best[ch]
-            best[ch] = v if k == 0 or (b == b and (v != v or v > b)) else b
-        else:
-            hit = v == best[ch] and not taken[ch]
-            taken[ch] = taken[ch] or hit
-            if inside:
-                dx[n, row, col, ch] = g[n, i, j, ch] * (one if hit else zero)
+    for p in range(kh):
+        row = i * sh + p - top
+        for q in range(kw):
+            col = j * sw + q - left
+            inside = 0 <= row < h and 0 <= col < w
+            for ch in range(x.shape[3]):
+                v = x[n, row, col, ch] if inside else ninf
+                if not grad:
+                    b = best[ch]
+                    best[ch] = v if (p == 0 and q == 0) or (b == b and (v != v or v > b)) else b
+                else:
+                    hit = v == best[ch] and not taken[ch]
+                    taken[ch] = taken[ch] or hit
+                    if inside:
+                        dx[n, row, col, ch] = g[n, i, j, ch] * (one if hit else zero)
 
 
 @njit(cache=True, nogil=True)
@@ -155,22 +162,11 @@ def max_pool_grad(x, g, top, left, kh, kw, sh, sw, dx):    # pragma: no cover (n
     the offsets, then ``equal``/``&``/``|``/``multiply`` per offset: NaN wins the maximum (so no
     cell of its window equals it), a padding cell may take the hit (and its gradient is
     dropped), and ``g * 0`` keeps its sign and NaN as numpy's product does."""
-    h, w = x.shape[1], x.shape[2]
     best = np.empty(x.shape[3], x.dtype)
     taken = np.empty(x.shape[3], np.bool_)
     for n in range(x.shape[0]):
         for i in range(g.shape[1]):
             for j in range(g.shape[2]):
-                for p in range(kh):
-                    row = i * sh + p - top
-                    for q in range(kw):
-                        col = j * sw + q - left
-                        inside = 0 <= row < h and 0 <= col < w
-                        _window_cell(x, n, row, col, inside, p * kw + q, best, taken, g, i, j, dx, False)
+                _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, False)
                 taken[:] = False
-                for p in range(kh):
-                    row = i * sh + p - top
-                    for q in range(kw):
-                        col = j * sw + q - left
-                        inside = 0 <= row < h and 0 <= col < w
-                        _window_cell(x, n, row, col, inside, p * kw + q, best, taken, g, i, j, dx, True)
+                _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, True)
