@@ -179,8 +179,10 @@ def test_both_engines_agree_within_float32_tolerance():
 @pytest.mark.parametrize("xs,ws,padding", SHAPES[:4] + [((5, 14, 14, 8), (3, 3, 8, 16), "SAME")])
 def test_compiled_winograd_transforms_give_the_numpy_code_bits(monkeypatch, xs, ws, padding):
     """numba's transforms (common/conv_jit.py) against the numpy code they replace: forward, input
-    and filter gradient, bit for bit -- a channels-first input's view included."""
+    and filter gradient, bit for bit -- a channels-first input's view included, and chunks of
+    two images (the last one short)."""
     monkeypatch.setattr(ca, "JIT_MIN", 0)
+    monkeypatch.setattr(ca, "CHUNK_BYTES", 16 * 64 * 16 * 4 * 2)
     if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
         pytest.skip("numba cannot load here: the numpy code is the only path")
     x, w = _operands(xs, ws)
