@@ -174,3 +174,52 @@ def test_both_engines_agree_within_float32_tolerance():
     _close(y_s, y64)
     _close(dx_s, dx64)
     _close(dw_s, dw64)
+
+
+@pytest.mark.parametrize("xs,ws,padding", SHAPES[:4] + [((5, 14, 14, 8), (3, 3, 8, 16), "SAME")])
+def test_compiled_winograd_transforms_give_the_numpy_code_bits(monkeypatch, xs, ws, padding):
+    """numba's transforms (common/conv_jit.py) against the numpy code they replace: forward, input
+    and filter gradient, bit for bit -- a channels-first input's view included, and chunks of
+    two images (the last one short)."""
+    monkeypatch.setattr(ca, "JIT_MIN", 0)
+    monkeypatch.setattr(ca, "CHUNK_BYTES", 16 * 64 * 16 * 4 * 2)
+    if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
+        pytest.skip("numba cannot load here: the numpy code is the only path")
+    x, w = _operands(xs, ws)
+    views = (x, x.transpose(0, 3, 1, 2).copy().transpose(0, 2, 3, 1))
+
+    def run():
+        ys = [conv_nhwc_with(v, w, (1, 1), padding, (1, 1), 1, "winograd")[1] for v in views]
+        g = np.ascontiguousarray(ys[0]) * np.float32(0.5)
+        return ys + [conv_input_grad_nhwc_with(g, w, xs[1:3], (1, 1), padding, (1, 1), 1, "winograd")[1],
+                     conv_filter_grad_nhwc_with(x, g, (3, 3), (1, 1), padding, (1, 1), 1, "winograd")[1]]
+    compiled = run()
+    monkeypatch.setattr(ca, "_jit", False)
+    for got, want in zip(compiled, run()):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("xs,ksize,strides,padding,data_format", [
+    ((2, 8, 8, 5), (2, 2), (2, 2), "VALID", "NHWC"),
+    ((2, 7, 9, 3), (2, 2), (2, 2), "SAME", "NHWC"),       # padding cells: -inf, may take a tie
+    ((2, 3, 9, 8), (2, 3), (3, 3), "SAME", "NCHW"),       # windows with gaps between them
+    ((1, 9, 7, 4), (1, 2), (2, 2), "VALID", "NHWC")])
+def test_compiled_max_pool_grad_gives_the_numpy_code_bits(monkeypatch, xs, ksize, strides, padding,
+                                                          data_format):
+    """numba's max-pool gradient against the numpy code: ties (first maximum wins), NaN and -inf
+    inputs, inf/NaN/negative gradients (``g * 0`` is NaN or -0 there), both layouts."""
+    monkeypatch.setattr(ca, "JIT_MIN", 0)
+    if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
+        pytest.skip("numba cannot load here: the numpy code is the only path")
+    x = np.round(RNG.standard_normal(xs) * 2).astype(np.float32)       # many ties
+    x.flat[::7], x.flat[::11] = np.nan, -np.inf
+    attrs = dict(ksize=ksize, strides=strides, padding=padding, data_format=data_format)
+    y = REGISTRY["MaxPool"].impl(x, **attrs)
+    g = RNG.standard_normal(y.shape).astype(np.float32)
+    g.flat[::5], g.flat[::13], g.flat[::3] = np.inf, np.nan, -g.flat[::3] ** 2
+    compiled = REGISTRY["MaxPoolGrad"].impl(x, g, **attrs)
+    monkeypatch.setattr(ca, "_jit", False)
+    with np.errstate(invalid="ignore"):                                  # inf * 0
+        want = REGISTRY["MaxPoolGrad"].impl(x, g, **attrs)
+    np.testing.assert_array_equal(compiled, want)
+    assert np.array_equal(np.signbit(compiled), np.signbit(want))

@@ -155,8 +155,9 @@ def _fast_names(x, other, khw, strides, dilations, groups) -> tuple:
 def _run_forward(name, x, w, strides, pads, dilations, groups):
     if name == "im2col":
         return _im2col_conv(x, w, strides, pads, dilations, groups)
-    xp = np.pad(x, ((0, 0), pads[0], pads[1], (0, 0)))
-    return winograd_3x3(xp, w) if name == "winograd" else shifted_gemm(xp, w)
+    if name == "winograd":
+        return winograd_3x3(x, w, pads)
+    return shifted_gemm(np.pad(x, ((0, 0), pads[0], pads[1], (0, 0))), w)
 
 
 def conv_nhwc_with(x, w, strides, padding, dilations, groups, algorithm: str | None = None) -> tuple:
@@ -249,7 +250,7 @@ def conv_filter_grad_nhwc_with(x, g, khw, strides, padding, dilations, groups,
 
     def run(name):
         if name == "winograd":
-            return winograd_3x3_filter_grad(np.pad(x, ((0, 0), pads[0], pads[1], (0, 0))), g)
+            return winograd_3x3_filter_grad(x, g, pads)
         return _im2col_filter_grad(x, g, khw, strides, pads, dilations, groups)
     names = tuple(n for n in _fast_names(x, g, tuple(khw), strides, dilations, groups) if n != "direct")
     if algorithm is not None:

@@ -2,14 +2,15 @@
 
 ``common.ops.conv`` owns the convolution (its geometry, its gradients, the registry ops); this
 module holds the two kernels that compete with its exact im2col GEMM on channels-last input
-``x`` ``(N,H,W,C)`` that is already padded, and a filter ``w`` HWIO ``(kh,kw,C,O)``, stride 1,
-no dilation, one group:
+``x`` ``(N,H,W,C)`` (Winograd pads it as it transforms the tiles, the shifted GEMM takes it
+padded) and a filter ``w`` HWIO ``(kh,kw,C,O)``, stride 1, no dilation, one group:
 
 * :func:`winograd_3x3` -- Winograd's minimal filtering F(2x2, 3x3) (Lavin & Gray, 2015): each
   2x2 block of outputs costs 16 multiplies per channel pair instead of 36 (2.25x fewer); the
   work is 16 GEMMs ``(tiles, C) @ (C, O)`` between an input and an output transform that are
-  additions only.  The transforms change the rounding: float32 values agree with a float64
-  reference to float32 tolerance, not bit for bit with im2col.
+  additions only (numba's one pass each, :mod:`common.conv_jit`, where numba loads; the numpy
+  code's bits either way).  The transforms change the rounding: float32 values agree with a
+  float64 reference to float32 tolerance, not bit for bit with im2col.
 * :func:`shifted_gemm` -- a direct GEMM over strided windows without im2col: the padded input,
   flattened to ``(N*Hp*Wp, C)`` rows, read at offset ``p*Wp + q`` is the window cell ``(p, q)``
   of every output position, so the convolution is ``kh*kw`` GEMMs on contiguous slices of the
@@ -22,13 +23,17 @@ does; :data:`ALGORITHM` forces one (``"im2col"`` gives the exact bits of the pla
 """
 from __future__ import annotations
 
+import importlib
 import time
+from types import ModuleType
 from typing import Callable
 
 import numpy as np
 
+from ..fastpath import numba_module
+
 __all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "winograd_3x3_filter_grad",
-           "shifted_gemm", "winograd_filter"]
+           "shifted_gemm", "winograd_filter", "compiled_kernels"]
 
 #: ``"auto"`` (measured per shape), or one of ``"im2col"``, ``"winograd"``, ``"direct"``
 #: forced wherever it applies (im2col elsewhere).
@@ -66,33 +71,98 @@ def winograd_filter(w: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(u, dtype=w.dtype).reshape(16, w.shape[2], w.shape[3])
 
 
-def _tiles(xp: np.ndarray) -> tuple:
-    """``(xp, th, tw)``: the 4x4 tiles (stride 2) that cover a valid 3x3 output of ``xp``; an odd
-    output size gets one more row/column of zeros so the last tile is whole."""
-    n, hp, wp, c = xp.shape
-    th, tw = -(-(hp - 2) // 2), -(-(wp - 2) // 2)
-    if 2 * th + 2 != hp or 2 * tw + 2 != wp:
-        grown = np.zeros((n, 2 * th + 2, 2 * tw + 2, c), xp.dtype)
-        grown[:, :hp, :wp] = xp
-        xp = grown
-    return xp, th, tw
+def _tile_counts(x_shape, pads) -> tuple:
+    """``(ho, wo, th, tw)``: the valid 3x3 output of ``x`` padded by ``pads`` and the 2x2 output
+    blocks (4x4 input tiles, stride 2) that cover it; an odd output size gets one more block,
+    whose extra row/column is computed from zeros and cropped."""
+    (pt, pb), (pl, pr) = pads
+    ho, wo = x_shape[1] + pt + pb - 2, x_shape[2] + pl + pr - 2
+    return ho, wo, -(-ho // 2), -(-wo // 2)
 
 
-def _input_transform(xp: np.ndarray, th: int, tw: int) -> np.ndarray:
-    """``B^T d B`` of every 4x4 tile ``d`` as ``(16, N*th*tw, C)`` (``B^T = [[1,0,-1,0],
-    [0,1,1,0], [0,-1,1,0], [0,1,0,-1]]``): rows on strided views of all tiles at once, then
-    columns, written straight into the GEMM operand."""
-    n, c = xp.shape[0], xp.shape[3]
+JIT_MIN = 1 << 12
+"""Input elements from which a convolution's transforms (or a pooling gradient) run numba's
+kernels (:mod:`common.conv_jit`, the same bits): below, numpy's calls are cheap enough not to
+load numba for them."""
+
+_jit: ModuleType | bool | None = None
+"""The loaded kernel module; False once numba proved missing; None before the first try."""
+
+
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def compiled_kernels(x: np.ndarray, *others: np.ndarray) -> ModuleType | None:
+    """:mod:`common.conv_jit` for an input ``x`` of :data:`JIT_MIN` elements or more, whose
+    operands ``others`` share its dtype, float32 or float64 (what the kernels are compiled
+    for); else None: run the numpy code."""
+    global _jit
+    if x.size < JIT_MIN or x.dtype not in _KERNEL_DTYPES or any(o.dtype != x.dtype for o in others):
+        return None
+    if _jit is None:
+        _jit = numba_module() is not None and importlib.import_module("common.conv_jit")
+    return _jit or None
+
+
+def _input_transform(x: np.ndarray, pads, a: int, b: int, th: int, tw: int, d: np.ndarray) -> None:
+    """``B^T t B`` of every 4x4 tile ``t`` of images ``a..b-1`` of ``x`` zero-padded by ``pads``,
+    written into ``d`` ``(16, (b-a)*th*tw, C)`` (``B^T = [[1,0,-1,0], [0,1,1,0], [0,-1,1,0],
+    [0,1,0,-1]]``): numba's one pass, or rows on strided views of all tiles at once, then
+    columns (the same additions in the same order: the same bits)."""
+    (pt, _), (pl, _) = pads
+    jit = compiled_kernels(x, d)
+    if jit is not None:
+        jit.winograd_input(x, pt, pl, a, b, th, tw, d)
+        return
+    _, h, w, c = x.shape
+    xp = np.zeros((b - a, 2 * th + 2, 2 * tw + 2, c), d.dtype)
+    xp[:, pt:pt + h, pl:pl + w] = x[a:b]
     r = [xp[:, i:i + 2 * th:2] for i in range(4)]
-    rows = (r[0] - r[2], r[1] + r[2], r[2] - r[1], r[1] - r[3])     # each (N, th, Wp, C)
-    d = np.empty((16, n, th, tw, c), xp.dtype)
+    rows = (r[0] - r[2], r[1] + r[2], r[2] - r[1], r[1] - r[3])     # each (n, th, Wp, C)
+    out = d.reshape(16, b - a, th, tw, c)
     for i, v in enumerate(rows):
         col = [v[:, :, j:j + 2 * tw:2] for j in range(4)]
-        np.subtract(col[0], col[2], out=d[4 * i])
-        np.add(col[1], col[2], out=d[4 * i + 1])
-        np.subtract(col[2], col[1], out=d[4 * i + 2])
-        np.subtract(col[1], col[3], out=d[4 * i + 3])
-    return d.reshape(16, n * th * tw, c)
+        np.subtract(col[0], col[2], out=out[4 * i])
+        np.add(col[1], col[2], out=out[4 * i + 1])
+        np.subtract(col[2], col[1], out=out[4 * i + 2])
+        np.subtract(col[1], col[3], out=out[4 * i + 3])
+
+
+def _output_transform(m: np.ndarray, a: int, b: int, th: int, tw: int, y: np.ndarray) -> None:
+    """``y[a:b]`` ``(N, 2*th, 2*tw, O)`` from the 16 GEMM results ``m`` ``(16, (b-a)*th*tw, O)``
+    of each tile: ``A^T m A`` (``A^T = [[1,1,1,0], [0,1,-1,-1]]``)."""
+    jit = compiled_kernels(y, m)
+    if jit is not None:
+        jit.winograd_output(m, a, b, th, tw, y)
+        return
+    m = m.reshape(4, 4, b - a, th, tw, m.shape[2])
+    s0 = m[0] + m[1]                        # A^T along the tile rows: (4, chunk, th, tw, O)
+    s0 += m[2]
+    s1 = np.subtract(m[1], m[2], out=m[0])
+    s1 -= m[3]
+    for k, s in enumerate((s0, s1)):        # A along the tile columns
+        t = np.add(s[0], s[1], out=y[a:b, k::2, 0::2])
+        t += s[2]
+        t = np.subtract(s[1], s[2], out=y[a:b, k::2, 1::2])
+        t -= s[3]
+
+
+def _grad_transform(g: np.ndarray, a: int, b: int, th: int, tw: int, e: np.ndarray) -> None:
+    """``A gy A^T`` of every 2x2 block ``gy`` of images ``a..b-1`` of ``g`` ``(N, 2*th, 2*tw, O)``,
+    written into ``e`` ``(16, (b-a)*th*tw, O)`` (additions only)."""
+    jit = compiled_kernels(g, e)
+    if jit is not None:
+        jit.winograd_grad_blocks(g, a, b, th, tw, e)
+        return
+    r0, r1 = g[a:b, 0::2], g[a:b, 1::2]
+    rows = (r0, r0 + r1, r0 - r1, -r1)                   # A along the block rows
+    out = e.reshape(16, b - a, th, tw, g.shape[3])
+    for i, v in enumerate(rows):                         # ... and along the block columns
+        c0, c1 = v[:, :, 0::2], v[:, :, 1::2]
+        np.copyto(out[4 * i], c0)
+        np.add(c0, c1, out=out[4 * i + 1])
+        np.subtract(c0, c1, out=out[4 * i + 2])
+        np.negative(c1, out=out[4 * i + 3])
 
 
 #: Bytes of the largest transformed block (16 x tiles x channels) one chunk of images makes:
@@ -102,41 +172,36 @@ CHUNK_BYTES = 1 << 20
 
 def _chunks(n: int, th: int, tw: int, channels: int, itemsize: int) -> tuple:
     """``(starts, step)``: the chunks of images the Winograd kernels work through."""
-    step = max(1, CHUNK_BYTES // (16 * th * tw * channels * itemsize))
+    step = min(n, max(1, CHUNK_BYTES // (16 * th * tw * channels * itemsize)))
     return range(0, n, step), step
 
 
-def winograd_3x3(xp: np.ndarray, w: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
-    """Valid 3x3 convolution, stride 1, of padded channels-last ``xp`` by HWIO ``w``.
+def winograd_3x3(x: np.ndarray, w: np.ndarray, pads, u: np.ndarray | None = None) -> np.ndarray:
+    """Valid 3x3 convolution, stride 1, of channels-last ``x`` zero-padded by ``pads``
+    (``((top, bottom), (left, right))``) by HWIO ``w``.
 
     ``u`` is :func:`winograd_filter` of ``w`` when the caller has it.  Per chunk of images:
-    the input transform, 16 GEMMs, and the output transform ``A^T m A`` (``A^T = [[1,1,1,0],
-    [0,1,-1,-1]]``), which writes straight into the result.
+    the input transform, 16 GEMMs, and the output transform, which writes straight into the
+    result; the chunk's two transformed blocks are allocated once per call.
     """
-    n, hp, wp, c = xp.shape
-    o = w.shape[3]
-    ho, wo = hp - 2, wp - 2
-    xp, th, tw = _tiles(xp)
+    n, c, o = x.shape[0], x.shape[3], w.shape[3]
+    ho, wo, th, tw = _tile_counts(x.shape, pads)
     if u is None:
         u = winograd_filter(w)
-    y = np.empty((n, 2 * th, 2 * tw, o), np.result_type(xp, u))
+    y = np.empty((n, 2 * th, 2 * tw, o), np.result_type(x, u))
     starts, step = _chunks(n, th, tw, max(c, o), y.itemsize)
+    d = np.empty((16, step * th * tw, c), y.dtype)
+    m = np.empty((16, step * th * tw, o), y.dtype)
     for a in starts:
         b = min(a + step, n)
-        m = np.matmul(_input_transform(xp[a:b], th, tw), u).reshape(4, 4, b - a, th, tw, o)
-        s0 = m[0] + m[1]                        # A^T along the tile rows: (4, chunk, th, tw, O)
-        s0 += m[2]
-        s1 = np.subtract(m[1], m[2], out=m[0])
-        s1 -= m[3]
-        for k, s in enumerate((s0, s1)):        # A along the tile columns
-            t = np.add(s[0], s[1], out=y[a:b, k::2, 0::2])
-            t += s[2]
-            t = np.subtract(s[1], s[2], out=y[a:b, k::2, 1::2])
-            t -= s[3]
+        rows = (b - a) * th * tw
+        _input_transform(x, pads, a, b, th, tw, d[:, :rows])
+        np.matmul(d[:, :rows], u, out=m[:, :rows])
+        _output_transform(m[:, :rows], a, b, th, tw, y)
     return y if (ho, wo) == (2 * th, 2 * tw) else y[:, :ho, :wo]
 
 
-def winograd_3x3_filter_grad(xp: np.ndarray, g: np.ndarray) -> np.ndarray:
+def winograd_3x3_filter_grad(x: np.ndarray, g: np.ndarray, pads) -> np.ndarray:
     """The HWIO ``(3,3,C,O)`` gradient of :func:`winograd_3x3`'s filter for output gradient ``g``.
 
     The forward is ``y = A^T [(G w G^T) * (B^T d B)] A`` per tile, so the gradient runs it
@@ -145,29 +210,25 @@ def winograd_3x3_filter_grad(xp: np.ndarray, g: np.ndarray) -> np.ndarray:
     ``G^T (.) G`` of the 4x4 sums -- the filter gradient's multiplies drop 2.25x as the
     forward's do.
     """
-    n, _, _, c = xp.shape
-    o = g.shape[3]
-    xp, th, tw = _tiles(xp)
+    n, c, o = x.shape[0], x.shape[3], g.shape[3]
+    _, _, th, tw = _tile_counts(x.shape, pads)
     if g.shape[1:3] != (2 * th, 2 * tw):
         grown = np.zeros((n, 2 * th, 2 * tw, o), g.dtype)
         grown[:, :g.shape[1], :g.shape[2]] = g
         g = grown
-    du = np.zeros((16, o, c), np.result_type(xp, g))
+    du = np.zeros((16, o, c), np.result_type(x, g))
     starts, step = _chunks(n, th, tw, max(c, o), du.itemsize)
+    d = np.empty((16, step * th * tw, c), du.dtype)
+    e = np.empty((16, step * th * tw, o), du.dtype)
+    part = np.empty_like(du)
     for a in starts:
         b = min(a + step, n)
-        r0, r1 = g[a:b, 0::2], g[a:b, 1::2]
-        rows = (r0, r0 + r1, r0 - r1, -r1)                   # A along the block rows
-        e = np.empty((16, b - a, th, tw, o), g.dtype)
-        for i, v in enumerate(rows):                         # ... and along the block columns
-            c0, c1 = v[:, :, 0::2], v[:, :, 1::2]
-            np.copyto(e[4 * i], c0)
-            np.add(c0, c1, out=e[4 * i + 1])
-            np.subtract(c0, c1, out=e[4 * i + 2])
-            np.negative(c1, out=e[4 * i + 3])
+        rows = (b - a) * th * tw
+        _grad_transform(g, a, b, th, tw, e[:, :rows])
+        _input_transform(x, pads, a, b, th, tw, d[:, :rows])
         # (O, T) @ (T, C): OpenBLAS runs this orientation ~25% faster than (C, T) @ (T, O) at
         # C=32, O=64, T=3136 (12.0 against 16.0 ms CPU time, interleaved best of 7)
-        du += np.matmul(e.reshape(16, -1, o).transpose(0, 2, 1), _input_transform(xp[a:b], th, tw))
+        du += np.matmul(e[:, :rows].transpose(0, 2, 1), d[:, :rows], out=part)
 
     def rows_gt(a):         # G^T applied along axis 0 of a (4, ...) array -> (3, ...)
         s = (a[1] + a[2]) * 0.5
