@@ -12,12 +12,16 @@ use (:mod:`.autograd.function`)::
 Backward reaches the piece nodes first (they are newer); each hands its
 gradient to the call node in its own slot, and the call node runs the op's
 rule once with the tuple of cotangents (zeros for pieces that got none).
+The rules of its inputs share one ``F`` (:class:`_SharedResults`): where two of
+them call the same several-result op on the same values -- a fused LSTM cell's
+rules for its gates and for ``c`` are both ``fused_lstm_cell_grad(...)[k]`` --
+it runs once, as PyTorch's fused cell computes both gradients in one kernel.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from common import ShapeRef
+from common import REGISTRY, ShapeRef
 
 from .autograd.function import _Slots, output_piece
 from .grad_mode import STATE
@@ -25,6 +29,38 @@ from .node import next_seq, node_class
 from .tensor import Tensor, make
 
 __all__ = ["apply_multi"]
+
+
+_SEVERAL = frozenset(op.fname for op in REGISTRY.values() if op.outputs is not None)
+"""The ``F`` names of the ops with several results (what :class:`_SharedResults` shares)."""
+
+
+class _SharedResults:
+    """``F`` for the rules of one call node's inputs, in one backward step: an op with
+    several results applied again to the very same values (and attributes) returns the
+    first call's results.  Rules that each take one piece of such a result then cost one
+    kernel between them, and under ``create_graph`` record one node between them."""
+
+    __slots__ = ("_F", "_done")
+
+    def __init__(self, F):
+        self._F, self._done = F, {}
+
+    def __getattr__(self, name: str):
+        fn = getattr(self._F, name)
+        if name not in _SEVERAL:
+            return fn
+
+        def once(*xs, **attrs):
+            try:
+                key = (name, tuple(map(id, xs)), tuple(attrs.items()))
+                hit = self._done.get(key)
+            except TypeError:       # an unhashable attribute: no sharing
+                return fn(*xs, **attrs)
+            if hit is None:         # the values are kept with the results: their ids stay theirs
+                hit = self._done[key] = (xs, fn(*xs, **attrs))
+            return hit[1]
+        return once
 
 
 class _RegistryCall:
@@ -48,11 +84,11 @@ class _RegistryCall:
                    else make(np.asarray(x)) for x in self.inputs]
             saved = self.op.save([value(x) for x in ins], tuple(value(o) for o in self.outs),
                                  ref=lambda x: ShapeRef(np.shape(value(x)), np.asarray(value(x)).dtype))
-            self.pending = (slots, saved, gs)
-        _, saved, gs = self.pending
+            self.pending = (slots, saved, gs, _SharedResults(F))
+        _, saved, gs, shared = self.pending
         if i == self.last:        # the walk asks inputs in order: the last one frees the step's
             self.pending = None   # cotangents (else every step's stay until the graph is dropped)
-        return self.op.vjp(i, F, gs, saved, attrs)
+        return self.op.vjp(i, shared, gs, saved, attrs)
 
 
 def _kept(op, inputs: tuple) -> tuple:
