@@ -75,8 +75,7 @@ class _RegistryCall:
         recording = STATE.enabled            # the engine enables grad only for create_graph
         if self.pending is None or self.pending[0] is not slots:
             gs = tuple(None if o._data.dtype.kind not in "fc" else
-                       slots.get(k, (make(np.zeros_like(o._data)) if recording
-                                     else np.zeros_like(o._data)))
+                       slots.get(k, (make(_zeros(o._data)) if recording else _zeros(o._data)))
                        for k, o in enumerate(self.outs))
             value = (lambda x: x) if recording else (
                 lambda x: x._data if isinstance(x, Tensor) else x)
@@ -89,6 +88,13 @@ class _RegistryCall:
         if i == self.last:        # the walk asks inputs in order: the last one frees the step's
             self.pending = None   # cotangents (else every step's stay until the graph is dropped)
         return self.op.vjp(i, shared, gs, saved, attrs)
+
+
+def _zeros(like: np.ndarray) -> np.ndarray:
+    """The cotangent of a result that got none (a fused cell's workspace, at every step):
+    ``np.zeros`` of its shape, 3.6 us for an LSTM step's ``(32, 640)`` where ``zeros_like``
+    (which copies the memory layout, for no rule's sake) takes 8.5 us."""
+    return np.zeros(like.shape, like.dtype)
 
 
 def _kept(op, inputs: tuple) -> tuple:
