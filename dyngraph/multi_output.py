@@ -31,8 +31,10 @@ from .tensor import Tensor, make
 __all__ = ["apply_multi"]
 
 
-_SEVERAL = frozenset(op.fname for op in REGISTRY.values() if op.outputs is not None)
-"""The ``F`` names of the ops with several results (what :class:`_SharedResults` shares)."""
+_SEVERAL = frozenset(op.fname for op in REGISTRY.values()
+                     if op.outputs is not None and not op.stateful)
+"""The ``F`` names of the ops with several results that :class:`_SharedResults` shares (not a
+random one, such as the candidate samplers: a second call draws anew)."""
 
 
 class _SharedResults:

@@ -116,3 +116,10 @@ def test_a_byte_swapped_float32_result_still_records():
     y = make(np.arange(3, dtype=">f4"), True)
     z = y.reshape(3) * 1.0, y[1:], y + y                 # views keep the byte-swapped dtype
     assert all(t.requires_grad and t.grad_fn is not None for t in z)
+
+
+def test_random_several_result_ops_are_never_shared():
+    """A second call of a sampler draws anew: only deterministic ops share their results."""
+    from dyngraph.multi_output import _SEVERAL
+    assert {"fused_lstm_cell_grad", "fused_gru_cell_grad", "split", "top_k"} <= _SEVERAL
+    assert not {op.fname for op in REGISTRY.values() if op.stateful} & _SEVERAL
