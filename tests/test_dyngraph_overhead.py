@@ -1,0 +1,125 @@
+"""dyngraph's per-op and per-step shortcuts keep their answers: a float32 result's short dtype
+test, and a several-result op's gradient computed once for all the inputs that read it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dyngraph as torch
+from common.ops import cells
+from common.registry import REGISTRY
+from dyngraph.autograd import engine as autograd_engine
+from dyngraph.tensor import make
+
+RNG = np.random.default_rng(38)
+
+
+def _lstm_step(requires_c: bool = True):
+    gates = torch.tensor(RNG.standard_normal((3, 8)).astype(np.float32), requires_grad=True)
+    c = torch.tensor(RNG.standard_normal((3, 2)).astype(np.float32), requires_grad=requires_c)
+    h, c_new, _ = torch.fused_lstm_cell(gates, c)
+    return gates, c, (h * 2 + c_new * 3).sum()
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Calls of the fused cells' gradient kernels in the next backward (a fresh numpy ``F``
+    binds the counting impls; the fixture restores both afterwards)."""
+    calls = {"FusedLSTMCellGrad": 0, "FusedGRUCellGrad": 0}
+    for name in calls:
+        op = REGISTRY[name]
+
+        def counting(*xs, _impl=op.impl, _name=name):
+            calls[_name] += 1
+            return _impl(*xs)
+        monkeypatch.setattr(op, "impl", counting)
+    monkeypatch.setattr(autograd_engine, "_BOUND_F", None)
+    return calls
+
+
+def test_a_fused_lstm_cells_gradient_runs_once_for_gates_and_c(counted):
+    gates, c, loss = _lstm_step()
+    loss.backward()
+    assert counted["FusedLSTMCellGrad"] == 1
+    # the kernel's own numbers (which each input's rule took a piece of)
+    g_gates, g_c = cells._lstm_cell_grad(
+        cells._lstm_cell(gates._data, c._data)[2], c._data, np.full((3, 2), 2, np.float32),
+        np.full((3, 2), 3, np.float32), np.zeros((3, 10), np.float32))
+    np.testing.assert_array_equal(gates.grad.numpy(), g_gates)
+    np.testing.assert_array_equal(c.grad.numpy(), g_c)
+
+
+def test_an_lstm_layer_runs_one_cell_gradient_per_step(counted):
+    lstm = torch.nn.LSTM(4, 3)
+    out, _ = lstm(torch.randn(6, 2, 4))
+    out.sum().backward()
+    # the first step's c (zeros) needs no gradient: still one kernel per step
+    assert counted["FusedLSTMCellGrad"] == 6
+
+
+def test_a_fused_gru_cells_gradient_runs_once_for_its_three_inputs(counted):
+    gru = torch.nn.GRU(4, 3)
+    out, _ = gru(torch.randn(5, 2, 4))
+    out.sum().backward()
+    assert counted["FusedGRUCellGrad"] == 5
+
+
+def test_create_graph_records_one_gradient_node_for_gates_and_c():
+    gates, c, loss = _lstm_step()
+    g_gates, g_c = torch.autograd.grad(loss, (gates, c), create_graph=True)
+    # each gradient is a piece of one FusedLSTMCellGrad call (not one call per input)
+    call_of = lambda g: g.grad_fn.next_functions[0][0]   # noqa: E731
+    assert call_of(g_gates) is call_of(g_c)
+    # and differentiating again still works, to the same values as two separate backwards
+    (g_gates.sum() + g_c.sum()).backward()
+    gates2, c2 = (torch.tensor(t.detach().numpy(), requires_grad=True) for t in (gates, c))
+    h, c_new, _ = torch.fused_lstm_cell(gates2, c2)
+    a, b = torch.autograd.grad((h * 2 + c_new * 3).sum(), (gates2, c2), create_graph=True)
+    a.sum().backward(retain_graph=True)
+    b.sum().backward()
+    np.testing.assert_allclose(gates.grad.numpy(), gates2.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c.grad.numpy(), c2.grad.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_hooks_on_a_cells_outputs_and_inputs_see_the_shared_gradient():
+    gates, c, _ = _lstm_step()
+    h, c_new, _ = torch.fused_lstm_cell(gates, c)
+    seen = []
+    h.register_hook(lambda g: seen.append(("h", g.numpy().copy())))
+    c_new.register_hook(lambda g: g * 0)                 # replaces c_new's gradient
+    c.register_hook(lambda g: seen.append(("c", g.numpy().copy())))
+    (h * 2 + c_new * 3).sum().backward()
+    want_gates, want_c = cells._lstm_cell_grad(
+        cells._lstm_cell(gates._data, c._data)[2], c._data, np.full((3, 2), 2, np.float32),
+        np.zeros((3, 2), np.float32), np.zeros((3, 10), np.float32))
+    np.testing.assert_array_equal(gates.grad.numpy(), want_gates)
+    assert [k for k, _ in seen] == ["h", "c"]
+    np.testing.assert_array_equal(seen[1][1], want_c)
+
+
+@pytest.mark.parametrize("dtype, other", [(np.float32, 1.5), (np.float64, 1.5), (np.int64, 1.5),
+                                          (np.int32, 2), (np.float16, 1.5), (np.complex64, 2.0)])
+def test_results_record_and_recast_by_dtype_as_before(dtype, other):
+    x = torch.tensor(np.array([1, 2, 3]).astype(dtype))
+    want = {np.float32: np.float32, np.float64: np.float64, np.int64: np.float32,
+            np.int32: np.int32, np.float16: np.float16, np.complex64: np.complex64}[dtype]
+    assert (x + other).numpy().dtype == want
+    assert x.exp().numpy().dtype == (np.float32 if dtype in (np.int64, np.int32) else want)
+    if np.dtype(dtype).kind in "fc":
+        y = torch.tensor(np.array([1, 2, 3]).astype(dtype), requires_grad=True)
+        assert (y + other).requires_grad and y.exp().requires_grad
+        assert torch.add(y, torch.tensor(np.ones(3, dtype))).requires_grad
+
+
+def test_a_byte_swapped_float32_result_still_records():
+    """(``from_numpy`` refuses such arrays; one made inside the engine takes the long test.)"""
+    y = make(np.arange(3, dtype=">f4"), True)
+    z = y.reshape(3) * 1.0, y[1:], y + y                 # views keep the byte-swapped dtype
+    assert all(t.requires_grad and t.grad_fn is not None for t in z)
+
+
+def test_random_several_result_ops_are_never_shared():
+    """A second call of a sampler draws anew: only deterministic ops share their results."""
+    from dyngraph.multi_output import _SEVERAL
+    assert {"fused_lstm_cell_grad", "fused_gru_cell_grad", "split", "top_k"} <= _SEVERAL
+    assert not {op.fname for op in REGISTRY.values() if op.stateful} & _SEVERAL
