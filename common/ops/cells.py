@@ -74,7 +74,7 @@ def _lstm_cell(gates, c):
     :func:`_forward_kernels`), else :func:`_lstm_cell_numpy`."""
     require_kind("FusedLSTMCell", "fiu", gates)
     n = gates.shape[-1] // 4
-    if c.shape == gates.shape[:-1] + (n,) and (jit := _forward_kernels(c, gates, c)) is not None:
+    if c.shape == gates.shape[:-1] + (n,) and (jit := _forward_kernels(c, gates)) is not None:
         h_c = np.empty((2,) + c.shape, c.dtype)       # h' and c': one buffer, fewer alias checks
         ws = np.empty(c.shape[:-1] + (5 * n,), c.dtype)
         jit.lstm_cell(*_rows(gates, c, ws), h_c.reshape(2, -1, n))
