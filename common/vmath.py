@@ -28,7 +28,9 @@ LLVM to inline into a loop (float64 ``tanh``), so the loop would stay scalar.
 Use from numba code as ``vmath.exp(x)`` on a float32 or float64 scalar (float32 stays
 float32); from Python, ``vmath.exp(array)`` runs a compiled loop.  This module imports no
 engine, and where numba is missing it still imports: the Python functions then compute
-numpy's formulas.
+numpy's formulas.  numba's on-disk cache (``cache=True``) keys a kernel on its own file only:
+after editing this module, a cached caller elsewhere (``common/cells_jit.py``) keeps the old
+code until its ``__pycache__`` entries are removed.
 """
 from __future__ import annotations
 
