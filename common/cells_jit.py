@@ -1,20 +1,71 @@
-"""The fused cells' gradient kernels compiled with numba: one pass, the numpy code's bits.
+"""The fused cells' kernels compiled with numba: the forward in one vectorised pass, the
+gradient in one pass with the numpy code's bits.
 
 An LSTM step's gradient (``common.ops.cells._lstm_cell_grad``) is some twenty numpy calls
 over ``(batch, hidden)`` blocks -- products and sums only, the activations come from the
 forward's workspace.  Here it is one loop doing per element what those calls do per array:
 the same IEEE operations in the same order and precision (no ``fastmath``; float32 stays
 float32 because ``one`` is passed in the arrays' dtype -- numba would widen ``1 - x`` to
-float64), so the same bits.  Nothing here is called directly: ``common.ops.cells`` imports
-this module (and so numba, through :func:`common.fastpath.numba_module`) on the first
-gradient large enough to repay it, and runs its numpy code where numba is missing.
-``cache=True`` keeps the machine code between processes.
+float64), so the same bits.
+
+The forward kernels (:func:`lstm_cell`, :func:`gru_cell`) compute the sigmoids and tanhs
+with :mod:`common.vmath`'s polynomials, which LLVM vectorises (numpy's and libm's are
+scalar here): within a few ulps of the numpy code, not its bits -- ``common.ops.cells``
+runs them only when its exact switch is off.
+
+Nothing here is called directly: ``common.ops.cells`` imports this module (and so numba,
+through :func:`common.fastpath.numba_module`) on the first cell large enough to repay it,
+and runs its numpy code where numba is missing.  ``cache=True`` keeps the machine code
+between processes.
 """
 from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["lstm_cell_grad", "gru_cell_grad"]
+from . import vmath
+
+__all__ = ["lstm_cell", "gru_cell", "lstm_cell_grad", "gru_cell_grad"]
+
+
+@njit(cache=True, nogil=True)
+def lstm_cell(gates, c, ws, h_c):    # pragma: no cover (numba)
+    """Rows of ``(batch, H)``: ``gates`` ``(rows, 4H)``; writes ``[i, f, g, o, tanh(c')]``
+    into ``ws`` ``(rows, 5H)`` and ``h'``, ``c'`` into ``h_c`` ``(2, rows, H)``.
+
+    Each block of a row is its own slice: LLVM vectorises a loop that writes several
+    slices of one array (checking at run time that they do not overlap), not one that
+    writes one array at offsets ``k`` and ``n + k``."""
+    rows, n = c.shape
+    for r in range(rows):
+        g_i, g_f, g_g, g_o = gates[r, :n], gates[r, n:2 * n], gates[r, 2 * n:3 * n], gates[r, 3 * n:]
+        w_i, w_f, w_g, w_o, w_t = ws[r, :n], ws[r, n:2 * n], ws[r, 2 * n:3 * n], \
+            ws[r, 3 * n:4 * n], ws[r, 4 * n:]
+        c_old, h_new, c_new = c[r], h_c[0, r], h_c[1, r]
+        for k in range(n):
+            i, f = vmath.sigmoid(g_i[k]), vmath.sigmoid(g_f[k])
+            g, o = vmath.tanh(g_g[k]), vmath.sigmoid(g_o[k])
+            cell = c_old[k] * f + i * g
+            t = vmath.tanh(cell)
+            w_i[k], w_f[k], w_g[k], w_o[k], w_t[k] = i, f, g, o, t
+            h_new[k], c_new[k] = t * o, cell
+
+
+@njit(cache=True, nogil=True)
+def gru_cell(gi, gh, h, h_new, ws, one):    # pragma: no cover (numba)
+    """Rows of ``(batch, H)``: ``gi``/``gh`` ``(rows, 3H)``; writes ``h'`` and
+    ``[r, z, n, gh_n]`` into ``ws`` ``(rows, 4H)`` (block slices, as :func:`lstm_cell`)."""
+    rows, n = h.shape
+    for q in range(rows):
+        i_r, i_z, i_n = gi[q, :n], gi[q, n:2 * n], gi[q, 2 * n:]
+        h_r, h_z, h_n = gh[q, :n], gh[q, n:2 * n], gh[q, 2 * n:]
+        w_r, w_z, w_n, w_hn = ws[q, :n], ws[q, n:2 * n], ws[q, 2 * n:3 * n], ws[q, 3 * n:]
+        h_old, out = h[q], h_new[q]
+        for k in range(n):
+            r = vmath.sigmoid(i_r[k] + h_r[k])
+            z = vmath.sigmoid(i_z[k] + h_z[k])
+            new = vmath.tanh(i_n[k] + r * h_n[k])
+            w_r[k], w_z[k], w_n[k], w_hn[k] = r, z, new, h_n[k]
+            out[k] = z * h_old[k] + (one - z) * new
 
 
 @njit(cache=True, nogil=True)

@@ -13,9 +13,13 @@ ops, forward and backward::
         (r, z = sigmoid(gi + gh) of the blocks r, z;  n = tanh(gi_n + r * gh_n))
 
 The gate orders are PyTorch's (``i, f, g, o``; ``r, z, n`` with ``b_hn`` inside ``r * (...)``).
-The forward kernels call the ufuncs ``common.layers``' composite cells call, on the same
+The forward's numpy code calls the ufuncs ``common.layers``' composite cells call, on the same
 elements in the same order, so the values are the composite's bits (``Sigmoid``'s kernel
-included).  The gradients are ``...Grad`` ops that recompute the activations from the
+included).  From :data:`JIT_MIN` elements a compiled kernel (:mod:`common.cells_jit`) does
+the whole step in one vectorised pass instead, its sigmoid and tanh :mod:`common.vmath`'s
+polynomials: a few ulps from those bits (2-3x faster, as PyTorch's SLEEF-vectorised cell is
+not numpy's bits either).  :func:`set_exact` turns the kernel off: the composite's bits at
+every size.  The gradients are ``...Grad`` ops that recompute the activations from the
 pre-activations (PyTorch recomputes ``tanh(c')`` the same way) rather than keeping them;
 their own gradients are written with registry ops, so ``create_graph=True`` and static
 ``gradients()`` of any order work, and the registry tests check every rule against finite
@@ -66,9 +70,21 @@ def _blocks_infer(name: str, gates: Spec, count: int, *states: Spec, activates: 
 def _lstm_cell(gates, c):
     """``(h', c', ws)`` of one LSTM step.  ``ws`` is the workspace ``[i, f, g, o, tanh(c')]``
     (``(..., 5H)``, PyTorch's fused cell keeps the first four): what the gradient reads,
-    so it recomputes no transcendental.  The ufuncs are ``common.layers.lstm_cell``'s on the
-    same elements (the sigmoid is ``Sigmoid``'s kernel), so the same bits."""
+    so it recomputes no transcendental.  From the compiled kernel where it applies (see
+    :func:`_forward_kernels`), else :func:`_lstm_cell_numpy`."""
     require_kind("FusedLSTMCell", "fiu", gates)
+    n = gates.shape[-1] // 4
+    if c.shape == gates.shape[:-1] + (n,) and (jit := _forward_kernels(c, gates)) is not None:
+        h_c = np.empty((2,) + c.shape, c.dtype)       # h' and c': one buffer, fewer alias checks
+        ws = np.empty(c.shape[:-1] + (5 * n,), c.dtype)
+        jit.lstm_cell(*_rows(gates, c, ws), h_c.reshape(2, -1, n))
+        return h_c[0], h_c[1], ws
+    return _lstm_cell_numpy(gates, c)
+
+
+def _lstm_cell_numpy(gates, c):
+    """:func:`_lstm_cell` with ``common.layers.lstm_cell``'s ufuncs on the same elements (the
+    sigmoid is ``Sigmoid``'s kernel): the composite's bits."""
     n = gates.shape[-1] // 4
     ws = np.empty(gates.shape[:-1] + (5 * n,), np.result_type(gates, c, np.float16))
     _sigmoid_block(gates, ws[..., :4 * n], np.empty(gates.shape, ws.dtype))
@@ -87,8 +103,22 @@ def _lstm_blocks(ws):
 
 
 JIT_MIN = 1 << 11
-"""Elements of ``c`` from which a cell's gradient runs numba's kernel (:mod:`common.cells_jit`,
-the same bits): below, the numpy code's calls are cheap enough not to load numba for them."""
+"""Elements of the state from which a cell and its gradient run numba's kernels
+(:mod:`common.cells_jit`): below, the numpy code's calls are cheap enough not to load numba
+for them."""
+
+EXACT = False
+"""Does the forward keep the composite cells' bits at every size (:func:`set_exact`)?"""
+
+
+def set_exact(exact: bool) -> bool:
+    """``True``: the fused cells' forward runs the numpy code at every size -- the composite
+    cells' bits (``common.layers.lstm_cell``/``gru_cell``), slower from :data:`JIT_MIN`
+    elements; ``False`` (the default): the compiled kernel there, within a few ulps.  The
+    gradients have the numpy code's bits either way.  Returns the previous setting."""
+    global EXACT
+    previous, EXACT = EXACT, bool(exact)
+    return previous
 
 _jit: ModuleType | bool | None = None
 """The loaded kernel module; False once numba proved missing; None before the first try."""
@@ -99,6 +129,14 @@ def _kernels() -> ModuleType | None:
     if _jit is None:
         _jit = numba_module() is not None and importlib.import_module("common.cells_jit")
     return _jit or None
+
+
+def _forward_kernels(state, *arrays) -> ModuleType | None:
+    """The kernel module for a forward whose state is ``state``, or None: the numpy code runs
+    (exact mode, a small state, mixed or non-float dtypes, numba missing)."""
+    if EXACT or state.size < JIT_MIN or not _same_float(state, *arrays):
+        return None
+    return _kernels()
 
 
 def _lstm_cell_grad(ws, c, gh, gc, gws):
@@ -260,9 +298,21 @@ defop("FusedLSTMCellGrad", _lstm_cell_grad, _lstm_grad_infer,
 def _gru_cell(gi, gh, h):
     """``(h', ws)`` of one GRU step from the two projections ``gi``, ``gh`` (biases in, ``r, z,
     n`` blocks) and ``h``.  ``ws`` is ``[r, z, n, gh_n]`` (``(..., 4H)``, PyTorch's fused
-    cell's workspace); the ufuncs are ``common.layers.gru_cell``'s (``_gru_step``'s reset
-    after the product), so the same bits."""
+    cell's workspace).  From the compiled kernel where it applies (see
+    :func:`_forward_kernels`), else :func:`_gru_cell_numpy`."""
     require_kind("FusedGRUCell", "fiu", gi, gh)
+    n = h.shape[-1]
+    if gi.shape == gh.shape == h.shape[:-1] + (3 * n,) and \
+            (jit := _forward_kernels(h, gi, gh)) is not None:
+        h_new, ws = np.empty(h.shape, h.dtype), np.empty(h.shape[:-1] + (4 * n,), h.dtype)
+        jit.gru_cell(*_rows(gi, gh, h, h_new, ws), h.dtype.type(1))
+        return h_new, ws
+    return _gru_cell_numpy(gi, gh, h)
+
+
+def _gru_cell_numpy(gi, gh, h):
+    """:func:`_gru_cell` with ``common.layers.gru_cell``'s ufuncs (``_gru_step``'s reset after
+    the product): the composite's bits."""
     n = h.shape[-1]
     ws = np.empty(h.shape[:-1] + (4 * n,), np.result_type(gi, gh, h, np.float16))
     a = gi[..., :2 * n] + gh[..., :2 * n]

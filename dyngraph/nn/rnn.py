@@ -72,8 +72,9 @@ _LSTM_NODE = node_class_for(_LSTM_CELL, "cell")
 
 def _lstm_step(gx, state, wh, bh):
     """Gates in PyTorch's order i, f, g, o; the pointwise part is one ``FusedLSTMCell`` node
-    (``common.ops.cells``: ``common.layers.lstm_cell``'s maths and bits, which TF's cells
-    share), as PyTorch's fused cell -- one node instead of a dozen."""
+    (``common.ops.cells``: ``common.layers.lstm_cell``'s maths, which TF's cells share; its
+    bits in ``cells.set_exact(True)`` mode), as PyTorch's fused cell -- one node instead of
+    a dozen."""
     h, c = state
     h, c, _ = apply(_LSTM_CELL, (gx + h.matmul(wh), c), cls=_LSTM_NODE)   # _: the workspace
     return h, c
@@ -85,8 +86,8 @@ _GRU_NODE = node_class_for(_GRU_CELL, "cell")
 
 def _gru_step(gi, state, wh, bh):
     """Gates in PyTorch's order r, z, n; ``b_hn`` stays inside ``r * (...)`` as PyTorch's.
-    The pointwise part is one ``FusedGRUCell`` node (``common.ops.cells``: the maths and
-    bits of ``common.layers.gru_cell``, which TF's ``GRUCell`` shares)."""
+    The pointwise part is one ``FusedGRUCell`` node (``common.ops.cells``: the maths of
+    ``common.layers.gru_cell``, which TF's ``GRUCell`` shares; its bits in exact mode)."""
     h = state[0]
     gh = h.matmul(wh)
     if bh is not None:
