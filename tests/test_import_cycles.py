@@ -61,6 +61,8 @@ LAZY = {
              "triangular solves, expm; common/ops/decompositions.py), loaded on first use",
     "common.display": "imports networkx (and matplotlib when drawing): loaded when a notebook "
                       "displays a Graph or a tape (_repr_svg_)",
+    "staticgraph.compiler.simd": "imports numba and llvmlite: loaded when a fused kernel that "
+                                 "sums is compiled (staticgraph/compiler/fuse.py)",
 }
 """What a checked package may import later than at module level (a module or a package prefix),
 and why.  The other engine is the one more: dyngraph's :data:`BRIDGE_USERS` import staticgraph

@@ -286,7 +286,8 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
     :data:`EXACT_UFUNCS`); op names and sites appear only in comments, through ``repr()``.
     A chain that sums a member (``chain.summed``) runs :func:`pairwise_schedule` instead: per
     leaf (at most 128 elements) the element loop writes the summed values to ``buf`` (a
-    scratch array that stays in L1), then numpy's leaf sum adds them up.  The element loop
+    scratch array that stays in L1), then numpy's leaf sum adds them up, its eight
+    accumulators the lanes of one vector (:func:`.simd.lanes8_sum`).  The element loop
     keeps the plain loop's form -- unsigned indices (no wraparound checks), no loop-carried
     sums -- so LLVM vectorises it as it does the plain loop."""
     tensors = {s: t for t, s in plan.slot_of.items()}
@@ -326,11 +327,8 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
               "            for k in range(m):",
               "                s += buf[k]",
               "        else:",
-              *[f"            r{k} = buf[{k}]" for k in range(8)],
               "            e = m - m % 8",
-              "            for k in range(8, e, 8):",
-              *[f"                r{k} += buf[k + {k}]" for k in range(8)],
-              "            s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))",
+              "            s = lanes8_sum(buf, e)",
               "            for k in range(e, m):",
               "                s += buf[k]",
               "        stack[sp] = s",
@@ -367,6 +365,9 @@ def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
         if source in _cache:
             return _cache[source]
         scope = dict(env)
+        if summing:
+            from .simd import lanes8_sum  # (imports numba and llvmlite: only when fusing)
+            scope["lanes8_sum"] = lanes8_sum
         exec(compile(source, f"<staticgraph-fused-{name}>", "exec"), scope)
         nb = _numba
         item, array = nb.from_dtype(dtype), nb.types.Array(nb.from_dtype(dtype), 1, "C")
