@@ -26,6 +26,7 @@ TOL = {np.float32: dict(rtol=2e-6, atol=2e-7), np.float64: dict(rtol=1e-14, atol
 def fused(monkeypatch):
     """Fuse every loop chain, whatever its size, when the loop is lowered."""
     monkeypatch.setattr(fuse, "LOOP_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(fuse, "LOOP_MIN_STEPS", 2)
     monkeypatch.setattr(fuse, "FUSE_AFTER_S", 0.0)
 
 
@@ -129,6 +130,7 @@ def test_explain_shows_the_fused_step_and_its_kernel(fused):
 def test_a_loop_is_fused_only_once_it_is_hot(monkeypatch):
     """The loop kernel runs unfused, adding up its time; past FUSE_AFTER_S it is fused."""
     monkeypatch.setattr(fuse, "LOOP_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(fuse, "LOOP_MIN_STEPS", 2)
     monkeypatch.setattr(fuse, "FUSE_AFTER_S", 3600.0)
     fetches, feed = _rnn("lstm", np.float32)
     sess = tf.Session()

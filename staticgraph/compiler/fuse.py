@@ -21,9 +21,17 @@ multiply, divide, negation, min/max, abs, square, sqrt), or a declared ``scalar`
 :data:`MIN_ELEMENTS` elements; each input has that shape or is a scalar (rank 0).  So a fused
 plan gives the unfused plan's values bit for bit, -0.0 included (the tests compare them on
 NaN, Inf and signed-zero inputs); only *which* NaN a NaN result is (its sign and payload: not
-an IEEE result) may differ.  Transcendental ops (exp, tanh, sigmoid) are left to numpy: its
-float32 ``exp``/``tanh`` are SIMD loops, numba's libm calls are scalar and several times
-slower (measured in issue 32), and their bits differ.
+an IEEE result) may differ.  Transcendental ops (``Exp``, ``Tanh``, ``Sigmoid``: an
+``approx_scalar`` form on their ``defop``) join a chain only under
+``PassConfig(fast_math=True)`` (the default), computed by :mod:`common.vmath` within a few
+ulps of numpy; with ``fast_math=False`` they stay numpy's loops and a fused plan keeps the
+unfused bits.
+
+**Loop bodies.**  A ``while_loop``'s body and its gradient loop's body fuse too
+(:func:`loop_kernel`), from a smaller size (:data:`LOOP_MIN_ELEMENTS`,
+:data:`LOOP_MIN_STEPS`): run once per iteration, there the numpy calls' overhead is what a
+fused step saves.  Their inputs are often column slices (an LSTM's ``Split`` gates): the
+kernel reads each array as a 2-D grid of any row stride, in place (:func:`kernel_source`).
 
 **What never moves.**  A chain is gathered in plan order and closed by any stateful or
 structural step (variable reads and writes, loops, prints, random ops), so no member moves
@@ -62,7 +70,7 @@ from common.ops.reduce import _sum
 from .emit import comment
 from .plan import Plan, Step
 
-__all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "LOOP_MIN_ELEMENTS", "FUSE_AFTER_S", "Chain",
+__all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "LOOP_MIN_ELEMENTS", "LOOP_MIN_STEPS", "FUSE_AFTER_S", "Chain",
            "find_chains", "fuse_plan", "FusedKernel", "available", "loop_kernel", "HotLoop"]
 
 EXACT_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.negative,
@@ -74,10 +82,13 @@ MIN_ELEMENTS = 1 << 16
 operands stay in cache and numpy's per-call overhead, not memory, bounds the chain."""
 
 LOOP_MIN_ELEMENTS = 1 << 10
-"""The same threshold inside a loop body (``while_loop``, its gradient loop), which runs once
-per iteration: there the per-call overhead is what fusion saves -- a numpy call costs
-~1-3 us over a few thousand elements, the fused kernel's one call ~2-4 us for the chain
-(measured: see :func:`loop_kernel`)."""
+LOOP_MIN_STEPS = 4
+"""The thresholds inside a loop body (``while_loop``, its gradient loop), which runs once
+per iteration: there the per-call overhead is what fusion saves.  Measured per iteration
+(``[32, n/32]`` float32, one core): a numpy ufunc call costs ~1.5-3 us at 1-4K elements, a
+fused kernel's call ~4 us (its Python wrapper, numba's dispatch, one output array) -- so
+a chain of 4 ``*``/``+`` steps wins from ~1K elements (8.0 -> 7.0 us at 1K, 13.1 -> 8.4 us
+at 4K), one of 2 steps loses (4.8 -> 6.9 us)."""
 
 _after = os.environ.get("STATICGRAPH_FUSE_AFTER", "0.5")
 FUSE_AFTER_S: float = math.inf if _after.lower() in ("off", "inf", "never") else float(_after)
@@ -141,11 +152,11 @@ def _key(step: Step, min_elements: int) -> tuple | None:
     return tuple(shape), dtype
 
 
-def find_chains(plan: Plan, min_elements: int | None = None,
-                fast_math: bool = False) -> list[Chain]:
-    """The plan's fusable chains, of two or more steps each, gathered in plan order: steps
-    over at least ``min_elements`` elements (default :data:`MIN_ELEMENTS`), transcendentals
-    too with ``fast_math``.
+def find_chains(plan: Plan, min_elements: int | None = None, fast_math: bool = False,
+                min_steps: int = 2) -> list[Chain]:
+    """The plan's fusable chains, of ``min_steps`` or more steps each, gathered in plan
+    order: steps over at least ``min_elements`` elements (default :data:`MIN_ELEMENTS`),
+    transcendentals too with ``fast_math``.
 
     A chain is closed by a stateful or structural step, and by a step with another shape or
     dtype.  A step outside the chain that reads a member's result (a reduction of it, say)
@@ -158,7 +169,7 @@ def find_chains(plan: Plan, min_elements: int | None = None,
 
     def close():
         nonlocal deadline
-        if len(members) >= 2:
+        if len(members) >= min_steps:
             at = members[-1] if deadline is None else deadline
             chains.append(_chain(plan, members, made, key, at)._replace(fast_math=fast_math))
         members.clear()
@@ -503,20 +514,50 @@ class FusedKernel:
         self._sum = (*pairwise_schedule(self.size),
                      np.empty(64, dtype), 0.0, np.empty(PW_BLOCKSIZE, dtype)) \
             if summing else ()
+        self._call = self._caller()
 
     def __call__(self, *xs):
-        grid, isz = self.grid, self.dtype.itemsize
-        args = [float(x) if sc else _grid(x, grid, isz) for x, sc in zip(xs, self.scalar)]
-        kept, outs = self._kept, []
-        for i in range(self.n_arrays):
-            o = kept[i]
-            if o is None or getrefcount(o) > 3:   # (o, kept[i], getrefcount's argument)
-                o = kept[i] = np.empty(self.shape, self.dtype)
-            outs.append(o)
-        total = self.fn(*grid, *args, *[o.reshape(grid) for o in outs], *self._sum)
+        return self._call(*xs)
+
+    def _caller(self) -> Callable:
+        """The call as straight-line generated Python (half the overhead of a loop over the
+        arguments: it matters in a loop body, where a call runs per iteration)::
+
+            def call(x0, x1, x2):
+                if x0.shape != G or x0.strides[1] != 4 or x0.strides[0] < 0: x0 = _grid(x0, G, 4)
+                x1 = float(x1)                                  # a scalar input
+                ...
+                o0 = kept[0]
+                if o0 is None or _refs(o0) > 3: o0 = kept[0] = _empty(S, D)
+                fn(32, 128, x0, x1, x2, o0)
+                return o0
+        """
+        grid, isz, shaped = self.grid, self.dtype.itemsize, self.grid == tuple(self.shape)
+        xs = [f"x{i}" for i in range(len(self.scalar))]
+        lines = [f"def call({', '.join(xs)}):"]
+        for x, sc in zip(xs, self.scalar):
+            lines.append(f"    {x} = float({x})" if sc else
+                         f"    if {x}.shape != G or {x}.strides[1] != {isz} or {x}.strides[0] < 0: "
+                         f"{x} = _grid({x}, G, {isz})")
+        outs = [f"o{i}" for i in range(self.n_arrays)]
+        for i, o in enumerate(outs):
+            lines += [f"    {o} = kept[{i}]",
+                      f"    if {o} is None or _refs({o}) > 3: {o} = kept[{i}] = _empty(S, D)"]
+        args = [*xs, *(o if shaped else f"{o}.reshape(G)" for o in outs)] + \
+            (["*summing"] if self._sum else [])
+        call = f"fn({grid[0]}, {grid[1]}, {', '.join(args)})"
         if self._sum:
-            outs.append(self.dtype.type(total))
-        return outs[0] if self.n_out == 1 else tuple(outs)
+            lines.append(f"    total = {call}")
+            outs.append("D.type(total)")
+        else:
+            lines.append(f"    {call}")
+        lines.append(f"    return {outs[0]}" if len(outs) == 1 else
+                     f"    return ({', '.join(outs)},)")
+        scope = {"G": grid, "S": tuple(self.shape), "D": self.dtype, "fn": self.fn,
+                 "kept": self._kept, "summing": self._sum, "_grid": _grid, "_refs": getrefcount,
+                 "_empty": np.empty}
+        exec(compile("\n".join(lines) + "\n", "<staticgraph-fused-call>", "exec"), scope)
+        return scope["call"]
 
 
 def _grid(x: np.ndarray, grid: tuple[int, int], itemsize: int) -> np.ndarray:
@@ -574,13 +615,14 @@ def loop_kernel(plan: Plan, build: Callable[[Plan], Callable], config) -> Callab
     ``build(body_plan)``, with the body's elementwise chains fused once it is hot.
 
     A body runs once per iteration, so its chains fuse from :data:`LOOP_MIN_ELEMENTS`
-    elements (an LSTM step's ``[32, 128]`` gates: 4,096), transcendentals included under
+    elements (an LSTM step's ``[32, 128]`` gates: 4,096) and :data:`LOOP_MIN_STEPS` steps
+    up, transcendentals included under
     ``config.fast_math``.  As for a plan (:data:`FUSE_AFTER_S`), the kernel is first built
     unfused (:class:`HotLoop` adds up its time); with no chain in the body it is just
     ``build(plan)``.  The fused plan is built by the same ``build``: the loop's in-place
     writes and rewritten products are found again in it (a fused step reads no buffer the
     loop writes in place; its results are fresh arrays)."""
-    chains = find_chains(plan, LOOP_MIN_ELEMENTS, config.fast_math) \
+    chains = find_chains(plan, LOOP_MIN_ELEMENTS, config.fast_math, LOOP_MIN_STEPS) \
         if config.fuse and FUSE_AFTER_S < math.inf else []
     if not chains:
         return build(plan)
