@@ -54,6 +54,7 @@ simply stays unfused.  ``PassConfig(fuse=False)`` switches fusion off.
 """
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import threading
@@ -350,8 +351,7 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
                     f"{comment(step.op, site=False)}")
         local[step.outputs[0]] = t
     if chain.fast_math:
-        from common import vmath     # (imports numba: only when a kernel is compiled)
-        env["vmath"] = vmath
+        env["vmath"] = importlib.import_module("common.vmath")   # (numba's: loaded with it)
     if not summing:
         body += [f"{pad}p{i}[k + c] = {local[s]}" for i, s in enumerate(arrays)]
         return "\n".join([f"def {name}(rows, cols, {params}):", *head,
