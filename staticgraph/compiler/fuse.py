@@ -412,9 +412,9 @@ def _span() -> Callable:
     (what :func:`_grid` hands the kernel).  A numba intrinsic, made once numba is loaded."""
     if _spans:
         return _spans[0]
-    from numba import types
-    from numba.core import cgutils
-    from numba.extending import intrinsic
+    from numba import types                      # (numba: optional, loaded by available())
+    from numba.core import cgutils               # (numba)
+    from numba.extending import intrinsic        # (numba)
 
     @intrinsic
     def _span_of(typingctx, a):
