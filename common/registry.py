@@ -163,17 +163,23 @@ class OpDef:
             when every input is a scalar or has the result's shape -- ``AddN``'s
             ``((a + b) + c)``, ``BroadcastLike``'s ``x``.  A fused elementwise loop
             (``staticgraph.compiler.fuse``) writes it per element.
+        approx_scalar: the op's per-element form where it differs from ``impl``'s bits (a
+            transcendental: ``Exp``, ``Tanh``, ``Sigmoid``): ``approx_scalar(arg_name)``
+            returns source calling :mod:`common.vmath` (``vmath.sigmoid(x)``), within a few
+            ulps of ``impl``.  A fused loop uses it only under ``PassConfig(fast_math=True)``;
+            with ``fast_math=False`` such an op is left to numpy (its exact bits).
     """
 
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "torch_names", "examples", "doc",
                  "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
-                 "outputs", "into", "tf_type", "expr", "static_impl", "scalar")
+                 "outputs", "into", "tf_type", "expr", "static_impl", "scalar",
+                 "approx_scalar")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
                  sized_by_values=False, outputs=None, into=None, tf_type=None, expr=None,
-                 torch_names=None, static_impl=None, scalar=None):
+                 torch_names=None, static_impl=None, scalar=None, approx_scalar=None):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -200,6 +206,7 @@ class OpDef:
         self.expr = expr
         self.static_impl = static_impl
         self.scalar = scalar
+        self.approx_scalar = approx_scalar
 
     @property
     def multi_output(self) -> bool:
@@ -287,7 +294,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           outputs: int | Callable[[dict], int] | None = None,
           into: Callable | None = None, tf_type: str | None = None,
           static_impl: Callable | None = None,
-          expr: Callable | None = None, scalar: Callable | None = None) -> OpDef:
+          expr: Callable | None = None, scalar: Callable | None = None,
+          approx_scalar: Callable | None = None) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -320,7 +328,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
                aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into,
-               tf_type, expr, torch_names, static_impl, scalar)
+               tf_type, expr, torch_names, static_impl, scalar, approx_scalar)
     REGISTRY[name] = op
     return op
 

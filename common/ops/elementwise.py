@@ -311,7 +311,8 @@ defop("Neg", np.negative, numbers("negation", same), inputs=("x",), fname="neg",
       algebra=Algebra(involution=True),
       grads=(lambda F, g: F.neg(g),))
 defop("Exp", np.exp, floating, inputs=("x",), fname="exp", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, cj(F, out)),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, out)),),
+      approx_scalar=lambda x: f"vmath.exp({x})")
 defop("Log", np.log, floating, inputs=("x",), fname="log", examples=POSITIVE,
       grads=(lambda F, g, x: F.div(g, cj(F, x)),))
 defop("Sqrt", np.sqrt, floating, inputs=("x",), fname="sqrt", examples=POSITIVE,
@@ -340,7 +341,8 @@ defop("Sign", _sign, numbers("sign", same), inputs=("x",), fname="sign",
       examples=UNARY + (E(((4,),), {"nan_sign_zero": True}),),  # NaN: tests/test_kinks.py
       grads=(lambda F, g: F.zeros_like(g),))
 defop("Tanh", np.tanh, floating, inputs=("x",), fname="tanh", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, cj(F, F.sub(1.0, F.mul(out, out)))),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.sub(1.0, F.mul(out, out)))),),
+      approx_scalar=lambda x: f"vmath.tanh({x})")
 
 
 def _sigmoid(x):
@@ -382,7 +384,8 @@ def _relu_grad(F, g, out, nan_passes):
 
 
 defop("Sigmoid", _sigmoid, numbers("sigmoid", floating), inputs=("x",), fname="sigmoid", examples=UNARY,
-      grads=(lambda F, g, out: F.mul(g, cj(F, F.mul(out, F.sub(1.0, out)))),))
+      grads=(lambda F, g, out: F.mul(g, cj(F, F.mul(out, F.sub(1.0, out)))),),
+      approx_scalar=lambda x: f"vmath.sigmoid({x})")
 defop("Relu", _relu, lambda x, nan_passes=False: Spec(x.shape, np.result_type(x.dtype, 0)),
       inputs=("x",), fname="relu", examples=UNARY + (E(((4,),), {"nan_passes": True}),),
       grads=(_relu_grad,))

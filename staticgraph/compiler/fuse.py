@@ -21,9 +21,17 @@ multiply, divide, negation, min/max, abs, square, sqrt), or a declared ``scalar`
 :data:`MIN_ELEMENTS` elements; each input has that shape or is a scalar (rank 0).  So a fused
 plan gives the unfused plan's values bit for bit, -0.0 included (the tests compare them on
 NaN, Inf and signed-zero inputs); only *which* NaN a NaN result is (its sign and payload: not
-an IEEE result) may differ.  Transcendental ops (exp, tanh, sigmoid) are left to numpy: its
-float32 ``exp``/``tanh`` are SIMD loops, numba's libm calls are scalar and several times
-slower (measured in issue 32), and their bits differ.
+an IEEE result) may differ.  Transcendental ops (``Exp``, ``Tanh``, ``Sigmoid``: an
+``approx_scalar`` form on their ``defop``) join a chain only under
+``PassConfig(fast_math=True)`` (the default), computed by :mod:`common.vmath` within a few
+ulps of numpy; with ``fast_math=False`` they stay numpy's loops and a fused plan keeps the
+unfused bits.
+
+**Loop bodies.**  A ``while_loop``'s body and its gradient loop's body fuse too
+(:func:`loop_kernel`), from a smaller size (:data:`LOOP_MIN_ELEMENTS`,
+:data:`LOOP_MIN_STEPS`): run once per iteration, there the numpy calls' overhead is what a
+fused step saves.  Their inputs are often column slices (an LSTM's ``Split`` gates): the
+kernel reads each array as a 2-D grid of any row stride, in place (:func:`kernel_source`).
 
 **What never moves.**  A chain is gathered in plan order and closed by any stateful or
 structural step (variable reads and writes, loops, prints, random ops), so no member moves
@@ -46,6 +54,7 @@ simply stays unfused.  ``PassConfig(fuse=False)`` switches fusion off.
 """
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import threading
@@ -62,8 +71,8 @@ from common.ops.reduce import _sum
 from .emit import comment
 from .plan import Plan, Step
 
-__all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "FUSE_AFTER_S", "Chain", "find_chains", "fuse_plan",
-           "FusedKernel", "available"]
+__all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "LOOP_MIN_ELEMENTS", "LOOP_MIN_STEPS", "FUSE_AFTER_S", "Chain",
+           "find_chains", "fuse_plan", "FusedKernel", "available", "loop_kernel", "HotLoop"]
 
 EXACT_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.negative,
                           np.positive, np.maximum, np.minimum, np.absolute, np.square, np.sqrt})
@@ -72,6 +81,15 @@ EXACT_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.n
 MIN_ELEMENTS = 1 << 16
 """Fuse only chains over tensors at least this large (256 KiB of float32): below it the
 operands stay in cache and numpy's per-call overhead, not memory, bounds the chain."""
+
+LOOP_MIN_ELEMENTS = 1 << 10
+LOOP_MIN_STEPS = 4
+"""The thresholds inside a loop body (``while_loop``, its gradient loop), which runs once
+per iteration: there the per-call overhead is what fusion saves.  Measured per iteration
+(``[32, n/32]`` float32, one core): a numpy ufunc call costs ~1.5-3 us at 1-4K elements, a
+fused kernel's call ~4 us (its Python wrapper, numba's dispatch, one output array) -- so
+a chain of 4 ``*``/``+`` steps wins from ~1K elements (8.0 -> 7.0 us at 1K, 13.1 -> 8.4 us
+at 4K), one of 2 steps loses (4.8 -> 6.9 us)."""
 
 _after = os.environ.get("STATICGRAPH_FUSE_AFTER", "0.5")
 FUSE_AFTER_S: float = math.inf if _after.lower() in ("off", "inf", "never") else float(_after)
@@ -93,10 +111,13 @@ class Chain(NamedTuple):
     at: int          # the fused step runs just before the step at this index (or replaces it)
     summed: int | None = None    # a member result the loop sums instead of writing ...
     sum_step: int | None = None  # ... for this full ``Sum`` step (its result: the last output)
+    fast_math: bool = False      # members may use their ``approx_scalar`` form (common.vmath)
 
 
-def _form(step: Step) -> Callable[[list[str]], str] | None:
-    """The step's per-element form as a function of argument names (None: not fusable)."""
+def _form(step: Step, fast_math: bool = False) -> Callable[[list[str]], str] | None:
+    """The step's per-element form as a function of argument names (None: not fusable).
+    With ``fast_math``, an op's ``approx_scalar`` form too (a :mod:`common.vmath` call, its
+    result cast back to the chain's dtype ``_dt``: the chain's arithmetic stays in it)."""
     d = step.op.op_def
     if d is None or d.stateful or len(step.outputs) != 1 or step.outputs[0] is None:
         return None
@@ -106,19 +127,22 @@ def _form(step: Step) -> Callable[[list[str]], str] | None:
     if impl is d.impl and isinstance(impl, np.ufunc) and impl in EXACT_UFUNCS and \
             impl.nout == 1 and len(step.inputs) == impl.nin:
         return None if step.op.attrs else (lambda args, u=impl.__name__: f"{u}({', '.join(args)})")
+    if fast_math and d.approx_scalar is not None and impl is d.impl and not step.op.attrs \
+            and len(step.inputs) == 1:
+        return lambda args: f"_dt({d.approx_scalar(*args)})"
     return None
 
 
-def _key(step: Step) -> tuple | None:
+def _key(step: Step, min_elements: int) -> tuple | None:
     """(shape, dtype) of a step's one result when the step could join a fused loop: a fully
-    known shape of :data:`MIN_ELEMENTS` or more, a float dtype, and inputs of that shape and
+    known shape of ``min_elements`` or more, a float dtype, and inputs of that shape and
     dtype or scalars of the dtype (read off the op's tensors: step input ``i`` is
     ``op.inputs[i]``).  The size is checked first: most steps of most plans are small."""
     outs = step.op.outputs
     if len(outs) != 1 or len(step.outputs) != 1 or step.outputs[0] is None:
         return None
     shape = outs[0]._shape
-    if shape is None or None in shape or math.prod(shape) < MIN_ELEMENTS:
+    if shape is None or None in shape or math.prod(shape) < min_elements:
         return None
     dtype = outs[0].np_dtype
     if dtype not in _FLOATS:
@@ -129,30 +153,34 @@ def _key(step: Step) -> tuple | None:
     return tuple(shape), dtype
 
 
-def find_chains(plan: Plan) -> list[Chain]:
-    """The plan's fusable chains, of two or more steps each, gathered in plan order.
+def find_chains(plan: Plan, min_elements: int | None = None, fast_math: bool = False,
+                min_steps: int = 2) -> list[Chain]:
+    """The plan's fusable chains, of ``min_steps`` or more steps each, gathered in plan
+    order: steps over at least ``min_elements`` elements (default :data:`MIN_ELEMENTS`),
+    transcendentals too with ``fast_math``.
 
     A chain is closed by a stateful or structural step, and by a step with another shape or
     dtype.  A step outside the chain that reads a member's result (a reduction of it, say)
     sets the chain's *deadline*: the fused step must run before it.  Later steps may still
     join -- moved up, before the deadline -- as long as they read nothing made at or after
     it (the gradient of ``sum(f(x))`` joins ``f``'s chain across the ``Sum``)."""
+    min_elements = MIN_ELEMENTS if min_elements is None else min_elements
     chains, members, made, key = [], [], set(), None
     deadline, late = None, set()      # fused step's latest place; slots made at/after it
 
     def close():
         nonlocal deadline
-        if len(members) >= 2:
+        if len(members) >= min_steps:
             at = members[-1] if deadline is None else deadline
-            chains.append(_chain(plan, members, made, key, at))
+            chains.append(_chain(plan, members, made, key, at)._replace(fast_math=fast_math))
         members.clear()
         made.clear()
         late.clear()
         deadline = None
 
     for k, step in enumerate(plan.steps):
-        k_key = _key(step)
-        if k_key is not None and _form(step) is not None:
+        k_key = _key(step, min_elements)
+        if k_key is not None and _form(step, fast_math) is not None:
             if k_key != key or (late and not late.isdisjoint(step.inputs)):
                 close()
                 key = k_key
@@ -283,25 +311,39 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
     """The numba loop of ``chain`` (source, and the ufuncs it names).
 
     Every name in the source is the generator's own (``a0``, ``t3``, ``o1``, ufunc names from
-    :data:`EXACT_UFUNCS`); op names and sites appear only in comments, through ``repr()``.
-    A chain that sums a member (``chain.summed``) runs :func:`pairwise_schedule` instead: per
-    leaf (at most 128 elements) the element loop writes the summed values to ``buf`` (a
-    scratch array that stays in L1), then numpy's leaf sum adds them up, its eight
-    accumulators the lanes of one vector (:func:`.simd.lanes8_sum`).  The element loop
-    keeps the plain loop's form -- unsigned indices (no wraparound checks), no loop-carried
-    sums -- so LLVM vectorises it as it does the plain loop."""
+    :data:`EXACT_UFUNCS`, ``vmath`` for the ``approx_scalar`` forms); op names and sites
+    appear only in comments, through ``repr()``.
+
+    Each array comes as a 2-D grid ``(rows, cols)`` whose last stride is one element (see
+    :class:`FusedKernel`): a column slice of a matrix -- ``Split``'s pieces of an LSTM's
+    gates -- is read where it is, not copied.  ``_span(a)`` is its memory from the first
+    element as a flat C array, ``s0`` its row stride in elements; indices are unsigned (no
+    wraparound checks), so LLVM vectorises the inner loop over a row.  A chain that sums a
+    member (``chain.summed``) runs :func:`pairwise_schedule` instead, over one row (``rows``
+    is 1): per leaf (at most 128 elements) the element loop writes the summed values to
+    ``buf`` (a scratch array that stays in L1), then numpy's leaf sum adds them up, its eight
+    accumulators the lanes of one vector (:func:`.simd.lanes8_sum`) -- the element loop
+    keeping the plain loop's form (no loop-carried sums)."""
     tensors = {s: t for t, s in plan.slot_of.items()}
     scalar = [tensors[s]._shape == () for s in chain.inputs]
     local = {s: (f"a{i}" if scalar[i] else f"x{i}") for i, s in enumerate(chain.inputs)}
     arrays = chain.outputs if chain.summed is None else chain.outputs[:-1]
     params = ", ".join([f"a{i}" for i in range(len(chain.inputs))] +
                        [f"o{i}" for i in range(len(arrays))])
-    pad = "        " if chain.summed is None else "            "
-    body = [f"{pad}x{i} = a{i}[j]" for i, sc in enumerate(scalar) if not sc]
-    env = {}
+    isz = chain.dtype.itemsize
+    head = ["    rows, cols = _uintp(rows), _uintp(cols)"]
+    for i, sc in enumerate(scalar):
+        if not sc:
+            head += [f"    f{i} = _span(a{i})", f"    s{i} = _uintp(a{i}.strides[0] // {isz})"]
+    head += [f"    p{i} = _span(o{i})" for i in range(len(arrays))]
+    summing = chain.summed is not None
+    pad = "            "
+    read = (lambda i: f"f{i}[j]") if summing else (lambda i: f"f{i}[i{i} + c]")
+    body = [f"{pad}x{i} = {read(i)}" for i, sc in enumerate(scalar) if not sc]
+    env = {"_uintp": np.uintp, "_span": _span(), "_dt": chain.dtype.type}
     for n_t, k in enumerate(chain.members):
         step = plan.steps[k]
-        form = _form(step)
+        form = _form(step, chain.fast_math)
         impl = step.kernel
         if isinstance(impl, np.ufunc) and step.op.op_def.scalar is None:
             env[impl.__name__] = impl
@@ -309,11 +351,18 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
         body.append(f"{pad}{t} = {form([local[s] for s in step.inputs])}  "
                     f"{comment(step.op, site=False)}")
         local[step.outputs[0]] = t
-    body += [f"{pad}o{i}[j] = {local[s]}" for i, s in enumerate(arrays)]
-    if chain.summed is None:
-        return "\n".join([f"def {name}(n, {params}):", "    for j in range(n):"] + body) \
-            + "\n", env
-    source = [f"def {name}(n, {params}, lo, length, pops, stack, zero, buf):",
+    if chain.fast_math:
+        env["vmath"] = importlib.import_module("common.vmath")   # (numba's: loaded with it)
+    if not summing:
+        body += [f"{pad}p{i}[k + c] = {local[s]}" for i, s in enumerate(arrays)]
+        return "\n".join([f"def {name}(rows, cols, {params}):", *head,
+                          "    for r in range(rows):",
+                          *[f"        i{i} = r * s{i}" for i, sc in enumerate(scalar) if not sc],
+                          "        k = r * cols",
+                          "        for c in range(cols):", *body]) + "\n", env
+    body += [f"{pad}p{i}[j] = {local[s]}" for i, s in enumerate(arrays)]
+    source = [f"def {name}(rows, cols, {params}, lo, length, pops, stack, zero, buf):",
+              *head,
               "    sp = 0",
               "    for i in range(lo.shape[0]):",
               "        a = lo[i]",
@@ -343,6 +392,7 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
 _numba = None
 _lock = threading.Lock()
 _cache: dict[str, Callable] = {}
+_spans: list = []
 
 
 def available() -> bool:
@@ -353,11 +403,50 @@ def available() -> bool:
     return _numba is not False
 
 
+def _span() -> Callable:
+    """numba's ``_span(a)``: a 2-D array's memory from its first element to its last as a
+    flat C-contiguous array of the same data (no copy; ``(rows - 1) * row stride + cols``
+    elements), for an array whose last stride is one element and first is non-negative
+    (what :func:`_grid` hands the kernel).  A numba intrinsic, made once numba is loaded."""
+    if _spans:
+        return _spans[0]
+    from numba import types                      # (numba: optional, loaded by available())
+    from numba.core import cgutils               # (numba)
+    from numba.extending import intrinsic        # (numba)
+
+    @intrinsic
+    def _span_of(typingctx, a):
+        if not isinstance(a, types.Array) or a.ndim != 2:
+            return None
+        flat = types.Array(a.dtype, 1, "C", readonly=not a.mutable)
+
+        def codegen(context, builder, sig, args):
+            ary = context.make_array(sig.args[0])(context, builder, args[0])
+            out = context.make_array(flat)(context, builder)
+            rows, cols = cgutils.unpack_tuple(builder, ary.shape)
+            row_stride = cgutils.unpack_tuple(builder, ary.strides)[0]
+            one = context.get_constant(types.intp, 1)
+            span = builder.add(builder.mul(builder.sub(rows, one),
+                                           builder.sdiv(row_stride, ary.itemsize)), cols)
+            context.populate_array(out, data=ary.data, shape=cgutils.pack_array(builder, [span]),
+                                   strides=cgutils.pack_array(builder, [ary.itemsize]),
+                                   itemsize=ary.itemsize, meminfo=ary.meminfo, parent=ary.parent)
+            result = out._getvalue()
+            context.nrt.incref(builder, flat, result)   # a new reference to the same memory
+            return result
+        return flat(a), codegen
+    _spans.append(_span_of)
+    return _span_of
+
+
 def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
               scalar: list[bool], n_out: int, summing: bool = False) -> Callable | None:
-    """The numba function of ``source``, compiled now for contiguous arrays (once per process
-    per source text): None if numba refuses it -- then the chain is not fused.  A summing
-    kernel (:func:`kernel_source`) also takes its schedule, stack, zero and scratch buffer.
+    """The numba function of ``source``, compiled now (once per process per source text):
+    None if numba refuses it -- then the chain is not fused.  Its arrays are typed 2-D of
+    any layout (inputs read-only), so the one compiled version takes contiguous arrays,
+    column slices and constants alike: compiling more is switched off (a new version would
+    cost ~0.3 s in the middle of a run).  A summing kernel (:func:`kernel_source`) also
+    takes its schedule, stack, zero and scratch buffer.
 
     ``error_model="numpy"``: a division by zero gives inf/NaN, as numpy's, not an exception."""
     available()
@@ -370,19 +459,26 @@ def _compiled(source: str, name: str, env: dict, dtype: np.dtype,
             scope["lanes8_sum"] = lanes8_sum
         exec(compile(source, f"<staticgraph-fused-{name}>", "exec"), scope)
         nb = _numba
-        item, array = nb.from_dtype(dtype), nb.types.Array(nb.from_dtype(dtype), 1, "C")
-        signature = (nb.types.intp, *[item if sc else array for sc in scalar],
-                     *[array] * n_out)
+        item = nb.from_dtype(dtype)
+        read = nb.types.Array(item, 2, "A", readonly=True)
+        signature = (nb.types.intp, nb.types.intp, *[item if sc else read for sc in scalar],
+                     *[nb.types.Array(item, 2, "A")] * n_out)
         if summing:
-            index = nb.types.Array(nb.types.uintp, 1, "C")
-            signature += (index, index, index, array, item, array)
+            index, vector = nb.types.Array(nb.types.uintp, 1, "C"), nb.types.Array(item, 1, "C")
+            signature += (index, index, index, vector, item, vector)
         fn = nb.njit(nogil=True, error_model="numpy")(scope[name])
-        try:                 # (other layouts -- read-only, broadcast -- compile on first use)
+        try:
             fn.compile(signature)
+            fn.disable_compile()
         except Exception:    # (numba's typing and lowering errors: no such kernel, no fusion)
             fn = None
         _cache[source] = fn
         return fn
+
+
+ROW_MIN = 16
+"""A grid's rows are the tensor's last dimension when that has at least this many elements
+(else the kernel sees one row of all of them): the inner loop runs along a row."""
 
 
 class FusedKernel:
@@ -390,46 +486,91 @@ class FusedKernel:
     a tuple), each a C-contiguous array of the chain's shape -- but for a summing kernel's
     last output, the sum: a scalar of the dtype, as ``np.add.reduce`` returns it.
 
+    The compiled loop sees every array as a ``grid`` (rows, cols): the last dimension as
+    the rows (:data:`ROW_MIN`), a summing kernel's one flat row.  An input whose last stride
+    is one element (a column slice) is passed as it is (:func:`_grid`), a scalar input as a
+    Python float (numba converts a numpy scalar argument ~10x slower).
+
     An output array whose only reference left is the kernel's own (the run that got it, and
     whoever it was handed to, dropped it) is written again by the next call instead of a new
     one: a fresh large array costs the kernel's page faults and zeroing, as much as another
     pass over memory (PyTorch's caching allocator keeps freed blocks for the same reason).
     So between runs a fused plan keeps at most one array per output alive."""
 
+    pure = True
+    """To the passes after fusion (a fused step is no registry op): it reads its inputs only
+    while it runs and returns arrays of its own -- never an input, never one that anything
+    else still holds (a loop's in-place writes, :mod:`.passes.carry`, and its batched
+    products, :mod:`.passes.loops`, may rely on both)."""
+
     def __init__(self, fn: Callable, shape: tuple, dtype: np.dtype, scalar: list[bool],
                  n_out: int, source: str, summing: bool = False):
         self.fn, self.shape, self.dtype = fn, shape, dtype
         self.scalar, self.n_out, self.source = scalar, n_out, source
-        self.size = math.prod(shape)
+        self.size = size = math.prod(shape)
+        cols = shape[-1] if len(shape) >= 2 and shape[-1] >= ROW_MIN and not summing else size
+        self.grid = (size // cols if cols else 0, cols)
         self.n_arrays = n_out - summing
         self._kept: list[np.ndarray | None] = [None] * self.n_arrays
         self._sum = (*pairwise_schedule(self.size),
-                     np.empty(64, dtype), dtype.type(0), np.empty(PW_BLOCKSIZE, dtype)) \
+                     np.empty(64, dtype), 0.0, np.empty(PW_BLOCKSIZE, dtype)) \
             if summing else ()
+        self._call = self._caller()
 
     def __call__(self, *xs):
-        n = self.size
-        args = [x[()] if sc else _flat(x, n) for x, sc in zip(xs, self.scalar)]
-        kept, outs = self._kept, []
-        for i in range(self.n_arrays):
-            o = kept[i]
-            if o is None or getrefcount(o) > 3:   # (o, kept[i], getrefcount's argument)
-                o = kept[i] = np.empty(self.shape, self.dtype)
-            outs.append(o)
-        total = self.fn(n, *args, *[o.reshape(-1) for o in outs], *self._sum)
+        return self._call(*xs)
+
+    def _caller(self) -> Callable:
+        """The call as straight-line generated Python (half the overhead of a loop over the
+        arguments: it matters in a loop body, where a call runs per iteration)::
+
+            def call(x0, x1, x2):
+                if x0.shape != G or x0.strides[1] != 4 or x0.strides[0] < 0: x0 = _grid(x0, G, 4)
+                x1 = float(x1)                                  # a scalar input
+                ...
+                o0 = kept[0]
+                if o0 is None or _refs(o0) > 3: o0 = kept[0] = _empty(S, D)
+                fn(32, 128, x0, x1, x2, o0)
+                return o0
+        """
+        grid, isz, shaped = self.grid, self.dtype.itemsize, self.grid == tuple(self.shape)
+        xs = [f"x{i}" for i in range(len(self.scalar))]
+        lines = [f"def call({', '.join(xs)}):"]
+        for x, sc in zip(xs, self.scalar):
+            lines.append(f"    {x} = float({x})" if sc else
+                         f"    if {x}.shape != G or {x}.strides[1] != {isz} or {x}.strides[0] < 0: "
+                         f"{x} = _grid({x}, G, {isz})")
+        outs = [f"o{i}" for i in range(self.n_arrays)]
+        for i, o in enumerate(outs):
+            lines += [f"    {o} = kept[{i}]",
+                      f"    if {o} is None or _refs({o}) > 3: {o} = kept[{i}] = _empty(S, D)"]
+        args = [*xs, *(o if shaped else f"{o}.reshape(G)" for o in outs)] + \
+            (["*summing"] if self._sum else [])
+        call = f"fn({grid[0]}, {grid[1]}, {', '.join(args)})"
         if self._sum:
-            outs.append(self.dtype.type(total))
-        return outs[0] if self.n_out == 1 else tuple(outs)
+            lines.append(f"    total = {call}")
+            outs.append("D.type(total)")
+        else:
+            lines.append(f"    {call}")
+        lines.append(f"    return {outs[0]}" if len(outs) == 1 else
+                     f"    return ({', '.join(outs)},)")
+        scope = {"G": grid, "S": tuple(self.shape), "D": self.dtype, "fn": self.fn,
+                 "kept": self._kept, "summing": self._sum, "_grid": _grid, "_refs": getrefcount,
+                 "_empty": np.empty}
+        exec(compile("\n".join(lines) + "\n", "<staticgraph-fused-call>", "exec"), scope)
+        return scope["call"]
 
 
-def _flat(x: np.ndarray, n: int) -> np.ndarray:
-    """``x`` as a 1-D array of its ``n`` elements in C order, without a copy where possible
-    (a contiguous array; a broadcast scalar, all strides 0)."""
-    if x.flags.c_contiguous:
-        return x.reshape(-1)
-    if not any(x.strides):
-        return np.lib.stride_tricks.as_strided(x, (n,), (0,))
-    return np.ascontiguousarray(x).reshape(-1)
+def _grid(x: np.ndarray, grid: tuple[int, int], itemsize: int) -> np.ndarray:
+    """``x`` as the kernel's ``grid`` (rows, cols) of its elements in C order: itself or a
+    view when it can be one whose last stride is one element and first is non-negative
+    (a column slice of a matrix is such a view), else a C-order copy."""
+    if x.shape != grid:
+        x = x.reshape(grid)
+    strides = x.strides
+    if strides[1] != itemsize or strides[0] < 0:
+        return np.ascontiguousarray(x)
+    return x
 
 
 def fuse_plan(plan: Plan, chains: list[Chain]) -> tuple[Plan, list[Chain]]:
@@ -466,3 +607,79 @@ def fuse_plan(plan: Plan, chains: list[Chain]) -> tuple[Plan, list[Chain]]:
         if k not in dropped:
             steps.append(step)
     return plan._replace(steps=steps), done
+
+
+# --- loop bodies ----------------------------------------------------------------------------------
+
+def loop_kernel(plan: Plan, build: Callable[[Plan], Callable], config) -> Callable:
+    """A loop's kernel (a ``while_loop``'s or its gradient loop's), generated by
+    ``build(body_plan)``, with the body's elementwise chains fused once it is hot.
+
+    A body runs once per iteration, so its chains fuse from :data:`LOOP_MIN_ELEMENTS`
+    elements (an LSTM step's ``[32, 128]`` gates: 4,096) and :data:`LOOP_MIN_STEPS` steps
+    up, transcendentals included under
+    ``config.fast_math``.  As for a plan (:data:`FUSE_AFTER_S`), the kernel is first built
+    unfused (:class:`HotLoop` adds up its time); with no chain in the body it is just
+    ``build(plan)``.  The fused plan is built by the same ``build``: the loop's in-place
+    writes and rewritten products are found again in it (a fused step reads no buffer the
+    loop writes in place; its results are fresh arrays)."""
+    chains = find_chains(plan, LOOP_MIN_ELEMENTS, config.fast_math, LOOP_MIN_STEPS) \
+        if config.fuse and FUSE_AFTER_S < math.inf else []
+    if not chains:
+        return build(plan)
+
+    def fused() -> Callable | None:
+        """The kernel of the body with its chains fused (None: numba missing or refusing)."""
+        if not available():
+            return None
+        fused_plan, done = fuse_plan(plan, chains)
+        return build(fused_plan) if done else None
+    if FUSE_AFTER_S <= 0:
+        return fused() or build(plan)
+    return HotLoop(build(plan), fused)
+
+
+class HotLoop:
+    """A loop kernel until it is hot: runs the unfused kernel ``fn`` and adds up the time;
+    once :data:`FUSE_AFTER_S` seconds are spent it builds the fused one (numba compiles its
+    chains, ~0.3-1 s) and runs that from then on.  It shows as the kernel it runs
+    (``source``, ``owner``, the names it binds: ``explain()`` prints the fused body once
+    fused)."""
+
+    __slots__ = ("fn", "make", "spent", "lock")
+
+    def __init__(self, fn: Callable, make: Callable[[], Callable | None]):
+        self.fn, self.make, self.spent = fn, make, 0.0
+        self.lock = threading.Lock()
+
+    def __call__(self, *args):
+        if self.make is None:
+            return self.fn(*args)
+        t0 = perf_counter()
+        out = self.fn(*args)
+        self.spent += perf_counter() - t0
+        if self.spent >= FUSE_AFTER_S:
+            self.tier_up()
+        return out
+
+    def tier_up(self) -> None:
+        with self.lock:
+            if self.make is None:
+                return
+            fused = self.make()
+            self.make = None
+            if fused is not None:
+                self.fn = fused
+
+    @property
+    def source(self) -> str:
+        return self.fn.source
+
+    @property
+    def owner(self):
+        return self.fn.owner
+
+    @property
+    def __globals__(self) -> dict:
+        """The names the current kernel binds (but itself)."""
+        return {k: v for k, v in self.fn.__globals__.items() if v is not self.fn}

@@ -197,7 +197,7 @@ def format_kernels(kernels: Iterable[tuple[str, Callable]], depth: int = 0) -> s
         what = f"{owner.type} '{owner.name}'" if owner is not None else "kernel"
         parts.append(f"{pad}# {name}: {what}, generated:\n"
                      + "".join(pad + line + "\n" for line in source.rstrip().splitlines()))
-        inner = [(k, v) for k, v in fn.__globals__.items() if v is not fn]
+        inner = [(k, v) for k, v in getattr(fn, "__globals__", {}).items() if v is not fn]
         nested = format_kernels(inner, depth + 1)
         if nested:
             parts.append(nested)

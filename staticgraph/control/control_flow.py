@@ -43,6 +43,7 @@ from ..compiler.passes.manager import run_passes
 from ..compiler.passes.report import PassReport
 from ..compiler.passes.carry import CarriedWrites, carried_writes
 from ..compiler.passes import loops
+from ..compiler import fuse
 from ..compiler.plan import Plan, lower_plan
 from .control_flow_codegen import Source, as_tuple
 from ..framework import behavior
@@ -507,38 +508,43 @@ def lower_while(op, ctx: LowerContext) -> Callable:
     xs = {k: f"x{k}" for k in computed(op, a["n_vars"])}
     cap = {t: f"cap{j}" for j, t in enumerate(a["captured"])}
     saved = grad.needed if grad is not None else []
-    src = Source(op)
-    src.extend([f"    {x} = {x}[()]" for k, x in xs.items() if op.outputs[k].ndim == 0])
-    # a captured 0-d number as its numpy scalar too: `i < n` of two scalars is ~80x faster
-    src.extend([f"    if {c}.__class__ is _ndarray: {c} = {c}[()]" for t, c in cap.items()
-                if t.ndim == 0 and t.np_dtype.kind != "O"])
     feeds, names = body_r.fed(xs, cap)
     body_plan = body_r.plan(ctx, [*(body_r.outs[k] for k in xs), *saved], feeds)
-    carried = carried_in_place(body_plan, len(xs), grad, ctx)
-    hoisted = hoisted_products(op, body_plan, len(xs), ctx)
-    current = list(xs.values())
-    src.own([current[j] for j in carried.owned])
-    if grad is not None:
-        src.extend(["    trace = []", "    push = trace.append"])
-    src.extend(f"    {text}" for text in hoisted.before)
-    if a["max_iter"]:
-        src.extend(["    i, m = 0, int(m)"])
-    src.line("    while True:")
-    if a["max_iter"]:
-        src.line("        if i >= m: break")
     cond_feeds, cond_names = cond_r.fed(xs, cap)
-    pred, = src.inline(cond_r.plan(ctx, cond_r.outs, cond_feeds), cond_names, "p", 8)
-    src.line(f"        if not {pred}: break")
-    ys = src.inline(body_plan, names, "b", 8, carried, hoisted)
-    if grad is not None:
-        src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
-    if xs:
-        src.line(f"        {', '.join(current)}, = {', '.join(ys[:len(xs)])},")
-    if a["max_iter"]:
-        src.line("        i += 1")
-    outs = ", ".join(src.owned(xs[k]) if k in xs else "None" for k in range(a["n_vars"]))
-    src.line(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
-    return src.compile("while", current + list(cap.values()) + (["m"] if a["max_iter"] else []))
+    cond_plan = cond_r.plan(ctx, cond_r.outs, cond_feeds)
+
+    def build(body_plan: Plan) -> Callable:
+        """The kernel running ``body_plan`` (the body's, or it with its chains fused)."""
+        src = Source(op)
+        src.extend([f"    {x} = {x}[()]" for k, x in xs.items() if op.outputs[k].ndim == 0])
+        # a captured 0-d number as its numpy scalar too: `i < n` of two scalars is ~80x faster
+        src.extend([f"    if {c}.__class__ is _ndarray: {c} = {c}[()]" for t, c in cap.items()
+                    if t.ndim == 0 and t.np_dtype.kind != "O"])
+        carried = carried_in_place(body_plan, len(xs), grad, ctx)
+        hoisted = hoisted_products(op, body_plan, len(xs), ctx)
+        current = list(xs.values())
+        src.own([current[j] for j in carried.owned])
+        if grad is not None:
+            src.extend(["    trace = []", "    push = trace.append"])
+        src.extend(f"    {text}" for text in hoisted.before)
+        if a["max_iter"]:
+            src.extend(["    i, m = 0, int(m)"])
+        src.line("    while True:")
+        if a["max_iter"]:
+            src.line("        if i >= m: break")
+        pred, = src.inline(cond_plan, cond_names, "p", 8)
+        src.line(f"        if not {pred}: break")
+        ys = src.inline(body_plan, names, "b", 8, carried, hoisted)
+        if grad is not None:
+            src.line(f"        push({as_tuple(kept(ys[len(xs):], grad))})")
+        if xs:
+            src.line(f"        {', '.join(current)}, = {', '.join(ys[:len(xs)])},")
+        if a["max_iter"]:
+            src.line("        i += 1")
+        outs = ", ".join(src.owned(xs[k]) if k in xs else "None" for k in range(a["n_vars"]))
+        src.line(f"    return ({outs}, {'trace' if grad is not None else 'None'})")
+        return src.compile("while", current + list(cap.values()) + (["m"] if a["max_iter"] else []))
+    return fuse.loop_kernel(body_plan, build, ctx.config)
 
 
 # --- cond and case -------------------------------------------------------------------

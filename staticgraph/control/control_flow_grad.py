@@ -46,6 +46,7 @@ from .control_flow import (BRANCH_TYPES, CASE_TYPES, LOOP_TYPES, Region, branch_
                            lower_cond, lower_while, region_effects, switch_case, while_loop)
 from ..compiler.passes.carry import CarriedWrites, carried_writes
 from ..compiler.passes import loops
+from ..compiler import fuse
 from .control_flow_codegen import Source, as_tuple
 from .control_flow_prune import narrow_cond, narrow_while
 from .gradients import differentiable, gradients
@@ -206,36 +207,40 @@ def _lower_while_grad(op: Operation, ctx: LowerContext) -> Callable:
     saved = [f"s{k}" for k in range(len(prog.needed))]
     wrt = [body.args[i] for i in _floating(body.args)]
     wrt += [body.graph.captures[fwd["captured"][j]] for j in op.attrs["fcaps"]]
-    plan = prog.plan(body, ctx, wrt)
-    carried = (carried_writes(plan, {len(saved) + k: k for k in range(nd)}) if ctx.config.inplace
-               else CarriedWrites.none(plan))
     sums = [prog.grads[prog.wrt.index(w)] for w in wrt[nd:]]
     same = [_same_spec(t, out) for t, out in zip(sums, op.outputs[nd:])]
-    batched, batched_lines = _batched_sums(plan, prog, {nd + j: a for j, a in enumerate(acc)
-                                                        if same[j]}, ctx)
-    if ctx.config.loops:    # a captured sequence's row gradients added in place
-        scattered, taken = loops.scattered_sums(
-            plan, {nd + j: a for j, a in enumerate(acc) if nd + j not in batched_lines},
-            {nd + j: plan.slot_of.get(w) for j, w in enumerate(wrt[nd:])})
-        batched, batched_lines = batched.merged(scattered), {**batched_lines, **taken}
-    src = Source(op)
-    src.own([ds[k - len(saved)] for k in carried.owned])
-    src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
-    src.extend(f"    {text}" for text in batched.before)
-    src.line("    for saved in reversed(trace):")
-    if saved:
-        src.line(f"        {', '.join(saved)}, = saved")
-    gs = src.inline(plan, saved + ds + caps + lates, "g", 8, carried, batched)
-    src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
-    src.extend([f"        {batched_lines[nd + j]}" if nd + j in batched_lines else
-                f"        {a} += {g}" if same[j] else f"        {a} = {a} + {g}"
-                for j, (a, g) in enumerate(zip(acc, gs[nd:]))
-                if batched_lines.get(nd + j, "") is not None])
-    src.extend(f"    {text}" for text in batched.after)
-    src.line(f"    return {_result(ds + acc)}")
-    # no parameters for the node's last inputs, the loop's initial values: they are there for
-    # a second-order gradient only (_while_grad), and the plan does not pass them (unread_inputs)
-    return src.compile("while_grad", ["trace", *ds, *caps, *lates])
+
+    def build(plan) -> Callable:
+        """The kernel running ``plan`` (the body's gradient, or it with its chains fused)."""
+        carried = (carried_writes(plan, {len(saved) + k: k for k in range(nd)})
+                   if ctx.config.inplace else CarriedWrites.none(plan))
+        batched, batched_lines = _batched_sums(plan, prog, {nd + j: a for j, a in enumerate(acc)
+                                                            if same[j]}, ctx)
+        if ctx.config.loops:    # a captured sequence's row gradients added in place
+            scattered, taken = loops.scattered_sums(
+                plan, {nd + j: a for j, a in enumerate(acc) if nd + j not in batched_lines},
+                {nd + j: plan.slot_of.get(w) for j, w in enumerate(wrt[nd:])})
+            batched, batched_lines = batched.merged(scattered), {**batched_lines, **taken}
+        src = Source(op)
+        src.own([ds[k - len(saved)] for k in carried.owned])
+        src.extend([f"    {a} = _zeros_like({c})" for a, c in zip(acc, fcap_names)])
+        src.extend(f"    {text}" for text in batched.before)
+        src.line("    for saved in reversed(trace):")
+        if saved:
+            src.line(f"        {', '.join(saved)}, = saved")
+        gs = src.inline(plan, saved + ds + caps + lates, "g", 8, carried, batched)
+        src.line(f"        {', '.join(ds)}, = {', '.join(gs[:nd])},")
+        src.extend([f"        {batched_lines[nd + j]}" if nd + j in batched_lines else
+                    f"        {a} += {g}" if same[j] else f"        {a} = {a} + {g}"
+                    for j, (a, g) in enumerate(zip(acc, gs[nd:]))
+                    if batched_lines.get(nd + j, "") is not None])
+        src.extend(f"    {text}" for text in batched.after)
+        src.line(f"    return {_result(ds + acc)}")
+        # no parameters for the node's last inputs, the loop's initial values: they are there
+        # for a second-order gradient only (_while_grad), and the plan does not pass them
+        # (unread_inputs)
+        return src.compile("while_grad", ["trace", *ds, *caps, *lates])
+    return fuse.loop_kernel(prog.plan(body, ctx, wrt), build, ctx.config)
 
 
 def _batched_sums(plan, prog: GradProgram, sums: dict[int, str], ctx: LowerContext

@@ -82,6 +82,8 @@ def _holders(plan: Plan, uses: _Uses, slot: int) -> list[int] | None:
         for k, i in uses.readers.get(s, ()):
             d = plan.steps[k].op.op_def
             if d is None:
+                if getattr(plan.steps[k].kernel, "pure", False):   # a fused chain: reads only
+                    continue
                 return None
             if d.may_alias(i):
                 stack.extend(o for o in plan.steps[k].outputs if o is not None)
@@ -132,8 +134,8 @@ def _valid(plan: Plan, uses: _Uses, feed: int, target: int, chain: list[int],
             if write is None:
                 continue
             for k, i in uses.readers.get(h, ()):
-                if k != write and pos[k] > pos[write] and \
-                        not plan.steps[k].op.op_def.reads_shape_only(i):
+                d = plan.steps[k].op.op_def
+                if k != write and pos[k] > pos[write] and not (d and d.reads_shape_only(i)):
                     return False
     return target in uses.fetched.get(versions[-1], ())
 

@@ -457,7 +457,9 @@ def _fresh(plan: Plan, uses: _Uses, slot: int, stable: set[int]) -> bool:
     if k is None:
         return slot in stable
     d = plan.steps[k].op.op_def
-    return d is not None and d.into is None and not d.stateful and \
+    if d is None:     # a fused chain's results are arrays of its own (compiler/fuse.py)
+        return getattr(plan.steps[k].kernel, "pure", False)
+    return d.into is None and not d.stateful and \
         not any(d.may_alias(i) for i in range(len(plan.steps[k].inputs)))
 
 

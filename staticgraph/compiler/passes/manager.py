@@ -52,12 +52,14 @@ class PassConfig:
     fuse: bool = True        # a hot plan's elementwise chains as fused loops (compiler/fuse.py)
     loops: bool = True       # while_loop plans: hoisted input products, batched weight
     #                          gradients (passes/loops.py; not bit-identical: off = exact bits)
+    fast_math: bool = True   # fused loops compute exp/tanh/sigmoid by common.vmath (within a
+    #                          few ulps of numpy; off: those ops stay numpy's, exact bits)
     max_fold_elements: int = 1 << 16
 
     @classmethod
     def off(cls) -> "PassConfig":
         """No optimisation at all (the baseline for comparisons and debugging)."""
-        return cls(False, False, False, False, False, False, False, False)
+        return cls(False, False, False, False, False, False, False, False, False)
 
     @property
     def names(self) -> tuple[str, ...]:
