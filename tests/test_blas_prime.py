@@ -49,3 +49,8 @@ def test_prime_shapes_cover_the_prefetched_region():
     assert cols > gemm_p                  # level3.c: l1stride = 1, whole panels packed
     min_l = gemm_q if k >= 2 * gemm_q else (k if k <= gemm_q else -(-(k // 2) // 8) * 8)
     assert min_l * rows >= 12 * gemm_q + gemm_p * gemm_q // 32   # floats written >= read ahead
+
+
+def test_the_loop_pass_primes_scipys_copy():
+    import staticgraph.compiler.passes.loops  # noqa: F401  (calls scipy's sgemm in loops)
+    assert blas.scipy_primed is True

@@ -37,7 +37,9 @@ class Budget:
     min_samples: int = 5
     max_samples: int = 50
     min_sample_s: float = 2e-3     # a sample loops runs until it lasts this long
-    warmup_s: float = 0.05         # 0: no warm-up (quick mode)
+    warmup_s: float = 1.0          # 0: no warm-up (quick mode); 1 s covers staticgraph's
+    #                                tier-up of a hot plan or loop to fused kernels
+    #                                (compiler/fuse.py FUSE_AFTER_S = 0.5 s of running)
     warmup_runs: int = 6           # at least this many warm-up runs: a static engine may
     #                                interpret a signature's first runs and compile it later
     #                                (staticgraph.compiler.pipeline.COMPILE_AFTER, up to 5), so the

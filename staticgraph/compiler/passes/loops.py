@@ -44,6 +44,7 @@ from typing import Callable, Iterator, NamedTuple
 import numpy as np
 from scipy.linalg import blas
 
+from common.blas import prime_scipy_sgemm
 from common.shapes import sum_to_shape
 
 from ...framework.graph import Tensor
@@ -98,6 +99,7 @@ def _hoist(xs: np.ndarray, w: np.ndarray, i, per: int, lo: int | None, hi: int |
     return flat.reshape(*part.shape[:-1], w.shape[-1]), rest, start
 
 
+prime_scipy_sgemm()     # scipy's OpenBLAS is a copy of its own, slow until primed (common.blas)
 _GEMM = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm}
 
 
