@@ -72,7 +72,7 @@ from .emit import comment
 from .plan import Plan, Step
 
 __all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "LOOP_MIN_ELEMENTS", "LOOP_MIN_STEPS", "FUSE_AFTER_S", "Chain",
-           "find_chains", "fuse_plan", "FusedKernel", "available", "loop_kernel", "HotLoop"]
+           "find_chains", "fuse_plan", "FusedKernel", "available", "HotKernel", "loop_kernel", "HotLoop"]
 
 EXACT_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.negative,
                           np.positive, np.maximum, np.minimum, np.absolute, np.square, np.sqrt})
@@ -639,16 +639,16 @@ def loop_kernel(plan: Plan, build: Callable[[Plan], Callable], config) -> Callab
     return HotLoop(build(plan), fused)
 
 
-class HotLoop:
-    """A loop kernel until it is hot: runs the unfused kernel ``fn`` and adds up the time;
-    once :data:`FUSE_AFTER_S` seconds are spent it builds the fused one (numba compiles its
-    chains, ~0.3-1 s) and runs that from then on.  It shows as the kernel it runs
-    (``source``, ``owner``, the names it binds: ``explain()`` prints the fused body once
-    fused)."""
+class HotKernel:
+    """A kernel until it is hot: runs the plain kernel ``fn`` and adds up the time; once
+    :data:`FUSE_AFTER_S` seconds are spent it calls ``make()`` for the fused one (numba
+    compiles its chains, ~0.3-1 s) and runs that from then on.  A plan's (the compiler's
+    pipeline) and a loop body's (:class:`HotLoop`) tier up alike; they differ only in what
+    making and installing the fused kernel involves (:meth:`_make`, :meth:`_install`)."""
 
     __slots__ = ("fn", "make", "spent", "lock")
 
-    def __init__(self, fn: Callable, make: Callable[[], Callable | None]):
+    def __init__(self, fn: Callable, make: Callable):
         self.fn, self.make, self.spent = fn, make, 0.0
         self.lock = threading.Lock()
 
@@ -666,10 +666,24 @@ class HotLoop:
         with self.lock:
             if self.make is None:
                 return
-            fused = self.make()
+            made = self._make()
             self.make = None
-            if fused is not None:
-                self.fn = fused
+            if made is not None:
+                self._install(made)
+
+    def _make(self):
+        return self.make()
+
+    def _install(self, made) -> None:
+        self.fn = made
+
+
+class HotLoop(HotKernel):
+    """A loop kernel until it is hot (:class:`HotKernel`).  It shows as the kernel it runs
+    (``source``, ``owner``, the names it binds: ``explain()`` prints the fused body once
+    fused)."""
+
+    __slots__ = ()
 
     @property
     def source(self) -> str:

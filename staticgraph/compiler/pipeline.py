@@ -25,7 +25,6 @@ import math
 import os
 import threading
 import weakref
-from time import perf_counter
 from typing import Callable, Iterable, Sequence
 
 from common.notebook import Sections
@@ -271,40 +270,27 @@ class _Job:
                                gen.env), report, alloc
 
 
-class _FuseWhenHot:
-    """A compiled plan's ``fn`` until the plan is hot: it runs the plan and adds up the time;
-    once :data:`fuse.FUSE_AFTER_S` seconds are spent it makes the fused plan (numba compiles
-    its kernels) and from then on runs that -- and its :class:`Executable`, if still alive,
-    takes the fused plan as its own (``source``, ``plan``, error reports)."""
+class _FuseWhenHot(fuse.HotKernel):
+    """A compiled plan's ``fn`` until the plan is hot (:class:`fuse.HotKernel`): then it makes
+    the fused plan (numba compiles its kernels) and from then on runs that -- and its
+    :class:`Executable`, if still alive, takes the fused plan as its own (``source``,
+    ``plan``, error reports)."""
 
-    __slots__ = ("fn", "spent", "make", "owner", "lock")
+    __slots__ = ("owner",)
 
     def __init__(self, fn: Callable, make: Callable):
-        self.fn, self.make, self.spent, self.owner = fn, make, 0.0, None
-        self.lock = threading.Lock()
+        super().__init__(fn, make)
+        self.owner = None
 
-    def __call__(self, *fed):
-        if self.make is None:
-            return self.fn(*fed)
-        t0 = perf_counter()
-        out = self.fn(*fed)
-        self.spent += perf_counter() - t0
-        if self.spent >= fuse.FUSE_AFTER_S:
-            self.tier_up()
-        return out
+    def _make(self):
+        with _collector_paused():
+            return self.make()
 
-    def tier_up(self) -> None:
-        with self.lock:
-            if self.make is None:
-                return
-            with _collector_paused():
-                compiled = self.make()
-            self.make = None
-            if compiled is not None:
-                self.fn = compiled[1].fn
-                exe = self.owner() if self.owner is not None else None
-                if exe is not None:
-                    exe._fused(compiled)
+    def _install(self, compiled) -> None:
+        self.fn = compiled[1].fn
+        exe = self.owner() if self.owner is not None else None
+        if exe is not None:
+            exe._fused(compiled)
 
 
 class _Tier0:
