@@ -9,6 +9,9 @@ small tensors should not pay that, so the kernels load on the first draw of
 (a few microseconds a call instead of the numpy code's hundreds for ``randn(64)``).  Where
 numba cannot load (a platform without its wheels), or ``RANDOM_STREAMS_NUMPY=1`` is set, the
 numpy code runs: the same bits, slower.
+
+The ops' own kernels (the fused cells', the convolution's) load the same way, each module on
+the first op large enough to repay it: :func:`jit_module`.
 """
 from __future__ import annotations
 
@@ -18,7 +21,10 @@ import os
 from types import ModuleType
 from typing import Iterator
 
-__all__ = ["THRESHOLD", "kernels", "forced", "numba_module"]
+import numpy as np
+
+__all__ = ["THRESHOLD", "kernels", "forced", "numba_module", "jit_module", "same_float",
+           "KERNEL_DTYPES"]
 
 THRESHOLD = 1 << 15
 """Values in one draw from which the kernels are loaded (the numpy code takes ~1-3 ms there)."""
@@ -47,6 +53,33 @@ def numba_module() -> ModuleType | None:
     except ImportError:
         return None
     return None if numba.config.USING_SVML else numba
+
+
+KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+"""The dtypes the op kernels (:mod:`common.cells_jit`, :mod:`common.conv_jit`) are compiled for."""
+
+JIT_MODULES: dict[str, ModuleType | None] = {}
+"""Each op-kernel module by name once asked for: the module, or None where numba is missing
+(tests set an entry to None to run the numpy code)."""
+
+
+def jit_module(name: str) -> ModuleType | None:
+    """The op-kernel module ``name`` (``"common.cells_jit"``...), imported -- and numba with it,
+    through :func:`numba_module` -- on the first call, by the first op large enough to repay
+    it; None where numba is missing: the op runs its numpy code."""
+    try:
+        return JIT_MODULES[name]
+    except KeyError:
+        module = importlib.import_module(name) if numba_module() is not None else None
+        JIT_MODULES[name] = module
+        return module
+
+
+def same_float(*arrays) -> bool:
+    """Are all ``arrays`` numpy arrays of one dtype of :data:`KERNEL_DTYPES` (what the op
+    kernels take)?"""
+    dtype = getattr(arrays[0], "dtype", None)
+    return dtype in KERNEL_DTYPES and all(getattr(a, "dtype", None) == dtype for a in arrays)
 
 
 def _load() -> ModuleType | None:

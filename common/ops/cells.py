@@ -27,12 +27,11 @@ differences in both engines.
 """
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
 import numpy as np
 
-from ..fastpath import numba_module
+from ..fastpath import jit_module, same_float
 
 from ..errors import ShapeError
 from ..examples import Example as E
@@ -120,21 +119,15 @@ def set_exact(exact: bool) -> bool:
     previous, EXACT = EXACT, bool(exact)
     return previous
 
-_jit: ModuleType | bool | None = None
-"""The loaded kernel module; False once numba proved missing; None before the first try."""
-
-
 def _kernels() -> ModuleType | None:
-    global _jit
-    if _jit is None:
-        _jit = numba_module() is not None and importlib.import_module("common.cells_jit")
-    return _jit or None
+    """:mod:`common.cells_jit`, loaded on first use; None where numba is missing."""
+    return jit_module("common.cells_jit")
 
 
 def _forward_kernels(state, *arrays) -> ModuleType | None:
     """The kernel module for a forward whose state is ``state``, or None: the numpy code runs
     (exact mode, a small state, mixed or non-float dtypes, numba missing)."""
-    if EXACT or state.size < JIT_MIN or not _same_float(state, *arrays):
+    if EXACT or state.size < JIT_MIN or not same_float(state, *arrays):
         return None
     return _kernels()
 
@@ -142,22 +135,13 @@ def _forward_kernels(state, *arrays) -> ModuleType | None:
 def _lstm_cell_grad(ws, c, gh, gc, gws):
     """:func:`_lstm_cell_grad_numpy`'s results, from the compiled kernel where it applies (one
     float dtype, exact shapes, numba there): the same bits in one pass instead of ~20 calls."""
-    if c.size >= JIT_MIN and _same_float(ws, c, gh, gc, gws) and c.shape == gh.shape == gc.shape \
+    if c.size >= JIT_MIN and same_float(ws, c, gh, gc, gws) and c.shape == gh.shape == gc.shape \
             and ws.shape == gws.shape and (jit := _kernels()) is not None:
         dgates = np.empty(c.shape[:-1] + (4 * c.shape[-1],), c.dtype)
         dc = np.empty(c.shape, c.dtype)           # (C order: the kernel writes through rows)
         jit.lstm_cell_grad(*_rows(ws, c, gh, gc, gws, dgates, dc), c.dtype.type(1))
         return dgates, dc
     return _lstm_cell_grad_numpy(ws, c, gh, gc, gws)
-
-
-def _same_float(*arrays) -> bool:
-    """Are all ``arrays`` numpy arrays of one dtype, float32 or float64 (what the kernels take)?"""
-    dtype = getattr(arrays[0], "dtype", None)
-    return dtype in _KERNEL_DTYPES and all(getattr(a, "dtype", None) == dtype for a in arrays)
-
-
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _rows(*arrays) -> list:
@@ -331,7 +315,7 @@ def _gru_blocks(ws):
 
 def _gru_cell_grad(ws, h, dh, gws):
     """:func:`_gru_cell_grad_numpy`'s results, from the compiled kernel where it applies."""
-    if h.size >= JIT_MIN and _same_float(ws, h, dh, gws) and h.shape == dh.shape \
+    if h.size >= JIT_MIN and same_float(ws, h, dh, gws) and h.shape == dh.shape \
             and ws.shape == gws.shape and (jit := _kernels()) is not None:
         d_gi = np.empty(h.shape[:-1] + (3 * h.shape[-1],), h.dtype)
         d_gh, d_h = np.empty_like(d_gi), np.empty(h.shape, h.dtype)

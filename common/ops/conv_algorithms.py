@@ -23,14 +23,13 @@ does; :data:`ALGORITHM` forces one (``"im2col"`` gives the exact bits of the pla
 """
 from __future__ import annotations
 
-import importlib
 import time
 from types import ModuleType
 from typing import Callable
 
 import numpy as np
 
-from ..fastpath import numba_module
+from ..fastpath import jit_module, same_float
 
 __all__ = ["ALGORITHM", "set_algorithm", "choose", "winograd_3x3", "winograd_3x3_filter_grad",
            "shifted_gemm", "winograd_filter", "compiled_kernels"]
@@ -85,23 +84,13 @@ JIT_MIN = 1 << 12
 kernels (:mod:`common.conv_jit`, the same bits): below, numpy's calls are cheap enough not to
 load numba for them."""
 
-_jit: ModuleType | bool | None = None
-"""The loaded kernel module; False once numba proved missing; None before the first try."""
-
-
-_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
 def compiled_kernels(x: np.ndarray, *others: np.ndarray) -> ModuleType | None:
     """:mod:`common.conv_jit` for an input ``x`` of :data:`JIT_MIN` elements or more, whose
     operands ``others`` share its dtype, float32 or float64 (what the kernels are compiled
     for); else None: run the numpy code."""
-    global _jit
-    if x.size < JIT_MIN or x.dtype not in _KERNEL_DTYPES or any(o.dtype != x.dtype for o in others):
+    if x.size < JIT_MIN or not same_float(x, *others):
         return None
-    if _jit is None:
-        _jit = numba_module() is not None and importlib.import_module("common.conv_jit")
-    return _jit or None
+    return jit_module("common.conv_jit")
 
 
 def _input_transform(x: np.ndarray, pads, a: int, b: int, th: int, tw: int, d: np.ndarray) -> None:
