@@ -45,13 +45,14 @@ import numpy as np
 from scipy.linalg import blas
 
 from common.blas import prime_scipy_sgemm
+from common.indexing import ARRAY
 from common.shapes import sum_to_shape
 
 from ...framework.graph import Tensor
 from ..plan import Plan, Step
 
-__all__ = ["LoopRewrite", "hoisted_products", "split_products", "batched_sums", "scattered_sums", "CHUNK_BYTES", "GRAD_CHUNK_BYTES",
-           "HELPERS"]
+__all__ = ["LoopRewrite", "hoisted_products", "split_products", "batched_sums", "scattered_sums",
+           "CHUNK_BYTES", "GRAD_CHUNK_BYTES", "HELPERS"]
 
 CHUNK_BYTES = 1 << 20
 """What a hoisted product may hold of its steps' results at once (1 MiB)."""
@@ -194,7 +195,7 @@ def _row(plan: Plan, uses: _Uses, slot: int, invariant: set[int]) -> tuple[int, 
         return None
     step = plan.steps[k]
     if not _registry(step, "GetItem") or len(step.inputs) != 2 or \
-            repr(step.op.attrs.get("key")) != "(ARRAY,)":
+            step.op.attrs.get("key") != (ARRAY,):
         return None
     xs, i = step.inputs
     xs_t, i_t = uses.tensor[xs], uses.tensor[i]
@@ -420,7 +421,7 @@ def scattered_sums(plan: Plan, sums: dict[int, str], refs: dict[int, int]
     taken: dict[int, None] = {}
     for pos, acc, k, step in _summed_steps(plan, uses, sums):
         if not _registry(step, "ScatterLike") or len(step.inputs) != 3 or \
-                repr(step.op.attrs.get("key")) != "(ARRAY,)":
+                step.op.attrs.get("key") != (ARRAY,):
             continue
         u, ref, i = step.inputs
         i_t = uses.tensor[i]
