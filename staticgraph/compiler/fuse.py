@@ -54,6 +54,7 @@ simply stays unfused.  ``PassConfig(fuse=False)`` switches fusion off.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import os
@@ -71,8 +72,9 @@ from common.ops.reduce import _sum
 from .emit import comment
 from .plan import Plan, Step
 
-__all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "LOOP_MIN_ELEMENTS", "LOOP_MIN_STEPS", "FUSE_AFTER_S", "Chain",
-           "find_chains", "fuse_plan", "FusedKernel", "available", "HotKernel", "loop_kernel", "HotLoop"]
+__all__ = ["EXACT_UFUNCS", "MIN_ELEMENTS", "LOOP_MIN_ELEMENTS", "LOOP_MIN_STEPS", "FUSE_AFTER_S",
+           "Chain", "find_chains", "fuse_plan", "FusedKernel", "available", "HotKernel",
+           "loop_kernel", "HotLoop"]
 
 EXACT_UFUNCS = frozenset({np.add, np.subtract, np.multiply, np.true_divide, np.negative,
                           np.positive, np.maximum, np.minimum, np.absolute, np.square, np.sqrt})
@@ -392,7 +394,6 @@ def kernel_source(plan: Plan, chain: Chain, name: str) -> tuple[str, dict]:
 _numba = None
 _lock = threading.Lock()
 _cache: dict[str, Callable] = {}
-_spans: list = []
 
 
 def available() -> bool:
@@ -403,13 +404,12 @@ def available() -> bool:
     return _numba is not False
 
 
+@functools.cache
 def _span() -> Callable:
     """numba's ``_span(a)``: a 2-D array's memory from its first element to its last as a
     flat C-contiguous array of the same data (no copy; ``(rows - 1) * row stride + cols``
     elements), for an array whose last stride is one element and first is non-negative
     (what :func:`_grid` hands the kernel).  A numba intrinsic, made once numba is loaded."""
-    if _spans:
-        return _spans[0]
     from numba import types                      # (numba: optional, loaded by available())
     from numba.core import cgutils               # (numba)
     from numba.extending import intrinsic        # (numba)
@@ -435,7 +435,6 @@ def _span() -> Callable:
             context.nrt.incref(builder, flat, result)   # a new reference to the same memory
             return result
         return flat(a), codegen
-    _spans.append(_span_of)
     return _span_of
 
 
