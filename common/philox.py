@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import libm
+from . import libm, libm64
 from .fastpath import kernels
 
 __all__ = ["PhiloxRandom", "GuardedPhiloxRandom", "uint32_to_float", "uint64_to_double",
@@ -282,8 +282,8 @@ def box_muller_double(x0, x1, x2, x3) -> tuple[np.ndarray, np.ndarray]:
         return sin, cos
     u1 = np.maximum(uint64_to_double(x0, x1), 1e-7)
     v1 = 2.0 * np.pi * uint64_to_double(x2, x3)
-    u2 = np.sqrt(-2.0 * np.log(u1))
-    return np.sin(v1) * u2, np.cos(v1) * u2
+    u2 = np.sqrt(-2.0 * libm64.log(u1))
+    return libm64.sin(v1) * u2, libm64.cos(v1) * u2
 
 
 def _normals(dtype: np.dtype):

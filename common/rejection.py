@@ -22,6 +22,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import libm64
 from .philox import PhiloxRandom, box_muller_double, uint64_to_double
 
 __all__ = ["gamma", "poisson"]
@@ -68,7 +69,7 @@ def gamma(gen: PhiloxRandom, alpha: np.ndarray) -> np.ndarray:
     uniform = _Buffered(gen, n, used, _doubles, 2, np.float64)
     out = np.empty(n)
     one = np.flatnonzero(alpha == 1.0)
-    out[one] = -np.log1p(-uniform.take(one))
+    out[one] = -libm64.log1p(-uniform.take(one))
     small = alpha < 1
     d = alpha + np.where(small, 2.0 / 3, -1.0 / 3)
     c = 1.0 / 3 / np.sqrt(d)
@@ -81,11 +82,11 @@ def gamma(gen: PhiloxRandom, alpha: np.ndarray) -> np.ndarray:
         u = uniform.take(tried)
         with np.errstate(divide="ignore"):
             ok = (u < 1 - 0.0331 * (x * x) * (x * x)) | (
-                np.log(u) < 0.5 * x * x + d[tried] * (1 - v + np.log(v)))
+                libm64.log(u) < 0.5 * x * x + d[tried] * (1 - v + libm64.log(v)))
         done, res = tried[ok], d[tried[ok]] * v[ok]
         boost = small[done]
         if boost.any():
-            res[boost] *= np.power(uniform.take(done[boost]), 1 / alpha[done[boost]])
+            res[boost] *= libm64.pow(uniform.take(done[boost]), 1 / alpha[done[boost]])
         out[done] = res
         drawing = np.setdiff1d(drawing, done, assume_unique=True)
     return out
@@ -106,7 +107,7 @@ def poisson(gen: PhiloxRandom, rate: np.ndarray, highest: float = math.inf) -> n
 
 def _knuth(uniform: _Buffered, rate, out, drawing, highest: float) -> None:
     """Count uniforms until their product falls to ``exp(-rate)``."""
-    exp_neg = np.exp(-rate)
+    exp_neg = libm64.exp(-rate)
     prod = np.ones(rate.size)
     while drawing.size:
         prod[drawing] = prod[drawing] * uniform.take(drawing)
@@ -119,7 +120,7 @@ def _hormann(uniform: _Buffered, rate, out, drawing, highest: float) -> None:
     """Hormann (1993), "The transformed rejection method for generating Poisson random
     variables", with TF's constants."""
     lam = rate[drawing]
-    log_rate = np.log(lam)
+    log_rate = libm64.log(lam)
     b = 0.931 + 2.53 * np.sqrt(lam)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
@@ -137,7 +138,7 @@ def _hormann(uniform: _Buffered, rate, out, drawing, highest: float) -> None:
         if test.any():
             t_l = lanes[test]
             with np.errstate(divide="ignore"):
-                s = np.log(v[test] * inv_alpha[t_l] / (a[t_l] / (us[test] * us[test]) + b[t_l]))
+                s = libm64.log(v[test] * inv_alpha[t_l] / (a[t_l] / (us[test] * us[test]) + b[t_l]))
             t = -lam[t_l] + k[test] * log_rate[t_l] - _lgamma(k[test] + 1)
             ok[test] = s <= t
         out[drawing[lanes[ok]]] = k[ok]

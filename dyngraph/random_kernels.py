@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from common.fma import fma32, fma64
+from common import libm64
 from common.fastpath import kernels
 
 from .avx_mathfun import log256_ps, sincos256_ps
@@ -124,10 +125,10 @@ def normal_pairs(gen, n: int) -> np.ndarray:
     pairs = (n - k + 1) // 2
     if pairs:
         u = standard_uniform(gen, 2 * pairs, _F64)
-        r = np.sqrt(-2.0 * np.log1p(-u[1::2]))
+        r = np.sqrt(-2.0 * libm64.log1p(-u[1::2]))
         theta = (2.0 * math.pi) * u[0::2]
         both = np.empty(2 * pairs)
-        both[0::2], both[1::2] = r * np.cos(theta), r * np.sin(theta)
+        both[0::2], both[1::2] = r * libm64.cos(theta), r * libm64.sin(theta)
         out[k:] = both[:n - k]
         if (n - k) % 2:
             gen.next_normal = float(both[-1])
@@ -164,10 +165,10 @@ def _box_muller_16(u: np.ndarray, mean, std, dtype: np.dtype) -> np.ndarray:
         if (mean, std) != (0.0, 1.0):
             out = fma32(out, np.float32(std), np.float32(mean))
     else:               # normal_fill_16<double>: libm in float64
-        radius = np.sqrt(-2.0 * np.log(1.0 - blocks[:, 0]))
+        radius = np.sqrt(-2.0 * libm64.log(1.0 - blocks[:, 0]))
         theta = (2.0 * math.pi) * blocks[:, 1]
-        np.multiply(radius, np.cos(theta), out=out[:, 0])
-        np.multiply(radius, np.sin(theta), out=out[:, 1])
+        np.multiply(radius, libm64.cos(theta), out=out[:, 0])
+        np.multiply(radius, libm64.sin(theta), out=out[:, 1])
         if (mean, std) != (0.0, 1.0):
             out = fma64(out, std, mean)
     return out.reshape(-1)
@@ -331,23 +332,23 @@ def bernoulli_tensor(gen, p: np.ndarray) -> np.ndarray:
 
 def exponential(gen, n: int, lambd: float) -> np.ndarray:
     """``exponential_(lambd)``: ``-1 / lambd * log1p(-u)`` in float64."""
-    return (-1.0 / lambd) * np.log1p(-standard_uniform(gen, n, _F64))
+    return (-1.0 / lambd) * libm64.log1p(-standard_uniform(gen, n, _F64))
 
 
 def geometric(gen, n: int, p: float) -> np.ndarray:
     """``geometric_(p)``: ``ceil(log(u) / log(1 - p))`` in float64."""
     with np.errstate(divide="ignore"):
-        return np.ceil(np.log(standard_uniform(gen, n, _F64)) / math.log(1.0 - p))
+        return np.ceil(libm64.log(standard_uniform(gen, n, _F64)) / math.log(1.0 - p))
 
 
 def cauchy(gen, n: int, median: float, sigma: float) -> np.ndarray:
     """``cauchy_(median, sigma)``: ``median + sigma * tan(pi * (u - 0.5))``, one FMA."""
-    return fma64(sigma, np.tan(math.pi * (standard_uniform(gen, n, _F64) - 0.5)), median)
+    return fma64(sigma, libm64.tan(math.pi * (standard_uniform(gen, n, _F64) - 0.5)), median)
 
 
 def log_normal(gen, n: int, mean: float, std: float) -> np.ndarray:
     """``log_normal_(mean, std)``: ``exp`` of value-by-value normals (the cached pairs)."""
-    return np.exp(fma64(normal_pairs(gen, n), std, mean))
+    return libm64.exp(fma64(normal_pairs(gen, n), std, mean))
 
 
 # --- multinomial, poisson --------------------------------------------------------------------
