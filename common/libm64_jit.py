@@ -7,7 +7,7 @@ import math
 
 from numba import njit
 
-__all__ = ["log", "log1p", "exp", "sin", "cos", "tan", "pow"]
+__all__ = ["log", "log1p", "exp", "sin", "cos", "tan", "pow", "powf"]
 
 
 @njit(cache=True, nogil=True)
@@ -50,3 +50,10 @@ def tan(x, out):    # pragma: no cover (numba)
 def pow(x, y, out):    # pragma: no cover (numba)
     for i in range(x.size):
         out[i] = math.pow(x[i], y[i])
+
+
+@njit(cache=True, nogil=True)
+def powf(x, y, out):    # pragma: no cover (numba)
+    """float32 ``**`` is LLVM's ``pow.f32``: a call to the C library's ``powf``."""
+    for i in range(x.size):
+        out[i] = x[i] ** y[i]

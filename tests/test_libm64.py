@@ -58,3 +58,15 @@ def test_shapes_are_kept(path):
     x = np.random.default_rng(66).random((3, 4, 5))
     assert libm64.log(x).shape == (3, 4, 5)
     assert libm64.log(x[:, ::2].T).shape == (5, 2, 3)              # any strides
+
+
+def test_powf_is_glibcs(path):
+    """Against the C library's own ``powf`` (ctypes), value by value."""
+    c = libm64._c_powf()
+    if c is None:
+        pytest.skip("no C math library found")
+    r = np.random.default_rng(67)
+    x, y = (r.random(3000) * 100).astype(np.float32), np.float32(0.75)
+    got = libm64.powf(x, y)
+    assert got.dtype == np.float32
+    assert got.tolist() == [np.float32(c(a, 0.75)).item() for a in x.tolist()]

@@ -35,7 +35,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import libm
+from .. import libm, libm64
 from ..errors import DTypeError, invalid
 from ..examples import Example as E, ints
 from ..philox import GuardedPhiloxRandom, PhiloxRandom
@@ -171,7 +171,7 @@ class _LogUniform(_Sampler):
 
     def probability(self, ids):
         ids = np.asarray(ids, np.float64)
-        return (np.log((ids + 2.0) / (ids + 1.0)) / self.log_range).astype(_F32)
+        return (libm64.log((ids + 2.0) / (ids + 1.0)) / self.log_range).astype(_F32)
 
 
 class _Learned(_Sampler):
@@ -214,7 +214,7 @@ class _Fixed(_Sampler):
         raw = _vocab_weights(vocab_file) if vocab_file else [float(w) for w in unigrams]
         word_ids = range(reserved, reserved + len(raw))   # TF counts on from what it kept
         kept = np.array([w for i, w in zip(word_ids, raw) if i % num_shards == shard], _F32)
-        kept = np.power(kept, _F32(distortion), dtype=_F32)
+        kept = libm64.powf(kept, _F32(distortion))
         self.weights = np.concatenate([np.zeros(reserved, _F32), kept])
         if len(self.weights) != range_max:
             raise invalid(f"range is {range_max} must be equal to weights size  "
