@@ -52,9 +52,15 @@ machine cannot time it); the bench and tests run single-threaded.
 """
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
+from typing import Callable
+
 import numpy as np
 
-__all__ = ["prime_sgemm", "prime_scipy_sgemm", "PRIME_SHAPES"]
+__all__ = ["prime_sgemm", "prime_scipy_sgemm", "PRIME_SHAPES", "matmul", "gemm", "matmul_for",
+           "library", "set_library", "mkl_library", "mkl_path", "MIN_WORK", "ENV", "LIBRARIES"]
 
 PRIME_SHAPES: tuple[tuple[int, int], tuple[int, int]] = ((48, 512), (512, 544))
 """The operands' shapes of the one product (see the module docstring for the arithmetic)."""
@@ -91,3 +97,212 @@ def prime_scipy_sgemm() -> None:
 
 
 prime_sgemm()
+
+
+# --- one product entry point: MKL where installed, numpy otherwise ----------------------------
+
+ENV = "COMMON_BLAS"
+"""The environment variable choosing the library at import: ``numpy`` (numpy's bits
+everywhere) or ``mkl`` (the default where the ``mkl`` wheel is installed)."""
+
+LIBRARIES = ("mkl", "numpy")
+
+MIN_WORK = 1 << 15
+"""``m * n * k`` from which a float product runs on MKL (below it numpy's ``matmul``)."""
+
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+_THREADING = {"intel": 0, "sequential": 1, "gnu": 3, "tbb": 4}    # MKL_THREADING_*
+_mkl: ctypes.CDLL | None | bool = False          # False: not looked for yet
+_library: str | None = None                      # None: not chosen yet
+_jit = None                                      # common.blas_jit once loaded
+
+
+def mkl_path() -> str | None:
+    """Where the installed ``mkl`` wheel put ``libmkl_rt`` (from the distribution's file
+    list), else ``sys.prefix``'s ``lib``; None when neither has it."""
+    import importlib.metadata as md
+    names = ("libmkl_rt.so", "mkl_rt.", "libmkl_rt.")
+    try:
+        files = md.distribution("mkl").files or []
+    except md.PackageNotFoundError:
+        files = []
+    for f in files:
+        if f.name.startswith(names) and not f.name.endswith((".a", ".lib", ".dbg")):
+            path = os.path.realpath(f.locate())
+            if os.path.exists(path):
+                return path
+    lib = os.path.join(sys.prefix, "lib")
+    found = sorted(n for n in os.listdir(lib) if n.startswith("libmkl_rt.so")) \
+        if os.path.isdir(lib) else []
+    return os.path.join(lib, found[-1]) if found else None
+
+
+def _threads() -> int:
+    """The threads numpy's OpenBLAS runs with by default: ``OPENBLAS_NUM_THREADS``, else
+    ``OMP_NUM_THREADS``, else the CPUs this process may run on."""
+    for name in ("MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        try:
+            n = int(os.environ.get(name, "").split(",")[0])
+        except ValueError:
+            continue
+        if n > 0:
+            return n
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:                                  # (not on Linux)
+        return os.cpu_count() or 1
+
+
+def mkl_library() -> ctypes.CDLL | None:
+    """MKL's ``libmkl_rt``, loaded once (privately: ``RTLD_LOCAL``) and set up -- the 32-bit
+    integer interface, and with one thread MKL's SEQUENTIAL layer (no OpenMP runtime beside
+    numpy's or PyTorch's), else the Intel OpenMP layer with :func:`_threads` threads; a
+    ``MKL_THREADING_LAYER`` of the environment wins.  None where it is not installed or does
+    not load."""
+    global _mkl
+    if _mkl is not False:
+        return _mkl
+    path = mkl_path()
+    lib = None
+    if path is not None:
+        try:
+            lib = ctypes.CDLL(path)
+            lib.MKL_Set_Interface_Layer.argtypes = [ctypes.c_int]
+            lib.MKL_Set_Threading_Layer.argtypes = [ctypes.c_int]
+            lib.MKL_Set_Num_Threads.argtypes = [ctypes.c_int]
+            lib.MKL_Set_Interface_Layer(0)                  # MKL_INTERFACE_LP64
+            threads = _threads()
+            if "MKL_THREADING_LAYER" not in os.environ:
+                lib.MKL_Set_Threading_Layer(_THREADING["sequential" if threads == 1 else "intel"])
+            lib.MKL_Set_Num_Threads(threads)
+        except (OSError, AttributeError):
+            lib = None
+    _mkl = lib
+    return lib
+
+
+def library() -> str:
+    """The library float products from :data:`MIN_WORK` run on: ``"mkl"`` or ``"numpy"``
+    (chosen on first use: :data:`ENV`, else MKL where installed)."""
+    global _library
+    if _library is None:
+        wanted = os.environ.get(ENV, "").strip().lower()
+        if wanted == "numpy":
+            _library = "numpy"
+        else:
+            _library = "mkl" if mkl_library() is not None else "numpy"
+        _select(_library)
+    return _library
+
+
+def set_library(name: str) -> None:
+    """Run float products on ``name`` from now on: ``"numpy"`` (numpy's bits everywhere) or
+    ``"mkl"`` (an error where the ``mkl`` wheel is not installed)."""
+    global _library
+    if name not in LIBRARIES:
+        raise ValueError(f"set_library: {name!r} is not one of {LIBRARIES}")
+    if name == "mkl" and mkl_library() is None:
+        raise RuntimeError("set_library('mkl'): MKL's libmkl_rt is not installed "
+                           "(pip install mkl, or the project's [blas] extra)")
+    _library = name
+    _select(name)
+
+
+def _select(name: str) -> None:
+    """Point the dtype tables at ``name``'s products (MKL's load on first use)."""
+    _MATMUL.clear()
+    _GEMM.clear()
+    if name == "mkl":
+        for dtype in _DTYPES:
+            _MATMUL[dtype] = _first_matmul
+            _GEMM[dtype] = _first_gemm
+
+
+def _load():
+    """``common.blas_jit`` (numba and MKL's products), once; None where numba is missing."""
+    global _jit
+    if _jit is None:
+        from .fastpath import jit_module
+        _jit = jit_module("common.blas_jit")
+        if _jit is None:                                    # no numba: numpy's products
+            _MATMUL.clear()
+            _GEMM.clear()
+            return None
+        for dtype in _DTYPES:
+            _MATMUL[dtype] = _jit.matmul
+            _GEMM[dtype] = _jit.gemm
+    return _jit
+
+
+def _first_matmul(a, b):
+    return _MATMUL[a.dtype](a, b) if _load() is not None else None
+
+
+def _first_gemm(a, b, c, beta):
+    return _GEMM[a.dtype](a, b, c, beta) if _load() is not None else False
+
+
+_MATMUL: dict[np.dtype, Callable] = {}
+"""dtype -> MKL's ``a @ b`` (None: use numpy); empty while numpy is the library."""
+_GEMM: dict[np.dtype, Callable] = {}
+"""dtype -> MKL's in-place ``c = a @ b + beta * c`` (False: use numpy); likewise."""
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` of matrices (numpy's ``matmul`` of anything else): on MKL for two float32 or
+    float64 matrices with ``m * n * k >= MIN_WORK`` when MKL is the library, any strides
+    (transposed views without a copy); numpy's ``matmul`` otherwise."""
+    kernel = _MATMUL.get(a.dtype)
+    if kernel is not None and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype:
+        m, k = a.shape
+        if m * k * b.shape[1] >= MIN_WORK and b.shape[0] == k:
+            c = kernel(a, b)
+            if c is not None:
+                return c
+    return np.matmul(a, b)
+
+
+def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None, *,
+         beta: float = 0.0) -> np.ndarray:
+    """``out = a @ b + beta * out`` written into ``out`` (a new array when None: ``a @ b``) and
+    returned.  ``a``, ``b``: matrices of any strides; ``out``: C- or F-contiguous (an
+    F-contiguous ``out`` is the transposed product ``b.T @ a.T`` into ``out.T``).  With
+    ``beta`` 0 what ``out`` held is not read (NaN included), as in BLAS.  On MKL under the
+    conditions of :func:`matmul` (``out`` of the same dtype too), numpy's ``matmul``
+    otherwise."""
+    if out is None:
+        if beta != 0:
+            raise ValueError("gemm: beta needs an out to scale")
+        return matmul(a, b)
+    kernel = _GEMM.get(a.dtype)
+    if kernel is not None and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype == out.dtype \
+            and out.shape == (a.shape[0], b.shape[1]) and b.shape[0] == a.shape[1] \
+            and a.shape[0] * a.shape[1] * b.shape[1] >= MIN_WORK:
+        if out.flags.c_contiguous:
+            if kernel(a, b, out, beta):
+                return out
+        elif out.flags.f_contiguous and kernel(b.T, a.T, out.T, beta):
+            return out
+    if beta == 0:
+        np.matmul(a, b, out=out)
+    else:
+        if beta != 1:
+            out *= beta
+        out += np.matmul(a, b)
+    return out
+
+
+def matmul_for(a_shape: tuple | None, b_shape: tuple | None) -> Callable:
+    """The product function for operands of these (static, maybe partly unknown) shapes:
+    numpy's ``matmul`` itself for a product known to be below :data:`MIN_WORK` or not of
+    matrices (no Python call between), :func:`matmul` otherwise (it decides per call: the
+    library may change after a graph is compiled)."""
+    if a_shape is not None and b_shape is not None and len(a_shape) == len(b_shape) == 2:
+        m, k = a_shape
+        n = b_shape[1]
+        if m is not None and k is not None and n is not None and m * k * n < MIN_WORK:
+            return np.matmul
+        return matmul
+    if a_shape is not None and b_shape is not None and (len(a_shape) != 2 or len(b_shape) != 2):
+        return np.matmul
+    return matmul
