@@ -110,7 +110,12 @@ LIBRARIES = ("mkl", "numpy")
 MIN_WORK = 1 << 15
 """``m * n * k`` from which a float product runs on MKL (below it numpy's ``matmul``)."""
 
-_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+MIN_WORK: dict[np.dtype, int] = {np.dtype(np.float32): 1 << 20, np.dtype(np.float64): 1 << 19}
+"""``m * n * k`` (per matrix of a stack) from which a product into a new array runs on MKL:
+below it numpy's ``matmul``, as fast there (see the module docstring).  A product accumulated
+in place (:func:`gemm` with ``beta`` not 0) runs on MKL at any size."""
+
+_NEVER = 1 << 62
 _THREADING = {"intel": 0, "sequential": 1, "gnu": 3, "tbb": 4}    # MKL_THREADING_*
 _mkl: ctypes.CDLL | None | bool = False          # False: not looked for yet
 _library: str | None = None                      # None: not chosen yet
@@ -209,13 +214,13 @@ def set_library(name: str) -> None:
 
 
 def _select(name: str) -> None:
-    """Point the dtype tables at ``name``'s products (MKL's load on first use)."""
-    _MATMUL.clear()
-    _GEMM.clear()
+    """Point the kernel tables at ``name``'s products (MKL's compiled on first use)."""
+    for table in _KERNELS:
+        table.clear()
     if name == "mkl":
-        for dtype in _DTYPES:
-            _MATMUL[dtype] = _first_matmul
-            _GEMM[dtype] = _first_gemm
+        for dtype in MIN_WORK:
+            for table, first in zip(_KERNELS, _FIRST):
+                table[dtype] = first
 
 
 def _load():
@@ -224,85 +229,99 @@ def _load():
     if _jit is None:
         from .fastpath import jit_module
         _jit = jit_module("common.blas_jit")
-        if _jit is None:                                    # no numba: numpy's products
-            _MATMUL.clear()
-            _GEMM.clear()
-            return None
-        for dtype in _DTYPES:
-            _MATMUL[dtype] = _jit.matmul
-            _GEMM[dtype] = _jit.gemm
+        for table, name in zip(_KERNELS, ("matmul", "gemm", "matmul_stack", "gemm_stack")):
+            table.clear()                                   # no numba: numpy's products
+            if _jit is not None:
+                table.update(dict.fromkeys(MIN_WORK, getattr(_jit, name)))
     return _jit
 
 
-def _first_matmul(a, b):
-    return _MATMUL[a.dtype](a, b) if _load() is not None else None
-
-
-def _first_gemm(a, b, c, beta):
-    return _GEMM[a.dtype](a, b, c, beta) if _load() is not None else False
+def _first(name: str, failed) -> Callable:
+    """A table's entry until MKL's products are loaded: load them, then run ``name``."""
+    def first(*args):
+        return getattr(_jit, name)(*args) if _load() is not None else failed
+    first.__name__ = f"first_{name}"
+    return first
 
 
 _MATMUL: dict[np.dtype, Callable] = {}
-"""dtype -> MKL's ``a @ b`` (None: use numpy); empty while numpy is the library."""
+"""dtype -> MKL's ``a @ b`` of matrices (None: use numpy); empty while numpy is the library."""
 _GEMM: dict[np.dtype, Callable] = {}
 """dtype -> MKL's in-place ``c = a @ b + beta * c`` (False: use numpy); likewise."""
+_MATMUL_STACK: dict[np.dtype, Callable] = {}
+_GEMM_STACK: dict[np.dtype, Callable] = {}
+_KERNELS = (_MATMUL, _GEMM, _MATMUL_STACK, _GEMM_STACK)
+_FIRST = (_first("matmul", None), _first("gemm", False), _first("matmul_stack", None),
+          _first("gemm_stack", False))
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a @ b`` of matrices (numpy's ``matmul`` of anything else): on MKL for two float32 or
-    float64 matrices with ``m * n * k >= MIN_WORK`` when MKL is the library, any strides
-    (transposed views without a copy); numpy's ``matmul`` otherwise."""
-    kernel = _MATMUL.get(a.dtype)
-    if kernel is not None and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype:
-        m, k = a.shape
-        if m * k * b.shape[1] >= MIN_WORK and b.shape[0] == k:
-            c = kernel(a, b)
-            if c is not None:
-                return c
+    """``a @ b``: numpy's ``matmul``, or on MKL (the library, :func:`library`) for two float32
+    or two float64 matrices -- or stacks of as many matrices (3-D) -- with ``m * n * k >=
+    MIN_WORK``, of any strides (transposed views without a copy).  A new C-contiguous array."""
+    if a.ndim == 2:
+        if b.ndim == 2:
+            m, k = a.shape
+            if m * k * b.shape[1] >= MIN_WORK.get(a.dtype, _NEVER) and b.dtype == a.dtype:
+                kernel = _MATMUL.get(a.dtype)
+                if kernel is not None:
+                    c = kernel(a, b)
+                    if c is not None:
+                        return c
+    elif a.ndim == 3 and b.ndim == 3:
+        _, m, k = a.shape
+        if m * k * b.shape[2] >= MIN_WORK.get(a.dtype, _NEVER) and b.dtype == a.dtype:
+            kernel = _MATMUL_STACK.get(a.dtype)
+            if kernel is not None:
+                c = kernel(a, b)
+                if c is not None:
+                    return c
     return np.matmul(a, b)
 
 
 def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None, *,
          beta: float = 0.0) -> np.ndarray:
-    """``out = a @ b + beta * out`` written into ``out`` (a new array when None: ``a @ b``) and
-    returned.  ``a``, ``b``: matrices of any strides; ``out``: C- or F-contiguous (an
-    F-contiguous ``out`` is the transposed product ``b.T @ a.T`` into ``out.T``).  With
-    ``beta`` 0 what ``out`` held is not read (NaN included), as in BLAS.  On MKL under the
-    conditions of :func:`matmul` (``out`` of the same dtype too), numpy's ``matmul``
-    otherwise."""
+    """``out = a @ b + beta * out`` written into ``out`` and returned (``out`` None: ``a @ b``,
+    a new array).  Matrices, or stacks of as many matrices (3-D) and no broadcasting, of any
+    strides; ``out`` row- or column-major (a transposed view: ``acc.T``).  With ``beta`` 0
+    what ``out`` held is not read (NaN included), as in BLAS.  On MKL (the library) for one
+    float dtype throughout -- at any size with ``beta`` not 0 (in place: no temporary), from
+    :data:`MIN_WORK` with ``beta`` 0 -- else numpy's bits: ``np.matmul(a, b, out=out)``, or
+    ``out *= beta; out += a @ b``."""
     if out is None:
         if beta != 0:
             raise ValueError("gemm: beta needs an out to scale")
         return matmul(a, b)
-    kernel = _GEMM.get(a.dtype)
-    if kernel is not None and a.ndim == 2 and b.ndim == 2 and b.dtype == a.dtype == out.dtype \
-            and out.shape == (a.shape[0], b.shape[1]) and b.shape[0] == a.shape[1] \
-            and a.shape[0] * a.shape[1] * b.shape[1] >= MIN_WORK:
-        if out.flags.c_contiguous:
-            if kernel(a, b, out, beta):
+    dtype = out.dtype
+    if a.dtype == dtype and b.dtype == dtype and a.ndim == b.ndim == out.ndim:
+        if beta == 0:
+            work = a.shape[-2] * a.shape[-1] * b.shape[-1]
+            go = work >= MIN_WORK.get(dtype, _NEVER)
+        else:
+            go = True
+        if go:
+            kernel = (_GEMM if a.ndim == 2 else _GEMM_STACK if a.ndim == 3 else {}).get(dtype)
+            if kernel is not None and kernel(a, b, out, beta):
                 return out
-        elif out.flags.f_contiguous and kernel(b.T, a.T, out.T, beta):
-            return out
     if beta == 0:
-        np.matmul(a, b, out=out)
-    else:
-        if beta != 1:
-            out *= beta
-        out += np.matmul(a, b)
+        return np.matmul(a, b, out=out)
+    if beta != 1:
+        out *= beta
+    out += np.matmul(a, b)
     return out
 
 
 def matmul_for(a_shape: tuple | None, b_shape: tuple | None) -> Callable:
     """The product function for operands of these (static, maybe partly unknown) shapes:
-    numpy's ``matmul`` itself for a product known to be below :data:`MIN_WORK` or not of
-    matrices (no Python call between), :func:`matmul` otherwise (it decides per call: the
-    library may change after a graph is compiled)."""
-    if a_shape is not None and b_shape is not None and len(a_shape) == len(b_shape) == 2:
-        m, k = a_shape
-        n = b_shape[1]
-        if m is not None and k is not None and n is not None and m * k * n < MIN_WORK:
-            return np.matmul
+    numpy's ``matmul`` itself for matrices known to be below every :data:`MIN_WORK` or for
+    operands known not to be two matrices or two stacks (no Python call between),
+    :func:`matmul` otherwise (it decides per call: the library may change after a graph is
+    compiled)."""
+    if a_shape is None or b_shape is None:
         return matmul
-    if a_shape is not None and b_shape is not None and (len(a_shape) != 2 or len(b_shape) != 2):
+    if len(a_shape) != len(b_shape) or len(a_shape) not in (2, 3):
+        return np.matmul
+    m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
+    if m is not None and k is not None and n is not None and m * k * n < min(MIN_WORK.values()):
         return np.matmul
     return matmul

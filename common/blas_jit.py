@@ -28,7 +28,7 @@ from numba import njit, types
 
 from .blas import mkl_library
 
-__all__ = ["matmul", "gemm", "SYMBOLS"]
+__all__ = ["matmul", "gemm", "matmul_stack", "gemm_stack", "SYMBOLS"]
 
 SYMBOLS = {"sgemm": "common_blas_mkl_cblas_sgemm", "dgemm": "common_blas_mkl_cblas_dgemm"}
 """MKL's ``cblas_?gemm`` as the compiled code names them (names no library exports)."""
@@ -76,11 +76,17 @@ def _operand(x):    # pragma: no cover (numba)
 
 @njit(cache=True, nogil=True, inline="always")
 def _into(a, b, c, beta):    # pragma: no cover (numba)
-    """``c = a @ b + beta * c`` (``c`` C-contiguous, of ``a``'s and ``b``'s float dtype);
-    False (nothing done) for dimensions past MKL's 32-bit integers."""
+    """``c = a @ b + beta * c``, all three of one float dtype; False (nothing done) when the
+    shapes do not match, or are past MKL's 32-bit integers, or ``c`` is neither row- nor
+    column-major (the caller runs numpy's product, which raises numpy's error or copes)."""
     m, k = a.shape
     n = b.shape[1]
+    if b.shape[0] != k or c.shape[0] != m or c.shape[1] != n:
+        return False
     if m > _INT_MAX or n > _INT_MAX or k > _INT_MAX:
+        return False
+    tc, ldc = _operand(c)
+    if tc == 0:
         return False
     if m == 0 or n == 0:
         return True
@@ -98,13 +104,21 @@ def _into(a, b, c, beta):    # pragma: no cover (numba)
     if tb == 0:
         b = np.ascontiguousarray(b)
         tb, ldb = _NO_TRANS, n
-    if c.itemsize == 4:                # float32 (the callers pass float32 or float64 only)
-        _sgemm(_ROW_MAJOR, ta, tb, m, n, k, np.float32(1.0), a.ctypes.data, lda,
-               b.ctypes.data, ldb, np.float32(beta), c.ctypes.data, max(n, 1))
+    pa, pb = a.ctypes.data, b.ctypes.data
+    if tc == _TRANS:                  # column-major c: c^T = b^T @ a^T, row-major
+        m, n, ta, tb, lda, ldb, pa, pb = n, m, _flip(tb), _flip(ta), ldb, lda, pb, pa
+    if c.itemsize == 4:               # float32 (the callers pass float32 or float64 only)
+        _sgemm(_ROW_MAJOR, ta, tb, m, n, k, np.float32(1.0), pa, lda, pb, ldb,
+               np.float32(beta), c.ctypes.data, ldc)
     else:
-        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, a.ctypes.data, lda, b.ctypes.data, ldb,
-               np.float64(beta), c.ctypes.data, max(n, 1))
+        _dgemm(_ROW_MAJOR, ta, tb, m, n, k, 1.0, pa, lda, pb, ldb, np.float64(beta),
+               c.ctypes.data, ldc)
     return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flip(trans):    # pragma: no cover (numba)
+    return _TRANS if trans == _NO_TRANS else _NO_TRANS
 
 
 @njit(cache=True, nogil=True)
@@ -117,6 +131,31 @@ def matmul(a, b):    # pragma: no cover (numba)
 
 @njit(cache=True, nogil=True)
 def gemm(a, b, c, beta):    # pragma: no cover (numba)
-    """``c = a @ b + beta * c`` in place (one float dtype, ``c`` C-contiguous); False: use
-    numpy."""
+    """``c = a @ b + beta * c`` in place (matrices of one float dtype); False: use numpy."""
     return _into(a, b, c, beta)
+
+
+@njit(cache=True, nogil=True)
+def matmul_stack(a, b):    # pragma: no cover (numba)
+    """``a @ b`` of two stacks of matrices (3-D, the same number), a new C-contiguous array
+    (None: use numpy)."""
+    if a.shape[0] != b.shape[0]:
+        return None
+    c = np.empty((a.shape[0], a.shape[1], b.shape[2]), a.dtype)
+    for i in range(a.shape[0]):
+        if not _into(a[i], b[i], c[i], 0.0):
+            return None
+    return c
+
+
+@njit(cache=True, nogil=True)
+def gemm_stack(a, b, c, beta):    # pragma: no cover (numba)
+    """``c = a @ b + beta * c`` in place, stacks of matrices (3-D, the same number); False
+    (nothing done): use numpy."""
+    if a.shape[0] != b.shape[0] or a.shape[0] != c.shape[0] or a.shape[1] != c.shape[1] or \
+            b.shape[2] != c.shape[2] or a.shape[2] != b.shape[1]:
+        return False
+    for i in range(a.shape[0]):     # (what fails the first fails them all: nothing done)
+        if not _into(a[i], b[i], c[i], beta):
+            return False
+    return True
