@@ -107,9 +107,6 @@ everywhere) or ``mkl`` (the default where the ``mkl`` wheel is installed)."""
 
 LIBRARIES = ("mkl", "numpy")
 
-MIN_WORK = 1 << 15
-"""``m * n * k`` from which a float product runs on MKL (below it numpy's ``matmul``)."""
-
 MIN_WORK: dict[np.dtype, int] = {np.dtype(np.float32): 1 << 20, np.dtype(np.float64): 1 << 19}
 """``m * n * k`` (per matrix of a stack) from which a product into a new array runs on MKL:
 below it numpy's ``matmul``, as fast there (see the module docstring).  A product accumulated
@@ -187,16 +184,14 @@ def mkl_library() -> ctypes.CDLL | None:
 
 
 def library() -> str:
-    """The library float products from :data:`MIN_WORK` run on: ``"mkl"`` or ``"numpy"``
-    (chosen on first use: :data:`ENV`, else MKL where installed)."""
+    """The library float products from :data:`MIN_WORK` run on: ``"mkl"`` or ``"numpy"``.
+    The default (:data:`ENV` unset or ``mkl``): MKL where the ``mkl`` wheel is installed and
+    numba loads; looked for on the first such product (or here)."""
     global _library
     if _library is None:
-        wanted = os.environ.get(ENV, "").strip().lower()
-        if wanted == "numpy":
-            _library = "numpy"
-        else:
-            _library = "mkl" if mkl_library() is not None else "numpy"
-        _select(_library)
+        _library = "mkl" if mkl_library() is not None else "numpy"
+        if _library == "numpy":
+            _select("numpy")
     return _library
 
 
@@ -211,10 +206,12 @@ def set_library(name: str) -> None:
                            "(pip install mkl, or the project's [blas] extra)")
     _library = name
     _select(name)
+    if name == "mkl" and _jit is not None:
+        _fill(_jit)
 
 
 def _select(name: str) -> None:
-    """Point the kernel tables at ``name``'s products (MKL's compiled on first use)."""
+    """Point the kernel tables at ``name``'s products (MKL's loaded by the first one)."""
     for table in _KERNELS:
         table.clear()
     if name == "mkl":
@@ -223,23 +220,32 @@ def _select(name: str) -> None:
                 table[dtype] = first
 
 
+def _fill(jit) -> None:
+    for table, name in zip(_KERNELS, _NAMES):
+        table.update(dict.fromkeys(MIN_WORK, getattr(jit, name)))
+
+
 def _load():
-    """``common.blas_jit`` (numba and MKL's products), once; None where numba is missing."""
-    global _jit
-    if _jit is None:
+    """``common.blas_jit`` (numba and MKL's products), once, its kernels in the tables; None
+    (and numpy the library) where MKL or numba is missing."""
+    global _jit, _library
+    if _jit is None and library() == "mkl":
         from .fastpath import jit_module
         _jit = jit_module("common.blas_jit")
-        for table, name in zip(_KERNELS, ("matmul", "gemm", "matmul_stack", "gemm_stack")):
-            table.clear()                                   # no numba: numpy's products
-            if _jit is not None:
-                table.update(dict.fromkeys(MIN_WORK, getattr(_jit, name)))
-    return _jit
+        if _jit is None:
+            _library = "numpy"
+            _select("numpy")
+    if _jit is not None and _library == "mkl":
+        _fill(_jit)
+        return _jit
+    return None
 
 
 def _first(name: str, failed) -> Callable:
     """A table's entry until MKL's products are loaded: load them, then run ``name``."""
     def first(*args):
-        return getattr(_jit, name)(*args) if _load() is not None else failed
+        jit = _load()
+        return failed if jit is None else getattr(jit, name)(*args)
     first.__name__ = f"first_{name}"
     return first
 
@@ -251,6 +257,7 @@ _GEMM: dict[np.dtype, Callable] = {}
 _MATMUL_STACK: dict[np.dtype, Callable] = {}
 _GEMM_STACK: dict[np.dtype, Callable] = {}
 _KERNELS = (_MATMUL, _GEMM, _MATMUL_STACK, _GEMM_STACK)
+_NAMES = ("matmul", "gemm", "matmul_stack", "gemm_stack")
 _FIRST = (_first("matmul", None), _first("gemm", False), _first("matmul_stack", None),
           _first("gemm_stack", False))
 
@@ -325,3 +332,12 @@ def matmul_for(a_shape: tuple | None, b_shape: tuple | None) -> Callable:
     if m is not None and k is not None and n is not None and m * k * n < min(MIN_WORK.values()):
         return np.matmul
     return matmul
+
+
+_wanted = os.environ.get(ENV, "").strip().lower() or "mkl"
+if _wanted not in LIBRARIES:
+    raise ValueError(f"{ENV}={os.environ[ENV]!r}: not one of {LIBRARIES}")
+if _wanted == "numpy":
+    _library = "numpy"
+else:
+    _select("mkl")              # MKL looked for (and loaded) by the first large product
