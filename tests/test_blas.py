@@ -29,6 +29,7 @@ def everywhere(monkeypatch):
     """MKL for every float product, whatever its size (MKL the library while the test runs)."""
     for dtype in list(blas.MIN_WORK):
         monkeypatch.setitem(blas.MIN_WORK, dtype, 0)
+    monkeypatch.setattr(blas, "_LEAST", 0)
     previous = blas.library()
     blas.set_library("mkl")
     yield
