@@ -53,11 +53,14 @@ machine cannot time it); the bench and tests run single-threaded.
 from __future__ import annotations
 
 import ctypes
+import importlib.metadata as metadata
 import os
 import sys
 from typing import Callable
 
 import numpy as np
+
+from .fastpath import jit_module
 
 __all__ = ["prime_sgemm", "prime_scipy_sgemm", "PRIME_SHAPES", "matmul", "gemm", "matmul_for",
            "library", "set_library", "mkl_library", "mkl_path", "MIN_WORK", "ENV", "LIBRARIES"]
@@ -123,11 +126,10 @@ _jit = None                                      # common.blas_jit once loaded
 def mkl_path() -> str | None:
     """Where the installed ``mkl`` wheel put ``libmkl_rt`` (from the distribution's file
     list), else ``sys.prefix``'s ``lib``; None when neither has it."""
-    import importlib.metadata as md
     names = ("libmkl_rt.so", "mkl_rt.", "libmkl_rt.")
     try:
-        files = md.distribution("mkl").files or []
-    except md.PackageNotFoundError:
+        files = metadata.distribution("mkl").files or []
+    except metadata.PackageNotFoundError:
         files = []
     for f in files:
         if f.name.startswith(names) and not f.name.endswith((".a", ".lib", ".dbg")):
@@ -231,7 +233,6 @@ def _load():
     (and numpy the library) where MKL or numba is missing."""
     global _jit, _library
     if _jit is None and library() == "mkl":
-        from .fastpath import jit_module
         _jit = jit_module("common.blas_jit")
         if _jit is None:
             _library = "numpy"
