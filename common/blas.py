@@ -1,6 +1,56 @@
-"""One float32 product at import, so OpenBLAS's small sgemm runs at full speed in every process.
+"""The one product entry point of both engines -- MKL where installed, numpy otherwise -- and
+one float32 product at import, so OpenBLAS's small sgemm runs at full speed in every process.
 
-Why.  numpy's OpenBLAS (scipy-openblas 0.3.31, core "Haswell", which AMD Zen uses too) runs
+Products.  :func:`matmul` (``a @ b``, the registry's ``MatMul`` itself) and :func:`gemm`
+(``out = a @ b + beta * out`` in place: the static loop pass's weight-gradient sums, the
+convolutions' GEMMs) run a float32 or float64 product on Intel's MKL (``cblas_?gemm``) when
+the ``mkl`` wheel is installed (the ``[blas]`` extra) and the product is large enough, else
+numpy's ``matmul``.  Operands of any strides: a transposed view (``w.T``, ``h.T``) is MKL's
+``CblasTrans`` with no copy.  :mod:`common.blas_jit` calls MKL from numba-compiled code (a
+ctypes call costs more than small products gain).  MKL runs with the threads numpy's
+OpenBLAS would use (``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``, the
+CPUs): one thread is MKL's SEQUENTIAL layer (no OpenMP runtime loaded at all: checked in
+``/proc/self/maps``), more the Intel OpenMP one (``libiomp5`` beside PyTorch's ``libgomp``:
+both load, nothing breaks; their spinning pools may compete when a program interleaves
+them).
+
+PyTorch in the same process.  ``libmkl_rt`` loads its pieces (``libmkl_core``,
+``libmkl_intel_lp64``...) into the process's global symbol scope itself, whatever mode
+ctypes loads it with; PyTorch's ``libtorch_cpu`` carries a static MKL whose symbols it
+exports, and its calls bind to the first definition: loaded after this MKL, ``torch.mm``
+runs on the wheel's oneMKL 2026 Update 2 instead of its own 2024.0 Update 2 (``MKL_VERBOSE=1``);
+loaded before, on its own.  The same functions either way, and no change measured (one
+thread, 512x512x512 float32: 1.83 against 1.81 ms; the bench's LSTM is oneDNN's, not MKL's
+BLAS).  Loading MKL into a namespace of its own (``dlmopen``) crashed on the first call.
+
+Why MKL.  On this machine (2 vCPUs Sapphire Rapids, AVX-512, one thread, float32) numpy's
+OpenBLAS (SkylakeX kernels) runs the project's product shapes at ~100 GFLOP/s, MKL (which
+PyTorch links) at ~145: thread CPU time per product, best of 9x(2e6 / work) calls::
+
+    ======================  =======  =======  =====
+    shape (m x k x n)       numpy    MKL      ratio
+    ======================  =======  =======  =====
+    32 x 128 x 512 (LSTM)   39.8 us  27.9 us  0.70
+    32 x 512 x 128          41.8     27.4     0.66
+    64 x 784 x 256 (mlp)    207      152      0.73
+    1600 x 32 x 512         538      359      0.67
+    64 x 64 x 64            4.48     5.08     1.13   (through matmul: numpy keeps it)
+    32 x 64 x 128           4.65     5.06     1.09
+    64 x 128 x 128          19.1     14.7     0.77
+    ======================  =======  =======  =====
+
+float64: 0.6-0.8 from 32 x 64 x 128.  Below ``m * n * k`` of 2**20 (float32; 2**19 float64:
+:data:`MIN_WORK`) the two are within the call's overhead of each other and numpy keeps the
+product; an in-place sum (``gemm`` with ``beta`` 1) runs on MKL at any size: numpy needs a
+temporary and an addition (``acc += s.T @ g``, 32 x 32 x 512: numpy 10.7 us, scipy's in-place
+``sgemm`` 8.9, MKL 8.1; 20 x 20 x 1: 1.2 / 0.8 / 0.6 us).
+
+Same bits every run.  Which library runs a product depends on its shapes and dtypes only (no
+timing race); MKL's result does not depend on the operands' alignment (tested), and its
+threads are fixed at load.  ``set_library("numpy")`` (or ``COMMON_BLAS=numpy`` in the
+environment) runs every product on numpy: ``np.matmul``'s bits, ``out += a @ b`` for a sum.
+
+Priming.  numpy's OpenBLAS (scipy-openblas 0.3.31, core "Haswell", which AMD Zen uses too) runs
 every small float32 product 1.5-3x slower in a process whose first products were small,
 for as long as the process lives.  The cause is one prefetch in its sgemm kernel
 (``kernel/x86_64/sgemm_kernel_8x4_haswell_2.c``, ``COMPUTE_n12``): while it multiplies one
@@ -143,8 +193,9 @@ def mkl_path() -> str | None:
 
 
 def _threads() -> int:
-    """The threads numpy's OpenBLAS runs with by default: ``OPENBLAS_NUM_THREADS``, else
-    ``OMP_NUM_THREADS``, else the CPUs this process may run on."""
+    """MKL's threads: ``MKL_NUM_THREADS``, else what numpy's OpenBLAS runs with by default:
+    ``OPENBLAS_NUM_THREADS``, else ``OMP_NUM_THREADS``, else the CPUs this process may run
+    on."""
     for name in ("MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
         try:
             n = int(os.environ.get(name, "").split(",")[0])
@@ -159,7 +210,7 @@ def _threads() -> int:
 
 
 def mkl_library() -> ctypes.CDLL | None:
-    """MKL's ``libmkl_rt``, loaded once (privately: ``RTLD_LOCAL``) and set up -- the 32-bit
+    """MKL's ``libmkl_rt``, loaded once and set up -- the 32-bit
     integer interface, and with one thread MKL's SEQUENTIAL layer (no OpenMP runtime beside
     numpy's or PyTorch's), else the Intel OpenMP layer with :func:`_threads` threads; a
     ``MKL_THREADING_LAYER`` of the environment wins.  None where it is not installed or does

@@ -6,11 +6,11 @@ the three ``a.ctypes.data`` it needs cost ~3-5 us per product in Python, more th
 unboxes the arrays, and the whole call (allocation of the result included) costs about what
 numpy's own ``matmul`` call costs (4x4 float32: 0.72 us against numpy's 0.65 us, measured).
 
-The library: :func:`common.blas.mkl_library` loads ``libmkl_rt`` with ctypes, privately
-(``RTLD_LOCAL``: its ``cblas_sgemm`` never interposes on another library's, e.g. the MKL
-inside PyTorch), and this module gives LLVM the two functions' addresses under names of its
-own (``llvmlite.binding.add_symbol``), which the compiled code -- cached on disk,
-``cache=True`` -- refers to by name.
+The library: :func:`common.blas.mkl_library` loads ``libmkl_rt`` with ctypes, and this
+module gives LLVM the two functions' addresses under names of its own
+(``llvmlite.binding.add_symbol``), which the compiled code -- cached on disk, ``cache=True``
+-- refers to by name: whichever library defines ``cblas_sgemm`` first in the process (see
+:mod:`common.blas` on PyTorch), the products call the one ``libmkl_rt`` loaded.
 
 Layout.  Each operand is a 2-D view; a row-major one is passed as is, a column-major one (a
 transposed view, ``w.T``) as the row-major matrix it is the transpose of, with ``CblasTrans``:
