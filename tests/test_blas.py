@@ -258,3 +258,38 @@ def test_the_loop_pass_emits_mkls_product_for_large_shapes_only():
     assert _product("h", "w", (32, 128), (128, 512)) == "_matmul(h, w)"
     assert _product("h", "w", (None, 128), (128, 512)) == "_matmul(h, w)"
     assert HELPERS["_matmul"] is blas.matmul
+
+
+def test_threads_follow_numpys_openblas_defaults(monkeypatch):
+    for name in ("MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert blas._threads() == 3
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    assert blas._threads() == 2
+    monkeypatch.setenv("MKL_NUM_THREADS", "5")
+    assert blas._threads() == 5
+    for name in ("MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        monkeypatch.setenv(name, "many")
+    assert blas._threads() == len(os.sched_getaffinity(0))
+
+
+_MAPS = """
+import numpy as np
+from common import blas
+a = np.ones((256, 256), np.float32)
+blas.matmul(a, a)
+assert blas._jit is not None
+print(open("/proc/self/maps").read())
+"""
+
+
+@needs_mkl
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_one_thread_is_mkls_sequential_layer_without_openmp():
+    env = {**os.environ, "PYTHONPATH": REPO, "MKL_NUM_THREADS": "1"}
+    env.pop("MKL_THREADING_LAYER", None)
+    maps = subprocess.run([sys.executable, "-c", _MAPS], capture_output=True, text=True,
+                          env=env, check=True).stdout
+    assert "libmkl_sequential" in maps and "libiomp5" not in maps and "libmkl_intel_thread" \
+        not in maps
