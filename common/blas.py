@@ -358,7 +358,8 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None, *,
          beta: float = 0.0) -> np.ndarray:
     """``out = a @ b + beta * out`` written into ``out`` and returned (``out`` None: ``a @ b``,
     a new array).  Matrices, or stacks of as many matrices (3-D) and no broadcasting, of any
-    strides; ``out`` row- or column-major (a transposed view: ``acc.T``).  With ``beta`` 0
+    strides; ``out`` row- or column-major (a transposed view: ``acc.T``), sharing no memory
+    with ``a`` or ``b`` (not checked: BLAS writes it while reading them).  With ``beta`` 0
     what ``out`` held is not read (NaN included), as in BLAS.  On MKL (the library) for one
     float dtype throughout -- at any size with ``beta`` not 0 (in place: no temporary), from
     :data:`MIN_WORK` with ``beta`` 0 -- else numpy's bits: ``np.matmul(a, b, out=out)``, or
