@@ -303,16 +303,14 @@ def _first(name: str, failed) -> Callable:
     return first
 
 
-_MATMUL: dict[np.dtype, Callable] = {}
-"""dtype -> MKL's ``a @ b`` of matrices (None: use numpy); empty while numpy is the library."""
 _GEMM: dict[np.dtype, Callable] = {}
-"""dtype -> MKL's in-place ``c = a @ b + beta * c`` (False: use numpy); likewise."""
-_MATMUL_STACK: dict[np.dtype, Callable] = {}
+"""dtype -> MKL's in-place ``c = a @ b + beta * c`` of matrices (False: use numpy); empty
+while numpy is the library."""
 _GEMM_STACK: dict[np.dtype, Callable] = {}
-_KERNELS = (_MATMUL, _GEMM, _MATMUL_STACK, _GEMM_STACK)
-_NAMES = ("matmul", "gemm", "matmul_stack", "gemm_stack")
-_FIRST = (_first("matmul", None), _first("gemm", False), _first("matmul_stack", None),
-          _first("gemm_stack", False))
+"""Likewise for stacks of matrices."""
+_KERNELS = (_GEMM, _GEMM_STACK)
+_NAMES = ("gemm", "gemm_stack")
+_FIRST = (_first("gemm", False), _first("gemm_stack", False))
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -335,21 +333,27 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if b.ndim == 2:
         if a.ndim == 2:
             m, k = a.shape
-            if m * k * b.shape[1] >= _LEAST:
-                return _large(a, b, _MATMUL)
+            n = b.shape[1]
+            dtype = a.dtype
+            if m * k * n >= MIN_WORK.get(dtype, _NEVER) and b.dtype == dtype:
+                kernel = _GEMM.get(dtype)
+                if kernel is not None:
+                    c = np.empty((m, n), dtype)
+                    if kernel(a, b, c, 0.0):
+                        return c
     elif b.ndim == 3 and a.ndim == 3 and a.shape[1] * a.shape[2] * b.shape[2] >= _LEAST:
-        return _large(a, b, _MATMUL_STACK)
+        return _large(a, b, _GEMM_STACK)
     return np.matmul(a, b)
 
 
 def _large(a: np.ndarray, b: np.ndarray, kernels: dict) -> np.ndarray:
     """``a @ b`` of two matrices or two stacks of ``_LEAST`` work or more: MKL's when the
-    dtypes and :data:`MIN_WORK` say so."""
+    dtypes and :data:`MIN_WORK` say so, into a result numpy allocates."""
     kernel = kernels.get(a.dtype)
-    if kernel is not None and b.dtype == a.dtype and \
+    if kernel is not None and b.dtype == a.dtype and a.shape[:-2] == b.shape[:-2] and \
             a.shape[-2] * a.shape[-1] * b.shape[-1] >= MIN_WORK[a.dtype]:
-        c = kernel(a, b)
-        if c is not None:
+        c = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
+        if kernel(a, b, c, 0.0):
             return c
     return np.matmul(a, b)
 

@@ -14,8 +14,10 @@ module gives LLVM the two functions' addresses under names of its own
 
 Layout.  Each operand is a 2-D view; a row-major one is passed as is, a column-major one (a
 transposed view, ``w.T``) as the row-major matrix it is the transpose of, with ``CblasTrans``:
-no copy.  Another layout (a strided slice of both axes) is copied first.  The result is
-row-major (``out`` must be C-contiguous).  Nothing here is called directly; it is loaded by
+no copy.  Another layout (a strided slice of both axes) is left to numpy.  A column-major
+result is computed as its transpose, ``c^T = b^T a^T``.  Nothing is allocated here: the
+caller allocates the result with numpy, so ``tracemalloc`` (the bench's peak memory) sees it
+as it sees numpy's own products (numba's allocator is invisible to it).  Nothing here is called directly; it is loaded by
 :func:`common.blas.gemm` through :func:`common.fastpath.jit_module`.
 """
 from __future__ import annotations
@@ -28,7 +30,7 @@ from numba import njit, types
 
 from .blas import mkl_library
 
-__all__ = ["matmul", "gemm", "matmul_stack", "gemm_stack", "SYMBOLS"]
+__all__ = ["gemm", "gemm_stack", "SYMBOLS"]
 
 SYMBOLS = {"sgemm": "common_blas_mkl_cblas_sgemm", "dgemm": "common_blas_mkl_cblas_dgemm"}
 """MKL's ``cblas_?gemm`` as the compiled code names them (names no library exports)."""
@@ -77,7 +79,7 @@ def _operand(x):    # pragma: no cover (numba)
 @njit(cache=True, nogil=True, inline="always")
 def _into(a, b, c, beta):    # pragma: no cover (numba)
     """``c = a @ b + beta * c``, all three of one float dtype; False (nothing done) when the
-    shapes do not match, or are past MKL's 32-bit integers, or ``c`` is neither row- nor
+    shapes do not match, or are past MKL's 32-bit integers, or an operand is neither row- nor
     column-major (the caller runs numpy's product, which raises numpy's error or copes)."""
     m, k = a.shape
     n = b.shape[1]
@@ -97,13 +99,9 @@ def _into(a, b, c, beta):    # pragma: no cover (numba)
             c *= beta
         return True
     ta, lda = _operand(a)
-    if ta == 0:
-        a = np.ascontiguousarray(a)
-        ta, lda = _NO_TRANS, k
     tb, ldb = _operand(b)
-    if tb == 0:
-        b = np.ascontiguousarray(b)
-        tb, ldb = _NO_TRANS, n
+    if ta == 0 or tb == 0:
+        return False
     pa, pb = a.ctypes.data, b.ctypes.data
     if tc == _TRANS:                  # column-major c: c^T = b^T @ a^T, row-major
         m, n, ta, tb, lda, ldb, pa, pb = n, m, _flip(tb), _flip(ta), ldb, lda, pb, pa
@@ -122,30 +120,9 @@ def _flip(trans):    # pragma: no cover (numba)
 
 
 @njit(cache=True, nogil=True)
-def matmul(a, b):    # pragma: no cover (numba)
-    """``a @ b`` of two float32 or two float64 matrices, a new C-contiguous array (None: use
-    numpy)."""
-    c = np.empty((a.shape[0], b.shape[1]), a.dtype)
-    return c if _into(a, b, c, 0.0) else None
-
-
-@njit(cache=True, nogil=True)
 def gemm(a, b, c, beta):    # pragma: no cover (numba)
     """``c = a @ b + beta * c`` in place (matrices of one float dtype); False: use numpy."""
     return _into(a, b, c, beta)
-
-
-@njit(cache=True, nogil=True)
-def matmul_stack(a, b):    # pragma: no cover (numba)
-    """``a @ b`` of two stacks of matrices (3-D, the same number), a new C-contiguous array
-    (None: use numpy)."""
-    if a.shape[0] != b.shape[0]:
-        return None
-    c = np.empty((a.shape[0], a.shape[1], b.shape[2]), a.dtype)
-    for i in range(a.shape[0]):
-        if not _into(a[i], b[i], c[i], 0.0):
-            return None
-    return c
 
 
 @njit(cache=True, nogil=True)
