@@ -21,7 +21,8 @@ The modules, in the order an op is put together::
     display       both engines' graphs drawn with matplotlib over layout: picture files and
                   notebook display (_repr_svg_), large graphs folded by name scope
     notebook      HTML pieces for notebook display (collapsible sections, tables)
-    blas          one float32 product at import: OpenBLAS's small products at full speed
+    blas          the one product entry point (matmul, gemm): MKL where the mkl wheel is
+                  installed, numpy otherwise; primes numpy's OpenBLAS at import
 
 >>> from common import REGISTRY
 >>> REGISTRY["Mul"].torch_name

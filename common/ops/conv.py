@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..blas import matmul
 from ..errors import ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
@@ -138,7 +139,7 @@ def _grad_matrix(g, groups):
 def _im2col_conv(x, w, strides, pads, dilations, groups):
     """The exact kernel: im2col + one GEMM (any stride, dilation, groups and dtype)."""
     cols, (n, ho, wo) = _cols(x, w.shape[:2], strides, dilations, pads, groups)
-    out = np.matmul(cols, _filter_matrix(w, groups))           # (groups, M, Og)
+    out = matmul(cols, _filter_matrix(w, groups))              # (groups, M, Og)
     return out.transpose(1, 0, 2).reshape(n, ho, wo, w.shape[3])
 
 
@@ -195,7 +196,7 @@ def _col2im_input_grad(g, w, hw, strides, padding, dilations, groups):
     dx = np.zeros((n, hw[0] + pt + pb, hw[1] + pl + pr, groups, cg), dtype=np.result_type(g, w))
     for p in range(kh):
         for q in range(kw):
-            part = gm[0] @ wg[p, q, 0] if groups == 1 else np.matmul(gm, wg[p, q]).transpose(1, 0, 2)
+            part = matmul(gm[0], wg[p, q, 0]) if groups == 1 else matmul(gm, wg[p, q]).transpose(1, 0, 2)
             dx[:, p * dh:p * dh + sh * (ho - 1) + 1:sh, q * dw:q * dw + sw * (wo - 1) + 1:sw] += \
                 part.reshape(n, ho, wo, groups, cg)
     return dx[:, pt:pt + hw[0], pl:pl + hw[1]].reshape(n, hw[0], hw[1], groups * cg)
@@ -236,7 +237,7 @@ def conv_input_grad_nhwc(g, w, hw, strides, padding, dilations, groups):
 def _im2col_filter_grad(x, g, khw, strides, pads, dilations, groups):
     """The exact filter gradient ``cols^T @ g`` (any stride, dilation, groups and dtype)."""
     cols, _ = _cols(x, khw, strides, dilations, pads, groups)
-    dw = np.matmul(cols.transpose(0, 2, 1), _grad_matrix(g, groups))   # (groups, K, Og)
+    dw = matmul(cols.transpose(0, 2, 1), _grad_matrix(g, groups))      # (groups, K, Og)
     cg, og = x.shape[3] // groups, g.shape[3] // groups
     return dw.reshape(groups, khw[0], khw[1], cg, og).transpose(1, 2, 3, 0, 4).reshape(
         khw[0], khw[1], cg, groups * og)

@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..blas import matmul, matmul_for
 from ..errors import DTypeError, ShapeError
 from ..examples import Example as E
 from ..registry import Spec, defop
@@ -61,23 +62,15 @@ defop("SwapLastAxes", lambda x: np.swapaxes(x, -1, -2), _swap_last_axes_infer, i
       grads=(lambda F, g: F.swap_last_axes(g),))
 
 
-def _matmul(a, b):
-    """``a @ b``; a stack of matrices times one matrix as ONE product: numpy multiplies such a
-    stack matrix by matrix, ~10x slower (float32 16x32x128 @ 128x128: 157 ms against 15 ms
-    folded, measured) -- every ``Linear`` on a sequence is this product.  A stack that is a
-    permuted view is copied first (a copy costs a few percent of the product it saves)."""
-    if a.ndim > 2 and b.ndim == 2 and a.shape[-1] and a.size:
-        return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(*a.shape[:-1], b.shape[-1])
-    return np.matmul(a, b)
-
-
 def _static_matmul(a_shape, b_shape):
-    """A product of matrices known to be at most 2-D never folds: numpy's own matmul, without
-    ``_matmul``'s Python call (~0.3 us a product, which a small RNN step feels)."""
-    return np.matmul if a_shape is not None and len(a_shape) <= 2 else None
+    """A product of matrices known to be at most 2-D never folds: :func:`common.blas.matmul_for`
+    picks its function once, numpy's own ``matmul`` for a small one (no Python call between:
+    ~0.3 us a product, which a small RNN step feels).  (The impl, :func:`common.blas.matmul`:
+    MKL from a size where installed; a stack times a matrix folded into one product.)"""
+    return matmul_for(a_shape, b_shape) if a_shape is not None and len(a_shape) <= 2 else None
 
 
-defop("MatMul", _matmul, _matmul_infer, static_impl=_static_matmul, inputs=("a", "b"), fname="matmul",
+defop("MatMul", matmul, _matmul_infer, static_impl=_static_matmul, inputs=("a", "b"), fname="matmul",
       torch_name="MmBackward0",
       torch_names={"bmm": "BmmBackward0", "batched": "UnsafeViewBackward0"},
       examples=(E(((2, 3), (3, 4))), E(((5, 2, 3), (3, 4))), E(((5, 2, 3), (5, 3, 1))),

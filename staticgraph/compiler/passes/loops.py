@@ -44,7 +44,7 @@ from typing import Callable, Iterator, NamedTuple
 import numpy as np
 from scipy.linalg import blas
 
-from common.blas import prime_scipy_sgemm
+from common.blas import gemm, matmul, matmul_for, prime_scipy_sgemm
 from common.indexing import ARRAY
 from common.shapes import sum_to_shape
 
@@ -95,33 +95,28 @@ def _hoist(xs: np.ndarray, w: np.ndarray, i, per: int, lo: int | None, hi: int |
     part = xs[start:start + per] if i >= 0 else xs[i][None]
     if lo is None:
         return np.matmul(w, part), None, start
-    flat = np.matmul(part.reshape(-1, part.shape[-1]), w[lo:hi])
+    flat = matmul(part.reshape(-1, part.shape[-1]), w[lo:hi])
     rest = None if rest_lo is None else w[rest_lo:rest_hi]
     return flat.reshape(*part.shape[:-1], w.shape[-1]), rest, start
 
 
 prime_scipy_sgemm()     # scipy's OpenBLAS is a copy of its own, slow until primed (common.blas)
-_GEMM = {np.dtype(np.float32): blas.sgemm, np.dtype(np.float64): blas.dgemm}
 
 
 def _accumulate(acc: np.ndarray, chunk: list, axis: int) -> None:
     """``acc += sum_t S_t^T @ G_t`` (``axis`` 0) or ``acc += sum_t G_t @ S_t^T`` (``axis`` 1)
-    over ``chunk`` (pairs ``(S_t, G_t)``) as one product written into ``acc`` itself (BLAS
-    ``gemm`` with ``beta=1`` on ``acc``'s transpose: no product-sized temporary); empties it."""
+    over ``chunk`` (pairs ``(S_t, G_t)``) as one product written into ``acc`` itself
+    (:func:`common.blas.gemm` with ``beta=1``: no product-sized temporary on MKL); empties it."""
     if len(chunk) == 1:
         s, g = chunk[0]
     else:
         s = np.concatenate([p[0] for p in chunk], axis)
         g = np.concatenate([p[1] for p in chunk], axis)
     chunk.clear()
-    gemm = _GEMM.get(acc.dtype)
-    if gemm is None or not s.dtype == g.dtype == acc.dtype or not acc.flags.c_contiguous or \
-            not s.flags.c_contiguous or not g.flags.c_contiguous:
-        acc += np.matmul(s.T, g) if axis == 0 else np.matmul(g, s.T)
-    elif axis == 0:
-        gemm(1.0, g.T, s.T, 1.0, acc.T, trans_b=1, overwrite_c=1)   # acc.T += g.T @ s
+    if axis == 0:
+        gemm(s.T, g, acc, beta=1.0)
     else:
-        gemm(1.0, s.T, g.T, 1.0, acc.T, trans_a=1, overwrite_c=1)   # acc.T += s @ g.T
+        gemm(g, s.T, acc, beta=1.0)
 
 
 _GEMV = {np.dtype(np.float32): blas.sgemv, np.dtype(np.float64): blas.dgemv}
@@ -249,7 +244,9 @@ def hoisted_products(plan: Plan, fixed: set[int], reads_ok: bool, prefix: str) -
         split = rows_of[0]
         bounds = (0, split, split, None) if j == 0 else (split, None, 0, split)
         before.append(f"{cache} = None")
-        steps[k] = _indexed(prefix, k, xs, w, i, out, _per_chunk(step), bounds, parts[1 - j])
+        shapes = (uses.tensor[parts[1 - j]]._shape, (rows_of[1 - j], w_t._shape[1]))
+        steps[k] = _indexed(prefix, k, xs, w, i, out, _per_chunk(step), bounds, parts[1 - j],
+                            shapes)
     return LoopRewrite(steps, before, [])
 
 
@@ -259,7 +256,7 @@ def _per_chunk(step: Step) -> int:
 
 
 def _indexed(prefix: str, k: int, xs: int, w: int, i: int, out: int, per: int, bounds: tuple,
-             rest: int | None) -> Lines:
+             rest: int | None, shapes: tuple = (None, None)) -> Lines:
     """The lines of a hoisted product: the chunk holding step ``i`` (made when ``i`` leaves
     the chunk at hand), indexed, plus the recurrent part's product."""
     cache, rows, start = f"{prefix}hp{k}", f"{prefix}hw{k}", f"{prefix}hs{k}"
@@ -272,7 +269,7 @@ def _indexed(prefix: str, k: int, xs: int, w: int, i: int, out: int, per: int, b
                  f"{lo!r}, {hi!r}, {rest_lo!r}, {rest_hi!r})")
         value = f"{cache}[{i_} - {start}]"
         if rest is not None:
-            value += f" + {names[rest]} @ {rows}"
+            value += f" + {_product(names[rest], rows, *shapes)}"
         return [first, f"{pad}{names[out]} = {value}"]
     return lines
 
@@ -360,16 +357,26 @@ def split_products(plan: Plan, skip: set[int] = frozenset()) -> LoopRewrite:
                 sum(widths) != b_t._shape[1]:
             continue
         lo = sum(widths[:which])
-        steps[k] = _columns(step.inputs, out, lo, lo + widths[which])
+        steps[k] = _columns(step.inputs, out, lo, lo + widths[which], a_t._shape)
         steps[j] = _renamed(out, part.outputs[0])
     return LoopRewrite(steps, [], [])
 
 
-def _columns(inputs: tuple[int, int], out: int, lo: int, hi: int) -> Lines:
+def _columns(inputs: tuple[int, int], out: int, lo: int, hi: int, a_shape: tuple) -> Lines:
     def lines(names: dict[int, str], pad: str) -> list[str]:
         a, b = inputs
-        return [f"{pad}{names[out]} = {names[a]} @ {names[b]}[:, {lo!r}:{hi!r}]"]
+        product = _product(names[a], f"{names[b]}[:, {lo!r}:{hi!r}]", a_shape, (None, hi - lo))
+        return [f"{pad}{names[out]} = {product}"]
     return lines
+
+
+def _product(a: str, b: str, a_shape: tuple | None, b_shape: tuple | None) -> str:
+    """The generated code of the product ``a @ b`` of matrices of these static shapes: numpy's
+    operator where :func:`common.blas.matmul_for` leaves it to numpy (small), else
+    ``_matmul(a, b)`` (:func:`common.blas.matmul`: MKL where installed)."""
+    if matmul_for(a_shape, b_shape) is np.matmul:
+        return f"{a} @ {b}"
+    return f"_matmul({a}, {b})"
 
 
 def _renamed(src: int, out: int) -> Lines:
@@ -472,5 +479,6 @@ def _collect(chunk: str, s: int, g: int) -> Lines:
     return lines
 
 
-HELPERS = {"_hoist": _hoist, "_accumulate": _accumulate, "_add_rows": _add_rows}
+HELPERS = {"_hoist": _hoist, "_accumulate": _accumulate, "_add_rows": _add_rows,
+           "_matmul": matmul}
 """The functions the rewritten lines call, by the names a kernel's source binds them to."""
