@@ -7,7 +7,9 @@ convolutions' GEMMs) run a float32 or float64 product on Intel's MKL (``cblas_?g
 the ``mkl`` wheel is installed (the ``[blas]`` extra) and the product is large enough, else
 numpy's ``matmul``.  Operands of any strides: a transposed view (``w.T``, ``h.T``) is MKL's
 ``CblasTrans`` with no copy.  :mod:`common.blas_jit` calls MKL from numba-compiled code (a
-ctypes call costs more than small products gain).  MKL runs with the threads numpy's
+ctypes call costs more than small products gain); the first product that runs on MKL loads
+numba, MKL and the cached kernels, ~0.3 s of CPU once per process (0.13 s numba's import,
+0.17 s the rest, measured).  MKL runs with the threads numpy's
 OpenBLAS would use (``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``, the
 CPUs): one thread is MKL's SEQUENTIAL layer (no OpenMP runtime loaded at all: checked in
 ``/proc/self/maps``), more the Intel OpenMP one (``libiomp5`` beside PyTorch's ``libgomp``:

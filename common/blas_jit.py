@@ -119,13 +119,21 @@ def _flip(trans):    # pragma: no cover (numba)
     return _TRANS if trans == _NO_TRANS else _NO_TRANS
 
 
-@njit(cache=True, nogil=True)
+def _kernel_signatures(ndim: int) -> list:
+    """One signature per float dtype, every array of any layout (``A``): two machine-code
+    versions in all, compiled once (``cache=True``) -- not one per layout combination met
+    (C, F or A for each of three arrays), each compiled on first use (~1 s)."""
+    return [types.boolean(*[types.Array(t, ndim, "A")] * 3, types.float64)
+            for t in (types.float32, types.float64)]
+
+
+@njit(_kernel_signatures(2), cache=True, nogil=True)
 def gemm(a, b, c, beta):    # pragma: no cover (numba)
     """``c = a @ b + beta * c`` in place (matrices of one float dtype); False: use numpy."""
     return _into(a, b, c, beta)
 
 
-@njit(cache=True, nogil=True)
+@njit(_kernel_signatures(3), cache=True, nogil=True)
 def gemm_stack(a, b, c, beta):    # pragma: no cover (numba)
     """``c = a @ b + beta * c`` in place, stacks of matrices (3-D, the same number); False
     (nothing done): use numpy."""
