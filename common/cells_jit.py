@@ -140,18 +140,24 @@ def lstm_layer_step_grad(ws, c_src, c_off, g_out, dh, dc, dgates, one):    # pra
     ``gh = g_out + dh`` (the output's cotangent and the next step's ``dgates @ W_hh``) and
     ``gc = dc``, which it overwrites with the previous cell state's gradient (each element
     is read before it is written); ``ws`` is the step's ``(rows, 6H)`` workspace, the
-    previous cell state in ``c_src``'s columns ``c_off`` to ``c_off + H``."""
+    previous cell state in ``c_src``'s columns ``c_off`` to ``c_off + H``.  Block slices per
+    row, as :func:`lstm_cell`: 7 us for a (32, 128) state where indexing the rows at offsets
+    took 10.4 (the same bits)."""
     rows, n = dc.shape
     for r in range(rows):
+        w_i, w_f, w_g, w_o = ws[r, :n], ws[r, n:2 * n], ws[r, 2 * n:3 * n], ws[r, 3 * n:4 * n]
+        w_t, c_old = ws[r, 4 * n:5 * n], c_src[r, c_off:c_off + n]
+        go, dh_r, dc_r = g_out[r], dh[r], dc[r]
+        d_i, d_f, d_g, d_o = dgates[r, :n], dgates[r, n:2 * n], dgates[r, 2 * n:3 * n], \
+            dgates[r, 3 * n:]
         for k in range(n):
-            i, f, g = ws[r, k], ws[r, n + k], ws[r, 2 * n + k]
-            o, t = ws[r, 3 * n + k], ws[r, 4 * n + k]
-            gh = g_out[r, k] + dh[r, k]
+            i, f, g, o, t = w_i[k], w_f[k], w_g[k], w_o[k], w_t[k]
+            gh = go[k] + dh_r[k]
             d = gh * o
             d *= one - t * t
-            d += dc[r, k]
-            dgates[r, k] = (d * g) * (i * (one - i))
-            dgates[r, n + k] = (d * c_src[r, c_off + k]) * (f * (one - f))
-            dgates[r, 2 * n + k] = (d * i) * (one - g * g)
-            dgates[r, 3 * n + k] = (gh * t) * (o * (one - o))
-            dc[r, k] = d * f
+            d += dc_r[k]
+            d_i[k] = (d * g) * (i * (one - i))
+            d_f[k] = (d * c_old[k]) * (f * (one - f))
+            d_g[k] = (d * i) * (one - g * g)
+            d_o[k] = (gh * t) * (o * (one - o))
+            dc_r[k] = d * f
