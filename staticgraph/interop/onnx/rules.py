@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
+from onnx import helper
 
 from common import REGISTRY
 from common.indexing import ARRAY, Slice
@@ -709,7 +710,6 @@ def _lstm_layer(ctx, op, ins, outs):
     """LSTMLayer -> one Scan over the steps (backwards for ``reverse``: the workspace and
     ``out`` stay in time order), its body ``x + h @ w`` and :func:`_lstm_cell_nodes`; ``h``
     and ``c`` carried, ``out`` and the workspace ``[i, f, g, o, tanh(c'), c']`` scanned out."""
-    from onnx import helper
     body = type(ctx)(ctx.exporter, ctx, f"{op.name}/body/")
     h, c, x = (body.fresh(n) for n in ("h", "c", "x"))
     h_new, c_new, blocks = _lstm_cell_nodes(
