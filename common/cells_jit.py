@@ -112,13 +112,15 @@ def gru_cell_grad(ws, h, dh, gws, d_gi, d_gh, d_h, one):    # pragma: no cover (
 
 
 @njit(cache=True, nogil=True)
-def lstm_layer_step(gx, hw, c_src, c_off, ws, h):    # pragma: no cover (numba)
+def lstm_layer_step(gx, b, hw, c_src, c_off, ws, h):    # pragma: no cover (numba)
     """One step of ``common.ops.rnn_layer``'s ``LSTMLayer``: :func:`lstm_cell` on the gates
-    ``gx + hw`` (both ``(rows, 4H)``: the projected input and ``h @ W_hh.T``, summed here
-    rather than in a pass of their own), the previous cell state in columns ``c_off`` to
-    ``c_off + H`` of ``c_src`` (``c0``, or the previous step's workspace); writes ``h'``
-    into ``h`` and ``[i, f, g, o, tanh(c'), c']`` into ``ws`` ``(rows, 6H)``."""
+    ``(gx + b) + hw`` (``(rows, 4H)``: the projected input, the bias ``(4H,)`` and ``h @
+    W_hh.T``, summed here rather than in passes of their own), the previous cell state in
+    columns ``c_off`` to ``c_off + H`` of ``c_src`` (``c0``, or the previous step's
+    workspace); writes ``h'`` into ``h`` and ``[i, f, g, o, tanh(c'), c']`` into ``ws``
+    ``(rows, 6H)``."""
     rows, n = h.shape
+    b_i, b_f, b_g, b_o = b[:n], b[n:2 * n], b[2 * n:3 * n], b[3 * n:]
     for r in range(rows):
         x_i, x_f, x_g, x_o = gx[r, :n], gx[r, n:2 * n], gx[r, 2 * n:3 * n], gx[r, 3 * n:]
         y_i, y_f, y_g, y_o = hw[r, :n], hw[r, n:2 * n], hw[r, 2 * n:3 * n], hw[r, 3 * n:]
@@ -126,8 +128,10 @@ def lstm_layer_step(gx, hw, c_src, c_off, ws, h):    # pragma: no cover (numba)
         w_t, w_c = ws[r, 4 * n:5 * n], ws[r, 5 * n:]
         c_old, h_new = c_src[r, c_off:c_off + n], h[r]
         for k in range(n):
-            i, f = vmath.sigmoid(x_i[k] + y_i[k]), vmath.sigmoid(x_f[k] + y_f[k])
-            g, o = vmath.tanh(x_g[k] + y_g[k]), vmath.sigmoid(x_o[k] + y_o[k])
+            i = vmath.sigmoid((x_i[k] + b_i[k]) + y_i[k])
+            f = vmath.sigmoid((x_f[k] + b_f[k]) + y_f[k])
+            g = vmath.tanh((x_g[k] + b_g[k]) + y_g[k])
+            o = vmath.sigmoid((x_o[k] + b_o[k]) + y_o[k])
             cell = c_old[k] * f + i * g
             t = vmath.tanh(cell)
             w_i[k], w_f[k], w_g[k], w_o[k], w_t[k], w_c[k] = i, f, g, o, t, cell

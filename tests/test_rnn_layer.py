@@ -127,7 +127,7 @@ def test_the_compiled_kernels_and_the_numpy_code_agree(monkeypatch):
     rng = np.random.default_rng(4)
     steps, batch, n = 3, 16, 128
     args = [rng.standard_normal(s).astype(np.float32)
-            for s in ((steps, batch, 4 * n), (batch, n), (batch, n), (n, 4 * n))]
+            for s in ((steps, batch, 4 * n), (batch, n), (batch, n), (n, 4 * n), (4 * n,))]
     args[3] *= 0.1
     g = [rng.standard_normal(s).astype(np.float32) for s in ((steps, batch, n), (batch, n), (batch, n))]
     runs = []
@@ -159,7 +159,7 @@ def test_a_gradient_through_the_workspace_matches_finite_differences():
     """The workspace's cotangent is None on a first-order backward (no zero array of its
     size); a loss that reads it takes the rule's per-step form -- checked here directly."""
     rng = np.random.default_rng(7)
-    arrays = [rng.standard_normal(s) for s in ((3, 2, 8), (2, 2), (2, 2), (2, 8))]
+    arrays = [rng.standard_normal(s) for s in ((3, 2, 8), (2, 2), (2, 2), (2, 8), (8,))]
     weights = rng.standard_normal((3, 2, 12))
     for reverse in (False, True):
         ts = [torch.tensor(a, requires_grad=True) for a in arrays]
@@ -184,7 +184,7 @@ def test_one_gradient_call_serves_every_input_and_the_workspace_gets_none(monkey
     monkeypatch.setattr(op, "impl", spy)
     from dyngraph.autograd import engine
     monkeypatch.setattr(engine, "_BOUND_F", None)
-    ts = [torch.randn(*s, requires_grad=True) for s in ((4, 2, 12), (2, 3), (2, 3), (3, 12))]
+    ts = [torch.randn(*s, requires_grad=True) for s in ((4, 2, 12), (2, 3), (2, 3), (3, 12), (12,))]
     out, h, c, _ = torch.lstm_layer(*ts)
     (out.sum() + h.sum() + c.sum()).backward()
     assert len(seen) == 1 and all(t.grad is not None for t in ts)
@@ -197,8 +197,8 @@ def test_static_second_order_needs_a_known_number_of_steps():
     with tf.Graph().as_default():
         gx = tf.placeholder(tf.float64, (None, 2, 8))
         state = [tf.placeholder(tf.float64, (2, 2)) for _ in range(2)]
-        w = tf.placeholder(tf.float64, (2, 8))
-        out = apply(REGISTRY["LSTMLayer"], (gx, *state, w), {})[0]
+        w, b = tf.placeholder(tf.float64, (2, 8)), tf.placeholder(tf.float64, (8,))
+        out = apply(REGISTRY["LSTMLayer"], (gx, *state, w, b), {})[0]
         g, = tf.gradients(tf.reduce_sum(out * out), [gx])      # first order: fine
         with pytest.raises(ShapeError, match="number is unknown when the graph is built"):
             tf.gradients(tf.reduce_sum(g * g), [gx])
@@ -207,7 +207,7 @@ def test_static_second_order_needs_a_known_number_of_steps():
 def test_bad_shapes_are_refused_by_name():
     with pytest.raises(Exception, match="LSTMLayer: h0"):
         rnn_layer._lstm_layer(np.zeros((3, 2, 8)), np.zeros((2, 3)), np.zeros((2, 2)),
-                              np.zeros((2, 8)))
+                              np.zeros((2, 8)), np.zeros(8))
     with pytest.raises(Exception, match="LSTMLayer is not implemented for int64"):
         rnn_layer._lstm_layer(np.zeros((3, 2, 8), np.int64), np.zeros((2, 2)), np.zeros((2, 2)),
-                              np.zeros((2, 8)))
+                              np.zeros((2, 8)), np.zeros(8))

@@ -386,7 +386,7 @@ class RNNBase(Module):
 
     def _lstm_layers(self, data, steps: int, batch: int, state0: tuple):
         """An LSTM over a padded batch: per layer and direction, the input projection (one
-        product over all steps' rows) and ONE ``LSTMLayer`` node (``common.ops.rnn_layer``),
+        product over all steps' rows, without the bias) and ONE ``LSTMLayer`` node (``common.ops.rnn_layer``),
         as PyTorch's CPU LSTM is one ``MkldnnRnnLayerBackward0`` node per layer and
         direction; the reverse direction runs the steps backwards (its ``reverse``
         attribute).  As PyTorch's, only for float32 (oneDNN's RNN takes no float64: a
@@ -401,11 +401,13 @@ class RNNBase(Module):
             outs = []
             for d in range(dirs):
                 wi, bi, wh, _ = _split_weights(*self._weights(layer, d), self.mode)
-                gx = _project(data, wi, bi)
+                gx = data.matmul(wi)             # the bias is added in the layer's kernel
                 if gx.dim() == 2:
                     gx = gx.reshape(steps, batch, gx.shape[-1])
+                if bi is None:
+                    bi = creation.zeros(gx.shape[-1], dtype=gx.dtype)
                 k = layer * dirs + d
-                out, h, c, _ = apply(_LSTM_LAYER, (gx, state0[0][k], state0[1][k], wh),
+                out, h, c, _ = apply(_LSTM_LAYER, (gx, state0[0][k], state0[1][k], wh, bi),
                                      _REVERSE if d else _FORWARD)   # _: the workspace
                 outs.append(out)
                 finals[0].append(h)

@@ -708,12 +708,13 @@ def _fused_lstm_cell(ctx, op, ins, outs):
 
 def _lstm_layer(ctx, op, ins, outs):
     """LSTMLayer -> one Scan over the steps (backwards for ``reverse``: the workspace and
-    ``out`` stay in time order), its body ``x + h @ w`` and :func:`_lstm_cell_nodes`; ``h``
-    and ``c`` carried, ``out`` and the workspace ``[i, f, g, o, tanh(c'), c']`` scanned out."""
+    ``out`` stay in time order), its body ``(x + b) + h @ w`` and :func:`_lstm_cell_nodes`;
+    ``h`` and ``c`` carried, ``out`` and the workspace ``[i, f, g, o, tanh(c'), c']`` scanned
+    out."""
     body = type(ctx)(ctx.exporter, ctx, f"{op.name}/body/")
     h, c, x = (body.fresh(n) for n in ("h", "c", "x"))
-    h_new, c_new, blocks = _lstm_cell_nodes(
-        body, body.node("Add", [x, body.node("MatMul", [h, ins[3]])]), c)
+    gates = body.node("Add", [body.node("Add", [x, ins[4]]), body.node("MatMul", [h, ins[3]])])
+    h_new, c_new, blocks = _lstm_cell_nodes(body, gates, c)
     results = [body.node("Identity", [v]) for v in (h_new, c_new, h_new)]
     results.append(body.node("Concat", blocks + [c_new], axis=-1))
     dtype = ctx.onnx_dtype(_out_dtype(op))
