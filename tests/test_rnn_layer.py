@@ -65,7 +65,8 @@ CONFIGS = [dict(), dict(num_layers=2), dict(bidirectional=True), dict(bias=False
            dict(input_size=16, hidden_size=128)]     # 16 x 128 state: the numba kernels
 
 
-@pytest.mark.parametrize("kw", CONFIGS, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "1 layer")
+@pytest.mark.parametrize("kw", CONFIGS,
+                         ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "1 layer")
 @pytest.mark.parametrize("with_state", [False, True], ids=["hx=None", "hx given"])
 def test_values_and_gradients_are_the_per_step_paths(kw, with_state):
     m = _lstm(0, **kw)
@@ -129,7 +130,8 @@ def test_the_compiled_kernels_and_the_numpy_code_agree(monkeypatch):
     args = [rng.standard_normal(s).astype(np.float32)
             for s in ((steps, batch, 4 * n), (batch, n), (batch, n), (n, 4 * n), (4 * n,))]
     args[3] *= 0.1
-    g = [rng.standard_normal(s).astype(np.float32) for s in ((steps, batch, n), (batch, n), (batch, n))]
+    g = [rng.standard_normal(s).astype(np.float32)
+         for s in ((steps, batch, n), (batch, n), (batch, n))]
     runs = []
     for jit in (True, False):
         if not jit:

@@ -23,24 +23,27 @@ measured); its gradient is ``dgates`` summed over steps and rows.
 higher-order gradient differentiates through it (``undefined_grads``, PyTorch's undefined
 gradient), so no zero array of its size is made on each backward.  The gradient is then
 one ``LSTMLayerGrad`` call: the backward recurrence over the steps (per step the cell's
-gradient kernel, then ``dgates[t] @ w.T``) returning the gates' gradients ``dgates (T, B,
-4H)`` -- which are the input projection's gradient as they are -- and ``c0``'s; the rules of
-``h0`` and ``w`` are products over it (``b``'s its sum): ``w``'s is ONE product over all steps' rows
-(``out[:-1]`` reshaped to ``(T-1)*B`` rows, ``dgates[1:]`` likewise, plus ``h0``'s step),
-not one per step.  Every rule of ``LSTMLayer`` calls ``lstm_layer_grad`` with the same
-values, so the eager engine runs it once for all of them (``dyngraph.multi_output``'s
-shared results).  ``LSTMLayerGrad``'s own rules (second order) run its adjoint -- a loop
-forward in time over ``FusedLSTMCellGrad``'s registry rules -- and the workspace's
-cotangent they produce comes back to ``LSTMLayer``'s rules, which then take the per-step
-form (``FusedLSTMCellGrad`` with the workspace's cotangent at each step): so
-``create_graph`` and static ``gradients()`` of any order work.  Both unroll the steps,
-whose count the ``steps`` attribute carries where a static shape does not know it.
+gradient kernel, then ``dgates[t] @ w.T``) returning the gates' gradients
+``dgates (T, B, 4H)`` -- which are the input projection's gradient as they are -- and
+``c0``'s; the rules of ``h0`` and ``w`` are products over it (``b``'s its sum): ``w``'s is
+ONE product over all steps' rows (``out[:-1]`` reshaped to ``(T-1)*B`` rows, ``dgates[1:]``
+likewise, plus ``h0``'s step), not one per step.  Every rule of ``LSTMLayer`` calls
+``lstm_layer_grad`` with the same values, so the eager engine runs it once for all of them
+(``dyngraph.multi_output``'s shared results).
+
+``LSTMLayerGrad``'s own rules (second order) run its adjoint -- a loop forward in time over
+``FusedLSTMCellGrad``'s registry rules -- and the workspace's cotangent they produce comes
+back to ``LSTMLayer``'s rules, which then take the per-step form (``FusedLSTMCellGrad``
+with the workspace's cotangent at each step): so ``create_graph`` and static
+``gradients()`` of any order work.  Both unroll the steps, whose count the ``steps``
+attribute carries where a static shape does not know it.
 
 Values: the per-step path's bits.  The forward adds ``(gx[t] + b) + h @ w`` inside the
-kernel, the same float sums the per-step ``(x @ W_ih.T + b) + h.matmul(w)`` makes, then the same cell
-(``common.cells_jit`` kernels from :data:`~common.ops.cells.JIT_MIN` state elements, the
-numpy code below it or in exact mode); the gradient kernel is the cell gradient's with a
-zero workspace cotangent.  Only ``w``'s gradient sums in another order (one product).
+kernel, the same float sums the per-step ``(x @ W_ih.T + b) + h.matmul(w)`` makes, then the
+same cell (``common.cells_jit`` kernels from :data:`~common.ops.cells.JIT_MIN` state
+elements, the numpy code below it or in exact mode); the gradient kernel is the cell
+gradient's with a zero workspace cotangent.  Only ``w``'s and ``b``'s gradients sum in
+another order (one product, one sum over all steps).
 """
 from __future__ import annotations
 

@@ -386,13 +386,13 @@ class RNNBase(Module):
 
     def _lstm_layers(self, data, steps: int, batch: int, state0: tuple):
         """An LSTM over a padded batch: per layer and direction, the input projection (one
-        product over all steps' rows, without the bias) and ONE ``LSTMLayer`` node (``common.ops.rnn_layer``),
-        as PyTorch's CPU LSTM is one ``MkldnnRnnLayerBackward0`` node per layer and
-        direction; the reverse direction runs the steps backwards (its ``reverse``
-        attribute).  As PyTorch's, only for float32 (oneDNN's RNN takes no float64: a
-        float64 LSTM steps the cell, its output a ``StackBackward0``) and a padded batch
-        (a packed one runs fewer rows on later steps: the per-step path).  ``data``: the step-major rows; returns ``out (T, B, dirs*H)`` and
-        ``(h_n, c_n)``."""
+        product over all steps' rows, without the bias) and ONE ``LSTMLayer`` node
+        (``common.ops.rnn_layer``), as PyTorch's CPU LSTM is one ``MkldnnRnnLayerBackward0``
+        node per layer and direction; the reverse direction runs the steps backwards (its
+        ``reverse`` attribute).  As PyTorch's, only for float32 (oneDNN's RNN takes no
+        float64: a float64 LSTM steps the cell, its output a ``StackBackward0``) and a
+        padded batch (a packed one runs fewer rows on later steps: the per-step path).
+        ``data``: the step-major rows; returns ``out (T, B, dirs*H)`` and ``(h_n, c_n)``."""
         dirs = 2 if self.bidirectional else 1
         finals: tuple[list, list] = ([], [])
         for layer in range(self.num_layers):
