@@ -24,7 +24,8 @@ from numba import njit
 
 from . import vmath
 
-__all__ = ["lstm_cell", "gru_cell", "lstm_cell_grad", "gru_cell_grad"]
+__all__ = ["lstm_cell", "gru_cell", "lstm_cell_grad", "gru_cell_grad", "lstm_layer_step",
+           "lstm_layer_step_grad"]
 
 
 @njit(cache=True, nogil=True)
@@ -108,3 +109,59 @@ def gru_cell_grad(ws, h, dh, gws, d_gi, d_gh, d_h, one):    # pragma: no cover (
             d_gh[q, k], d_gh[q, n + k] = a_r, a_z
             d_gh[q, 2 * n + k] = a_n * r + gws[q, 3 * n + k]
             d_h[q, k] = z * g
+
+
+@njit(cache=True, nogil=True)
+def lstm_layer_step(gx, b, hw, c_src, c_off, ws, h):    # pragma: no cover (numba)
+    """One step of ``common.ops.rnn_layer``'s ``LSTMLayer``: :func:`lstm_cell` on the gates
+    ``(gx + b) + hw`` (``(rows, 4H)``: the projected input, the bias ``(4H,)`` and ``h @
+    W_hh.T``, summed here rather than in passes of their own), the previous cell state in
+    columns ``c_off`` to ``c_off + H`` of ``c_src`` (``c0``, or the previous step's
+    workspace); writes ``h'`` into ``h`` and ``[i, f, g, o, tanh(c'), c']`` into ``ws``
+    ``(rows, 6H)``."""
+    rows, n = h.shape
+    b_i, b_f, b_g, b_o = b[:n], b[n:2 * n], b[2 * n:3 * n], b[3 * n:]
+    for r in range(rows):
+        x_i, x_f, x_g, x_o = gx[r, :n], gx[r, n:2 * n], gx[r, 2 * n:3 * n], gx[r, 3 * n:]
+        y_i, y_f, y_g, y_o = hw[r, :n], hw[r, n:2 * n], hw[r, 2 * n:3 * n], hw[r, 3 * n:]
+        w_i, w_f, w_g, w_o = ws[r, :n], ws[r, n:2 * n], ws[r, 2 * n:3 * n], ws[r, 3 * n:4 * n]
+        w_t, w_c = ws[r, 4 * n:5 * n], ws[r, 5 * n:]
+        c_old, h_new = c_src[r, c_off:c_off + n], h[r]
+        for k in range(n):
+            i = vmath.sigmoid((x_i[k] + b_i[k]) + y_i[k])
+            f = vmath.sigmoid((x_f[k] + b_f[k]) + y_f[k])
+            g = vmath.tanh((x_g[k] + b_g[k]) + y_g[k])
+            o = vmath.sigmoid((x_o[k] + b_o[k]) + y_o[k])
+            cell = c_old[k] * f + i * g
+            t = vmath.tanh(cell)
+            w_i[k], w_f[k], w_g[k], w_o[k], w_t[k], w_c[k] = i, f, g, o, t, cell
+            h_new[k] = t * o
+
+
+@njit(cache=True, nogil=True)
+def lstm_layer_step_grad(ws, c_src, c_off, g_out, dh, dc, dgates, one):    # pragma: no cover
+    """One step of ``LSTMLayerGrad``: :func:`lstm_cell_grad` with a zero workspace cotangent,
+    ``gh = g_out + dh`` (the output's cotangent and the next step's ``dgates @ W_hh``) and
+    ``gc = dc``, which it overwrites with the previous cell state's gradient (each element
+    is read before it is written); ``ws`` is the step's ``(rows, 6H)`` workspace, the
+    previous cell state in ``c_src``'s columns ``c_off`` to ``c_off + H``.  Block slices per
+    row, as :func:`lstm_cell`: 7 us for a (32, 128) state where indexing the rows at offsets
+    took 10.4 (the same bits)."""
+    rows, n = dc.shape
+    for r in range(rows):
+        w_i, w_f, w_g, w_o = ws[r, :n], ws[r, n:2 * n], ws[r, 2 * n:3 * n], ws[r, 3 * n:4 * n]
+        w_t, c_old = ws[r, 4 * n:5 * n], c_src[r, c_off:c_off + n]
+        go, dh_r, dc_r = g_out[r], dh[r], dc[r]
+        d_i, d_f, d_g, d_o = dgates[r, :n], dgates[r, n:2 * n], dgates[r, 2 * n:3 * n], \
+            dgates[r, 3 * n:]
+        for k in range(n):
+            i, f, g, o, t = w_i[k], w_f[k], w_g[k], w_o[k], w_t[k]
+            gh = go[k] + dh_r[k]
+            d = gh * o
+            d *= one - t * t
+            d += dc_r[k]
+            d_i[k] = (d * g) * (i * (one - i))
+            d_f[k] = (d * c_old[k]) * (f * (one - f))
+            d_g[k] = (d * i) * (one - g * g)
+            d_o[k] = (gh * t) * (o * (one - o))
+            dc_r[k] = d * f

@@ -145,6 +145,11 @@ class OpDef:
             ``infer`` a tuple of Specs, ``out`` in a rule is the tuple of results, and ``g``
             is the tuple of their cotangents (the engines pass zeros for a float result that
             got no gradient, None for a non-float one such as ``top_k``'s indices).
+        undefined_grads: positions of results whose missing cotangent the rules receive as
+            None (PyTorch's undefined gradient, which its formulas test with ``defined()``)
+            rather than as zeros of the result's size: a workspace that only the op's own
+            gradient reads (``LSTMLayer``'s), whose cotangent is None except in higher-order
+            gradients -- no zero array of its size is made on every backward.
         into: the op's in-place form, or None: ``into(*inputs, **attrs)`` returns what
             ``impl`` returns, written into input 0's own buffer when it fits (a fresh array
             when it does not).  Only a compiler that owns that buffer, and knows nothing
@@ -173,13 +178,14 @@ class OpDef:
     __slots__ = ("name", "fname", "inputs", "variadic", "impl", "infer", "grads",
                  "params", "saves", "defaults", "torch_name", "torch_names", "examples", "doc",
                  "aliases", "shape_only", "dtype_attr", "stateful", "algebra", "sized_by_values",
-                 "outputs", "into", "tf_type", "expr", "static_impl", "scalar",
+                 "outputs", "undefined_grads", "into", "tf_type", "expr", "static_impl", "scalar",
                  "approx_scalar")
 
     def __init__(self, name, fname, inputs, impl, infer, grads, torch_name, examples, doc,
                  aliases=(), shape_only=(), dtype_attr=None, stateful=False, algebra=NO_ALGEBRA,
                  sized_by_values=False, outputs=None, into=None, tf_type=None, expr=None,
-                 torch_names=None, static_impl=None, scalar=None, approx_scalar=None):
+                 torch_names=None, static_impl=None, scalar=None, approx_scalar=None,
+                 undefined_grads=()):
         self.name = name
         self.fname = fname
         self.variadic = inputs == ("*xs",)
@@ -201,6 +207,7 @@ class OpDef:
         self.algebra = algebra
         self.sized_by_values = sized_by_values
         self.outputs = outputs
+        self.undefined_grads = frozenset(undefined_grads)
         self.into = into
         self.tf_type = tf_type or name
         self.expr = expr
@@ -295,7 +302,8 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
           into: Callable | None = None, tf_type: str | None = None,
           static_impl: Callable | None = None,
           expr: Callable | None = None, scalar: Callable | None = None,
-          approx_scalar: Callable | None = None) -> OpDef:
+          approx_scalar: Callable | None = None,
+          undefined_grads: Sequence[int] = ()) -> OpDef:
     """Declare an op.  Its rules are read once, here.
 
     ``grads`` holds one rule per input (``None`` where the input is not
@@ -328,7 +336,7 @@ def defop(name: str, impl: Callable, infer: Callable, *, inputs: Sequence[str],
     op = OpDef(name, fname or _snake(name), tuple(inputs), impl, infer, grads,
                torch_name or f"{name}Backward0", tuple(examples), doc or (impl.__doc__ or ""),
                aliases, shape_only, dtype_attr, stateful, algebra, sized_by_values, outputs, into,
-               tf_type, expr, torch_names, static_impl, scalar, approx_scalar)
+               tf_type, expr, torch_names, static_impl, scalar, approx_scalar, undefined_grads)
     REGISTRY[name] = op
     return op
 

@@ -1,7 +1,9 @@
 """The showcase: one LSTM sequence classifier, three strategies, measured by sequence length.
 
-    (1) dyngraph ``nn.LSTM``      a Python loop; the tape it records is as long as the sequence,
-                                  and it is recorded again on every pass
+    (1) dyngraph ``nn.LSTM``      as PyTorch's CPU LSTM, one node per layer whose op loops over
+                                  the steps (``LSTMLayer``): the tape no longer grows with the
+                                  sequence, but it is recorded again on every pass (a packed
+                                  batch steps the cell in Python: nodes per step)
     (2) staticgraph dynamic_rnn   ONE while_loop: built and compiled once, fed any length
     (3) staticgraph static_rnn    the loop unrolled at build time: one graph per length
 
@@ -201,7 +203,7 @@ def _variable_lengths(w, steps: int) -> str:
 
 
 def run_showcase(lengths=DEFAULT_LENGTHS, out: str | None = None) -> list[str]:
-    heading("the showcase: an LSTM classifier as a Python loop, one while_loop, and unrolled")
+    heading("the showcase: an LSTM classifier eagerly, as one while_loop, and unrolled")
     print(__doc__.split("\n\n")[1].rstrip())
     w = _weights()
     rows, checks = _measure(lengths, w)

@@ -76,9 +76,10 @@ class _RegistryCall:
     def vjp(self, i, F, slots: _Slots, saved, attrs):
         recording = STATE.enabled            # the engine enables grad only for create_graph
         if self.pending is None or self.pending[0] is not slots:
-            gs = tuple(None if o._data.dtype.kind not in "fc" else
-                       slots.get(k, (make(_zeros(o._data)) if recording else _zeros(o._data)))
-                       for k, o in enumerate(self.outs))
+            undefined = self.op.undefined_grads
+            gs = tuple(None if o._data.dtype.kind not in "fc" else slots.get(k, (
+                None if k in undefined else make(_zeros(o._data)) if recording
+                else _zeros(o._data))) for k, o in enumerate(self.outs))
             value = (lambda x: x) if recording else (
                 lambda x: x._data if isinstance(x, Tensor) else x)
             ins = [x if x is None or isinstance(x, (Tensor, ShapeRef)) or not recording

@@ -26,10 +26,13 @@ def results(op, value) -> list:
 
 
 def cotangents(op, outs: list, rng: np.random.Generator):
-    """A random cotangent per float result (None for others), shaped as the op's rule takes
-    them: bare for a one-output op, a tuple for a multi-output one; and the list."""
-    gs = [rng.standard_normal(np.shape(o)) if np.asarray(o).dtype.kind == "f" else None
-          for o in outs]
+    """A random cotangent per float result (None for others, and for a workspace whose
+    missing cotangent the rules take as None -- ``undefined_grads``: the first-order case;
+    the second-order tests give it one), shaped as the op's rule takes them: bare for a
+    one-output op, a tuple for a multi-output one; and the list."""
+    gs = [rng.standard_normal(np.shape(o))
+          if np.asarray(o).dtype.kind == "f" and k not in op.undefined_grads else None
+          for k, o in enumerate(outs)]
     return (tuple(gs) if op.multi_output else gs[0]), gs
 
 

@@ -25,13 +25,13 @@ def _lstm_step(requires_c: bool = True):
 def counted(monkeypatch):
     """Calls of the fused cells' gradient kernels in the next backward (a fresh numpy ``F``
     binds the counting impls; the fixture restores both afterwards)."""
-    calls = {"FusedLSTMCellGrad": 0, "FusedGRUCellGrad": 0}
+    calls = {"FusedLSTMCellGrad": 0, "FusedGRUCellGrad": 0, "LSTMLayerGrad": 0}
     for name in calls:
         op = REGISTRY[name]
 
-        def counting(*xs, _impl=op.impl, _name=name):
+        def counting(*xs, _impl=op.impl, _name=name, **attrs):
             calls[_name] += 1
-            return _impl(*xs)
+            return _impl(*xs, **attrs)
         monkeypatch.setattr(op, "impl", counting)
     monkeypatch.setattr(autograd_engine, "_BOUND_F", None)
     return calls
@@ -49,12 +49,24 @@ def test_a_fused_lstm_cells_gradient_runs_once_for_gates_and_c(counted):
     np.testing.assert_array_equal(c.grad.numpy(), g_c)
 
 
-def test_an_lstm_layer_runs_one_cell_gradient_per_step(counted):
+def test_an_lstm_layers_gradient_runs_once_for_all_its_inputs(counted):
+    """float32 over a padded batch: one LSTMLayer node, whose four rules (gx, h0, c0, w)
+    share one LSTMLayerGrad call."""
     lstm = torch.nn.LSTM(4, 3)
-    out, _ = lstm(torch.randn(6, 2, 4))
+    h0, c0 = (torch.randn(1, 2, 3, requires_grad=True) for _ in range(2))
+    out, _ = lstm(torch.randn(6, 2, 4), (h0, c0))
+    out.sum().backward()
+    assert counted["LSTMLayerGrad"] == 1 and counted["FusedLSTMCellGrad"] == 0
+    assert h0.grad is not None and c0.grad is not None
+
+
+def test_a_float64_lstm_steps_the_cell_one_gradient_per_step(counted):
+    """float64 (as PyTorch, whose oneDNN layer is float32 only) steps the fused cell."""
+    lstm = torch.nn.LSTM(4, 3).double()
+    out, _ = lstm(torch.randn(6, 2, 4, dtype=torch.float64))
     out.sum().backward()
     # the first step's c (zeros) needs no gradient: still one kernel per step
-    assert counted["FusedLSTMCellGrad"] == 6
+    assert counted["FusedLSTMCellGrad"] == 6 and counted["LSTMLayerGrad"] == 0
 
 
 def test_a_fused_gru_cells_gradient_runs_once_for_its_three_inputs(counted):

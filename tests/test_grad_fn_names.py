@@ -24,8 +24,6 @@ TORCH = json.loads((ROOT / "tests/fixtures/torch_grad_fn_names.json").read_text(
 # Cases whose name still differs, each with the reason; the test checks they still do, so a
 # fix has to take its case off this list.
 KNOWN_DIFFERENT = {
-    "LSTM": "PyTorch's CPU LSTM runs as one fused oneDNN node per layer "
-            "(MkldnnRnnLayerBackward0); dyngraph steps the cell in Python and stacks the steps",
     "einsum": "PyTorch lowers einsum to permutes, a bmm and a view, and names the node after "
               "whichever comes last for the equation; dyngraph records one Einsum node",
 }

@@ -116,6 +116,28 @@ def test_gradient_matches_finite_differences(name, k):
     assert checked, f"{name} example {k}: no input was gradient-checked"
 
 
+@pytest.mark.parametrize("name,k", [(n, k) for n, k in CASES if REGISTRY[n].undefined_grads])
+def test_rules_also_take_a_cotangent_of_an_undefined_grads_result(name, k):
+    """A result declared ``undefined_grads`` (a workspace) gets None as its cotangent above;
+    a higher-order gradient gives it one, which the rules must take in: checked here with a
+    random cotangent for every float result, against finite differences."""
+    op, args, attrs = _example(name, k)
+    args = [np.array(a) for a in args]
+    out = op.impl(*args, **attrs)
+    outs = [np.asarray(o) for o in results(op, out)]
+    assert op.multi_output and max(op.undefined_grads) < len(outs)
+    rng = np.random.default_rng(3)
+    gs = [rng.standard_normal(o.shape) if o.dtype.kind == "f" else None for o in outs]
+    saved = op.save(args, out, ref=lambda x: x)
+    for i, x in enumerate(args):
+        if not op.input_differentiable(i) or x.dtype.kind != "f":
+            continue
+        analytic = np.asarray(op.vjp(i, F, tuple(gs), saved, attrs))
+        numeric = numeric_grad(lambda: weighted(gs, results(op, op.impl(*args, **attrs))), x)
+        np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name} example {k} input {i}")
+
+
 # --- the facts declared on each op ---------------------------------------------------
 
 def _own_arrays(args) -> list:

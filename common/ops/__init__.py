@@ -17,6 +17,8 @@
     numeric          hypot, copysign, fmax/fmin, nextafter, logaddexp, running logsumexp, gcd, bits
     complex          conj, real, imag, angle, complex, the absolute value of a complex tensor
     fft              discrete Fourier transforms: complex, real-to-complex, complex-to-real
+    cells            fused LSTM/GRU cells (one step's pointwise part) and their gradients
+    rnn_layer        a whole LSTM layer-direction over a padded sequence, and its gradient
 """
 from . import (conv, elementwise, gather_scatter, linalg, misc, nn, pool, random, reduce,  # noqa: F401
                sequence, shape, special)
@@ -28,4 +30,5 @@ from . import complex  # noqa: F401,E402  (conj, real, imag, angle, complex; Com
 from . import fft  # noqa: F401,E402
 from . import decompositions  # noqa: F401,E402  (inverses, solves, factorizations: after linalg)
 from . import cells  # noqa: F401,E402  (fused LSTM/GRU cells: their rules use split, concat, sigmoid)
+from . import rnn_layer  # noqa: F401,E402  (a whole LSTM layer: its rules use the cells' gradients)
 from . import tensor_list  # noqa: F401,E402  (TensorArray elements of different shapes)

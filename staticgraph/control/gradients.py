@@ -366,8 +366,10 @@ def _op_input_grads(op: Operation, out_grads: list, wanted: list[bool]) -> list[
     if d.outputs is not None:   # multi_output: the rule reads every result's cotangent: zeros where none arrived
         if all(g is None for g, t in zip(out_grads, op.outputs) if trainable(t._dtype._np)):
             return [None] * len(op.inputs)
-        g = tuple((F.zeros_like(t) if g is None else g) if trainable(t._dtype._np) else None
-                  for g, t in zip(out_grads, op.outputs))
+        # (None, not zeros, for a workspace that got none: ``undefined_grads``)
+        g = tuple(((None if k in d.undefined_grads else F.zeros_like(t)) if g is None else g)
+                  if trainable(t._dtype._np) else None
+                  for k, (g, t) in enumerate(zip(out_grads, op.outputs)))
         out = op.outputs
     else:
         g, out = out_grads[0], op.outputs[0]

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
+from onnx import helper
 
 from common import REGISTRY
 from common.indexing import ARRAY, Slice
@@ -688,16 +689,42 @@ def _blocks(ctx, x: str, count: int, hint: str) -> list[str]:
     return pieces
 
 
-def _fused_lstm_cell(ctx, op, ins, outs):
-    """FusedLSTMCell -> i, f, o = Sigmoid, g = Tanh of the gate blocks; c' = c f + i g;
-    h' = tanh(c') o; the workspace as their Concat."""
-    i, f, g, o = _blocks(ctx, ins[0], 4, "lstm_gate")
+def _lstm_cell_nodes(ctx, gates: str, c: str, h_out=None, c_out=None) -> tuple:
+    """One LSTM step's nodes: i, f, o = Sigmoid, g = Tanh of the gate blocks; c' = c f + i g;
+    h' = tanh(c') o.  Returns ``(h', c', [i, f, g, o, tanh(c')])``."""
+    i, f, g, o = _blocks(ctx, gates, 4, "lstm_gate")
     i, f, o = (ctx.node("Sigmoid", [x]) for x in (i, f, o))
     g = ctx.node("Tanh", [g])
-    ctx.node("Add", [ctx.node("Mul", [ins[1], f]), ctx.node("Mul", [i, g])], [outs[1]])
-    t = ctx.node("Tanh", [outs[1]])
-    ctx.node("Mul", [t, o], [outs[0]])
-    ctx.node("Concat", [i, f, g, o, t], [outs[2]], axis=-1)
+    c = ctx.node("Add", [ctx.node("Mul", [c, f]), ctx.node("Mul", [i, g])], c_out)
+    t = ctx.node("Tanh", [c])
+    return ctx.node("Mul", [t, o], h_out), c, [i, f, g, o, t]
+
+
+def _fused_lstm_cell(ctx, op, ins, outs):
+    """FusedLSTMCell -> :func:`_lstm_cell_nodes`; the workspace as their Concat."""
+    _, _, blocks = _lstm_cell_nodes(ctx, ins[0], ins[1], [outs[0]], [outs[1]])
+    ctx.node("Concat", blocks, [outs[2]], axis=-1)
+
+
+def _lstm_layer(ctx, op, ins, outs):
+    """LSTMLayer -> one Scan over the steps (backwards for ``reverse``: the workspace and
+    ``out`` stay in time order), its body ``(x + b) + h @ w`` and :func:`_lstm_cell_nodes`;
+    ``h`` and ``c`` carried, ``out`` and the workspace ``[i, f, g, o, tanh(c'), c']`` scanned
+    out."""
+    body = type(ctx)(ctx.exporter, ctx, f"{op.name}/body/")
+    h, c, x = (body.fresh(n) for n in ("h", "c", "x"))
+    gates = body.node("Add", [body.node("Add", [x, ins[4]]), body.node("MatMul", [h, ins[3]])])
+    h_new, c_new, blocks = _lstm_cell_nodes(body, gates, c)
+    results = [body.node("Identity", [v]) for v in (h_new, c_new, h_new)]
+    results.append(body.node("Concat", blocks + [c_new], axis=-1))
+    dtype = ctx.onnx_dtype(_out_dtype(op))
+    graph = helper.make_graph(body.nodes, f"{op.name}/body",
+                              [helper.make_tensor_value_info(n, dtype, None) for n in (h, c, x)],
+                              [helper.make_tensor_value_info(n, dtype, None) for n in results])
+    backwards = [1 if op.attrs.get("reverse", False) else 0]
+    ctx.node("Scan", [ins[1], ins[2], ins[0]], [outs[1], outs[2], outs[0], outs[3]], body=graph,
+             num_scan_inputs=1, scan_input_directions=backwards,
+             scan_output_directions=backwards * 2)
 
 
 def _fused_gru_cell(ctx, op, ins, outs):
@@ -715,4 +742,6 @@ def _fused_gru_cell(ctx, op, ins, outs):
 
 
 RULES["FusedLSTMCell"] = Rule("Split + Sigmoid + Tanh + Mul + Add + Concat", _fused_lstm_cell)
+RULES["LSTMLayer"] = Rule("Scan (MatMul + Add + Split + Sigmoid + Tanh + Mul + Add + Concat)",
+                         _lstm_layer)
 RULES["FusedGRUCell"] = Rule("Split + Add + Sigmoid + Tanh + Mul + Sub + Concat", _fused_gru_cell)
