@@ -204,6 +204,7 @@ def test_compiled_winograd_transforms_give_the_numpy_code_bits(monkeypatch, xs, 
     ((2, 8, 8, 5), (2, 2), (2, 2), "VALID", "NHWC"),
     ((2, 7, 9, 3), (2, 2), (2, 2), "SAME", "NHWC"),       # padding cells: -inf, may take a tie
     ((2, 3, 9, 8), (2, 3), (3, 3), "SAME", "NCHW"),       # windows with gaps between them
+    ((2, 9, 7, 3), (2, 2), (2, 2), "VALID", "NHWC"),      # a last row and column in no window
     ((1, 9, 7, 4), (1, 2), (2, 2), "VALID", "NHWC")])
 def test_compiled_max_pool_grad_gives_the_numpy_code_bits(monkeypatch, xs, ksize, strides, padding,
                                                           data_format):
