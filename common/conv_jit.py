@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["winograd_input", "winograd_output", "winograd_grad_blocks", "max_pool", "max_pool_grad"]
+__all__ = ["winograd_input", "winograd_output", "winograd_grad_blocks", "max_pool", "max_pool_grad",
+           "bias_add"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -196,3 +197,13 @@ def max_pool_grad(x, g, top, left, kh, kw, sh, sw, dx):    # pragma: no cover (n
                 _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, False)
                 taken[:] = False
                 _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, True)
+
+
+@njit(cache=True, nogil=True)
+def bias_add(x, bias, out):    # pragma: no cover (numba)
+    """``out`` = ``x + bias`` for ``x`` and ``out`` ``(rows, C)`` and ``bias`` ``(C,)``: numpy's
+    broadcast add (the same IEEE additions) as one loop -- numpy's inner loop would be one
+    ``C``-long row per call."""
+    for r in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            out[r, c] = x[r, c] + bias[c]

@@ -253,3 +253,24 @@ def test_compiled_max_pool_gives_the_numpy_code_bits(monkeypatch, xs, ksize, str
     want = REGISTRY["MaxPool"].impl(x, **attrs)
     assert compiled.shape == want.shape and compiled.strides == want.strides
     np.testing.assert_array_equal(compiled.view(np.int32), want.view(np.int32))
+
+
+@pytest.mark.parametrize("shape,dtype", [((8, 7, 9, 32), np.float32), ((300, 16), np.float64),
+                                         ((4, 5, 6, 3), np.float32)])
+def test_compiled_bias_add_gives_numpys_values(monkeypatch, shape, dtype):
+    """numba's channels-last bias add against numpy's broadcast ``x + bias``: the same IEEE
+    additions (NaN where numpy's is, -0.0 kept: -0.0 + -0.0), shape and dtype."""
+    monkeypatch.setattr(ca, "JIT_MIN", 0)
+    if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
+        pytest.skip("numba cannot load here: the numpy code is the only path")
+    x = RNG.standard_normal(shape).astype(dtype)
+    bias = RNG.standard_normal(shape[-1]).astype(dtype)
+    x.flat[::7], x.flat[::11], x.flat[::13] = np.nan, np.inf, -0.0
+    bias[0], bias[1] = -0.0, -np.inf
+    got = REGISTRY["BiasAdd"].impl(x, bias)
+    with np.errstate(invalid="ignore"):
+        want = x + bias
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got)[~nan], np.signbit(want)[~nan])
