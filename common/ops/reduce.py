@@ -87,7 +87,7 @@ def _sum(x, axis=None, keepdims=False):
 
 LEADING_SUM_MIN = 1 << 15
 """Elements from which :func:`_sum` over every axis but the last (a bias's gradient) runs
-numba's loop (:mod:`common.reduce_jit`, the same bits): 64x28x28x32 float32 1.05 -> 0.24 ms,
+numba's loop (:mod:`common.ops_jit`, the same bits): 64x28x28x32 float32 1.05 -> 0.24 ms,
 64x14x14x64 ~0.33 -> ~0.08 ms; below, numpy's call is cheap enough not to load numba."""
 
 
@@ -99,7 +99,7 @@ def _leading_sum(x: np.ndarray, axis: tuple, keepdims: bool):
     c = x.shape[-1] if x.ndim >= 2 else 0
     if (c >= 8 and x.dtype.char in "fd" and x.flags.c_contiguous
             and axis == tuple(range(x.ndim - 1))
-            and (jit := jit_module("common.reduce_jit")) is not None):
+            and (jit := jit_module("common.ops_jit")) is not None):
         out = np.empty(c, x.dtype)
         jit.leading_sum(x.reshape(-1, c), out)
         return out.reshape((1,) * (x.ndim - 1) + (c,)) if keepdims else out

@@ -1,11 +1,12 @@
-"""The sum over every axis but the last (a bias's gradient) by numba's loop: numpy's bits."""
+"""The generic ops' numba loops (``common.ops_jit``): the sum over every axis but the last (a
+bias's gradient) and the select against +0.0 (a ReLU's gradient) give numpy's bits."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from common import fastpath
-from common.ops import reduce as rd
+from common.ops import elementwise as el, reduce as rd
 
 RNG = np.random.default_rng(7)
 
@@ -13,7 +14,7 @@ RNG = np.random.default_rng(7)
 @pytest.fixture
 def jit_or_skip(monkeypatch):
     monkeypatch.setattr(rd, "LEADING_SUM_MIN", 0)
-    if fastpath.jit_module("common.reduce_jit") is None:
+    if fastpath.jit_module("common.ops_jit") is None:
         pytest.skip("numba cannot load here: numpy's reduce is the only path")
 
 
@@ -48,3 +49,25 @@ def test_other_sums_stay_numpys(jit_or_skip, x, axis):
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
     assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("shape", [(64, 28, 28, 32), (300, 200), (7, 5000)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_select_against_zero_gives_numpys_bits(monkeypatch, shape, dtype):
+    """``where(cond, a, +0.0)`` and ``where(cond, +0.0, a)`` by numba's loop against the numpy
+    code bit for bit: NaN payloads, -0.0 and -inf kept where selected, +0.0 elsewhere (a
+    float64's bit patterns above 2**53 included)."""
+    monkeypatch.setattr(el, "SELECT_JIT_MIN", 0)
+    if fastpath.jit_module("common.ops_jit") is None:
+        pytest.skip("numba cannot load here: numpy's multiply is the only path")
+    a = RNG.standard_normal(shape).astype(dtype)
+    a.flat[::7], a.flat[::5], a.flat[::11] = np.nan, -0.0, -np.inf
+    cond = RNG.random(shape) < 0.5
+    ints = np.uint32 if dtype == np.float32 else np.uint64
+    for args in ((cond, a, 0.0), (cond, 0.0, a), (cond, a, np.zeros((), dtype))):
+        got = el._select(*args)
+        monkeypatch.setitem(fastpath.JIT_MODULES, "common.ops_jit", None)
+        want = el._select(*args)
+        monkeypatch.delitem(fastpath.JIT_MODULES, "common.ops_jit")
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got.view(ints), want.view(ints))
