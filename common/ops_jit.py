@@ -16,8 +16,9 @@ memory, bounds the time:
   64x28x28x32 float32 0.75 -> 0.50 ms (operands out of cache, as in a network).
 
 Nothing here is called directly: :mod:`common.ops.reduce` and :mod:`common.ops.elementwise`
-import this module (and so numba, through :func:`common.fastpath.jit_module`) for the first
-such op large enough to repay it; numpy runs where numba is missing.  ``cache=True`` keeps
+use this module for ops large enough to repay a call, once numba is loaded by kernels that
+repay its import (:func:`common.fastpath.jit_module_if_loaded`: a CNN's convolutions load it
+first); numpy runs before that and where numba is missing.  ``cache=True`` keeps
 the machine code between processes.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..errors import ShapeError, invalid
-from ..fastpath import jit_module
+from ..fastpath import jit_module_if_loaded
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import EXTENDED_FLOATS, dtype_kind, normalize_axes, reduced_shape, result_dtype
@@ -87,9 +87,9 @@ def _sum(x, axis=None, keepdims=False):
 
 LEADING_SUM_MIN = 1 << 15
 """Elements from which :func:`_sum` over every axis but the last (a bias's gradient) runs
-numba's loop (:mod:`common.ops_jit`, the same bits): 64x28x28x32 float32 1.05 -> 0.24 ms
-alone; in the bench CNN's compiled step (thread CPU time) 0.98 -> 0.26 ms, and 0.32 -> 0.14 ms
-at 64x14x14x64; below, numpy's call is cheap enough not to load numba."""
+numba's loop once numba is loaded (:mod:`common.ops_jit`, the same bits): 64x28x28x32 float32
+1.05 -> 0.24 ms alone; in the bench CNN's compiled step (thread CPU time) 0.98 -> 0.26 ms, and
+0.32 -> 0.14 ms at 64x14x14x64; below, numpy's call costs about what numba's does."""
 
 
 def _leading_sum(x: np.ndarray, axis: tuple, keepdims: bool):
@@ -100,7 +100,7 @@ def _leading_sum(x: np.ndarray, axis: tuple, keepdims: bool):
     c = x.shape[-1] if x.ndim >= 2 else 0
     if (c >= 8 and x.dtype.char in "fd" and x.flags.c_contiguous
             and axis == tuple(range(x.ndim - 1))
-            and (jit := jit_module("common.ops_jit")) is not None):
+            and (jit := jit_module_if_loaded("common.ops_jit")) is not None):
         out = np.empty(c, x.dtype)
         jit.leading_sum(x.reshape(-1, c), out)
         return out.reshape((1,) * (x.ndim - 1) + (c,)) if keepdims else out
