@@ -37,11 +37,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import ShapeError
 from ..examples import Example as E
+from ..fastpath import jit_module_if_loaded, same_float
 from ..registry import Spec, defop
 from ..shapes import fmt_shape, require_kind, result_dtype
 from . import conv_algorithms
-from .conv_algorithms import (candidates, choose, compiled_kernels, shifted_gemm, winograd_3x3,
-                              winograd_3x3_filter_grad)
+from .conv_algorithms import candidates, choose, shifted_gemm, winograd_3x3, winograd_3x3_filter_grad
 
 __all__ = ["resolve_padding", "output_size", "spatial", "channels_last", "from_channels_last",
            "check_channels"]
@@ -523,11 +523,14 @@ def _bias_add(x, bias, data_format="NHWC"):
     Channels last, numpy's broadcast add runs one inner loop per ``C``-long row; a large
     C-contiguous float ``x`` goes through numba's one loop instead (``conv_jit.bias_add``, the
     same additions): 64x28x28x32 float32 by 32 channels 0.72 -> 0.53 ms (one core, best of
-    15, operands out of cache as in a network)."""
+    15, operands out of cache as in a network) -- once numba is loaded (a convolution's
+    kernels load it): this saving alone would not repay its import."""
     if data_format.startswith("NC"):
         return x + bias.reshape((-1,) + (1,) * (x.ndim - 2))
     if (x.__class__ is np.ndarray and bias.__class__ is np.ndarray and bias.ndim == 1
-            and x.ndim >= 2 and x.shape[-1] == bias.shape[0] and x.flags.c_contiguous and (jit := compiled_kernels(x, bias)) is not None):
+            and x.ndim >= 2 and x.shape[-1] == bias.shape[0] and x.flags.c_contiguous
+            and x.size >= conv_algorithms.JIT_MIN and same_float(x, bias)
+            and (jit := jit_module_if_loaded("common.conv_jit")) is not None):
         out = np.empty(x.shape, x.dtype)
         jit.bias_add(x.reshape(-1, bias.shape[0]), bias, out.reshape(-1, bias.shape[0]))
         return out
