@@ -10,7 +10,8 @@ per channel what the numpy calls do per array -- the same IEEE additions in the 
 (no ``fastmath``), so the same bits.  Each row of a transform is its own inner loop
 (``_input_row``, ``_grad_row``) with four stores: sixteen stores in one loop would need more
 aliasing checks than LLVM's vectoriser makes, and it would run scalar.  The max-pool
-gradient (:func:`max_pool_grad`) is numpy's ~16 calls over the offsets' strided views (the
+forward (:func:`max_pool`) is numpy's chain of ``np.maximum`` over the offsets' strided views
+(plus a copy) as one pass over the windows, and its gradient (:func:`max_pool_grad`) is numpy's ~16 calls over the offsets' strided views (the
 window maxima again, then first hits) as one pass over the windows.
 
 Nothing here is called directly: :func:`common.ops.conv_algorithms.compiled_kernels` imports
@@ -23,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["winograd_input", "winograd_output", "winograd_grad_blocks", "max_pool_grad"]
+__all__ = ["winograd_input", "winograd_output", "winograd_grad_blocks", "max_pool", "max_pool_grad",
+           "bias_add"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -128,6 +130,31 @@ def winograd_grad_blocks(g, a, b, th, tw, e):    # pragma: no cover (numba)
                 t += 1
 
 
+@njit(cache=True, nogil=True)
+def max_pool(x, top, left, kh, kw, sh, sw, y):    # pragma: no cover (numba)
+    """``y`` ``(N, Ho, Wo, C)``: the maximum of each window of channels-last ``x`` padded with
+    ``-inf`` by ``top``/``left`` (and past its far edges), folded in offset order by the rule
+    numpy 2.4's ``np.maximum(best, v)`` follows (its AVX-512 loop and its scalar tail alike,
+    checked on this machine) -- ``b if b > v or b != b else v``: a NaN wins and stays, and of
+    two equal zeros the later one's sign -- so the same bits as the numpy chain."""
+    h, w = x.shape[1], x.shape[2]
+    ninf = x.dtype.type(-np.inf)
+    for n in range(x.shape[0]):
+        for i in range(y.shape[1]):
+            for j in range(y.shape[2]):
+                best = y[n, i, j]
+                for p in range(kh):
+                    row = i * sh + p - top
+                    for q in range(kw):
+                        col = j * sw + q - left
+                        inside = 0 <= row < h and 0 <= col < w
+                        first = p == 0 and q == 0
+                        for ch in range(x.shape[3]):
+                            v = x[n, row, col, ch] if inside else ninf
+                            b = best[ch]
+                            best[ch] = v if first or not (b > v or b != b) else b
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, grad):    # pragma: no cover
     """One pass over the cells of window ``(i, j)`` of image ``n`` for every channel, in offset
@@ -170,3 +197,13 @@ def max_pool_grad(x, g, top, left, kh, kw, sh, sw, dx):    # pragma: no cover (n
                 _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, False)
                 taken[:] = False
                 _window_pass(x, n, i, j, top, left, kh, kw, sh, sw, best, taken, g, dx, True)
+
+
+@njit(cache=True, nogil=True)
+def bias_add(x, bias, out):    # pragma: no cover (numba)
+    """``out`` = ``x + bias`` for ``x`` and ``out`` ``(rows, C)`` and ``bias`` ``(C,)``: numpy's
+    broadcast add (the same IEEE additions) as one loop -- numpy's inner loop would be one
+    ``C``-long row per call."""
+    for r in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            out[r, c] = x[r, c] + bias[c]

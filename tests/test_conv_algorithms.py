@@ -204,6 +204,7 @@ def test_compiled_winograd_transforms_give_the_numpy_code_bits(monkeypatch, xs, 
     ((2, 8, 8, 5), (2, 2), (2, 2), "VALID", "NHWC"),
     ((2, 7, 9, 3), (2, 2), (2, 2), "SAME", "NHWC"),       # padding cells: -inf, may take a tie
     ((2, 3, 9, 8), (2, 3), (3, 3), "SAME", "NCHW"),       # windows with gaps between them
+    ((2, 9, 7, 3), (2, 2), (2, 2), "VALID", "NHWC"),      # a last row and column in no window
     ((1, 9, 7, 4), (1, 2), (2, 2), "VALID", "NHWC")])
 def test_compiled_max_pool_grad_gives_the_numpy_code_bits(monkeypatch, xs, ksize, strides, padding,
                                                           data_format):
@@ -224,3 +225,52 @@ def test_compiled_max_pool_grad_gives_the_numpy_code_bits(monkeypatch, xs, ksize
         want = REGISTRY["MaxPoolGrad"].impl(x, g, **attrs)
     np.testing.assert_array_equal(compiled, want)
     assert np.array_equal(np.signbit(compiled), np.signbit(want))
+
+
+@pytest.mark.parametrize("xs,ksize,strides,padding,data_format", [
+    ((2, 8, 8, 5), (2, 2), (2, 2), "VALID", "NHWC"),
+    ((2, 7, 9, 3), (2, 2), (2, 2), "SAME", "NHWC"),       # padding cells: -inf
+    ((2, 9, 7, 4), (3, 3), (2, 1), "SAME", "NHWC"),       # overlapping windows
+    ((2, 4, 9, 8), (2, 3), (3, 3), "SAME", "NCHW"),       # a NCHW view of channels-last memory
+    ((2, 4, 9, 8), (2, 2), (2, 2), "VALID", "NCHW-memory")])   # numpy's chain, its layout kept
+def test_compiled_max_pool_gives_the_numpy_code_bits(monkeypatch, xs, ksize, strides, padding,
+                                                     data_format):
+    """numba's max-pool forward against numpy's ``np.maximum`` chain bit for bit: ties of
+    signed zeros (the earlier one's sign), NaN (wins, the same NaN), -inf; the result's memory
+    layout is the numpy code's."""
+    monkeypatch.setattr(ca, "JIT_MIN", 0)
+    if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
+        pytest.skip("numba cannot load here: the numpy code is the only path")
+    x = np.round(RNG.standard_normal(xs) * 2).astype(np.float32)       # many ties
+    x[x == 0] = np.where(RNG.random(int((x == 0).sum())) < 0.5, -0.0, 0.0)
+    x.flat[::7], x.flat[::11] = np.nan, -np.inf
+    x.flat[::17] = -np.nan
+    if data_format == "NCHW":
+        x = x.transpose(0, 3, 1, 2)                        # NHWC memory seen as NCHW
+    attrs = dict(ksize=ksize, strides=strides, padding=padding, data_format=data_format[:4])
+    compiled = REGISTRY["MaxPool"].impl(x, **attrs)
+    monkeypatch.setitem(fastpath.JIT_MODULES, "common.conv_jit", None)
+    want = REGISTRY["MaxPool"].impl(x, **attrs)
+    assert compiled.shape == want.shape and compiled.strides == want.strides
+    np.testing.assert_array_equal(compiled.view(np.int32), want.view(np.int32))
+
+
+@pytest.mark.parametrize("shape,dtype", [((8, 7, 9, 32), np.float32), ((300, 16), np.float64),
+                                         ((4, 5, 6, 3), np.float32)])
+def test_compiled_bias_add_gives_numpys_values(monkeypatch, shape, dtype):
+    """numba's channels-last bias add against numpy's broadcast ``x + bias``: the same IEEE
+    additions (NaN where numpy's is, -0.0 kept: -0.0 + -0.0), shape and dtype."""
+    monkeypatch.setattr(ca, "JIT_MIN", 0)
+    if ca.compiled_kernels(np.zeros(1, np.float32)) is None:
+        pytest.skip("numba cannot load here: the numpy code is the only path")
+    x = RNG.standard_normal(shape).astype(dtype)
+    bias = RNG.standard_normal(shape[-1]).astype(dtype)
+    x.flat[::7], x.flat[::11], x.flat[::13] = np.nan, np.inf, -0.0
+    bias[0], bias[1] = -0.0, -np.inf
+    got = REGISTRY["BiasAdd"].impl(x, bias)
+    with np.errstate(invalid="ignore"):
+        want = x + bias
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.signbit(got)[~nan], np.signbit(want)[~nan])

@@ -263,7 +263,13 @@ def candidates(xp_shape, w_shape, dtype, stride_one: bool) -> tuple:
 def choose(key, names: tuple, run: Callable[[str], np.ndarray]) -> tuple:
     """``(name, result)``: the algorithm for ``key`` -- forced by :data:`ALGORITHM`, cached,
     or measured now by running each of ``names`` twice (interleaved, best time; the machine
-    may be busy) through ``run(name)``; the result of the chosen one's last run comes back."""
+    may be busy) through ``run(name)``; the result of the chosen one's last run comes back.
+
+    The time is the process's CPU time, not the wall clock's: on a busy machine a run the
+    scheduler preempts would look slow (with 5 processes on 2 vCPUs, wall time picked
+    Winograd's ~2.1 ms filter gradient over im2col's ~1.4 ms for the bench CNN's first layer in
+    2 of 6 processes; CPU time picked im2col in each of 6).  A multi-threaded BLAS's time
+    counts all its threads: what the algorithm costs the machine."""
     if ALGORITHM != "auto":
         name = ALGORITHM if ALGORITHM in names else "im2col"
         return name, run(name)
@@ -276,9 +282,9 @@ def choose(key, names: tuple, run: Callable[[str], np.ndarray]) -> tuple:
     best, results = {}, {}
     for _ in range(2):
         for cand in names:
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             results[cand] = run(cand)
-            best[cand] = min(best.get(cand, np.inf), time.perf_counter() - t0)
+            best[cand] = min(best.get(cand, np.inf), time.process_time() - t0)
     name = min(names, key=best.__getitem__)
     _CHOICES[key] = name
     return name, results[name]

@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..errors import ShapeError, invalid
+from ..fastpath import jit_module_if_loaded
 from ..examples import Example as E
 from ..registry import Spec, defop
 from ..shapes import EXTENDED_FLOATS, dtype_kind, normalize_axes, reduced_shape, result_dtype
@@ -79,6 +80,30 @@ def _sum(x, axis=None, keepdims=False):
     frameworks disagree on one op: declaring it here would take an attribute (``dtype``) that
     only one surface sets, for the same values -- integer sums wrap the same way whether cast
     before or after adding (arithmetic modulo 2**32 commutes with the cast)."""
+    if axis.__class__ is tuple and x.__class__ is np.ndarray and x.size >= LEADING_SUM_MIN:
+        return _leading_sum(x, axis, keepdims)
+    return np.add.reduce(x, axis, None, None, keepdims)
+
+
+LEADING_SUM_MIN = 1 << 15
+"""Elements from which :func:`_sum` over every axis but the last (a bias's gradient) runs
+numba's loop once numba is loaded (:mod:`common.ops_jit`, the same bits): 64x28x28x32 float32
+1.05 -> 0.24 ms alone; in the bench CNN's compiled step (thread CPU time) 0.98 -> 0.26 ms, and
+0.32 -> 0.14 ms at 64x14x14x64; below, numpy's call costs about what numba's does."""
+
+
+def _leading_sum(x: np.ndarray, axis: tuple, keepdims: bool):
+    """``np.add.reduce(x, axis)``; over the leading axes of a C-contiguous float32/float64
+    array whose kept last axis has 8 elements or more, numba's row-by-row loop (numpy's own
+    order there: the kept axis innermost, the rows added in turn into zeros -- a kept axis
+    of one element would be a whole-array pairwise sum instead)."""
+    c = x.shape[-1] if x.ndim >= 2 else 0
+    if (c >= 8 and x.dtype.char in "fd" and x.flags.c_contiguous
+            and axis == tuple(range(x.ndim - 1))
+            and (jit := jit_module_if_loaded("common.ops_jit")) is not None):
+        out = np.empty(c, x.dtype)
+        jit.leading_sum(x.reshape(-1, c), out)
+        return out.reshape((1,) * (x.ndim - 1) + (c,)) if keepdims else out
     return np.add.reduce(x, axis, None, None, keepdims)
 
 
