@@ -109,17 +109,53 @@ class SavePlan:
     (ShapeRefs alone are kept, as PyTorch keeps sizes, so such nodes can be walked
     twice); ``saves_out`` whether the output is saved (its version is then checked);
     ``shape_pair`` names the two entries when they are the shapes of inputs 0 and 1
-    and nothing else (``x + y``: recorded without the loop).
+    and nothing else (``x + y``: recorded without the loop); ``pair`` the same steps
+    as the loop of :func:`_save` for the operators' two operands, compiled for these
+    entries (:func:`_pair_saver`).
 
     A slots class, not a tuple or NamedTuple: a slot read is as fast as ``plan[1]``
     (faster on CPython 3.11) where a NamedTuple field costs twice as much.
     """
 
-    __slots__ = ("entries", "frees", "saves_out", "shape_pair")
+    __slots__ = ("entries", "frees", "saves_out", "shape_pair", "pair")
 
     def __init__(self, entries: tuple, frees: bool, saves_out: bool, shape_pair: tuple | None):
         self.entries, self.frees, self.saves_out, self.shape_pair = (
             entries, frees, saves_out, shape_pair)
+        self.pair = None if any(i > 1 or kind in ("inputs", "shapes") for _, kind, i in entries) \
+            else _pair_saver(entries)
+
+
+def _pair_saver(entries: tuple):
+    """``save(a, b, out) -> (saved, versions)`` for a plan of the operators' two operands
+    (``a`` a Tensor, ``b`` a Tensor or a Python number): :func:`_save`'s loop unrolled into
+    straight-line code, generated once per plan.  The loop's tuple unpacking, kind tests and
+    dict stores cost ~0.45 us of ``mm(W, h)`` recorded for both operands (four entries:
+    3.0 -> 2.5 us, measured A/B best of 15x3000 calls); one entry (``x * 2``) ~0.1 us."""
+    lines, items, versions = ["def save(a, b, out):"], [], []
+    for k, (name, kind, i) in enumerate(entries):
+        x = "b" if i else "a"
+        if kind == "shape":
+            ref = [f"d = {x}._data",
+                   f"r{k} = _BY_SHAPE.get(d.shape)",
+                   f"if r{k} is None or r{k}.dtype is not d.dtype:",
+                   f"    r{k} = _ref(d)"]
+            if i:   # b may be a Python number
+                ref = ["if isinstance(b, Tensor):", *("    " + r for r in ref),
+                       "else:", f"    r{k} = _ref(b)"]
+            lines += ["    " + r for r in ref]
+            items.append(f"{name!r}: r{k}")
+        elif kind == "input":
+            items.append(f"{name!r}: {x}")
+            versions.append("((a, a._vc[0]),)" if not i else
+                            "(((b, b._vc[0]),) if isinstance(b, Tensor) else ())")
+        else:  # "output"
+            items.append(f"{name!r}: out")
+    lines.append(f"    return {{{', '.join(items)}}}, {' + '.join(versions) or '()'}")
+    scope = {"_BY_SHAPE": _BY_SHAPE, "_ref": _ref, "Tensor": Tensor}
+    exec(compile("\n".join(lines) + "\n", f"<save plan {[e[0] for e in entries]}>", "exec"),
+         scope)
+    return scope["save"]
 
 
 def _plan(op, mask: int) -> SavePlan:
@@ -258,22 +294,7 @@ def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
             rb = _ref(d)
         saved, versions = {names[0]: ra, names[1]: rb}, ()
     else:
-        saved, versions = {}, ()
-        for name, kind, i in plan.entries:
-            x = b if i else a
-            if kind == "shape":
-                if isinstance(x, Tensor):
-                    d = x._data
-                    ref = _BY_SHAPE.get(d.shape)
-                    saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
-                else:
-                    saved[name] = _ref(x)
-            elif kind == "input":
-                saved[name] = x
-                if isinstance(x, Tensor):
-                    versions += ((x, x._vc[0]),)
-            else:  # "output"
-                saved[name] = out
+        saved, versions = plan.pair(a, b, out)
     node = _new(cls or info.cls)
     node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
     node.saved, node.versions, node.frees = saved, versions, plan.frees
