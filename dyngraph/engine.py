@@ -39,7 +39,8 @@ from .multi_output import apply_multi
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
-__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "TRACER", "OP_INFO"]
+__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "plain_view", "TRACER",
+           "OP_INFO"]
 
 TRACER = None
 """``jit.trace`` sets this while it records; every op then goes through ``TRACER.apply``."""
@@ -135,11 +136,14 @@ def _pair_saver(entries: tuple):
     lines, items, versions = ["def save(a, b, out):"], [], []
     for k, (name, kind, i) in enumerate(entries):
         x = "b" if i else "a"
-        if kind == "shape":
-            ref = [f"d = {x}._data",
-                   f"r{k} = _BY_SHAPE.get(d.shape)",
-                   f"if r{k} is None or r{k}.dtype is not d.dtype:",
-                   f"    r{k} = _ref(d)"]
+        if kind == "shape":   # the tensor's own reference, else looked up and kept there
+            ref = [f"r{k} = {x}._sref",
+                   f"if r{k} is None:",
+                   f"    d = {x}._data",
+                   f"    r{k} = _BY_SHAPE.get(d.shape)",
+                   f"    if r{k} is None or r{k}.dtype is not d.dtype:",
+                   f"        r{k} = _ref(d)",
+                   f"    {x}._sref = r{k}"]
             if i:   # b may be a Python number
                 ref = ["if isinstance(b, Tensor):", *("    " + r for r in ref),
                        "else:", f"    r{k} = _ref(b)"]
@@ -238,9 +242,14 @@ def _save(plan: SavePlan, inputs: tuple, out: np.ndarray) -> tuple[dict, list]:
         if kind == "shape":
             x = inputs[i]
             if isinstance(x, Tensor):
-                d = x._data
-                ref = _BY_SHAPE.get(d.shape)
-                saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
+                ref = x._sref
+                if ref is None:
+                    d = x._data
+                    ref = _BY_SHAPE.get(d.shape)
+                    if ref is None or ref.dtype is not d.dtype:
+                        ref = _ref(d)
+                    x._sref = ref
+                saved[name] = ref
             else:
                 saved[name] = _ref(x)
         elif kind == "input":
@@ -284,17 +293,27 @@ def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
         plan = info.plans[mask] = _plan(op, mask)
     names = plan.shape_pair
     if names is not None and mask == 3:
-        d = a._data
-        ra = _BY_SHAPE.get(d.shape)
-        if ra is None or ra.dtype is not d.dtype:
-            ra = _ref(d)
-        d = b._data
-        rb = _BY_SHAPE.get(d.shape)
-        if rb is None or rb.dtype is not d.dtype:
-            rb = _ref(d)
+        ra = a._sref
+        if ra is None:
+            d = a._data
+            ra = _BY_SHAPE.get(d.shape)
+            if ra is None or ra.dtype is not d.dtype:
+                ra = _ref(d)
+            a._sref = ra
+        rb = b._sref
+        if rb is None:
+            d = b._data
+            rb = _BY_SHAPE.get(d.shape)
+            if rb is None or rb.dtype is not d.dtype:
+                rb = _ref(d)
+            b._sref = rb
         saved, versions = {names[0]: ra, names[1]: rb}, ()
+        # (Add, Sub, Complex: the result has the operands' broadcast shape, so when both are
+        # the very same reference and the dtype did not change, it is the result's too)
+        sref = ra if ra is rb and out.dtype is ra.dtype else None
     else:
         saved, versions = plan.pair(a, b, out)
+        sref = None
     node = _new(cls or info.cls)
     node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
     node.saved, node.versions, node.frees = saved, versions, plan.frees
@@ -304,7 +323,7 @@ def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
     t = _new(Tensor)
     t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
     vc = [0]
-    t._vc, t._hooks, t._accum = vc, None, None
+    t._vc, t._hooks, t._accum, t._sref = vc, None, None, sref
     node.out_vc = (vc, 0) if plan.saves_out else None
     return t
 
@@ -321,7 +340,7 @@ def _new_node(cls, op, attrs: dict, parents: tuple, saved: dict, versions, plan:
     t = _new(Tensor)
     t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
     vc = t._vc = vc or [0]
-    t._hooks, t._accum = None, None
+    t._hooks, t._accum, t._sref = None, None, None
     node.out_vc = (vc, vc[0]) if plan.saves_out else None
     return t
 
@@ -336,6 +355,24 @@ def base_counter(base: Tensor) -> list:
     if len(vc) == 1:
         vc.append(weakref.ref(base))
     return vc
+
+
+def plain_view(x: Tensor, out: np.ndarray) -> Tensor | None:
+    """What ``apply`` of a view op (``x[i]``, ``x.t()``) returns when nothing records: ``out``,
+    a non-empty view into ``x``'s memory, as a Tensor sharing ``x``'s version counter -- or
+    None while ``jit.trace`` records (every op must reach it).  The callers check the rest
+    (``x`` needs no gradient, ``out`` is a view of a non-empty ``x``); this skips the attribute
+    dict, the keyword call of the impl, the dtype and sharing tests: ``xs[t]`` 1.20 -> 0.50 us,
+    ``h.t()`` 1.05 -> 0.33 us (best of 15x3000 calls)."""
+    if TRACER is not None:
+        return None
+    t = _new(Tensor)
+    t._data, t._rg, t._grad, t.grad_fn = out, False, None, None
+    vc = x._vc
+    if len(vc) == 1:
+        vc.append(weakref.ref(x))
+    t._vc, t._hooks, t._accum, t._sref = vc, None, None, None
+    return t
 
 
 def _shares(out: np.ndarray, x) -> bool:
@@ -473,9 +510,14 @@ def _record_one(op, info: _OpInfo, x: Tensor, attrs: dict, out: np.ndarray, cls,
     saved, versions = {}, ()
     for name, kind, _ in plan.entries:
         if kind == "shape":
-            d = x._data
-            ref = _BY_SHAPE.get(d.shape)
-            saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
+            ref = x._sref
+            if ref is None:
+                d = x._data
+                ref = _BY_SHAPE.get(d.shape)
+                if ref is None or ref.dtype is not d.dtype:
+                    ref = _ref(d)
+                x._sref = ref
+            saved[name] = ref
         elif kind == "input":
             saved[name] = x
             versions = ((x, x._vc[0]),)
@@ -490,7 +532,7 @@ def _record_one(op, info: _OpInfo, x: Tensor, attrs: dict, out: np.ndarray, cls,
     t = _new(Tensor)
     t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
     vc = t._vc = vc or [0]
-    t._hooks, t._accum = None, None
+    t._hooks, t._accum, t._sref = None, None, None
     node.out_vc = (vc, vc[0]) if plan.saves_out else None
     return t
 

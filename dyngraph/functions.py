@@ -20,7 +20,7 @@ from common.indexing import ARRAY, Slice, encode_index
 from .creation import as_tensor
 from .device import check_device, device as _device
 from .dtypes import np_dtype_of
-from .engine import apply, binary, node_class_for
+from .engine import apply, binary, node_class_for, plain_view
 from .errors import broadcast_message, c_type_name
 from .memory_format import check_memory_format
 from .node import node_class, torch_node
@@ -450,8 +450,13 @@ _T_NAME, _TRANSPOSE_NAME = node_class_for(_TRANSPOSE, "t"), node_class_for(_TRAN
 
 
 def t(input):
-    if input.dim() > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    d = input._data
+    if d.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {d.ndim}D")
+    if not input._rg and d.size:
+        out = plain_view(input, d.T)   # (Transpose's impl without perm: the same view)
+        if out is not None:
+            return out
     return apply(_TRANSPOSE, (input,), {"perm": None}, cls=_T_NAME)
 
 
@@ -636,6 +641,11 @@ _SELECT_NAME = _INDEX_NODES["select"]
 
 def getitem(input, key):
     if type(key) is int:  # x[i], a loop's step: the general path below gives exactly this
+        d = input._data
+        if not input._rg and d.ndim > 1 and d.size and -d.shape[0] <= key < d.shape[0]:
+            t = plain_view(input, d[key])    # (a view: a row of a matrix or more)
+            if t is not None:
+                return t
         return apply(_GETITEM, (input,), {"key": (key,)}, cls=_SELECT_NAME)
     if isinstance(key, range) or isinstance(key, tuple) and any(isinstance(k, range) for k in key):
         key = tuple(np.arange(k.start, k.stop, k.step) if isinstance(k, range) else k
