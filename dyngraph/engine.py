@@ -266,68 +266,6 @@ def _save(plan: SavePlan, inputs: tuple, out: np.ndarray) -> tuple[dict, list]:
     return saved, versions
 
 
-def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
-    """``record`` for the operators' two operands (``b`` a Tensor or a Python number).
-
-    The same steps as ``record`` -> ``_save`` -> ``_new_node``, written inline: this is
-    the path of every recorded operator, and the two calls cost ~3% of ``x + y`` and ~8%
-    of ``x * y`` (measured A/B in one process, best of 100 alternating runs; re-measured
-    for issue 27 with ``_save`` and ``_new_node`` called here: ``x * y`` 7.9 -> 9.7 us,
-    ``x * c`` 6.4 -> 8.4 us, so the inline copy stays).  When both operands need gradients
-    and the rules keep only their two shapes (``x + y``), the two shape references are
-    taken without the loop.  The plan's fields are named (:class:`SavePlan` slots)."""
-    info = _INFO[op]
-    da, db = info.diff
-    pa = pb = None
-    mask = 0
-    if a._rg and da:
-        pa = a.grad_fn or a._accum or a._accumulator()
-        mask = 1
-    if db and isinstance(b, Tensor) and b._rg:
-        pb = b.grad_fn or b._accum or b._accumulator()
-        mask |= 2
-    if not mask:
-        return make(out)
-    plan = info.plans.get(mask)
-    if plan is None:
-        plan = info.plans[mask] = _plan(op, mask)
-    names = plan.shape_pair
-    if names is not None and mask == 3:
-        ra = a._sref
-        if ra is None:
-            d = a._data
-            ra = _BY_SHAPE.get(d.shape)
-            if ra is None or ra.dtype is not d.dtype:
-                ra = _ref(d)
-            a._sref = ra
-        rb = b._sref
-        if rb is None:
-            d = b._data
-            rb = _BY_SHAPE.get(d.shape)
-            if rb is None or rb.dtype is not d.dtype:
-                rb = _ref(d)
-            b._sref = rb
-        saved, versions = {names[0]: ra, names[1]: rb}, ()
-        # (Add, Sub, Complex: the result has the operands' broadcast shape, so when both are
-        # the very same reference and the dtype did not change, it is the result's too)
-        sref = ra if ra is rb and out.dtype is ra.dtype else None
-    else:
-        saved, versions = plan.pair(a, b, out)
-        sref = None
-    node = _new(cls or info.cls)
-    node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
-    node.saved, node.versions, node.frees = saved, versions, plan.frees
-    node.seq, node.hooks, node.retained = next_seq(), None, None
-    if ANOMALY.on:
-        remember_forward(node)
-    t = _new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
-    vc = [0]
-    t._vc, t._hooks, t._accum, t._sref = vc, None, None, sref
-    node.out_vc = (vc, 0) if plan.saves_out else None
-    return t
-
-
 def _new_node(cls, op, attrs: dict, parents: tuple, saved: dict, versions, plan: SavePlan,
               out: np.ndarray, vc) -> Tensor:
     """The Node and its output Tensor (``make(out, True, node)``, written inline)."""
@@ -338,9 +276,9 @@ def _new_node(cls, op, attrs: dict, parents: tuple, saved: dict, versions, plan:
     if ANOMALY.on:
         remember_forward(node)
     t = _new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    t._data, t._rg, t.grad_fn = out, True, node
     vc = t._vc = vc or [0]
-    t._hooks, t._accum, t._sref = None, None, None
+    t._grad = t._hooks = t._accum = t._sref = None
     node.out_vc = (vc, vc[0]) if plan.saves_out else None
     return t
 
@@ -367,11 +305,12 @@ def plain_view(x: Tensor, out: np.ndarray) -> Tensor | None:
     if TRACER is not None:
         return None
     t = _new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = out, False, None, None
+    t._data, t._rg, t.grad_fn = out, False, None
     vc = x._vc
     if len(vc) == 1:
         vc.append(weakref.ref(x))
-    t._vc, t._hooks, t._accum, t._sref = vc, None, None, None
+    t._vc = vc
+    t._grad = t._hooks = t._accum = t._sref = None
     return t
 
 
@@ -530,21 +469,31 @@ def _record_one(op, info: _OpInfo, x: Tensor, attrs: dict, out: np.ndarray, cls,
     if ANOMALY.on:
         remember_forward(node)
     t = _new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    t._data, t._rg, t.grad_fn = out, True, node
     vc = t._vc = vc or [0]
-    t._hooks, t._accum, t._sref = None, None, None
+    t._grad = t._hooks = t._accum = t._sref = None
     node.out_vc = (vc, vc[0]) if plan.saves_out else None
     return t
 
 
 def binary(op, a: Tensor, b, cls=None) -> Tensor:
-    """``apply`` for a Tensor and a Tensor-or-number (the operators' path, kept short)."""
+    """``apply`` for a Tensor and a Tensor-or-number (the operators' path, kept short).
+
+    It records too, ``record`` -> ``_save`` -> ``_new_node`` written inline: this is the path
+    of every recorded operator, and the calls cost ~3% of ``x + y`` and ~8% of ``x * y``
+    (measured A/B in one process, best of 100 alternating runs; re-measured for issue 27 with
+    ``_save`` and ``_new_node`` called: ``x * y`` 7.9 -> 9.7 us, ``x * c`` 6.4 -> 8.4 us;
+    session 39, the one call left, to a ``_record_pair``, inlined too: ``x + c`` recorded
+    1.43 -> 1.36 us, ``mm(W, h)`` 2.51 -> 2.42 us, best of 15x3000 calls, A/B alternated).
+    When both operands need gradients and the rules keep only their two shapes (``x + y``),
+    the two shape references are taken without the plan's saver (tensors keep theirs:
+    ``Tensor._sref``).  The plan's fields are named (:class:`SavePlan` slots)."""
     if TRACER is not None:
         return TRACER.apply(op, (a, b), _EMPTY, cls)
     if isinstance(b, Tensor):
-        bd, needs = b._data, a._rg or b._rg
+        bd, brg = b._data, b._rg
     elif type(b) in _SCALARS:
-        bd, needs = b, a._rg
+        bd, brg = b, False
     elif isinstance(b, np.generic):
         return binary(op, a, b.item(), cls)
     else:
@@ -560,6 +509,62 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
     if dt is not _FLOAT32 and dt.char in "dD" and not (ad.ndim and ad.dtype.char == dt.char):
         out = _torch_dtype(out, (ad, bd))
         dt = out.dtype
-    if needs and STATE.enabled and (dt is _FLOAT32 or dt.kind in "fc"):
-        return _record_pair(op, a, b, out, cls)
-    return make(out)
+    if not ((a._rg or brg) and STATE.enabled and (dt is _FLOAT32 or dt.kind in "fc")):
+        t = _new(Tensor)   # make(out), inline: one call less on every unrecorded operator
+        t._data, t._rg, t.grad_fn = out, False, None
+        t._vc = [0]
+        t._grad = t._hooks = t._accum = t._sref = None
+        return t
+    info = _INFO[op]
+    da, db = info.diff
+    pa = pb = None
+    mask = 0
+    if a._rg and da:
+        pa = a.grad_fn or a._accum or a._accumulator()
+        mask = 1
+    if db and brg:
+        pb = b.grad_fn or b._accum or b._accumulator()
+        mask |= 2
+    if not mask:
+        return make(out)
+    plan = info.plans.get(mask)
+    if plan is None:
+        plan = info.plans[mask] = _plan(op, mask)
+    names = plan.shape_pair
+    if names is not None and mask == 3:
+        ra = a._sref
+        if ra is None:
+            d = a._data
+            ra = _BY_SHAPE.get(d.shape)
+            if ra is None or ra.dtype is not d.dtype:
+                ra = _ref(d)
+            a._sref = ra
+        rb = b._sref
+        if rb is None:
+            d = b._data
+            rb = _BY_SHAPE.get(d.shape)
+            if rb is None or rb.dtype is not d.dtype:
+                rb = _ref(d)
+            b._sref = rb
+        saved, versions = {names[0]: ra, names[1]: rb}, ()
+        # (Add, Sub, Complex: the result has the operands' broadcast shape, so when both are
+        # the very same reference and the dtype did not change, it is the result's too)
+        sref = ra if ra is rb and out.dtype is ra.dtype else None
+    else:
+        saved, versions = plan.pair(a, b, out)
+        sref = None
+    node = _new(cls or info.cls)
+    node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
+    node.saved, node.versions, node.frees = saved, versions, plan.frees
+    node.seq, node.hooks, node.retained = next_seq(), None, None
+    if ANOMALY.on:
+        remember_forward(node)
+    t = _new(Tensor)
+    t._data, t._rg, t.grad_fn = out, True, node
+    vc = [0]
+    t._vc, t._sref = vc, sref
+    t._grad = t._hooks = t._accum = None
+    node.out_vc = (vc, 0) if plan.saves_out else None
+    return t
+
+

@@ -281,8 +281,9 @@ class Tensor:
 
 
 def init_slots(t: Tensor, data: np.ndarray, rg: bool, grad_fn) -> None:
-    t._data, t._rg, t._grad, t.grad_fn = data, rg, None, grad_fn
-    t._vc, t._hooks, t._accum, t._sref = [0], None, None, None
+    t._data, t._rg, t.grad_fn = data, rg, grad_fn
+    t._vc = [0]
+    t._grad = t._hooks = t._accum = t._sref = None
 
 
 def make(data: np.ndarray, rg: bool = False, grad_fn=None) -> Tensor:
@@ -291,8 +292,9 @@ def make(data: np.ndarray, rg: bool = False, grad_fn=None) -> Tensor:
     Same as ``init_slots`` written inline: one call less on every op.
     """
     t = _object_new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = data, rg, None, grad_fn
-    t._vc, t._hooks, t._accum, t._sref = [0], None, None, None
+    t._data, t._rg, t.grad_fn = data, rg, grad_fn
+    t._vc = [0]
+    t._grad = t._hooks = t._accum = t._sref = None
     return t
 
 
