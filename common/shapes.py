@@ -243,14 +243,15 @@ def conjugate(F, x):
     this where they multiply by an input or output; for real tensors it adds nothing.
     """
     d = getattr(x, "dtype", _NO_DTYPE)
+    if d is _FLOAT32 or d is _FLOAT64:  # the usual real dtypes first: an ``is`` (~0.02 us)
+        return x                        # where ``isinstance(d, np.dtype)`` costs ~0.07 us
     if d is _NO_DTYPE:                # a Python number saved by ``x * 2.0``
         return x.conjugate() if type(x) is complex else x
-    if isinstance(d, np.dtype):       # _is_complex, inline (the eager backward's arrays)
-        return F.conj(x) if d.kind == "c" else x
     return F.conj(x) if _is_complex(F, x) else x
 
 
 _NO_DTYPE = object()
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _is_complex(F, x) -> bool:

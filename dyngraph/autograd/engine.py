@@ -36,7 +36,7 @@ from common.numerics import NonFiniteError
 from ..anomaly import backward_error
 from ..engine import OP_INFO, apply
 from ..errors import torch_type_name
-from ..grad_mode import enable_grad, no_grad
+from ..grad_mode import STATE, enable_grad, no_grad
 from ..node import POST_HOOKS, POST_HOOKS_USED, AccumulateGrad, Node
 from ..tensor import Tensor, make
 __all__ = ["backward", "grad"]
@@ -328,7 +328,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     tensors = _seq(tensors)
     grads = _seq(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
     retain = create_graph if retain_graph is None else retain_graph
-    with enable_grad() if create_graph else no_grad():
+    # ``with enable_grad() if create_graph else no_grad():`` written out: the same flag set
+    # and restored, without making a context manager (~0.4 us of every backward)
+    prev, STATE.enabled = STATE.enabled, True if create_graph else False
+    try:
         roots = _roots(tensors, grads, create_graph)
         table = _engine(roots, retain, create_graph)
         wanted = None if inputs is None else {id(t) for t in _seq(inputs)}
@@ -340,6 +343,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
                 if leaf._hooks:
                     g = _run_hooks(leaf._hooks, g, create_graph)
                 _accumulate(leaf, g, create_graph)
+    finally:
+        STATE.enabled = prev
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,
