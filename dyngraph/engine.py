@@ -61,14 +61,16 @@ class _OpInfo:
     """Per-op data computed once: node class, which inputs are differentiable, save plans,
     and for backward each input's rule with the saved names it reads."""
 
-    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views", "rules", "values",
-                 "single", "one_result")
+    __slots__ = ("cls", "diff", "variadic", "plans", "pairs", "keeps_dtype", "views", "rules",
+                 "values", "single", "one_result")
 
     def __init__(self, op):
         self.cls = node_class(op.torch_name)
         self.variadic = op.variadic
         self.diff = tuple(r is not None for r in op.grads)
         self.plans: dict[int, SavePlan] = {}
+        # the same plans by mask 1..3 for ``binary`` (a list index, not a dict lookup)
+        self.pairs: list = [None] * 4
         # an op whose dtype attribute decides the result keeps it (no float64 -> float32)
         self.keeps_dtype = op.dtype_attr is not None
         # a result that may share input 0's memory shares its version counter too, so an
@@ -183,7 +185,12 @@ def _plan(op, mask: int) -> SavePlan:
     frees = any(kind != "shape" and kind != "shapes" for _, kind, _ in entries)
     pair = (tuple(name for name, _, _ in entries)
             if [(kind, i) for _, kind, i in entries] == [("shape", 0), ("shape", 1)] else None)
-    return SavePlan(tuple(entries), frees, "out" in wanted, pair)
+    return SavePlan(tuple(entries), frees, "out" in wanted, _AB if pair == _AB else pair)
+
+
+_AB = ("a_shape", "b_shape")
+"""``x + y``'s and ``x - y``'s ``shape_pair``, one object: ``binary`` builds their saved dict
+with constant keys when the plan's names are this very tuple."""
 
 
 _REFS: dict = {}
@@ -527,9 +534,9 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
         mask |= 2
     if not mask:
         return make(out)
-    plan = info.plans.get(mask)
+    plan = info.pairs[mask]
     if plan is None:
-        plan = info.plans[mask] = _plan(op, mask)
+        plan = info.pairs[mask] = info.plans[mask] = _plan(op, mask)
     names = plan.shape_pair
     if names is not None and mask == 3:
         ra = a._sref
@@ -546,10 +553,11 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
             if rb is None or rb.dtype is not d.dtype:
                 rb = _ref(d)
             b._sref = rb
-        saved, versions = {names[0]: ra, names[1]: rb}, ()
+        saved = {"a_shape": ra, "b_shape": rb} if names is _AB else {names[0]: ra, names[1]: rb}
+        versions = ()
         # (Add, Sub, Complex: the result has the operands' broadcast shape, so when both are
         # the very same reference and the dtype did not change, it is the result's too)
-        sref = ra if ra is rb and out.dtype is ra.dtype else None
+        sref = ra if ra is rb and dt is ra.dtype else None
     else:
         saved, versions = plan.pair(a, b, out)
         sref = None
