@@ -135,7 +135,7 @@ def _pair_saver(entries: tuple):
     straight-line code, generated once per plan.  The loop's tuple unpacking, kind tests and
     dict stores cost ~0.45 us of ``mm(W, h)`` recorded for both operands (four entries:
     3.0 -> 2.5 us, measured A/B best of 15x3000 calls); one entry (``x * 2``) ~0.1 us."""
-    lines, items, versions = ["def save(a, b, out):"], [], []
+    lines, items, versions, b_version = ["def save(a, b, out):"], [], [], False
     for k, (name, kind, i) in enumerate(entries):
         x = "b" if i else "a"
         if kind == "shape":   # the tensor's own reference, else looked up and kept there
@@ -153,11 +153,19 @@ def _pair_saver(entries: tuple):
             items.append(f"{name!r}: r{k}")
         elif kind == "input":
             items.append(f"{name!r}: {x}")
-            versions.append("((a, a._vc[0]),)" if not i else
-                            "(((b, b._vc[0]),) if isinstance(b, Tensor) else ())")
+            if i:
+                b_version = True
+            else:
+                versions.append("(a, a._vc[0])")
         else:  # "output"
             items.append(f"{name!r}: out")
-    lines.append(f"    return {{{', '.join(items)}}}, {' + '.join(versions) or '()'}")
+    # the versions of the saved inputs: one tuple, b's entry only when b is a Tensor
+    mine = "".join(v + ", " for v in versions)
+    if b_version:
+        tail = f"(({mine}(b, b._vc[0]),) if isinstance(b, Tensor) else ({mine}))"
+    else:
+        tail = f"({mine})"
+    lines.append(f"    return {{{', '.join(items)}}}, {tail}")
     scope = {"_BY_SHAPE": _BY_SHAPE, "_ref": _ref, "Tensor": Tensor}
     exec(compile("\n".join(lines) + "\n", f"<save plan {[e[0] for e in entries]}>", "exec"),
          scope)

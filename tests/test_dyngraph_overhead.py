@@ -223,3 +223,29 @@ def test_jit_trace_still_sees_rows_and_transposes():
     traced = torch.jit.trace(lambda a: a[1] + a.t().t()[2], xs)
     other = torch.ones(3, 4) * 5          # (a trace that froze the example values gives 10s no more)
     assert traced(other).tolist() == (other[1] + other[2]).tolist() == [10.0] * 4
+
+
+# --- the compiled savers (engine._pair_saver): versions of every saved operand ----------
+
+
+@pytest.mark.parametrize("changed", ["a", "b"])
+@pytest.mark.parametrize("grad_of", ["a", "b", "both"])
+def test_a_saved_operand_changed_in_place_is_refused(changed, grad_of):
+    a = torch.ones(2, 2, requires_grad=grad_of in ("a", "both"))
+    b = torch.ones(2, 2, requires_grad=grad_of in ("b", "both"))
+    y = a.mm(b)                  # each operand's rule reads the other one
+    reader = b if grad_of == "a" else a if grad_of == "b" else (a if changed == "a" else b)
+    if changed == "a" and reader is not a or changed == "b" and reader is not b:
+        pytest.skip("the changed operand is not saved for this gradient")
+    with torch.no_grad():
+        reader.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_saved_versions_are_pairs_whichever_operands_are_saved():
+    a, b = torch.ones(2, 2, requires_grad=True), torch.ones(2, 2, requires_grad=True)
+    c = torch.ones(2, 2)
+    for y, n in [(a.mm(b), 2), (a.mm(c), 1), (c.mm(a), 1), (a * b, 2), (a * 2, 0), (a.sin(), 1)]:
+        assert len(y.grad_fn.versions) == n
+        assert all(isinstance(t, torch.Tensor) and v == 0 for t, v in y.grad_fn.versions)
