@@ -277,7 +277,8 @@ def _accumulate(t: Tensor, g, create_graph: bool) -> None:
         g = g if isinstance(g, Tensor) else make(np.asarray(g))
         t._grad = g if old is None else old + g
         return
-    g = np.asarray(g, dtype=t._data.dtype)
+    if type(g) is not np.ndarray or g.dtype is not t._data.dtype:   # (the usual array as is:
+        g = np.asarray(g, dtype=t._data.dtype)                      # no keyword call)
     if old is None:
         # PyTorch's AccumulateGrad keeps the incoming gradient itself when nothing else
         # shares it; so do we: an array that owns its memory and is referred to only by
