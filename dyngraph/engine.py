@@ -132,9 +132,10 @@ class SavePlan:
 def _pair_saver(entries: tuple):
     """``save(a, b, out) -> (saved, versions)`` for a plan of the operators' two operands
     (``a`` a Tensor, ``b`` a Tensor or a Python number): :func:`_save`'s loop unrolled into
-    straight-line code, generated once per plan.  The loop's tuple unpacking, kind tests and
-    dict stores cost ~0.45 us of ``mm(W, h)`` recorded for both operands (four entries:
-    3.0 -> 2.5 us, measured A/B best of 15x3000 calls); one entry (``x * 2``) ~0.1 us."""
+    straight-line code, generated once per plan: no tuple unpacking and kind tests per entry,
+    the versions built as one tuple.  ``mm(W, h)`` recorded for both operands (four entries)
+    2.86 -> 2.78 us (best of 15x3000 calls; near the noise of the loaded 2-core machine).
+    :func:`_apply_one` calls it too, with no second operand."""
     lines, items, versions, b_version = ["def save(a, b, out):"], [], [], False
     for k, (name, kind, i) in enumerate(entries):
         x = "b" if i else "a"
@@ -480,8 +481,10 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
     of every recorded operator, and the calls cost ~3% of ``x + y`` and ~8% of ``x * y``
     (measured A/B in one process, best of 100 alternating runs; re-measured for issue 27 with
     ``_save`` and ``_new_node`` called: ``x * y`` 7.9 -> 9.7 us, ``x * c`` 6.4 -> 8.4 us;
-    session 39, the one call left, to a ``_record_pair``, inlined too: ``x + c`` recorded
-    1.43 -> 1.36 us, ``mm(W, h)`` 2.51 -> 2.42 us, best of 15x3000 calls, A/B alternated).
+    the last call, to a ``_record_pair``, is inlined too since session 39, which with the
+    tensors' kept ShapeRefs, the compiled savers and stores of at most three targets took
+    ``y = y + c`` (16x16, both recorded) 1.55 -> 1.15 us an op: best of 15 chains of 100,
+    A/B alternated against the session's start).
     When both operands need gradients and the rules keep only their two shapes (``x + y``),
     the two shape references are taken without the plan's saver (tensors keep theirs:
     ``Tensor._sref``).  The plan's fields are named (:class:`SavePlan` slots)."""
