@@ -226,11 +226,14 @@ def unbroadcast(F, g, like):
     Statically equal shapes need nothing; otherwise one ``SumLike`` op does it
     (at run time in the static engine, where dims may be unknown at build time).
     """
-    if g.dtype is not like.dtype and _is_complex(F, g) and not _is_complex(F, like):
-        g = F.real(g)     # a real input promoted into a complex op: its gradient is real
+    if g.dtype is not like.dtype:
+        if _is_complex(F, g) and not _is_complex(F, like):
+            g = F.real(g)     # a real input promoted into a complex op: its gradient is real
+    elif type(g) is np.ndarray and g.shape == like.shape:   # the eager backward's usual
+        return g                                            # case: nothing to do (~0.1 us less)
     gs, ls = F.shape(g), F.shape(like)
-    if gs == ls and is_known(gs):
-        return g
+    if gs == ls and gs is not None and None not in gs:   # (is_known, inline: every product's
+        return g                                         # and sum's rule ends here)
     return F.sum_like(g, like)
 
 
@@ -242,9 +245,16 @@ def conjugate(F, x):
     gradient by the *conjugate* of its derivative (``Mul``: ``g * conj(b)``).  Rules call
     this where they multiply by an input or output; for real tensors it adds nothing.
     """
-    if not hasattr(x, "dtype"):       # a Python number saved by ``x * 2.0``
+    d = getattr(x, "dtype", _NO_DTYPE)
+    if d is _FLOAT32 or d is _FLOAT64:  # the usual real dtypes first: an ``is`` (~0.02 us)
+        return x                        # where ``isinstance(d, np.dtype)`` costs ~0.07 us
+    if d is _NO_DTYPE:                # a Python number saved by ``x * 2.0``
         return x.conjugate() if type(x) is complex else x
     return F.conj(x) if _is_complex(F, x) else x
+
+
+_NO_DTYPE = object()
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _is_complex(F, x) -> bool:

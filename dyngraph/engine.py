@@ -39,7 +39,8 @@ from .multi_output import apply_multi
 from .node import node_class, next_seq
 from .tensor import Tensor, make
 
-__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "TRACER", "OP_INFO"]
+__all__ = ["apply", "binary", "record", "node_class_for", "base_counter", "plain_view", "TRACER",
+           "OP_INFO"]
 
 TRACER = None
 """``jit.trace`` sets this while it records; every op then goes through ``TRACER.apply``."""
@@ -60,14 +61,16 @@ class _OpInfo:
     """Per-op data computed once: node class, which inputs are differentiable, save plans,
     and for backward each input's rule with the saved names it reads."""
 
-    __slots__ = ("cls", "diff", "variadic", "plans", "keeps_dtype", "views", "rules", "values",
-                 "single", "one_result")
+    __slots__ = ("cls", "diff", "variadic", "plans", "pairs", "keeps_dtype", "views", "rules",
+                 "values", "single", "one_result")
 
     def __init__(self, op):
         self.cls = node_class(op.torch_name)
         self.variadic = op.variadic
         self.diff = tuple(r is not None for r in op.grads)
         self.plans: dict[int, SavePlan] = {}
+        # the same plans by mask 1..3 for ``binary`` (a list index, not a dict lookup)
+        self.pairs: list = [None] * 4
         # an op whose dtype attribute decides the result keeps it (no float64 -> float32)
         self.keeps_dtype = op.dtype_attr is not None
         # a result that may share input 0's memory shares its version counter too, so an
@@ -109,17 +112,65 @@ class SavePlan:
     (ShapeRefs alone are kept, as PyTorch keeps sizes, so such nodes can be walked
     twice); ``saves_out`` whether the output is saved (its version is then checked);
     ``shape_pair`` names the two entries when they are the shapes of inputs 0 and 1
-    and nothing else (``x + y``: recorded without the loop).
+    and nothing else (``x + y``: recorded without the loop); ``pair`` the same steps
+    as the loop of :func:`_save` for the operators' two operands, compiled for these
+    entries (:func:`_pair_saver`).
 
     A slots class, not a tuple or NamedTuple: a slot read is as fast as ``plan[1]``
     (faster on CPython 3.11) where a NamedTuple field costs twice as much.
     """
 
-    __slots__ = ("entries", "frees", "saves_out", "shape_pair")
+    __slots__ = ("entries", "frees", "saves_out", "shape_pair", "pair")
 
     def __init__(self, entries: tuple, frees: bool, saves_out: bool, shape_pair: tuple | None):
         self.entries, self.frees, self.saves_out, self.shape_pair = (
             entries, frees, saves_out, shape_pair)
+        self.pair = None if any(i > 1 or kind in ("inputs", "shapes") for _, kind, i in entries) \
+            else _pair_saver(entries)
+
+
+def _pair_saver(entries: tuple):
+    """``save(a, b, out) -> (saved, versions)`` for a plan of the operators' two operands
+    (``a`` a Tensor, ``b`` a Tensor or a Python number): :func:`_save`'s loop unrolled into
+    straight-line code, generated once per plan: no tuple unpacking and kind tests per entry,
+    the versions built as one tuple.  ``mm(W, h)`` recorded for both operands (four entries)
+    2.86 -> 2.78 us (best of 15x3000 calls; near the noise of the loaded 2-core machine).
+    :func:`_apply_one` calls it too, with no second operand."""
+    lines, items, versions, b_version = ["def save(a, b, out):"], [], [], False
+    for k, (name, kind, i) in enumerate(entries):
+        x = "b" if i else "a"
+        if kind == "shape":   # the tensor's own reference, else looked up and kept there
+            ref = [f"r{k} = {x}._sref",
+                   f"if r{k} is None:",
+                   f"    d = {x}._data",
+                   f"    r{k} = _BY_SHAPE.get(d.shape)",
+                   f"    if r{k} is None or r{k}.dtype is not d.dtype:",
+                   f"        r{k} = _ref(d)",
+                   f"    {x}._sref = r{k}"]
+            if i:   # b may be a Python number
+                ref = ["if isinstance(b, Tensor):", *("    " + r for r in ref),
+                       "else:", f"    r{k} = _ref(b)"]
+            lines += ["    " + r for r in ref]
+            items.append(f"{name!r}: r{k}")
+        elif kind == "input":
+            items.append(f"{name!r}: {x}")
+            if i:
+                b_version = True
+            else:
+                versions.append("(a, a._vc[0])")
+        else:  # "output"
+            items.append(f"{name!r}: out")
+    # the versions of the saved inputs: one tuple, b's entry only when b is a Tensor
+    mine = "".join(v + ", " for v in versions)
+    if b_version:
+        tail = f"(({mine}(b, b._vc[0]),) if isinstance(b, Tensor) else ({mine}))"
+    else:
+        tail = f"({mine})"
+    lines.append(f"    return {{{', '.join(items)}}}, {tail}")
+    scope = {"_BY_SHAPE": _BY_SHAPE, "_ref": _ref, "Tensor": Tensor}
+    exec(compile("\n".join(lines) + "\n", f"<save plan {[e[0] for e in entries]}>", "exec"),
+         scope)
+    return scope["save"]
 
 
 def _plan(op, mask: int) -> SavePlan:
@@ -143,7 +194,12 @@ def _plan(op, mask: int) -> SavePlan:
     frees = any(kind != "shape" and kind != "shapes" for _, kind, _ in entries)
     pair = (tuple(name for name, _, _ in entries)
             if [(kind, i) for _, kind, i in entries] == [("shape", 0), ("shape", 1)] else None)
-    return SavePlan(tuple(entries), frees, "out" in wanted, pair)
+    return SavePlan(tuple(entries), frees, "out" in wanted, _AB if pair == _AB else pair)
+
+
+_AB = ("a_shape", "b_shape")
+"""``x + y``'s and ``x - y``'s ``shape_pair``, one object: ``binary`` builds their saved dict
+with constant keys when the plan's names are this very tuple."""
 
 
 _REFS: dict = {}
@@ -202,9 +258,14 @@ def _save(plan: SavePlan, inputs: tuple, out: np.ndarray) -> tuple[dict, list]:
         if kind == "shape":
             x = inputs[i]
             if isinstance(x, Tensor):
-                d = x._data
-                ref = _BY_SHAPE.get(d.shape)
-                saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
+                ref = x._sref
+                if ref is None:
+                    d = x._data
+                    ref = _BY_SHAPE.get(d.shape)
+                    if ref is None or ref.dtype is not d.dtype:
+                        ref = _ref(d)
+                    x._sref = ref
+                saved[name] = ref
             else:
                 saved[name] = _ref(x)
         elif kind == "input":
@@ -221,73 +282,6 @@ def _save(plan: SavePlan, inputs: tuple, out: np.ndarray) -> tuple[dict, list]:
     return saved, versions
 
 
-def _record_pair(op, a: Tensor, b, out: np.ndarray, cls) -> Tensor:
-    """``record`` for the operators' two operands (``b`` a Tensor or a Python number).
-
-    The same steps as ``record`` -> ``_save`` -> ``_new_node``, written inline: this is
-    the path of every recorded operator, and the two calls cost ~3% of ``x + y`` and ~8%
-    of ``x * y`` (measured A/B in one process, best of 100 alternating runs; re-measured
-    for issue 27 with ``_save`` and ``_new_node`` called here: ``x * y`` 7.9 -> 9.7 us,
-    ``x * c`` 6.4 -> 8.4 us, so the inline copy stays).  When both operands need gradients
-    and the rules keep only their two shapes (``x + y``), the two shape references are
-    taken without the loop.  The plan's fields are named (:class:`SavePlan` slots)."""
-    info = _INFO[op]
-    da, db = info.diff
-    pa = pb = None
-    mask = 0
-    if a._rg and da:
-        pa = a.grad_fn or a._accum or a._accumulator()
-        mask = 1
-    if db and isinstance(b, Tensor) and b._rg:
-        pb = b.grad_fn or b._accum or b._accumulator()
-        mask |= 2
-    if not mask:
-        return make(out)
-    plan = info.plans.get(mask)
-    if plan is None:
-        plan = info.plans[mask] = _plan(op, mask)
-    names = plan.shape_pair
-    if names is not None and mask == 3:
-        d = a._data
-        ra = _BY_SHAPE.get(d.shape)
-        if ra is None or ra.dtype is not d.dtype:
-            ra = _ref(d)
-        d = b._data
-        rb = _BY_SHAPE.get(d.shape)
-        if rb is None or rb.dtype is not d.dtype:
-            rb = _ref(d)
-        saved, versions = {names[0]: ra, names[1]: rb}, ()
-    else:
-        saved, versions = {}, ()
-        for name, kind, i in plan.entries:
-            x = b if i else a
-            if kind == "shape":
-                if isinstance(x, Tensor):
-                    d = x._data
-                    ref = _BY_SHAPE.get(d.shape)
-                    saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
-                else:
-                    saved[name] = _ref(x)
-            elif kind == "input":
-                saved[name] = x
-                if isinstance(x, Tensor):
-                    versions += ((x, x._vc[0]),)
-            else:  # "output"
-                saved[name] = out
-    node = _new(cls or info.cls)
-    node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
-    node.saved, node.versions, node.frees = saved, versions, plan.frees
-    node.seq, node.hooks, node.retained = next_seq(), None, None
-    if ANOMALY.on:
-        remember_forward(node)
-    t = _new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
-    vc = [0]
-    t._vc, t._hooks, t._accum = vc, None, None
-    node.out_vc = (vc, 0) if plan.saves_out else None
-    return t
-
-
 def _new_node(cls, op, attrs: dict, parents: tuple, saved: dict, versions, plan: SavePlan,
               out: np.ndarray, vc) -> Tensor:
     """The Node and its output Tensor (``make(out, True, node)``, written inline)."""
@@ -298,9 +292,9 @@ def _new_node(cls, op, attrs: dict, parents: tuple, saved: dict, versions, plan:
     if ANOMALY.on:
         remember_forward(node)
     t = _new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    t._data, t._rg, t.grad_fn = out, True, node
     vc = t._vc = vc or [0]
-    t._hooks, t._accum = None, None
+    t._grad = t._hooks = t._accum = t._sref = None
     node.out_vc = (vc, vc[0]) if plan.saves_out else None
     return t
 
@@ -315,6 +309,25 @@ def base_counter(base: Tensor) -> list:
     if len(vc) == 1:
         vc.append(weakref.ref(base))
     return vc
+
+
+def plain_view(x: Tensor, out: np.ndarray) -> Tensor | None:
+    """What ``apply`` of a view op (``x[i]``, ``x.t()``) returns when nothing records: ``out``,
+    a non-empty view into ``x``'s memory, as a Tensor sharing ``x``'s version counter -- or
+    None while ``jit.trace`` records (every op must reach it).  The callers check the rest
+    (``x`` needs no gradient, ``out`` is a view of a non-empty ``x``); this skips the attribute
+    dict, the keyword call of the impl, the dtype and sharing tests: ``xs[t]`` 1.20 -> 0.50 us,
+    ``h.t()`` 1.05 -> 0.33 us (best of 15x3000 calls)."""
+    if TRACER is not None:
+        return None
+    t = _new(Tensor)
+    t._data, t._rg, t.grad_fn = out, False, None
+    vc = x._vc
+    if len(vc) == 1:
+        vc.append(weakref.ref(x))
+    t._vc = vc
+    t._grad = t._hooks = t._accum = t._sref = None
+    return t
 
 
 def _shares(out: np.ndarray, x) -> bool:
@@ -419,9 +432,12 @@ def apply(op, inputs: tuple, attrs: dict = _EMPTY, cls=None) -> Tensor:
 
 def _apply_one(op, info: _OpInfo, x: Tensor, attrs: dict, cls) -> Tensor:
     """``apply`` of an op to one Tensor (``x.exp()``, ``x.sum()``, ``x.t()``, ``x[i]``): the
-    same steps without the input loop, recording through :func:`_record_one` (reached only
-    for ops of one declared input: ``apply`` sends others here only when ``x`` needs no
-    gradient)."""
+    same steps without the input loop.  It records too (reached for that only with ops of one
+    declared input: ``apply`` sends others here only when ``x`` needs no gradient), the steps
+    of ``record`` inline as in :func:`binary`, the saved values through the plan's compiled
+    saver (:func:`_pair_saver`, called with no second operand).  With this session's other
+    changes, recorded on a (20, 1) float32: ``x.exp()`` 1.33 -> 1.24 us, ``x.tanh()`` 1.29 ->
+    1.25 us, ``x.sum()`` 2.62 -> 2.10 us (best of 21x3000 calls, A/B alternated)."""
     xd = x._data
     try:
         out = op.impl(xd, **attrs) if attrs else op.impl(xd)
@@ -435,31 +451,15 @@ def _apply_one(op, info: _OpInfo, x: Tensor, attrs: dict, cls) -> Tensor:
         out = _torch_dtype(out, (xd,))
         dt = out.dtype
     vc = base_counter(x) if info.views and _shares(out, xd) else None
-    if x._rg and info.diff[0] and STATE.enabled and (dt is _FLOAT32 or dt.kind in "fc"):
-        return _record_one(op, info, x, attrs, out, cls, vc)
-    t = make(out)
-    if vc is not None:
-        t._vc = vc
-    return t
-
-
-def _record_one(op, info: _OpInfo, x: Tensor, attrs: dict, out: np.ndarray, cls, vc) -> Tensor:
-    """``record`` for a one-input op whose input requires grad: its steps inline, as in
-    :func:`_record_pair` (the two calls cost ~11% of ``x.exp()``'s time)."""
-    plan = info.plans.get(1)
+    if not (x._rg and info.diff[0] and STATE.enabled and (dt is _FLOAT32 or dt.kind in "fc")):
+        t = make(out)
+        if vc is not None:
+            t._vc = vc
+        return t
+    plan = info.pairs[1]
     if plan is None:
-        plan = info.plans[1] = _plan(op, 1)
-    saved, versions = {}, ()
-    for name, kind, _ in plan.entries:
-        if kind == "shape":
-            d = x._data
-            ref = _BY_SHAPE.get(d.shape)
-            saved[name] = ref if ref is not None and ref.dtype is d.dtype else _ref(d)
-        elif kind == "input":
-            saved[name] = x
-            versions = ((x, x._vc[0]),)
-        else:  # "output"
-            saved[name] = out
+        plan = info.pairs[1] = info.plans[1] = _plan(op, 1)
+    saved, versions = plan.pair(x, None, out)
     node = _new(cls or info.cls)
     node.op, node.attrs, node.parents = op, attrs, (x.grad_fn or x._accum or x._accumulator(),)
     node.saved, node.versions, node.frees = saved, versions, plan.frees
@@ -467,21 +467,33 @@ def _record_one(op, info: _OpInfo, x: Tensor, attrs: dict, out: np.ndarray, cls,
     if ANOMALY.on:
         remember_forward(node)
     t = _new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = out, True, None, node
+    t._data, t._rg, t.grad_fn = out, True, node
     vc = t._vc = vc or [0]
-    t._hooks, t._accum = None, None
+    t._grad = t._hooks = t._accum = t._sref = None
     node.out_vc = (vc, vc[0]) if plan.saves_out else None
     return t
 
 
 def binary(op, a: Tensor, b, cls=None) -> Tensor:
-    """``apply`` for a Tensor and a Tensor-or-number (the operators' path, kept short)."""
+    """``apply`` for a Tensor and a Tensor-or-number (the operators' path, kept short).
+
+    It records too, ``record`` -> ``_save`` -> ``_new_node`` written inline: this is the path
+    of every recorded operator, and the calls cost ~3% of ``x + y`` and ~8% of ``x * y``
+    (measured A/B in one process, best of 100 alternating runs; re-measured for issue 27 with
+    ``_save`` and ``_new_node`` called: ``x * y`` 7.9 -> 9.7 us, ``x * c`` 6.4 -> 8.4 us;
+    the last call, to a ``_record_pair``, is inlined too since session 39, which with the
+    tensors' kept ShapeRefs, the compiled savers and stores of at most three targets took
+    ``y = y + c`` (16x16, both recorded) 1.55 -> 1.15 us an op: best of 15 chains of 100,
+    A/B alternated against the session's start).
+    When both operands need gradients and the rules keep only their two shapes (``x + y``),
+    the two shape references are taken without the plan's saver (tensors keep theirs:
+    ``Tensor._sref``).  The plan's fields are named (:class:`SavePlan` slots)."""
     if TRACER is not None:
         return TRACER.apply(op, (a, b), _EMPTY, cls)
     if isinstance(b, Tensor):
-        bd, needs = b._data, a._rg or b._rg
+        bd, brg = b._data, b._rg
     elif type(b) in _SCALARS:
-        bd, needs = b, a._rg
+        bd, brg = b, False
     elif isinstance(b, np.generic):
         return binary(op, a, b.item(), cls)
     else:
@@ -497,6 +509,63 @@ def binary(op, a: Tensor, b, cls=None) -> Tensor:
     if dt is not _FLOAT32 and dt.char in "dD" and not (ad.ndim and ad.dtype.char == dt.char):
         out = _torch_dtype(out, (ad, bd))
         dt = out.dtype
-    if needs and STATE.enabled and (dt is _FLOAT32 or dt.kind in "fc"):
-        return _record_pair(op, a, b, out, cls)
-    return make(out)
+    if not ((a._rg or brg) and STATE.enabled and (dt is _FLOAT32 or dt.kind in "fc")):
+        t = _new(Tensor)   # make(out), inline: one call less on every unrecorded operator
+        t._data, t._rg, t.grad_fn = out, False, None
+        t._vc = [0]
+        t._grad = t._hooks = t._accum = t._sref = None
+        return t
+    info = _INFO[op]
+    da, db = info.diff
+    pa = pb = None
+    mask = 0
+    if a._rg and da:
+        pa = a.grad_fn or a._accum or a._accumulator()
+        mask = 1
+    if db and brg:
+        pb = b.grad_fn or b._accum or b._accumulator()
+        mask |= 2
+    if not mask:
+        return make(out)
+    plan = info.pairs[mask]
+    if plan is None:
+        plan = info.pairs[mask] = info.plans[mask] = _plan(op, mask)
+    names = plan.shape_pair
+    if names is not None and mask == 3:
+        ra = a._sref
+        if ra is None:
+            d = a._data
+            ra = _BY_SHAPE.get(d.shape)
+            if ra is None or ra.dtype is not d.dtype:
+                ra = _ref(d)
+            a._sref = ra
+        rb = b._sref
+        if rb is None:
+            d = b._data
+            rb = _BY_SHAPE.get(d.shape)
+            if rb is None or rb.dtype is not d.dtype:
+                rb = _ref(d)
+            b._sref = rb
+        saved = {"a_shape": ra, "b_shape": rb} if names is _AB else {names[0]: ra, names[1]: rb}
+        versions = ()
+        # (Add, Sub, Complex: the result has the operands' broadcast shape, so when both are
+        # the very same reference and the dtype did not change, it is the result's too)
+        sref = ra if ra is rb and dt is ra.dtype else None
+    else:
+        saved, versions = plan.pair(a, b, out)
+        sref = None
+    node = _new(cls or info.cls)
+    node.op, node.attrs, node.parents = op, _EMPTY, (pa, pb)
+    node.saved, node.versions, node.frees = saved, versions, plan.frees
+    node.seq, node.hooks, node.retained = next_seq(), None, None
+    if ANOMALY.on:
+        remember_forward(node)
+    t = _new(Tensor)
+    t._data, t._rg, t.grad_fn = out, True, node
+    vc = [0]
+    t._vc, t._sref = vc, sref
+    t._grad = t._hooks = t._accum = None
+    node.out_vc = (vc, 0) if plan.saves_out else None
+    return t
+
+

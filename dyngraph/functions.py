@@ -20,7 +20,7 @@ from common.indexing import ARRAY, Slice, encode_index
 from .creation import as_tensor
 from .device import check_device, device as _device
 from .dtypes import np_dtype_of
-from .engine import apply, binary, node_class_for
+from .engine import apply, binary, node_class_for, plain_view
 from .errors import broadcast_message, c_type_name
 from .memory_format import check_memory_format
 from .node import node_class, torch_node
@@ -341,9 +341,18 @@ def reduced_dims(input, dim):
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is None and keepdim is False and dtype is None:   # a loss: x.sum()
+        return apply(_SUM, (input,), _ALL, cls=_SUM_ALL)
     x = input if dtype is None else to(input, dtype)
     return apply(_SUM, (x,), {"axis": reduced_dims(x, dim), "keepdims": keepdim},
                  cls=_SUM_NAMES[dim is not None])
+
+
+_ALL: dict = {"axis": None, "keepdims": False}
+"""``sum()``'s attributes over all elements: what ``reduced_dims(x, None)`` gives for any
+``x``; one dict shared by every such node, as ``binary``'s empty one (nothing writes a node's
+attributes), so a loss's ``x.sum()`` builds no dict and makes no two calls (~0.2 us)."""
+_SUM_ALL = node_class_for(_SUM)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
@@ -450,8 +459,13 @@ _T_NAME, _TRANSPOSE_NAME = node_class_for(_TRANSPOSE, "t"), node_class_for(_TRAN
 
 
 def t(input):
-    if input.dim() > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    d = input._data
+    if d.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {d.ndim}D")
+    if not input._rg and d.size:
+        out = plain_view(input, d.T)   # (Transpose's impl without perm: the same view)
+        if out is not None:
+            return out
     return apply(_TRANSPOSE, (input,), {"perm": None}, cls=_T_NAME)
 
 
@@ -636,6 +650,11 @@ _SELECT_NAME = _INDEX_NODES["select"]
 
 def getitem(input, key):
     if type(key) is int:  # x[i], a loop's step: the general path below gives exactly this
+        d = input._data
+        if not input._rg and d.ndim > 1 and d.size and -d.shape[0] <= key < d.shape[0]:
+            t = plain_view(input, d[key])    # (a view: a row of a matrix or more)
+            if t is not None:
+                return t
         return apply(_GETITEM, (input,), {"key": (key,)}, cls=_SELECT_NAME)
     if isinstance(key, range) or isinstance(key, tuple) and any(isinstance(k, range) for k in key):
         key = tuple(np.arange(k.start, k.stop, k.step) if isinstance(k, range) else k

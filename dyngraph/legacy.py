@@ -140,7 +140,7 @@ def tensor_init(self: Tensor, *args, **kwargs) -> None:
     """``torch.Tensor(...)``: the legacy constructor for the default dtype (see the module doc)."""
     made = legacy_new(None, args, kwargs)
     if isinstance(made, Tensor):  # Tensor(t): an alias of t, its graph and version counter too
-        for slot in ("_data", "_rg", "_grad", "grad_fn", "_vc", "_hooks", "_accum"):
+        for slot in ("_data", "_rg", "_grad", "grad_fn", "_vc", "_hooks", "_accum", "_sref"):
             setattr(self, slot, getattr(made, slot))
     else:
         init_slots(self, made, False, None)

@@ -78,7 +78,7 @@ def _write(fn, result: Tensor, out: Tensor) -> Tensor:
                            f"automatic differentiation, but one of the arguments requires grad.")
     data = result._data
     if out._data.shape != data.shape:
-        out._data = np.empty(data.shape, out._data.dtype)
+        out._data, out._sref = np.empty(data.shape, out._data.dtype), None
     if not np.can_cast(data.dtype, out._data.dtype, "same_kind"):
         raise RuntimeError(f"result type {scalar_type_name(data.dtype)} can't be cast to the "
                            f"desired output type {scalar_type_name(out._data.dtype)}")

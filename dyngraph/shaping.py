@@ -528,7 +528,7 @@ def resize_(input, *sizes, memory_format=None):
     n = math.prod(sizes)
     flat = input._data.reshape(-1)
     data = np.concatenate([flat[:n], np.zeros(builtins.max(n - flat.size, 0), flat.dtype)])
-    input._data = data.reshape(sizes)
+    input._data, input._sref = data.reshape(sizes), None
     input._vc[0] += 1
     return input
 

@@ -5,7 +5,12 @@ cheap.  ``_data`` is the ndarray, ``_rg`` whether it requires grad, ``grad_fn``
 the Node that made it (None for leaves), ``_vc`` a one-element list used as a
 version counter (bumped by every in-place op; nodes remember the version of
 what they saved and backward refuses stale values), ``_hooks`` gradient hooks
-of a leaf, ``_accum`` the leaf's AccumulateGrad node.
+of a leaf, ``_accum`` the leaf's AccumulateGrad node, ``_sref`` the shared ShapeRef of
+``_data`` once recording looked it up (None until then; whatever rebinds ``_data`` to
+another array resets it -- the ``data`` setter, ``resize_``, ``Module.to``, an optimizer's
+write, ``out=``): a leaf used by every step (``y = y + c``) or an ``x + y`` result read by
+the next op finds its reference in a slot (~0.01 us) instead of a ``{shape: ref}`` lookup
+(~0.09 us: ``ndarray.shape`` builds a tuple, the dict hashes it).
 
 This module imports none of the op modules.  The methods that run ops (the
 operators, ``x.exp()``, ``x.detach()``...) are attached to the class once, by
@@ -57,7 +62,8 @@ class Tensor:
     :func:`dyngraph.tensor` to infer the dtype from the data.
     """
 
-    __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_vc", "_hooks", "_accum", "__weakref__")
+    __slots__ = ("_data", "_rg", "_grad", "grad_fn", "_vc", "_hooks", "_accum", "_sref",
+                 "__weakref__")
 
     # --- what a tensor is ---------------------------------------------------------
 
@@ -130,6 +136,7 @@ class Tensor:
     @data.setter
     def data(self, value: "Tensor") -> None:
         self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+        self._sref = None
 
     # --- autograd attributes ---------------------------------------------------------
 
@@ -274,8 +281,9 @@ class Tensor:
 
 
 def init_slots(t: Tensor, data: np.ndarray, rg: bool, grad_fn) -> None:
-    t._data, t._rg, t._grad, t.grad_fn = data, rg, None, grad_fn
-    t._vc, t._hooks, t._accum = [0], None, None
+    t._data, t._rg, t.grad_fn = data, rg, grad_fn
+    t._vc = [0]
+    t._grad = t._hooks = t._accum = t._sref = None
 
 
 def make(data: np.ndarray, rg: bool = False, grad_fn=None) -> Tensor:
@@ -284,8 +292,9 @@ def make(data: np.ndarray, rg: bool = False, grad_fn=None) -> Tensor:
     Same as ``init_slots`` written inline: one call less on every op.
     """
     t = _object_new(Tensor)
-    t._data, t._rg, t._grad, t.grad_fn = data, rg, None, grad_fn
-    t._vc, t._hooks, t._accum = [0], None, None
+    t._data, t._rg, t.grad_fn = data, rg, grad_fn
+    t._vc = [0]
+    t._grad = t._hooks = t._accum = t._sref = None
     return t
 
 

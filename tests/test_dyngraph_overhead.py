@@ -2,6 +2,8 @@
 test, and a several-result op's gradient computed once for all the inputs that read it."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pytest
 
@@ -135,3 +137,127 @@ def test_random_several_result_ops_are_never_shared():
     from dyngraph.multi_output import _SEVERAL
     assert {"fused_lstm_cell_grad", "fused_gru_cell_grad", "split", "top_k"} <= _SEVERAL
     assert not {op.fname for op in REGISTRY.values() if op.stateful} & _SEVERAL
+
+
+# --- a tensor's cached ShapeRef (Tensor._sref) -----------------------------------------
+
+
+def _grads_of_sum_of_add(x, c):
+    (x + c).sum().backward()
+    return x.grad, c.grad
+
+
+def test_a_reused_leafs_shape_reference_follows_a_new_data_array():
+    """``y = y + c`` keeps ``c``'s ShapeRef on ``c``; ``c.data = <other shape>`` must drop it,
+    or the next gradient would be summed to the old shape."""
+    c = torch.ones(3, 4, requires_grad=True)
+    x = torch.ones(3, 4, requires_grad=True)
+    _grads_of_sum_of_add(x, c)
+    assert c._sref is not None and c._sref.shape == (3, 4)
+    c.grad = None
+    c.data = torch.ones(4)           # now broadcasts along x's rows
+    x.grad = None
+    _, gc = _grads_of_sum_of_add(x, c)
+    assert gc.shape == (4,) and gc.tolist() == [3.0] * 4
+
+
+def test_an_added_results_shape_reference_is_its_own_or_none():
+    x = torch.ones(2, 3, requires_grad=True)
+    c = torch.ones(2, 3, requires_grad=True)
+    b = torch.ones(3, requires_grad=True)
+    y = x + c
+    assert y._sref is x._sref and y._sref.shape == (2, 3)
+    z = x + b                         # broadcast: a new shape, not known without a lookup
+    assert z._sref is None or z._sref.shape == (2, 3)
+    w = x + torch.ones(2, 3, dtype=torch.float64, requires_grad=True)   # promoted dtype
+    assert w._sref is None or w._sref.dtype == np.float64
+
+
+def test_rebinding_data_resets_the_shape_reference():
+    """Every site that gives a tensor another array forgets its ShapeRef."""
+    t = torch.zeros(2, 3)
+    t.requires_grad_()
+    (t * 1 + t).sum().backward()
+    t.requires_grad_(False)
+    t._sref = "stale"
+    t.resize_(6)
+    assert t._sref is None and t.shape == (6,)
+    p = torch.nn.Parameter(torch.ones(2, 2))
+    lin = torch.nn.Linear(2, 2)
+    lin.weight._sref = "stale"
+    lin.double()
+    assert lin.weight._sref is None
+    opt = torch.optim.SGD([p], lr=0.1)
+    p.grad = torch.ones(2, 2)
+    p._sref, old = "stale", weakref.ref(p._data)
+    opt.step()                        # a new array (nothing else holds the old one)
+    assert old() is None and p._sref is None
+    assert np.allclose(p.tolist(), 0.9)
+    out = torch.empty(1)
+    out._sref = "stale"
+    torch.add(torch.ones(3), 1, out=out)
+    assert out._sref is None and out.shape == (3,)
+
+
+# --- views made without apply when nothing records (engine.plain_view) -------------------
+
+
+@pytest.mark.parametrize("make_view", [lambda x: x[1], lambda x: x[-3], lambda x: x.t()],
+                         ids=["row", "negative row", "t"])
+def test_an_unrecorded_view_shares_memory_and_version_with_its_base(make_view):
+    x = torch.arange(12.0).reshape(3, 4)
+    v = make_view(x)
+    assert v.requires_grad is False and v.grad_fn is None and v.dtype == x.dtype
+    before = x._version
+    v.mul_(2)
+    assert x._version == v._version == before + 1
+    assert np.shares_memory(v.numpy(), x.numpy())
+    expected = torch.arange(12.0).reshape(3, 4)
+    expected_v = make_view(expected)
+    expected_v.mul_(2)
+    assert x.tolist() == expected.tolist()
+
+
+def test_a_recorded_or_out_of_range_row_takes_the_general_path():
+    x = torch.arange(12.0).reshape(3, 4).requires_grad_()
+    assert type(x[1].grad_fn).__name__ == "SelectBackward0"
+    assert type(x.t().grad_fn).__name__ == "TBackward0"
+    with pytest.raises(IndexError):
+        torch.ones(3, 4)[3]
+    with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions"):
+        torch.ones(2, 2, 2).t()
+    one_d = torch.arange(3.0)[1]       # a 1-D tensor's element: the general path, as before
+    assert one_d.shape == () and one_d.item() == 1.0
+
+
+def test_jit_trace_still_sees_rows_and_transposes():
+    xs = torch.arange(12.0).reshape(3, 4)
+    traced = torch.jit.trace(lambda a: a[1] + a.t().t()[2], xs)
+    other = torch.ones(3, 4) * 5          # (a trace that froze the example values gives 10s no more)
+    assert traced(other).tolist() == (other[1] + other[2]).tolist() == [10.0] * 4
+
+
+# --- the compiled savers (engine._pair_saver): versions of every saved operand ----------
+
+
+@pytest.mark.parametrize("changed", ["a", "b"])
+@pytest.mark.parametrize("grad_of", ["a", "b", "both"])
+def test_a_saved_operand_changed_in_place_is_refused(changed, grad_of):
+    a = torch.ones(2, 2, requires_grad=grad_of in ("a", "both"))
+    b = torch.ones(2, 2, requires_grad=grad_of in ("b", "both"))
+    y = a.mm(b)                  # each operand's rule reads the other one
+    reader = b if grad_of == "a" else a if grad_of == "b" else (a if changed == "a" else b)
+    if changed == "a" and reader is not a or changed == "b" and reader is not b:
+        pytest.skip("the changed operand is not saved for this gradient")
+    with torch.no_grad():
+        reader.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+
+
+def test_saved_versions_are_pairs_whichever_operands_are_saved():
+    a, b = torch.ones(2, 2, requires_grad=True), torch.ones(2, 2, requires_grad=True)
+    c = torch.ones(2, 2)
+    for y, n in [(a.mm(b), 2), (a.mm(c), 1), (c.mm(a), 1), (a * b, 2), (a * 2, 0), (a.sin(), 1)]:
+        assert len(y.grad_fn.versions) == n
+        assert all(isinstance(t, torch.Tensor) and v == 0 for t, v in y.grad_fn.versions)

@@ -36,7 +36,7 @@ from common.numerics import NonFiniteError
 from ..anomaly import backward_error
 from ..engine import OP_INFO, apply
 from ..errors import torch_type_name
-from ..grad_mode import enable_grad, no_grad
+from ..grad_mode import STATE, enable_grad, no_grad
 from ..node import POST_HOOKS, POST_HOOKS_USED, AccumulateGrad, Node
 from ..tensor import Tensor, make
 __all__ = ["backward", "grad"]
@@ -98,20 +98,6 @@ def _op_name(node: Node) -> str:
     return re.sub(r"Backward\d*$", "", type(node).__name__)
 
 
-def _check(nodes: list[Node]) -> None:
-    """Refuse before anything changes: freed or stale saved values anywhere on the walk."""
-    for node in nodes:
-        if node.saved is None:
-            raise RuntimeError(FREED)
-        # the comparisons of _stale written inline (most nodes pass): one call less per node
-        for t, version in node.versions:
-            if t._vc[0] != version:
-                _refuse_stale(node)
-        out_vc = node.out_vc
-        if out_vc is not None and out_vc[0][0] != out_vc[1]:
-            _refuse_stale(node)
-
-
 def _refuse_stale(node: Node) -> None:
     raise RuntimeError("one of the variables needed for gradient computation has been "
                        f"modified by an inplace operation: {_stale(node)} {HINT}")
@@ -136,12 +122,24 @@ def _arrays(v):
 
 
 def _reachable(roots) -> list[Node]:
-    """Every Node reachable from ``roots``, newest first."""
+    """Every Node reachable from ``roots``, newest first -- refused before anything changes
+    when one of them had its saved values freed, or changed in place since (the comparisons
+    of :func:`_stale` inline: most nodes pass; checked as each node is found, one pass over
+    the graph instead of a second loop: rnn_50's backward ~2% less)."""
     stack = [r for r in roots if isinstance(r, Node)]
     seen = set(stack)
     push, see = stack.append, seen.add
     while stack:
-        for p in stack.pop().parents:
+        node = stack.pop()
+        if node.saved is None:
+            raise RuntimeError(FREED)
+        for t, version in node.versions:
+            if t._vc[0] != version:
+                _refuse_stale(node)
+        out_vc = node.out_vc
+        if out_vc is not None and out_vc[0][0] != out_vc[1]:
+            _refuse_stale(node)
+        for p in node.parents:
             if p is not None and p not in seen and isinstance(p, Node):
                 see(p)
                 push(p)
@@ -177,7 +175,6 @@ def _engine(roots: list, retain_graph: bool, create_graph: bool, capture=None) -
         _add(table, edge, g)
     captured = {}
     nodes = _reachable([edge for edge, _ in roots])
-    _check(nodes)
     pop, get, info_of = table.pop, table.get, OP_INFO.get
     for node in nodes:
         g = pop(node, None)
@@ -280,7 +277,8 @@ def _accumulate(t: Tensor, g, create_graph: bool) -> None:
         g = g if isinstance(g, Tensor) else make(np.asarray(g))
         t._grad = g if old is None else old + g
         return
-    g = np.asarray(g, dtype=t._data.dtype)
+    if type(g) is not np.ndarray or g.dtype is not t._data.dtype:   # (the usual array as is:
+        g = np.asarray(g, dtype=t._data.dtype)                      # no keyword call)
     if old is None:
         # PyTorch's AccumulateGrad keeps the incoming gradient itself when nothing else
         # shares it; so do we: an array that owns its memory and is referred to only by
@@ -331,7 +329,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
     tensors = _seq(tensors)
     grads = _seq(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
     retain = create_graph if retain_graph is None else retain_graph
-    with enable_grad() if create_graph else no_grad():
+    # ``with enable_grad() if create_graph else no_grad():`` written out: the same flag set
+    # and restored, without making a context manager (~0.4 us of every backward)
+    prev, STATE.enabled = STATE.enabled, True if create_graph else False
+    try:
         roots = _roots(tensors, grads, create_graph)
         table = _engine(roots, retain, create_graph)
         wanted = None if inputs is None else {id(t) for t in _seq(inputs)}
@@ -343,6 +344,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph: bool =
                 if leaf._hooks:
                     g = _run_hooks(leaf._hooks, g, create_graph)
                 _accumulate(leaf, g, create_graph)
+    finally:
+        STATE.enabled = prev
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph: bool = False,

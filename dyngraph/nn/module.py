@@ -342,7 +342,7 @@ class Module:
         with no_grad():
             for t in list(self.parameters()) + list(self.buffers()):
                 if t._data.dtype.kind == "f" and t._data.dtype != target:
-                    t._data = t._data.astype(target)
+                    t._data, t._sref = t._data.astype(target), None
                     t._vc[0] += 1
                     if t._grad is not None:
                         t._grad = None

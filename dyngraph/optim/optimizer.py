@@ -56,7 +56,7 @@ def _write(t: Tensor, value) -> None:
             and old.flags.writeable):
         old[...] = value
     else:
-        t._data = value
+        t._data, t._sref = value, None
 
 
 _NO_STATE: dict = {}   # the state of a parameter that has none yet (read only)
