@@ -375,7 +375,8 @@ def gemm(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None, *,
             raise ValueError("gemm: beta needs an out to scale")
         return matmul(a, b)
     dtype = out.dtype
-    if a.dtype == dtype and b.dtype == dtype and a.ndim == b.ndim == out.ndim:
+    if a.dtype == dtype and b.dtype == dtype and a.ndim == b.ndim == out.ndim and \
+            out.flags.writeable:
         if beta == 0:
             work = a.shape[-2] * a.shape[-1] * b.shape[-1]
             go = work >= MIN_WORK.get(dtype, _NEVER)

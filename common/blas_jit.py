@@ -120,10 +120,12 @@ def _flip(trans):    # pragma: no cover (numba)
 
 
 def _kernel_signatures(ndim: int) -> list:
-    """One signature per float dtype, every array of any layout (``A``): two machine-code
-    versions in all, compiled once (``cache=True``) -- not one per layout combination met
+    """One signature per float dtype, every array of any layout (``A``; the operands read-only
+    or not, the result writable): two machine-code versions in all, compiled once (``cache=True``) -- not one per layout combination met
     (C, F or A for each of three arrays), each compiled on first use (~1 s)."""
-    return [types.boolean(*[types.Array(t, ndim, "A")] * 3, types.float64)
+    return [types.boolean(types.Array(t, ndim, "A", readonly=True),
+                          types.Array(t, ndim, "A", readonly=True), types.Array(t, ndim, "A"),
+                          types.float64)
             for t in (types.float32, types.float64)]
 
 

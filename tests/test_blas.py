@@ -313,3 +313,16 @@ def test_mkls_results_are_seen_by_tracemalloc():
     finally:
         tracemalloc.stop()
     assert peak >= c.nbytes == 256 * 256 * 4
+
+
+@needs_mkl
+def test_read_only_operands_and_a_read_only_out(everywhere):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.arange(20, dtype=np.float32).reshape(4, 5)
+    a.flags.writeable = b.flags.writeable = False
+    np.testing.assert_array_equal(blas.matmul(a, b), a @ b)
+    np.testing.assert_array_equal(blas.matmul(b.T, a.T), b.T @ a.T)
+    out = np.zeros((3, 5), np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        blas.gemm(a, b, out)
