@@ -8,14 +8,25 @@ so LLVM runs the caller's loop 8 float32 (4 float64) lanes at a time on AVX2::
 
     exp(x)     = 2**n * p(r),   n = round(x / ln 2),  r = x - n ln2_hi - n ln2_lo  (Cody-Waite)
                  p: Cephes' minimax polynomial (float32), Taylor to r**13 (float64);
-                 2**n from exponent bits in two halves, so a subnormal result rounds once
+                 times 2**n by an integer add of n to p's exponent field; a subnormal
+                 result is the integer nearest p * 2**(n + 149) taken as bits (float32)
     tanh(x)    = x + x z P(z) (z = x*x) for |x| < 0.625 (relative accuracy near 0; float64:
                  Cephes' rational P/Q), else sign(x) (1 - 2 / (exp(2|x|) + 1))
     sigmoid(x) = 1 / (1 + e) for x >= 0, e / (1 + e) below,  e = exp(-|x|)  (never overflows,
                  relative accuracy for very negative x)
 
 NaN comes out as NaN, ``+-inf`` as the limits, ``-0`` stays ``-0`` (``tanh``), overflow gives
-``inf`` and underflow ``0`` or the right subnormal.  No fast-math flag is set: the
+``inf`` and underflow ``0`` or the right subnormal (as numpy's: ``sigmoid(-95)`` is
+5.5e-42, where PyTorch's ``1 / (1 + exp(95))`` gives 0).
+
+Saturation costs nothing: no multiply, divide or fma sees a subnormal operand and no
+operation rounds to a subnormal (``tests/test_vmath.py`` traces the formulas), because on
+Intel each such vector instruction is a microcode assist of ~100 cycles -- an LSTM driven
+into saturation had its sigmoids run 11x slower (16k float32 sigmoid(95): 114 us, not 10).
+Where a result is 1, +-1, ``x`` itself or a subnormal, it is selected or built from bits
+instead of computed; every float32 input gives the same bits as the plain formulas did.
+
+No fast-math flag is set: the
 multiply-adds that should be fused are explicit ``llvm.fma`` calls (one ``vfmadd``), so the
 results do not depend on the caller's flags.  Errors: :data:`MAX_ULP`.
 
@@ -34,6 +45,7 @@ code until its ``__pycache__`` entries are removed.
 """
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 from typing import Callable
 
@@ -62,18 +74,21 @@ available = _numba is not None
 # tanh, Q monic).
 _F32 = SimpleNamespace(
     log2e=1.44269504088896341, nln2hi=-0.693359375, nln2lo=2.12194440e-4,
-    lo=-104.0, hi=89.0, shift=12582912.0,
+    lo=-104.0, hi=89.0, shift=12582912.0, nmin=-125.0, sub=149,
+    inf_at=float.fromhex("0x1.62e43p+6"), one_at=2.0 ** -26,
     exp_p=(1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
            1.6666665459e-1, 5.0000001201e-1),
-    small=0.625,
+    small=0.625, tiny=2.0 ** -12, one=16.0, far_below=-32.0,
     tanh_p=(-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
             -3.33332819422e-1), tanh_q=None)
 _F64 = SimpleNamespace(
     log2e=1.4426950408889634, nln2hi=-6.93147180369123816490e-01,
     nln2lo=-1.90821492927058770002e-10, lo=-746.0, hi=710.0, shift=6755399441055744.0,
+    nmin=-1021.0, sub=1074, inf_at=float.fromhex("0x1.62e42fefa39f0p+9"),
+    one_at=2.0 ** -55,
     exp_p=tuple(1.0 / float(np.prod(np.arange(1, k + 1, dtype=np.float64)))
                 for k in range(13, 1, -1)),                   # 1/13!, ..., 1/2!
-    small=0.625,
+    small=0.625, tiny=2.0 ** -27, one=32.0, far_below=-64.0,
     tanh_p=(-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3),
     tanh_q=(1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3))
 
@@ -88,38 +103,57 @@ def _horner(x, coefs, fma):
     return p
 
 
-def _exp(x, k, m):
-    """``e**x``; ``k``: the dtype's constants, ``m``: ``fma``, ``select``, ``pow2``."""
-    xc = m.select(x < k.hi, x, k.hi)
-    xc = m.select(xc > k.lo, xc, k.lo)                # NaN -> lo; put back at the end
+def _exp(x, k, m, bounded: bool = False):
+    """``e**x``; ``k``: the dtype's constants, ``m``: ``fma``, ``select``, ``scale``,
+    ``from_bits``.  ``bounded``: the caller's ``x`` is a number in ``[0, 2 * k.one]`` (no
+    clamps, no NaN, nothing under- or overflows: :func:`_tanh`'s)."""
+    xc = x
+    if not bounded:
+        xc = m.select(x < k.hi, x, k.hi)
+        xc = m.select(xc > k.lo, xc, k.lo)            # NaN -> lo; put back at the end
+        xc = m.select(m.select(x >= 0.0, x, -x) < k.one_at, 0.0, xc)   # e**x is 1: no r * r
     n = m.fma(xc, k.log2e, k.shift) - k.shift         # round(x / ln 2), ties to even
     r = m.fma(n, k.nln2lo, m.fma(n, k.nln2hi, xc))
     p = m.fma(r * r, _horner(r, k.exp_p, m.fma), r) + 1.0
-    n1 = (n * 0.5 + k.shift) - k.shift                # an integer near n / 2
-    return m.select(x == x, p * m.pow2(n1) * m.pow2(n - n1), x)
+    big = m.scale(p, n)                               # p * 2**n (right while it is normal)
+    if bounded:
+        return big
+    # a result under twice the smallest normal float: its bits are its value over the
+    # smallest subnormal, p * 2**(n + sub) rounded to an integer -- the one rounding a
+    # product would make, without a multiply whose result is subnormal (a microcode assist
+    # on Intel, ~100 cycles a vector: 104 us for 16k float32 exp(-95) instead of 9)
+    below = m.from_bits(m.scale(big, k.sub))
+    return m.select(x < k.inf_at, m.select(n < k.nmin, below, big), x + math.inf)   # NaN: x
 
 
 def _tanh(x, k, m):
     a = m.select(x >= 0.0, x, -x)
-    z = x * x
-    e = _exp(a + a, k, m) + 1.0
+    tiny = a < k.tiny                 # tanh(x) rounds to x: x**3 / 3 is under half its ulp;
+    y = m.select(tiny, 0.0, x)        # the formulas run on 0 there, so no z = x * x, x * z
+    a = m.select(tiny, 0.0, a)        # or x itself is a subnormal operand (a microcode assist)
+    z = y * y
+    a = m.select(a < k.one, a, k.one)  # from here on tanh is +-1; so 2 / e stays normal
+    e = _exp(a + a, k, m, bounded=True) + 1.0
     small = a < k.small
     if k.tanh_q is None:                              # float32: a polynomial
         d = 2.0 / e
-        near0 = m.fma(z * _horner(z, k.tanh_p, m.fma), x, x)
+        near0 = m.fma(z * _horner(z, k.tanh_p, m.fma), y, y)
     else:                                             # float64: one division serves both sides
         d = m.select(small, _horner(z, k.tanh_p, m.fma), 2.0) / \
             m.select(small, _horner(z, k.tanh_q, m.fma), e)
-        near0 = m.fma(x * z, d, x)
+        near0 = m.fma(y * z, d, y)
     big = 1.0 - d
-    big = m.select(x >= 0.0, big, -big)
-    return m.select(small, m.select(x != 0.0, near0, x),        # -0 keeps its sign
-                    m.select(x == x, big, x))
+    big = m.select(y >= 0.0, big, -big)
+    return m.select(tiny, x, m.select(small, near0, m.select(x == x, big, x)))   # -0 stays -0
 
 
 def _sigmoid(x, k, m):
     e = _exp(m.select(x >= 0.0, -x, x), k, m)
-    return m.select(x >= 0.0, 1.0, e) / (e + 1.0)
+    # below far_below, 1 + e is 1 and the result e itself: selected, not divided (a subnormal
+    # dividend costs a microcode assist, ~10x the whole sigmoid; the divisor is harmless)
+    inside = x >= k.far_below
+    q = m.select(inside, m.select(x >= 0.0, 1.0, e), 1.0) / (e + 1.0)
+    return m.select(inside, q, e)
 
 
 _FORMULAS: dict[str, Callable] = {"exp": _exp, "tanh": _tanh, "sigmoid": _sigmoid}
@@ -201,22 +235,31 @@ if available:
         def __ne__(self, o): return _Ir(self.b, self.b.fcmp_unordered("!=", self.v, self._of(o)))  # type: ignore[override]
 
     def _ops(builder, ty) -> SimpleNamespace:
-        """``fma``, ``select`` and ``pow2`` emitting into ``builder`` for the float type ``ty``."""
+        """``fma``, ``select``, ``scale`` and ``from_bits`` emitting into ``builder`` for the
+        float type ``ty``."""
         const = lambda v: v.v if isinstance(v, _Ir) else ir.Constant(ty, float(v))  # noqa: E731
         fma_fn = builder.module.declare_intrinsic("llvm.fma", [ty], ir.FunctionType(ty, [ty] * 3))
-        bits, mant, bias = (32, 23, 127) if isinstance(ty, ir.FloatType) else (64, 52, 1023)
+        rint_fn = builder.module.declare_intrinsic("llvm.rint", [ty], ir.FunctionType(ty, [ty]))
+        bits, mant = (32, 23) if isinstance(ty, ir.FloatType) else (64, 52)
         itype = ir.IntType(bits)
 
-        def pow2(n):
-            """``2.0**n`` for an integer-valued ``n`` whose power is a normal float: the exponent
-            field ``n + bias`` shifted into place."""
-            e = builder.add(builder.fptosi(n.v, itype), ir.Constant(itype, bias))
-            return _Ir(builder, builder.bitcast(builder.shl(e, ir.Constant(itype, mant)), ty))
+        def scale(x, n):
+            """``x * 2.0**n`` for an integer-valued ``n`` (an int, or a float value), by an
+            integer add of ``n`` to ``x``'s exponent field: exact while both are normal
+            floats, other bits otherwise (the add wraps; no float operation, no assist)."""
+            n = ir.Constant(itype, n) if isinstance(n, int) else builder.fptosi(n.v, itype)
+            shifted = builder.shl(n, ir.Constant(itype, mant))
+            return _Ir(builder, builder.bitcast(builder.add(builder.bitcast(x.v, itype), shifted), ty))
+
+        def from_bits(q):
+            """The float whose bit pattern is the integer nearest ``q`` (ties to even; ``0 <= q
+            < 2**(mant + 1)``: a subnormal or the smallest normals)."""
+            return _Ir(builder, builder.bitcast(builder.fptosi(builder.call(rint_fn, [q.v]), itype), ty))
 
         return SimpleNamespace(
             fma=lambda a, b, c: _Ir(builder, builder.call(fma_fn, [const(a), const(b), const(c)])),
             select=lambda cond, a, b: _Ir(builder, builder.select(cond.v, const(a), const(b))),
-            pow2=pow2)
+            scale=scale, from_bits=from_bits)
 
     def _intrinsic(name: str):
         formula = _FORMULAS[name]

@@ -178,3 +178,106 @@ def test_importable_without_numba(monkeypatch):
     np.testing.assert_array_equal(bare.tanh(x), np.tanh(x))
     np.testing.assert_array_equal(bare.sigmoid(x), _sigmoid_ref(x))
     assert bare.sigmoid(x).dtype == np.float32
+
+
+class _Traced:
+    """A float32 array standing for one LLVM value of :mod:`common.vmath`'s formulas: its
+    arithmetic computes with numpy and marks, per element, an operation Intel runs with a
+    microcode assist (~100 cycles a vector): a subnormal result, or a subnormal operand of a
+    multiply, divide or fused multiply-add (adds and subtracts of one are free, measured)."""
+
+    __slots__ = ("v", "slow")
+
+    def __init__(self, v, slow):
+        self.v, self.slow = np.asarray(v, np.float32), slow
+
+    @staticmethod
+    def _value(o):
+        return o.v if isinstance(o, _Traced) else np.float32(o)
+
+    def _op(self, ufunc, a, b, checked):
+        a, b = self._value(a), self._value(b)
+        with np.errstate(all="ignore"):
+            out = ufunc(a, b)
+        _mark(self.slow, out, *((a, b) if checked else ()))
+        return _Traced(out, self.slow)
+
+    def __add__(self, o): return self._op(np.add, self, o, False)
+    def __radd__(self, o): return self._op(np.add, o, self, False)
+    def __sub__(self, o): return self._op(np.subtract, self, o, False)
+    def __rsub__(self, o): return self._op(np.subtract, o, self, False)
+    def __mul__(self, o): return self._op(np.multiply, self, o, True)
+    def __rmul__(self, o): return self._op(np.multiply, o, self, True)
+    def __truediv__(self, o): return self._op(np.divide, self, o, True)
+    def __rtruediv__(self, o): return self._op(np.divide, o, self, True)
+    def __neg__(self): return _Traced(-self.v, self.slow)
+    def __lt__(self, o): return self.v < self._value(o)
+    def __gt__(self, o): return self.v > self._value(o)
+    def __ge__(self, o): return self.v >= self._value(o)
+    def __eq__(self, o): return self.v == self._value(o)        # type: ignore[override]
+    def __ne__(self, o): return self.v != self._value(o)        # type: ignore[override]
+
+
+def _subnormal(a):
+    a = np.abs(np.asarray(a, np.float32))
+    return (a > 0) & (a < np.finfo(np.float32).tiny)
+
+
+def _mark(slow, out, *operands):
+    slow |= _subnormal(out)
+    for a in operands:
+        slow |= _subnormal(a)
+
+
+def _traced_ops(slow):
+    """``vmath``'s ``m`` for :class:`_Traced` values (the bit operations are no float
+    arithmetic: ``scale`` an integer add, ``from_bits`` a conversion and a bit cast)."""
+    from types import SimpleNamespace
+    value = _Traced._value
+
+    def fma(a, b, c):
+        a, b, c = value(a), value(b), value(c)
+        out = (a.astype(np.float64) * b + c).astype(np.float32)
+        _mark(slow, out, a, b, c)
+        return _Traced(out, slow)
+
+    def scale(x, n):
+        n = np.int32(n) if isinstance(n, int) else value(n).astype(np.int32)
+        return _Traced((value(x).view(np.int32) + (n << np.int32(23))).view(np.float32), slow)
+
+    def from_bits(q):
+        with np.errstate(invalid="ignore"):
+            return _Traced(np.rint(value(q)).astype(np.int32).view(np.float32), slow)
+
+    return SimpleNamespace(fma=fma, scale=scale, from_bits=from_bits,
+                           select=lambda c, a, b: _Traced(np.where(c, value(a), value(b)), slow))
+
+
+@pytest.mark.parametrize("name", ["exp", "tanh", "sigmoid"])
+def test_no_float_operation_sees_or_makes_a_subnormal(name):
+    """Saturated activations (an LSTM's gates far from 0, its cell state near it) must not
+    run at a tenth of the speed: for any input (subnormal ones included), no multiply,
+    divide or fma has a subnormal operand and no operation rounds to a subnormal --
+    exp(-95)'s own subnormal result is built from its bits, sigmoid(-95) selects it, exp
+    and tanh compute on 0 where the result is 1 or x (else exp's r * r, tanh's x * x
+    underflow), tanh on 16 where it is +-1 (else 2 / exp(2|x|) does, around |x| = 44).
+    Checked on the formulas themselves, run on numpy values that mark each such operation;
+    their results are vmath's within an ulp (this fma rounds twice)."""
+    x = np.concatenate([_float32_sweep(name), np.linspace(-110, 110, 200_001, dtype=np.float32)])
+    slow = np.zeros(x.shape, bool)
+    got = vmath._FORMULAS[name](_Traced(x, slow), vmath._F32, _traced_ops(slow)).v
+    assert _ulps(got, getattr(vmath, name)(x).astype(np.float64)).max() <= 1
+    assert not slow.any(), x[slow][:10]
+
+
+def test_sigmoid_far_below_zero_is_the_registry_kernels():
+    """Below -87 a float32 sigmoid is subnormal: the registry's numpy kernel (``exp(x) /
+    (1 + exp(x))``) gives those subnormals, not PyTorch's 0 (its ``1 / (1 + exp(-x))``
+    overflows to ``1 / inf`` there), and vmath, which the fused kernels run in its place,
+    gives the same values -- a few units of the subnormal spacing apart at most."""
+    from common.ops.elementwise import _sigmoid
+    x = np.arange(np.float32(-87).view(np.uint32), np.float32(-105).view(np.uint32),
+                  dtype=np.uint32).view(np.float32)
+    got, want = vmath.sigmoid(x), _sigmoid(x)
+    assert want[x <= -96].max() > 0 and (want[x < -104] == 0).all()
+    assert np.abs(got.view(np.int32).astype(np.int64) - want.view(np.int32)).max() <= 2
