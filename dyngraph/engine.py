@@ -205,6 +205,20 @@ with constant keys when the plan's names are this very tuple."""
 _REFS: dict = {}
 
 
+def _tensor_ref(t: Tensor) -> ShapeRef:
+    """``t``'s ShapeRef, looked up once and kept on the tensor (``Tensor._sref``).  ``binary``
+    and the compiled savers (:class:`SavePlan`) spell these lines out inline: a call per
+    operand is what they save."""
+    ref = t._sref
+    if ref is None:
+        d = t._data
+        ref = _BY_SHAPE.get(d.shape)
+        if ref is None or ref.dtype is not d.dtype:
+            ref = _ref(d)
+        t._sref = ref
+    return ref
+
+
 def _ref(x) -> ShapeRef:
     """A shared ShapeRef per (shape, dtype): rules only read it, so one object serves all."""
     if isinstance(x, ShapeRef):  # a rule's input that is already a reference (create_graph)
@@ -257,17 +271,7 @@ def _save(plan: SavePlan, inputs: tuple, out: np.ndarray) -> tuple[dict, list]:
     for name, kind, i in plan.entries:
         if kind == "shape":
             x = inputs[i]
-            if isinstance(x, Tensor):
-                ref = x._sref
-                if ref is None:
-                    d = x._data
-                    ref = _BY_SHAPE.get(d.shape)
-                    if ref is None or ref.dtype is not d.dtype:
-                        ref = _ref(d)
-                    x._sref = ref
-                saved[name] = ref
-            else:
-                saved[name] = _ref(x)
+            saved[name] = _tensor_ref(x) if isinstance(x, Tensor) else _ref(x)
         elif kind == "input":
             x = saved[name] = inputs[i]
             if isinstance(x, Tensor):
